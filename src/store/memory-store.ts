@@ -1,0 +1,192 @@
+import { ChangeHub, subscribeWithBacklog } from './change-hub.ts';
+import { Mutex } from './mutex.ts';
+import {
+  CompactedError,
+  ConflictError,
+  StoreClosedError,
+  type Change,
+  type ChangeListener,
+  type ListOptions,
+  type Store,
+  type StoredRecord,
+  type Subscription,
+  type Transaction,
+  type WriteOptions,
+} from './store.ts';
+
+/** MemoryStoreOptions tune the in-memory backend. */
+export interface MemoryStoreOptions {
+  /** How many changes the feed keeps for resumption (older ones are compacted). */
+  readonly changeRetention?: number;
+}
+
+const DEFAULT_RETENTION = 100_000;
+
+/** MemoryStore keeps everything in process memory: for tests and `--ephemeral`. */
+export class MemoryStore implements Store {
+  readonly backend = 'memory';
+  readonly #records = new Map<string, Map<string, StoredRecord>>();
+  readonly #feed: Change[] = [];
+  readonly #hub = new ChangeHub();
+  readonly #mutex = new Mutex();
+  readonly #retention: number;
+  #revision = 0;
+  #closed = false;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.#retention = options.changeRetention ?? DEFAULT_RETENTION;
+  }
+
+  async currentRevision(): Promise<number> {
+    this.#check();
+    return this.#revision;
+  }
+
+  async get<T>(kind: string, key: string): Promise<StoredRecord<T> | undefined> {
+    this.#check();
+    return this.#records.get(kind)?.get(key) as StoredRecord<T> | undefined;
+  }
+
+  async list<T>(kind: string, options: ListOptions = {}): Promise<StoredRecord<T>[]> {
+    this.#check();
+    return listFrom(this.#records.get(kind), options) as StoredRecord<T>[];
+  }
+
+  async count(kind: string, options: Pick<ListOptions, 'prefix'> = {}): Promise<number> {
+    return (await this.list(kind, options)).length;
+  }
+
+  transact<R>(fn: (tx: Transaction) => Promise<R>): Promise<R> {
+    this.#check();
+    return this.#mutex.run(async () => {
+      this.#check();
+      const overlay = new Map<string, Map<string, StoredRecord | null>>();
+      const pending: Change[] = [];
+      let revision = this.#revision;
+      const read = (kind: string, key: string): StoredRecord | undefined => {
+        const staged = overlay.get(kind)?.get(key);
+        if (staged !== undefined) return staged ?? undefined;
+        return this.#records.get(kind)?.get(key);
+      };
+      const stage = (kind: string, key: string, record: StoredRecord | null): void => {
+        let byKey = overlay.get(kind);
+        if (byKey === undefined) overlay.set(kind, (byKey = new Map()));
+        byKey.set(key, record);
+      };
+      const precondition = (kind: string, key: string, current: StoredRecord | undefined, options?: WriteOptions): void => {
+        if (options?.expectRevision === undefined) return;
+        const actual = current?.revision ?? 0;
+        if (actual !== options.expectRevision) throw new ConflictError(kind, key, options.expectRevision, actual);
+      };
+      const tx: Transaction = {
+        get: async <T>(kind: string, key: string) => read(kind, key) as StoredRecord<T> | undefined,
+        list: async <T>(kind: string, options: ListOptions = {}) => {
+          const merged = new Map(this.#records.get(kind));
+          for (const [key, record] of overlay.get(kind) ?? []) {
+            if (record === null) merged.delete(key);
+            else merged.set(key, record);
+          }
+          return listFrom(merged, options) as StoredRecord<T>[];
+        },
+        count: async (kind: string, options: Pick<ListOptions, 'prefix'> = {}) => (await tx.list(kind, options)).length,
+        put: async <T>(kind: string, key: string, value: T, options?: WriteOptions) => {
+          const current = read(kind, key);
+          precondition(kind, key, current, options);
+          revision += 1;
+          const record: StoredRecord<T> = {
+            kind,
+            key,
+            value,
+            createRevision: current?.createRevision ?? revision,
+            revision,
+          };
+          stage(kind, key, record);
+          pending.push({ type: current ? 'updated' : 'created', kind, key, value, revision, createRevision: record.createRevision });
+          return record;
+        },
+        delete: async <T>(kind: string, key: string, options?: WriteOptions) => {
+          const current = read(kind, key);
+          precondition(kind, key, current, options);
+          if (current === undefined) return undefined;
+          revision += 1;
+          stage(kind, key, null);
+          pending.push({ type: 'deleted', kind, key, value: current.value, revision, createRevision: current.createRevision });
+          return current as StoredRecord<T>;
+        },
+      };
+      const result = await fn(tx);
+      for (const [kind, byKey] of overlay) {
+        let target = this.#records.get(kind);
+        if (target === undefined) this.#records.set(kind, (target = new Map()));
+        for (const [key, record] of byKey) {
+          if (record === null) target.delete(key);
+          else target.set(key, record);
+        }
+      }
+      this.#revision = revision;
+      this.#feed.push(...pending);
+      if (this.#feed.length > this.#retention) this.#feed.splice(0, this.#feed.length - this.#retention);
+      this.#hub.publish(pending);
+      return result;
+    });
+  }
+
+  async changesSince(revision: number, options: { readonly kinds?: readonly string[]; readonly limit?: number } = {}): Promise<Change[]> {
+    this.#check();
+    const oldest = await this.oldestResumableRevision();
+    if (revision < oldest) throw new CompactedError(revision, oldest);
+    const kinds = options.kinds === undefined ? undefined : new Set(options.kinds);
+    const limit = options.limit ?? Number.POSITIVE_INFINITY;
+    const out: Change[] = [];
+    // The feed is sorted by revision: binary search for the first entry after `revision`.
+    let lo = 0;
+    let hi = this.#feed.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.#feed[mid]!.revision <= revision) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < this.#feed.length && out.length < limit; i++) {
+      const change = this.#feed[i]!;
+      if (kinds === undefined || kinds.has(change.kind)) out.push(change);
+    }
+    return out;
+  }
+
+  async oldestResumableRevision(): Promise<number> {
+    const first = this.#feed[0];
+    return first === undefined ? this.#revision : first.revision - 1;
+  }
+
+  subscribe(fromRevision: number, listener: ChangeListener, options: { readonly kinds?: readonly string[] } = {}): Promise<Subscription> {
+    this.#check();
+    return subscribeWithBacklog(this.#hub, fromRevision, listener, options.kinds, (after) =>
+      this.changesSince(after, { ...(options.kinds ? { kinds: options.kinds } : {}), limit: 1000 }),
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.#mutex.run(async () => {
+      this.#closed = true;
+    });
+  }
+
+  #check(): void {
+    if (this.#closed) throw new StoreClosedError();
+  }
+}
+
+function listFrom(byKey: ReadonlyMap<string, StoredRecord> | undefined, options: ListOptions): StoredRecord[] {
+  if (byKey === undefined) return [];
+  const keys = [...byKey.keys()].filter(
+    (key) => (options.prefix === undefined || key.startsWith(options.prefix)) && (options.after === undefined || key > options.after),
+  );
+  keys.sort(compareKeys);
+  const limited = options.limit === undefined ? keys : keys.slice(0, options.limit);
+  return limited.map((key) => byKey.get(key)!);
+}
+
+/** compareKeys orders keys by UTF-16 code units, the same order every backend uses. */
+export function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,135 @@
+/**
+ * The storage contract every backend (memory, SQLite, PostgreSQL) implements.
+ *
+ * State is a set of records, each addressed by a `kind` (the resource family, e.g.
+ * `compute.instanceTemplates`) and a `key` (the tenancy-scoped name, e.g. `p/global/t1`).
+ * Every write gets the next value of one global, monotonic revision; the change feed is the
+ * ordered list of those writes, so a subscriber can resume from any revision it has seen
+ * (the cluster API's resourceVersion and watch sit on this).
+ *
+ * Writes happen inside `transact`, which runs its function with exclusive access to the store:
+ * reads inside it see the transaction's own writes, and either every write of the function
+ * commits (with consecutive revisions) or none does (the function threw).
+ */
+
+/** StoredRecord is one record as the store holds it. */
+export interface StoredRecord<T = unknown> {
+  readonly kind: string;
+  readonly key: string;
+  readonly value: T;
+  /** The revision of the write that created this record. */
+  readonly createRevision: number;
+  /** The revision of the last write to this record (its "resourceVersion"). */
+  readonly revision: number;
+}
+
+/** ChangeType says what a change did to its record. */
+export type ChangeType = 'created' | 'updated' | 'deleted';
+
+/** Change is one entry of the change feed. For `deleted`, `value` is the last value held. */
+export interface Change<T = unknown> {
+  readonly type: ChangeType;
+  readonly kind: string;
+  readonly key: string;
+  readonly value: T;
+  readonly revision: number;
+  readonly createRevision: number;
+}
+
+/** ListOptions narrows a list; keys come back in ascending byte order. */
+export interface ListOptions {
+  /** Only keys that start with this prefix. */
+  readonly prefix?: string;
+  /** Only keys strictly greater than this one (for continue tokens). */
+  readonly after?: string;
+  /** At most this many records. */
+  readonly limit?: number;
+}
+
+/** WriteOptions carry the compare-and-swap precondition of a write. */
+export interface WriteOptions {
+  /**
+   * The revision the caller last read. The write fails with ConflictError unless the record's
+   * current revision equals it; `0` means "the record must not exist" (create-only).
+   */
+  readonly expectRevision?: number;
+}
+
+/** ReadView is what can be read, inside or outside a transaction. */
+export interface ReadView {
+  get<T = unknown>(kind: string, key: string): Promise<StoredRecord<T> | undefined>;
+  list<T = unknown>(kind: string, options?: ListOptions): Promise<StoredRecord<T>[]>;
+  count(kind: string, options?: Pick<ListOptions, 'prefix'>): Promise<number>;
+}
+
+/** Transaction is the write handle `transact` passes to its function. */
+export interface Transaction extends ReadView {
+  /** put creates or replaces a record and returns it with its new revision. */
+  put<T>(kind: string, key: string, value: T, options?: WriteOptions): Promise<StoredRecord<T>>;
+  /** delete removes a record, returning what it held, or undefined when there was none. */
+  delete<T = unknown>(kind: string, key: string, options?: WriteOptions): Promise<StoredRecord<T> | undefined>;
+}
+
+/** ChangeListener receives changes in revision order. */
+export type ChangeListener = (change: Change) => void;
+
+/** Subscription is a live attachment to the change feed. */
+export interface Subscription {
+  close(): void;
+}
+
+/** Store is the whole contract. */
+export interface Store extends ReadView {
+  /** The backend's name, for logs and diagnostics: `memory`, `sqlite`, `postgres`. */
+  readonly backend: string;
+  /** The highest committed revision (0 for an empty store). */
+  currentRevision(): Promise<number>;
+  /** transact runs `fn` atomically and exclusively; see the file comment. */
+  transact<R>(fn: (tx: Transaction) => Promise<R>): Promise<R>;
+  /**
+   * changesSince returns the committed changes with revision > `revision`, oldest first, at most
+   * `limit` of them. Throws CompactedError when the feed no longer reaches back that far.
+   */
+  changesSince(revision: number, options?: { readonly kinds?: readonly string[]; readonly limit?: number }): Promise<Change[]>;
+  /**
+   * subscribe delivers every change committed after `fromRevision` (first the backlog from the
+   * feed, then live changes as they commit), in order, exactly once each.
+   */
+  subscribe(fromRevision: number, listener: ChangeListener, options?: { readonly kinds?: readonly string[] }): Promise<Subscription>;
+  /** The oldest revision the change feed can still resume from. */
+  oldestResumableRevision(): Promise<number>;
+  /** close flushes and releases the backend; further calls fail. */
+  close(): Promise<void>;
+}
+
+/** ConflictError is thrown when a write's expectRevision does not hold. */
+export class ConflictError extends Error {
+  override readonly name = 'ConflictError';
+  constructor(
+    readonly kind: string,
+    readonly key: string,
+    readonly expected: number,
+    readonly actual: number,
+  ) {
+    super(`conflict on ${kind}/${key}: expected revision ${expected}, found ${actual}`);
+  }
+}
+
+/** CompactedError is thrown when a resume point is older than the retained change feed. */
+export class CompactedError extends Error {
+  override readonly name = 'CompactedError';
+  constructor(
+    readonly requested: number,
+    readonly oldest: number,
+  ) {
+    super(`revision ${requested} is compacted; the oldest resumable revision is ${oldest}`);
+  }
+}
+
+/** StoreClosedError is thrown by any call on a closed store. */
+export class StoreClosedError extends Error {
+  override readonly name = 'StoreClosedError';
+  constructor() {
+    super('the store is closed');
+  }
+}
