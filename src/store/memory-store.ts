@@ -56,13 +56,18 @@ export class MemoryStore implements Store {
     return (await this.list(kind, options)).length;
   }
 
-  transact<R>(fn: (tx: Transaction) => Promise<R>): Promise<R> {
+  // async, so a closed store rejects instead of throwing synchronously.
+  async transact<R>(fn: (tx: Transaction) => Promise<R>): Promise<R> {
     this.#check();
     return this.#mutex.run(async () => {
       this.#check();
       const overlay = new Map<string, Map<string, StoredRecord | null>>();
       const pending: Change[] = [];
       let revision = this.#revision;
+      let open = true;
+      const guard = (): void => {
+        if (!open) throw new Error('the transaction has finished: use its handle only inside the transact function');
+      };
       const read = (kind: string, key: string): StoredRecord | undefined => {
         const staged = overlay.get(kind)?.get(key);
         if (staged !== undefined) return staged ?? undefined;
@@ -79,8 +84,12 @@ export class MemoryStore implements Store {
         if (actual !== options.expectRevision) throw new ConflictError(kind, key, options.expectRevision, actual);
       };
       const tx: Transaction = {
-        get: async <T>(kind: string, key: string) => read(kind, key) as StoredRecord<T> | undefined,
+        get: async <T>(kind: string, key: string) => {
+          guard();
+          return read(kind, key) as StoredRecord<T> | undefined;
+        },
         list: async <T>(kind: string, options: ListOptions = {}) => {
+          guard();
           const merged = new Map(this.#records.get(kind));
           for (const [key, record] of overlay.get(kind) ?? []) {
             if (record === null) merged.delete(key);
@@ -90,6 +99,7 @@ export class MemoryStore implements Store {
         },
         count: async (kind: string, options: Pick<ListOptions, 'prefix'> = {}) => (await tx.list(kind, options)).length,
         put: async <T>(kind: string, key: string, value: T, options?: WriteOptions) => {
+          guard();
           const current = read(kind, key);
           precondition(kind, key, current, options);
           revision += 1;
@@ -105,6 +115,7 @@ export class MemoryStore implements Store {
           return record;
         },
         delete: async <T>(kind: string, key: string, options?: WriteOptions) => {
+          guard();
           const current = read(kind, key);
           precondition(kind, key, current, options);
           if (current === undefined) return undefined;
@@ -114,7 +125,13 @@ export class MemoryStore implements Store {
           return current as StoredRecord<T>;
         },
       };
-      const result = await fn(tx);
+      let result: R;
+      try {
+        result = await fn(tx);
+      } finally {
+        // A handle leaked out of `fn` must not stage writes that would never commit.
+        open = false;
+      }
       for (const [kind, byKey] of overlay) {
         let target = this.#records.get(kind);
         if (target === undefined) this.#records.set(kind, (target = new Map()));
@@ -154,11 +171,16 @@ export class MemoryStore implements Store {
   }
 
   async oldestResumableRevision(): Promise<number> {
+    this.#check();
     const first = this.#feed[0];
     return first === undefined ? this.#revision : first.revision - 1;
   }
 
-  subscribe(fromRevision: number, listener: ChangeListener, options: { readonly kinds?: readonly string[] } = {}): Promise<Subscription> {
+  async subscribe(
+    fromRevision: number,
+    listener: ChangeListener,
+    options: { readonly kinds?: readonly string[] } = {},
+  ): Promise<Subscription> {
     this.#check();
     return subscribeWithBacklog(this.#hub, fromRevision, listener, options.kinds, (after) =>
       this.changesSince(after, { ...(options.kinds ? { kinds: options.kinds } : {}), limit: 1000 }),
