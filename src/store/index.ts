@@ -1,0 +1,20 @@
+// The public surface of the store: other modules import from here, never from the files behind it.
+export {
+  CompactedError,
+  ConflictError,
+  StoreClosedError,
+  type Change,
+  type ChangeListener,
+  type ChangeType,
+  type ListOptions,
+  type ReadView,
+  type Store,
+  type StoredRecord,
+  type Subscription,
+  type Transaction,
+  type WriteOptions,
+} from './store.ts';
+export { MemoryStore, compareKeys, type MemoryStoreOptions } from './memory-store.ts';
+export { SqliteStore, type SqliteStoreOptions } from './sqlite-store.ts';
+export { SchemaTooNewError } from './migrations.ts';
+export { openStore, SQLITE_FILE_NAME, type OpenStoreOptions } from './open-store.ts';

@@ -1,0 +1,49 @@
+import type { StoredRecord } from './store.ts';
+
+/**
+ * RecordCache keeps recently written or read records, already parsed, so a read of an unchanged
+ * record skips JSON.parse. An entry is only trusted when its revision equals the row's current
+ * revision, and revisions are never reused by committed writes, so a stale entry is harmless.
+ * Cached values are shared between callers: the store contract treats values as immutable.
+ */
+export class RecordCache {
+  readonly #entries = new Map<string, StoredRecord>();
+  readonly #capacity: number;
+
+  constructor(capacity: number) {
+    this.#capacity = capacity;
+  }
+
+  /** get returns the cached record for (kind, key) when it is exactly at `revision`. */
+  get(kind: string, key: string, revision: number): StoredRecord | undefined {
+    const record = this.#entries.get(cacheKey(kind, key));
+    return record !== undefined && record.revision === revision ? record : undefined;
+  }
+
+  /** set remembers a committed record, evicting the oldest insertion when full. */
+  set(record: StoredRecord): void {
+    if (this.#capacity <= 0) return;
+    const id = cacheKey(record.kind, record.key);
+    // Re-inserting moves the entry to the young end, so eviction is least-recently-written.
+    this.#entries.delete(id);
+    this.#entries.set(id, record);
+    if (this.#entries.size > this.#capacity) {
+      const oldest = this.#entries.keys().next();
+      if (oldest.done !== true) this.#entries.delete(oldest.value);
+    }
+  }
+
+  /** forget drops (kind, key), after a delete. */
+  forget(kind: string, key: string): void {
+    this.#entries.delete(cacheKey(kind, key));
+  }
+
+  /** clear empties the cache. */
+  clear(): void {
+    this.#entries.clear();
+  }
+}
+
+function cacheKey(kind: string, key: string): string {
+  return `${kind}\u0000${key}`;
+}

@@ -1,0 +1,108 @@
+import type Database from 'better-sqlite3';
+
+/** RecordRow is a `records` row as better-sqlite3 returns it. */
+export interface RecordRow {
+  readonly kind: string;
+  readonly key: string;
+  readonly value: string;
+  readonly create_revision: number;
+  readonly revision: number;
+}
+
+/** RevisionRow is the part of a record a write needs for its precondition. */
+export interface RevisionRow {
+  readonly create_revision: number;
+  readonly revision: number;
+}
+
+/** ChangeRow is a `changes` row as better-sqlite3 returns it. */
+export interface ChangeRow {
+  readonly revision: number;
+  readonly type: string;
+  readonly kind: string;
+  readonly key: string;
+  readonly value: string;
+  readonly create_revision: number;
+}
+
+const RECORD_COLUMNS = 'kind, key, value, create_revision, revision';
+// Keys between `prefix` and `prefix || x'ff'` are exactly the keys starting with `prefix`:
+// 0xFF never occurs in UTF-8, and the range keeps the (kind, key) index usable, unlike LIKE or substr.
+const PREFIX_RANGE = "key >= @prefix AND key < (@prefix || x'ff')";
+
+/**
+ * ReadStatements are the prepared reads, compiled once per connection: preparing per call would
+ * dominate the cost of a point read.
+ */
+export class ReadStatements {
+  readonly revisionOf: Database.Statement<[string, string], number>;
+  readonly record: Database.Statement<[string, string], RecordRow>;
+  /** list variants indexed by (prefix ? 1 : 0) + (after ? 2 : 0); `@limit` -1 means no limit. */
+  readonly list: readonly Database.Statement<ListParams, RecordRow>[];
+  readonly count: Database.Statement<[string], number>;
+  readonly countPrefix: Database.Statement<[{ kind: string; prefix: string }], number>;
+  readonly changes: Database.Statement<[number, number], ChangeRow>;
+  /** changesOfKinds takes the kinds as a JSON array, so one statement serves any number of them. */
+  readonly changesOfKinds: Database.Statement<[number, string, number], ChangeRow>;
+
+  constructor(db: Database.Database) {
+    this.revisionOf = db.prepare<[string, string], number>('SELECT revision FROM records WHERE kind = ? AND key = ?').pluck();
+    this.record = db.prepare<[string, string], RecordRow>(`SELECT ${RECORD_COLUMNS} FROM records WHERE kind = ? AND key = ?`);
+    const where = ['', ` AND ${PREFIX_RANGE}`, ' AND key > @after', ` AND ${PREFIX_RANGE} AND key > @after`];
+    this.list = where.map((extra) =>
+      db.prepare<ListParams, RecordRow>(`SELECT ${RECORD_COLUMNS} FROM records WHERE kind = @kind${extra} ORDER BY key LIMIT @limit`),
+    );
+    this.count = db.prepare<[string], number>('SELECT count(*) FROM records WHERE kind = ?').pluck();
+    this.countPrefix = db
+      .prepare<[{ kind: string; prefix: string }], number>(`SELECT count(*) FROM records WHERE kind = @kind AND ${PREFIX_RANGE}`)
+      .pluck();
+    const changeColumns = 'revision, type, kind, key, value, create_revision';
+    this.changes = db.prepare<[number, number], ChangeRow>(
+      `SELECT ${changeColumns} FROM changes WHERE revision > ? ORDER BY revision LIMIT ?`,
+    );
+    this.changesOfKinds = db.prepare<[number, string, number], ChangeRow>(
+      `SELECT ${changeColumns} FROM changes WHERE revision > ? AND kind IN (SELECT value FROM json_each(?)) ORDER BY revision LIMIT ?`,
+    );
+  }
+}
+
+/** ListParams are the named parameters of the list variants; unused ones are omitted. */
+export type ListParams = [{ kind: string; limit: number; prefix?: string; after?: string }];
+
+/** WriteStatements are the prepared statements only the writer connection runs. */
+export class WriteStatements extends ReadStatements {
+  readonly begin: Database.Statement<[]>;
+  readonly commit: Database.Statement<[]>;
+  readonly rollback: Database.Statement<[]>;
+  readonly revisionsOf: Database.Statement<[string, string], RevisionRow>;
+  readonly upsert: Database.Statement<[string, string, string, number, number]>;
+  readonly remove: Database.Statement<[string, string]>;
+  readonly appendChange: Database.Statement<[number, string, string, string, string, number]>;
+  readonly setRevision: Database.Statement<[number]>;
+  readonly readRevision: Database.Statement<[], number>;
+  readonly compact: Database.Statement<[number]>;
+  readonly oldestChange: Database.Statement<[], number | null>;
+
+  constructor(db: Database.Database) {
+    super(db);
+    // IMMEDIATE takes the write lock at BEGIN, so a transaction never fails half-way with BUSY.
+    this.begin = db.prepare('BEGIN IMMEDIATE');
+    this.commit = db.prepare('COMMIT');
+    this.rollback = db.prepare('ROLLBACK');
+    this.revisionsOf = db.prepare<[string, string], RevisionRow>(
+      'SELECT create_revision, revision FROM records WHERE kind = ? AND key = ?',
+    );
+    this.upsert = db.prepare(
+      'INSERT INTO records (kind, key, value, create_revision, revision) VALUES (?, ?, ?, ?, ?) ' +
+        'ON CONFLICT (kind, key) DO UPDATE SET value = excluded.value, revision = excluded.revision',
+    );
+    this.remove = db.prepare('DELETE FROM records WHERE kind = ? AND key = ?');
+    this.appendChange = db.prepare(
+      'INSERT INTO changes (revision, type, kind, key, value, create_revision) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    this.setRevision = db.prepare("UPDATE meta SET value = ? WHERE key = 'revision'");
+    this.readRevision = db.prepare<[], number>("SELECT value FROM meta WHERE key = 'revision'").pluck();
+    this.compact = db.prepare('DELETE FROM changes WHERE revision <= ?');
+    this.oldestChange = db.prepare<[], number | null>('SELECT min(revision) FROM changes').pluck();
+  }
+}
