@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { MIGRATIONS, SchemaTooNewError, migrate, schemaVersion, type Migration } from './migrations.ts';
+import { SqliteStore } from './sqlite-store.ts';
+
+// What only a file-backed store can get wrong: state across reopen, and the schema history.
+
+describe('sqlite store on disk', () => {
+  let dir: string;
+  let file: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'fogbank-sqlite-'));
+    file = join(dir, 'fogbank.db');
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('keeps records, the revision and the change feed across reopen', async () => {
+    const first = SqliteStore.open(file);
+    await first.transact(async (tx) => {
+      await tx.put('k', 'a', { v: 1 });
+      await tx.put('k', 'b', { v: 2 });
+    });
+    await first.transact((tx) => tx.put('k', 'a', { v: 3 }));
+    await first.transact((tx) => tx.delete('k', 'b'));
+    const feed = await first.changesSince(0);
+    await first.close();
+
+    const second = SqliteStore.open(file);
+    try {
+      assert.equal(await second.currentRevision(), 4);
+      assert.deepEqual(await second.get('k', 'a'), { kind: 'k', key: 'a', value: { v: 3 }, createRevision: 1, revision: 3 });
+      assert.equal(await second.get('k', 'b'), undefined);
+      assert.deepEqual(await second.changesSince(0), feed);
+      assert.equal((await second.transact((tx) => tx.put('k', 'c', 1))).revision, 5);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('keeps the compaction point across reopen', async () => {
+    const first = SqliteStore.open(file, { changeRetention: 5, compactionBatch: 2 });
+    for (let i = 0; i < 30; i++) await first.transact((tx) => tx.put('k', 'counter', i));
+    const oldest = await first.oldestResumableRevision();
+    assert.ok(oldest > 0);
+    await first.close();
+    const second = SqliteStore.open(file, { changeRetention: 5, compactionBatch: 2 });
+    try {
+      assert.equal(await second.oldestResumableRevision(), oldest);
+      assert.equal((await second.changesSince(oldest))[0]?.revision, oldest + 1);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('refuses values that JSON cannot hold', async () => {
+    const store = SqliteStore.open(file);
+    try {
+      await assert.rejects(store.transact((tx) => tx.put('k', 'a', undefined)), {
+        name: 'TypeError',
+        message: 'the value of k/a is not JSON-serialisable',
+      });
+      assert.equal(await store.currentRevision(), 0);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('runs each migration once', async () => {
+    const db = new Database(file);
+    try {
+      assert.deepEqual(migrate(db, file), [1]);
+      assert.deepEqual(migrate(db, file), []);
+      assert.equal(schemaVersion(db), MIGRATIONS.at(-1)?.version);
+      let runs = 0;
+      const next: Migration[] = [...MIGRATIONS, { version: 2, name: 'count runs', up: () => void runs++ }];
+      assert.deepEqual(migrate(db, file, next), [2]);
+      assert.deepEqual(migrate(db, file, next), []);
+      assert.equal(runs, 1);
+      assert.equal(schemaVersion(db), 2);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('leaves the schema untouched when a migration fails', async () => {
+    const db = new Database(file);
+    try {
+      migrate(db, file);
+      const broken: Migration[] = [
+        ...MIGRATIONS,
+        {
+          version: 2,
+          name: 'fails half-way',
+          up(target) {
+            target.exec('CREATE TABLE extra (x)');
+            throw new Error('migration failed');
+          },
+        },
+      ];
+      assert.throws(() => migrate(db, file, broken), /migration failed/);
+      assert.equal(schemaVersion(db), 1);
+      assert.equal(db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'extra'").pluck().get(), 0);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('refuses to open a database from a newer fogbank', async () => {
+    await SqliteStore.open(file).close();
+    const db = new Database(file);
+    db.prepare("UPDATE meta SET value = 99 WHERE key = 'schema_version'").run();
+    db.close();
+    assert.throws(
+      () => SqliteStore.open(file),
+      (error: unknown) => {
+        assert.ok(error instanceof SchemaTooNewError);
+        assert.equal(
+          error.message,
+          `the database ${file} has schema version 99, but this fogbank only knows versions up to 1: ` +
+            'upgrade fogbank, or point --data-dir at another directory',
+        );
+        return true;
+      },
+    );
+  });
+});
