@@ -1,0 +1,82 @@
+import { Kind, type TSchema } from '@sinclair/typebox';
+import { invalidFieldValue } from '../shared/errors.ts';
+import { RuleSchema, type SecurityPolicyRule } from './model.ts';
+
+/**
+ * applyRulePatch merges a patchRule body into the stored rule with the service's semantics:
+ * a field present in the body replaces the stored one, messages merge recursively, repeated
+ * fields are replaced whole; a field the body leaves empty (absent, `[]` or `{}`) is kept unless
+ * its path is in `updateMask`, which then clears it. Mask paths may be camelCase or snake_case
+ * (`rateLimitOptions.banThreshold`, gcloud's `rate_limit_options.ban_threshold`), comma
+ * separated; an unknown path is a 400 naming it. Neither input is modified.
+ */
+export function applyRulePatch(stored: SecurityPolicyRule, patch: SecurityPolicyRule, updateMask: string | undefined): SecurityPolicyRule {
+  const paths = parseUpdateMask(updateMask);
+  const merged = mergeMessages(stored, patch);
+  for (const path of paths) {
+    if (isEmpty(valueAt(patch, path))) clearAt(merged, path);
+  }
+  return merged as SecurityPolicyRule;
+}
+
+/** parseUpdateMask splits a mask into camelCase paths, checking each names a rule field. */
+export function parseUpdateMask(updateMask: string | undefined): string[][] {
+  if (updateMask === undefined) return [];
+  const paths: string[][] = [];
+  for (const raw of updateMask.split(',')) {
+    const text = raw.trim();
+    if (text === '') continue;
+    const path = text.split('.').map(toCamelCase);
+    if (!isRulePath(path)) throw invalidFieldValue('updateMask', text, `The field path '${text}' does not name a field of SecurityPolicyRule.`);
+    paths.push(path);
+  }
+  return paths;
+}
+
+function toCamelCase(segment: string): string {
+  return segment.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** isRulePath walks the rule schema through message fields only (a repeated field ends a path). */
+function isRulePath(path: readonly string[]): boolean {
+  let schema: TSchema | undefined = RuleSchema;
+  for (const segment of path) {
+    if (schema === undefined || schema[Kind] !== 'Object') return false;
+    const properties = schema['properties'] as Record<string, TSchema>;
+    schema = Object.hasOwn(properties, segment) ? properties[segment] : undefined;
+    if (schema === undefined || schema['outputOnly'] === true) return false;
+  }
+  return true;
+}
+
+type Json = Record<string, unknown>;
+
+function isMessage(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isEmpty(value: unknown): boolean {
+  return value === undefined || (Array.isArray(value) && value.length === 0) || (isMessage(value) && Object.keys(value).length === 0);
+}
+
+function mergeMessages(stored: Json, patch: Json): Json {
+  const out: Json = structuredClone(stored);
+  for (const [name, value] of Object.entries(patch)) {
+    if (isEmpty(value)) continue;
+    const current = out[name];
+    out[name] = isMessage(value) && isMessage(current) ? mergeMessages(current, value) : structuredClone(value);
+  }
+  return out;
+}
+
+function valueAt(message: Json, path: readonly string[]): unknown {
+  let value: unknown = message;
+  for (const segment of path) value = isMessage(value) ? value[segment] : undefined;
+  return value;
+}
+
+function clearAt(message: Json, path: readonly string[]): void {
+  const parent = valueAt(message, path.slice(0, -1));
+  const last = path.at(-1);
+  if (isMessage(parent) && last !== undefined) delete parent[last];
+}

@@ -1,0 +1,43 @@
+import { invalidFieldValue, type ComputeError } from '../shared/errors.ts';
+import { checkSemantics, type ExpressionContext } from './check-expression-semantics.ts';
+import { ExpressionError, parseExpression, typeCheck } from './check-expression.ts';
+import { EXPR_JSON_SHOWN } from './constants.ts';
+import type { SecurityPolicyRule } from './model.ts';
+import { formatType } from './rules-language.ts';
+
+/** RuleExpr is a rule's `match.expr`. */
+export type RuleExpr = NonNullable<NonNullable<SecurityPolicyRule['match']>['expr']>;
+
+/**
+ * validateExpression parses, type-checks and semantically checks a rule's match expression,
+ * throwing the real service's error on the first problem:
+ * `Invalid value for field 'F': '<expr as JSON>'. Error parsing EDGEGUARD rule matcher expression: <detail>`.
+ */
+export function validateExpression(expr: RuleExpr, text: string, field: string, context: ExpressionContext): void {
+  try {
+    const parsed = parseExpression(text);
+    const type = typeCheck(parsed, text);
+    if (type.kind !== 'bool' && type.kind !== 'dyn') {
+      throw new ExpressionError(`expression must evaluate to a boolean value, found '${formatType(type)}'`);
+    }
+    checkSemantics(parsed.expr, context);
+  } catch (error) {
+    if (error instanceof ExpressionError) throw expressionError(expr, field, error.message);
+    throw error;
+  }
+}
+
+/** expressionError builds the 400 for a bad expression, quoting the expr as the real service does. */
+export function expressionError(expr: RuleExpr, field: string, detail: string): ComputeError {
+  return invalidFieldValue(field, quoteExpr(expr), `Error parsing EDGEGUARD rule matcher expression: ${detail}`);
+}
+
+/**
+ * quoteExpr renders the expr message as the real service quotes it: its proto JSON with the line
+ * breaks taken out (`{  "expression": "…"}`), quotes as \u0027, cut after 100 characters with `...`.
+ */
+function quoteExpr(expr: RuleExpr): string {
+  const members = Object.entries(expr).map(([name, value]) => `  ${JSON.stringify(name)}: ${JSON.stringify(value).replaceAll("'", '\\u0027')}`);
+  const json = `{${members.join(',')}}`;
+  return json.length > EXPR_JSON_SHOWN ? `${json.slice(0, EXPR_JSON_SHOWN)}...` : json;
+}
