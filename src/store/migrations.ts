@@ -35,6 +35,8 @@ export const MIGRATIONS: readonly Migration[] = [
           value TEXT NOT NULL,
           create_revision INTEGER NOT NULL
         );
+        -- meta.revision is a floor, written when the feed is compacted and on close; the current
+        -- revision is max(meta.revision, newest change), so a commit need not rewrite this page.
         CREATE TABLE meta (
           key TEXT PRIMARY KEY,
           value NOT NULL

@@ -9,12 +9,6 @@ export interface RecordRow {
   readonly revision: number;
 }
 
-/** RevisionRow is the part of a record a write needs for its precondition. */
-export interface RevisionRow {
-  readonly create_revision: number;
-  readonly revision: number;
-}
-
 /** ChangeRow is a `changes` row as better-sqlite3 returns it. */
 export interface ChangeRow {
   readonly revision: number;
@@ -74,14 +68,15 @@ export class WriteStatements extends ReadStatements {
   readonly begin: Database.Statement<[]>;
   readonly commit: Database.Statement<[]>;
   readonly rollback: Database.Statement<[]>;
-  readonly revisionsOf: Database.Statement<[string, string], RevisionRow>;
-  readonly upsert: Database.Statement<[string, string, string, number, number]>;
+  /** upsert returns the row's create_revision: equal to the new revision exactly when it created the row. */
+  readonly upsert: Database.Statement<[string, string, string, number, number], number>;
   readonly remove: Database.Statement<[string, string]>;
   readonly appendChange: Database.Statement<[number, string, string, string, string, number]>;
   readonly setRevision: Database.Statement<[number]>;
   readonly readRevision: Database.Statement<[], number>;
   readonly compact: Database.Statement<[number]>;
   readonly oldestChange: Database.Statement<[], number | null>;
+  readonly newestChange: Database.Statement<[], number | null>;
 
   constructor(db: Database.Database) {
     super(db);
@@ -89,13 +84,13 @@ export class WriteStatements extends ReadStatements {
     this.begin = db.prepare('BEGIN IMMEDIATE');
     this.commit = db.prepare('COMMIT');
     this.rollback = db.prepare('ROLLBACK');
-    this.revisionsOf = db.prepare<[string, string], RevisionRow>(
-      'SELECT create_revision, revision FROM records WHERE kind = ? AND key = ?',
-    );
-    this.upsert = db.prepare(
-      'INSERT INTO records (kind, key, value, create_revision, revision) VALUES (?, ?, ?, ?, ?) ' +
-        'ON CONFLICT (kind, key) DO UPDATE SET value = excluded.value, revision = excluded.revision',
-    );
+    this.upsert = db
+      .prepare<[string, string, string, number, number], number>(
+        'INSERT INTO records (kind, key, value, create_revision, revision) VALUES (?, ?, ?, ?, ?) ' +
+          'ON CONFLICT (kind, key) DO UPDATE SET value = excluded.value, revision = excluded.revision ' +
+          'RETURNING create_revision',
+      )
+      .pluck();
     this.remove = db.prepare('DELETE FROM records WHERE kind = ? AND key = ?');
     this.appendChange = db.prepare(
       'INSERT INTO changes (revision, type, kind, key, value, create_revision) VALUES (?, ?, ?, ?, ?, ?)',
@@ -104,5 +99,6 @@ export class WriteStatements extends ReadStatements {
     this.readRevision = db.prepare<[], number>("SELECT value FROM meta WHERE key = 'revision'").pluck();
     this.compact = db.prepare('DELETE FROM changes WHERE revision <= ?');
     this.oldestChange = db.prepare<[], number | null>('SELECT min(revision) FROM changes').pluck();
+    this.newestChange = db.prepare<[], number | null>('SELECT max(revision) FROM changes').pluck();
   }
 }
