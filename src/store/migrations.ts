@@ -17,7 +17,8 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'records, change feed and meta',
     up(db) {
       // records(kind, key) is the primary key, so `list` is an index range scan in key order.
-      // TEXT uses the BINARY collation: memcmp over UTF-8, i.e. code point order.
+      // TEXT uses the BINARY collation: memcmp over UTF-8, i.e. code point order, which matches
+      // compareKeys (UTF-16 code units) unless a key holds a character beyond U+FFFF.
       db.exec(`
         CREATE TABLE records (
           kind TEXT NOT NULL,

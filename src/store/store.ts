@@ -9,7 +9,14 @@
  *
  * Writes happen inside `transact`, which runs its function with exclusive access to the store:
  * reads inside it see the transaction's own writes, and either every write of the function
- * commits (with consecutive revisions) or none does (the function threw).
+ * commits (with consecutive revisions) or none does (the function threw). The transaction handle
+ * is only valid until the function settles, and the function must not call `transact` itself:
+ * transactions are serialised, so a nested one would wait for its parent forever.
+ *
+ * Values are JSON data (the SQLite and PostgreSQL backends store them as JSON text) and are
+ * treated as immutable: backends hand the same object to several readers (the memory backend
+ * keeps the object it was given; SQLite caches parsed records), so neither the value passed to
+ * `put` nor a value read back may be mutated afterwards. Copy before changing.
  */
 
 /** StoredRecord is one record as the store holds it. */
@@ -36,7 +43,11 @@ export interface Change<T = unknown> {
   readonly createRevision: number;
 }
 
-/** ListOptions narrows a list; keys come back in ascending byte order. */
+/**
+ * ListOptions narrows a list; keys come back in ascending order. The memory backend orders by
+ * UTF-16 code unit, SQLite by UTF-8 byte (i.e. code point): the two agree unless a key holds a
+ * character beyond U+FFFF (an emoji, say), which the APIs' ASCII names never do.
+ */
 export interface ListOptions {
   /** Only keys that start with this prefix. */
   readonly prefix?: string;
@@ -96,7 +107,10 @@ export interface Store extends ReadView {
    * feed, then live changes as they commit), in order, exactly once each.
    */
   subscribe(fromRevision: number, listener: ChangeListener, options?: { readonly kinds?: readonly string[] }): Promise<Subscription>;
-  /** The oldest revision the change feed can still resume from. */
+  /**
+   * The oldest revision the change feed can still resume from: `changesSince` and `subscribe`
+   * accept it and anything newer, and throw CompactedError below it.
+   */
   oldestResumableRevision(): Promise<number>;
   /** close flushes and releases the backend; further calls fail. */
   close(): Promise<void>;
