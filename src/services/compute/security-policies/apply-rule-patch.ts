@@ -9,10 +9,14 @@ import { RuleSchema, type SecurityPolicyRule } from './model.ts';
  * its path is in `updateMask`, which then clears it. Mask paths may be camelCase or snake_case
  * (`rateLimitOptions.banThreshold`, gcloud's `rate_limit_options.ban_threshold`), comma
  * separated; an unknown path is a 400 naming it. Neither input is modified.
+ *
+ * `match.expr` and `match.versionedExpr`+`match.config` are alternatives (one way to match), so a
+ * body giving one drops the stored other, as a proto oneof would: gcloud's `rules update
+ * --src-ip-ranges` on an expression rule sends only the new ranges and no mask.
  */
 export function applyRulePatch(stored: SecurityPolicyRule, patch: SecurityPolicyRule, updateMask: string | undefined): SecurityPolicyRule {
   const paths = parseUpdateMask(updateMask);
-  const merged = mergeMessages(stored, patch);
+  const merged = mergeMessages(withoutReplacedAlternative(stored, patch), patch);
   for (const path of paths) {
     if (isEmpty(valueAt(patch, path))) clearAt(merged, path);
   }
@@ -50,6 +54,20 @@ function isRulePath(path: readonly string[]): boolean {
 }
 
 type Json = Record<string, unknown>;
+
+/** MATCH_ALTERNATIVES are the groups of `match` members of which a rule uses one. */
+const MATCH_ALTERNATIVES: readonly (readonly string[])[] = [['expr', 'exprOptions'], ['versionedExpr', 'config']];
+
+function withoutReplacedAlternative(stored: SecurityPolicyRule, patch: SecurityPolicyRule): SecurityPolicyRule {
+  const patchMatch: Json = patch.match ?? {};
+  const given = MATCH_ALTERNATIVES.find((group) => group.some((name) => !isEmpty(patchMatch[name])));
+  if (given === undefined || stored.match === undefined) return stored;
+  const match: Json = { ...stored.match };
+  for (const group of MATCH_ALTERNATIVES) {
+    if (group !== given) for (const name of group) delete match[name];
+  }
+  return { ...stored, match };
+}
 
 function isMessage(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -125,6 +125,8 @@ export const MESSAGES = {
   noRuleAtPriority: (policy: string, priority: number | string) => `${policy} does not contain a rule at priority ${priority}.`,
   /** (real) previewing the default rule. */
   previewDefaultRule: 'Cannot preview the default rule, consider creating another rule that matches all to simulate the default rule.',
+  /** moving the default rule to another priority. */
+  moveDefaultRule: 'The priority of the default rule cannot be changed.',
   /** removing the default rule. */
   removeDefaultRule: 'The default rule cannot be removed.',
   /** the default rule must keep matching everything. */
@@ -174,6 +176,4 @@ export const MESSAGES = {
   regionalType: 'Regional security policies must be of type EDGEGUARD, EDGEGUARD_NETWORK or EDGEGUARD_INTERNAL_SERVICE.',
   invalidFingerprint: 'Invalid fingerprint.',
   rulesInPatch: 'Rules cannot be updated with patch: use addRule, patchRule and removeRule.',
-  priorityMismatch: (query: number, body: number) =>
-    `The priority in the request body (${body}) must equal the priority of the rule being patched (${query}).`,
 } as const;
