@@ -58,6 +58,21 @@ describe('sqlite store on disk', () => {
     }
   });
 
+  it('reads correct values whether or not the record cache holds them', async () => {
+    const store = SqliteStore.open(file, { recordCacheSize: 2 });
+    try {
+      for (let i = 0; i < 5; i++) await store.transact((tx) => tx.put('k', `r${i}`, { i, version: 1 }));
+      await store.transact((tx) => tx.put('k', 'r0', { i: 0, version: 2 }));
+      await store.transact((tx) => tx.delete('k', 'r4'));
+      const read = async () => Promise.all([0, 1, 2, 3, 4].map(async (i) => (await store.get<{ version: number }>('k', `r${i}`))?.value.version));
+      assert.deepEqual(await read(), [2, 1, 1, 1, undefined]);
+      assert.deepEqual(await read(), [2, 1, 1, 1, undefined], 'again, now partly from the cache');
+      assert.deepEqual((await store.list<{ version: number }>('k')).map((r) => r.value.version), [2, 1, 1, 1]);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('refuses values that JSON cannot hold', async () => {
     const store = SqliteStore.open(file);
     try {
