@@ -1,0 +1,94 @@
+import { isLogLevel, type LogLevel } from '../core/log.ts';
+import type { OperationsMode } from '../core/config.ts';
+
+/** StartArgs are the parsed flags of `fogbank start`. */
+export interface StartArgs {
+  host: string;
+  port: number;
+  dataDir: string;
+  ephemeral: boolean;
+  store: string;
+  adminToken: string | undefined;
+  operations: OperationsMode;
+  config: string | undefined;
+  logLevel: LogLevel;
+}
+
+/** UsageError is a command-line mistake; the CLI prints it with the usage text and exits 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** START_USAGE is the help text of `fogbank start`. */
+export const START_USAGE = `usage: fogbank start [--host 127.0.0.1] [--port 8780] [--data-dir ./.fogbank] [--ephemeral]
+                     [--store sqlite|memory|postgres://…] [--admin-token TOKEN]
+                     [--operations realistic|instant] [--config FILE] [--log-level silent|error|warn|info|debug]`;
+
+/** parseStartArgs reads `fogbank start` flags (`--flag value` or `--flag=value`). */
+export function parseStartArgs(argv: readonly string[]): StartArgs {
+  const args: StartArgs = {
+    host: '127.0.0.1',
+    port: 8780,
+    dataDir: './.fogbank',
+    ephemeral: false,
+    store: 'sqlite',
+    adminToken: undefined,
+    operations: 'realistic',
+    config: undefined,
+    logLevel: 'info',
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--')) throw new UsageError(`unexpected argument '${arg}'`);
+    const eq = arg.indexOf('=');
+    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+    if (name === 'ephemeral') {
+      if (eq !== -1) throw new UsageError('--ephemeral takes no value');
+      args.ephemeral = true;
+      continue;
+    }
+    let value: string;
+    if (eq !== -1) value = arg.slice(eq + 1);
+    else {
+      const next = argv[i + 1];
+      if (next === undefined) throw new UsageError(`--${name} needs a value`);
+      value = next;
+      i++;
+    }
+    switch (name) {
+      case 'host':
+        args.host = value;
+        break;
+      case 'port': {
+        const port = Number(value);
+        if (!/^\d+$/.test(value) || port > 65535) throw new UsageError(`--port must be a number from 0 to 65535, not '${value}'`);
+        args.port = port;
+        break;
+      }
+      case 'data-dir':
+        args.dataDir = value;
+        break;
+      case 'store':
+        args.store = value;
+        break;
+      case 'admin-token':
+        if (value === '') throw new UsageError('--admin-token must not be empty');
+        args.adminToken = value;
+        break;
+      case 'operations':
+        if (value !== 'realistic' && value !== 'instant') throw new UsageError(`--operations must be realistic or instant, not '${value}'`);
+        args.operations = value;
+        break;
+      case 'config':
+        args.config = value;
+        break;
+      case 'log-level':
+        if (!isLogLevel(value)) throw new UsageError(`--log-level must be silent, error, warn, info or debug, not '${value}'`);
+        args.logLevel = value;
+        break;
+      default:
+        throw new UsageError(`unknown flag --${name}`);
+    }
+  }
+  return args;
+}

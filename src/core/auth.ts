@@ -1,0 +1,87 @@
+/**
+ * Bearer-token authentication shared by every API family. A token maps to a principal with an
+ * email, OAuth scopes and IAM-style permissions; the admin token holds every scope and
+ * permission. Families decide which scopes and permissions a method needs and phrase the
+ * failures in their own dialect; this module only answers "who is this" and "may they".
+ */
+
+/** SCOPE_BASE is the common prefix of OAuth scope identifiers. */
+export const SCOPE_BASE = 'https://www.googleapis.com/auth';
+
+/** TokenGrant is one entry of the tokens file. */
+export interface TokenGrant {
+  readonly token: string;
+  readonly email: string;
+  /** Full scope URLs, or short names relative to SCOPE_BASE (`compute`, `cloud-platform`). */
+  readonly scopes: readonly string[];
+  /** Permission names; a trailing `*` matches a prefix (`compute.instanceTemplates.*`), `*` alone matches all. */
+  readonly permissions: readonly string[];
+}
+
+/** Principal is an authenticated caller. */
+export class Principal {
+  readonly #scopes: ReadonlySet<string>;
+  readonly #exact: ReadonlySet<string>;
+  readonly #prefixes: readonly string[];
+  constructor(
+    readonly email: string,
+    scopes: readonly string[] | 'all',
+    permissions: readonly string[] | 'all',
+  ) {
+    this.#scopes = new Set(scopes === 'all' ? ['*'] : scopes.map(expandScope));
+    const perms = permissions === 'all' ? ['*'] : permissions;
+    this.#exact = new Set(perms.filter((p) => !p.endsWith('*')));
+    this.#prefixes = perms.filter((p) => p.endsWith('*')).map((p) => p.slice(0, -1));
+  }
+
+  /** hasAnyScope is true when the token carries at least one of `scopes` (full URLs). */
+  hasAnyScope(scopes: readonly string[]): boolean {
+    if (this.#scopes.has('*')) return true;
+    return scopes.some((scope) => this.#scopes.has(scope));
+  }
+
+  /** hasPermission is true when a grant covers `permission`. */
+  hasPermission(permission: string): boolean {
+    if (this.#exact.has(permission)) return true;
+    return this.#prefixes.some((prefix) => permission.startsWith(prefix));
+  }
+}
+
+/** expandScope turns a short scope name into its full URL. */
+export function expandScope(scope: string): string {
+  return scope.includes('://') || scope === '*' ? scope : `${SCOPE_BASE}/${scope}`;
+}
+
+/** Identity is the outcome of reading a request's credentials. */
+export type Identity =
+  | { readonly kind: 'anonymous' }
+  | { readonly kind: 'unknown-token' }
+  | { readonly kind: 'principal'; readonly principal: Principal };
+
+/** ADMIN_EMAIL is the principal the admin token stands for. */
+export const ADMIN_EMAIL = 'admin@fogbank.local';
+
+/** Authenticator resolves bearer tokens to principals. */
+export class Authenticator {
+  readonly #byToken = new Map<string, Principal>();
+
+  constructor(adminToken: string, grants: readonly TokenGrant[] = []) {
+    for (const grant of grants) {
+      this.#byToken.set(grant.token, new Principal(grant.email, grant.scopes, grant.permissions));
+    }
+    this.#byToken.set(adminToken, new Principal(ADMIN_EMAIL, 'all', 'all'));
+  }
+
+  /** identify reads an `Authorization` header (`Bearer TOKEN`) or an `access_token` query value. */
+  identify(authorization: string | undefined, accessToken?: string): Identity {
+    let token = accessToken;
+    if (authorization !== undefined) {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+      token = match?.[1];
+      if (token === undefined) return { kind: 'unknown-token' };
+    }
+    if (token === undefined || token === '') return { kind: 'anonymous' };
+    const principal = this.#byToken.get(token);
+    return principal === undefined ? { kind: 'unknown-token' } : { kind: 'principal', principal };
+  }
+}

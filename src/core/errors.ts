@@ -1,0 +1,76 @@
+/**
+ * The error base every API family extends. A handler throws an ApiError subclass carrying its
+ * wire data; the family's serializer (one per family, registered with its routes) writes it.
+ * Handlers never write an error body themselves.
+ */
+
+/** ApiError is the root of every error that reaches a client on purpose. */
+export abstract class ApiError extends Error {
+  /** The HTTP status the error is answered with. */
+  abstract readonly httpStatus: number;
+  /** Extra response headers (e.g. WWW-Authenticate). */
+  headers(): Record<string, string> {
+    return {};
+  }
+}
+
+/** HTTP_REASON_PHRASES gives each status its reason phrase, as real servers send them. */
+export const HTTP_REASON_PHRASES: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  409: 'Conflict',
+  410: 'Gone',
+  411: 'Length Required',
+  412: 'Precondition Failed',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+/**
+ * TransportProblem describes a failure Fastify found before a handler ran (body too large,
+ * malformed JSON, wrong content type, unknown route), so each family can phrase it in its own
+ * dialect.
+ */
+export interface TransportProblem {
+  readonly httpStatus: number;
+  readonly kind: 'body-too-large' | 'malformed-body' | 'unsupported-media-type' | 'not-found' | 'method-not-allowed' | 'bad-request' | 'internal';
+  readonly detail: string;
+}
+
+/** transportProblemOf classifies an error thrown by Fastify itself, or returns undefined for any other error. */
+export function transportProblemOf(error: unknown): TransportProblem | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const code = (error as { code?: unknown }).code;
+  const message = (error as { message?: unknown }).message;
+  const detail = typeof message === 'string' ? message : String(error);
+  switch (code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { httpStatus: 413, kind: 'body-too-large', detail };
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { httpStatus: 400, kind: 'malformed-body', detail };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { httpStatus: 415, kind: 'unsupported-media-type', detail };
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError && (error as { statusCode?: unknown }).statusCode === 400) {
+    return { httpStatus: 400, kind: 'malformed-body', detail };
+  }
+  const statusCode = (error as { statusCode?: unknown }).statusCode;
+  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
+    return { httpStatus: statusCode, kind: statusCode === 413 ? 'body-too-large' : 'bad-request', detail };
+  }
+  return undefined;
+}

@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import type { ServiceContext, ServiceDefinition } from '../../core/service.ts';
+import { registerCatalogRoutes } from './catalog/index.ts';
+import { registerInstanceTemplateRoutes, TemplateService } from './instance-templates/index.ts';
+import { OperationService, registerOperationRoutes } from './operations/index.ts';
+import { useComputeAuth } from './shared/authorize.ts';
+import { useComputeErrors, useComputeNotFound } from './shared/error-serializer.ts';
+
+/** COMPUTE_PREFIX is where the compute API lives; requests without it are served too (an override with no path). */
+export const COMPUTE_PREFIX = '/compute/v1';
+
+/** computeService is the compute API family: Operations, instance templates, security policies and the read-only catalog. */
+export const computeService: ServiceDefinition = {
+  name: 'compute',
+  async register(app: FastifyInstance, context: ServiceContext) {
+    const operations = new OperationService({ store: context.store, clock: context.clock, timers: context.timers, ids: context.ids, mode: context.operations });
+    const templates = new TemplateService(context.store, operations, context.clock, context.ids);
+    const bodyLimit = app.initialConfig.bodyLimit ?? 1024 * 1024;
+    useComputeErrors(app, bodyLimit);
+    useComputeAuth(app, context.auth);
+    const routes = async (scope: FastifyInstance): Promise<void> => {
+      registerOperationRoutes(scope, operations);
+      registerCatalogRoutes(scope);
+      registerInstanceTemplateRoutes(scope, templates);
+    };
+    await app.register(
+      async (scope) => {
+        useComputeNotFound(scope);
+        await routes(scope);
+      },
+      { prefix: COMPUTE_PREFIX },
+    );
+    await app.register(async (scope) => {
+      await routes(scope);
+    });
+    await operations.open();
+    return operations;
+  },
+};

@@ -1,0 +1,75 @@
+import type { FastifyInstance } from 'fastify';
+import { parseRequestId, renderOperation } from '../operations/index.ts';
+import { aggregatedItems, isTrue } from '../shared/aggregated.ts';
+import { link } from '../shared/links.ts';
+import { parseListQuery, paginate } from '../shared/list-query.ts';
+import { GLOBAL, REGION_NAMES, regionScope, scopePath, type Scope } from '../shared/locations.ts';
+import { routeContext, type Params } from '../shared/route-context.ts';
+import { renderTemplate, templatePath } from './template.ts';
+import type { TemplateService } from './template-service.ts';
+
+const SCOPES: readonly { path: string; scopeOf: (params: Params) => Scope }[] = [
+  { path: 'global', scopeOf: () => GLOBAL },
+  { path: 'regions/:region', scopeOf: (p) => regionScope(p['region']!) },
+];
+
+/** registerInstanceTemplateRoutes serves instanceTemplates (global and regional) and aggregatedList. */
+export function registerInstanceTemplateRoutes(app: FastifyInstance, templates: TemplateService): void {
+  for (const route of SCOPES) {
+    const base = `/projects/:project/${route.path}/instanceTemplates`;
+    app.post(base, async (request) => {
+      const ctx = routeContext(request);
+      const project = ctx.params['project']!;
+      const scope = route.scopeOf(ctx.params);
+      const name = typeof (ctx.body as { name?: unknown } | undefined)?.name === 'string' ? (ctx.body as { name: string }).name : '';
+      const principal = ctx.authorize({ write: true, permission: 'compute.instanceTemplates.create', resource: templatePath(project, scope, name) });
+      const requestId = parseRequestId(ctx.query);
+      return renderOperation(await templates.insert(project, scope, ctx.body, principal, requestId), ctx.links);
+    });
+    app.get(`${base}/:template`, async (request) => {
+      const ctx = routeContext(request);
+      const { project, template } = ctx.params as { project: string; template: string };
+      const scope = route.scopeOf(ctx.params);
+      ctx.authorize({ write: false, permission: 'compute.instanceTemplates.get', resource: templatePath(project, scope, template) });
+      return renderTemplate(await templates.get(project, scope, template), ctx.links);
+    });
+    app.delete(`${base}/:template`, async (request) => {
+      const ctx = routeContext(request);
+      const { project, template } = ctx.params as { project: string; template: string };
+      const scope = route.scopeOf(ctx.params);
+      const principal = ctx.authorize({ write: true, permission: 'compute.instanceTemplates.delete', resource: templatePath(project, scope, template) });
+      const requestId = parseRequestId(ctx.query);
+      return renderOperation(await templates.delete(project, scope, template, principal, requestId), ctx.links);
+    });
+    app.get(base, async (request) => {
+      const ctx = routeContext(request);
+      const project = ctx.params['project']!;
+      const scope = route.scopeOf(ctx.params);
+      ctx.authorize({ write: false, permission: 'compute.instanceTemplates.list', resource: `projects/${project}` });
+      const query = parseListQuery(ctx.query);
+      const page = paginate((await templates.list(project, scope)).map((t) => renderTemplate(t, ctx.links)), query);
+      const listPath = `projects/${project}/${scopePath(scope)}/instanceTemplates`;
+      return {
+        kind: 'compute#instanceTemplateList',
+        id: listPath,
+        items: page.items,
+        ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken }),
+        selfLink: link(ctx.links, listPath),
+      };
+    });
+  }
+  app.get('/projects/:project/aggregated/instanceTemplates', async (request) => {
+    const ctx = routeContext(request);
+    const project = ctx.params['project']!;
+    ctx.authorize({ write: false, permission: 'compute.instanceTemplates.list', resource: `projects/${project}` });
+    const query = parseListQuery(ctx.query);
+    const all = await templates.list(project);
+    const scopes = ['global', ...REGION_NAMES.map((region) => `regions/${region}`)].map((scope) => ({
+      scope,
+      items: all.filter((t) => scopePath(t.scope) === scope).map((t) => renderTemplate(t, ctx.links)),
+    }));
+    const { items, nextPageToken } = aggregatedItems(scopes, 'instanceTemplates', query, isTrue(ctx.query['includeAllScopes']));
+    const listPath = `projects/${project}/aggregated/instanceTemplates`;
+    return { kind: 'compute#instanceTemplateAggregatedList', id: listPath, items, ...(nextPageToken === undefined ? {} : { nextPageToken }), selfLink: link(ctx.links, listPath) };
+  });
+}

@@ -1,0 +1,113 @@
+import type { IdSource } from '../../../core/ids.ts';
+import { uint64Id } from '../../../core/ids.ts';
+import type { Clock } from '../../../core/clock.ts';
+import type { Principal } from '../../../core/auth.ts';
+import type { Store } from '../../../store/store.ts';
+import type { OperationService, StoredOperation } from '../operations/index.ts';
+import { requirePermission } from '../shared/authorize.ts';
+import { alreadyExists, internalError, notFound } from '../shared/errors.ts';
+import { decodeResource } from '../shared/decode-resource.ts';
+import type { Scope } from '../shared/locations.ts';
+import { normalizeTemplate, type NormalizedTemplate } from './normalize-template.ts';
+import { InstanceTemplateSchema, type InstanceTemplateInput } from './schema.ts';
+import { INSTANCE_TEMPLATES_KIND, templateKey, templatePath, type StoredTemplate } from './template.ts';
+
+interface InsertWork {
+  readonly project: string;
+  readonly scope: Scope;
+  readonly id: string;
+  readonly template: NormalizedTemplate;
+}
+
+interface DeleteWork {
+  readonly key: string;
+  readonly path: string;
+}
+
+/** TemplateService implements insert, get, list and delete of instance templates, global and regional. */
+export class TemplateService {
+  constructor(
+    private readonly store: Store,
+    private readonly operations: OperationService,
+    private readonly clock: Clock,
+    private readonly ids: IdSource,
+  ) {
+    operations.register('instanceTemplates.insert', async (tx, payload) => {
+      const work = payload as InsertWork;
+      const path = templatePath(work.project, work.scope, work.template.name);
+      if (work.template.machineTypeIsUrl) {
+        throw internalError(`Internal error. Please try again or contact Google Support. (Code: '${uint64Id(this.ids)}')`);
+      }
+      const key = templateKey(work.project, work.scope, work.template.name);
+      if ((await tx.get(INSTANCE_TEMPLATES_KIND, key)) !== undefined) throw alreadyExists(path);
+      const stored: StoredTemplate = {
+        id: work.id,
+        name: work.template.name,
+        project: work.project,
+        scope: work.scope,
+        description: work.template.description,
+        creationTime: this.clock.now(),
+        properties: work.template.properties,
+      };
+      await tx.put(INSTANCE_TEMPLATES_KIND, key, stored, { expectRevision: 0 });
+      return { targetId: work.id };
+    });
+    operations.register('instanceTemplates.delete', async (tx, payload) => {
+      const work = payload as DeleteWork;
+      if ((await tx.delete(INSTANCE_TEMPLATES_KIND, work.key)) === undefined) throw notFound(work.path);
+    });
+  }
+
+  /** insert validates synchronously (400/403/409 on the request) and starts the Operation that creates the template. */
+  async insert(project: string, scope: Scope, body: unknown, principal: Principal, requestId: string | undefined): Promise<StoredOperation> {
+    const earlier = await this.operations.byRequestId(project, scope, requestId);
+    if (earlier !== undefined) return earlier;
+    const input = decodeResource<InstanceTemplateInput>(InstanceTemplateSchema, body);
+    const template = normalizeTemplate(input, { project, checkPermission: (permission, path) => requirePermission(principal, permission, path) }, this.ids);
+    const path = templatePath(project, scope, template.name);
+    if ((await this.store.get(INSTANCE_TEMPLATES_KIND, templateKey(project, scope, template.name))) !== undefined) throw alreadyExists(path);
+    const id = uint64Id(this.ids);
+    const work: InsertWork = { project, scope, id, template };
+    return this.operations.start({
+      project,
+      scope,
+      operationType: 'insert',
+      targetPath: path,
+      targetId: id,
+      user: principal.email,
+      requestId,
+      work: { action: 'instanceTemplates.insert', payload: work },
+    });
+  }
+
+  /** get reads one template or throws the real 404. */
+  async get(project: string, scope: Scope, name: string): Promise<StoredTemplate> {
+    const record = await this.store.get<StoredTemplate>(INSTANCE_TEMPLATES_KIND, templateKey(project, scope, name));
+    if (record === undefined) throw notFound(templatePath(project, scope, name));
+    return record.value;
+  }
+
+  /** list returns the templates of one scope, or of all scopes, in name order. */
+  async list(project: string, scope?: Scope): Promise<StoredTemplate[]> {
+    const prefix = scope === undefined ? `${project}/` : templateKey(project, scope, '');
+    return (await this.store.list<StoredTemplate>(INSTANCE_TEMPLATES_KIND, { prefix })).map((record) => record.value);
+  }
+
+  /** delete checks the template exists (404 on the request) and starts the Operation that removes it. */
+  async delete(project: string, scope: Scope, name: string, principal: Principal, requestId: string | undefined): Promise<StoredOperation> {
+    const earlier = await this.operations.byRequestId(project, scope, requestId);
+    if (earlier !== undefined) return earlier;
+    const template = await this.get(project, scope, name);
+    const path = templatePath(project, scope, name);
+    return this.operations.start({
+      project,
+      scope,
+      operationType: 'delete',
+      targetPath: path,
+      targetId: template.id,
+      user: principal.email,
+      requestId,
+      work: { action: 'instanceTemplates.delete', payload: { key: templateKey(project, scope, name), path } satisfies DeleteWork },
+    });
+  }
+}

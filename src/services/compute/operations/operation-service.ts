@@ -1,0 +1,293 @@
+import type { Clock, Timers } from '../../../core/clock.ts';
+import type { OperationsMode } from '../../../core/config.ts';
+import { uint64Id, type IdSource } from '../../../core/ids.ts';
+import type { Change, Store, Subscription, Transaction } from '../../../store/store.ts';
+import { ComputeError, internalError, notFound } from '../shared/errors.ts';
+import { scopePath, type Scope } from '../shared/locations.ts';
+import { OPERATIONS_KIND, operationKey, operationPath, type OperationWork, type StoredOperation } from './operation.ts';
+import { newOperationName } from './operation-names.ts';
+import { REQUEST_IDS_KIND } from './request-id.ts';
+
+/** ExecutorResult is what finished work reports back to its Operation. */
+export interface ExecutorResult {
+  readonly targetId?: string;
+}
+
+/**
+ * Executor performs an Operation's work inside the transaction that marks it DONE, so the change
+ * and the Operation's completion commit together. Throwing a ComputeError fails the Operation
+ * (DONE with `error`) and rolls the work back.
+ */
+export type Executor = (tx: Transaction, payload: unknown, op: StoredOperation) => Promise<ExecutorResult | void>;
+
+/** StartRequest describes a new Operation. */
+export interface StartRequest {
+  readonly project: string;
+  readonly scope: Scope;
+  readonly operationType: string;
+  readonly targetPath: string;
+  readonly targetId?: string;
+  readonly user: string;
+  readonly requestId?: string | undefined;
+  readonly description?: string;
+  readonly work: OperationWork;
+}
+
+/** OperationServiceOptions tune timing; the defaults are the realistic ones. */
+export interface OperationServiceOptions {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly timers: Timers;
+  readonly ids: IdSource;
+  readonly mode: OperationsMode;
+  /** Time an Operation stays PENDING, then RUNNING, in realistic mode. */
+  readonly pendingMs?: number;
+  readonly runningMs?: number;
+  /** Longest a `wait` call blocks before returning the current state. */
+  readonly waitCapMs?: number;
+  /** How long completed Operations are kept. */
+  readonly retentionMs?: number;
+}
+
+/** DEFAULT_RETENTION_MS keeps completed Operations for a day. */
+export const DEFAULT_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * OperationService owns every compute Operation: it creates them, moves them through
+ * PENDING → RUNNING → DONE (running their work through registered executors), answers wait
+ * calls as soon as they are DONE, honours requestId idempotency, resumes unfinished work after
+ * a restart, and forgets completed Operations after the retention period.
+ */
+export class OperationService {
+  readonly #executors = new Map<string, Executor>();
+  readonly #waiters = new Map<string, Set<() => void>>();
+  readonly #inFlight = new Set<Promise<unknown>>();
+  #subscription: Subscription | undefined;
+  #sweeper: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(readonly options: OperationServiceOptions) {}
+
+  /** register names the executor for one kind of work (`instanceTemplates.insert`). */
+  register(action: string, executor: Executor): void {
+    this.#executors.set(action, executor);
+  }
+
+  /** open attaches to the change feed (for wait), resumes unfinished Operations and starts the retention sweep. */
+  async open(): Promise<void> {
+    const { store } = this.options;
+    this.#subscription = await store.subscribe(await store.currentRevision(), (change) => this.#onChange(change), { kinds: [OPERATIONS_KIND] });
+    await this.sweep();
+    for (const record of await store.list<StoredOperation>(OPERATIONS_KIND)) {
+      if (record.value.status !== 'DONE') this.#track(this.#advance(record.value));
+    }
+    this.#sweeper = setInterval(() => void this.sweep().catch(() => undefined), 10 * 60 * 1000);
+    this.#sweeper.unref();
+  }
+
+  /** close stops background work and releases every waiting `wait` call. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#sweeper) clearInterval(this.#sweeper);
+    this.#subscription?.close();
+    for (const waiters of this.#waiters.values()) for (const wake of waiters) wake();
+    this.#waiters.clear();
+    await Promise.allSettled([...this.#inFlight]);
+  }
+
+  /** byRequestId returns the Operation an earlier request with this requestId started, if any. */
+  async byRequestId(project: string, scope: Scope, requestId: string | undefined): Promise<StoredOperation | undefined> {
+    if (requestId === undefined) return undefined;
+    const ref = await this.options.store.get<{ operationKey: string }>(REQUEST_IDS_KIND, `${project}/${scopePath(scope)}/${requestId}`);
+    if (ref === undefined) return undefined;
+    return (await this.options.store.get<StoredOperation>(OPERATIONS_KIND, ref.value.operationKey))?.value;
+  }
+
+  /**
+   * start creates an Operation for `request.work`. In instant mode the work runs before this
+   * returns (the result is DONE); otherwise it is scheduled and the PENDING Operation returned.
+   * A repeated requestId returns the earlier Operation and does no work.
+   */
+  async start(request: StartRequest): Promise<StoredOperation> {
+    const { store, clock, ids } = this.options;
+    if (!this.#executors.has(request.work.action)) throw new Error(`no executor for ${request.work.action}`);
+    const now = clock.now();
+    const op: StoredOperation = {
+      id: uint64Id(ids),
+      name: newOperationName(now, ids),
+      project: request.project,
+      scope: request.scope,
+      operationType: request.operationType,
+      targetPath: request.targetPath,
+      ...(request.targetId === undefined ? {} : { targetId: request.targetId }),
+      status: 'PENDING',
+      progress: 0,
+      user: request.user,
+      insertTime: now,
+      ...(request.requestId === undefined ? {} : { clientOperationId: request.requestId }),
+      ...(request.description === undefined ? {} : { description: request.description }),
+      work: request.work,
+    };
+    const key = operationKey(op.project, op.scope, op.name);
+    const requestKey = request.requestId === undefined ? undefined : `${op.project}/${scopePath(op.scope)}/${request.requestId}`;
+    const created = await store.transact(async (tx) => {
+      if (requestKey !== undefined) {
+        const ref = await tx.get<{ operationKey: string }>(REQUEST_IDS_KIND, requestKey);
+        const earlier = ref && (await tx.get<StoredOperation>(OPERATIONS_KIND, ref.value.operationKey));
+        if (earlier) return { op: earlier.value, fresh: false };
+        await tx.put(REQUEST_IDS_KIND, requestKey, { operationKey: key, insertTime: now });
+      }
+      await tx.put(OPERATIONS_KIND, key, op, { expectRevision: 0 });
+      return { op, fresh: true };
+    });
+    if (!created.fresh) return created.op;
+    if (this.options.mode === 'instant') return this.#finish(op);
+    this.#track(this.#advance(op));
+    return op;
+  }
+
+  /** get reads one Operation or throws the real 404. */
+  async get(project: string, scope: Scope, name: string): Promise<StoredOperation> {
+    const record = await this.options.store.get<StoredOperation>(OPERATIONS_KIND, operationKey(project, scope, name));
+    if (record === undefined) throw notFound(operationPath({ project, scope, name }));
+    return record.value;
+  }
+
+  /** list returns the Operations of one scope, or of every scope when `scope` is undefined, by name. */
+  async list(project: string, scope?: Scope): Promise<StoredOperation[]> {
+    const prefix = scope === undefined ? `${project}/` : `${project}/${scopePath(scope)}/`;
+    return (await this.options.store.list<StoredOperation>(OPERATIONS_KIND, { prefix })).map((record) => record.value);
+  }
+
+  /** remove deletes an Operation record (the work, if unfinished, is abandoned). */
+  async remove(project: string, scope: Scope, name: string): Promise<void> {
+    const key = operationKey(project, scope, name);
+    const removed = await this.options.store.transact((tx) => tx.delete(OPERATIONS_KIND, key));
+    if (removed === undefined) throw notFound(operationPath({ project, scope, name }));
+  }
+
+  /** wait returns the Operation once it is DONE, or its current state after the wait cap. */
+  async wait(project: string, scope: Scope, name: string): Promise<StoredOperation> {
+    const key = operationKey(project, scope, name);
+    let woken: () => void = () => undefined;
+    const signal = new Promise<void>((resolve) => (woken = resolve));
+    let set = this.#waiters.get(key);
+    if (set === undefined) this.#waiters.set(key, (set = new Set()));
+    set.add(woken);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const op = await this.get(project, scope, name);
+      if (op.status === 'DONE' || this.#closed) return op;
+      await Promise.race([signal, new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.waitCapMs ?? 120_000)))]);
+      return await this.get(project, scope, name);
+    } finally {
+      if (timer) clearTimeout(timer);
+      set.delete(woken);
+      if (set.size === 0) this.#waiters.delete(key);
+    }
+  }
+
+  /** sweep deletes completed Operations (and their requestId entries) older than the retention period. */
+  async sweep(): Promise<number> {
+    const { store, clock } = this.options;
+    const cutoff = clock.now() - (this.options.retentionMs ?? DEFAULT_RETENTION_MS);
+    const expired = (await store.list<StoredOperation>(OPERATIONS_KIND)).filter((r) => r.value.status === 'DONE' && (r.value.endTime ?? 0) < cutoff);
+    if (expired.length === 0) return 0;
+    await store.transact(async (tx) => {
+      for (const record of expired) {
+        await tx.delete(OPERATIONS_KIND, record.key, { expectRevision: record.revision }).catch(() => undefined);
+        const op = record.value;
+        if (op.clientOperationId !== undefined) await tx.delete(REQUEST_IDS_KIND, `${op.project}/${scopePath(op.scope)}/${op.clientOperationId}`);
+      }
+    });
+    return expired.length;
+  }
+
+  #onChange(change: Change): void {
+    const op = change.value as StoredOperation;
+    if (change.type === 'deleted' || op.status === 'DONE') {
+      for (const wake of this.#waiters.get(change.key) ?? []) wake();
+    }
+  }
+
+  #track(work: Promise<unknown>): void {
+    const tracked = work.catch(() => undefined).finally(() => this.#inFlight.delete(tracked));
+    this.#inFlight.add(tracked);
+  }
+
+  /** advance walks a realistic Operation through its states from wherever it is. */
+  async #advance(op: StoredOperation): Promise<void> {
+    const { timers } = this.options;
+    if (op.status === 'PENDING') {
+      await timers.delay(this.options.pendingMs ?? 100);
+      if (this.#closed) return;
+      const running = await this.#update(op, (current) => (current.status === 'PENDING' ? { ...current, status: 'RUNNING', startTime: this.options.clock.now() } : undefined));
+      if (running === undefined) return;
+      op = running;
+    }
+    await timers.delay(this.options.runningMs ?? 300);
+    if (this.#closed) return;
+    await this.#finish(op);
+  }
+
+  /** update rewrites an Operation if `change` returns a new value; undefined when gone or unchanged. */
+  async #update(op: StoredOperation, change: (current: StoredOperation) => StoredOperation | undefined): Promise<StoredOperation | undefined> {
+    const key = operationKey(op.project, op.scope, op.name);
+    return this.options.store.transact(async (tx) => {
+      const current = await tx.get<StoredOperation>(OPERATIONS_KIND, key);
+      if (current === undefined) return undefined;
+      const next = change(current.value);
+      if (next === undefined) return undefined;
+      await tx.put(OPERATIONS_KIND, key, next, { expectRevision: current.revision });
+      return next;
+    });
+  }
+
+  /** finish runs the work and marks the Operation DONE, with `error` when the work failed. */
+  async #finish(op: StoredOperation): Promise<StoredOperation> {
+    const { store, clock } = this.options;
+    const key = operationKey(op.project, op.scope, op.name);
+    let failure: ComputeError;
+    try {
+      const done = await store.transact(async (tx) => {
+        const current = await tx.get<StoredOperation>(OPERATIONS_KIND, key);
+        if (current === undefined || current.value.status === 'DONE') return current?.value;
+        const work = current.value.work;
+        const executor = work && this.#executors.get(work.action);
+        if (work && executor === undefined) throw internalError(`Internal error: no executor for ${work.action}.`);
+        const result = work && executor ? await executor(tx, work.payload, current.value) : undefined;
+        const now = clock.now();
+        const { work: _done, ...rest } = current.value;
+        const next: StoredOperation = {
+          ...rest,
+          ...(result?.targetId === undefined ? {} : { targetId: result.targetId }),
+          status: 'DONE',
+          progress: 100,
+          startTime: current.value.startTime ?? now,
+          endTime: now,
+        };
+        await tx.put(OPERATIONS_KIND, key, next, { expectRevision: current.revision });
+        return next;
+      });
+      return done ?? op;
+    } catch (error) {
+      failure = error instanceof ComputeError ? error : internalError('Internal error. Please try again or contact Google Support.');
+    }
+    const failed = await this.#update(op, (current) => {
+      if (current.status === 'DONE') return undefined;
+      const now = clock.now();
+      const { work: _abandoned, ...rest } = current;
+      return {
+        ...rest,
+        status: 'DONE',
+        progress: 100,
+        startTime: current.startTime ?? now,
+        endTime: now,
+        errors: [{ code: failure.operationCode, message: failure.message, ...(failure.location === undefined ? {} : { location: failure.location }) }],
+        httpErrorStatusCode: failure.httpStatus,
+        httpErrorMessage: failure.httpErrorMessage,
+      };
+    });
+    return failed ?? (await this.get(op.project, op.scope, op.name));
+  }
+}

@@ -1,0 +1,90 @@
+import type { FastifyInstance } from 'fastify';
+import { aggregatedItems, isTrue } from '../shared/aggregated.ts';
+import { link } from '../shared/links.ts';
+import { parseListQuery, paginate } from '../shared/list-query.ts';
+import { GLOBAL, REGION_NAMES, regionScope, scopePath, zoneScope, type Scope } from '../shared/locations.ts';
+import { routeContext, type Params } from '../shared/route-context.ts';
+import { renderOperation, operationPath } from './operation.ts';
+import type { OperationService } from './operation-service.ts';
+
+interface ScopeRoute {
+  /** URL segment before `/operations`. */
+  readonly path: string;
+  /** IAM collection: globalOperations, regionOperations, zoneOperations. */
+  readonly collection: string;
+  readonly scopeOf: (params: Params) => Scope;
+}
+
+const SCOPES: readonly ScopeRoute[] = [
+  { path: 'global', collection: 'globalOperations', scopeOf: () => GLOBAL },
+  { path: 'regions/:region', collection: 'regionOperations', scopeOf: (p) => regionScope(p['region']!) },
+  { path: 'zones/:zone', collection: 'zoneOperations', scopeOf: (p) => zoneScope(p['zone']!) },
+];
+
+/** registerOperationRoutes serves get, wait, list and delete for global, regional and zonal Operations, and aggregatedList. */
+export function registerOperationRoutes(app: FastifyInstance, operations: OperationService): void {
+  for (const route of SCOPES) {
+    const base = `/projects/:project/${route.path}/operations`;
+    app.get(`${base}/:operation`, async (request) => {
+      const ctx = routeContext(request);
+      const { project, operation } = ctx.params as { project: string; operation: string };
+      const scope = route.scopeOf(ctx.params);
+      ctx.authorize({ write: false, permission: `compute.${route.collection}.get`, resource: operationPath({ project, scope, name: operation }) });
+      return renderOperation(await operations.get(project, scope, operation), ctx.links);
+    });
+    app.post(`${base}/:operation/wait`, async (request) => {
+      const ctx = routeContext(request);
+      const { project, operation } = ctx.params as { project: string; operation: string };
+      const scope = route.scopeOf(ctx.params);
+      ctx.authorize({ write: false, permission: `compute.${route.collection}.get`, resource: operationPath({ project, scope, name: operation }) });
+      return renderOperation(await operations.wait(project, scope, operation), ctx.links);
+    });
+    app.delete(`${base}/:operation`, async (request, reply) => {
+      const ctx = routeContext(request);
+      const { project, operation } = ctx.params as { project: string; operation: string };
+      const scope = route.scopeOf(ctx.params);
+      ctx.authorize({ write: true, permission: `compute.${route.collection}.delete`, resource: operationPath({ project, scope, name: operation }) });
+      await operations.remove(project, scope, operation);
+      // The real method answers an empty message.
+      return reply.code(200).send({});
+    });
+    app.get(base, async (request) => {
+      const ctx = routeContext(request);
+      const project = ctx.params['project']!;
+      const scope = route.scopeOf(ctx.params);
+      const listPath = `projects/${project}/${scopePath(scope)}/operations`;
+      ctx.authorize({ write: false, permission: `compute.${route.collection}.list`, resource: `projects/${project}` });
+      const query = parseListQuery(ctx.query);
+      const page = paginate((await operations.list(project, scope)).map((op) => renderOperation(op, ctx.links)), query);
+      return {
+        kind: 'compute#operationList',
+        id: listPath,
+        items: page.items,
+        ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken }),
+        selfLink: link(ctx.links, listPath),
+      };
+    });
+  }
+  app.get('/projects/:project/aggregated/operations', async (request) => {
+    const ctx = routeContext(request);
+    const project = ctx.params['project']!;
+    ctx.authorize({ write: false, permission: 'compute.globalOperations.list', resource: `projects/${project}` });
+    const query = parseListQuery(ctx.query);
+    const all = await operations.list(project);
+    const byScope = new Map<string, Record<string, unknown>[]>([['global', []], ...REGION_NAMES.map((r): [string, Record<string, unknown>[]] => [`regions/${r}`, []])]);
+    for (const op of all) {
+      const key = scopePath(op.scope);
+      let list = byScope.get(key);
+      if (list === undefined) byScope.set(key, (list = []));
+      list.push(renderOperation(op, ctx.links));
+    }
+    const { items, nextPageToken } = aggregatedItems(
+      [...byScope].map(([scope, scopeItems]) => ({ scope, items: scopeItems })),
+      'operations',
+      query,
+      isTrue(ctx.query['includeAllScopes']),
+    );
+    const listPath = `projects/${project}/aggregated/operations`;
+    return { kind: 'compute#operationAggregatedList', id: listPath, items, ...(nextPageToken === undefined ? {} : { nextPageToken }), selfLink: link(ctx.links, listPath) };
+  });
+}

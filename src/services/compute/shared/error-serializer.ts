@@ -1,0 +1,56 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { transportProblemOf } from '../../../core/errors.ts';
+import { MalformedJsonError } from '../../../core/json-body.ts';
+import { ComputeError } from './errors.ts';
+import { invalidPayload } from './decode-resource.ts';
+
+/** computeErrorBody renders a ComputeError as the compute wire envelope. */
+export function computeErrorBody(error: ComputeError): Record<string, unknown> {
+  return {
+    error: {
+      code: error.httpStatus,
+      message: error.message,
+      errors: [{ message: error.message, domain: 'global', reason: error.reason, ...error.extra }],
+      ...(error.status === undefined ? {} : { status: error.status }),
+    },
+  };
+}
+
+/** toComputeError maps anything thrown inside the compute family onto its dialect. */
+export function toComputeError(error: unknown, bodyLimit: number): ComputeError {
+  if (error instanceof ComputeError) return error;
+  if (error instanceof MalformedJsonError) {
+    return invalidPayload(`Invalid JSON payload received. ${error.detail.replace(/^Unexpected token/, 'Unexpected token')}`);
+  }
+  const problem = transportProblemOf(error);
+  if (problem !== undefined) {
+    switch (problem.kind) {
+      case 'body-too-large':
+        return new ComputeError(413, 'badRequest', `Request payload size exceeds the limit: ${bodyLimit} bytes.`, 'INVALID_FIELD_VALUE');
+      case 'malformed-body':
+        return invalidPayload(`Invalid JSON payload received. ${problem.detail}`);
+      case 'unsupported-media-type':
+        return new ComputeError(415, 'badContent', `Unsupported content with type: ${problem.detail.replace(/^Unsupported Media Type: /, '')}`, 'INVALID_FIELD_VALUE');
+      default:
+        return new ComputeError(problem.httpStatus, 'invalid', problem.detail, 'INVALID_FIELD_VALUE');
+    }
+  }
+  return new ComputeError(500, 'backendError', 'Internal error. Please try again or contact Google Support.', 'INTERNAL_ERROR');
+}
+
+/** useComputeErrors makes every error of this context answer in the compute dialect. */
+export function useComputeErrors(app: FastifyInstance, bodyLimit: number): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const computeError = toComputeError(error, bodyLimit);
+    if (computeError.httpStatus >= 500) request.log.error({ err: error }, 'compute request failed');
+    return reply.code(computeError.httpStatus).headers(computeError.headers()).type('application/json; charset=UTF-8').send(computeErrorBody(computeError));
+  });
+}
+
+/** useComputeNotFound answers unknown routes under a compute prefix in the compute dialect. */
+export function useComputeNotFound(app: FastifyInstance): void {
+  app.setNotFoundHandler((request, reply) => {
+    const error = new ComputeError(404, 'notFound', `The requested URL ${request.url.split('?')[0]} was not found on this server.`, 'RESOURCE_NOT_FOUND');
+    return reply.code(404).type('application/json; charset=UTF-8').send(computeErrorBody(error));
+  });
+}

@@ -1,0 +1,5 @@
+import type { ServiceDefinition } from '../core/service.ts';
+import { computeService } from './compute/index.ts';
+
+/** SERVICES lists every API family fogbank serves; adding one is a folder plus a line here. */
+export const SERVICES: readonly ServiceDefinition[] = [computeService];
