@@ -1,0 +1,70 @@
+import { createFileRegistry, getExtension, hasExtension, type DescExtension } from '@bufbuild/protobuf';
+import type { FileDescriptorProto, MethodDescriptorProto } from '@bufbuild/protobuf/wkt';
+
+/** HttpBinding is one `google.api.http` binding: the primary rule or one additional binding. */
+export interface HttpBinding {
+  readonly method: string;
+  readonly path: string;
+  /** body is "", "*" or a top-level request field name (proto name). */
+  readonly body: string;
+  /** responseBody is "" or a top-level response field name (proto name). */
+  readonly responseBody: string;
+}
+
+// The dynamic HttpRule message, as @bufbuild/protobuf's reflection builds it.
+interface HttpRuleShape {
+  readonly pattern: { readonly case: string | undefined; readonly value?: unknown };
+  readonly body: string;
+  readonly responseBody: string;
+  readonly additionalBindings: readonly HttpRuleShape[];
+}
+
+/**
+ * HttpRuleReader reads `google.api.http` from method options. The extension is described by
+ * google/api/http.proto in the request itself, so no copy of it is compiled into fogbank;
+ * when the request does not import google/api/annotations.proto, no method has a rule.
+ */
+export class HttpRuleReader {
+  private readonly extension: DescExtension | undefined;
+
+  constructor(files: readonly FileDescriptorProto[]) {
+    const byName = new Map(files.map((f) => [f.name, f]));
+    const annotations = byName.get('google/api/annotations.proto');
+    if (annotations === undefined) return;
+    const registry = createFileRegistry(annotations, (name) => byName.get(name));
+    this.extension = registry.getExtension('google.api.http');
+  }
+
+  /** bindings returns the method's bindings, primary first; [] when it has no rule. */
+  bindings(method: MethodDescriptorProto): HttpBinding[] {
+    const ext = this.extension;
+    const options = method.options;
+    if (ext === undefined || options === undefined || !hasExtension(options, ext)) return [];
+    const rule = getExtension(options, ext) as unknown as HttpRuleShape;
+    const out: HttpBinding[] = [];
+    const add = (r: HttpRuleShape) => {
+      const b = toBinding(r);
+      if (b !== undefined) out.push(b);
+    };
+    add(rule);
+    for (const extra of rule.additionalBindings) add(extra);
+    return out;
+  }
+}
+
+function toBinding(rule: HttpRuleShape): HttpBinding | undefined {
+  const { pattern } = rule;
+  let method: string;
+  let path: string;
+  if (pattern.case === 'custom') {
+    const custom = pattern.value as { kind: string; path: string };
+    method = custom.kind.toUpperCase();
+    path = custom.path;
+  } else if (pattern.case !== undefined && typeof pattern.value === 'string') {
+    method = pattern.case.toUpperCase();
+    path = pattern.value;
+  } else {
+    return undefined;
+  }
+  return { method, path, body: rule.body, responseBody: rule.responseBody };
+}

@@ -1,0 +1,2 @@
+// Code generators shipped with fogbank.
+export * from './fogbank/index.ts';
