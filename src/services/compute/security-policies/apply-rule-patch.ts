@@ -1,6 +1,6 @@
-import { Kind, type TSchema } from '@sinclair/typebox';
+import type { TSchema } from '@sinclair/typebox';
 import { invalidFieldValue } from '../shared/errors.ts';
-import { RuleSchema, type SecurityPolicyRule } from './model.ts';
+import { OUTPUT_ONLY_RULE_FIELDS, RuleSchema, type SecurityPolicyRule } from './model.ts';
 
 /**
  * applyRulePatch merges a patchRule body into the stored rule with the service's semantics:
@@ -43,14 +43,14 @@ function toCamelCase(segment: string): string {
 
 /** isRulePath walks the rule schema through message fields only (a repeated field ends a path). */
 function isRulePath(path: readonly string[]): boolean {
+  if (path.length === 0 || OUTPUT_ONLY_RULE_FIELDS.includes(path[0] ?? '')) return false;
   let schema: TSchema | undefined = RuleSchema;
   for (const segment of path) {
-    if (schema === undefined || schema[Kind] !== 'Object') return false;
+    if (schema === undefined || schema['protoMessage'] === undefined) return false;
     const properties = schema['properties'] as Record<string, TSchema>;
     schema = Object.hasOwn(properties, segment) ? properties[segment] : undefined;
-    if (schema === undefined || schema['outputOnly'] === true) return false;
   }
-  return true;
+  return schema !== undefined;
 }
 
 type Json = Record<string, unknown>;

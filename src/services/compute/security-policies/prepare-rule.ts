@@ -1,8 +1,8 @@
 import { invalidFieldValue } from '../shared/errors.ts';
 import { applyRulePatch } from './apply-rule-patch.ts';
 import { MAX_PRIORITY, MESSAGES } from './constants.ts';
-import { decodeJson } from './decode-json.ts';
-import { RuleSchema, type SecurityPolicyRule } from './model.ts';
+import { decodeResource } from '../shared/decode-resource.ts';
+import { OUTPUT_ONLY_RULE_FIELDS, RuleSchema, type SecurityPolicyRule } from './model.ts';
 import type { RuleContext } from './rule-context.ts';
 import { validateRule } from './validate-rule.ts';
 
@@ -20,8 +20,7 @@ export type RuleScope = Omit<RuleContext, 'isDefaultRule'>;
 
 /** prepareNewRule decodes and validates an addRule body (or a rule of an insert body). */
 export function prepareNewRule(body: unknown, scope: RuleScope): StoredRule {
-  const field = scope.field ?? 'resource';
-  const rule = decodeJson(RuleSchema, body ?? {}, field);
+  const rule = decodeRule(body, scope);
   validateRule(rule, { ...scope, isDefaultRule: rule.priority === MAX_PRIORITY });
   return toStored(rule);
 }
@@ -31,7 +30,7 @@ export function prepareNewRule(body: unknown, scope: RuleScope): StoredRule {
  * mask and validates the result as a whole, so a patch is judged by the rule it would leave.
  */
 export function preparePatchedRule(stored: SecurityPolicyRule, body: unknown, updateMask: string | undefined, scope: RuleScope): StoredRule {
-  const patch = decodeJson(RuleSchema, body ?? {}, scope.field ?? 'resource');
+  const patch = decodeRule(body, scope);
   const merged = applyRulePatch(stored, patch, updateMask);
   if (stored.priority === MAX_PRIORITY && merged.priority !== MAX_PRIORITY) {
     throw invalidFieldValue(`${scope.field ?? 'resource'}.priority`, String(merged.priority), MESSAGES.moveDefaultRule);
@@ -49,6 +48,13 @@ export function defaultRule(): StoredRule {
     match: { versionedExpr: 'SRC_IPS_V1', config: { srcIpRanges: ['*'] } },
     priority: MAX_PRIORITY,
   });
+}
+
+/** decodeRule reads a rule body strictly and drops what the server sets itself. */
+export function decodeRule(body: unknown, scope: Pick<RuleScope, 'field'>): SecurityPolicyRule {
+  const rule: Record<string, unknown> = decodeResource<SecurityPolicyRule>(RuleSchema, body, scope.field ?? 'resource');
+  for (const name of OUTPUT_ONLY_RULE_FIELDS) delete rule[name];
+  return rule as SecurityPolicyRule;
 }
 
 function toStored(rule: SecurityPolicyRule): StoredRule {

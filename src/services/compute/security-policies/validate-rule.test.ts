@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ComputeError } from '../shared/errors.ts';
-import { decodeJson } from './decode-json.ts';
-import { RuleSchema } from './model.ts';
-import { preparePatchedRule, type RuleScope } from './prepare-rule.ts';
+import { decodeRule, defaultRule, preparePatchedRule, type RuleScope } from './prepare-rule.ts';
 import { ACCEPTED_PATCHES, ALLOW_RULE, RULE_VALIDATION_CASES, type RuleValidationCase } from './testing/rule-validation-cases.ts';
-import { defaultRule } from './prepare-rule.ts';
 
 function patch(row: Omit<RuleValidationCase, 'message'>) {
   const scope: RuleScope = {
@@ -14,7 +11,7 @@ function patch(row: Omit<RuleValidationCase, 'message'>) {
     scope: row.scope ?? 'regional',
     userDefinedFieldNames: ['f1'],
   };
-  const stored = row.priority === 2147483647 ? defaultRule() : decodeJson(RuleSchema, row.base ?? ALLOW_RULE, 'resource');
+  const stored = row.priority === 2147483647 ? defaultRule() : decodeRule(row.base ?? ALLOW_RULE, {});
   return preparePatchedRule(stored, row.body, row.updateMask, scope);
 }
 

@@ -44,24 +44,23 @@ const RLO = "Invalid value for field 'resource.rateLimitOptions': ''. Rate limit
 
 /** RULE_VALIDATION_CASES: see the interface. */
 export const RULE_VALIDATION_CASES: readonly RuleValidationCase[] = [
-  // Decoding: JSON types, enum values, integer widths, unknown names.
-  { name: 'priority of the wrong JSON type', body: { priority: 'high' }, message: "Invalid value for field 'resource.priority': 'high'. Must be a 32-bit signed integer." },
-  { name: 'preview of the wrong JSON type', body: { priority: 1000, preview: 'yes' }, message: "Invalid value for field 'resource.preview': 'yes'. Must be a boolean." },
+  // Decoding (the shared front-end decoder): JSON types, enum values, integer widths, unknown names.
+  { name: 'priority of the wrong JSON type', body: { priority: 'high' }, message: `Invalid value at 'resource.priority' (TYPE_INT32), "high"` },
+  { name: 'preview of the wrong JSON type', body: { priority: 1000, preview: 'yes' }, message: `Invalid value at 'resource.preview' (TYPE_BOOL), "yes"` },
   { name: 'unknown field', body: { priority: 1000, match: { exprr: {} } }, message: `Invalid JSON payload received. Unknown name "exprr" at 'resource.match': Cannot find field.` },
   {
     name: 'unknown enforceOnKey value',
     base: THROTTLE_RULE,
     body: { priority: 1000, rateLimitOptions: { enforceOnKey: 'FOO' } },
-    message:
-      "Invalid value for field 'resource.rateLimitOptions.enforceOnKey': 'FOO'. Value must be one of [ALL, HTTP_COOKIE, HTTP_HEADER, HTTP_PATH, IP, REGION_CODE, SNI, TLS_JA3_FINGERPRINT, TLS_JA4_FINGERPRINT, USER_IP, XFF_IP].",
+    message: `Invalid value at 'resource.rate_limit_options.enforce_on_key' (type.googleapis.com/google.cloud.compute.v1.SecurityPolicyRuleRateLimitOptions.EnforceOnKey), "FOO"`,
   },
-  { name: 'unknown versionedExpr value', body: { priority: 1000, match: { versionedExpr: 'SRC_IPS_V9' } }, message: "Invalid value for field 'resource.match.versionedExpr': 'SRC_IPS_V9'. Value must be one of [SRC_IPS_V1]." },
+  { name: 'unknown versionedExpr value', body: { priority: 1000, match: { versionedExpr: 'SRC_IPS_V9' } }, message: `Invalid value at 'resource.match.versioned_expr' (type.googleapis.com/google.cloud.compute.v1.SecurityPolicyRuleMatcher.VersionedExpr), "SRC_IPS_V9"` },
   {
     name: 'srcAsns beyond uint32',
     policyType: 'EDGEGUARD_NETWORK',
     base: NETWORK_RULE,
     body: { priority: 1000, networkMatch: { srcAsns: [4294967296] } },
-    message: "Invalid value for field 'resource.networkMatch.srcAsns[0]': '4294967296'. Must be a 32-bit unsigned integer.",
+    message: "Invalid value at 'resource.network_match.src_asns' (TYPE_UINT32), 4294967296",
   },
   { name: 'unknown update mask path', body: { priority: 1000 }, updateMask: 'rate_limit_options,bogus_field', message: "Invalid value for field 'updateMask': 'bogus_field'. The field path 'bogus_field' does not name a field of SecurityPolicyRule." },
   // Priority and description.
