@@ -4,6 +4,7 @@ import { registerCatalogRoutes } from './catalog/index.ts';
 import { registerInstanceTemplateRoutes, TemplateService } from './instance-templates/index.ts';
 import { OperationService, registerOperationRoutes } from './operations/index.ts';
 import { useComputeAuth } from './shared/authorize.ts';
+import { useComputeBatch } from './shared/batch.ts';
 import { useComputeErrors, useComputeNotFound } from './shared/error-serializer.ts';
 
 /** COMPUTE_PREFIX is where the compute API lives; requests without it are served too (an override with no path). */
@@ -33,6 +34,7 @@ export const computeService: ServiceDefinition = {
     await app.register(async (scope) => {
       await routes(scope);
     });
+    useComputeBatch(app, context.ids);
     await operations.open();
     return operations;
   },
