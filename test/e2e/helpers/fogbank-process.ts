@@ -20,7 +20,7 @@ export function startFogbankProcess(args: readonly string[]): Promise<FogbankPro
   const lines: string[] = [];
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const exited = new Promise<number | string>((resolve) => child.once('close', (code, signal) => resolve(code ?? signal ?? -1)));
   return new Promise((resolve, reject) => {
     const reader = createInterface({ input: child.stdout! });
     reader.on('line', (line) => {
