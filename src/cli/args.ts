@@ -24,6 +24,8 @@ export const START_USAGE = `usage: fogbank start [--host 127.0.0.1] [--port 8780
                      [--store sqlite|memory|postgres://…] [--admin-token TOKEN]
                      [--operations realistic|instant] [--config FILE] [--log-level silent|error|warn|info|debug]`;
 
+const VALUE_FLAGS: ReadonlySet<string> = new Set(['host', 'port', 'data-dir', 'store', 'admin-token', 'operations', 'config', 'log-level']);
+
 /** parseStartArgs reads `fogbank start` flags (`--flag value` or `--flag=value`). */
 export function parseStartArgs(argv: readonly string[]): StartArgs {
   const args: StartArgs = {
@@ -47,6 +49,7 @@ export function parseStartArgs(argv: readonly string[]): StartArgs {
       args.ephemeral = true;
       continue;
     }
+    if (!VALUE_FLAGS.has(name)) throw new UsageError(`unknown flag --${name}`);
     let value: string;
     if (eq !== -1) value = arg.slice(eq + 1);
     else {
