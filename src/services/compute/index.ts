@@ -3,6 +3,7 @@ import type { ServiceContext, ServiceDefinition } from '../../core/service.ts';
 import { registerCatalogRoutes } from './catalog/index.ts';
 import { registerInstanceTemplateRoutes, TemplateService } from './instance-templates/index.ts';
 import { OperationService, registerOperationRoutes } from './operations/index.ts';
+import { registerSecurityPolicyRoutes, SecurityPolicyService } from './security-policies/index.ts';
 import { useComputeAuth } from './shared/authorize.ts';
 import { useComputeBatch } from './shared/batch.ts';
 import { useComputeErrors, useComputeNotFound } from './shared/error-serializer.ts';
@@ -16,6 +17,7 @@ export const computeService: ServiceDefinition = {
   async register(app: FastifyInstance, context: ServiceContext) {
     const operations = new OperationService({ store: context.store, clock: context.clock, timers: context.timers, ids: context.ids, mode: context.operations });
     const templates = new TemplateService(context.store, operations, context.clock, context.ids);
+    const securityPolicies = new SecurityPolicyService(context.store, operations, context.clock, context.ids);
     const bodyLimit = app.initialConfig.bodyLimit ?? 1024 * 1024;
     useComputeErrors(app, bodyLimit);
     useComputeAuth(app, context.auth);
@@ -23,6 +25,7 @@ export const computeService: ServiceDefinition = {
       registerOperationRoutes(scope, operations);
       registerCatalogRoutes(scope);
       registerInstanceTemplateRoutes(scope, templates);
+      registerSecurityPolicyRoutes(scope, securityPolicies);
     };
     await app.register(
       async (scope) => {

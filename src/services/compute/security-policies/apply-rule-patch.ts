@@ -15,23 +15,37 @@ import { OUTPUT_ONLY_RULE_FIELDS, RuleSchema, type SecurityPolicyRule } from './
  * --src-ip-ranges` on an expression rule sends only the new ranges and no mask.
  */
 export function applyRulePatch(stored: SecurityPolicyRule, patch: SecurityPolicyRule, updateMask: string | undefined): SecurityPolicyRule {
-  const paths = parseUpdateMask(updateMask);
-  const merged = mergeMessages(withoutReplacedAlternative(stored, patch), patch);
-  for (const path of paths) {
-    if (isEmpty(valueAt(patch, path))) clearAt(merged, path);
-  }
-  return merged as SecurityPolicyRule;
+  return applyPatch(RULE_MESSAGE, withoutReplacedAlternative(stored, patch), patch, updateMask) as SecurityPolicyRule;
 }
 
-/** parseUpdateMask splits a mask into camelCase paths, checking each names a rule field. */
-export function parseUpdateMask(updateMask: string | undefined): string[][] {
+/** PatchedMessage describes a message for applyPatch: its schema, its name in messages, its output-only members. */
+export interface PatchedMessage {
+  readonly schema: TSchema;
+  readonly name: string;
+  readonly outputOnly: readonly string[];
+}
+
+const RULE_MESSAGE: PatchedMessage = { schema: RuleSchema, name: 'SecurityPolicyRule', outputOnly: OUTPUT_ONLY_RULE_FIELDS };
+
+/** applyPatch is the merge of applyRulePatch for any message (the policy's own patch uses it too). */
+export function applyPatch(message: PatchedMessage, stored: object, patch: object, updateMask: string | undefined): Record<string, unknown> {
+  const paths = parseUpdateMask(updateMask, message);
+  const merged = mergeMessages(stored as Json, patch as Json);
+  for (const path of paths) {
+    if (isEmpty(valueAt(patch as Json, path))) clearAt(merged, path);
+  }
+  return merged;
+}
+
+/** parseUpdateMask splits a mask into camelCase paths, checking each names a field of the message. */
+export function parseUpdateMask(updateMask: string | undefined, message: PatchedMessage = RULE_MESSAGE): string[][] {
   if (updateMask === undefined) return [];
   const paths: string[][] = [];
   for (const raw of updateMask.split(',')) {
     const text = raw.trim();
     if (text === '') continue;
     const path = text.split('.').map(toCamelCase);
-    if (!isRulePath(path)) throw invalidFieldValue('updateMask', text, `The field path '${text}' does not name a field of SecurityPolicyRule.`);
+    if (!isFieldPath(path, message)) throw invalidFieldValue('updateMask', text, `The field path '${text}' does not name a field of ${message.name}.`);
     paths.push(path);
   }
   return paths;
@@ -41,10 +55,10 @@ function toCamelCase(segment: string): string {
   return segment.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }
 
-/** isRulePath walks the rule schema through message fields only (a repeated field ends a path). */
-function isRulePath(path: readonly string[]): boolean {
-  if (path.length === 0 || OUTPUT_ONLY_RULE_FIELDS.includes(path[0] ?? '')) return false;
-  let schema: TSchema | undefined = RuleSchema;
+/** isFieldPath walks the schema through message fields only (a repeated field ends a path). */
+function isFieldPath(path: readonly string[], message: PatchedMessage): boolean {
+  if (path.length === 0 || message.outputOnly.includes(path[0] ?? '')) return false;
+  let schema: TSchema | undefined = message.schema;
   for (const segment of path) {
     if (schema === undefined || schema['protoMessage'] === undefined) return false;
     const properties = schema['properties'] as Record<string, TSchema>;

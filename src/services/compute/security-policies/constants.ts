@@ -173,6 +173,8 @@ export const MESSAGES = {
   regionCode: 'Must be a two-letter ISO 3166-1 alpha-2 region code.',
   descriptionTooLong: `Description must be at most ${MAX_DESCRIPTION_LENGTH} characters.`,
   typeChange: 'The type of a security policy cannot be changed.',
+  nameChange: 'The name of a security policy cannot be changed.',
+  invalidLabelFingerprint: 'Labels fingerprint either invalid or resource labels have changed',
   regionalType: 'Regional security policies must be of type EDGEGUARD, EDGEGUARD_NETWORK or EDGEGUARD_INTERNAL_SERVICE.',
   invalidFingerprint: 'Invalid fingerprint.',
   rulesInPatch: 'Rules cannot be updated with patch: use addRule, patchRule and removeRule.',

@@ -60,7 +60,7 @@ export const RULE_VALIDATION_CASES: readonly RuleValidationCase[] = [
     policyType: 'EDGEGUARD_NETWORK',
     base: NETWORK_RULE,
     body: { priority: 1000, networkMatch: { srcAsns: [4294967296] } },
-    message: "Invalid value at 'resource.network_match.src_asns' (TYPE_UINT32), 4294967296",
+    message: "Invalid value at 'resource.network_match.src_asns[0]' (TYPE_UINT32), 4294967296",
   },
   { name: 'unknown update mask path', body: { priority: 1000 }, updateMask: 'rate_limit_options,bogus_field', message: "Invalid value for field 'updateMask': 'bogus_field'. The field path 'bogus_field' does not name a field of SecurityPolicyRule." },
   // Priority and description.

@@ -1,0 +1,171 @@
+import { decodeResource, invalidPayload } from '../shared/decode-resource.ts';
+import { conditionNotMet, invalidFieldValue } from '../shared/errors.ts';
+import type { Scope } from '../shared/locations.ts';
+import { checkResourceName } from '../shared/names.ts';
+import { applyPatch } from './apply-rule-patch.ts';
+import { DEFAULT_POLICY_TYPE, MAX_PRIORITY, MESSAGES, REGIONAL_POLICY_TYPES } from './constants.ts';
+import { OUTPUT_ONLY_POLICY_FIELDS, PolicySchema, SetLabelsSchema, type SecurityPolicyBody, type SetLabelsBody } from './model.ts';
+import { EMPTY_LABEL_FINGERPRINT, policyScopeOf, type StoredPolicy } from './policy.ts';
+import { defaultRule, prepareNewRule, preparePatchedRule, type RuleScope, type StoredRule } from './prepare-rule.ts';
+
+/**
+ * Every change to a security policy as a pure function from the stored policy and the request
+ * to the policy to store. The service runs each twice: on the request, so validation answers
+ * synchronously (400, 404, 409, 412), and again inside the transaction that completes the
+ * Operation, against whatever the policy is by then, so concurrent changes never overwrite each
+ * other. Each takes the fingerprint the result gets, keeping randomness outside.
+ */
+
+/** NewPolicy is what insert needs besides the body. */
+export interface NewPolicy {
+  readonly project: string;
+  readonly scope: Scope;
+  readonly id: string;
+  readonly creationTime: number;
+  readonly fingerprint: string;
+}
+
+/** SETTINGS are the policy members kept as given (patchable, not interpreted). */
+const SETTINGS = ['adaptiveProtectionConfig', 'advancedOptionsConfig', 'ddosProtectionConfig', 'recaptchaOptionsConfig', 'userDefinedFields'] as const;
+
+/** buildPolicy validates an insert body and returns the new policy, with the default rule added when missing. */
+export function buildPolicy(body: unknown, input: NewPolicy): StoredPolicy {
+  const decoded = decodePolicy(body);
+  const name = checkResourceName(decoded.name);
+  const type = decoded.type ?? DEFAULT_POLICY_TYPE;
+  if (input.scope.kind !== 'global' && !REGIONAL_POLICY_TYPES.includes(type)) {
+    throw invalidFieldValue('resource.type', type, MESSAGES.regionalType);
+  }
+  const settings = settingsOf(decoded);
+  const scope = ruleScope(name, type, input.scope, settings);
+  const rules: StoredRule[] = [];
+  (decoded.rules ?? []).forEach((body, i) => {
+    const rule = prepareNewRule(body, { ...scope, field: `resource.rules[${i}]` });
+    if (rules.some((other) => other.priority === rule.priority)) {
+      throw invalidFieldValue(`resource.rules[${i}].priority`, String(rule.priority), MESSAGES.samePriority);
+    }
+    rules.push(rule);
+  });
+  if (!rules.some((rule) => rule.priority === MAX_PRIORITY)) rules.push(defaultRule());
+  return {
+    id: input.id,
+    name,
+    project: input.project,
+    scope: input.scope,
+    creationTime: input.creationTime,
+    description: decoded.description ?? '',
+    type,
+    rules: sortRules(rules),
+    fingerprint: input.fingerprint,
+    labels: decoded.labels ?? {},
+    labelFingerprint: EMPTY_LABEL_FINGERPRINT,
+    settings,
+  };
+}
+
+/** addRule inserts a new rule; its priority must be free. */
+export function addRule(policy: StoredPolicy, body: unknown, fingerprint: string): StoredPolicy {
+  const rule = prepareNewRule(body, scopeOf(policy));
+  if (policy.rules.some((other) => other.priority === rule.priority)) {
+    throw invalidFieldValue('resource.priority', String(rule.priority), MESSAGES.samePriority);
+  }
+  return { ...policy, rules: sortRules([...policy.rules, rule]), fingerprint };
+}
+
+/** patchRule merges a body into the rule at `priority`; a different body priority moves the rule, if that priority is free. */
+export function patchRule(policy: StoredPolicy, priority: number, body: unknown, updateMask: string | undefined, fingerprint: string): StoredPolicy {
+  const stored = findRule(policy, priority);
+  const rule = preparePatchedRule(stored, body, updateMask, scopeOf(policy));
+  if (rule.priority !== priority && policy.rules.some((other) => other.priority === rule.priority)) {
+    throw invalidFieldValue('resource.priority', String(rule.priority), MESSAGES.samePriority);
+  }
+  return { ...policy, rules: sortRules([...policy.rules.filter((other) => other.priority !== priority), rule]), fingerprint };
+}
+
+/** removeRule deletes the rule at `priority`; the default rule stays. */
+export function removeRule(policy: StoredPolicy, priority: number, fingerprint: string): StoredPolicy {
+  findRule(policy, priority);
+  if (priority === MAX_PRIORITY) throw invalidFieldValue('priority', String(priority), MESSAGES.removeDefaultRule);
+  return { ...policy, rules: policy.rules.filter((rule) => rule.priority !== priority), fingerprint };
+}
+
+/** findRule returns the rule at `priority` or throws the real 400. */
+export function findRule(policy: StoredPolicy, priority: number): StoredRule {
+  const rule = policy.rules.find((candidate) => candidate.priority === priority);
+  if (rule === undefined) throw invalidFieldValue('priority', String(priority), MESSAGES.noRuleAtPriority(policy.name, priority));
+  return rule;
+}
+
+/**
+ * patchPolicy changes the policy's own fields. A stale `fingerprint` is a 412; the name and type
+ * are fixed; rules change only through the rule methods; labels only through setLabels.
+ */
+export function patchPolicy(policy: StoredPolicy, body: unknown, updateMask: string | undefined, fingerprint: string): StoredPolicy {
+  const decoded = decodePolicy(body);
+  if (decoded.fingerprint !== undefined && decoded.fingerprint !== policy.fingerprint) throw conditionNotMet(MESSAGES.invalidFingerprint);
+  if (decoded.name !== undefined && decoded.name !== policy.name) throw invalidFieldValue('resource.name', decoded.name, MESSAGES.nameChange);
+  if (decoded.type !== undefined && decoded.type !== policy.type) throw invalidFieldValue('resource.type', decoded.type, MESSAGES.typeChange);
+  if (decoded.rules !== undefined && decoded.rules.length > 0) throw invalidFieldValue('resource.rules', '', MESSAGES.rulesInPatch);
+  const { fingerprint: _given, name: _name, type: _type, rules: _rules, labels: _labels, labelFingerprint: _labelFingerprint, ...changes } = decoded;
+  const current = { description: policy.description, ...policy.settings };
+  const merged = applyPatch({ schema: PolicySchema, name: 'SecurityPolicy', outputOnly: POLICY_FIXED_FIELDS }, current, changes, updateMask);
+  const settings = settingsOf(merged as SecurityPolicyBody);
+  // Rules of a network policy must keep naming user-defined fields the policy still has.
+  const next: StoredPolicy = { ...policy, description: typeof merged['description'] === 'string' ? merged['description'] : '', settings, fingerprint };
+  const scope = scopeOf(next);
+  next.rules.forEach((rule, i) => prepareNewRule(rule, { ...scope, field: `resource.rules[${i}]` }));
+  return next;
+}
+
+/** setLabels replaces the labels; a stale labelFingerprint is a 412. */
+export function setLabels(policy: StoredPolicy, body: unknown, labelFingerprint: string, fingerprint: string): StoredPolicy {
+  const decoded = decodeResource<SetLabelsBody>(SetLabelsSchema, body);
+  if (decoded.labelFingerprint !== undefined && decoded.labelFingerprint !== policy.labelFingerprint) {
+    throw conditionNotMet(MESSAGES.invalidLabelFingerprint);
+  }
+  const labels = decoded.labels ?? {};
+  return { ...policy, labels, labelFingerprint: Object.keys(labels).length === 0 ? EMPTY_LABEL_FINGERPRINT : labelFingerprint, fingerprint };
+}
+
+/** parsePriority reads the `priority` query parameter of the rule methods; absent means 0, as proto defaults do. */
+export function parsePriority(query: Record<string, unknown>): number {
+  const raw = query['priority'];
+  if (raw === undefined || raw === '') return 0;
+  const text = String(raw);
+  const value = /^-?\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < -2147483648 || value > 2147483647) throw invalidPayload(`Invalid value at 'priority' (TYPE_INT32), "${text}"`);
+  return value;
+}
+
+/** POLICY_FIXED_FIELDS are members a patch mask may not name: output-only ones and those with their own method. */
+const POLICY_FIXED_FIELDS: readonly string[] = [...OUTPUT_ONLY_POLICY_FIELDS, 'name', 'type', 'fingerprint', 'rules', 'labels', 'labelFingerprint'];
+
+function decodePolicy(body: unknown): SecurityPolicyBody {
+  const decoded: Record<string, unknown> = decodeResource<SecurityPolicyBody>(PolicySchema, body);
+  for (const name of OUTPUT_ONLY_POLICY_FIELDS) delete decoded[name];
+  return decoded as SecurityPolicyBody;
+}
+
+function settingsOf(body: SecurityPolicyBody): Record<string, unknown> {
+  const settings: Record<string, unknown> = {};
+  for (const name of SETTINGS) if (body[name] !== undefined) settings[name] = body[name];
+  return settings;
+}
+
+function ruleScope(name: string, type: StoredPolicy['type'], scope: Scope, settings: Record<string, unknown>): RuleScope {
+  const fields = (settings['userDefinedFields'] ?? []) as readonly { name?: string }[];
+  return {
+    policyName: name,
+    policyType: type,
+    scope: policyScopeOf(scope),
+    userDefinedFieldNames: fields.flatMap((field) => (field.name === undefined ? [] : [field.name])),
+  };
+}
+
+function scopeOf(policy: StoredPolicy): RuleScope {
+  return ruleScope(policy.name, policy.type, policy.scope, policy.settings);
+}
+
+function sortRules(rules: readonly StoredRule[]): StoredRule[] {
+  return [...rules].sort((a, b) => a.priority - b.priority);
+}

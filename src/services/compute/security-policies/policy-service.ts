@@ -1,0 +1,175 @@
+import type { Principal } from '../../../core/auth.ts';
+import type { Clock } from '../../../core/clock.ts';
+import { uint64Id, type IdSource } from '../../../core/ids.ts';
+import type { Store } from '../../../store/store.ts';
+import type { OperationService, StoredOperation } from '../operations/index.ts';
+import { alreadyExists, notFound } from '../shared/errors.ts';
+import type { Scope } from '../shared/locations.ts';
+import { addRule, buildPolicy, patchPolicy, patchRule, removeRule, setLabels } from './policy-mutations.ts';
+import { SECURITY_POLICIES_KIND, policyKey, policyPath, type StoredPolicy } from './policy.ts';
+
+/** PolicyChange is one modification of an existing policy, as a durable Operation payload. */
+export type PolicyChange =
+  | { readonly method: 'addRule'; readonly body: unknown }
+  | { readonly method: 'patchRule'; readonly priority: number; readonly body: unknown; readonly updateMask: string | undefined }
+  | { readonly method: 'removeRule'; readonly priority: number }
+  | { readonly method: 'patch'; readonly body: unknown; readonly updateMask: string | undefined }
+  | { readonly method: 'setLabels'; readonly body: unknown };
+
+/** PolicyRef names one policy. */
+export interface PolicyRef {
+  readonly project: string;
+  readonly scope: Scope;
+  readonly name: string;
+}
+
+/** ChangeOptions are the query options of a mutation. */
+export interface ChangeOptions {
+  readonly requestId?: string | undefined;
+  /** Validate everything, change nothing (addRule, patchRule, insert). */
+  readonly validateOnly?: boolean;
+}
+
+interface ChangeWork extends PolicyRef {
+  readonly change: PolicyChange;
+}
+
+const ACTIONS = {
+  insert: 'securityPolicies.insert',
+  delete: 'securityPolicies.delete',
+  change: 'securityPolicies.change',
+  validateOnly: 'securityPolicies.validateOnly',
+} as const;
+
+/**
+ * SecurityPolicyService implements security policies, global and regional. Every mutation is
+ * validated on the request (so a bad one is a synchronous 4xx that changes nothing) and then
+ * applied by its Operation's executor, inside the store transaction that marks it DONE, to the
+ * policy as it is at that moment: concurrent rule changes serialise there and none is lost.
+ * `validateOnly` runs the same validation and returns an Operation whose work does nothing, so a
+ * client that waits on it sees DONE and an unchanged policy.
+ */
+export class SecurityPolicyService {
+  constructor(
+    private readonly store: Store,
+    private readonly operations: OperationService,
+    private readonly clock: Clock,
+    private readonly ids: IdSource,
+  ) {
+    operations.register(ACTIONS.insert, async (tx, payload) => {
+      const policy = payload as StoredPolicy;
+      const key = policyKey(policy.project, policy.scope, policy.name);
+      if ((await tx.get(SECURITY_POLICIES_KIND, key)) !== undefined) throw alreadyExists(policyPath(policy.project, policy.scope, policy.name));
+      await tx.put(SECURITY_POLICIES_KIND, key, { ...policy, creationTime: this.clock.now() }, { expectRevision: 0 });
+      return { targetId: policy.id };
+    });
+    operations.register(ACTIONS.delete, async (tx, payload) => {
+      const ref = payload as PolicyRef;
+      if ((await tx.delete(SECURITY_POLICIES_KIND, policyKey(ref.project, ref.scope, ref.name))) === undefined) {
+        throw notFound(policyPath(ref.project, ref.scope, ref.name));
+      }
+    });
+    operations.register(ACTIONS.change, async (tx, payload) => {
+      const work = payload as ChangeWork;
+      const record = await tx.get<StoredPolicy>(SECURITY_POLICIES_KIND, policyKey(work.project, work.scope, work.name));
+      if (record === undefined) throw notFound(policyPath(work.project, work.scope, work.name));
+      const next = this.#apply(record.value, work.change);
+      await tx.put(SECURITY_POLICIES_KIND, record.key, next, { expectRevision: record.revision });
+      return { targetId: next.id };
+    });
+    operations.register(ACTIONS.validateOnly, async () => undefined);
+  }
+
+  /** insert validates the body (400, 409 on the request) and starts the Operation that creates the policy. */
+  async insert(project: string, scope: Scope, body: unknown, principal: Principal, options: ChangeOptions): Promise<StoredOperation> {
+    const earlier = await this.operations.byRequestId(project, scope, options.requestId);
+    if (earlier !== undefined) return earlier;
+    const policy = buildPolicy(body, { project, scope, id: uint64Id(this.ids), creationTime: this.clock.now(), fingerprint: this.#fingerprint() });
+    const path = policyPath(project, scope, policy.name);
+    if ((await this.store.get(SECURITY_POLICIES_KIND, policyKey(project, scope, policy.name))) !== undefined) throw alreadyExists(path);
+    return this.operations.start({
+      project,
+      scope,
+      operationType: 'insert',
+      targetPath: path,
+      targetId: policy.id,
+      user: principal.email,
+      requestId: options.requestId,
+      work: options.validateOnly === true ? { action: ACTIONS.validateOnly, payload: null } : { action: ACTIONS.insert, payload: policy },
+    });
+  }
+
+  /** get reads one policy or throws the real 404. */
+  async get(ref: PolicyRef): Promise<StoredPolicy> {
+    const record = await this.store.get<StoredPolicy>(SECURITY_POLICIES_KIND, policyKey(ref.project, ref.scope, ref.name));
+    if (record === undefined) throw notFound(policyPath(ref.project, ref.scope, ref.name));
+    return record.value;
+  }
+
+  /** list returns the policies of one scope, or of every scope, in name order. */
+  async list(project: string, scope?: Scope): Promise<StoredPolicy[]> {
+    const prefix = scope === undefined ? `${project}/` : policyKey(project, scope, '');
+    return (await this.store.list<StoredPolicy>(SECURITY_POLICIES_KIND, { prefix })).map((record) => record.value);
+  }
+
+  /** delete checks the policy exists (404 on the request) and starts the Operation that removes it. */
+  async delete(ref: PolicyRef, principal: Principal, options: ChangeOptions): Promise<StoredOperation> {
+    const earlier = await this.operations.byRequestId(ref.project, ref.scope, options.requestId);
+    if (earlier !== undefined) return earlier;
+    const policy = await this.get(ref);
+    return this.operations.start({
+      project: ref.project,
+      scope: ref.scope,
+      operationType: 'delete',
+      targetPath: policyPath(ref.project, ref.scope, ref.name),
+      targetId: policy.id,
+      user: principal.email,
+      requestId: options.requestId,
+      work: { action: ACTIONS.delete, payload: { project: ref.project, scope: ref.scope, name: ref.name } satisfies PolicyRef },
+    });
+  }
+
+  /**
+   * change validates a modification against the current policy (4xx on the request, nothing
+   * written) and starts the Operation that applies it. The operationType is the method name, so
+   * gcloud prints "Updated" and reads the policy back (no rule method ends in `delete`).
+   */
+  async change(ref: PolicyRef, change: PolicyChange, principal: Principal, options: ChangeOptions): Promise<StoredOperation> {
+    const earlier = await this.operations.byRequestId(ref.project, ref.scope, options.requestId);
+    if (earlier !== undefined) return earlier;
+    const policy = await this.get(ref);
+    this.#apply(policy, change);
+    const work: ChangeWork = { project: ref.project, scope: ref.scope, name: ref.name, change };
+    return this.operations.start({
+      project: ref.project,
+      scope: ref.scope,
+      operationType: change.method,
+      targetPath: policyPath(ref.project, ref.scope, ref.name),
+      targetId: policy.id,
+      user: principal.email,
+      requestId: options.requestId,
+      work: options.validateOnly === true ? { action: ACTIONS.validateOnly, payload: null } : { action: ACTIONS.change, payload: work },
+    });
+  }
+
+  #apply(policy: StoredPolicy, change: PolicyChange): StoredPolicy {
+    const fingerprint = this.#fingerprint();
+    switch (change.method) {
+      case 'addRule':
+        return addRule(policy, change.body, fingerprint);
+      case 'patchRule':
+        return patchRule(policy, change.priority, change.body, change.updateMask, fingerprint);
+      case 'removeRule':
+        return removeRule(policy, change.priority, fingerprint);
+      case 'patch':
+        return patchPolicy(policy, change.body, change.updateMask, fingerprint);
+      case 'setLabels':
+        return setLabels(policy, change.body, this.#fingerprint(), fingerprint);
+    }
+  }
+
+  /** fingerprint is 8 random bytes, base64, as the real service's fingerprints are. */
+  #fingerprint(): string {
+    return this.ids.bytes(8).toString('base64');
+  }
+}
