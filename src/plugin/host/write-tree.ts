@@ -11,13 +11,17 @@ export interface WriteOptions {
 }
 
 /**
- * writeContexts writes each location's tree, most recently created location first (the order
- * protoc's hash map yields in practice), stopping at the first failure as protoc does. A file
- * name that would leave its output directory is refused in every mode; nothing of that
- * location is written.
+ * writeContexts writes each location's tree. A file name that would leave its output directory
+ * is refused in every mode. In `protoc` mode every location is checked before anything is
+ * written, so a failed run writes nothing (current protoc iterates a hash map with a per-process
+ * seed, so which locations it writes before failing is not reproducible anyway). The other modes
+ * write location by location, most recently created first, stopping at the first failure, as
+ * protoc 3.21's unordered_map iteration does in practice.
  */
 export function writeContexts(contexts: readonly OutputContext[], options: WriteOptions): boolean {
-  for (const context of [...contexts].reverse()) {
+  const ordered = [...contexts].reverse();
+  if (options.compat === 'protoc' && !ordered.every((c) => checkContext(c, options.compat, options.stderr))) return false;
+  for (const context of ordered) {
     if (!writeContext(context, options)) return false;
   }
   return true;

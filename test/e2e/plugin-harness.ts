@@ -1,0 +1,115 @@
+// Shared helpers of the plugin e2e tests: real protoc binaries from npm, descriptor sets,
+// temporary trees, and a protoc-gen-fogbank executable that runs the TypeScript source.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/** REPO is the repository root. */
+export const REPO = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+/** FIXTURE_PROTOS holds the plugin test protos. */
+export const FIXTURE_PROTOS = join(REPO, 'test/fixtures/protos');
+/** SHARED_PROTOS holds googleapis' compute.proto and google/api (shared/ beside the repo). */
+export const SHARED_PROTOS = resolve(REPO, '../shared/testdata/protos');
+/** COMPUTE_PROTO is compute.proto's name inside SHARED_PROTOS. */
+export const COMPUTE_PROTO = 'google/cloud/compute/v1/compute.proto';
+
+/** PROTOC names the two npm protoc packages the parity tests run: 3.21.0 and 36.2. */
+export const PROTOC = {
+  oldest: join(REPO, 'node_modules/protoc-oldest/bin/protoc-linux-x86_64'),
+  newest: join(REPO, 'node_modules/protoc-newest/bin/protoc-linux-x86_64'),
+} as const;
+
+/** protocInclude is the WKT include directory shipped with the newest protoc package. */
+export const PROTOC_INCLUDE = join(REPO, 'node_modules/protoc-newest/include');
+
+/** requireTool fails loudly when a tool the test needs is missing, instead of passing silently. */
+export function requireTool(path: string): string {
+  if (!existsSync(path)) throw new Error(`missing ${path}: run npm ci (it is a devDependency)`);
+  return path;
+}
+
+/** tempDir makes a fresh directory under the OS temp dir. */
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `fogbank-${prefix}-`));
+}
+
+/** run runs a command and returns its status and output; it never throws on failure. */
+export function run(cmd: string, args: readonly string[], cwd: string, input?: Uint8Array) {
+  const r = spawnSync(cmd, args, { cwd, input, maxBuffer: 1 << 30 });
+  if (r.error) throw r.error;
+  return { status: r.status ?? -1, signal: r.signal, stdout: r.stdout, stderr: r.stderr.toString('utf8') };
+}
+
+/** descriptorSet compiles protos with the newest protoc into a descriptor set file and returns its path. */
+export function descriptorSet(files: readonly string[], dir: string, includes: readonly string[] = [FIXTURE_PROTOS]): string {
+  const out = join(dir, 'schema.pb');
+  const args = [
+    ...includes.map((i) => `-I${i}`),
+    `-I${PROTOC_INCLUDE}`,
+    `--descriptor_set_out=${out}`,
+    '--include_imports',
+    '--include_source_info',
+    ...files,
+  ];
+  const r = run(requireTool(PROTOC.newest), args, dir);
+  if (r.status !== 0) throw new Error(`protoc failed: ${r.stderr}`);
+  return out;
+}
+
+/**
+ * fogbankPluginExecutable writes an executable that runs protoc-gen-fogbank from src/ through
+ * tsx, so tests never pick up a stale dist/ build.
+ */
+export function fogbankPluginExecutable(dir: string): string {
+  const path = join(dir, 'protoc-gen-fogbank');
+  const loader = pathToFileURL(join(REPO, 'node_modules/tsx/dist/loader.mjs')).href;
+  writeFileSync(path, `#!/bin/sh\nexec node --import ${loader} ${join(REPO, 'src/cli/protoc-gen-fogbank.ts')} "$@"\n`);
+  chmodSync(path, 0o755);
+  return path;
+}
+
+/** readTree returns every file under dir as relative path → bytes (base64), sorted. */
+export function readTree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const entry of readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const p = join(d, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else out[relative(dir, p)] = readFileSync(p).toString('base64');
+    }
+  };
+  if (existsSync(dir)) walk(dir);
+  return out;
+}
+
+/** STRICT_TSCONFIG is the strictest compile the generated code must pass. */
+export const STRICT_TSCONFIG = {
+  compilerOptions: {
+    target: 'ES2023',
+    lib: ['ES2023'],
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    types: [],
+    strict: true,
+    exactOptionalPropertyTypes: true,
+    noUncheckedIndexedAccess: true,
+    noImplicitOverride: true,
+    noImplicitReturns: true,
+    noUnusedLocals: true,
+    noUnusedParameters: true,
+    noPropertyAccessFromIndexSignature: true,
+    verbatimModuleSyntax: true,
+    isolatedModules: true,
+    noEmit: true,
+  },
+  include: ['**/*.ts'],
+};
+
+/** typecheck runs `tsc --strict` (STRICT_TSCONFIG) over a generated tree and returns tsc's output and status. */
+export function typecheck(dir: string) {
+  writeFileSync(join(dir, 'package.json'), '{"type":"module"}\n');
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(STRICT_TSCONFIG, null, 2));
+  return run(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', dir], dir);
+}
