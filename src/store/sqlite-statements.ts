@@ -68,6 +68,9 @@ export class WriteStatements extends ReadStatements {
   readonly begin: Database.Statement<[]>;
   readonly commit: Database.Statement<[]>;
   readonly rollback: Database.Statement<[]>;
+  readonly savepoint: Database.Statement<[]>;
+  readonly release: Database.Statement<[]>;
+  readonly rollbackToSavepoint: Database.Statement<[]>;
   /** upsert returns the row's create_revision: equal to the new revision exactly when it created the row. */
   readonly upsert: Database.Statement<[string, string, string, number, number], number>;
   readonly remove: Database.Statement<[string, string]>;
@@ -84,6 +87,11 @@ export class WriteStatements extends ReadStatements {
     this.begin = db.prepare('BEGIN IMMEDIATE');
     this.commit = db.prepare('COMMIT');
     this.rollback = db.prepare('ROLLBACK');
+    // Each transact function of a group commit runs inside its own savepoint, so one that
+    // throws is undone alone while its neighbours commit.
+    this.savepoint = db.prepare('SAVEPOINT fogbank_transact');
+    this.release = db.prepare('RELEASE fogbank_transact');
+    this.rollbackToSavepoint = db.prepare('ROLLBACK TO fogbank_transact');
     this.upsert = db
       .prepare<[string, string, string, number, number], number>(
         'INSERT INTO records (kind, key, value, create_revision, revision) VALUES (?, ?, ?, ?, ?) ' +

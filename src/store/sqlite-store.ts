@@ -3,20 +3,19 @@ import { ChangeHub, subscribeWithBacklog } from './change-hub.ts';
 import { migrate } from './migrations.ts';
 import { Mutex } from './mutex.ts';
 import { RecordCache } from './record-cache.ts';
-import { ReadStatements, WriteStatements, type ChangeRow, type ListParams, type RecordRow } from './sqlite-statements.ts';
+import { countRecords, isTombstone, listRecords, readChanges, readRecord } from './sqlite-reads.ts';
+import { ReadStatements, WriteStatements } from './sqlite-statements.ts';
+import { SqliteTransaction } from './sqlite-transaction.ts';
 import {
   CompactedError,
-  ConflictError,
   StoreClosedError,
   type Change,
   type ChangeListener,
-  type ChangeType,
   type ListOptions,
   type Store,
   type StoredRecord,
   type Subscription,
   type Transaction,
-  type WriteOptions,
 } from './store.ts';
 
 /** SqliteStoreOptions tune the SQLite backend; the defaults suit `fogbank start`. */
@@ -35,12 +34,14 @@ export interface SqliteStoreOptions {
 const DEFAULT_RETENTION = 100_000;
 const DEFAULT_COMPACTION_BATCH = 1_000;
 const DEFAULT_CACHE_SIZE = 10_000;
+// Bounds how long the first transaction of a group waits for the others to run before its commit.
+const MAX_GROUP = 256;
 
-/** A staged delete, remembered so reads inside the transaction and the cache see it. */
-interface Tombstone {
-  readonly kind: string;
-  readonly key: string;
-  readonly deleted: true;
+/** A queued `transact` call. */
+interface Job {
+  readonly fn: (tx: Transaction) => Promise<unknown>;
+  readonly resolve: (result: unknown) => void;
+  readonly reject: (error: unknown) => void;
 }
 
 /**
@@ -51,10 +52,17 @@ interface Tombstone {
  * `kill -9` of the process; only an OS crash or power loss can lose the last commits, which is
  * the trade we want for a local emulator (FULL would fsync on every commit).
  *
- * Connections: a transaction keeps `BEGIN IMMEDIATE` open across the awaits of its function, so
- * the writer connection holds uncommitted rows meanwhile. Reads from outside the transaction
- * then go to a second, read-only connection, which in WAL mode sees the last committed state;
- * otherwise they use the writer connection, whose page cache is warm.
+ * Group commit: the cost of a commit is mostly writing its pages to the WAL, so transactions
+ * that queue up while one runs are committed together: one `BEGIN IMMEDIATE … COMMIT` around
+ * several functions, each in its own savepoint (a throwing one is rolled back alone). Every
+ * function still runs alone and sees all earlier writes, and none is acknowledged (its promise
+ * resolved, its changes published) before the shared COMMIT is done, so the contract holds.
+ * Keep transaction functions short: a slow one delays the acknowledgement of its group.
+ *
+ * Connections: the SQLite transaction stays open across the awaits of the functions, so the
+ * writer connection holds uncommitted rows meanwhile. Reads from outside then go to a second,
+ * read-only connection, which in WAL mode sees the last committed state; otherwise they use the
+ * writer connection, whose page cache is warm.
  *
  * One process per database file: the revision counter and record cache live in this process
  * (several replicas sharing state is what the postgres backend is for).
@@ -70,6 +78,8 @@ export class SqliteStore implements Store {
   readonly #cache: RecordCache;
   readonly #retention: number;
   readonly #compactionBatch: number;
+  readonly #queue: Job[] = [];
+  #draining = false;
   #revision: number;
   #oldest: number;
   #inTransaction = false;
@@ -112,12 +122,15 @@ export class SqliteStore implements Store {
 
   async get<T>(kind: string, key: string): Promise<StoredRecord<T> | undefined> {
     this.#check();
-    return this.#getRecord(this.#committedView(), kind, key, true) as StoredRecord<T> | undefined;
+    const record = readRecord(this.#committedView(), this.#cache, kind, key);
+    // Committed, so safe to cache; re-setting a hit keeps hot records young.
+    if (record !== undefined) this.#cache.set(record);
+    return record as StoredRecord<T> | undefined;
   }
 
   async list<T>(kind: string, options: ListOptions = {}): Promise<StoredRecord<T>[]> {
     this.#check();
-    return this.#listRecords(this.#committedView(), kind, options) as StoredRecord<T>[];
+    return listRecords(this.#committedView(), this.#cache, kind, options) as StoredRecord<T>[];
   }
 
   async count(kind: string, options: Pick<ListOptions, 'prefix'> = {}): Promise<number> {
@@ -127,22 +140,18 @@ export class SqliteStore implements Store {
 
   async transact<R>(fn: (tx: Transaction) => Promise<R>): Promise<R> {
     this.#check();
-    return this.#mutex.run(async () => {
-      this.#check();
-      return this.#runTransaction(fn);
+    return new Promise<R>((resolve, reject) => {
+      this.#queue.push({ fn, resolve: resolve as (result: unknown) => void, reject });
+      if (this.#draining) return;
+      this.#draining = true;
+      void this.#mutex.run(() => this.#drain());
     });
   }
 
   async changesSince(revision: number, options: { readonly kinds?: readonly string[]; readonly limit?: number } = {}): Promise<Change[]> {
     this.#check();
     if (revision < this.#oldest) throw new CompactedError(revision, this.#oldest);
-    const view = this.#committedView();
-    const limit = sqlLimit(options.limit);
-    const rows =
-      options.kinds === undefined
-        ? view.changes.all(revision, limit)
-        : view.changesOfKinds.all(revision, JSON.stringify(options.kinds), limit);
-    return rows.map((row) => this.#toChange(row));
+    return readChanges(this.#committedView(), this.#cache, revision, options);
   }
 
   async oldestResumableRevision(): Promise<number> {
@@ -162,6 +171,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    // Queued transactions run first: the mutex orders close after the drain already scheduled.
     await this.#mutex.run(async () => {
       if (this.#closed) return;
       this.#closed = true;
@@ -173,98 +183,79 @@ export class SqliteStore implements Store {
     });
   }
 
-  async #runTransaction<R>(fn: (tx: Transaction) => Promise<R>): Promise<R> {
-    const w = this.#write;
-    const start = this.#revision;
-    let revision = start;
-    let open = true;
-    const pending: Change[] = [];
-    // The transaction's own writes, by cache key: answers its reads without SQL and feeds the
-    // cache after COMMIT (never before, so a rolled-back value is never cached).
-    const written = new Map<string, StoredRecord | Tombstone>();
-    const guard = (): void => {
-      if (!open) throw new Error('the transaction has finished: use its handle only inside the transact function');
-    };
-    const tx: Transaction = {
-      get: async <T>(kind: string, key: string) => {
-        guard();
-        const own = written.get(writeKey(kind, key));
-        if (own !== undefined) return isTombstone(own) ? undefined : (own as StoredRecord<T>);
-        return this.#getRecord(w, kind, key, false) as StoredRecord<T> | undefined;
-      },
-      list: async <T>(kind: string, options: ListOptions = {}) => {
-        guard();
-        return this.#listRecords(w, kind, options, written) as StoredRecord<T>[];
-      },
-      count: async (kind: string, options: Pick<ListOptions, 'prefix'> = {}) => {
-        guard();
-        return countRecords(w, kind, options);
-      },
-      put: async <T>(kind: string, key: string, value: T, options?: WriteOptions) => {
-        guard();
-        const json = serialize(kind, key, value);
-        // Without a precondition the upsert alone tells created from updated: one statement less.
-        if (options?.expectRevision !== undefined) precondition(kind, key, w.revisionOf.get(kind, key) ?? 0, options);
-        const next = revision + 1;
-        const createRevision = w.upsert.get(kind, key, json, next, next) ?? next;
-        const type: ChangeType = createRevision === next ? 'created' : 'updated';
-        w.appendChange.run(next, type, kind, key, json, createRevision);
-        revision = next;
-        const record: StoredRecord<T> = { kind, key, value, createRevision, revision };
-        written.set(writeKey(kind, key), record);
-        pending.push({ type, kind, key, value, revision, createRevision });
-        return record;
-      },
-      delete: async <T>(kind: string, key: string, options?: WriteOptions) => {
-        guard();
-        const row = w.record.get(kind, key);
-        precondition(kind, key, row?.revision ?? 0, options);
-        if (row === undefined) return undefined;
-        const id = writeKey(kind, key);
-        const own = written.get(id);
-        const record = own !== undefined && !isTombstone(own) ? own : (this.#cache.get(kind, key, row.revision) ?? toRecord(row));
-        const next = revision + 1;
-        w.remove.run(kind, key);
-        w.appendChange.run(next, 'deleted', kind, key, row.value, row.create_revision);
-        revision = next;
-        written.set(id, { kind, key, deleted: true });
-        pending.push({ type: 'deleted', kind, key, value: record.value, revision, createRevision: row.create_revision });
-        return record as StoredRecord<T>;
-      },
-    };
-
-    w.begin.run();
-    this.#inTransaction = true;
-    let oldest = this.#oldest;
-    let result: R;
+  /** Runs queued transactions, a group per SQLite transaction, until the queue is empty. */
+  async #drain(): Promise<void> {
     try {
-      result = await fn(tx);
-      open = false;
+      while (this.#queue.length > 0) {
+        const group = this.#queue.splice(0, MAX_GROUP);
+        if (this.#closed) for (const job of group) job.reject(new StoreClosedError());
+        else await this.#commitGroup(group);
+      }
+    } finally {
+      this.#draining = false;
+    }
+  }
+
+  async #commitGroup(group: readonly Job[]): Promise<void> {
+    const w = this.#write;
+    const done: { job: Job; tx: SqliteTransaction; result: unknown }[] = [];
+    let revision = this.#revision;
+    let oldest = this.#oldest;
+    try {
+      w.begin.run();
+    } catch (error) {
+      for (const job of group) job.reject(error);
+      return;
+    }
+    this.#inTransaction = true;
+    // A lone job needs no savepoint: if it throws, rolling back the whole transaction undoes it.
+    const savepoints = group.length > 1;
+    try {
+      for (const job of group) {
+        const tx = new SqliteTransaction(w, this.#cache, revision);
+        if (savepoints) w.savepoint.run();
+        try {
+          const result = await job.fn(tx);
+          tx.finish();
+          if (savepoints) w.release.run();
+          revision = tx.revision;
+          done.push({ job, tx, result });
+        } catch (error) {
+          tx.finish();
+          // SQLite may have abandoned the whole transaction (e.g. a full disk): then the group fails.
+          if (!savepoints || !this.#writer.inTransaction) throw error;
+          w.rollbackToSavepoint.run();
+          w.release.run();
+          job.reject(error);
+        }
+      }
       // Trim in the same transaction, recording the revision in meta because the trim may remove
       // the newest change it would otherwise be derived from (retention 0). Commits in between
       // leave meta alone: one page less to write each time (about a quarter of a commit's cost).
-      if (revision !== start && revision - oldest > this.#retention + this.#compactionBatch) {
+      if (revision - oldest > this.#retention + this.#compactionBatch) {
         oldest = Math.max(oldest, revision - this.#retention);
         w.compact.run(oldest);
         w.setRevision.run(revision);
       }
       w.commit.run();
     } catch (error) {
-      open = false;
       this.#inTransaction = false;
-      // SQLite may already have rolled back by itself (e.g. on a full disk).
       if (this.#writer.inTransaction) w.rollback.run();
-      throw error;
+      // Nothing of the group is durable: fail all its jobs (rejecting a settled one is a no-op).
+      for (const job of group) job.reject(error);
+      return;
     }
     this.#inTransaction = false;
     this.#revision = revision;
     this.#oldest = oldest;
-    for (const entry of written.values()) {
-      if (isTombstone(entry)) this.#cache.forget(entry.kind, entry.key);
-      else this.#cache.set(entry);
+    for (const { tx } of done) {
+      for (const entry of tx.written.values()) {
+        if (isTombstone(entry)) this.#cache.forget(entry.kind, entry.key);
+        else this.#cache.set(entry);
+      }
     }
-    this.#hub.publish(pending);
-    return result;
+    for (const { tx } of done) this.#hub.publish(tx.changes);
+    for (const { job, result } of done) job.resolve(result);
   }
 
   /** The statements that see exactly the committed state right now (see the class comment). */
@@ -272,83 +263,7 @@ export class SqliteStore implements Store {
     return this.#inTransaction ? this.#read : this.#write;
   }
 
-  #getRecord(view: ReadStatements, kind: string, key: string, remember: boolean): StoredRecord | undefined {
-    // Asking for the revision first lets an unchanged record skip both the value copy and JSON.parse.
-    const revision = view.revisionOf.get(kind, key);
-    if (revision === undefined) return undefined;
-    const cached = this.#cache.get(kind, key, revision);
-    if (cached !== undefined) return cached;
-    const row = view.record.get(kind, key);
-    if (row === undefined) return undefined;
-    const record = toRecord(row);
-    // Only committed rows may be cached: `remember` is false for reads inside a transaction.
-    if (remember) this.#cache.set(record);
-    return record;
-  }
-
-  #listRecords(
-    view: ReadStatements,
-    kind: string,
-    options: ListOptions,
-    own?: ReadonlyMap<string, StoredRecord | Tombstone>,
-  ): StoredRecord[] {
-    const params: ListParams[0] = { kind, limit: sqlLimit(options.limit) };
-    if (options.prefix !== undefined) params.prefix = options.prefix;
-    if (options.after !== undefined) params.after = options.after;
-    const variant = (options.prefix !== undefined ? 1 : 0) + (options.after !== undefined ? 2 : 0);
-    const rows = view.list[variant]!.all(params);
-    return rows.map((row) => {
-      const staged = own?.get(writeKey(row.kind, row.key));
-      if (staged !== undefined && !isTombstone(staged) && staged.revision === row.revision) return staged;
-      return this.#cache.get(row.kind, row.key, row.revision) ?? toRecord(row);
-    });
-  }
-
-  #toChange(row: ChangeRow): Change {
-    const cached = this.#cache.get(row.kind, row.key, row.revision);
-    return {
-      type: row.type as ChangeType,
-      kind: row.kind,
-      key: row.key,
-      value: cached !== undefined ? cached.value : JSON.parse(row.value),
-      revision: row.revision,
-      createRevision: row.create_revision,
-    };
-  }
-
   #check(): void {
     if (this.#closed) throw new StoreClosedError();
   }
-}
-
-function countRecords(view: ReadStatements, kind: string, options: Pick<ListOptions, 'prefix'>): number {
-  return options.prefix === undefined ? (view.count.get(kind) ?? 0) : (view.countPrefix.get({ kind, prefix: options.prefix }) ?? 0);
-}
-
-function precondition(kind: string, key: string, actual: number, options: WriteOptions | undefined): void {
-  const expected = options?.expectRevision;
-  if (expected !== undefined && expected !== actual) throw new ConflictError(kind, key, expected, actual);
-}
-
-function serialize(kind: string, key: string, value: unknown): string {
-  const json = JSON.stringify(value);
-  if (json === undefined) throw new TypeError(`the value of ${kind}/${key} is not JSON-serialisable`);
-  return json;
-}
-
-function toRecord(row: RecordRow): StoredRecord {
-  return { kind: row.kind, key: row.key, value: JSON.parse(row.value), createRevision: row.create_revision, revision: row.revision };
-}
-
-// SQLite reads a negative LIMIT as "no limit".
-function sqlLimit(limit: number | undefined): number {
-  return limit === undefined ? -1 : Math.max(0, Math.floor(limit));
-}
-
-function writeKey(kind: string, key: string): string {
-  return `${kind}\u0000${key}`;
-}
-
-function isTombstone(entry: StoredRecord | Tombstone): entry is Tombstone {
-  return 'deleted' in entry;
 }

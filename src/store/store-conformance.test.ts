@@ -220,6 +220,46 @@ for (const backend of backends) {
       assert.equal(counter?.revision, 100);
     });
 
+    it('undoes a failing transaction alone, among concurrent ones', async () => {
+      const store = await open();
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 20 }, (_, i) =>
+          store
+            .transact(async (tx) => {
+              await tx.put('k', `key-${String(i).padStart(2, '0')}`, i);
+              if (i % 3 === 0) throw new Error(`fail ${i}`);
+              return i;
+            })
+            // Acknowledged means committed: an outside read right after resolution sees the write.
+            .then(async (value) => ({ value, visible: (await store.get('k', `key-${String(value).padStart(2, '0')}`))?.value })),
+        ),
+      );
+      outcomes.forEach((outcome, i) => {
+        if (i % 3 === 0) assert.deepEqual(outcome, { status: 'rejected', reason: new Error(`fail ${i}`) });
+        else assert.deepEqual(outcome, { status: 'fulfilled', value: { value: i, visible: i } });
+      });
+      const records = await store.list<number>('k');
+      assert.deepEqual(
+        records.map((r) => r.value),
+        Array.from({ length: 20 }, (_, i) => i).filter((i) => i % 3 !== 0),
+      );
+      assert.deepEqual(records.map((r) => r.revision), Array.from({ length: 13 }, (_, i) => i + 1));
+      assert.equal(await store.currentRevision(), 13);
+      assert.deepEqual((await store.changesSince(0)).map((c) => c.revision), Array.from({ length: 13 }, (_, i) => i + 1));
+    });
+
+    it('publishes a change only once outside readers can see it', async () => {
+      const store = await open();
+      const reads: Promise<unknown>[] = [];
+      const subscription = await store.subscribe(0, (change) => {
+        // The read starts synchronously, inside the listener call.
+        reads.push(store.get('k', change.key).then((record) => record?.value));
+      });
+      await Promise.all(Array.from({ length: 10 }, (_, i) => put(store, 'k', `key-${i}`, i)));
+      assert.deepEqual(await Promise.all(reads), Array.from({ length: 10 }, (_, i) => i));
+      subscription.close();
+    });
+
     it('records every write in the change feed', async () => {
       const store = await open();
       await put(store, 'a', 'x', { v: 1 });

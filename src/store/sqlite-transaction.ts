@@ -1,0 +1,103 @@
+import type { RecordCache } from './record-cache.ts';
+import { countRecords, isTombstone, listRecords, readRecord, toRecord, writeKey, type Tombstone } from './sqlite-reads.ts';
+import type { WriteStatements } from './sqlite-statements.ts';
+import { ConflictError, type Change, type ChangeType, type ListOptions, type StoredRecord, type Transaction, type WriteOptions } from './store.ts';
+
+/**
+ * SqliteTransaction is the handle one `transact` function gets. It runs its statements on the
+ * writer connection inside the open SQLite transaction (so its reads see its writes) and
+ * collects what it did, for the store to publish and cache once the commit is durable.
+ */
+export class SqliteTransaction implements Transaction {
+  /** changes are this transaction's feed entries, in revision order. */
+  readonly changes: Change[] = [];
+  /** written holds its own writes: answers its reads without SQL, feeds the cache after COMMIT. */
+  readonly written = new Map<string, StoredRecord | Tombstone>();
+  readonly #write: WriteStatements;
+  readonly #cache: RecordCache;
+  #revision: number;
+  #open = true;
+
+  constructor(write: WriteStatements, cache: RecordCache, revision: number) {
+    this.#write = write;
+    this.#cache = cache;
+    this.#revision = revision;
+  }
+
+  /** revision is the revision of this transaction's last write (its start revision before any). */
+  get revision(): number {
+    return this.#revision;
+  }
+
+  /** finish invalidates the handle once the function has settled. */
+  finish(): void {
+    this.#open = false;
+  }
+
+  async get<T>(kind: string, key: string): Promise<StoredRecord<T> | undefined> {
+    this.#guard();
+    const own = this.written.get(writeKey(kind, key));
+    if (own !== undefined) return isTombstone(own) ? undefined : (own as StoredRecord<T>);
+    return readRecord(this.#write, this.#cache, kind, key) as StoredRecord<T> | undefined;
+  }
+
+  async list<T>(kind: string, options: ListOptions = {}): Promise<StoredRecord<T>[]> {
+    this.#guard();
+    return listRecords(this.#write, this.#cache, kind, options, this.written) as StoredRecord<T>[];
+  }
+
+  async count(kind: string, options: Pick<ListOptions, 'prefix'> = {}): Promise<number> {
+    this.#guard();
+    return countRecords(this.#write, kind, options);
+  }
+
+  async put<T>(kind: string, key: string, value: T, options?: WriteOptions): Promise<StoredRecord<T>> {
+    this.#guard();
+    const w = this.#write;
+    const json = serialize(kind, key, value);
+    // Without a precondition the upsert alone tells created from updated: one statement less.
+    if (options?.expectRevision !== undefined) precondition(kind, key, w.revisionOf.get(kind, key) ?? 0, options);
+    const revision = this.#revision + 1;
+    const createRevision = w.upsert.get(kind, key, json, revision, revision) ?? revision;
+    const type: ChangeType = createRevision === revision ? 'created' : 'updated';
+    w.appendChange.run(revision, type, kind, key, json, createRevision);
+    this.#revision = revision;
+    const record: StoredRecord<T> = { kind, key, value, createRevision, revision };
+    this.written.set(writeKey(kind, key), record);
+    this.changes.push({ type, kind, key, value, revision, createRevision });
+    return record;
+  }
+
+  async delete<T>(kind: string, key: string, options?: WriteOptions): Promise<StoredRecord<T> | undefined> {
+    this.#guard();
+    const w = this.#write;
+    const row = w.record.get(kind, key);
+    precondition(kind, key, row?.revision ?? 0, options);
+    if (row === undefined) return undefined;
+    const id = writeKey(kind, key);
+    const own = this.written.get(id);
+    const record = own !== undefined && !isTombstone(own) ? own : (this.#cache.get(kind, key, row.revision) ?? toRecord(row));
+    const revision = this.#revision + 1;
+    w.remove.run(kind, key);
+    w.appendChange.run(revision, 'deleted', kind, key, row.value, row.create_revision);
+    this.#revision = revision;
+    this.written.set(id, { kind, key, deleted: true });
+    this.changes.push({ type: 'deleted', kind, key, value: record.value, revision, createRevision: row.create_revision });
+    return record as StoredRecord<T>;
+  }
+
+  #guard(): void {
+    if (!this.#open) throw new Error('the transaction has finished: use its handle only inside the transact function');
+  }
+}
+
+function precondition(kind: string, key: string, actual: number, options: WriteOptions | undefined): void {
+  const expected = options?.expectRevision;
+  if (expected !== undefined && expected !== actual) throw new ConflictError(kind, key, expected, actual);
+}
+
+function serialize(kind: string, key: string, value: unknown): string {
+  const json = JSON.stringify(value);
+  if (json === undefined) throw new TypeError(`the value of ${kind}/${key} is not JSON-serialisable`);
+  return json;
+}
