@@ -59,8 +59,12 @@ export function parsePathTemplate(template: string): PathTemplate {
   return { parts };
 }
 
-/** variablePattern returns a regular expression source matching a variable's value. */
+/**
+ * variablePattern returns a regular expression source matching a variable's value. A lone `*`
+ * accepts any non-empty value: the client percent-encodes it whole, `/` included.
+ */
 export function variablePattern(segments: readonly string[]): string {
+  if (segments.length === 1 && segments[0] === '*') return '^.+$';
   return `^${segments
     .map((s) => (s === '*' ? '[^/]+' : s === '**' ? '.*' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
     .join('/')}$`;

@@ -1,0 +1,104 @@
+// protoc-gen-fogbank end to end: run by real protoc (3.21.0 and 36.2) and by `buf generate`,
+// over compute.proto and the fixture corpus; the output must compile under tsc --strict.
+import assert from 'node:assert/strict';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import {
+  COMPUTE_PROTO,
+  FIXTURE_PROTOS,
+  fogbankPluginExecutable,
+  PROTOC,
+  PROTOC_INCLUDE,
+  readTree,
+  REPO,
+  requireTool,
+  run,
+  SHARED_PROTOS,
+  tempDir,
+  typecheck,
+} from './plugin-harness.ts';
+
+const CORPUS = ['corpus/common/types.proto', 'corpus/proto2.proto', 'corpus/proto3.proto', 'corpus/library.proto'];
+const EDITIONS = ['editions/edition2023.proto'];
+
+const work = tempDir('generator');
+const plugin = fogbankPluginExecutable(work);
+
+function protocGenerate(protoc: string, out: string, files: readonly string[]) {
+  mkdirSync(out, { recursive: true });
+  return run(
+    requireTool(protoc),
+    [`-I${FIXTURE_PROTOS}`, `-I${SHARED_PROTOS}`, `-I${PROTOC_INCLUDE}`, `--plugin=protoc-gen-fogbank=${plugin}`, `--fogbank_out=${out}`, ...files],
+    work,
+  );
+}
+
+test('protoc 36.2 output for compute.proto and the corpus compiles with tsc --strict', () => {
+  const out = join(work, 'newest');
+  const r = protocGenerate(PROTOC.newest, out, [...CORPUS, ...EDITIONS, COMPUTE_PROTO]);
+  assert.equal(r.status, 0, r.stderr);
+  const compute = readFileSync(join(out, 'google/cloud/compute/v1/compute.fogbank.ts'), 'utf8');
+  assert.match(compute, /^export class InstanceTemplatesClient \{$/m);
+  assert.match(compute, /^  insert\(request: InsertInstanceTemplateRequest, options\?: \$rest\.CallOptions\): Promise<Operation> \{$/m);
+  assert.match(compute, /^  versionedExpr\?: SecurityPolicyRuleMatcher_VersionedExpr \| \(string & \{\}\);$/m);
+  assert.match(compute, /\/\/ @@protoc_insertion_point\(message_scope:google\.cloud\.compute\.v1\.InstanceTemplate\)/);
+  assert.match(compute, /\/\/ @@protoc_insertion_point\(service_scope:google\.cloud\.compute\.v1\.InstanceTemplates\)/);
+  const tsc = typecheck(out);
+  assert.equal(tsc.stdout.toString() + tsc.stderr, '');
+  assert.equal(tsc.status, 0);
+});
+
+test('the corpus output has the JSON shapes of proto2, proto3, editions and well-known types', () => {
+  const tree = join(work, 'newest');
+  const shapes = readFileSync(join(tree, 'corpus/proto3.fogbank.ts'), 'utf8');
+  for (const line of [
+    '  fInt64?: string;',
+    '  fBytes?: string;',
+    '  fDouble?: number | "NaN" | "Infinity" | "-Infinity";',
+    '  "custom-json!"?: string;',
+    '  outers?: { [key: string]: Outer };',
+    '  flags?: { [key: string]: $corpus_common_types.Priority };',
+    '  at?: string;',
+    '  meta?: { [key: string]: $JsonValue };',
+    '  any?: $Any;',
+    '  nullValue?: null;',
+    'export interface class$ {',
+    'export type object$ =',
+    'export interface Outer_Inner$1 {',
+    'import type * as $corpus_common_types from "./common/types.fogbank.js";',
+  ]) {
+    assert.ok(shapes.includes(`${line}\n`), `missing line: ${line}`);
+  }
+  const legacy = readFileSync(join(tree, 'corpus/proto2.fogbank.ts'), 'utf8');
+  assert.ok(legacy.includes('  id: string;\n'), 'proto2 required is not optional');
+  assert.ok(legacy.includes('  settings?: Account_Settings;\n'), 'groups use the lower-cased JSON name');
+  const editions = readFileSync(join(tree, 'editions/edition2023.fogbank.ts'), 'utf8');
+  assert.ok(editions.includes('  id: string;\n'), 'LEGACY_REQUIRED is required');
+  assert.ok(editions.includes('  bulb?: Lamp_Bulb;\n'));
+  assert.ok(editions.includes('  shadesByRoom?: { [key: string]: Shade };\n'));
+});
+
+test('protoc 3.21.0 runs protoc-gen-fogbank with the same output', () => {
+  const out = join(work, 'oldest');
+  const r = protocGenerate(PROTOC.oldest, out, CORPUS);
+  assert.equal(r.status, 0, r.stderr);
+  const newest = readTree(join(work, 'newest', 'corpus'));
+  assert.deepEqual(readTree(join(out, 'corpus')), newest);
+});
+
+test('buf generate runs protoc-gen-fogbank with the same output as protoc', () => {
+  const root = join(work, 'buf');
+  mkdirSync(join(root, 'protos/google'), { recursive: true });
+  cpSync(join(FIXTURE_PROTOS, 'corpus'), join(root, 'protos/corpus'), { recursive: true });
+  cpSync(join(FIXTURE_PROTOS, 'editions'), join(root, 'protos/editions'), { recursive: true });
+  cpSync(join(SHARED_PROTOS, 'google/api'), join(root, 'protos/google/api'), { recursive: true });
+  writeFileSync(join(root, 'buf.yaml'), 'version: v2\nmodules:\n  - path: protos\n');
+  writeFileSync(join(root, 'buf.gen.yaml'), `version: v2\nplugins:\n  - local: ${plugin}\n    out: gen\n`);
+  const buf = requireTool(join(REPO, 'node_modules/.bin/buf'));
+  const r = run(buf, ['generate', '--template', 'buf.gen.yaml', '--path', 'protos/corpus', '--path', 'protos/editions'], root);
+  assert.equal(r.status, 0, r.stderr);
+  const newest = readTree(join(work, 'newest'));
+  const expected = Object.fromEntries(Object.entries(newest).filter(([k]) => k.startsWith('corpus/') || k.startsWith('editions/')));
+  assert.deepEqual(readTree(join(root, 'gen')), expected);
+});
