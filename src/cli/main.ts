@@ -37,7 +37,7 @@ async function main(argv: readonly string[]): Promise<number> {
 
 async function runStart(argv: readonly string[]): Promise<number> {
   const args = parseStartArgs(argv);
-  const tokens = args.config === undefined ? [] : loadConfigFile(args.config).tokens;
+  const tokens = args.config === undefined ? [] : (await loadConfigFile(args.config)).tokens;
   const server = await startFogbank({
     host: args.host,
     port: args.port,

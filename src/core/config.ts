@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import type { TokenGrant } from './auth.ts';
 
 /** OperationsMode chooses how fast compute Operations finish. */
@@ -15,14 +14,15 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-/** loadConfigFile reads and strictly checks a configuration file. */
-export function loadConfigFile(path: string): FileConfig {
+/** loadConfigFile reads and strictly checks a configuration file (the YAML parser loads only when one is given). */
+export async function loadConfigFile(path: string): Promise<FileConfig> {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     throw new ConfigError(`cannot read config file ${path}: ${(error as Error).message}`);
   }
+  const { parse: parseYaml } = await import('yaml');
   let raw: unknown;
   try {
     raw = parseYaml(text);

@@ -65,7 +65,8 @@ describe('gcloud compute instance-templates against fogbank (realistic operation
     assert.equal(disk.kind, 'compute#attachedDisk');
     assert.equal(disk.initializeParams.diskSizeGb, '10');
     assert.equal(properties.metadata.kind, 'compute#metadata');
-    assert.match(properties.metadata.fingerprint, /^[A-Za-z0-9+/]{11}=$/);
+    // gcloud re-encodes bytes fields in the URL-safe alphabet.
+    assert.match(properties.metadata.fingerprint, /^[A-Za-z0-9+/_-]{11}=$/);
     assert.deepEqual(properties.scheduling, { automaticRestart: true, onHostMaintenance: 'MIGRATE', preemptible: false, provisioningModel: 'STANDARD' });
   });
 

@@ -65,6 +65,9 @@ export class OperationService {
   #subscription: Subscription | undefined;
   #sweeper: NodeJS.Timeout | undefined;
   #closed = false;
+  /** Resolves when close() is called, so work sleeping on a timer does not hold shutdown open. */
+  #closing: () => void = () => undefined;
+  readonly #closedSignal = new Promise<void>((resolve) => (this.#closing = resolve));
 
   constructor(readonly options: OperationServiceOptions) {}
 
@@ -88,6 +91,7 @@ export class OperationService {
   /** close stops background work and releases every waiting `wait` call. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#closing();
     if (this.#sweeper) clearInterval(this.#sweeper);
     this.#subscription?.close();
     for (const waiters of this.#waiters.values()) for (const wake of waiters) wake();
@@ -130,20 +134,32 @@ export class OperationService {
     };
     const key = operationKey(op.project, op.scope, op.name);
     const requestKey = request.requestId === undefined ? undefined : `${op.project}/${scopePath(op.scope)}/${request.requestId}`;
-    const created = await store.transact(async (tx) => {
-      if (requestKey !== undefined) {
-        const ref = await tx.get<{ operationKey: string }>(REQUEST_IDS_KIND, requestKey);
-        const earlier = ref && (await tx.get<StoredOperation>(OPERATIONS_KIND, ref.value.operationKey));
-        if (earlier) return { op: earlier.value, fresh: false };
-        await tx.put(REQUEST_IDS_KIND, requestKey, { operationKey: key, insertTime: now });
-      }
-      await tx.put(OPERATIONS_KIND, key, op, { expectRevision: 0 });
-      return { op, fresh: true };
-    });
-    if (!created.fresh) return created.op;
-    if (this.options.mode === 'instant') return this.#finish(op);
-    this.#track(this.#advance(op));
-    return op;
+    const instant = this.options.mode === 'instant';
+    // Writes the Operation (and its requestId entry) unless an earlier request with the same id did.
+    const record = (final: (tx: Transaction) => Promise<StoredOperation>) =>
+      store.transact(async (tx) => {
+        if (requestKey !== undefined) {
+          const ref = await tx.get<{ operationKey: string }>(REQUEST_IDS_KIND, requestKey);
+          const earlier = ref && (await tx.get<StoredOperation>(OPERATIONS_KIND, ref.value.operationKey));
+          if (earlier) return { op: earlier.value, fresh: false };
+          await tx.put(REQUEST_IDS_KIND, requestKey, { operationKey: key, insertTime: now });
+        }
+        const stored = await final(tx);
+        await tx.put(OPERATIONS_KIND, key, stored, { expectRevision: 0 });
+        return { op: stored, fresh: true };
+      });
+    if (!instant) {
+      const created = await record(async () => op);
+      if (created.fresh) this.#track(this.#advance(op));
+      return created.op;
+    }
+    // Instant: the Operation is born DONE, in the same transaction as its work.
+    try {
+      return (await record((tx) => this.#runWork(tx, op))).op;
+    } catch (error) {
+      if (!(error instanceof WorkFailure)) throw error;
+      return (await record(async () => this.#failed(op, error.error))).op;
+    }
   }
 
   /** get reads one Operation or throws the real 404. */
@@ -219,13 +235,13 @@ export class OperationService {
   async #advance(op: StoredOperation): Promise<void> {
     const { timers } = this.options;
     if (op.status === 'PENDING') {
-      await timers.delay(this.options.pendingMs ?? 100);
+      await Promise.race([timers.delay(this.options.pendingMs ?? 100), this.#closedSignal]);
       if (this.#closed) return;
       const running = await this.#update(op, (current) => (current.status === 'PENDING' ? { ...current, status: 'RUNNING', startTime: this.options.clock.now() } : undefined));
       if (running === undefined) return;
       op = running;
     }
-    await timers.delay(this.options.runningMs ?? 300);
+    await Promise.race([timers.delay(this.options.runningMs ?? 300), this.#closedSignal]);
     if (this.#closed) return;
     await this.#finish(op);
   }
@@ -243,51 +259,70 @@ export class OperationService {
     });
   }
 
-  /** finish runs the work and marks the Operation DONE, with `error` when the work failed. */
+  /** runWork runs an Operation's work inside `tx` and returns it DONE; a failing work throws WorkFailure. */
+  async #runWork(tx: Transaction, op: StoredOperation): Promise<StoredOperation> {
+    const work = op.work;
+    let result: ExecutorResult | void = undefined;
+    if (work !== undefined) {
+      const executor = this.#executors.get(work.action);
+      try {
+        if (executor === undefined) throw internalError(`Internal error: no executor for ${work.action}.`);
+        result = await executor(tx, work.payload, op);
+      } catch (error) {
+        throw new WorkFailure(error instanceof ComputeError ? error : internalError('Internal error. Please try again or contact Google Support.'));
+      }
+    }
+    const now = this.options.clock.now();
+    const { work: _done, ...rest } = op;
+    return {
+      ...rest,
+      ...(result?.targetId === undefined ? {} : { targetId: result.targetId }),
+      status: 'DONE',
+      progress: 100,
+      startTime: op.startTime ?? now,
+      endTime: now,
+    };
+  }
+
+  /** failed is the DONE form of an Operation whose work failed. */
+  #failed(op: StoredOperation, failure: ComputeError): StoredOperation {
+    const now = this.options.clock.now();
+    const { work: _abandoned, ...rest } = op;
+    return {
+      ...rest,
+      status: 'DONE',
+      progress: 100,
+      startTime: op.startTime ?? now,
+      endTime: now,
+      errors: [{ code: failure.operationCode, message: failure.message, ...(failure.location === undefined ? {} : { location: failure.location }) }],
+      httpErrorStatusCode: failure.httpStatus,
+      httpErrorMessage: failure.httpErrorMessage,
+    };
+  }
+
+  /** finish runs the work of a realistic Operation and marks it DONE, with `error` when the work failed. */
   async #finish(op: StoredOperation): Promise<StoredOperation> {
-    const { store, clock } = this.options;
     const key = operationKey(op.project, op.scope, op.name);
-    let failure: ComputeError;
     try {
-      const done = await store.transact(async (tx) => {
+      const done = await this.options.store.transact(async (tx) => {
         const current = await tx.get<StoredOperation>(OPERATIONS_KIND, key);
         if (current === undefined || current.value.status === 'DONE') return current?.value;
-        const work = current.value.work;
-        const executor = work && this.#executors.get(work.action);
-        if (work && executor === undefined) throw internalError(`Internal error: no executor for ${work.action}.`);
-        const result = work && executor ? await executor(tx, work.payload, current.value) : undefined;
-        const now = clock.now();
-        const { work: _done, ...rest } = current.value;
-        const next: StoredOperation = {
-          ...rest,
-          ...(result?.targetId === undefined ? {} : { targetId: result.targetId }),
-          status: 'DONE',
-          progress: 100,
-          startTime: current.value.startTime ?? now,
-          endTime: now,
-        };
+        const next = await this.#runWork(tx, current.value);
         await tx.put(OPERATIONS_KIND, key, next, { expectRevision: current.revision });
         return next;
       });
       return done ?? op;
     } catch (error) {
-      failure = error instanceof ComputeError ? error : internalError('Internal error. Please try again or contact Google Support.');
+      if (!(error instanceof WorkFailure)) throw error;
+      const failed = await this.#update(op, (current) => (current.status === 'DONE' ? undefined : this.#failed(current, error.error)));
+      return failed ?? (await this.get(op.project, op.scope, op.name));
     }
-    const failed = await this.#update(op, (current) => {
-      if (current.status === 'DONE') return undefined;
-      const now = clock.now();
-      const { work: _abandoned, ...rest } = current;
-      return {
-        ...rest,
-        status: 'DONE',
-        progress: 100,
-        startTime: current.startTime ?? now,
-        endTime: now,
-        errors: [{ code: failure.operationCode, message: failure.message, ...(failure.location === undefined ? {} : { location: failure.location }) }],
-        httpErrorStatusCode: failure.httpStatus,
-        httpErrorMessage: failure.httpErrorMessage,
-      };
-    });
-    return failed ?? (await this.get(op.project, op.scope, op.name));
+  }
+}
+
+/** WorkFailure carries a failed work's error out of the transaction it rolled back. */
+class WorkFailure extends Error {
+  constructor(readonly error: ComputeError) {
+    super(error.message);
   }
 }
