@@ -34,9 +34,8 @@ export function writeContexts(contexts: readonly OutputContext[], options: Write
 export function checkContext(context: OutputContext, compat: CompatMode, stderr: (text: string) => void): string[] | undefined {
   if (context.hadError) return undefined;
   const names = [...context.files.keys()].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-  const root = resolve('/', context.location);
   for (const name of names) {
-    const escapes = compat === 'protoc' ? name.includes('..') : escapesRoot(root, name);
+    const escapes = compat === 'protoc' ? name.includes('..') : escapesRoot(name);
     if (escapes) {
       stderr(
         compat === 'buf'
@@ -86,7 +85,9 @@ function writeContext(context: OutputContext, { cwd, compat, stderr }: WriteOpti
   return true;
 }
 
-function escapesRoot(root: string, name: string): boolean {
+// Resolved against a stand-in root: only the name decides whether it leaves the directory.
+function escapesRoot(name: string): boolean {
+  const root = resolve('/', 'output-root');
   const target = resolve(root, name.replace(/^\/+/, ''));
   return target !== root && !target.startsWith(root + sep);
 }
