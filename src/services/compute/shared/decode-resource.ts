@@ -27,9 +27,10 @@ function decodeValue(schema: TSchema, value: unknown, path: string, root: string
     if (!Array.isArray(value)) {
       throw invalidPayload(`Invalid JSON payload received. Expected an array for repeated field at '${path}'.`);
     }
-    return value.map((item: unknown) => {
+    return value.map((item: unknown, index) => {
       if (item === null) throw invalidPayload(`Invalid JSON payload received. Null values are not allowed in repeated field '${path}'.`);
-      return decodeValue(schema['items'] as TSchema, item, path, root);
+      // Google's front end names the element: 'resource.properties.disks[0].boot'.
+      return decodeValue(schema['items'] as TSchema, item, `${path}[${index}]`, root);
     });
   }
   if (schema.type === 'object') {
@@ -39,7 +40,8 @@ function decodeValue(schema: TSchema, value: unknown, path: string, root: string
     }
     const valueSchema = Object.values(schema['patternProperties'] as Record<string, TSchema>)[0]!;
     const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = decodeValue(valueSchema, item, `${path}[${JSON.stringify(key)}]`, root);
+    // Google's front end names a map value by its entry's position: 'resource.properties.labels[0].value'.
+    Object.entries(value).forEach(([key, item], index) => (out[key] = decodeValue(valueSchema, item, `${path}[${index}].value`, root)));
     return out;
   }
   const protoEnum = schema['protoEnum'] as string | undefined;

@@ -17,7 +17,7 @@ export function computeErrorBody(error: ComputeError): Record<string, unknown> {
 }
 
 /** toComputeError maps anything thrown inside the compute family onto its dialect. */
-export function toComputeError(error: unknown, bodyLimit: number): ComputeError {
+export function toComputeError(error: unknown, bodyLimit: number, contentType?: string): ComputeError {
   if (error instanceof ComputeError) return error;
   if (error instanceof MalformedJsonError) {
     return invalidPayload(`Invalid JSON payload received. ${error.detail.replace(/^Unexpected token/, 'Unexpected token')}`);
@@ -30,7 +30,8 @@ export function toComputeError(error: unknown, bodyLimit: number): ComputeError 
       case 'malformed-body':
         return invalidPayload(`Invalid JSON payload received. ${problem.detail}`);
       case 'unsupported-media-type':
-        return new ComputeError(415, 'badContent', `Unsupported content with type: ${problem.detail.replace(/^Unsupported Media Type: /, '')}`, 'INVALID_FIELD_VALUE');
+        // Fastify's message carries no type ("Unsupported Media Type"): name the request's own.
+        return new ComputeError(415, 'badContent', `Unsupported content with type: ${contentType ?? problem.detail.replace(/^Unsupported Media Type: /, '')}`, 'INVALID_FIELD_VALUE');
       default:
         return new ComputeError(problem.httpStatus, 'invalid', problem.detail, 'INVALID_FIELD_VALUE');
     }
@@ -41,7 +42,7 @@ export function toComputeError(error: unknown, bodyLimit: number): ComputeError 
 /** useComputeErrors makes every error of this context answer in the compute dialect. */
 export function useComputeErrors(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const computeError = toComputeError(error, bodyLimit);
+    const computeError = toComputeError(error, bodyLimit, request.headers['content-type']);
     if (computeError.httpStatus >= 500) request.log.error({ err: error }, 'compute request failed');
     return reply.code(computeError.httpStatus).headers(computeError.headers()).type('application/json; charset=UTF-8').send(computeErrorBody(computeError));
   });

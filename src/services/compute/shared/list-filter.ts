@@ -35,6 +35,10 @@ function tokenize(text: string): Token[] {
     } else if (c === '(' || c === ')') {
       tokens.push({ type: c === '(' ? 'lparen' : 'rparen', text: c });
       i++;
+    } else if (c === '-' && !expectsValue(tokens)) {
+      // A leading '-' negates a term (`-labels.env:*`); where a value is due it belongs to it (`= -1`).
+      tokens.push({ type: 'word', text: '-' });
+      i++;
     } else if (c === '"' || c === "'") {
       let j = i + 1;
       let value = '';
@@ -60,6 +64,12 @@ function tokenize(text: string): Token[] {
     }
   }
   return tokens;
+}
+
+/** expectsValue is true when the next token is the value of a comparison. */
+function expectsValue(tokens: readonly Token[]): boolean {
+  const last = tokens[tokens.length - 1];
+  return last !== undefined && (last.type === 'op' || (last.type === 'word' && (last.text === 'eq' || last.text === 'ne')));
 }
 
 class FilterParser {
