@@ -44,6 +44,12 @@ export interface Plugin {
   readonly name: string;
   readonly version: string;
   readonly features: PluginFeatures;
+  /**
+   * needsSourceFileDescriptors, when false, lets the runtime skip decoding
+   * `source_file_descriptors` (protoc 24+ repeats every file to generate there, doubling a large
+   * request); the field is then empty.
+   */
+  readonly needsSourceFileDescriptors?: boolean;
   /** generate returns the response chunks, or throws PluginError for schema/parameter problems. */
   generate(input: GenerateInput): readonly GeneratedFile[];
 }

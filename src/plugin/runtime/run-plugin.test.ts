@@ -94,3 +94,25 @@ test('broken requests are protocol errors, and generator bugs are not hidden in 
   });
   assert.throws(() => runPlugin(buggy, request([proto3])), new TypeError('oops'));
 });
+
+test('source_file_descriptors is skipped only for plugins that say they do not need it', () => {
+  const bytes = toBinary(
+    CodeGeneratorRequestSchema,
+    create(CodeGeneratorRequestSchema, { fileToGenerate: ['a.proto'], protoFile: [proto3], sourceFileDescriptors: [proto3], parameter: 'p' }),
+  );
+  const seen: number[] = [];
+  const base: Plugin = {
+    name: 'protoc-gen-test',
+    version: '1',
+    features: { proto3Optional: true },
+    generate: (input) => {
+      seen.push(input.request.sourceFileDescriptors.length);
+      return [{ name: 'x', content: input.parameter }];
+    },
+  };
+  runPlugin(base, bytes);
+  const skipping = { ...base, needsSourceFileDescriptors: false };
+  const r = fromBinary(CodeGeneratorResponseSchema, runPlugin(skipping, bytes));
+  assert.deepEqual(seen, [1, 0]);
+  assert.equal(r.file[0]?.content, 'p');
+});

@@ -1,4 +1,5 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { BinaryReader } from '@bufbuild/protobuf/wire';
 import {
   CodeGeneratorRequestSchema,
   CodeGeneratorResponse_Feature,
@@ -13,13 +14,43 @@ import { PluginError, PluginProtocolError } from './errors.ts';
 import { fileNameProblem } from './file-name.ts';
 import type { GeneratedFile, Plugin } from './plugin.ts';
 
-/** decodeRequest parses the request bytes, or throws PluginProtocolError in protoc's words. */
-export function decodeRequest(bytes: Uint8Array): CodeGeneratorRequest {
+/**
+ * decodeRequest parses the request bytes, or throws PluginProtocolError in protoc's words.
+ * With `skipSourceFileDescriptors`, field 17 is stepped over with the wire reader instead of
+ * being decoded (it is still checked to be well-formed).
+ */
+export function decodeRequest(bytes: Uint8Array, skipSourceFileDescriptors = false): CodeGeneratorRequest {
   try {
-    return fromBinary(CodeGeneratorRequestSchema, bytes);
+    return fromBinary(CodeGeneratorRequestSchema, skipSourceFileDescriptors ? withoutField(bytes, SOURCE_FILE_DESCRIPTORS) : bytes);
   } catch {
     throw new PluginProtocolError('protoc sent unparseable request to plugin.');
   }
+}
+
+const SOURCE_FILE_DESCRIPTORS = 17;
+
+// Copies the top-level fields other than `fieldNo`; parts are byte ranges of the input.
+function withoutField(bytes: Uint8Array, fieldNo: number): Uint8Array {
+  const reader = new BinaryReader(bytes);
+  const parts: Uint8Array[] = [];
+  let length = 0;
+  while (reader.pos < reader.len) {
+    const start = reader.pos;
+    const [no, wireType] = reader.tag();
+    reader.skip(wireType, no);
+    if (no === fieldNo) continue;
+    const part = bytes.subarray(start, reader.pos);
+    parts.push(part);
+    length += part.length;
+  }
+  if (parts.length === 1 && parts[0]?.length === bytes.length) return bytes;
+  const out = new Uint8Array(length);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
 }
 
 /**
@@ -65,7 +96,8 @@ export function generateResponse(plugin: Plugin, request: CodeGeneratorRequest):
 
 /** runPlugin is the whole plugin side on bytes: request in, response out. */
 export function runPlugin(plugin: Plugin, requestBytes: Uint8Array): Uint8Array {
-  return toBinary(CodeGeneratorResponseSchema, generateResponse(plugin, decodeRequest(requestBytes)));
+  const request = decodeRequest(requestBytes, plugin.needsSourceFileDescriptors === false);
+  return toBinary(CodeGeneratorResponseSchema, generateResponse(plugin, request));
 }
 
 // The host checks these too, but only some hosts and versions do; checking here makes the

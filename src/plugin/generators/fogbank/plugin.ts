@@ -18,6 +18,8 @@ export const FOGBANK_VERSION = '0.1.0';
 export const fogbankPlugin: Plugin = {
   name: 'protoc-gen-fogbank',
   version: FOGBANK_VERSION,
+  // proto_file carries everything it reads (comments and json_name included).
+  needsSourceFileDescriptors: false,
   features: {
     proto3Optional: true,
     editions: { minimum: Edition.EDITION_PROTO2, maximum: Edition.EDITION_2023 },
