@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { transportProblemOf } from '../../../core/errors.ts';
-import { MalformedJsonError } from '../../../core/json-body.ts';
+import { MalformedJsonError, pointAtJsonError } from '../../../core/json-body.ts';
 import { ComputeError } from './errors.ts';
 import { invalidPayload } from './decode-resource.ts';
 
@@ -20,7 +20,8 @@ export function computeErrorBody(error: ComputeError): Record<string, unknown> {
 export function toComputeError(error: unknown, bodyLimit: number, contentType?: string): ComputeError {
   if (error instanceof ComputeError) return error;
   if (error instanceof MalformedJsonError) {
-    return invalidPayload(`Invalid JSON payload received. ${error.detail.replace(/^Unexpected token/, 'Unexpected token')}`);
+    const problem = error.position === undefined && /end of JSON input/.test(error.detail) ? 'Unexpected end of string.' : 'Unexpected token.';
+    return invalidPayload(`Invalid JSON payload received. ${problem}\n${pointAtJsonError(error)}`);
   }
   const problem = transportProblemOf(error);
   if (problem !== undefined) {
