@@ -145,3 +145,18 @@ test('a JSON error response is thrown as ApiError with the parsed error', async 
   reply = { status: 502, body: 'upstream down' };
   await assert.rejects(client().getBook({ name: 'shelves/1/books/9' }), { name: 'ApiError', message: 'HTTP 502 Status' });
 });
+
+test('rest_clients=false generates the types only, without the support module', async () => {
+  const dir = tempDir('rest-off');
+  const schema = readFileSync(descriptorSet(['corpus/library.proto'], dir, [FIXTURE_PROTOS, SHARED_PROTOS]));
+  const result = await runInMemory({
+    schema,
+    filesToGenerate: ['corpus/library.proto'],
+    generators: [{ plugin: fogbankPlugin, parameter: 'rest_clients=false' }],
+  });
+  assert.deepEqual([...result.files.keys()], ['corpus/library.fogbank.ts']);
+  const text = result.files.get('corpus/library.fogbank.ts') ?? '';
+  assert.ok(text.includes('export interface Book {'));
+  assert.ok(!text.includes('class LibraryClient'));
+  assert.ok(!text.includes('fogbank-rest'));
+});
