@@ -3,6 +3,7 @@ import { conditionNotMet, invalidFieldValue } from '../shared/errors.ts';
 import type { Scope } from '../shared/locations.ts';
 import { checkResourceName } from '../shared/names.ts';
 import { applyPatch } from './apply-rule-patch.ts';
+import type { ExpressionCache } from './expression-cache.ts';
 import { DEFAULT_POLICY_TYPE, MAX_PRIORITY, MESSAGES, REGIONAL_POLICY_TYPES } from './constants.ts';
 import { OUTPUT_ONLY_POLICY_FIELDS, PolicySchema, SetLabelsSchema, type SecurityPolicyBody, type SetLabelsBody } from './model.ts';
 import { EMPTY_LABEL_FINGERPRINT, policyScopeOf, type StoredPolicy } from './policy.ts';
@@ -16,13 +17,20 @@ import { defaultRule, prepareNewRule, preparePatchedRule, type RuleScope, type S
  * other. Each takes the fingerprint the result gets, keeping randomness outside.
  */
 
+/** ChangeEnv is what a change needs besides the request: the fingerprint the result gets and, optionally, an expression cache. */
+export interface ChangeEnv {
+  readonly fingerprint: string;
+  /** The label fingerprint setLabels gives the result. */
+  readonly labelFingerprint?: string;
+  readonly expressions?: ExpressionCache;
+}
+
 /** NewPolicy is what insert needs besides the body. */
-export interface NewPolicy {
+export interface NewPolicy extends ChangeEnv {
   readonly project: string;
   readonly scope: Scope;
   readonly id: string;
   readonly creationTime: number;
-  readonly fingerprint: string;
 }
 
 /** SETTINGS are the policy members kept as given (patchable, not interpreted). */
@@ -37,7 +45,7 @@ export function buildPolicy(body: unknown, input: NewPolicy): StoredPolicy {
     throw invalidFieldValue('resource.type', type, MESSAGES.regionalType);
   }
   const settings = settingsOf(decoded);
-  const scope = ruleScope(name, type, input.scope, settings);
+  const scope = ruleScope(name, type, input.scope, settings, input.expressions);
   const rules: StoredRule[] = [];
   (decoded.rules ?? []).forEach((body, i) => {
     const rule = prepareNewRule(body, { ...scope, field: `resource.rules[${i}]` });
@@ -64,22 +72,22 @@ export function buildPolicy(body: unknown, input: NewPolicy): StoredPolicy {
 }
 
 /** addRule inserts a new rule; its priority must be free. */
-export function addRule(policy: StoredPolicy, body: unknown, fingerprint: string): StoredPolicy {
-  const rule = prepareNewRule(body, scopeOf(policy));
+export function addRule(policy: StoredPolicy, body: unknown, env: ChangeEnv): StoredPolicy {
+  const rule = prepareNewRule(body, scopeOf(policy, env));
   if (policy.rules.some((other) => other.priority === rule.priority)) {
     throw invalidFieldValue('resource.priority', String(rule.priority), MESSAGES.samePriority);
   }
-  return { ...policy, rules: sortRules([...policy.rules, rule]), fingerprint };
+  return { ...policy, rules: sortRules([...policy.rules, rule]), fingerprint: env.fingerprint };
 }
 
 /** patchRule merges a body into the rule at `priority`; a different body priority moves the rule, if that priority is free. */
-export function patchRule(policy: StoredPolicy, priority: number, body: unknown, updateMask: string | undefined, fingerprint: string): StoredPolicy {
+export function patchRule(policy: StoredPolicy, priority: number, body: unknown, updateMask: string | undefined, env: ChangeEnv): StoredPolicy {
   const stored = findRule(policy, priority);
-  const rule = preparePatchedRule(stored, body, updateMask, scopeOf(policy));
+  const rule = preparePatchedRule(stored, body, updateMask, scopeOf(policy, env));
   if (rule.priority !== priority && policy.rules.some((other) => other.priority === rule.priority)) {
     throw invalidFieldValue('resource.priority', String(rule.priority), MESSAGES.samePriority);
   }
-  return { ...policy, rules: sortRules([...policy.rules.filter((other) => other.priority !== priority), rule]), fingerprint };
+  return { ...policy, rules: sortRules([...policy.rules.filter((other) => other.priority !== priority), rule]), fingerprint: env.fingerprint };
 }
 
 /** removeRule deletes the rule at `priority`; the default rule stays. */
@@ -100,7 +108,7 @@ export function findRule(policy: StoredPolicy, priority: number): StoredRule {
  * patchPolicy changes the policy's own fields. A stale `fingerprint` is a 412; the name and type
  * are fixed; rules change only through the rule methods; labels only through setLabels.
  */
-export function patchPolicy(policy: StoredPolicy, body: unknown, updateMask: string | undefined, fingerprint: string): StoredPolicy {
+export function patchPolicy(policy: StoredPolicy, body: unknown, updateMask: string | undefined, env: ChangeEnv): StoredPolicy {
   const decoded = decodePolicy(body);
   if (decoded.fingerprint !== undefined && decoded.fingerprint !== policy.fingerprint) throw conditionNotMet(MESSAGES.invalidFingerprint);
   if (decoded.name !== undefined && decoded.name !== policy.name) throw invalidFieldValue('resource.name', decoded.name, MESSAGES.nameChange);
@@ -111,20 +119,21 @@ export function patchPolicy(policy: StoredPolicy, body: unknown, updateMask: str
   const merged = applyPatch({ schema: PolicySchema, name: 'SecurityPolicy', outputOnly: POLICY_FIXED_FIELDS }, current, changes, updateMask);
   const settings = settingsOf(merged as SecurityPolicyBody);
   // Rules of a network policy must keep naming user-defined fields the policy still has.
-  const next: StoredPolicy = { ...policy, description: typeof merged['description'] === 'string' ? merged['description'] : '', settings, fingerprint };
-  const scope = scopeOf(next);
+  const next: StoredPolicy = { ...policy, description: typeof merged['description'] === 'string' ? merged['description'] : '', settings, fingerprint: env.fingerprint };
+  const scope = scopeOf(next, env);
   next.rules.forEach((rule, i) => prepareNewRule(rule, { ...scope, field: `resource.rules[${i}]` }));
   return next;
 }
 
 /** setLabels replaces the labels; a stale labelFingerprint is a 412. */
-export function setLabels(policy: StoredPolicy, body: unknown, labelFingerprint: string, fingerprint: string): StoredPolicy {
+export function setLabels(policy: StoredPolicy, body: unknown, env: ChangeEnv): StoredPolicy {
   const decoded = decodeResource<SetLabelsBody>(SetLabelsSchema, body);
   if (decoded.labelFingerprint !== undefined && decoded.labelFingerprint !== policy.labelFingerprint) {
     throw conditionNotMet(MESSAGES.invalidLabelFingerprint);
   }
   const labels = decoded.labels ?? {};
-  return { ...policy, labels, labelFingerprint: Object.keys(labels).length === 0 ? EMPTY_LABEL_FINGERPRINT : labelFingerprint, fingerprint };
+  const labelFingerprint = Object.keys(labels).length === 0 ? EMPTY_LABEL_FINGERPRINT : (env.labelFingerprint ?? env.fingerprint);
+  return { ...policy, labels, labelFingerprint, fingerprint: env.fingerprint };
 }
 
 /** parsePriority reads the `priority` query parameter of the rule methods; absent means 0, as proto defaults do. */
@@ -152,18 +161,19 @@ function settingsOf(body: SecurityPolicyBody): Record<string, unknown> {
   return settings;
 }
 
-function ruleScope(name: string, type: StoredPolicy['type'], scope: Scope, settings: Record<string, unknown>): RuleScope {
+function ruleScope(name: string, type: StoredPolicy['type'], scope: Scope, settings: Record<string, unknown>, expressions: ExpressionCache | undefined): RuleScope {
   const fields = (settings['userDefinedFields'] ?? []) as readonly { name?: string }[];
   return {
     policyName: name,
     policyType: type,
     scope: policyScopeOf(scope),
     userDefinedFieldNames: fields.flatMap((field) => (field.name === undefined ? [] : [field.name])),
+    ...(expressions === undefined ? {} : { expressions }),
   };
 }
 
-function scopeOf(policy: StoredPolicy): RuleScope {
-  return ruleScope(policy.name, policy.type, policy.scope, policy.settings);
+function scopeOf(policy: StoredPolicy, env: ChangeEnv): RuleScope {
+  return ruleScope(policy.name, policy.type, policy.scope, policy.settings, env.expressions);
 }
 
 function sortRules(rules: readonly StoredRule[]): StoredRule[] {

@@ -5,7 +5,8 @@ import type { Store } from '../../../store/store.ts';
 import type { OperationService, StoredOperation } from '../operations/index.ts';
 import { alreadyExists, notFound } from '../shared/errors.ts';
 import type { Scope } from '../shared/locations.ts';
-import { addRule, buildPolicy, patchPolicy, patchRule, removeRule, setLabels } from './policy-mutations.ts';
+import { ExpressionCache } from './expression-cache.ts';
+import { addRule, buildPolicy, patchPolicy, patchRule, removeRule, setLabels, type ChangeEnv } from './policy-mutations.ts';
 import { SECURITY_POLICIES_KIND, policyKey, policyPath, type StoredPolicy } from './policy.ts';
 
 /** PolicyChange is one modification of an existing policy, as a durable Operation payload. */
@@ -50,6 +51,9 @@ const ACTIONS = {
  * client that waits on it sees DONE and an unchanged policy.
  */
 export class SecurityPolicyService {
+  /** Verdicts on expressions: each change is validated twice (request, Operation) and rules are resent whole. */
+  readonly #expressions = new ExpressionCache();
+
   constructor(
     private readonly store: Store,
     private readonly operations: OperationService,
@@ -73,7 +77,7 @@ export class SecurityPolicyService {
       const work = payload as ChangeWork;
       const record = await tx.get<StoredPolicy>(SECURITY_POLICIES_KIND, policyKey(work.project, work.scope, work.name));
       if (record === undefined) throw notFound(policyPath(work.project, work.scope, work.name));
-      const next = this.#apply(record.value, work.change);
+      const next = this.#apply(record.value, work.change, this.#env(work.change.method === 'setLabels'));
       await tx.put(SECURITY_POLICIES_KIND, record.key, next, { expectRevision: record.revision });
       return { targetId: next.id };
     });
@@ -84,7 +88,7 @@ export class SecurityPolicyService {
   async insert(project: string, scope: Scope, body: unknown, principal: Principal, options: ChangeOptions): Promise<StoredOperation> {
     const earlier = await this.operations.byRequestId(project, scope, options.requestId);
     if (earlier !== undefined) return earlier;
-    const policy = buildPolicy(body, { project, scope, id: uint64Id(this.ids), creationTime: this.clock.now(), fingerprint: this.#fingerprint() });
+    const policy = buildPolicy(body, { project, scope, id: uint64Id(this.ids), creationTime: this.clock.now(), ...this.#env() });
     const path = policyPath(project, scope, policy.name);
     if ((await this.store.get(SECURITY_POLICIES_KIND, policyKey(project, scope, policy.name))) !== undefined) throw alreadyExists(path);
     return this.operations.start({
@@ -138,7 +142,8 @@ export class SecurityPolicyService {
     const earlier = await this.operations.byRequestId(ref.project, ref.scope, options.requestId);
     if (earlier !== undefined) return earlier;
     const policy = await this.get(ref);
-    this.#apply(policy, change);
+    // Validation only: the fingerprint is drawn when the change is applied.
+    this.#apply(policy, change, { fingerprint: '', labelFingerprint: '', expressions: this.#expressions });
     const work: ChangeWork = { project: ref.project, scope: ref.scope, name: ref.name, change };
     return this.operations.start({
       project: ref.project,
@@ -152,20 +157,24 @@ export class SecurityPolicyService {
     });
   }
 
-  #apply(policy: StoredPolicy, change: PolicyChange): StoredPolicy {
-    const fingerprint = this.#fingerprint();
+  #apply(policy: StoredPolicy, change: PolicyChange, env: ChangeEnv): StoredPolicy {
     switch (change.method) {
       case 'addRule':
-        return addRule(policy, change.body, fingerprint);
+        return addRule(policy, change.body, env);
       case 'patchRule':
-        return patchRule(policy, change.priority, change.body, change.updateMask, fingerprint);
+        return patchRule(policy, change.priority, change.body, change.updateMask, env);
       case 'removeRule':
-        return removeRule(policy, change.priority, fingerprint);
+        return removeRule(policy, change.priority, env.fingerprint);
       case 'patch':
-        return patchPolicy(policy, change.body, change.updateMask, fingerprint);
+        return patchPolicy(policy, change.body, change.updateMask, env);
       case 'setLabels':
-        return setLabels(policy, change.body, this.#fingerprint(), fingerprint);
+        return setLabels(policy, change.body, env);
     }
+  }
+
+  /** env draws the fingerprints a change gives the policy (a label fingerprint only when labels change). */
+  #env(labels = false): ChangeEnv {
+    return { fingerprint: this.#fingerprint(), ...(labels ? { labelFingerprint: this.#fingerprint() } : {}), expressions: this.#expressions };
   }
 
   /** fingerprint is 8 random bytes, base64, as the real service's fingerprints are. */

@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import type { PolicyScope, PolicyType } from './constants.ts';
+import type { ExpressionCache } from './expression-cache.ts';
 
 /** RuleContext is what a rule's validity depends on besides the rule itself. */
 export interface RuleContext {
@@ -15,6 +16,8 @@ export interface RuleContext {
   readonly userDefinedFieldNames?: readonly string[];
   /** The action the rule had before a patch, for transitions the service forbids. */
   readonly previousAction?: string;
+  /** Verdicts on expressions already checked, when the caller keeps them. */
+  readonly expressions?: ExpressionCache;
 }
 
 /** isGlobalEdgeguard says whether the context is a global policy of type EDGEGUARD, the only home of redirects and header actions. */

@@ -2,6 +2,7 @@ import { invalidFieldValue, type ComputeError } from '../shared/errors.ts';
 import { checkSemantics, type ExpressionContext } from './check-expression-semantics.ts';
 import { ExpressionError, parseExpression, typeCheck } from './check-expression.ts';
 import { EXPR_JSON_SHOWN } from './constants.ts';
+import type { ExpressionCache } from './expression-cache.ts';
 import type { SecurityPolicyRule } from './model.ts';
 import { formatType } from './rules-language.ts';
 
@@ -13,7 +14,13 @@ export type RuleExpr = NonNullable<NonNullable<SecurityPolicyRule['match']>['exp
  * throwing the real service's error on the first problem:
  * `Invalid value for field 'F': '<expr as JSON>'. Error parsing EDGEGUARD rule matcher expression: <detail>`.
  */
-export function validateExpression(expr: RuleExpr, text: string, field: string, context: ExpressionContext): void {
+export function validateExpression(expr: RuleExpr, text: string, field: string, context: ExpressionContext, cache?: ExpressionCache): void {
+  const problem = cache === undefined ? expressionProblem(text, context) : cache.verdict(text, context, () => expressionProblem(text, context));
+  if (problem !== undefined) throw expressionError(expr, field, problem);
+}
+
+/** expressionProblem is the detail of the first problem with an expression, or undefined when it is acceptable. */
+function expressionProblem(text: string, context: ExpressionContext): string | undefined {
   try {
     const parsed = parseExpression(text);
     const type = typeCheck(parsed, text);
@@ -21,8 +28,9 @@ export function validateExpression(expr: RuleExpr, text: string, field: string, 
       throw new ExpressionError(`expression must evaluate to a boolean value, found '${formatType(type)}'`);
     }
     checkSemantics(parsed.expr, context);
+    return undefined;
   } catch (error) {
-    if (error instanceof ExpressionError) throw expressionError(expr, field, error.message);
+    if (error instanceof ExpressionError) return error.message;
     throw error;
   }
 }

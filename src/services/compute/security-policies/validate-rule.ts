@@ -88,7 +88,7 @@ function validateMatch(rule: SecurityPolicyRule, context: RuleContext): void {
   if (match.expr !== undefined) {
     const text = match.expr.expression ?? '';
     if (text.trim() === '') throw requiredField(fieldOf(context, 'match.expr.expression'));
-    validateExpression(match.expr, text, fieldOf(context, 'match.expr'), context);
+    validateExpression(match.expr, text, fieldOf(context, 'match.expr'), context, context.expressions);
   }
 }
 
