@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { runProtocCommand } from '../../src/cli/fogbank-protoc.ts';
 import {
   COMPUTE_PROTO,
   FIXTURE_PROTOS,
@@ -101,4 +102,22 @@ test('buf generate runs protoc-gen-fogbank with the same output as protoc', () =
   const newest = readTree(join(work, 'newest'));
   const expected = Object.fromEntries(Object.entries(newest).filter(([k]) => k.startsWith('corpus/') || k.startsWith('editions/')));
   assert.deepEqual(readTree(join(root, 'gen')), expected);
+});
+
+test('fogbank protoc, fed a buf build image, generates the same tree in-process', async () => {
+  const root = join(work, 'buf');
+  const buf = requireTool(join(REPO, 'node_modules/.bin/buf'));
+  const image = run(buf, ['build', '-o', 'image.binpb'], root);
+  assert.equal(image.status, 0, image.stderr);
+  const out = join(work, 'host');
+  mkdirSync(out);
+  const stderr: string[] = [];
+  const code = await runProtocCommand([`--descriptor_set_in=${join(root, 'image.binpb')}`, `--fogbank_out=${out}`, ...CORPUS, ...EDITIONS], {
+    cwd: work,
+    stderr: (t) => void stderr.push(t),
+    stdout: (t) => void stderr.push(t),
+  });
+  assert.equal(stderr.join(''), '');
+  assert.equal(code, 0);
+  assert.deepEqual(readTree(out), readTree(join(root, 'gen')));
 });

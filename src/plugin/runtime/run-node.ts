@@ -1,3 +1,4 @@
+import { concatBytes } from './concat-bytes.ts';
 import { PluginProtocolError } from './errors.ts';
 import type { Plugin } from './plugin.ts';
 import { runPlugin } from './run-plugin.ts';
@@ -45,19 +46,8 @@ export async function runNodePlugin(plugin: Plugin, io: PluginIo): Promise<numbe
 
 async function readAll(stream: AsyncIterable<Uint8Array | string>): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
-  let length = 0;
-  for await (const chunk of stream) {
-    const bytes = typeof chunk === 'string' ? new TextEncoder().encode(chunk) : chunk;
-    chunks.push(bytes);
-    length += bytes.length;
-  }
-  const all = new Uint8Array(length);
-  let offset = 0;
-  for (const c of chunks) {
-    all.set(c, offset);
-    offset += c.length;
-  }
-  return all;
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? new TextEncoder().encode(chunk) : chunk);
+  return concatBytes(chunks);
 }
 
 function write(io: PluginIo, bytes: Uint8Array): Promise<void> {

@@ -10,6 +10,7 @@ import {
   type FileDescriptorProto,
 } from '@bufbuild/protobuf/wkt';
 import { editionName, fileEdition, hasProto3Optional } from './editions.ts';
+import { concatBytes } from './concat-bytes.ts';
 import { PluginError, PluginProtocolError } from './errors.ts';
 import { fileNameProblem } from './file-name.ts';
 import type { GeneratedFile, Plugin } from './plugin.ts';
@@ -29,28 +30,19 @@ export function decodeRequest(bytes: Uint8Array, skipSourceFileDescriptors = fal
 
 const SOURCE_FILE_DESCRIPTORS = 17;
 
-// Copies the top-level fields other than `fieldNo`; parts are byte ranges of the input.
+// Copies the top-level fields other than `fieldNo`.
 function withoutField(bytes: Uint8Array, fieldNo: number): Uint8Array {
   const reader = new BinaryReader(bytes);
   const parts: Uint8Array[] = [];
-  let length = 0;
+  let skipped = false;
   while (reader.pos < reader.len) {
     const start = reader.pos;
     const [no, wireType] = reader.tag();
     reader.skip(wireType, no);
-    if (no === fieldNo) continue;
-    const part = bytes.subarray(start, reader.pos);
-    parts.push(part);
-    length += part.length;
+    if (no === fieldNo) skipped = true;
+    else parts.push(bytes.subarray(start, reader.pos));
   }
-  if (parts.length === 1 && parts[0]?.length === bytes.length) return bytes;
-  const out = new Uint8Array(length);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
+  return skipped ? concatBytes(parts) : bytes;
 }
 
 /**
