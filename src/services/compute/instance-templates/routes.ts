@@ -1,21 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { parseRequestId, renderOperation } from '../operations/index.ts';
-import { aggregatedItems, isTrue } from '../shared/aggregated.ts';
+import { aggregatedItems, isTrue, scopedByLocation } from '../shared/aggregated.ts';
 import { link } from '../shared/links.ts';
 import { parseListQuery, paginate } from '../shared/list-query.ts';
-import { GLOBAL, REGION_NAMES, regionScope, scopePath, type Scope } from '../shared/locations.ts';
-import { routeContext, type Params } from '../shared/route-context.ts';
+import { scopePath } from '../shared/locations.ts';
+import { GLOBAL_AND_REGIONAL_ROUTES, routeContext } from '../shared/route-context.ts';
 import { renderTemplate, templatePath } from './template.ts';
 import type { TemplateService } from './template-service.ts';
 
-const SCOPES: readonly { path: string; scopeOf: (params: Params) => Scope }[] = [
-  { path: 'global', scopeOf: () => GLOBAL },
-  { path: 'regions/:region', scopeOf: (p) => regionScope(p['region']!) },
-];
-
 /** registerInstanceTemplateRoutes serves instanceTemplates (global and regional) and aggregatedList. */
 export function registerInstanceTemplateRoutes(app: FastifyInstance, templates: TemplateService): void {
-  for (const route of SCOPES) {
+  for (const route of GLOBAL_AND_REGIONAL_ROUTES) {
     const base = `/projects/:project/${route.path}/instanceTemplates`;
     app.post(base, async (request) => {
       const ctx = routeContext(request);
@@ -64,10 +59,7 @@ export function registerInstanceTemplateRoutes(app: FastifyInstance, templates: 
     ctx.authorize({ write: false, permission: 'compute.instanceTemplates.list', resource: `projects/${project}` });
     const query = parseListQuery(ctx.query);
     const all = await templates.list(project);
-    const scopes = ['global', ...REGION_NAMES.map((region) => `regions/${region}`)].map((scope) => ({
-      scope,
-      items: all.filter((t) => scopePath(t.scope) === scope).map((t) => renderTemplate(t, ctx.links)),
-    }));
+    const scopes = scopedByLocation(all, (t) => renderTemplate(t, ctx.links));
     const { items, nextPageToken } = aggregatedItems(scopes, 'instanceTemplates', query, isTrue(ctx.query['includeAllScopes']));
     const listPath = `projects/${project}/aggregated/instanceTemplates`;
     return { kind: 'compute#instanceTemplateAggregatedList', id: listPath, items, ...(nextPageToken === undefined ? {} : { nextPageToken }), selfLink: link(ctx.links, listPath) };

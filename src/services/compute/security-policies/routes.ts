@@ -1,19 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { parseRequestId, renderOperation } from '../operations/index.ts';
-import { aggregatedItems, isTrue } from '../shared/aggregated.ts';
+import { aggregatedItems, isTrue, scopedByLocation } from '../shared/aggregated.ts';
 import { link } from '../shared/links.ts';
 import { parseListQuery, paginate } from '../shared/list-query.ts';
-import { GLOBAL, REGION_NAMES, regionScope, scopePath, type Scope } from '../shared/locations.ts';
-import { routeContext, type Params, type RouteContext } from '../shared/route-context.ts';
+import { scopePath } from '../shared/locations.ts';
+import { GLOBAL_AND_REGIONAL_ROUTES, routeContext, type RouteContext } from '../shared/route-context.ts';
 import { findRule, parsePriority } from './policy-mutations.ts';
 import type { PolicyChange, PolicyRef, SecurityPolicyService } from './policy-service.ts';
 import { permissionPrefix, policyPath, renderPolicy, renderRule } from './policy.ts';
 import { preconfiguredExpressionSets } from './preconfigured-sets.ts';
-
-const SCOPES: readonly { path: string; scopeOf: (params: Params) => Scope }[] = [
-  { path: 'global', scopeOf: () => GLOBAL },
-  { path: 'regions/:region', scopeOf: (p) => regionScope(p['region']!) },
-];
 
 /** RULE_METHODS are the POST methods on one policy that change it, with the change each makes from the request. */
 const RULE_METHODS: readonly { method: string; change: (ctx: RouteContext) => PolicyChange }[] = [
@@ -35,7 +30,7 @@ export function registerSecurityPolicyRoutes(app: FastifyInstance, policies: Sec
     ctx.authorize({ write: false, permission: 'compute.securityPolicies.list', resource: `projects/${ctx.params['project']!}` });
     return preconfiguredExpressionSets();
   });
-  for (const route of SCOPES) {
+  for (const route of GLOBAL_AND_REGIONAL_ROUTES) {
     const base = `/projects/:project/${route.path}/securityPolicies`;
     const refOf = (ctx: RouteContext): PolicyRef => ({ project: ctx.params['project']!, scope: route.scopeOf(ctx.params), name: ctx.params['policy']! });
     const access = (ctx: RouteContext, ref: PolicyRef, verb: string, write: boolean) =>
@@ -109,10 +104,7 @@ export function registerSecurityPolicyRoutes(app: FastifyInstance, policies: Sec
     ctx.authorize({ write: false, permission: 'compute.securityPolicies.list', resource: `projects/${project}` });
     const query = parseListQuery(ctx.query);
     const all = await policies.list(project);
-    const scopes = ['global', ...REGION_NAMES.map((region) => `regions/${region}`)].map((scope) => ({
-      scope,
-      items: all.filter((policy) => scopePath(policy.scope) === scope).map((policy) => renderPolicy(policy, ctx.links)),
-    }));
+    const scopes = scopedByLocation(all, (policy) => renderPolicy(policy, ctx.links));
     const { items, nextPageToken } = aggregatedItems(scopes, 'securityPolicies', query, isTrue(ctx.query['includeAllScopes']));
     const listPath = `projects/${project}/aggregated/securityPolicies`;
     return { kind: 'compute#securityPoliciesAggregatedList', id: listPath, items, ...(nextPageToken === undefined ? {} : { nextPageToken }), selfLink: link(ctx.links, listPath) };

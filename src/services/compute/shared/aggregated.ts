@@ -1,9 +1,18 @@
 import { encodePageToken, type ListQuery } from './list-query.ts';
+import { REGION_NAMES, scopePath, type Scope } from './locations.ts';
 
 /** ScopedItems are one scope's rendered items, keyed by the scope path (`global`, `regions/R`, `zones/Z`). */
 export interface ScopedItems {
   readonly scope: string;
   readonly items: readonly Record<string, unknown>[];
+}
+
+/** scopedByLocation groups resources of global and regional collections into the aggregatedList scopes (global, then every catalog region), rendered. */
+export function scopedByLocation<T extends { readonly scope: Scope }>(resources: readonly T[], render: (resource: T) => Record<string, unknown>): ScopedItems[] {
+  return ['global', ...REGION_NAMES.map((region) => `regions/${region}`)].map((scope) => ({
+    scope,
+    items: resources.filter((resource) => scopePath(resource.scope) === scope).map(render),
+  }));
 }
 
 /**
