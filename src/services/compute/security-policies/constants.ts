@@ -63,8 +63,8 @@ export const EXCLUSION_OPS = ['CONTAINS', 'ENDS_WITH', 'EQUALS', 'EQUALS_ANY', '
 /** VERSIONED_EXPRS are the preconfigured versioned expressions. */
 export const VERSIONED_EXPRS = ['SRC_IPS_V1'] as const;
 
-/** RULE_ACTIONS lists the action grammar for messages. */
-export const RULE_ACTIONS_TEXT = 'allow, deny, deny(403), deny(404), deny(502), rate_based_ban, redirect, throttle, fairshare';
+/** RULE_ACTIONS_TEXT lists the action grammar for messages. */
+const RULE_ACTIONS_TEXT = 'allow, deny, deny(403), deny(404), deny(502), rate_based_ban, redirect, throttle, fairshare';
 /** DENY_STATUSES are the statuses of `deny(STATUS)` as a rule action. */
 export const DENY_STATUSES: readonly string[] = ['403', '404', '502'];
 /** EXCEED_DENY_STATUSES are the statuses of `deny(STATUS)` as an exceed action. */
@@ -165,10 +165,9 @@ export const MESSAGES = {
   matchRequired: 'A match condition must be specified.',
   ipRange: 'Must be a valid IPv4 or IPv6 address or CIDR range, or *.',
   networkMatchOnlyNetwork: 'Network match can only be specified in security policies of type EDGEGUARD_NETWORK.',
-  networkMatchRequired: 'Rules of security policies of type EDGEGUARD_NETWORK must use networkMatch.',
   udfValue: 'Must be a 32-bit unsigned decimal or 0x-prefixed hexadecimal number, or a range of two such numbers joined by a dash.',
   udfName: (name: string) => `The security policy does not define a user-defined field named ${name}.`,
-  ipProtocol: `Must be an 8-bit unsigned decimal, a range of two decimals, or one of ${['tcp', 'udp', 'icmp', 'esp', 'ah', 'ipip', 'sctp'].join(', ')}.`,
+  ipProtocol: `Must be an 8-bit unsigned decimal, a range of two decimals, or one of ${IP_PROTOCOL_NAMES.join(', ')}.`,
   port: 'Must be a 16-bit unsigned decimal or a range of two such numbers joined by a dash.',
   regionCode: 'Must be a two-letter ISO 3166-1 alpha-2 region code.',
   descriptionTooLong: `Description must be at most ${MAX_DESCRIPTION_LENGTH} characters.`,
