@@ -9,6 +9,9 @@ import { formatType } from './rules-language.ts';
 /** RuleExpr is a rule's `match.expr`. */
 export type RuleExpr = NonNullable<NonNullable<SecurityPolicyRule['match']>['expr']>;
 
+/** EXPR_FIELD_ORDER is the Expr message's field-number order. */
+const EXPR_FIELD_ORDER = ['expression', 'title', 'description', 'location'] as const;
+
 /**
  * validateExpression parses, type-checks and semantically checks a rule's match expression,
  * throwing the real service's error on the first problem:
@@ -45,7 +48,10 @@ export function expressionError(expr: RuleExpr, field: string, detail: string): 
  * breaks taken out (`{  "expression": "…"}`), quotes as \u0027, cut after 100 characters with `...`.
  */
 function quoteExpr(expr: RuleExpr): string {
-  const members = Object.entries(expr).map(([name, value]) => `  ${JSON.stringify(name)}: ${JSON.stringify(value).replaceAll("'", '\\u0027')}`);
+  // Proto JSON prints members in field-number order, whatever order the request used.
+  const members = EXPR_FIELD_ORDER.flatMap((name) =>
+    expr[name] === undefined ? [] : [`  ${JSON.stringify(name)}: ${JSON.stringify(expr[name]).replaceAll("'", '\\u0027')}`],
+  );
   const json = `{${members.join(',')}}`;
   return json.length > EXPR_JSON_SHOWN ? `${json.slice(0, EXPR_JSON_SHOWN)}...` : json;
 }

@@ -157,6 +157,11 @@ export const RULE_VALIDATION_CASES: readonly RuleValidationCase[] = [
   { name: 'regex with a capture group', body: expr("request.path.matches('/v2/(a|b)/x')"), message: exprError("request.path.matches('/v2/(a|b)/x')", 'Invalid regular expression: /v2/(a|b)/x, Capture Groups are not allowed.') },
   { name: 'regex that does not compile', body: expr("request.path.matches('/v2/[a-')"), message: exprError("request.path.matches('/v2/[a-')", 'Invalid regular expression: /v2/[a-, unterminated character class.') },
   { name: 'regex with lookahead', body: expr("request.path.matches('/a(?=b)')"), message: exprError("request.path.matches('/a(?=b)')", 'Invalid regular expression: /a(?=b), invalid or unsupported Perl syntax: (?=.') },
+  {
+    name: 'expr quoted in field order with its title',
+    body: { priority: 1000, match: { expr: { title: 'ban', expression: 'bogus' } } },
+    message: `Invalid value for field 'resource.match.expr': '{  "expression": "bogus",  "title": "ban"}'. Error parsing EDGEGUARD rule matcher expression: <input>:1:1: undeclared reference to 'bogus' (in container '')`,
+  },
   { name: 'empty expression', body: expr('  '), message: "Required field 'resource.match.expr.expression' not specified" },
 ];
 
