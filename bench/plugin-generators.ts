@@ -24,7 +24,7 @@ interface Generator {
 const GENERATORS: readonly Generator[] = [
   {
     key: 'fogbank',
-    label: existsSync(join(REPO, 'dist/cli/protoc-gen-fogbank.js')) ? 'protoc-gen-fogbank (dist)' : 'protoc-gen-fogbank (src via tsx)',
+    label: existsSync(join(REPO, 'dist/protoc-gen-fogbank.mjs')) ? 'protoc-gen-fogbank (dist)' : 'protoc-gen-fogbank (src via tsx)',
     args: (out) => [`--plugin=protoc-gen-fogbank=${join(REPO, 'bin/protoc-gen-fogbank.js')}`, `--fogbank_out=${out}`],
   },
   { key: 'es', label: 'protoc-gen-es (target=ts)', args: (out) => [`--plugin=protoc-gen-es=${join(BIN, 'protoc-gen-es')}`, `--es_out=${out}`, '--es_opt=target=ts'] },

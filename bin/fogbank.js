@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// fogbank: runs the compiled CLI from dist/ (built by `npm ci` through the prepare script), or
+// fogbank: runs the bundled CLI from dist/ (built by `npm ci` through the prepare script), or
 // the TypeScript source through tsx when the package has not been built.
 import { existsSync } from 'node:fs';
 
-const compiled = new URL('../dist/cli/main.js', import.meta.url);
+const compiled = new URL('../dist/fogbank.mjs', import.meta.url);
 if (existsSync(compiled)) {
   await import(compiled.href);
 } else {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
@@ -47,11 +47,10 @@ export function rssMb(pid: number): number {
   return kb / 1024;
 }
 
-/** ensureBuilt compiles src/ to dist/ when dist is missing, so benchmarks measure what `npm start` runs. */
+/** ensureBuilt bundles the CLI (as `npm start` does before it runs), so benchmarks measure what users run. */
 export function ensureBuilt(): string {
-  const main = `${ROOT}dist/cli/main.js`;
-  if (!existsSync(main)) execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
-  return main;
+  execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
+  return `${ROOT}dist/fogbank.mjs`;
 }
 
 /** BARE_SERVER is the baseline server (plain JavaScript, no loader): the arguments to `node`. */

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -105,6 +106,22 @@ describe('fogbank start as a process', () => {
     } finally {
       second.child.kill('SIGTERM');
       await second.exited;
+    }
+  });
+
+  it('the bundle that npm start runs serves the same API', async () => {
+    const root = new URL('../../', import.meta.url);
+    execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root });
+    const dir = dataDir();
+    const server = await startFogbankProcess(['--port', '0', '--data-dir', dir, '--admin-token', 'tok', '--operations', 'instant', '--log-level', 'warn'], new URL('dist/fogbank.mjs', root).pathname);
+    try {
+      const op = await call(server.url, 'tok', 'POST', 'projects/p/global/instanceTemplates', { name: 'bundled', properties: { machineType: 'e2-small' } });
+      assert.equal(op.json['status'], 'DONE');
+      assert.equal((await call(server.url, 'tok', 'GET', 'projects/p/global/instanceTemplates/bundled')).status, 200);
+      assert.equal((await call(server.url, 'tok', 'POST', 'projects/p/regions/us-central1/securityPolicies', { name: 'pol' })).status, 200);
+    } finally {
+      server.child.kill('SIGTERM');
+      assert.equal(await server.exited, 0);
     }
   });
 

@@ -14,9 +14,13 @@ export interface FogbankProcess {
   readonly exited: Promise<number | string>;
 }
 
-/** startFogbankProcess runs `fogbank start ARGS` and resolves once it prints its `listening on` line. */
-export function startFogbankProcess(args: readonly string[]): Promise<FogbankProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'start', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * startFogbankProcess runs `fogbank start ARGS` and resolves once it prints its `listening on`
+ * line. By default it runs the TypeScript sources; `entry` names another script (the bundle).
+ */
+export function startFogbankProcess(args: readonly string[], entry?: string): Promise<FogbankProcess> {
+  const command = entry === undefined ? ['--import', 'tsx', MAIN] : [entry];
+  const child = spawn(process.execPath, [...command, 'start', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
