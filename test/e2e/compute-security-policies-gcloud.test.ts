@@ -65,7 +65,7 @@ describe('gcloud compute security-policies against fogbank (realistic operations
     assert.match(result.stderr, /ERROR: \(gcloud\.compute\.security-policies\.rules\.update\) Could not fetch resource:/);
     assert.ok(
       result.stderr.includes(
-        `Invalid value for field 'resource.match.expr': '{  "expression": "evaluatePreconfiguredExpr(\\u0027sourceiplist-fastly\\u0027)"}'. Error parsing EDGEGUARD rule matcher expression: sourceiplist-fastly isn't a valid preconfigured expression set.`,
+        `Invalid value for field 'resource.match.expr': '{ "expression": "evaluatePreconfiguredExpr(\\u0027sourceiplist-fastly\\u0027)"}'. Error parsing EDGEGUARD rule matcher expression: sourceiplist-fastly isn't a valid preconfigured expression set.`,
       ),
       result.stderr,
     );

@@ -45,13 +45,14 @@ export function expressionError(expr: RuleExpr, field: string, detail: string): 
 
 /**
  * quoteExpr renders the expr message as the real service quotes it: its proto JSON with the line
- * breaks taken out (`{  "expression": "…"}`), quotes as \u0027, cut after 100 characters with `...`.
+ * breaks folded to single spaces (`{ "expression": "…"}`, as the documented error shows), quotes as
+ * \u0027, cut after 100 characters with `...`.
  */
 function quoteExpr(expr: RuleExpr): string {
   // Proto JSON prints members in field-number order, whatever order the request used.
   const members = EXPR_FIELD_ORDER.flatMap((name) =>
-    expr[name] === undefined ? [] : [`  ${JSON.stringify(name)}: ${JSON.stringify(expr[name]).replaceAll("'", '\\u0027')}`],
+    expr[name] === undefined ? [] : [`${JSON.stringify(name)}: ${JSON.stringify(expr[name]).replaceAll("'", '\\u0027')}`],
   );
-  const json = `{${members.join(',')}}`;
+  const json = `{ ${members.join(', ')}}`;
   return json.length > EXPR_JSON_SHOWN ? `${json.slice(0, EXPR_JSON_SHOWN)}...` : json;
 }

@@ -36,7 +36,7 @@ export const NETWORK_RULE = { priority: 1000, action: 'allow', networkMatch: { s
 const expr = (expression: string): Record<string, unknown> => ({ priority: 1000, match: { expr: { expression } } });
 /** exprError is the real service's message: the expr as one-line JSON, cut after 100 characters. */
 const exprError = (expression: string, detail: string): string => {
-  const json = `{  "expression": ${JSON.stringify(expression).replaceAll("'", '\\u0027')}}`;
+  const json = `{ "expression": ${JSON.stringify(expression).replaceAll("'", '\\u0027')}}`;
   const shown = json.length > 100 ? `${json.slice(0, 100)}...` : json;
   return `Invalid value for field 'resource.match.expr': '${shown}'. Error parsing EDGEGUARD rule matcher expression: ${detail}`;
 };
@@ -160,7 +160,7 @@ export const RULE_VALIDATION_CASES: readonly RuleValidationCase[] = [
   {
     name: 'expr quoted in field order with its title',
     body: { priority: 1000, match: { expr: { title: 'ban', expression: 'bogus' } } },
-    message: `Invalid value for field 'resource.match.expr': '{  "expression": "bogus",  "title": "ban"}'. Error parsing EDGEGUARD rule matcher expression: <input>:1:1: undeclared reference to 'bogus' (in container '')`,
+    message: `Invalid value for field 'resource.match.expr': '{ "expression": "bogus", "title": "ban"}'. Error parsing EDGEGUARD rule matcher expression: <input>:1:1: undeclared reference to 'bogus' (in container '')`,
   },
   { name: 'empty expression', body: expr('  '), message: "Required field 'resource.match.expr.expression' not specified" },
 ];
