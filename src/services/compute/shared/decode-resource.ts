@@ -105,9 +105,18 @@ function decodeScalar(protoType: string, value: unknown, path: string, schema: T
   }
 }
 
+const snakeNames = new Map<string, string>();
+
 /** camelToSnake turns a JSON field name into its proto field name (`canIpForward` → `can_ip_forward`). */
 export function camelToSnake(name: string): string {
-  return name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+  let snake = snakeNames.get(name);
+  if (snake === undefined) {
+    snake = name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+    // Field names come from schemas, so the cache stays as small as they are; unknown names
+    // from request bodies are reported, never converted.
+    if (snakeNames.size < 10_000) snakeNames.set(name, snake);
+  }
+  return snake;
 }
 
 /** snakeToCamel turns a proto field name into its JSON name (`can_ip_forward` → `canIpForward`). */
