@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseStartArgs, UsageError } from './args.ts';
+
+describe('fogbank start flags', () => {
+  it('has the documented defaults', () => {
+    assert.deepEqual(parseStartArgs([]), {
+      host: '127.0.0.1',
+      port: 8780,
+      dataDir: './.fogbank',
+      ephemeral: false,
+      store: 'sqlite',
+      adminToken: undefined,
+      operations: 'realistic',
+      config: undefined,
+      logLevel: 'info',
+    });
+  });
+
+  it('reads `--flag value` and `--flag=value`', () => {
+    const args = parseStartArgs(['--host', '0.0.0.0', '--port=0', '--data-dir', '/tmp/x', '--ephemeral', '--store=memory', '--admin-token', 't', '--operations=instant', '--config', 'c.yaml', '--log-level', 'debug']);
+    assert.deepEqual(args, { host: '0.0.0.0', port: 0, dataDir: '/tmp/x', ephemeral: true, store: 'memory', adminToken: 't', operations: 'instant', config: 'c.yaml', logLevel: 'debug' });
+  });
+
+  const bad: [string[], string][] = [
+    [['--bogus'], 'unknown flag --bogus'],
+    [['--port'], '--port needs a value'],
+    [['--port', '70000'], "--port must be a number from 0 to 65535, not '70000'"],
+    [['--port', '-1'], "--port must be a number from 0 to 65535, not '-1'"],
+    [['--operations', 'slow'], "--operations must be realistic or instant, not 'slow'"],
+    [['--log-level', 'loud'], "--log-level must be silent, error, warn, info or debug, not 'loud'"],
+    [['--ephemeral=yes'], '--ephemeral takes no value'],
+    [['--admin-token='], '--admin-token must not be empty'],
+    [['start'], "unexpected argument 'start'"],
+  ];
+  for (const [argv, message] of bad) {
+    it(`rejects ${argv.join(' ')}`, () => {
+      assert.throws(() => parseStartArgs(argv), (error: unknown) => error instanceof UsageError && error.message === message);
+    });
+  }
+});
