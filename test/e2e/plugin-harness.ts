@@ -1,6 +1,8 @@
 // Shared helpers of the plugin e2e tests: real protoc binaries from npm, descriptor sets,
 // temporary trees, and a protoc-gen-fogbank executable that runs the TypeScript source.
 import { spawnSync } from 'node:child_process';
+import { create, toBinary } from '@bufbuild/protobuf';
+import { CodeGeneratorResponseSchema, GeneratedCodeInfoSchema } from '@bufbuild/protobuf/wkt';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -113,3 +115,71 @@ export function typecheck(dir: string) {
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(STRICT_TSCONFIG, null, 2));
   return run(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', dir], dir);
 }
+
+/** Chunk is one canned CodeGeneratorResponse.File. */
+export interface Chunk {
+  readonly name?: string;
+  readonly ip?: string;
+  readonly content?: string;
+  readonly info?: readonly { begin: number; end: number; path: number[] }[];
+}
+/** ReplayPlugin is a scripted plugin: a canned response, exit status, stderr or signal. */
+export interface ReplayPlugin {
+  readonly name: string;
+  readonly out: string;
+  readonly param?: string;
+  readonly error?: string;
+  readonly features?: number;
+  readonly minEdition?: number;
+  readonly maxEdition?: number;
+  readonly files?: readonly Chunk[];
+  /** raw replaces the encoded response on stdout. */
+  readonly raw?: Uint8Array;
+  readonly exit?: number;
+  readonly stderr?: string;
+  readonly signal?: NodeJS.Signals;
+  /** missing runs a plugin path that does not exist (`true`) or relies on PATH (`'path'`). */
+  readonly missing?: true | 'path';
+}
+/** encodeResponse encodes the canned response (features default to proto3 optional + editions 2023). */
+export function encodeResponse(p: ReplayPlugin): Uint8Array {
+  if (p.raw) return p.raw;
+  const response = create(CodeGeneratorResponseSchema, {
+    error: p.error ?? '',
+    supportedFeatures: BigInt(p.features ?? 3),
+    file: (p.files ?? []).map((f) => ({
+      name: f.name ?? '',
+      insertionPoint: f.ip ?? '',
+      content: f.content ?? '',
+      ...(f.info ? { generatedCodeInfo: create(GeneratedCodeInfoSchema, { annotation: f.info.map((a) => ({ ...a, sourceFile: 'x.proto' })) }) } : {}),
+    })),
+  });
+  if ((p.features ?? 3) & 2) {
+    response.minimumEdition = p.minEdition ?? 998;
+    response.maximumEdition = p.maxEdition ?? 1000;
+  }
+  return toBinary(CodeGeneratorResponseSchema, response);
+}
+
+/** writeReplayPlugin writes an executable (plain Node) that reads stdin to the end, then replays the canned outcome. */
+export function writeReplayPlugin(dir: string, p: ReplayPlugin): string {
+  const bytes = join(dir, `${p.name}.bin`);
+  writeFileSync(bytes, encodeResponse(p));
+  const script = join(dir, `protoc-gen-${p.name}`);
+  writeFileSync(
+    script,
+    `#!/usr/bin/env node
+const fs = require('fs');
+process.stdin.resume();
+process.stdin.on('end', () => {
+  ${p.stderr ? `process.stderr.write(${JSON.stringify(p.stderr)});` : ''}
+  fs.writeSync(1, fs.readFileSync(${JSON.stringify(bytes)}));
+  ${p.signal ? `process.kill(process.pid, ${JSON.stringify(p.signal)});` : ''}
+  process.exitCode = ${p.exit ?? 0};
+});
+`,
+  );
+  chmodSync(script, 0o755);
+  return script;
+}
+

@@ -2,37 +2,12 @@
 // a scripted replay plugin emits a canned CodeGeneratorResponse under both, and the output
 // trees, stderr and exit codes must be identical.
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { create, toBinary } from '@bufbuild/protobuf';
-import { CodeGeneratorResponseSchema, GeneratedCodeInfoSchema } from '@bufbuild/protobuf/wkt';
 import { runProtocCommand } from '../../src/cli/fogbank-protoc.ts';
-import { descriptorSet, PROTOC, readTree, requireTool, run, tempDir } from './plugin-harness.ts';
+import { descriptorSet, PROTOC, readTree, requireTool, run, tempDir, writeReplayPlugin, type ReplayPlugin } from './plugin-harness.ts';
 
-interface Chunk {
-  readonly name?: string;
-  readonly ip?: string;
-  readonly content?: string;
-  readonly info?: readonly { begin: number; end: number; path: number[] }[];
-}
-interface ReplayPlugin {
-  readonly name: string;
-  readonly out: string;
-  readonly param?: string;
-  readonly error?: string;
-  readonly features?: number;
-  readonly minEdition?: number;
-  readonly maxEdition?: number;
-  readonly files?: readonly Chunk[];
-  /** raw replaces the encoded response on stdout. */
-  readonly raw?: Uint8Array;
-  readonly exit?: number;
-  readonly stderr?: string;
-  readonly signal?: NodeJS.Signals;
-  /** missing runs a plugin path that does not exist (`true`) or relies on PATH (`'path'`). */
-  readonly missing?: true | 'path';
-}
 interface Scenario {
   readonly name: string;
   readonly plugins: readonly ReplayPlugin[];
@@ -42,7 +17,6 @@ interface Scenario {
   readonly only?: 'oldest' | 'newest';
 }
 
-const ALL = 3; // PROTO3_OPTIONAL | SUPPORTS_EDITIONS, with min/max set below
 const TEMPLATE = 'header\n  // @@protoc_insertion_point(body)\n\t\t// @@protoc_insertion_point(tabs)\nfooter\n';
 
 const SCENARIOS: readonly Scenario[] = [
@@ -246,47 +220,6 @@ const SCENARIOS: readonly Scenario[] = [
   { name: 'absolute name stays inside the output directory', plugins: [{ name: 'a', out: 'out', files: [{ name: '/abs.txt', content: 'x' }] }] },
   { name: 'backslash in a name', plugins: [{ name: 'a', out: 'out', files: [{ name: 'd\\e.txt', content: 'x' }] }] },
 ];
-
-function encodeResponse(p: ReplayPlugin): Uint8Array {
-  if (p.raw) return p.raw;
-  const response = create(CodeGeneratorResponseSchema, {
-    error: p.error ?? '',
-    supportedFeatures: BigInt(p.features ?? ALL),
-    file: (p.files ?? []).map((f) => ({
-      name: f.name ?? '',
-      insertionPoint: f.ip ?? '',
-      content: f.content ?? '',
-      ...(f.info ? { generatedCodeInfo: create(GeneratedCodeInfoSchema, { annotation: f.info.map((a) => ({ ...a, sourceFile: 'x.proto' })) }) } : {}),
-    })),
-  });
-  if ((p.features ?? ALL) & 2) {
-    response.minimumEdition = p.minEdition ?? 998;
-    response.maximumEdition = p.maxEdition ?? 1000;
-  }
-  return toBinary(CodeGeneratorResponseSchema, response);
-}
-
-// The replay plugin: plain Node, reads its stdin to the end, then replays the canned outcome.
-function writeReplayPlugin(dir: string, p: ReplayPlugin): string {
-  const bytes = join(dir, `${p.name}.bin`);
-  writeFileSync(bytes, encodeResponse(p));
-  const script = join(dir, `protoc-gen-${p.name}`);
-  writeFileSync(
-    script,
-    `#!/usr/bin/env node
-const fs = require('fs');
-process.stdin.resume();
-process.stdin.on('end', () => {
-  ${p.stderr ? `process.stderr.write(${JSON.stringify(p.stderr)});` : ''}
-  fs.writeSync(1, fs.readFileSync(${JSON.stringify(bytes)}));
-  ${p.signal ? `process.kill(process.pid, ${JSON.stringify(p.signal)});` : ''}
-  process.exitCode = ${p.exit ?? 0};
-});
-`,
-  );
-  chmodSync(script, 0o755);
-  return script;
-}
 
 function argsFor(s: Scenario, scripts: string, schema: string): string[] {
   const args = [`--descriptor_set_in=${schema}`];

@@ -77,6 +77,7 @@ export async function runHostCommand(argv: readonly string[], io: HostIo): Promi
     return {
       flag: out.flag,
       pluginName,
+      displayName: path ?? pluginName,
       invoke: path === undefined && builtin !== undefined ? inProcessPlugin(builtin) : execPlugin(path ?? pluginName),
       parameter,
       location: out.location,

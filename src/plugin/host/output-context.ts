@@ -66,22 +66,19 @@ export class OutputContext {
     const existing = this.files.get(name);
     if (stream.insertionPoint === '') {
       if (existing !== undefined) {
-        const first = this.writers.get(name) ?? stream.generator;
-        if (first === stream.generator) {
-          this.report(`WARN\tduplicate generated file name "${name}", keeping the first\n`);
-          return;
-        }
+        // Duplicates inside one response were dropped by the caller, so this is another plugin.
         return this.fail(
-          `Failure: file "${this.location}${name}" was generated multiple times: once by plugin "${first}" and again by plugin "${stream.generator}"\n`,
+          `Failure: file "${this.location}${name}" was generated multiple times: once by plugin "${this.writers.get(name) ?? ''}" and again by plugin "${stream.generator}"\n`,
         );
       }
       this.files.set(name, content);
       this.writers.set(name, stream.generator);
       return;
     }
-    const result = existing === undefined ? undefined : bufInsert(existing, stream.insertionPoint, content);
+    if (existing === undefined) return this.fail(`Failure: plugin ${stream.generator}: read ${name}: file does not exist\n`);
+    const result = bufInsert(existing, stream.insertionPoint, content);
     if (result === undefined) {
-      return this.fail(`Failure: could not find insertion point "${stream.insertionPoint}" in "${name}"\n`);
+      return this.fail(`Failure: plugin ${stream.generator}: could not find insertion point "${stream.insertionPoint}" in "${name}"\n`);
     }
     this.files.set(name, result);
   }

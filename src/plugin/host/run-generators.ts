@@ -14,6 +14,8 @@ export interface GeneratorDirective {
   readonly flag: string;
   /** pluginName is `protoc-gen-NAME`, used inside protoc's messages. */
   readonly pluginName: string;
+  /** displayName names the plugin in buf's messages: the program path when one was given. */
+  readonly displayName?: string;
   readonly invoke: PluginInvoker;
   readonly parameter: string;
   /** location is the output location exactly as written. */
@@ -81,21 +83,23 @@ async function generateOne(
   const buf = run.compat === 'buf';
   const request = buildRequest(run.protoFiles, run.filesToGenerate, d.parameter, run.compat === 'protoc');
   const outcome = await d.invoke(request, run.stderr);
+  const bufName = d.displayName ?? d.pluginName;
   if (outcome.kind === 'signal') {
-    return buf ? `Failure: plugin ${d.pluginName}: signal: ${outcome.signal}\n` : `${d.flag}: ${d.pluginName}: Plugin killed by signal ${outcome.signal}.\n`;
+    return buf ? `Failure: plugin ${bufName}: signal: ${goSignalName(outcome.signal)}\n` : `${d.flag}: ${d.pluginName}: Plugin killed by signal ${outcome.signal}.\n`;
   }
   if (outcome.code !== 0) {
-    return buf ? `Failure: plugin ${d.pluginName}: exit status ${outcome.code}\n` : `${d.flag}: ${d.pluginName}: Plugin failed with status code ${outcome.code}.\n`;
+    return buf ? `Failure: plugin ${bufName}: exit status ${outcome.code}\n` : `${d.flag}: ${d.pluginName}: Plugin failed with status code ${outcome.code}.\n`;
   }
   let response: PluginResponse;
   try {
     response = readResponse(outcome.stdout);
   } catch {
+    // Go's protobuf puts a no-break space after "proto:" in buf 1.75's build (its detrand).
     return buf
-      ? `Failure: plugin ${d.pluginName}: could not unmarshal CodeGeneratorResponse\n`
+      ? `Failure: plugin ${bufName}: wire unmarshal: proto:\u00a0cannot parse invalid wire-format data\n`
       : `${d.flag}: ${d.pluginName}: Plugin output is unparseable: ${cEscape(outcome.stdout)}\n`;
   }
-  if (buf) return applyBuf(d, response, files, context, run.stderr);
+  if (buf) return applyBuf(bufName, response, files, context, run.stderr);
   return applyProtoc(run.compat, d, response, files, context);
 }
 
@@ -138,26 +142,26 @@ function applyProtoc(
 }
 
 function applyBuf(
-  d: GeneratorDirective,
+  name: string,
   response: PluginResponse,
   files: readonly FileDescriptorProto[],
   context: OutputContext,
   stderr: (text: string) => void,
 ): string | undefined {
-  if (response.error !== '') return `Failure: plugin ${d.pluginName}: ${response.error}\n`;
+  if (response.error !== '') return `Failure: plugin ${name}: ${response.error}\n`;
   let current: OpenStream | undefined;
   const streams: OpenStream[] = [];
   for (const f of response.files) {
-    if (f.name === '' && f.insertionPoint !== '') {
-      return `Failure: plugin ${d.pluginName}: CodeGeneratorResponse: file: empty name with non-empty insertion point\n`;
-    }
-    if (f.name !== '') {
+    if (f.name === '') {
+      if (current === undefined) return `Failure: plugin ${name}: CodeGeneratorResponse: file: first value had no name set\n`;
+      if (f.insertionPoint !== '') {
+        return `Failure: plugin ${name}: CodeGeneratorResponse: file: empty name with non-empty insertion point\n`;
+      }
+    } else {
       const problem = bufNameProblem(f.name);
-      if (problem !== undefined) return `Failure: plugin ${d.pluginName}: CodeGeneratorResponse: file: ${problem}\n`;
-      current = { name: f.name, insertionPoint: f.insertionPoint, info: f.generatedCodeInfo, chunks: [], generator: d.pluginName };
+      if (problem !== undefined) return `Failure: plugin ${name}: CodeGeneratorResponse: file: ${problem}\n`;
+      current = { name: f.name, insertionPoint: f.insertionPoint, info: f.generatedCodeInfo, chunks: [], generator: name };
       streams.push(current);
-    } else if (current === undefined) {
-      return `Failure: plugin ${d.pluginName}: CodeGeneratorResponse: file: first value had no name set\n`;
     }
     current.chunks.push(Buffer.from(f.content));
   }
@@ -165,17 +169,42 @@ function applyBuf(
     const needing = files.filter(hasProto3Optional);
     if (needing.length > 0) {
       stderr(
-        `WARN\tplugin "${d.pluginName}" does not support required features.\n  Feature "proto3 optional" is required by ${needing.length} file(s):\n` +
+        `WARN\tplugin "${name}" does not support required features.\n  Feature "proto3 optional" is required by ${needing.length} file(s):\n` +
           needing.map((f) => `    ${f.name}\n`).join(''),
       );
     }
   }
   const editionsFile = files.find((f) => f.syntax === 'editions');
   if (editionsFile !== undefined && (response.supportedFeatures & 2n) === 0n) {
-    return `Failure: plugin "${d.pluginName}" does not support feature "supports editions" which is required by "${editionsFile.name}"\n`;
+    return `Failure: plugin "${name}" does not support feature "supports editions" which is required by "${editionsFile.name}"\n`;
   }
-  for (const s of streams) context.close(s);
+  const seen = new Set<string>();
+  for (const s of streams) {
+    if (s.insertionPoint === '') {
+      if (seen.has(s.name)) {
+        stderr(
+          `duplicate generated file name "${s.name}". Generation will continue without error here and drop the second occurrence of this file, but please raise an issue with the maintainer of the plugin.\n`,
+        );
+        continue;
+      }
+      seen.add(s.name);
+    }
+  }
+  seen.clear();
+  for (const s of streams) {
+    if (s.insertionPoint === '' && seen.has(s.name)) continue;
+    if (s.insertionPoint === '') seen.add(s.name);
+    context.close(s);
+    // buf stops at its first failure; the context has printed it.
+    if (context.hadError) return '';
+  }
   return undefined;
+}
+
+// Go's names for the signals a plugin is usually killed by, as buf prints them.
+function goSignalName(signal: number): string {
+  const names: Record<number, string> = { 1: 'hangup', 2: 'interrupt', 6: 'aborted', 9: 'killed', 11: 'segmentation fault', 13: 'broken pipe', 15: 'terminated' };
+  return names[signal] ?? `signal ${signal}`;
 }
 
 // buf's protoplugin validation of response file names.
