@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import { runProtocCommand } from '../../src/cli/fogbank-protoc.ts';
 import { descriptorSet, PROTOC, readTree, requireTool, run, tempDir, writeReplayPlugin, type ReplayPlugin } from './plugin-harness.ts';
 
@@ -18,6 +19,17 @@ interface Scenario {
 }
 
 const TEMPLATE = 'header\n  // @@protoc_insertion_point(body)\n\t\t// @@protoc_insertion_point(tabs)\nfooter\n';
+
+// Hand-encoded: a string decoder would turn the bytes into U+FFFD, and protoc writes them as sent.
+function invalidUtf8Response(): Uint8Array {
+  const file = (name: string, content: number[]) =>
+    new BinaryWriter().tag(1, WireType.LengthDelimited).string(name).tag(15, WireType.LengthDelimited).bytes(new Uint8Array(content)).finish();
+  return new BinaryWriter()
+    .tag(2, WireType.Varint).uint64(1)
+    .tag(15, WireType.LengthDelimited).bytes(file('f.txt', [0x61, 0xff, 0x0a]))
+    .tag(15, WireType.LengthDelimited).bytes(file('g.txt', [0xc3]))
+    .finish();
+}
 
 const SCENARIOS: readonly Scenario[] = [
   { name: 'plain files in nested dirs', plugins: [{ name: 'a', out: 'out', files: [{ name: 'x.txt', content: 'x\n' }, { name: 'd/e/y.txt', content: 'y' }] }] },
@@ -217,6 +229,7 @@ const SCENARIOS: readonly Scenario[] = [
     files: ['editions/edition2023.proto'],
     plugins: [{ name: 'a', out: 'out', files: [{ name: 'f.txt', content: 'x' }] }],
   },
+  { name: 'invalid UTF-8 content is written as the raw bytes', plugins: [{ name: 'a', out: 'out', raw: invalidUtf8Response() }] },
   { name: 'absolute name stays inside the output directory', plugins: [{ name: 'a', out: 'out', files: [{ name: '/abs.txt', content: 'x' }] }] },
   { name: 'backslash in a name', plugins: [{ name: 'a', out: 'out', files: [{ name: 'd\\e.txt', content: 'x' }] }] },
 ];
