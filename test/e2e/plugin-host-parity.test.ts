@@ -14,6 +14,8 @@ interface Scenario {
   readonly plugins: readonly ReplayPlugin[];
   readonly files?: readonly string[];
   readonly dirs?: readonly string[];
+  /** barePlugin registers plugins as `--plugin=PATH` (named after the file) instead of `NAME=PATH`. */
+  readonly barePlugin?: true;
   /** only limits a scenario to one protoc whose behaviour the other mode does not promise. */
   readonly only?: 'oldest' | 'newest';
 }
@@ -32,6 +34,7 @@ function invalidUtf8Response(): Uint8Array {
 }
 
 const SCENARIOS: readonly Scenario[] = [
+  { name: '--plugin=PATH names the plugin after the file', barePlugin: true, plugins: [{ name: 'a', out: 'out', files: [{ name: 'x.txt', content: 'x\n' }] }] },
   { name: 'plain files in nested dirs', plugins: [{ name: 'a', out: 'out', files: [{ name: 'x.txt', content: 'x\n' }, { name: 'd/e/y.txt', content: 'y' }] }] },
   {
     name: 'insertion with space indent, blank lines and no final newline',
@@ -238,7 +241,10 @@ function argsFor(s: Scenario, scripts: string, schema: string): string[] {
   const args = [`--descriptor_set_in=${schema}`];
   for (const p of s.plugins) {
     if (p.missing === true) args.push(`--plugin=protoc-gen-${p.name}=${join(scripts, 'does-not-exist', p.name)}`);
-    else if (p.missing === undefined) args.push(`--plugin=protoc-gen-${p.name}=${writeReplayPlugin(scripts, p)}`);
+    else if (p.missing === undefined) {
+      const path = writeReplayPlugin(scripts, p);
+      args.push(s.barePlugin ? `--plugin=${path}` : `--plugin=protoc-gen-${p.name}=${path}`);
+    }
     args.push(`--${p.name}_out=${p.param ? `${p.param}:` : ''}${p.out}`);
   }
   return [...args, ...(s.files ?? ['parity/plain.proto'])];
