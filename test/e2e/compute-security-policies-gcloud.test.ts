@@ -91,7 +91,8 @@ describe('gcloud compute security-policies against fogbank (realistic operations
     const policy = parseYaml(described.stdout) as Record<string, any>;
     assert.equal(policy['description'], 'edge rules');
     assert.equal(policy['type'], 'EDGEGUARD');
-    assert.match(policy['fingerprint'], /^[A-Za-z0-9+/]{11}=$/);
+    // gcloud re-encodes bytes fields in the URL-safe alphabet.
+    assert.match(policy['fingerprint'], /^[A-Za-z0-9+/_-]{11}=$/);
     assert.deepEqual(policy['rules'], [
       {
         action: 'allow',
