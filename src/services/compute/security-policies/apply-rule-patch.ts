@@ -92,13 +92,20 @@ function isEmpty(value: unknown): boolean {
 }
 
 function mergeMessages(stored: Json, patch: Json): Json {
+  // One deep copy of the stored rule, then an in-place merge: copying at every level made the
+  // merge quadratic in the rule's depth and a tenth of patchRule's CPU.
   const out: Json = structuredClone(stored);
+  mergeInto(out, patch);
+  return out;
+}
+
+function mergeInto(target: Json, patch: Json): void {
   for (const [name, value] of Object.entries(patch)) {
     if (isEmpty(value)) continue;
-    const current = out[name];
-    out[name] = isMessage(value) && isMessage(current) ? mergeMessages(current, value) : structuredClone(value);
+    const current = target[name];
+    if (isMessage(value) && isMessage(current)) mergeInto(current, value);
+    else target[name] = structuredClone(value);
   }
-  return out;
 }
 
 function valueAt(message: Json, path: readonly string[]): unknown {
