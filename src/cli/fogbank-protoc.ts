@@ -15,6 +15,3 @@ export function runProtocCommand(argv: string[], io?: Partial<HostIo>): Promise<
   });
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  process.exitCode = await runProtocCommand(process.argv.slice(2));
-}

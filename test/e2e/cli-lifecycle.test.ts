@@ -123,6 +123,8 @@ describe('fogbank start as a process', () => {
       server.child.kill('SIGTERM');
       assert.equal(await server.exited, 0);
     }
+    const help = execFileSync(process.execPath, [new URL('dist/fogbank.mjs', root).pathname, 'protoc', '--help'], { encoding: 'utf8' });
+    assert.equal(help.match(/^Usage: fogbank protoc/gm)?.length, 1);
   });
 
   it('rejects unknown flags with a usage message and exit code 2', async () => {
