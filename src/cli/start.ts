@@ -58,7 +58,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
   const { token: adminToken, file: adminTokenFile } = resolveAdminToken(options.adminToken, dataDir, ids);
   const store = await openStore(storeSpec, { dataDir: dataDir ?? '' });
   try {
-    const { app } = await buildServer(
+    const app = await buildServer(
       {
         store,
         clock: options.clock ?? systemClock,

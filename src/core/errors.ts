@@ -38,12 +38,11 @@ export const HTTP_REASON_PHRASES: Readonly<Record<number, string>> = {
 
 /**
  * TransportProblem describes a failure Fastify found before a handler ran (body too large,
- * malformed JSON, wrong content type, unknown route), so each family can phrase it in its own
- * dialect.
+ * malformed body, wrong content type), so each family can phrase it in its own dialect.
  */
 export interface TransportProblem {
   readonly httpStatus: number;
-  readonly kind: 'body-too-large' | 'malformed-body' | 'unsupported-media-type' | 'not-found' | 'method-not-allowed' | 'bad-request' | 'internal';
+  readonly kind: 'body-too-large' | 'malformed-body' | 'unsupported-media-type' | 'bad-request';
   readonly detail: string;
 }
 

@@ -10,23 +10,20 @@ export interface ServerOptions {
   readonly bodyLimit: number;
 }
 
-/** DEFAULT_BODY_LIMIT is the request body limit when none is configured (compute's own is 1 MiB... for JSON APIs; uploads stream). */
+/** DEFAULT_BODY_LIMIT is the request body limit (1 MiB) when none is configured. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
-/** BuiltServer is the assembled HTTP server and the handles of its services' background work. */
-export interface BuiltServer {
-  readonly app: FastifyInstance;
-  readonly handles: readonly ServiceHandle[];
-}
-
-/** buildServer assembles Fastify with every service in its own encapsulated context. */
-export async function buildServer(context: ServiceContext, services: readonly ServiceDefinition[], options: ServerOptions): Promise<BuiltServer> {
+/**
+ * buildServer assembles Fastify with every service in its own encapsulated context; closing the
+ * app first stops the services' background work (their handles), then drains requests.
+ */
+export async function buildServer(context: ServiceContext, services: readonly ServiceDefinition[], options: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logLevel === 'silent' ? false : { level: options.logLevel },
     bodyLimit: options.bodyLimit,
     // Keep-alive sockets that are idle must not hold shutdown open.
     forceCloseConnections: 'idle',
-    // Google clients put the same parameter twice rarely; keep arrays as given.
+    // `/x/` and `/x` name the same resource, as on Google's front ends.
     routerOptions: { ignoreTrailingSlash: true },
   });
   useJsonBodies(app);
@@ -43,5 +40,5 @@ export async function buildServer(context: ServiceContext, services: readonly Se
     await Promise.all(handles.map((handle) => handle.close()));
   });
   await app.ready();
-  return { app, handles };
+  return app;
 }

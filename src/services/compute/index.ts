@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { DEFAULT_BODY_LIMIT } from '../../core/server.ts';
 import type { ServiceContext, ServiceDefinition } from '../../core/service.ts';
 import { registerCatalogRoutes } from './catalog/index.ts';
 import { registerInstanceTemplateRoutes, TemplateService } from './instance-templates/index.ts';
@@ -18,7 +19,7 @@ export const computeService: ServiceDefinition = {
     const operations = new OperationService({ store: context.store, clock: context.clock, timers: context.timers, ids: context.ids, mode: context.operations });
     const templates = new TemplateService(context.store, operations, context.clock, context.ids);
     const securityPolicies = new SecurityPolicyService(context.store, operations, context.clock, context.ids);
-    const bodyLimit = app.initialConfig.bodyLimit ?? 1024 * 1024;
+    const bodyLimit = app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT;
     useComputeErrors(app, bodyLimit);
     useComputeAuth(app, context.auth);
     const routes = async (scope: FastifyInstance): Promise<void> => {

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { aggregatedItems, isTrue } from '../shared/aggregated.ts';
+import { aggregatedItems, isTrue, scopedByLocation } from '../shared/aggregated.ts';
 import { link } from '../shared/links.ts';
 import { parseListQuery, paginate } from '../shared/list-query.ts';
-import { GLOBAL, REGION_NAMES, regionScope, scopePath, zoneScope, type Scope } from '../shared/locations.ts';
+import { GLOBAL, regionScope, scopePath, zoneScope, type Scope } from '../shared/locations.ts';
 import { routeContext, type Params } from '../shared/route-context.ts';
 import { renderOperation, operationPath } from './operation.ts';
 import type { OperationService } from './operation-service.ts';
@@ -70,20 +70,8 @@ export function registerOperationRoutes(app: FastifyInstance, operations: Operat
     const project = ctx.params['project']!;
     ctx.authorize({ write: false, permission: 'compute.globalOperations.list', resource: `projects/${project}` });
     const query = parseListQuery(ctx.query);
-    const all = await operations.list(project);
-    const byScope = new Map<string, Record<string, unknown>[]>([['global', []], ...REGION_NAMES.map((r): [string, Record<string, unknown>[]] => [`regions/${r}`, []])]);
-    for (const op of all) {
-      const key = scopePath(op.scope);
-      let list = byScope.get(key);
-      if (list === undefined) byScope.set(key, (list = []));
-      list.push(renderOperation(op, ctx.links));
-    }
-    const { items, nextPageToken } = aggregatedItems(
-      [...byScope].map(([scope, scopeItems]) => ({ scope, items: scopeItems })),
-      'operations',
-      query,
-      isTrue(ctx.query['includeAllScopes']),
-    );
+    const scopes = scopedByLocation(await operations.list(project), (op) => renderOperation(op, ctx.links));
+    const { items, nextPageToken } = aggregatedItems(scopes, 'operations', query, isTrue(ctx.query['includeAllScopes']));
     const listPath = `projects/${project}/aggregated/operations`;
     return { kind: 'compute#operationAggregatedList', id: listPath, items, ...(nextPageToken === undefined ? {} : { nextPageToken }), selfLink: link(ctx.links, listPath) };
   });

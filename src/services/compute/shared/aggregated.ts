@@ -7,12 +7,19 @@ export interface ScopedItems {
   readonly items: readonly Record<string, unknown>[];
 }
 
-/** scopedByLocation groups resources of global and regional collections into the aggregatedList scopes (global, then every catalog region), rendered. */
+/**
+ * scopedByLocation groups resources into the aggregatedList scopes, rendered: global, then every
+ * catalog region, then any other scope the resources live in (zones), in the order met.
+ */
 export function scopedByLocation<T extends { readonly scope: Scope }>(resources: readonly T[], render: (resource: T) => Record<string, unknown>): ScopedItems[] {
-  return ['global', ...REGION_NAMES.map((region) => `regions/${region}`)].map((scope) => ({
-    scope,
-    items: resources.filter((resource) => scopePath(resource.scope) === scope).map(render),
-  }));
+  const byScope = new Map<string, Record<string, unknown>[]>([['global', []], ...REGION_NAMES.map((region): [string, Record<string, unknown>[]] => [`regions/${region}`, []])]);
+  for (const resource of resources) {
+    const key = scopePath(resource.scope);
+    let items = byScope.get(key);
+    if (items === undefined) byScope.set(key, (items = []));
+    items.push(render(resource));
+  }
+  return [...byScope].map(([scope, items]) => ({ scope, items }));
 }
 
 /**
