@@ -6,7 +6,7 @@ import { ComputeError, internalError, notFound } from '../shared/errors.ts';
 import { scopePath, type Scope } from '../shared/locations.ts';
 import { OPERATIONS_KIND, operationKey, operationPath, type OperationWork, type StoredOperation } from './operation.ts';
 import { newOperationName } from './operation-names.ts';
-import { REQUEST_IDS_KIND } from './request-id.ts';
+import { operationForRequestId, REQUEST_IDS_KIND, requestIdKey, type RequestIdRef } from './request-id.ts';
 
 /** ExecutorResult is what finished work reports back to its Operation. */
 export interface ExecutorResult {
@@ -101,10 +101,7 @@ export class OperationService {
 
   /** byRequestId returns the Operation an earlier request with this requestId started, if any. */
   async byRequestId(project: string, scope: Scope, requestId: string | undefined): Promise<StoredOperation | undefined> {
-    if (requestId === undefined) return undefined;
-    const ref = await this.options.store.get<{ operationKey: string }>(REQUEST_IDS_KIND, `${project}/${scopePath(scope)}/${requestId}`);
-    if (ref === undefined) return undefined;
-    return (await this.options.store.get<StoredOperation>(OPERATIONS_KIND, ref.value.operationKey))?.value;
+    return requestId === undefined ? undefined : operationForRequestId(this.options.store, requestIdKey(project, scope, requestId));
   }
 
   /**
@@ -133,16 +130,15 @@ export class OperationService {
       work: request.work,
     };
     const key = operationKey(op.project, op.scope, op.name);
-    const requestKey = request.requestId === undefined ? undefined : `${op.project}/${scopePath(op.scope)}/${request.requestId}`;
+    const requestKey = request.requestId === undefined ? undefined : requestIdKey(op.project, op.scope, request.requestId);
     const instant = this.options.mode === 'instant';
     // Writes the Operation (and its requestId entry) unless an earlier request with the same id did.
     const record = (final: (tx: Transaction) => Promise<StoredOperation>) =>
       store.transact(async (tx) => {
         if (requestKey !== undefined) {
-          const ref = await tx.get<{ operationKey: string }>(REQUEST_IDS_KIND, requestKey);
-          const earlier = ref && (await tx.get<StoredOperation>(OPERATIONS_KIND, ref.value.operationKey));
-          if (earlier) return { op: earlier.value, fresh: false };
-          await tx.put(REQUEST_IDS_KIND, requestKey, { operationKey: key, insertTime: now });
+          const earlier = await operationForRequestId(tx, requestKey);
+          if (earlier) return { op: earlier, fresh: false };
+          await tx.put<RequestIdRef>(REQUEST_IDS_KIND, requestKey, { operationKey: key, insertTime: now });
         }
         const stored = await final(tx);
         await tx.put(OPERATIONS_KIND, key, stored, { expectRevision: 0 });
@@ -213,7 +209,7 @@ export class OperationService {
       for (const record of expired) {
         await tx.delete(OPERATIONS_KIND, record.key, { expectRevision: record.revision }).catch(() => undefined);
         const op = record.value;
-        if (op.clientOperationId !== undefined) await tx.delete(REQUEST_IDS_KIND, `${op.project}/${scopePath(op.scope)}/${op.clientOperationId}`);
+        if (op.clientOperationId !== undefined) await tx.delete(REQUEST_IDS_KIND, requestIdKey(op.project, op.scope, op.clientOperationId));
       }
     });
     return expired.length;
@@ -272,28 +268,20 @@ export class OperationService {
         throw new WorkFailure(error instanceof ComputeError ? error : internalError('Internal error. Please try again or contact Google Support.'));
       }
     }
+    return { ...this.#done(op), ...(result?.targetId === undefined ? {} : { targetId: result.targetId }) };
+  }
+
+  /** done is an Operation moved to DONE now, its work dropped (it ran, or was abandoned). */
+  #done(op: StoredOperation): StoredOperation {
     const now = this.options.clock.now();
-    const { work: _done, ...rest } = op;
-    return {
-      ...rest,
-      ...(result?.targetId === undefined ? {} : { targetId: result.targetId }),
-      status: 'DONE',
-      progress: 100,
-      startTime: op.startTime ?? now,
-      endTime: now,
-    };
+    const { work: _finished, ...rest } = op;
+    return { ...rest, status: 'DONE', progress: 100, startTime: op.startTime ?? now, endTime: now };
   }
 
   /** failed is the DONE form of an Operation whose work failed. */
   #failed(op: StoredOperation, failure: ComputeError): StoredOperation {
-    const now = this.options.clock.now();
-    const { work: _abandoned, ...rest } = op;
     return {
-      ...rest,
-      status: 'DONE',
-      progress: 100,
-      startTime: op.startTime ?? now,
-      endTime: now,
+      ...this.#done(op),
       errors: [{ code: failure.operationCode, message: failure.message, ...(failure.location === undefined ? {} : { location: failure.location }) }],
       httpErrorStatusCode: failure.httpStatus,
       httpErrorMessage: failure.httpErrorMessage,
