@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../shared/errors.ts';
-import { link } from '../shared/links.ts';
-import { parseListQuery, paginate } from '../shared/list-query.ts';
+import { listResponse } from '../shared/list-response.ts';
 import { regionScope } from '../shared/locations.ts';
 import { routeContext, type RouteContext } from '../shared/route-context.ts';
 import { findImage, findImageByFamily, imagesOf, PUBLIC_IMAGE_PROJECTS } from './images.ts';
@@ -10,11 +9,6 @@ import { renderDefaultNetwork, renderDefaultSubnetwork } from './networks.ts';
 /** authorizeImageRead lets everyone read public images (as `allAuthenticatedUsers` can) and checks IAM elsewhere. */
 function authorizeImageRead(ctx: RouteContext, project: string, permission: string, resource: string): void {
   ctx.authorize({ write: false, permission: PUBLIC_IMAGE_PROJECTS.has(project) ? '' : permission, resource });
-}
-
-function list(ctx: RouteContext, kind: string, listPath: string, items: Record<string, unknown>[]): Record<string, unknown> {
-  const page = paginate(items, parseListQuery(ctx.query));
-  return { kind, id: listPath, items: page.items, ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken }), selfLink: link(ctx.links, listPath) };
 }
 
 /** registerCatalogRoutes serves the read-only images and default-network catalog gcloud needs. */
@@ -41,8 +35,7 @@ export function registerCatalogRoutes(app: FastifyInstance): void {
     const ctx = routeContext(request);
     const project = ctx.params['project']!;
     authorizeImageRead(ctx, project, 'compute.images.list', `projects/${project}`);
-    const listPath = `projects/${project}/global/images`;
-    return list(ctx, 'compute#imageList', listPath, imagesOf(project).map((image) => image.render(ctx.links)));
+    return listResponse(ctx, { kind: 'compute#imageList', path: `projects/${project}/global/images` }, async () => imagesOf(project).map((image) => image.render(ctx.links)));
   });
   app.get('/projects/:project/global/networks/:network', async (request) => {
     const ctx = routeContext(request);
@@ -56,7 +49,7 @@ export function registerCatalogRoutes(app: FastifyInstance): void {
     const ctx = routeContext(request);
     const project = ctx.params['project']!;
     ctx.authorize({ write: false, permission: 'compute.networks.list', resource: `projects/${project}` });
-    return list(ctx, 'compute#networkList', `projects/${project}/global/networks`, [renderDefaultNetwork(project, ctx.links)]);
+    return listResponse(ctx, { kind: 'compute#networkList', path: `projects/${project}/global/networks` }, async () => [renderDefaultNetwork(project, ctx.links)]);
   });
   app.get('/projects/:project/regions/:region/subnetworks/:subnetwork', async (request) => {
     const ctx = routeContext(request);
@@ -72,6 +65,8 @@ export function registerCatalogRoutes(app: FastifyInstance): void {
     const { project, region } = ctx.params as { project: string; region: string };
     regionScope(region);
     ctx.authorize({ write: false, permission: 'compute.subnetworks.list', resource: `projects/${project}/regions/${region}` });
-    return list(ctx, 'compute#subnetworkList', `projects/${project}/regions/${region}/subnetworks`, [renderDefaultSubnetwork(project, region, ctx.links)]);
+    return listResponse(ctx, { kind: 'compute#subnetworkList', path: `projects/${project}/regions/${region}/subnetworks` }, async () => [
+      renderDefaultSubnetwork(project, region, ctx.links),
+    ]);
   });
 }

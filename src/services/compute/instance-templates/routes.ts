@@ -1,8 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { parseRequestId, renderOperation } from '../operations/index.ts';
-import { aggregatedItems, isTrue, scopedByLocation } from '../shared/aggregated.ts';
-import { link } from '../shared/links.ts';
-import { parseListQuery, paginate } from '../shared/list-query.ts';
+import { aggregatedListResponse, listResponse } from '../shared/list-response.ts';
 import { scopePath } from '../shared/locations.ts';
 import { GLOBAL_AND_REGIONAL_ROUTES, routeContext } from '../shared/route-context.ts';
 import { renderTemplate, templatePath } from './template.ts';
@@ -41,27 +39,21 @@ export function registerInstanceTemplateRoutes(app: FastifyInstance, templates: 
       const project = ctx.params['project']!;
       const scope = route.scopeOf(ctx.params);
       ctx.authorize({ write: false, permission: 'compute.instanceTemplates.list', resource: `projects/${project}` });
-      const query = parseListQuery(ctx.query);
-      const page = paginate((await templates.list(project, scope)).map((t) => renderTemplate(t, ctx.links)), query);
-      const listPath = `projects/${project}/${scopePath(scope)}/instanceTemplates`;
-      return {
-        kind: 'compute#instanceTemplateList',
-        id: listPath,
-        items: page.items,
-        ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken }),
-        selfLink: link(ctx.links, listPath),
-      };
+      return listResponse(ctx, { kind: 'compute#instanceTemplateList', path: `projects/${project}/${scopePath(scope)}/instanceTemplates` }, async () =>
+        (await templates.list(project, scope)).map((t) => renderTemplate(t, ctx.links)),
+      );
     });
   }
   app.get('/projects/:project/aggregated/instanceTemplates', async (request) => {
     const ctx = routeContext(request);
     const project = ctx.params['project']!;
     ctx.authorize({ write: false, permission: 'compute.instanceTemplates.list', resource: `projects/${project}` });
-    const query = parseListQuery(ctx.query);
-    const all = await templates.list(project);
-    const scopes = scopedByLocation(all, (t) => renderTemplate(t, ctx.links));
-    const { items, nextPageToken } = aggregatedItems(scopes, 'instanceTemplates', query, isTrue(ctx.query['includeAllScopes']));
-    const listPath = `projects/${project}/aggregated/instanceTemplates`;
-    return { kind: 'compute#instanceTemplateAggregatedList', id: listPath, items, ...(nextPageToken === undefined ? {} : { nextPageToken }), selfLink: link(ctx.links, listPath) };
+    return aggregatedListResponse(
+      ctx,
+      { kind: 'compute#instanceTemplateAggregatedList', path: `projects/${project}/aggregated/instanceTemplates` },
+      'instanceTemplates',
+      () => templates.list(project),
+      (t) => renderTemplate(t, ctx.links),
+    );
   });
 }

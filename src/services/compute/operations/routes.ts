@@ -1,7 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { aggregatedItems, isTrue, scopedByLocation } from '../shared/aggregated.ts';
-import { link } from '../shared/links.ts';
-import { parseListQuery, paginate } from '../shared/list-query.ts';
+import { aggregatedListResponse, listResponse } from '../shared/list-response.ts';
 import { GLOBAL, regionScope, scopePath, zoneScope, type Scope } from '../shared/locations.ts';
 import { routeContext, type Params } from '../shared/route-context.ts';
 import { renderOperation, operationPath } from './operation.ts';
@@ -52,27 +50,22 @@ export function registerOperationRoutes(app: FastifyInstance, operations: Operat
       const ctx = routeContext(request);
       const project = ctx.params['project']!;
       const scope = route.scopeOf(ctx.params);
-      const listPath = `projects/${project}/${scopePath(scope)}/operations`;
       ctx.authorize({ write: false, permission: `compute.${route.collection}.list`, resource: `projects/${project}` });
-      const query = parseListQuery(ctx.query);
-      const page = paginate((await operations.list(project, scope)).map((op) => renderOperation(op, ctx.links)), query);
-      return {
-        kind: 'compute#operationList',
-        id: listPath,
-        items: page.items,
-        ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken }),
-        selfLink: link(ctx.links, listPath),
-      };
+      return listResponse(ctx, { kind: 'compute#operationList', path: `projects/${project}/${scopePath(scope)}/operations` }, async () =>
+        (await operations.list(project, scope)).map((op) => renderOperation(op, ctx.links)),
+      );
     });
   }
   app.get('/projects/:project/aggregated/operations', async (request) => {
     const ctx = routeContext(request);
     const project = ctx.params['project']!;
     ctx.authorize({ write: false, permission: 'compute.globalOperations.list', resource: `projects/${project}` });
-    const query = parseListQuery(ctx.query);
-    const scopes = scopedByLocation(await operations.list(project), (op) => renderOperation(op, ctx.links));
-    const { items, nextPageToken } = aggregatedItems(scopes, 'operations', query, isTrue(ctx.query['includeAllScopes']));
-    const listPath = `projects/${project}/aggregated/operations`;
-    return { kind: 'compute#operationAggregatedList', id: listPath, items, ...(nextPageToken === undefined ? {} : { nextPageToken }), selfLink: link(ctx.links, listPath) };
+    return aggregatedListResponse(
+      ctx,
+      { kind: 'compute#operationAggregatedList', path: `projects/${project}/aggregated/operations` },
+      'operations',
+      () => operations.list(project),
+      (op) => renderOperation(op, ctx.links),
+    );
   });
 }

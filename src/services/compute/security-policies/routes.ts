@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { parseRequestId, renderOperation } from '../operations/index.ts';
-import { aggregatedItems, isTrue, scopedByLocation } from '../shared/aggregated.ts';
-import { link } from '../shared/links.ts';
-import { parseListQuery, paginate } from '../shared/list-query.ts';
+import { isTrue } from '../shared/aggregated.ts';
+import { aggregatedListResponse, listResponse } from '../shared/list-response.ts';
 import { scopePath } from '../shared/locations.ts';
 import { GLOBAL_AND_REGIONAL_ROUTES, routeContext, type RouteContext } from '../shared/route-context.ts';
 import { findRule, parsePriority } from './policy-mutations.ts';
@@ -50,14 +49,9 @@ export function registerSecurityPolicyRoutes(app: FastifyInstance, policies: Sec
       const project = ctx.params['project']!;
       const scope = route.scopeOf(ctx.params);
       ctx.authorize({ write: false, permission: `${permissionPrefix(scope)}.list`, resource: `projects/${project}` });
-      const query = parseListQuery(ctx.query);
-      const page = paginate((await policies.list(project, scope)).map((policy) => renderPolicy(policy, ctx.links)), query);
-      return {
-        kind: 'compute#securityPolicyList',
-        id: `projects/${project}/${scopePath(scope)}/securityPolicies`,
-        items: page.items,
-        ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken }),
-      };
+      return listResponse(ctx, { kind: 'compute#securityPolicyList', path: `projects/${project}/${scopePath(scope)}/securityPolicies`, selfLink: false }, async () =>
+        (await policies.list(project, scope)).map((policy) => renderPolicy(policy, ctx.links)),
+      );
     });
     app.get(`${base}/:policy`, async (request) => {
       const ctx = routeContext(request);
@@ -102,12 +96,13 @@ export function registerSecurityPolicyRoutes(app: FastifyInstance, policies: Sec
     const ctx = routeContext(request);
     const project = ctx.params['project']!;
     ctx.authorize({ write: false, permission: 'compute.securityPolicies.list', resource: `projects/${project}` });
-    const query = parseListQuery(ctx.query);
-    const all = await policies.list(project);
-    const scopes = scopedByLocation(all, (policy) => renderPolicy(policy, ctx.links));
-    const { items, nextPageToken } = aggregatedItems(scopes, 'securityPolicies', query, isTrue(ctx.query['includeAllScopes']));
-    const listPath = `projects/${project}/aggregated/securityPolicies`;
-    return { kind: 'compute#securityPoliciesAggregatedList', id: listPath, items, ...(nextPageToken === undefined ? {} : { nextPageToken }), selfLink: link(ctx.links, listPath) };
+    return aggregatedListResponse(
+      ctx,
+      { kind: 'compute#securityPoliciesAggregatedList', path: `projects/${project}/aggregated/securityPolicies` },
+      'securityPolicies',
+      () => policies.list(project),
+      (policy) => renderPolicy(policy, ctx.links),
+    );
   });
 }
 
