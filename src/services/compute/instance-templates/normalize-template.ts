@@ -1,4 +1,5 @@
-import { hexId, type IdSource } from '../../../core/ids.ts';
+import type { IdSource } from '../../../core/ids.ts';
+import { newFingerprint } from '../shared/fingerprint.ts';
 import { invalidFieldValue, requiredField } from '../shared/errors.ts';
 import { RESOURCE_NAME_PATTERN, RESOURCE_NAME_REGEX_TEXT, checkResourceName } from '../shared/names.ts';
 import { resourcePathOf } from '../shared/links.ts';
@@ -55,7 +56,7 @@ function normalizeProperties(input: InstancePropertiesInput, ctx: ValidationCont
       if (!RESOURCE_NAME_PATTERN.test(tag)) throw invalidFieldValue(`${field}.tags.items[${i}]`, tag, `Must be a match of regex '${RESOURCE_NAME_REGEX_TEXT}'`);
     });
     // The fingerprint is output only on insert: a fresh one is made for the stored tags.
-    out['tags'] = { ...(input.tags.items === undefined ? {} : { items: [...new Set(input.tags.items)] }), fingerprint: fingerprint(ids) };
+    out['tags'] = { ...(input.tags.items === undefined ? {} : { items: [...new Set(input.tags.items)] }), fingerprint: newFingerprint(ids) };
   }
   checkResourceManagerTags(input.resourceManagerTags, `${field}.resourceManagerTags`);
   if (input.labels !== undefined) checkLabels(input.labels, `${field}.labels`);
@@ -119,7 +120,7 @@ function normalizeMetadata(metadata: InstancePropertiesInput['metadata'], field:
     total += size + Buffer.byteLength(key, 'utf8');
   });
   if (total > METADATA_TOTAL_LIMIT) throw invalidFieldValue(field, '', `Metadata is too large: ${total} bytes; the limit is ${METADATA_TOTAL_LIMIT} bytes.`);
-  return { kind: 'compute#metadata', fingerprint: fingerprint(ids), ...(items.length > 0 ? { items: items.map((item) => ({ key: item.key, value: item.value ?? '' })) } : {}) };
+  return { kind: 'compute#metadata', fingerprint: newFingerprint(ids), ...(items.length > 0 ? { items: items.map((item) => ({ key: item.key, value: item.value ?? '' })) } : {}) };
 }
 
 function checkLabels(labels: Record<string, string>, field: string): void {
@@ -140,9 +141,4 @@ function checkResourceManagerTags(tags: Record<string, string> | undefined, fiel
     if (!/^tagKeys\/\d+$/.test(key)) throw invalidFieldValue(field, key, 'Keys must be of the form tagKeys/{tag_key_id}.');
     if (!/^tagValues\/\d+$/.test(value)) throw invalidFieldValue(`${field}[${JSON.stringify(key)}]`, value, 'Values must be of the form tagValues/{tag_value_id}.');
   }
-}
-
-/** fingerprint makes an optimistic-locking fingerprint: 8 random bytes, base64. */
-export function fingerprint(ids: IdSource): string {
-  return Buffer.from(hexId(ids, 8), 'hex').toString('base64');
 }

@@ -1,3 +1,4 @@
+import { newFingerprint } from '../shared/fingerprint.ts';
 import type { Principal } from '../../../core/auth.ts';
 import type { Clock } from '../../../core/clock.ts';
 import { uint64Id, type IdSource } from '../../../core/ids.ts';
@@ -174,11 +175,6 @@ export class SecurityPolicyService {
 
   /** env draws the fingerprints a change gives the policy (a label fingerprint only when labels change). */
   #env(labels = false): ChangeEnv {
-    return { fingerprint: this.#fingerprint(), ...(labels ? { labelFingerprint: this.#fingerprint() } : {}), expressions: this.#expressions };
-  }
-
-  /** fingerprint is 8 random bytes, base64, as the real service's fingerprints are. */
-  #fingerprint(): string {
-    return this.ids.bytes(8).toString('base64');
+    return { fingerprint: newFingerprint(this.ids), ...(labels ? { labelFingerprint: newFingerprint(this.ids) } : {}), expressions: this.#expressions };
   }
 }
