@@ -1,7 +1,7 @@
 import type { Clock, Timers } from '../../../core/clock.ts';
 import type { OperationsMode } from '../../../core/config.ts';
 import { uint64Id, type IdSource } from '../../../core/ids.ts';
-import type { Change, Store, Subscription, Transaction } from '../../../store/store.ts';
+import type { Change, Store, StoredRecord, Subscription, Transaction } from '../../../store/store.ts';
 import { ComputeError, internalError, notFound } from '../shared/errors.ts';
 import { scopePath, type Scope } from '../shared/locations.ts';
 import { OPERATIONS_KIND, operationKey, operationPath, type OperationWork, type StoredOperation } from './operation.ts';
@@ -80,8 +80,10 @@ export class OperationService {
   async open(): Promise<void> {
     const { store } = this.options;
     this.#subscription = await store.subscribe(await store.currentRevision(), (change) => this.#onChange(change), { kinds: [OPERATIONS_KIND] });
-    await this.sweep();
-    for (const record of await store.list<StoredOperation>(OPERATIONS_KIND)) {
+    // One read of every Operation serves both the first sweep and the resumption of unfinished ones.
+    const all = await store.list<StoredOperation>(OPERATIONS_KIND);
+    await this.sweep(all);
+    for (const record of all) {
       if (record.value.status !== 'DONE') this.#track(this.#advance(record.value));
     }
     this.#sweeper = setInterval(() => void this.sweep().catch(() => undefined), 10 * 60 * 1000);
@@ -199,11 +201,11 @@ export class OperationService {
     }
   }
 
-  /** sweep deletes completed Operations (and their requestId entries) older than the retention period. */
-  async sweep(): Promise<number> {
+  /** sweep deletes completed Operations (and their requestId entries) older than the retention period; `records` saves the read when the caller has them. */
+  async sweep(records?: readonly StoredRecord<StoredOperation>[]): Promise<number> {
     const { store, clock } = this.options;
     const cutoff = clock.now() - (this.options.retentionMs ?? DEFAULT_RETENTION_MS);
-    const expired = (await store.list<StoredOperation>(OPERATIONS_KIND)).filter((r) => r.value.status === 'DONE' && (r.value.endTime ?? 0) < cutoff);
+    const expired = (records ?? (await store.list<StoredOperation>(OPERATIONS_KIND))).filter((r) => r.value.status === 'DONE' && (r.value.endTime ?? 0) < cutoff);
     if (expired.length === 0) return 0;
     await store.transact(async (tx) => {
       for (const record of expired) {
