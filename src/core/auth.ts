@@ -5,8 +5,10 @@
  * failures in their own dialect; this module only answers "who is this" and "may they".
  */
 
+import { REAL_SCOPE_BASE, SCOPES } from './identifiers.ts';
+
 /** SCOPE_BASE is the common prefix of OAuth scope identifiers. */
-export const SCOPE_BASE = 'https://www.googleapis.com/auth';
+export const SCOPE_BASE = REAL_SCOPE_BASE;
 
 /** TokenGrant is one entry of the tokens file. */
 export interface TokenGrant {
@@ -37,7 +39,7 @@ export class Principal {
   /** hasAnyScope is true when the token carries at least one of `scopes` (full URLs). */
   hasAnyScope(scopes: readonly string[]): boolean {
     if (this.#scopes.has('*')) return true;
-    return scopes.some((scope) => this.#scopes.has(scope));
+    return scopes.some((scope) => this.#scopes.has(SCOPES.canonical(scope)));
   }
 
   /** hasPermission is true when a grant covers `permission`. */
@@ -47,9 +49,9 @@ export class Principal {
   }
 }
 
-/** expandScope turns a short scope name into its full URL. */
+/** expandScope turns a short scope name into its full URL, in the real spelling (`mail.send` is `gmail.send`). */
 export function expandScope(scope: string): string {
-  return scope.includes('://') || scope === '*' ? scope : `${SCOPE_BASE}/${scope}`;
+  return SCOPES.canonical(scope.includes('://') || scope === '*' ? scope : `${SCOPE_BASE}/${scope}`);
 }
 
 /** Identity is the outcome of reading a request's credentials. */
