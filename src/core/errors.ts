@@ -36,18 +36,42 @@ export const HTTP_REASON_PHRASES: Readonly<Record<number, string>> = {
   504: 'Gateway Timeout',
 };
 
+/** TransportProblemKind names the failures core and Fastify find before a family's handler runs. */
+export type TransportProblemKind =
+  | 'body-too-large'
+  | 'malformed-body'
+  | 'unsupported-media-type'
+  | 'bad-request'
+  | 'not-found'
+  | 'method-not-allowed'
+  | 'bad-url'
+  | 'uri-too-long'
+  | 'headers-too-large';
+
+/**
+ * TransportProblemError carries a TransportProblem that core itself found (an unknown path, a
+ * malformed URL, oversized headers) to the owning family's renderError.
+ */
+export class TransportProblemError extends Error {
+  override readonly name = 'TransportProblemError';
+  constructor(readonly problem: TransportProblem) {
+    super(problem.detail);
+  }
+}
+
 /**
  * TransportProblem describes a failure Fastify found before a handler ran (body too large,
  * malformed body, wrong content type), so each family can phrase it in its own dialect.
  */
 export interface TransportProblem {
   readonly httpStatus: number;
-  readonly kind: 'body-too-large' | 'malformed-body' | 'unsupported-media-type' | 'bad-request';
+  readonly kind: TransportProblemKind;
   readonly detail: string;
 }
 
 /** transportProblemOf classifies an error thrown by Fastify itself, or returns undefined for any other error. */
 export function transportProblemOf(error: unknown): TransportProblem | undefined {
+  if (error instanceof TransportProblemError) return error.problem;
   if (typeof error !== 'object' || error === null) return undefined;
   const code = (error as { code?: unknown }).code;
   const message = (error as { message?: unknown }).message;

@@ -21,11 +21,43 @@ export interface ServiceHandle {
   close(): Promise<void>;
 }
 
+/** ErrorResponse is an error as it goes on the wire: status, extra headers and a JSON body. */
+export interface ErrorResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: unknown;
+}
+
+/** ErrorSite is what a family may need to phrase an error: where the request went and what it carried. */
+export interface ErrorSite {
+  readonly method: string;
+  /** The path without the query string. */
+  readonly path: string;
+  readonly contentType: string | undefined;
+  /** The largest accepted body, for "payload too large" texts. */
+  readonly bodyLimit: number;
+}
+
 /**
  * ServiceDefinition is one API family. `register` runs inside its own encapsulated Fastify
  * context, so the family's error serializer and not-found handler apply only to its routes.
  */
 export interface ServiceDefinition {
   readonly name: string;
+  /**
+   * pathPrefixes are the URL path prefixes the family answers under (`/compute/v1`, `/apis`, …).
+   * Core uses them to pick the dialect of answers given before any of the family's handlers ran
+   * (malformed URLs, oversized headers or path segments, unknown paths): the longest matching
+   * prefix wins, and the family marked `fallback` answers paths that no prefix matches.
+   */
+  readonly pathPrefixes: readonly string[];
+  /** fallback marks the family that answers paths no family's prefix matches (compute: it is also served without a prefix). */
+  readonly fallback?: boolean;
+  /**
+   * renderError phrases anything thrown under the family's paths — its own typed errors, a
+   * TransportProblem found by core or Fastify, or an unexpected exception (its dialect's 500) —
+   * in the family's dialect. It is the family's one error serializer.
+   */
+  renderError(error: unknown, site: ErrorSite): ErrorResponse;
   register(app: FastifyInstance, context: ServiceContext): Promise<ServiceHandle | void>;
 }

@@ -7,7 +7,7 @@ import { OperationService, registerOperationRoutes } from './operations/index.ts
 import { registerSecurityPolicyRoutes, SecurityPolicyService } from './security-policies/index.ts';
 import { useComputeAuth } from './shared/authorize.ts';
 import { useComputeBatch } from './shared/batch.ts';
-import { useComputeErrors, useComputeNotFound } from './shared/error-serializer.ts';
+import { renderComputeError, useComputeErrors, useComputeNotFound } from './shared/error-serializer.ts';
 
 /** COMPUTE_PREFIX is where the compute API lives; requests without it are served too (an override with no path). */
 export const COMPUTE_PREFIX = '/compute/v1';
@@ -15,6 +15,9 @@ export const COMPUTE_PREFIX = '/compute/v1';
 /** computeService is the compute API family: Operations, instance templates, security policies and the read-only catalog. */
 export const computeService: ServiceDefinition = {
   name: 'compute',
+  pathPrefixes: [COMPUTE_PREFIX, '/batch/compute/v1'],
+  fallback: true,
+  renderError: renderComputeError,
   async register(app: FastifyInstance, context: ServiceContext) {
     const operations = new OperationService({ store: context.store, clock: context.clock, timers: context.timers, ids: context.ids, mode: context.operations });
     const templates = new TemplateService(context.store, operations, context.clock, context.ids);

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { transportProblemOf } from '../../../core/errors.ts';
+import { TransportProblemError, transportProblemOf } from '../../../core/errors.ts';
 import { MalformedJsonError, pointAtJsonError } from '../../../core/json-body.ts';
+import type { ErrorResponse, ErrorSite } from '../../../core/service.ts';
 import { ComputeError } from './errors.ts';
 import { invalidPayload } from './decode-resource.ts';
 
@@ -30,6 +31,8 @@ export function toComputeError(error: unknown, bodyLimit: number, contentType?: 
         return new ComputeError(413, 'badRequest', `Request payload size exceeds the limit: ${bodyLimit} bytes.`, 'INVALID_FIELD_VALUE');
       case 'malformed-body':
         return invalidPayload(`Invalid JSON payload received. ${problem.detail}`);
+      case 'not-found':
+        return new ComputeError(404, 'notFound', `The requested URL ${problem.detail} was not found on this server.`, 'RESOURCE_NOT_FOUND');
       case 'unsupported-media-type':
         // Fastify's message carries no type ("Unsupported Media Type"): name the request's own.
         return new ComputeError(415, 'badContent', `Unsupported content with type: ${contentType ?? problem.detail.replace(/^Unsupported Media Type: /, '')}`, 'INVALID_FIELD_VALUE');
@@ -40,19 +43,35 @@ export function toComputeError(error: unknown, bodyLimit: number, contentType?: 
   return new ComputeError(500, 'backendError', 'Internal error. Please try again or contact Google Support.', 'INTERNAL_ERROR');
 }
 
+/** renderComputeError is the compute family's one error serializer (ServiceDefinition.renderError). */
+export function renderComputeError(error: unknown, site: ErrorSite): ErrorResponse {
+  const computeError = toComputeError(error, site.bodyLimit, site.contentType);
+  return {
+    status: computeError.httpStatus,
+    headers: { ...computeError.headers(), 'content-type': 'application/json; charset=UTF-8' },
+    body: computeErrorBody(computeError),
+  };
+}
+
+/** siteOf describes a request for renderError. */
+export function siteOf(request: FastifyRequest, bodyLimit: number): ErrorSite {
+  return { method: request.method, path: request.url.split('?')[0] ?? request.url, contentType: request.headers['content-type'], bodyLimit };
+}
+
 /** useComputeErrors makes every error of this context answer in the compute dialect. */
 export function useComputeErrors(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const computeError = toComputeError(error, bodyLimit, request.headers['content-type']);
-    if (computeError.httpStatus >= 500) request.log.error({ err: error }, 'compute request failed');
-    return reply.code(computeError.httpStatus).headers(computeError.headers()).type('application/json; charset=UTF-8').send(computeErrorBody(computeError));
+    const response = renderComputeError(error, siteOf(request, bodyLimit));
+    if (response.status >= 500) request.log.error({ err: error }, 'compute request failed');
+    return reply.code(response.status).headers(response.headers).send(response.body);
   });
 }
 
 /** useComputeNotFound answers unknown routes under a compute prefix in the compute dialect. */
 export function useComputeNotFound(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
-    const error = new ComputeError(404, 'notFound', `The requested URL ${request.url.split('?')[0]} was not found on this server.`, 'RESOURCE_NOT_FOUND');
-    return reply.code(404).type('application/json; charset=UTF-8').send(computeErrorBody(error));
+    const site = siteOf(request, 0);
+    const response = renderComputeError(new TransportProblemError({ httpStatus: 404, kind: 'not-found', detail: site.path }), site);
+    return reply.code(response.status).headers(response.headers).send(response.body);
   });
 }
