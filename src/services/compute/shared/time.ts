@@ -10,20 +10,23 @@ export const SERVICE_TIME_ZONE = 'America/Los_Angeles';
 // The zone's rules (daylight saving time included) come from the ICU data Node ships.
 const offsetFormat = new Intl.DateTimeFormat('en-US', { timeZone: SERVICE_TIME_ZONE, timeZoneName: 'longOffset' });
 const HOUR_MS = 3_600_000;
-// The offset only changes on the hour, so it is kept per UTC hour.
-let offsetHour = Number.NaN;
-let offsetMinutes = 0;
+// The offset only changes on the hour, so it is kept per UTC hour (resources created at other
+// times are rendered next to new ones, so more than the current hour is kept, within a bound).
+const offsetByHour = new Map<number, number>();
+const MAX_HOURS_KEPT = 4096;
 
 /** pacificOffsetMinutes is the zone's offset from UTC at an instant, in minutes (-480 in winter, -420 in summer). */
 export function pacificOffsetMinutes(ms: number): number {
   const hour = Math.floor(ms / HOUR_MS);
-  if (hour !== offsetHour) {
+  let offset = offsetByHour.get(hour);
+  if (offset === undefined) {
     const name = offsetFormat.formatToParts(ms).find((part) => part.type === 'timeZoneName')?.value ?? 'GMT';
     const match = /^GMT([+-])(\d{2}):(\d{2})$/.exec(name);
-    offsetMinutes = match === null ? 0 : (match[1] === '-' ? -1 : 1) * (Number(match[2]) * 60 + Number(match[3]));
-    offsetHour = hour;
+    offset = match === null ? 0 : (match[1] === '-' ? -1 : 1) * (Number(match[2]) * 60 + Number(match[3]));
+    if (offsetByHour.size >= MAX_HOURS_KEPT) offsetByHour.clear();
+    offsetByHour.set(hour, offset);
   }
-  return offsetMinutes;
+  return offset;
 }
 
 /**
