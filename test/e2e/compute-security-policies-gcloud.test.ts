@@ -65,7 +65,7 @@ describe('gcloud compute security-policies against fogbank (realistic operations
     assert.match(result.stderr, /ERROR: \(gcloud\.compute\.security-policies\.rules\.update\) Could not fetch resource:/);
     assert.ok(
       result.stderr.includes(
-        `Invalid value for field 'resource.match.expr': '{ "expression": "evaluatePreconfiguredExpr(\\u0027sourceiplist-fastly\\u0027)"}'. Error parsing EDGEGUARD rule matcher expression: sourceiplist-fastly isn't a valid preconfigured expression set.`,
+        `Invalid value for field 'resource.match.expr': '{ "expression": "evaluatePreconfiguredExpr(\\u0027sourceiplist-fastly\\u0027)"}'. Error parsing Cloud Armor rule matcher expression: sourceiplist-fastly isn't a valid preconfigured expression set.`,
       ),
       result.stderr,
     );
@@ -90,7 +90,7 @@ describe('gcloud compute security-policies against fogbank (realistic operations
     assert.equal(described.code, 0, described.stderr);
     const policy = parseYaml(described.stdout) as Record<string, any>;
     assert.equal(policy['description'], 'edge rules');
-    assert.equal(policy['type'], 'EDGEGUARD');
+    assert.equal(policy['type'], 'CLOUD_ARMOR');
     // gcloud re-encodes bytes fields in the URL-safe alphabet.
     assert.match(policy['fingerprint'], /^[A-Za-z0-9+/_-]{11}=$/);
     assert.deepEqual(policy['rules'], [

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../shared/errors.ts';
-import { listResponse } from '../shared/list-response.ts';
+import { aggregatedListResponse, listResponse } from '../shared/list-response.ts';
 import { regionScope } from '../shared/locations.ts';
 import { routeContext, type RouteContext } from '../shared/route-context.ts';
 import { findImage, findImageByFamily, imagesOf, PUBLIC_IMAGE_PROJECTS } from './images.ts';
-import { renderDefaultNetwork, renderDefaultSubnetwork } from './networks.ts';
+import { defaultSubnetworks, renderDefaultNetwork, renderDefaultSubnetwork } from './networks.ts';
 
 /** authorizeImageRead lets everyone read public images (as `allAuthenticatedUsers` can) and checks IAM elsewhere. */
 function authorizeImageRead(ctx: RouteContext, project: string, permission: string, resource: string): void {
@@ -68,5 +68,17 @@ export function registerCatalogRoutes(app: FastifyInstance): void {
     return listResponse(ctx, { kind: 'compute#subnetworkList', path: `projects/${project}/regions/${region}/subnetworks` }, async () => [
       renderDefaultSubnetwork(project, region, ctx.links),
     ]);
+  });
+  app.get('/projects/:project/aggregated/subnetworks', async (request) => {
+    const ctx = routeContext(request);
+    const project = ctx.params['project']!;
+    ctx.authorize({ write: false, permission: 'compute.subnetworks.list', resource: `projects/${project}` });
+    return aggregatedListResponse(
+      ctx,
+      { kind: 'compute#subnetworkAggregatedList', path: `projects/${project}/aggregated/subnetworks` },
+      'subnetworks',
+      async () => defaultSubnetworks(),
+      (subnet) => renderDefaultSubnetwork(project, subnet.region, ctx.links),
+    );
   });
 }

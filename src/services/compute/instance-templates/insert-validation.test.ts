@@ -474,7 +474,7 @@ describe('instanceTemplates.insert fills in server output', () => {
     assert.deepEqual(template, {
       kind: 'compute#instanceTemplate',
       id: template['id'],
-      creationTimestamp: '2025-01-01T00:00:00.000-00:00',
+      creationTimestamp: '2024-12-31T16:00:00.000-08:00',
       name: 'gcloud-style',
       description: '',
       properties: {
@@ -519,7 +519,7 @@ describe('instanceTemplates.insert fills in server output', () => {
     const name = `a${'b'.repeat(61)}c`;
     const { template } = await insertAndGet({ name, properties: props() });
     assert.equal(template['name'], name);
-    assert.equal(template['creationTimestamp'], '2025-01-01T00:00:01.234-00:00');
+    assert.equal(template['creationTimestamp'], '2024-12-31T16:00:01.234-08:00');
     assert.match(template['creationTimestamp'], /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[-+]\d\d:\d\d$/);
   });
 
@@ -655,7 +655,7 @@ describe('instanceTemplates.insert fills in server output', () => {
     assert.equal(template['kind'], 'compute#instanceTemplate');
     assert.notEqual(template['id'], '42');
     assert.match(template['id'], /^[1-9]\d*$/);
-    assert.equal(template['creationTimestamp'], '2025-01-01T00:00:01.234-00:00');
+    assert.equal(template['creationTimestamp'], '2024-12-31T16:00:01.234-08:00');
     assert.equal(template['selfLink'], `${BASE}projects/p/global/instanceTemplates/echoed`);
     assert.equal(template['selfLinkWithId'], `${BASE}projects/p/global/instanceTemplates/${template['id']}`);
     const properties = template['properties'];

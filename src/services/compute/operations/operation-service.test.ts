@@ -106,7 +106,7 @@ describe('realistic Operations', () => {
     assert.equal(op['status'], 'PENDING');
     assert.equal(op['progress'], 0);
     assert.equal(op['insertTime'], rfc3339(T0));
-    assert.equal(op['insertTime'], '2025-01-01T12:00:00.250-00:00');
+    assert.equal(op['insertTime'], '2025-01-01T04:00:00.250-08:00');
     assert.equal(op['startTime'], undefined);
     assert.equal(op['endTime'], undefined);
     assert.equal((await call(srv, 'GET', `${TEMPLATES}/life`)).status, 404);
@@ -124,7 +124,7 @@ describe('realistic Operations', () => {
     assert.deepEqual(timers.asleep, [300]);
     const running = (await call(srv, 'GET', `${OPS}/${op['name']}`)).body;
     assert.equal(running['status'], 'RUNNING');
-    assert.equal(running['startTime'], '2025-01-01T12:00:00.350-00:00');
+    assert.equal(running['startTime'], '2025-01-01T04:00:00.350-08:00');
     assert.equal(running['endTime'], undefined);
     assert.equal((await call(srv, 'GET', `${TEMPLATES}/life`)).status, 404);
 
@@ -141,9 +141,9 @@ describe('realistic Operations', () => {
     const done = (await waited).body;
     assert.equal(done['status'], 'DONE');
     assert.equal(done['progress'], 100);
-    assert.equal(done['insertTime'], '2025-01-01T12:00:00.250-00:00');
-    assert.equal(done['startTime'], '2025-01-01T12:00:00.350-00:00');
-    assert.equal(done['endTime'], '2025-01-01T12:00:00.650-00:00');
+    assert.equal(done['insertTime'], '2025-01-01T04:00:00.250-08:00');
+    assert.equal(done['startTime'], '2025-01-01T04:00:00.350-08:00');
+    assert.equal(done['endTime'], '2025-01-01T04:00:00.650-08:00');
     assert.equal(done['error'], undefined);
     for (const field of ['insertTime', 'startTime', 'endTime']) assert.match(done[field], /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[-+]\d\d:\d\d$/);
 
@@ -155,7 +155,7 @@ describe('realistic Operations', () => {
     const created = await call(srv, 'GET', `${TEMPLATES}/life`);
     assert.equal(created.status, 200);
     assert.equal(created.body['id'], done['targetId']);
-    assert.equal(created.body['creationTimestamp'], '2025-01-01T12:00:00.650-00:00');
+    assert.equal(created.body['creationTimestamp'], '2025-01-01T04:00:00.650-08:00');
   });
 
   test('wait on a DONE Operation answers at once', TIMEOUT, async () => {

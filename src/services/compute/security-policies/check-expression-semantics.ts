@@ -128,7 +128,7 @@ function checkPreconfiguredWaf(name: string, options: Expr | undefined): void {
 
 function checkThreatIntelligence(name: string, context: ExpressionContext): void {
   if (context.scope === 'regional') throw new ExpressionError('Threat intelligence is not supported in regional security policies.');
-  if (context.policyType === 'EDGEGUARD_EDGE') throw new ExpressionError('Threat intelligence is not supported in security policies of type EDGEGUARD_EDGE.');
+  if (context.policyType === 'CLOUD_ARMOR_EDGE') throw new ExpressionError('Threat intelligence is not supported in security policies of type CLOUD_ARMOR_EDGE.');
   if (!THREAT_INTELLIGENCE_LISTS.includes(name)) throw new ExpressionError(`${name} isn't a valid threat intelligence list.`);
 }
 

@@ -49,9 +49,9 @@ describe('rules-language checker: rejections', () => {
 
   it('counts subexpressions through negation and nesting', () => {
     const five = "a() && !(b() || c()) && d() || e()".replaceAll('()', '');
-    assert.doesNotThrow(() => checkSemantics(parseExpression(five).expr, { scope: 'global', policyType: 'EDGEGUARD' }));
+    assert.doesNotThrow(() => checkSemantics(parseExpression(five).expr, { scope: 'global', policyType: 'CLOUD_ARMOR' }));
     assert.throws(
-      () => checkSemantics(parseExpression(`${five} || f`).expr, { scope: 'global', policyType: 'EDGEGUARD' }),
+      () => checkSemantics(parseExpression(`${five} || f`).expr, { scope: 'global', policyType: 'CLOUD_ARMOR' }),
       (error: unknown) => error instanceof ExpressionError && error.message === 'The expression has too many subexpressions (maximum 5)',
     );
   });

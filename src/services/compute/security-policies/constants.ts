@@ -1,17 +1,25 @@
+import { SECURITY_POLICY_TYPES, SECURITY_PRODUCT } from '../../../core/identifiers.ts';
+
 /**
  * Limits, enumerations and message texts of security policies and their rules, in one place so
- * validation and tests share them. Texts quoted from the real service are marked "(real)";
- * the spec keeps brand words neutral, so EDGEGUARD stands where the real text says Cloud Armor.
+ * validation and tests share them. Texts quoted from the real service are marked "(real)". Types
+ * and texts use the real words (CLOUD_ARMOR, Cloud Armor); the spec's neutral spellings
+ * (EDGEGUARD…) are read and written through SECURITY_POLICY_TYPES in core/identifiers.ts.
  */
 
-/** POLICY_TYPES are the security policy types of the spec; the first is the server default. */
-export const POLICY_TYPES = ['EDGEGUARD', 'EDGEGUARD_EDGE', 'EDGEGUARD_NETWORK', 'EDGEGUARD_INTERNAL_SERVICE'] as const;
+/** POLICY_TYPES are the security policy types in their canonical (real) spelling; the first is the server default. */
+export const POLICY_TYPES = ['CLOUD_ARMOR', 'CLOUD_ARMOR_EDGE', 'CLOUD_ARMOR_NETWORK', 'CLOUD_ARMOR_INTERNAL_SERVICE'] as const;
 /** PolicyType is one of POLICY_TYPES. */
 export type PolicyType = (typeof POLICY_TYPES)[number];
+/** POLICY_TYPE_SPELLINGS are the values a request's `type` may take: every type in either spelling. */
+export const POLICY_TYPE_SPELLINGS = [...POLICY_TYPES, ...POLICY_TYPES.map((type) => SECURITY_POLICY_TYPES.spell(type, 'spec'))] as [string, ...string[]];
 /** DEFAULT_POLICY_TYPE is what the server fills when `type` is omitted (a backend policy). */
-export const DEFAULT_POLICY_TYPE: PolicyType = 'EDGEGUARD';
+export const DEFAULT_POLICY_TYPE: PolicyType = 'CLOUD_ARMOR';
 /** REGIONAL_POLICY_TYPES are the types a regional policy may have: the edge type is global only. */
-export const REGIONAL_POLICY_TYPES: readonly PolicyType[] = ['EDGEGUARD', 'EDGEGUARD_NETWORK', 'EDGEGUARD_INTERNAL_SERVICE'];
+export const REGIONAL_POLICY_TYPES: readonly PolicyType[] = ['CLOUD_ARMOR', 'CLOUD_ARMOR_NETWORK', 'CLOUD_ARMOR_INTERNAL_SERVICE'];
+
+/** PRODUCT is the product's name as the real service's messages write it. */
+export const PRODUCT = SECURITY_PRODUCT.real;
 
 /** PolicyScope says whether a policy lives under `global/` or under `regions/{region}/`. */
 export type PolicyScope = 'global' | 'regional';
@@ -136,18 +144,18 @@ export const MESSAGES = {
     "Rate limit options must be specified if the action is 'fairshare', 'rate_based_ban' or 'throttle'. It cannot be specified for any other actions",
   priorityRange: `Priority must be between ${MIN_PRIORITY} and ${MAX_PRIORITY}.`,
   action: `Action must be one of ${RULE_ACTIONS_TEXT}.`,
-  redirectGlobalOnly: 'The redirect action is only supported in global security policies of type EDGEGUARD.',
-  fairshareInternalOnly: 'The fairshare action is only supported in security policies of type EDGEGUARD_INTERNAL_SERVICE.',
+  redirectGlobalOnly: 'The redirect action is only supported in global security policies of type CLOUD_ARMOR.',
+  fairshareInternalOnly: 'The fairshare action is only supported in security policies of type CLOUD_ARMOR_INTERNAL_SERVICE.',
   redirectOptionsRequired: 'Redirect options must be specified if the action is redirect.',
   redirectOptionsForbidden: 'Redirect options can only be specified if the action is redirect.',
   redirectTargetRequired: 'A redirect target must be specified for redirect type EXTERNAL_302.',
   redirectTargetForbidden: 'A redirect target cannot be specified for redirect type GOOGLE_RECAPTCHA.',
   redirectTypeRequired: 'A redirect type must be specified.',
-  headerActionGlobalOnly: 'Header actions are only supported in global security policies of type EDGEGUARD.',
-  redirectOptionsGlobalOnly: 'Redirect options are only supported in global security policies of type EDGEGUARD.',
+  headerActionGlobalOnly: 'Header actions are only supported in global security policies of type CLOUD_ARMOR.',
+  redirectOptionsGlobalOnly: 'Redirect options are only supported in global security policies of type CLOUD_ARMOR.',
   conformAction: "Conform action must be 'allow'.",
   exceedAction: 'Exceed action must be one of deny(403), deny(404), deny(429), deny(502), redirect.',
-  exceedRedirectGlobalOnly: 'The redirect exceed action is only supported in global security policies of type EDGEGUARD.',
+  exceedRedirectGlobalOnly: 'The redirect exceed action is only supported in global security policies of type CLOUD_ARMOR.',
   exceedRedirectOptionsForbidden: 'Exceed redirect options can only be specified if the exceed action is redirect.',
   exceedRedirectOptionsRequired: 'Exceed redirect options must be specified if the exceed action is redirect.',
   enforceOnKeyNameRequired: 'Enforce on key name must be specified if the enforce on key type is HTTP_HEADER or HTTP_COOKIE.',
@@ -164,7 +172,7 @@ export const MESSAGES = {
   exprAndVersionedExpr: 'Exactly one of expr and versionedExpr may be set.',
   matchRequired: 'A match condition must be specified.',
   ipRange: 'Must be a valid IPv4 or IPv6 address or CIDR range, or *.',
-  networkMatchOnlyNetwork: 'Network match can only be specified in security policies of type EDGEGUARD_NETWORK.',
+  networkMatchOnlyNetwork: 'Network match can only be specified in security policies of type CLOUD_ARMOR_NETWORK.',
   udfValue: 'Must be a 32-bit unsigned decimal or 0x-prefixed hexadecimal number, or a range of two such numbers joined by a dash.',
   udfName: (name: string) => `The security policy does not define a user-defined field named ${name}.`,
   ipProtocol: `Must be an 8-bit unsigned decimal, a range of two decimals, or one of ${IP_PROTOCOL_NAMES.join(', ')}.`,
@@ -174,7 +182,6 @@ export const MESSAGES = {
   typeChange: 'The type of a security policy cannot be changed.',
   nameChange: 'The name of a security policy cannot be changed.',
   invalidLabelFingerprint: 'Labels fingerprint either invalid or resource labels have changed',
-  regionalType: 'Regional security policies must be of type EDGEGUARD, EDGEGUARD_NETWORK or EDGEGUARD_INTERNAL_SERVICE.',
+  regionalType: 'Regional security policies must be of type CLOUD_ARMOR, CLOUD_ARMOR_NETWORK or CLOUD_ARMOR_INTERNAL_SERVICE.',
   invalidFingerprint: 'Invalid fingerprint.',
-  rulesInPatch: 'Rules cannot be updated with patch: use addRule, patchRule and removeRule.',
 } as const;

@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 import { ExpressionCache } from './expression-cache.ts';
 
 describe('ExpressionCache', () => {
-  const regional = { scope: 'regional', policyType: 'EDGEGUARD' } as const;
-  const global = { scope: 'global', policyType: 'EDGEGUARD' } as const;
+  const regional = { scope: 'regional', policyType: 'CLOUD_ARMOR' } as const;
+  const global = { scope: 'global', policyType: 'CLOUD_ARMOR' } as const;
 
   it('computes a verdict once per text, scope and type', () => {
     const cache = new ExpressionCache();

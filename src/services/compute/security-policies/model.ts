@@ -1,5 +1,5 @@
 import { PBool, PEnum, PInt32, PMap, PMessage, PRepeated, PString, PUint32, type Decoded } from '../shared/proto-schema.ts';
-import { ENFORCE_ON_KEY_TYPES, EXCLUSION_OPS, POLICY_TYPES, REDIRECT_TYPES, VERSIONED_EXPRS } from './constants.ts';
+import { ENFORCE_ON_KEY_TYPES, EXCLUSION_OPS, POLICY_TYPE_SPELLINGS, REDIRECT_TYPES, VERSIONED_EXPRS } from './constants.ts';
 
 /**
  * The SecurityPolicy and SecurityPolicyRule messages of compute v1 as proto-annotated schemas:
@@ -114,7 +114,8 @@ export const PolicySchema = PMessage('SecurityPolicy', {
   region: PString(),
   name: PString(),
   description: PString(),
-  type: PEnum('SecurityPolicy.Type', POLICY_TYPES),
+  // Either spelling of a type (CLOUD_ARMOR or the spec's EDGEGUARD); the service reads it canonically.
+  type: PEnum('SecurityPolicy.Type', POLICY_TYPE_SPELLINGS),
   fingerprint: PString(),
   labels: PMap(PString()),
   labelFingerprint: PString(),

@@ -29,7 +29,7 @@ describe('patchRule over HTTP', () => {
   async function setUp(row: Omit<RuleValidationCase, 'message'>): Promise<string> {
     project += 1;
     const collection = row.scope === 'global' ? `p${project}/global/securityPolicies` : `p${project}/regions/us-central1/securityPolicies`;
-    const network = row.policyType === 'EDGEGUARD_NETWORK' ? { userDefinedFields: [{ name: 'f1', base: 'IPV4', offset: 8, size: 2 }] } : {};
+    const network = row.policyType === 'CLOUD_ARMOR_NETWORK' ? { userDefinedFields: [{ name: 'f1', base: 'IPV4', offset: 8, size: 2 }] } : {};
     await client.ok('POST', collection, { name: 'pol', ...(row.policyType === undefined ? {} : { type: row.policyType }), ...network });
     const path = `${collection}/pol`;
     if (row.priority === undefined) await client.ok('POST', `${path}/addRule`, row.base ?? ALLOW_RULE);

@@ -1,10 +1,12 @@
+import { SECURITY_POLICY_TYPES, type Reading } from '../../../core/identifiers.ts';
 import { decodeResource, invalidPayload } from '../shared/decode-resource.ts';
 import { conditionNotMet, invalidFieldValue } from '../shared/errors.ts';
+import { sameFingerprint } from '../shared/fingerprint.ts';
 import type { Scope } from '../shared/locations.ts';
 import { checkResourceName } from '../shared/names.ts';
 import { applyPatch } from './apply-rule-patch.ts';
 import type { ExpressionCache } from './expression-cache.ts';
-import { DEFAULT_POLICY_TYPE, MAX_PRIORITY, MESSAGES, REGIONAL_POLICY_TYPES } from './constants.ts';
+import { DEFAULT_POLICY_TYPE, MAX_PRIORITY, MESSAGES, REGIONAL_POLICY_TYPES, type PolicyType } from './constants.ts';
 import { OUTPUT_ONLY_POLICY_FIELDS, PolicySchema, SetLabelsSchema, type SecurityPolicyBody, type SetLabelsBody } from './model.ts';
 import { EMPTY_LABEL_FINGERPRINT, policyScopeOf, type StoredPolicy } from './policy.ts';
 import { defaultRule, prepareNewRule, preparePatchedRule, type RuleScope, type StoredRule } from './prepare-rule.ts';
@@ -40,20 +42,14 @@ const SETTINGS = ['adaptiveProtectionConfig', 'advancedOptionsConfig', 'ddosProt
 export function buildPolicy(body: unknown, input: NewPolicy): StoredPolicy {
   const decoded = decodePolicy(body);
   const name = checkResourceName(decoded.name);
-  const type = decoded.type ?? DEFAULT_POLICY_TYPE;
+  const given = readType(decoded.type);
+  const type = given?.canonical ?? DEFAULT_POLICY_TYPE;
   if (input.scope.kind !== 'global' && !REGIONAL_POLICY_TYPES.includes(type)) {
-    throw invalidFieldValue('resource.type', type, MESSAGES.regionalType);
+    throw invalidFieldValue('resource.type', decoded.type ?? type, MESSAGES.regionalType);
   }
   const settings = settingsOf(decoded);
   const scope = ruleScope(name, type, input.scope, settings, input.expressions);
-  const rules: StoredRule[] = [];
-  (decoded.rules ?? []).forEach((body, i) => {
-    const rule = prepareNewRule(body, { ...scope, field: `resource.rules[${i}]` });
-    if (rules.some((other) => other.priority === rule.priority)) {
-      throw invalidFieldValue(`resource.rules[${i}].priority`, String(rule.priority), MESSAGES.samePriority);
-    }
-    rules.push(rule);
-  });
+  const rules = prepareRuleSet(decoded.rules ?? [], scope);
   if (!rules.some((rule) => rule.priority === MAX_PRIORITY)) rules.push(defaultRule());
   return {
     id: input.id,
@@ -63,12 +59,34 @@ export function buildPolicy(body: unknown, input: NewPolicy): StoredPolicy {
     creationTime: input.creationTime,
     description: decoded.description ?? '',
     type,
+    // The spelling is remembered only when it is not the real one, so stored policies stay as they were.
+    ...(given?.spelling === 'spec' ? { typeSpelling: given.spelling } : {}),
     rules: sortRules(rules),
     fingerprint: input.fingerprint,
     labels: decoded.labels ?? {},
     labelFingerprint: EMPTY_LABEL_FINGERPRINT,
     settings,
   };
+}
+
+/** prepareRuleSet validates the rules of a whole policy (insert, or a patch that replaces them): each valid, no priority twice. */
+function prepareRuleSet(bodies: readonly unknown[], scope: RuleScope): StoredRule[] {
+  const rules: StoredRule[] = [];
+  bodies.forEach((body, i) => {
+    const rule = prepareNewRule(body, { ...scope, field: `resource.rules[${i}]` });
+    if (rules.some((other) => other.priority === rule.priority)) {
+      throw invalidFieldValue(`resource.rules[${i}].priority`, String(rule.priority), MESSAGES.samePriority);
+    }
+    rules.push(rule);
+  });
+  return rules;
+}
+
+/** readType reads a request's `type` in either spelling (the schema has already limited it to known values). */
+function readType(value: string | undefined): (Reading & { canonical: PolicyType }) | undefined {
+  if (value === undefined) return undefined;
+  const reading = SECURITY_POLICY_TYPES.read(value);
+  return reading === undefined ? undefined : { canonical: reading.canonical as PolicyType, spelling: reading.spelling };
 }
 
 /** addRule inserts a new rule; its priority must be free. */
@@ -105,30 +123,38 @@ export function findRule(policy: StoredPolicy, priority: number): StoredRule {
 }
 
 /**
- * patchPolicy changes the policy's own fields. A stale `fingerprint` is a 412; the name and type
- * are fixed; rules change only through the rule methods; labels only through setLabels.
+ * patchPolicy changes the policy's own fields. The `fingerprint` must be given and current
+ * (compared as bytes, so either base64 alphabet works), else 412; the name and type are fixed;
+ * labels change only through setLabels. A non-empty `rules` replaces the whole rule set at once,
+ * validated as on insert: this is how `gcloud compute security-policies import` (export, edit,
+ * import) updates several rules atomically. A rule set without the default rule keeps the
+ * current default rule, which a policy always has.
  */
 export function patchPolicy(policy: StoredPolicy, body: unknown, updateMask: string | undefined, env: ChangeEnv): StoredPolicy {
   const decoded = decodePolicy(body);
-  if (decoded.fingerprint !== undefined && decoded.fingerprint !== policy.fingerprint) throw conditionNotMet(MESSAGES.invalidFingerprint);
+  if (decoded.fingerprint === undefined || !sameFingerprint(decoded.fingerprint, policy.fingerprint)) throw conditionNotMet(MESSAGES.invalidFingerprint);
   if (decoded.name !== undefined && decoded.name !== policy.name) throw invalidFieldValue('resource.name', decoded.name, MESSAGES.nameChange);
-  if (decoded.type !== undefined && decoded.type !== policy.type) throw invalidFieldValue('resource.type', decoded.type, MESSAGES.typeChange);
-  if (decoded.rules !== undefined && decoded.rules.length > 0) throw invalidFieldValue('resource.rules', '', MESSAGES.rulesInPatch);
-  const { fingerprint: _given, name: _name, type: _type, rules: _rules, labels: _labels, labelFingerprint: _labelFingerprint, ...changes } = decoded;
+  if (decoded.type !== undefined && readType(decoded.type)?.canonical !== policy.type) throw invalidFieldValue('resource.type', decoded.type, MESSAGES.typeChange);
+  const { fingerprint: _given, name: _name, type: _type, rules: givenRules, labels: _labels, labelFingerprint: _labelFingerprint, ...changes } = decoded;
   const current = { description: policy.description, ...policy.settings };
   const merged = applyPatch({ schema: PolicySchema, name: 'SecurityPolicy', outputOnly: POLICY_FIXED_FIELDS }, current, changes, updateMask);
   const settings = settingsOf(merged as SecurityPolicyBody);
-  // Rules of a network policy must keep naming user-defined fields the policy still has.
   const next: StoredPolicy = { ...policy, description: typeof merged['description'] === 'string' ? merged['description'] : '', settings, fingerprint: env.fingerprint };
   const scope = scopeOf(next, env);
+  if (givenRules !== undefined && givenRules.length > 0) {
+    const rules = prepareRuleSet(givenRules, scope);
+    if (!rules.some((rule) => rule.priority === MAX_PRIORITY)) rules.push(findRule(policy, MAX_PRIORITY));
+    return { ...next, rules: sortRules(rules) };
+  }
+  // Rules of a network policy must keep naming user-defined fields the policy still has.
   next.rules.forEach((rule, i) => prepareNewRule(rule, { ...scope, field: `resource.rules[${i}]` }));
   return next;
 }
 
-/** setLabels replaces the labels; a stale labelFingerprint is a 412. */
+/** setLabels replaces the labels; a missing or stale labelFingerprint is a 412 (compared as bytes). */
 export function setLabels(policy: StoredPolicy, body: unknown, env: ChangeEnv): StoredPolicy {
   const decoded = decodeResource<SetLabelsBody>(SetLabelsSchema, body);
-  if (decoded.labelFingerprint !== undefined && decoded.labelFingerprint !== policy.labelFingerprint) {
+  if (decoded.labelFingerprint === undefined || !sameFingerprint(decoded.labelFingerprint, policy.labelFingerprint)) {
     throw conditionNotMet(MESSAGES.invalidLabelFingerprint);
   }
   const labels = decoded.labels ?? {};
@@ -161,7 +187,7 @@ function settingsOf(body: SecurityPolicyBody): Record<string, unknown> {
   return settings;
 }
 
-function ruleScope(name: string, type: StoredPolicy['type'], scope: Scope, settings: Record<string, unknown>, expressions: ExpressionCache | undefined): RuleScope {
+function ruleScope(name: string, type: PolicyType, scope: Scope, settings: Record<string, unknown>, expressions: ExpressionCache | undefined): RuleScope {
   const fields = (settings['userDefinedFields'] ?? []) as readonly { name?: string }[];
   return {
     policyName: name,

@@ -8,7 +8,7 @@ import { alreadyExists, notFound } from '../shared/errors.ts';
 import type { Scope } from '../shared/locations.ts';
 import { ExpressionCache } from './expression-cache.ts';
 import { addRule, buildPolicy, patchPolicy, patchRule, removeRule, setLabels, type ChangeEnv } from './policy-mutations.ts';
-import { SECURITY_POLICIES_KIND, policyKey, policyPath, type StoredPolicy } from './policy.ts';
+import { SECURITY_POLICIES_KIND, policyKey, policyPath, storedPolicy, type StoredPolicy } from './policy.ts';
 
 /** PolicyChange is one modification of an existing policy, as a durable Operation payload. */
 export type PolicyChange =
@@ -78,7 +78,7 @@ export class SecurityPolicyService {
       const work = payload as ChangeWork;
       const record = await tx.get<StoredPolicy>(SECURITY_POLICIES_KIND, policyKey(work.project, work.scope, work.name));
       if (record === undefined) throw notFound(policyPath(work.project, work.scope, work.name));
-      const next = this.#apply(record.value, work.change, this.#env(work.change.method === 'setLabels'));
+      const next = this.#apply(storedPolicy(record.value), work.change, this.#env(work.change.method === 'setLabels'));
       await tx.put(SECURITY_POLICIES_KIND, record.key, next, { expectRevision: record.revision });
       return { targetId: next.id };
     });
@@ -108,13 +108,13 @@ export class SecurityPolicyService {
   async get(ref: PolicyRef): Promise<StoredPolicy> {
     const record = await this.store.get<StoredPolicy>(SECURITY_POLICIES_KIND, policyKey(ref.project, ref.scope, ref.name));
     if (record === undefined) throw notFound(policyPath(ref.project, ref.scope, ref.name));
-    return record.value;
+    return storedPolicy(record.value);
   }
 
   /** list returns the policies of one scope, or of every scope, in name order. */
   async list(project: string, scope?: Scope): Promise<StoredPolicy[]> {
     const prefix = scope === undefined ? `${project}/` : policyKey(project, scope, '');
-    return (await this.store.list<StoredPolicy>(SECURITY_POLICIES_KIND, { prefix })).map((record) => record.value);
+    return (await this.store.list<StoredPolicy>(SECURITY_POLICIES_KIND, { prefix })).map((record) => storedPolicy(record.value));
   }
 
   /** delete checks the policy exists (404 on the request) and starts the Operation that removes it. */

@@ -1,3 +1,4 @@
+import { SECURITY_POLICY_TYPES, type Spelling } from '../../../core/identifiers.ts';
 import { link, type Links } from '../shared/links.ts';
 import { scopePath, type Scope } from '../shared/locations.ts';
 import { rfc3339 } from '../shared/time.ts';
@@ -18,7 +19,10 @@ export interface StoredPolicy {
   readonly scope: Scope;
   readonly creationTime: number;
   readonly description: string;
+  /** The type in its canonical (real) spelling. */
   readonly type: PolicyType;
+  /** The spelling the client wrote the type in (never rendered itself); absent means the real one. */
+  readonly typeSpelling?: Spelling;
   readonly rules: readonly StoredRule[];
   /** 8 random bytes, base64; replaced by every modification (optimistic locking for patch). */
   readonly fingerprint: string;
@@ -26,6 +30,16 @@ export interface StoredPolicy {
   readonly labelFingerprint: string;
   /** The remaining configuration messages (adaptive protection, advanced options, user-defined fields, …) as given. */
   readonly settings: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * storedPolicy reads a policy record, mapping a type stored in the spec's spelling (by earlier
+ * versions, which kept EDGEGUARD) to the canonical one, remembering the spelling for answers.
+ */
+export function storedPolicy(value: StoredPolicy): StoredPolicy {
+  const reading = SECURITY_POLICY_TYPES.read(value.type);
+  if (reading === undefined || reading.spelling === 'real') return value;
+  return { ...value, type: reading.canonical as PolicyType, typeSpelling: value.typeSpelling ?? reading.spelling };
 }
 
 /** policyKey is the store key of a policy. */
@@ -64,7 +78,7 @@ export function renderPolicy(policy: StoredPolicy, links: Links): Record<string,
     rules: policy.rules.map(renderRule),
     fingerprint: policy.fingerprint,
     selfLink: link(links, policyPath(policy.project, policy.scope, policy.name)),
-    type: policy.type,
+    type: SECURITY_POLICY_TYPES.spell(policy.type, policy.typeSpelling),
     ...(Object.keys(policy.labels).length > 0 ? { labels: { ...policy.labels } } : {}),
     labelFingerprint: policy.labelFingerprint,
     ...policy.settings,

@@ -20,9 +20,9 @@ export interface RuleContext {
   readonly expressions?: ExpressionCache;
 }
 
-/** isGlobalEdgeguard says whether the context is a global policy of type EDGEGUARD, the only home of redirects and header actions. */
-export function isGlobalEdgeguard(context: RuleContext): boolean {
-  return context.scope === 'global' && context.policyType === 'EDGEGUARD';
+/** isGlobalCloudArmor says whether the context is a global policy of type CLOUD_ARMOR, the only home of redirects and header actions. */
+export function isGlobalCloudArmor(context: RuleContext): boolean {
+  return context.scope === 'global' && context.policyType === 'CLOUD_ARMOR';
 }
 
 /** fieldOf prefixes a field path with the context's prefix. */

@@ -1,7 +1,7 @@
 import { invalidFieldValue, type ComputeError } from '../shared/errors.ts';
 import { checkSemantics, type ExpressionContext } from './check-expression-semantics.ts';
 import { ExpressionError, parseExpression, typeCheck } from './check-expression.ts';
-import { EXPR_JSON_SHOWN } from './constants.ts';
+import { EXPR_JSON_SHOWN, PRODUCT } from './constants.ts';
 import type { ExpressionCache } from './expression-cache.ts';
 import type { SecurityPolicyRule } from './model.ts';
 import { formatType } from './rules-language.ts';
@@ -15,7 +15,7 @@ const EXPR_FIELD_ORDER = ['expression', 'title', 'description', 'location'] as c
 /**
  * validateExpression parses, type-checks and semantically checks a rule's match expression,
  * throwing the real service's error on the first problem:
- * `Invalid value for field 'F': '<expr as JSON>'. Error parsing EDGEGUARD rule matcher expression: <detail>`.
+ * `Invalid value for field 'F': '<expr as JSON>'. Error parsing Cloud Armor rule matcher expression: <detail>`.
  */
 export function validateExpression(expr: RuleExpr, text: string, field: string, context: ExpressionContext, cache?: ExpressionCache): void {
   const problem = cache === undefined ? expressionProblem(text, context) : cache.verdict(text, context, () => expressionProblem(text, context));
@@ -40,7 +40,7 @@ function expressionProblem(text: string, context: ExpressionContext): string | u
 
 /** expressionError builds the 400 for a bad expression, quoting the expr as the real service does. */
 export function expressionError(expr: RuleExpr, field: string, detail: string): ComputeError {
-  return invalidFieldValue(field, quoteExpr(expr), `Error parsing EDGEGUARD rule matcher expression: ${detail}`);
+  return invalidFieldValue(field, quoteExpr(expr), `Error parsing ${PRODUCT} rule matcher expression: ${detail}`);
 }
 
 /**

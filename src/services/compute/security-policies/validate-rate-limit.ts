@@ -10,7 +10,7 @@ import {
   THROTTLE_MAX_COUNT,
 } from './constants.ts';
 import type { SecurityPolicyRule } from './model.ts';
-import { fieldOf, isGlobalEdgeguard, type RuleContext } from './rule-context.ts';
+import { fieldOf, isGlobalCloudArmor, type RuleContext } from './rule-context.ts';
 import { validateRedirectOptions } from './validate-redirect.ts';
 
 /** RateLimitOptions is a rule's rate limiting configuration. */
@@ -67,7 +67,7 @@ function validateExceed(options: RateLimitOptions, at: (path: string) => string,
     const deny = /^deny\((\d+)\)$/.exec(exceed);
     const valid = exceed === 'redirect' || (deny !== null && EXCEED_DENY_STATUSES.includes(deny[1] ?? ''));
     if (!valid) throw invalidFieldValue(at('exceedAction'), exceed, MESSAGES.exceedAction);
-    if (exceed === 'redirect' && !isGlobalEdgeguard(context)) throw invalidFieldValue(at('exceedAction'), exceed, MESSAGES.exceedRedirectGlobalOnly);
+    if (exceed === 'redirect' && !isGlobalCloudArmor(context)) throw invalidFieldValue(at('exceedAction'), exceed, MESSAGES.exceedRedirectGlobalOnly);
   }
   const redirect = options.exceedRedirectOptions;
   if (exceed === 'redirect' && redirect === undefined) {

@@ -7,7 +7,7 @@ import { ACCEPTED_PATCHES, ALLOW_RULE, RULE_VALIDATION_CASES, type RuleValidatio
 function patch(row: Omit<RuleValidationCase, 'message'>) {
   const scope: RuleScope = {
     policyName: 'pol',
-    policyType: row.policyType ?? 'EDGEGUARD',
+    policyType: row.policyType ?? 'CLOUD_ARMOR',
     scope: row.scope ?? 'regional',
     userDefinedFieldNames: ['f1'],
   };

@@ -1,7 +1,7 @@
 import { fieldSizeTooLarge, invalidFieldValue, requiredField } from '../shared/errors.ts';
 import { DENY_STATUSES, MAX_DESCRIPTION_LENGTH, MAX_PRIORITY, MAX_SRC_IP_RANGES, MESSAGES, MIN_PRIORITY } from './constants.ts';
 import type { SecurityPolicyRule } from './model.ts';
-import { fieldOf, isGlobalEdgeguard, isIpOrCidr, type RuleContext } from './rule-context.ts';
+import { fieldOf, isGlobalCloudArmor, isIpOrCidr, type RuleContext } from './rule-context.ts';
 import { validateExpression } from './validate-expression.ts';
 import { validateNetworkMatch } from './validate-network-match.ts';
 import { validateRateLimitOptions } from './validate-rate-limit.ts';
@@ -25,13 +25,13 @@ export function validateRule(rule: SecurityPolicyRule, context: RuleContext): vo
   }
   validateMatch(rule, context);
   if (rule.networkMatch !== undefined) {
-    if (context.policyType !== 'EDGEGUARD_NETWORK') throw invalidFieldValue(fieldOf(context, 'networkMatch'), rule.networkMatch, MESSAGES.networkMatchOnlyNetwork);
+    if (context.policyType !== 'CLOUD_ARMOR_NETWORK') throw invalidFieldValue(fieldOf(context, 'networkMatch'), rule.networkMatch, MESSAGES.networkMatchOnlyNetwork);
     validateNetworkMatch(rule.networkMatch, context);
   }
   validateRateLimitOptions(rule, action, context);
   validateRuleRedirect(rule, action, context);
   if (rule.headerAction !== undefined) {
-    if (!isGlobalEdgeguard(context)) throw invalidFieldValue(fieldOf(context, 'headerAction'), rule.headerAction, MESSAGES.headerActionGlobalOnly);
+    if (!isGlobalCloudArmor(context)) throw invalidFieldValue(fieldOf(context, 'headerAction'), rule.headerAction, MESSAGES.headerActionGlobalOnly);
     (rule.headerAction.requestHeadersToAdds ?? []).forEach((header, i) => {
       if (header.headerName === undefined || header.headerName === '') {
         throw requiredField(fieldOf(context, `headerAction.requestHeadersToAdds[${i}].headerName`));
@@ -55,8 +55,8 @@ function validateAction(rule: SecurityPolicyRule, context: RuleContext): string 
   const deny = /^deny\((\d+)\)$/.exec(action);
   const known = ['allow', 'deny', 'rate_based_ban', 'redirect', 'throttle', 'fairshare'].includes(action);
   if (!known && !(deny !== null && DENY_STATUSES.includes(deny[1] ?? ''))) throw invalidFieldValue(field, action, MESSAGES.action);
-  if (action === 'redirect' && !isGlobalEdgeguard(context)) throw invalidFieldValue(field, action, MESSAGES.redirectGlobalOnly);
-  if (action === 'fairshare' && context.policyType !== 'EDGEGUARD_INTERNAL_SERVICE') throw invalidFieldValue(field, action, MESSAGES.fairshareInternalOnly);
+  if (action === 'redirect' && !isGlobalCloudArmor(context)) throw invalidFieldValue(field, action, MESSAGES.redirectGlobalOnly);
+  if (action === 'fairshare' && context.policyType !== 'CLOUD_ARMOR_INTERNAL_SERVICE') throw invalidFieldValue(field, action, MESSAGES.fairshareInternalOnly);
   if (context.previousAction === 'rate_based_ban' && action === 'throttle') throw invalidFieldValue(field, action, MESSAGES.banToThrottle);
   return action;
 }
@@ -65,7 +65,7 @@ function validateMatch(rule: SecurityPolicyRule, context: RuleContext): void {
   const match = rule.match;
   if (match === undefined) {
     // Network policies match packets with networkMatch; every other policy needs a match.
-    if (context.policyType !== 'EDGEGUARD_NETWORK') throw invalidFieldValue(fieldOf(context, 'match'), '', MESSAGES.matchRequired);
+    if (context.policyType !== 'CLOUD_ARMOR_NETWORK') throw invalidFieldValue(fieldOf(context, 'match'), '', MESSAGES.matchRequired);
     return;
   }
   const hasVersioned = match.versionedExpr !== undefined;
@@ -95,7 +95,7 @@ function validateMatch(rule: SecurityPolicyRule, context: RuleContext): void {
 function validateRuleRedirect(rule: SecurityPolicyRule, action: string, context: RuleContext): void {
   const options = rule.redirectOptions;
   const field = fieldOf(context, 'redirectOptions');
-  if (options !== undefined && !isGlobalEdgeguard(context)) throw invalidFieldValue(field, options, MESSAGES.redirectOptionsGlobalOnly);
+  if (options !== undefined && !isGlobalCloudArmor(context)) throw invalidFieldValue(field, options, MESSAGES.redirectOptionsGlobalOnly);
   if (action === 'redirect' && options === undefined) throw invalidFieldValue(field, '', MESSAGES.redirectOptionsRequired);
   if (options === undefined) return;
   if (action !== 'redirect') throw invalidFieldValue(field, options, MESSAGES.redirectOptionsForbidden);

@@ -12,7 +12,7 @@ import { seededIds } from '../../../core/ids.ts';
 
 const ADMIN = { authorization: 'Bearer admin' };
 const TEMPLATES = '/compute/v1/projects/p/global/instanceTemplates';
-const CREATED = ['2025-01-01T00:00:00.000-00:00', '2025-01-01T00:00:01.000-00:00', '2025-01-01T00:00:02.000-00:00', '2025-01-01T00:00:03.000-00:00'];
+const CREATED = ['2024-12-31T16:00:00.000-08:00', '2024-12-31T16:00:01.000-08:00', '2024-12-31T16:00:02.000-08:00', '2024-12-31T16:00:03.000-08:00'];
 
 let srv: RunningFogbank;
 const clock = new ManualClock(Date.UTC(2025, 0, 1));

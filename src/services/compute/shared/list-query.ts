@@ -58,7 +58,8 @@ export interface Page {
 export function paginate(items: readonly Record<string, unknown>[], query: ListQuery): Page {
   const matching = items.filter((item) => query.filter(item));
   if (query.orderBy === 'creationTimestamp desc') {
-    matching.sort((a, b) => String(b['creationTimestamp']).localeCompare(String(a['creationTimestamp'])));
+    // Chronologically: the texts carry the Pacific offset, which changes with daylight saving time.
+    matching.sort((a, b) => Date.parse(String(b['creationTimestamp'])) - Date.parse(String(a['creationTimestamp'])));
   }
   const end = query.offset + query.maxResults;
   return { items: matching.slice(query.offset, end), nextPageToken: end < matching.length ? encodePageToken(end) : undefined };
