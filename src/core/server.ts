@@ -1,6 +1,10 @@
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { TransportProblemError } from './errors.ts';
+import { FamilyErrors, frameworkProblemOf, MALFORMED_REQUEST } from './family-errors.ts';
 import type { LogLevel } from './log.ts';
 import { useJsonBodies } from './json-body.ts';
+import { RouteRecorder } from './route-registry.ts';
 import type { ServiceContext, ServiceDefinition, ServiceHandle } from './service.ts';
 
 /** ServerOptions shape the HTTP layer. */
@@ -14,25 +18,48 @@ export interface ServerOptions {
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 /**
+ * MAX_PARAM_LENGTH lifts the router's 100-character limit on a path segment (it answers 414 on
+ * its own): segments are bounded by Node's header size, and each family judges its names.
+ */
+const MAX_PARAM_LENGTH = 64 * 1024;
+
+/**
  * buildServer assembles Fastify with every service in its own encapsulated context; closing the
- * app first stops the services' background work (their handles), then drains requests.
+ * app first stops the services' background work (their handles), then drains requests. Anything
+ * answered before or outside a family's handlers is phrased by the family owning the path.
  */
 export async function buildServer(context: ServiceContext, services: readonly ServiceDefinition[], options: ServerOptions): Promise<FastifyInstance> {
+  const errors = new FamilyErrors(services, options.bodyLimit);
+  // Sockets whose later bytes Node could not parse: an earlier request on them must not run.
+  const unreadable = new WeakSet<Socket>();
   const app = Fastify({
     logger: options.logLevel === 'silent' ? false : { level: options.logLevel },
     bodyLimit: options.bodyLimit,
     // Keep-alive sockets that are idle must not hold shutdown open.
     forceCloseConnections: 'idle',
+    // Requests still arriving while closing are served by the family, not by a bare Fastify 503.
+    return503OnClosing: false,
     // `/x/` and `/x` name the same resource, as on Google's front ends.
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: (error, request, reply) => errors.reply(new TransportProblemError(frameworkProblemOf(error)), request, reply),
+    clientErrorHandler: (error, socket) => {
+      unreadable.add(socket as Socket);
+      errors.answerClientError(error, socket as Socket);
+    },
   });
+  const routes = new RouteRecorder(app);
   useJsonBodies(app);
+  useUnframedBodyGuard(app, unreadable);
+  app.setNotFoundHandler((request, reply) => errors.reply(new TransportProblemError({ httpStatus: 404, kind: 'not-found', detail: request.url.split('?')[0] ?? request.url }), request, reply));
+  app.setErrorHandler((error, request, reply) => errors.reply(error, request, reply));
   app.get('/healthz', async () => ({ status: 'ok' }));
   const handles: ServiceHandle[] = [];
   for (const service of services) {
-    await app.register(async (scope) => {
-      const handle = await service.register(scope, context);
-      if (handle) handles.push(handle);
+    await routes.during(service.name, async () => {
+      await app.register(async (scope) => {
+        const handle = await service.register(scope, context);
+        if (handle) handles.push(handle);
+      });
     });
   }
   // Long polls (Operation wait, watches) must end before in-flight requests are awaited.
@@ -41,4 +68,27 @@ export async function buildServer(context: ServiceContext, services: readonly Se
   });
   await app.ready();
   return app;
+}
+
+/**
+ * useUnframedBodyGuard stops a request whose body was sent without Content-Length or
+ * Transfer-Encoding (so HTTP says it has none, and its "body" arrives as an unreadable next
+ * request): Node reports that unreadable request in the same pass that delivered this one, so
+ * after one microtask the socket is known bad, the client has its 400, and this request must not
+ * run — otherwise it would change state while the client reads a failure.
+ */
+function useUnframedBodyGuard(app: FastifyInstance, unreadable: WeakSet<Socket>): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    const socket = request.raw.socket;
+    queueMicrotask(() => {
+      if (!unreadable.has(socket)) {
+        done();
+        return;
+      }
+      // The clientError answer already went out on this socket and it is closing.
+      void reply.hijack();
+      request.log.debug({ detail: MALFORMED_REQUEST }, 'dropped a request followed by unreadable bytes');
+      done();
+    });
+  });
 }
