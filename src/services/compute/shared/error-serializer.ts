@@ -66,6 +66,32 @@ export function renderComputeError(error: unknown, site: ErrorSite): ErrorRespon
   };
 }
 
+/**
+ * computeErrorBodyProblem checks a body against the compute envelope: exactly
+ * `{"error":{"code","message","errors":[{"message","domain","reason",…}],"status"?}}`, the code
+ * equal to the HTTP status and the first entry's message equal to the top one.
+ */
+export function computeErrorBodyProblem(status: number, body: unknown): string | undefined {
+  if (!isObject(body) || Object.keys(body).join() !== 'error' || !isObject(body['error'])) return 'not {"error":{…}}';
+  const error = body['error'];
+  const extra = Object.keys(error).filter((key) => !['code', 'message', 'errors', 'status'].includes(key));
+  if (extra.length > 0) return `unexpected members ${extra.join(', ')}`;
+  if (error['code'] !== status) return `code ${String(error['code'])} is not the HTTP status ${status}`;
+  if (typeof error['message'] !== 'string' || error['message'] === '') return 'no message';
+  if (error['status'] !== undefined && !/^[A-Z_]+$/.test(String(error['status']))) return 'status is not a canonical code word';
+  const entries = error['errors'];
+  if (!Array.isArray(entries) || entries.length === 0) return 'no errors[]';
+  for (const entry of entries) {
+    if (!isObject(entry) || ['message', 'domain', 'reason'].some((key) => typeof entry[key] !== 'string')) return 'an errors[] entry lacks message, domain or reason';
+  }
+  if ((entries[0] as Record<string, unknown>)['message'] !== error['message']) return 'errors[0].message differs from message';
+  return undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /** siteOf describes a request for renderError. */
 export function siteOf(request: FastifyRequest, bodyLimit: number): ErrorSite {
   return { method: request.method, path: request.url.split('?')[0] ?? request.url, contentType: request.headers['content-type'], bodyLimit };
