@@ -39,6 +39,9 @@ function request(context: AttackContext, attack: string, parts: Partial<Omit<Fuz
 
 const base = (context: AttackContext): unknown => plausibleBody(context.route.method, context.route.url, context.random) ?? { name: 'x' };
 
+/** BODY_ATTACKS are the attacks that work through a request body: they go mostly to routes that read one. */
+export const BODY_ATTACKS: ReadonlySet<string> = new Set(['malformed json', 'wrong types', 'prototype keys', 'deep structures', 'invalid utf-8', 'oversized body', 'wrong content type']);
+
 /** ATTACKS are the kinds of bad input, each a generator of one request against a route. */
 export const ATTACKS: Readonly<Record<string, Attack>> = {
   'malformed json': (c) => request(c, 'malformed json', { body: c.random.pick(MALFORMED_JSON) }),
@@ -46,7 +49,7 @@ export const ATTACKS: Readonly<Record<string, Attack>> = {
   'prototype keys': (c) => request(c, 'prototype keys', { body: withPrototypeKey(base(c) as never, c.random) }),
   'deep structures': (c) =>
     request(c, 'deep structures', {
-      body: c.random.chance(0.3) ? deepValue(c.random.pick([101, 10_000, 100_000]), c.random.pick(['array', 'object', 'mixed'] as const)) : withDeepField(base(c) as never, c.random),
+      body: c.random.chance(0.3) ? deepValue(c.random.pick([101, 10_000, 100_000, 200_000]), c.random.pick(['array', 'object', 'mixed'] as const)) : withDeepField(base(c) as never, c.random),
     }),
   'invalid utf-8': (c) => {
     const text = JSON.stringify(base(c));

@@ -5,7 +5,7 @@ import { FamilyErrors } from '../../src/core/family-errors.ts';
 import { registeredRoutes, type RegisteredRoute } from '../../src/core/route-registry.ts';
 import { DEFAULT_BODY_LIMIT } from '../../src/core/server.ts';
 import { SERVICES } from '../../src/services/registry.ts';
-import { ATTACKS, FUZZ_TOKEN } from './attacks.ts';
+import { ATTACKS, BODY_ATTACKS, FUZZ_TOKEN } from './attacks.ts';
 import { batchAnswers, errorDialectProblem, headPartIds } from './dialect.ts';
 import { startHealthProbe } from './health-probe.ts';
 import { HOSTILE_FILTERS_OFF_REASON, HOSTILE_FILTERS_ON } from './queries.ts';
@@ -68,6 +68,7 @@ describe('bad-input fuzzer', () => {
     if (!HOSTILE_FILTERS_ON) t.diagnostic(HOSTILE_FILTERS_OFF_REASON);
     const routes: RegisteredRoute[] = registeredRoutes(server.app).filter((route) => route.family !== undefined);
     assert.ok(routes.length > 0, 'no routes were registered');
+    const bodyRoutes = routes.filter((route) => route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH');
     const families = new FamilyErrors(SERVICES, DEFAULT_BODY_LIMIT);
     const random = new Random(SEED);
     const attacks = Object.keys(ATTACKS);
@@ -78,7 +79,8 @@ describe('bad-input fuzzer', () => {
     try {
       for (let index = 0; index < REQUESTS && failures.length < MAX_FAILURES; index++) {
         const attack = random.pick(attacks);
-        const request = ATTACKS[attack]!({ route: random.pick(routes), random, bodyLimit: DEFAULT_BODY_LIMIT, routes });
+        const pool = BODY_ATTACKS.has(attack) && bodyRoutes.length > 0 && random.chance(0.8) ? bodyRoutes : routes;
+        const request = ATTACKS[attack]!({ route: random.pick(pool), random, bodyLimit: DEFAULT_BODY_LIMIT, routes });
         const fail = (problem: string): void => void failures.push({ index, request, problem });
         let reply;
         try {
