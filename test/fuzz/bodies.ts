@@ -12,7 +12,20 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export const PROTOTYPE_KEYS = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__', 'propertyIsEnumerable', 'toLocaleString'] as const;
 
 const RULE: Json = { priority: 1000, action: 'allow', description: 'fuzz', match: { versionedExpr: 'SRC_IPS_V1', config: { srcIpRanges: ['10.0.0.0/8'] } } };
-const EXPR_RULE: Json = { priority: 2000, action: 'deny(403)', match: { expr: { expression: "request.path.startsWith('/admin') && origin.region_code == 'US'" } } };
+/** Rule expressions: plausible ones, and ones that name Object.prototype's members where an identifier or key goes. */
+const EXPRESSIONS: readonly string[] = [
+  "request.path.startsWith('/admin') && origin.region_code == 'US'",
+  "request.headers['__proto__'] == 'x'",
+  "request.constructor == 'x'",
+  'toString()',
+  "request.path.valueOf() == 'a'",
+  "evaluatePreconfiguredExpr('constructor')",
+  "evaluatePreconfiguredWaf('__proto__', {'sensitivity': 1})",
+  "inIpRange(origin.ip, 'hasOwnProperty')",
+  "has(request.headers.constructor)",
+  "int('__proto__') == 1",
+];
+const exprRule = (random: Random): Json => ({ priority: 2000, action: 'deny(403)', match: { expr: { expression: random.pick(EXPRESSIONS) } } });
 
 /** plausibleBody is a valid-looking body for the route, or undefined for routes that take none. */
 export function plausibleBody(method: string, pattern: string, random: Random): Json | undefined {
@@ -22,8 +35,8 @@ export function plausibleBody(method: string, pattern: string, random: Random): 
     return { name, description: 'fuzz', properties: { machineType: 'e2-small', labels: { env: 'fuzz' }, disks: [{ boot: true, initializeParams: { sourceImage: 'projects/debian-cloud/global/images/family/debian-12', diskSizeGb: '10' } }], networkInterfaces: [{ network: 'global/networks/default' }] } };
   }
   if (method === 'POST' && tail === 'securityPolicies') return { name, description: 'fuzz', rules: [RULE] };
-  if (method === 'PATCH') return { description: 'patched', rules: [EXPR_RULE] };
-  if (tail === 'addRule' || tail === 'patchRule') return random.pick([RULE, EXPR_RULE]);
+  if (method === 'PATCH') return { description: 'patched', rules: [exprRule(random)] };
+  if (tail === 'addRule' || tail === 'patchRule') return random.chance(0.5) ? RULE : exprRule(random);
   if (tail === 'setLabels') return { labels: { env: 'fuzz' }, labelFingerprint: 'AAAAAAAAAAA=' };
   if (method === 'POST' || method === 'PUT' || method === 'PATCH') return { name, description: 'fuzz' };
   return undefined;

@@ -17,12 +17,17 @@ const PLAUSIBLE: Readonly<Record<string, readonly string[]>> = {
   operation: ['operation-0-missing', 'operation-1'],
 };
 
+/** Path values that reach Object.prototype when a table is indexed with them carelessly (zones are `<region>-<letter>`). */
+const PROTOTYPE_SEGMENTS: readonly string[] = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'constructor-a', '__proto__-b', 'toString-c'];
+
 /**
  * fillPath replaces each `:param` of a route pattern with a plausible value for its name (or, for
- * a name it has never seen, a valid-looking one), so the request reaches the handler.
+ * a name it has never seen, a valid-looking one), so the request reaches the handler; now and
+ * then with a prototype-named value instead.
  */
 export function fillPath(pattern: string, random: Random): string {
   return pattern.replace(/:([A-Za-z_]+)/g, (_match, name: string) => {
+    if (random.chance(0.04)) return random.pick(PROTOTYPE_SEGMENTS);
     const choices = Object.hasOwn(PLAUSIBLE, name) ? PLAUSIBLE[name]! : [`x${random.text(6)}`];
     return random.pick(choices);
   });

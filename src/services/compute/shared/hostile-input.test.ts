@@ -71,6 +71,18 @@ describe('prototype-named members are unknown names (issue 13, case 3)', () => {
   });
 });
 
+describe('prototype-named path segments are unknown locations', () => {
+  const get = (target: string): string => `GET ${target} HTTP/1.1\r\nHost: x\r\n${AUTH}Connection: close\r\n\r\n`;
+  for (const region of ['constructor', '__proto__', 'toString']) {
+    it(`region ${region}`, async () => {
+      await refuses(get(`${P}/regions/${region}/instanceTemplates`), 400, envelope(400, 'invalid', `Invalid value for field 'region': '${region}'. Unknown region.`));
+    });
+    it(`zone ${region}-a`, async () => {
+      await refuses(get(`${P}/zones/${region}-a/operations`), 400, envelope(400, 'invalid', `Invalid value for field 'zone': '${region}-a'. Unknown zone.`));
+    });
+  }
+});
+
 describe('nesting beyond 100 levels is refused while parsing (issue 13, case 4)', () => {
   const tooDeep = (key: string): unknown => envelope(400, 'invalid', `Invalid JSON payload received. Message too deep. Max recursion depth reached for key '${key}'`, 'INVALID_ARGUMENT');
 
