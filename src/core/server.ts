@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { TransportProblemError } from './errors.ts';
-import { FamilyErrors, frameworkProblemOf, MALFORMED_REQUEST } from './family-errors.ts';
+import { FamilyErrors, frameworkProblemOf } from './family-errors.ts';
 import type { LogLevel } from './log.ts';
 import { useJsonBodies } from './json-body.ts';
 import { RouteRecorder } from './route-registry.ts';
@@ -75,20 +75,21 @@ export async function buildServer(context: ServiceContext, services: readonly Se
  * Transfer-Encoding (so HTTP says it has none, and its "body" arrives as an unreadable next
  * request): Node reports that unreadable request in the same pass that delivered this one, so
  * after one microtask the socket is known bad, the client has its 400, and this request must not
- * run — otherwise it would change state while the client reads a failure.
+ * run — otherwise it would change state while the client reads a failure. A request that names a
+ * Content-Type but frames no body is suspect, so it also waits one turn of the event loop for
+ * bytes that were already on their way.
  */
 function useUnframedBodyGuard(app: FastifyInstance, unreadable: WeakSet<Socket>): void {
   app.addHook('onRequest', (request, reply, done) => {
     const socket = request.raw.socket;
-    queueMicrotask(() => {
-      if (!unreadable.has(socket)) {
-        done();
-        return;
-      }
+    const { headers } = request;
+    const suspect = headers['content-type'] !== undefined && headers['content-length'] === undefined && headers['transfer-encoding'] === undefined;
+    const decide = (): void => {
       // The clientError answer already went out on this socket and it is closing.
-      void reply.hijack();
-      request.log.debug({ detail: MALFORMED_REQUEST }, 'dropped a request followed by unreadable bytes');
+      if (unreadable.has(socket)) void reply.hijack();
       done();
-    });
+    };
+    if (suspect) setImmediate(decide);
+    else queueMicrotask(decide);
   });
 }
