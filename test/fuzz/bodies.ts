@@ -86,16 +86,13 @@ export function withPrototypeKey(body: Json, random: Random): string {
   return text.replace('"__marker__":"__marker__"', `${JSON.stringify(key)}:${JSON.stringify(value)}`);
 }
 
-/** deepValue is a value nested `depth` levels of `[` or `{"k":` around a leaf, as text. */
+/** deepValue is a value nested `depth` levels of `[`, `{"priority":` or both alternating around a leaf, as text. */
 export function deepValue(depth: number, kind: 'array' | 'object' | 'mixed', leaf = '1'): string {
-  const open: string[] = [];
-  const close: string[] = [];
-  for (let i = 0; i < depth; i++) {
-    const array = kind === 'array' || (kind === 'mixed' && i % 2 === 0);
-    open.push(array ? '[' : '{"priority":');
-    close.push(array ? ']' : '}');
-  }
-  return `${open.join('')}${leaf}${close.reverse().join('')}`;
+  if (kind === 'array') return `${'['.repeat(depth)}${leaf}${']'.repeat(depth)}`;
+  if (kind === 'object') return `${'{"priority":'.repeat(depth)}${leaf}${'}'.repeat(depth)}`;
+  const pairs = depth >> 1;
+  const odd = depth % 2 === 1;
+  return `${'[{"priority":'.repeat(pairs)}${odd ? '[' : ''}${leaf}${odd ? ']' : ''}${'}]'.repeat(pairs)}`;
 }
 
 /** withDeepField puts a deep value at a random place in `body`, returning the JSON text. */
