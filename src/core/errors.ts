@@ -30,6 +30,7 @@ export const HTTP_REASON_PHRASES: Readonly<Record<number, string>> = {
   413: 'Payload Too Large',
   414: 'URI Too Long',
   415: 'Unsupported Media Type',
+  417: 'Expectation Failed',
   422: 'Unprocessable Entity',
   429: 'Too Many Requests',
   431: 'Request Header Fields Too Large',

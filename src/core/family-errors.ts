@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HTTP_REASON_PHRASES, TransportProblemError, transportProblemOf, type TransportProblem } from './errors.ts';
@@ -60,16 +61,28 @@ export class FamilyErrors {
   answerClientError(error: Error & { code?: string | undefined; rawPacket?: unknown }, socket: Socket): void {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     const line = Buffer.isBuffer(error.rawPacket) ? requestLineOf(error.rawPacket) : undefined;
-    const problem = clientProblemOf(error.code, line);
-    const response = this.render(new TransportProblemError(problem), line?.method ?? 'GET', line?.path ?? '/', undefined);
+    this.answerOnSocket(clientProblemOf(error.code, line), line?.method ?? 'GET', line?.path ?? '/', socket);
+  }
+
+  /** answerOnSocket writes the family's answer to `problem` straight onto a socket Node will not answer through a response, and closes it. */
+  answerOnSocket(problem: TransportProblem, method: string, path: string, socket: Socket): void {
     if (!socket.writable) {
       socket.destroy();
       return;
     }
+    const response = this.render(new TransportProblemError(problem), method, path, undefined);
     const body = JSON.stringify(response.body);
     const headers = { ...response.headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' };
     const head = [`HTTP/1.1 ${response.status} ${HTTP_REASON_PHRASES[response.status] ?? 'Error'}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
     socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+  }
+
+  /** answerResponse sends the family's answer to `problem` through a response Node opened itself (e.g. for an unmet `Expect`). */
+  answerResponse(problem: TransportProblem, request: IncomingMessage, response: ServerResponse): void {
+    const rendered = this.render(new TransportProblemError(problem), request.method ?? 'GET', pathOf(request.url ?? '/'), request.headers['content-type']);
+    const body = JSON.stringify(rendered.body);
+    response.writeHead(rendered.status, { ...rendered.headers, 'content-length': String(Buffer.byteLength(body)) });
+    response.end(body);
   }
 }
 

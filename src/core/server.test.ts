@@ -74,6 +74,10 @@ describe('the owning family phrases what core answers', () => {
     ['bytes that are no request at all', '\u0000\u0001hello\r\n\r\n', 400, 'alpha', 'bad-request', MALFORMED, '/'],
     ['oversized headers', get('/alpha/v1/beta/things', `X-Big: ${'a'.repeat(20_000)}\r\n`), 431, 'beta', 'headers-too-large', 'Your client issued a request that was too large.', '/alpha/v1/beta/things'],
     ['an oversized URL', get(long), 414, 'beta', 'uri-too-long', 'The requested URL is too large to process.', long],
+    // Node itself would answer these with an empty 400 or 417, or drop the connection.
+    ['HTTP/1.1 without Host', 'GET /alpha/v1/beta/things HTTP/1.1\r\nConnection: close\r\n\r\n', 400, 'beta', 'bad-request', MALFORMED, '/alpha/v1/beta/things'],
+    ['an Expect the server cannot meet', get('/alpha/v1/items/x', 'Expect: fancy\r\nConnection: close\r\n'), 417, 'alpha', 'bad-request', "Expectation 'fancy' is not supported.", '/alpha/v1/items/x'],
+    ['CONNECT', 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com\r\n\r\n', 400, 'alpha', 'bad-request', MALFORMED, 'example.com:443'],
   ];
   for (const [title, bytes, status, name, kind, detail, path] of cases) {
     it(title, async () => {

@@ -1,7 +1,8 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { TransportProblemError } from './errors.ts';
-import { FamilyErrors, frameworkProblemOf } from './family-errors.ts';
+import { FamilyErrors, frameworkProblemOf, MALFORMED_REQUEST } from './family-errors.ts';
 import type { LogLevel } from './log.ts';
 import { useJsonBodies } from './json-body.ts';
 import { RouteRecorder } from './route-registry.ts';
@@ -39,6 +40,8 @@ export async function buildServer(context: ServiceContext, services: readonly Se
     forceCloseConnections: 'idle',
     // Requests still arriving while closing are served by the family, not by a bare Fastify 503.
     return503OnClosing: false,
+    // Node would answer a missing Host with a bare 400 of its own; the guard below answers it in the family's dialect.
+    http: { requireHostHeader: false },
     // `/x/` and `/x` name the same resource, as on Google's front ends.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: (error, request, reply) => errors.reply(new TransportProblemError(frameworkProblemOf(error)), request, reply),
@@ -46,6 +49,13 @@ export async function buildServer(context: ServiceContext, services: readonly Se
       unreadable.add(socket as Socket);
       errors.answerClientError(error, socket as Socket);
     },
+  });
+  // What Node would otherwise answer (or drop) by itself: an unmet Expect, a CONNECT.
+  app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    errors.answerResponse({ httpStatus: 417, kind: 'bad-request', detail: `Expectation '${String(request.headers.expect)}' is not supported.` }, request, response);
+  });
+  app.server.on('connect', (request: IncomingMessage, socket: Socket) => {
+    errors.answerOnSocket({ httpStatus: 400, kind: 'bad-request', detail: MALFORMED_REQUEST }, 'CONNECT', request.url ?? '/', socket);
   });
   const routes = new RouteRecorder(app);
   useJsonBodies(app);
@@ -89,6 +99,11 @@ function useUnframedBodyGuard(app: FastifyInstance, unreadable: WeakSet<Socket>)
       if (unreadable.has(socket)) void reply.hijack();
       done();
     };
+    // HTTP/1.1 requires Host (Node's own check is off so that this answer is the family's).
+    if (headers.host === undefined && request.raw.httpVersion === '1.1') {
+      done(new TransportProblemError({ httpStatus: 400, kind: 'bad-request', detail: MALFORMED_REQUEST }));
+      return;
+    }
     if (suspect) setImmediate(decide);
     else queueMicrotask(decide);
   });
