@@ -42,8 +42,14 @@ export class FamilyErrors {
   render(error: unknown, method: string, path: string, contentType: string | undefined): ErrorResponse {
     const site: ErrorSite = { method, path, contentType, bodyLimit: this.bodyLimit };
     const family = this.familyFor(path);
-    if (family !== undefined) return family.renderError(error, site);
-    const problem = transportProblemOf(error) ?? { httpStatus: 500, kind: 'bad-request', detail: 'Internal error.' };
+    if (family !== undefined) {
+      try {
+        return family.renderError(error, site);
+      } catch {
+        // Answers written from socket events must never throw: that would take the process down.
+      }
+    }
+    const problem = (family === undefined ? transportProblemOf(error) : undefined) ?? { httpStatus: 500, kind: 'bad-request', detail: 'Internal error.' };
     return { status: problem.httpStatus, headers: { 'content-type': 'application/json; charset=utf-8' }, body: { error: { code: problem.httpStatus, message: problem.detail } } };
   }
 
