@@ -40,7 +40,7 @@ export async function buildServer(context: ServiceContext, services: readonly Se
     forceCloseConnections: 'idle',
     // Requests still arriving while closing are served by the family, not by a bare Fastify 503.
     return503OnClosing: false,
-    // Node would answer a missing Host with a bare 400 of its own; the guard below answers it in the family's dialect.
+    // Node would answer a missing Host with a bare 400 of its own; useRequestGuard answers it in the family's dialect.
     http: { requireHostHeader: false },
     // `/x/` and `/x` name the same resource, as on Google's front ends.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
@@ -59,7 +59,7 @@ export async function buildServer(context: ServiceContext, services: readonly Se
   });
   const routes = new RouteRecorder(app);
   useJsonBodies(app);
-  useUnframedBodyGuard(app, unreadable);
+  useRequestGuard(app, unreadable);
   app.setNotFoundHandler((request, reply) => errors.reply(new TransportProblemError({ httpStatus: 404, kind: 'not-found', detail: request.url.split('?')[0] ?? request.url }), request, reply));
   app.setErrorHandler((error, request, reply) => errors.reply(error, request, reply));
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -81,7 +81,7 @@ export async function buildServer(context: ServiceContext, services: readonly Se
 }
 
 /**
- * useUnframedBodyGuard stops a request whose body was sent without Content-Length or
+ * useRequestGuard refuses an HTTP/1.1 request without Host, and stops a request whose body was sent without Content-Length or
  * Transfer-Encoding (so HTTP says it has none, and its "body" arrives as an unreadable next
  * request): Node reports that unreadable request in the same pass that delivered this one, so
  * after one microtask the socket is known bad, the client has its 400, and this request must not
@@ -89,7 +89,7 @@ export async function buildServer(context: ServiceContext, services: readonly Se
  * Content-Type but frames no body is suspect, so it also waits one turn of the event loop for
  * bytes that were already on their way.
  */
-function useUnframedBodyGuard(app: FastifyInstance, unreadable: WeakSet<Socket>): void {
+function useRequestGuard(app: FastifyInstance, unreadable: WeakSet<Socket>): void {
   app.addHook('onRequest', (request, reply, done) => {
     const socket = request.raw.socket;
     const { headers } = request;
