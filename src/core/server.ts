@@ -81,13 +81,13 @@ export async function buildServer(context: ServiceContext, services: readonly Se
 }
 
 /**
- * useRequestGuard refuses an HTTP/1.1 request without Host, and stops a request whose body was sent without Content-Length or
- * Transfer-Encoding (so HTTP says it has none, and its "body" arrives as an unreadable next
- * request): Node reports that unreadable request in the same pass that delivered this one, so
- * after one microtask the socket is known bad, the client has its 400, and this request must not
- * run — otherwise it would change state while the client reads a failure. A request that names a
- * Content-Type but frames no body is suspect, so it also waits one turn of the event loop for
- * bytes that were already on their way.
+ * useRequestGuard refuses an HTTP/1.1 request without Host, and stops a request whose body was
+ * sent without Content-Length or Transfer-Encoding (so HTTP says it has none, and its "body"
+ * arrives as an unreadable next request): Node reports that unreadable request in the same pass
+ * that delivered this one, so after one microtask the socket is known bad, the client has its
+ * 400, and this request must not run — otherwise it would change state while the client reads a
+ * failure. A request that names a Content-Type but frames no body is suspect, so it also waits
+ * one turn of the event loop for bytes that were already on their way.
  */
 function useRequestGuard(app: FastifyInstance, unreadable: WeakSet<Socket>): void {
   app.addHook('onRequest', (request, reply, done) => {
