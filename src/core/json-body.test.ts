@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { locateJsonError, MalformedJsonError, pointAtJsonError } from './json-body.ts';
+import { JsonEncodingError, JsonTooDeepError, locateJsonError, MalformedJsonError, MAX_JSON_DEPTH, parseJsonBody, pointAtJsonError } from './json-body.ts';
 
 describe('locateJsonError', () => {
   const cases: [string, number | undefined][] = [
@@ -29,5 +29,41 @@ describe('pointAtJsonError', () => {
     const [line, caret] = shown.split('\n');
     assert.ok(line!.length <= 80);
     assert.equal(line![caret!.length - 1], 'y');
+  });
+});
+
+describe('parseJsonBody', () => {
+  const parse = (text: string | Buffer): unknown => parseJsonBody(typeof text === 'string' ? Buffer.from(text) : text);
+  const nest = (depth: number, open: string, close: string): string => `${open.repeat(depth)}1${close.repeat(depth)}`;
+
+  it('reads 100 levels of nesting and refuses the 101st, naming its member', () => {
+    assert.ok(parse(nest(MAX_JSON_DEPTH, '[', ']')));
+    assert.throws(() => parse(nest(MAX_JSON_DEPTH + 1, '[', ']')), (error: unknown) => error instanceof JsonTooDeepError && error.key === '' && error.position === MAX_JSON_DEPTH);
+    assert.throws(() => parse(nest(MAX_JSON_DEPTH + 1, '{"a\\"b" :', '}')), (error: unknown) => error instanceof JsonTooDeepError && error.key === 'a"b');
+  });
+
+  it('ignores brackets inside strings', () => {
+    assert.deepEqual(parse(`{"a": "${'['.repeat(500)}"}`), { a: '['.repeat(500) });
+  });
+
+  it('reports whichever problem comes first in the text', () => {
+    assert.throws(() => parse(`{"a": x, "b": ${'['.repeat(200)}`), (error: unknown) => error instanceof MalformedJsonError && !(error instanceof JsonTooDeepError) && error.position === 6);
+    assert.throws(() => parse(`{"b": ${'['.repeat(200)} x`), (error: unknown) => error instanceof JsonTooDeepError);
+  });
+
+  it('refuses invalid UTF-8 at the first bad byte, but keeps a genuine U+FFFD', () => {
+    assert.deepEqual(parse('{"a": "\uFFFD"}'), { a: '\uFFFD' });
+    const bad = Buffer.concat([Buffer.from('{"a": "\uFFFD'), Buffer.from([0xff]), Buffer.from('"}')]);
+    assert.throws(() => parse(bad), (error: unknown) => error instanceof JsonEncodingError && error.position === 8);
+  });
+
+  it('takes a blank body as no body', () => {
+    assert.equal(parse(' \n'), undefined);
+  });
+
+  it('keeps a "__proto__" member an own member, never the prototype', () => {
+    const parsed = parse('{"__proto__": {"polluted": true}}') as Record<string, unknown>;
+    assert.equal(Object.getPrototypeOf(parsed), Object.prototype);
+    assert.deepEqual(Object.keys(parsed), ['__proto__']);
   });
 });

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 
 /** MalformedJsonError is raised by the JSON body parser; each family phrases it in its dialect. */
 export class MalformedJsonError extends Error {
-  override readonly name = 'MalformedJsonError';
+  override readonly name: string = 'MalformedJsonError';
   readonly statusCode = 400;
   constructor(
     readonly detail: string,
@@ -13,6 +13,30 @@ export class MalformedJsonError extends Error {
   ) {
     super(`Malformed JSON body: ${detail}`);
   }
+}
+
+/** MAX_JSON_DEPTH is how deeply objects and arrays may nest in a body: Google's JSON front end stops at 100. */
+export const MAX_JSON_DEPTH = 100;
+
+/**
+ * JsonTooDeepError is a body nested deeper than MAX_JSON_DEPTH. `key` is the member whose value
+ * opened the container one level too deep ('' inside an array or at the top), as Google's parser
+ * names it.
+ */
+export class JsonTooDeepError extends MalformedJsonError {
+  override readonly name = 'JsonTooDeepError';
+  constructor(
+    readonly key: string,
+    body: string,
+    position: number,
+  ) {
+    super(`nesting deeper than ${MAX_JSON_DEPTH} levels`, body, position);
+  }
+}
+
+/** JsonEncodingError is a body that is not valid UTF-8; `position` is the first bad character of the lossily decoded text. */
+export class JsonEncodingError extends MalformedJsonError {
+  override readonly name = 'JsonEncodingError';
 }
 
 /**
@@ -60,23 +84,97 @@ export function locateJsonError(text: string): number | undefined {
 }
 
 /**
+ * findTooDeep scans JSON text once, without recursion, for the first object or array that opens
+ * deeper than MAX_JSON_DEPTH, and names the member it belongs to. It only counts brackets outside
+ * strings; whether the text is valid JSON is JSON.parse's business.
+ */
+export function findTooDeep(text: string): { readonly key: string; readonly position: number } | undefined {
+  let depth = 0;
+  // The last string literal and whether a ':' followed it (it was then a member name).
+  let lastString = '';
+  let key = '';
+  let previous = '';
+  for (let at = 0; at < text.length; at++) {
+    const char = text[at]!;
+    if (char === '"') {
+      const start = at;
+      for (at++; at < text.length && text[at] !== '"'; at++) if (text[at] === '\\') at++;
+      lastString = text.slice(start, at + 1);
+      previous = '"';
+      continue;
+    }
+    if (char === ' ' || char === '\n' || char === '\r' || char === '\t') continue;
+    if (char === ':') key = previous === '"' ? lastString : '';
+    else if (char === '{' || char === '[') {
+      if (++depth > MAX_JSON_DEPTH) return { key: previous === ':' ? decodeKey(key) : '', position: at };
+    } else if (char === '}' || char === ']') depth--;
+    previous = char;
+  }
+  return undefined;
+}
+
+function decodeKey(literal: string): string {
+  try {
+    return String(JSON.parse(literal));
+  } catch {
+    return literal.slice(1, -1);
+  }
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * decodeUtf8 decodes a body strictly: invalid UTF-8 is an error pointing at the first bad
+ * character, never silently replaced. A genuine U+FFFD in the input (bytes EF BF BD) is kept.
+ */
+export function decodeUtf8(bytes: Buffer): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    const lossy = bytes.toString('utf8');
+    let bytesBefore = 0;
+    let charsCounted = 0;
+    for (let at = lossy.indexOf('\uFFFD'); at !== -1; at = lossy.indexOf('\uFFFD', at + 1)) {
+      bytesBefore += Buffer.byteLength(lossy.slice(charsCounted, at));
+      charsCounted = at;
+      const genuine = bytes[bytesBefore] === 0xef && bytes[bytesBefore + 1] === 0xbf && bytes[bytesBefore + 2] === 0xbd;
+      if (!genuine) throw new JsonEncodingError('invalid UTF-8', lossy, at);
+    }
+    throw new JsonEncodingError('invalid UTF-8', lossy, 0);
+  }
+}
+
+/** parseJsonBody parses a request body, refusing invalid UTF-8 and nesting deeper than MAX_JSON_DEPTH; blank means no body. */
+export function parseJsonBody(bytes: Buffer): unknown {
+  const text = decodeUtf8(bytes);
+  if (text.trim() === '') return undefined;
+  let parsed: unknown;
+  let syntax: MalformedJsonError | undefined;
+  try {
+    parsed = JSON.parse(text) as unknown;
+  } catch (error) {
+    const detail = (error as Error).message;
+    const position = /position (\d+)/.exec(detail)?.[1];
+    syntax = new MalformedJsonError(detail, text, position === undefined ? locateJsonError(text) : Number(position));
+  }
+  // A streaming parser stops at whichever problem comes first in the text.
+  const deep = findTooDeep(text);
+  if (deep !== undefined && (syntax === undefined || (syntax.position ?? text.length) > deep.position)) throw new JsonTooDeepError(deep.key, text, deep.position);
+  if (syntax !== undefined) throw syntax;
+  return parsed;
+}
+
+/**
  * useJsonBodies installs the JSON body parser: an empty body is "no body" (clients such as
  * gcloud POST `wait` with a JSON content type and nothing else), anything else must parse.
  */
 export function useJsonBodies(app: FastifyInstance): void {
   app.removeContentTypeParser(['application/json']);
-  app.addContentTypeParser(/^application\/(.+\+)?json(;.*)?$/i, { parseAs: 'string' }, (_request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '') {
-      done(null, undefined);
-      return;
-    }
+  app.addContentTypeParser(/^application\/(.+\+)?json(;.*)?$/i, { parseAs: 'buffer' }, (_request, body, done) => {
     try {
-      done(null, JSON.parse(text) as unknown);
+      done(null, parseJsonBody(typeof body === 'string' ? Buffer.from(body) : body));
     } catch (error) {
-      const detail = (error as Error).message;
-      const position = /position (\d+)/.exec(detail)?.[1];
-      done(new MalformedJsonError(detail, text, position === undefined ? locateJsonError(text) : Number(position)), undefined);
+      done(error as Error, undefined);
     }
   });
 }

@@ -1,6 +1,11 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { TransportProblemError } from './errors.ts';
+import { FamilyErrors, frameworkProblemOf, MALFORMED_REQUEST } from './family-errors.ts';
 import type { LogLevel } from './log.ts';
 import { useJsonBodies } from './json-body.ts';
+import { RouteRecorder } from './route-registry.ts';
 import type { ServiceContext, ServiceDefinition, ServiceHandle } from './service.ts';
 
 /** ServerOptions shape the HTTP layer. */
@@ -14,25 +19,57 @@ export interface ServerOptions {
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 /**
+ * MAX_PARAM_LENGTH lifts the router's 100-character limit on a path segment (it answers 414 on
+ * its own): segments are bounded by Node's header size, and each family judges its names.
+ */
+const MAX_PARAM_LENGTH = 64 * 1024;
+
+/**
  * buildServer assembles Fastify with every service in its own encapsulated context; closing the
- * app first stops the services' background work (their handles), then drains requests.
+ * app first stops the services' background work (their handles), then drains requests. Anything
+ * answered before or outside a family's handlers is phrased by the family owning the path.
  */
 export async function buildServer(context: ServiceContext, services: readonly ServiceDefinition[], options: ServerOptions): Promise<FastifyInstance> {
+  const errors = new FamilyErrors(services, options.bodyLimit);
+  // Sockets whose later bytes Node could not parse: an earlier request on them must not run.
+  const unreadable = new WeakSet<Socket>();
   const app = Fastify({
     logger: options.logLevel === 'silent' ? false : { level: options.logLevel },
     bodyLimit: options.bodyLimit,
     // Keep-alive sockets that are idle must not hold shutdown open.
     forceCloseConnections: 'idle',
+    // Requests still arriving while closing are served by the family, not by a bare Fastify 503.
+    return503OnClosing: false,
+    // Node would answer a missing Host with a bare 400 of its own; useRequestGuard answers it in the family's dialect.
+    http: { requireHostHeader: false },
     // `/x/` and `/x` name the same resource, as on Google's front ends.
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: (error, request, reply) => errors.reply(new TransportProblemError(frameworkProblemOf(error)), request, reply),
+    clientErrorHandler: (error, socket) => {
+      unreadable.add(socket as Socket);
+      errors.answerClientError(error, socket as Socket);
+    },
   });
+  // What Node would otherwise answer (or drop) by itself: an unmet Expect, a CONNECT.
+  app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    errors.answerResponse({ httpStatus: 417, kind: 'bad-request', detail: `Expectation '${String(request.headers.expect)}' is not supported.` }, request, response);
+  });
+  app.server.on('connect', (request: IncomingMessage, socket: Socket) => {
+    errors.answerOnSocket({ httpStatus: 400, kind: 'bad-request', detail: MALFORMED_REQUEST }, 'CONNECT', request.url ?? '/', socket);
+  });
+  const routes = new RouteRecorder(app);
   useJsonBodies(app);
+  useRequestGuard(app, unreadable);
+  app.setNotFoundHandler((request, reply) => errors.reply(new TransportProblemError({ httpStatus: 404, kind: 'not-found', detail: request.url.split('?')[0] ?? request.url }), request, reply));
+  app.setErrorHandler((error, request, reply) => errors.reply(error, request, reply));
   app.get('/healthz', async () => ({ status: 'ok' }));
   const handles: ServiceHandle[] = [];
   for (const service of services) {
-    await app.register(async (scope) => {
-      const handle = await service.register(scope, context);
-      if (handle) handles.push(handle);
+    await routes.during(service.name, async () => {
+      await app.register(async (scope) => {
+        const handle = await service.register(scope, context);
+        if (handle) handles.push(handle);
+      });
     });
   }
   // Long polls (Operation wait, watches) must end before in-flight requests are awaited.
@@ -41,4 +78,33 @@ export async function buildServer(context: ServiceContext, services: readonly Se
   });
   await app.ready();
   return app;
+}
+
+/**
+ * useRequestGuard refuses an HTTP/1.1 request without Host, and stops a request whose body was
+ * sent without Content-Length or Transfer-Encoding (so HTTP says it has none, and its "body"
+ * arrives as an unreadable next request): Node reports that unreadable request in the same pass
+ * that delivered this one, so after one microtask the socket is known bad, the client has its
+ * 400, and this request must not run — otherwise it would change state while the client reads a
+ * failure. A request that names a Content-Type but frames no body is suspect, so it also waits
+ * one turn of the event loop for bytes that were already on their way.
+ */
+function useRequestGuard(app: FastifyInstance, unreadable: WeakSet<Socket>): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    const socket = request.raw.socket;
+    const { headers } = request;
+    const suspect = headers['content-type'] !== undefined && headers['content-length'] === undefined && headers['transfer-encoding'] === undefined;
+    const decide = (): void => {
+      // The clientError answer already went out on this socket and it is closing.
+      if (unreadable.has(socket)) void reply.hijack();
+      done();
+    };
+    // HTTP/1.1 requires Host (Node's own check is off so that this answer is the family's).
+    if (headers.host === undefined && request.raw.httpVersion === '1.1') {
+      done(new TransportProblemError({ httpStatus: 400, kind: 'bad-request', detail: MALFORMED_REQUEST }));
+      return;
+    }
+    if (suspect) setImmediate(decide);
+    else queueMicrotask(decide);
+  });
 }

@@ -59,5 +59,12 @@ export interface ServiceDefinition {
    * in the family's dialect. It is the family's one error serializer.
    */
   renderError(error: unknown, site: ErrorSite): ErrorResponse;
+  /**
+   * errorBodyProblem says what keeps `body` (parsed JSON) from being an error answer with `status`
+   * in this family's dialect, or undefined when it is one. The bad-input fuzzer holds every error
+   * answer under the family's paths to it; a family without it is held to the shape of its own
+   * renderError output.
+   */
+  errorBodyProblem?(status: number, body: unknown): string | undefined;
   register(app: FastifyInstance, context: ServiceContext): Promise<ServiceHandle | void>;
 }

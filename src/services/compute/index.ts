@@ -7,7 +7,7 @@ import { OperationService, registerOperationRoutes } from './operations/index.ts
 import { registerSecurityPolicyRoutes, SecurityPolicyService } from './security-policies/index.ts';
 import { useComputeAuth } from './shared/authorize.ts';
 import { useComputeBatch } from './shared/batch.ts';
-import { renderComputeError, useComputeErrors, useComputeNotFound } from './shared/error-serializer.ts';
+import { computeErrorBodyProblem, renderComputeError, useComputeErrors, useComputeNotFound } from './shared/error-serializer.ts';
 
 /** COMPUTE_PREFIX is where the compute API lives; requests without it are served too (an override with no path). */
 export const COMPUTE_PREFIX = '/compute/v1';
@@ -18,6 +18,7 @@ export const computeService: ServiceDefinition = {
   pathPrefixes: [COMPUTE_PREFIX, '/batch/compute/v1'],
   fallback: true,
   renderError: renderComputeError,
+  errorBodyProblem: computeErrorBodyProblem,
   async register(app: FastifyInstance, context: ServiceContext) {
     const operations = new OperationService({ store: context.store, clock: context.clock, timers: context.timers, ids: context.ids, mode: context.operations });
     const templates = new TemplateService(context.store, operations, context.clock, context.ids);

@@ -1,3 +1,4 @@
+import { ownValue } from '../../../core/own.ts';
 import { link, type Links } from '../shared/links.ts';
 import { REGION_NAMES, REGIONS, type Scope } from '../shared/locations.ts';
 import { stableId } from './stable-id.ts';
@@ -20,7 +21,7 @@ export function networkPathExists(path: string): boolean {
 /** subnetworkPathExists is true for the default subnetwork of a catalog region. */
 export function subnetworkPathExists(path: string): boolean {
   const match = /^projects\/[^/]+\/regions\/([^/]+)\/subnetworks\/default$/.exec(path);
-  return match !== null && REGIONS[match[1]!] !== undefined;
+  return match !== null && ownValue(REGIONS, match[1]!) !== undefined;
 }
 
 /** renderDefaultNetwork is the wire form of a project's default network. */

@@ -46,18 +46,71 @@ describe('compute batch requests', () => {
     assert.equal(answers[2]!.json['error'].message, "The resource 'projects/p/global/instanceTemplates/missing' was not found");
   });
 
-  it('rejects a body that is not multipart/mixed, or has no parts, or a malformed part', async () => {
+  it('rejects a body that is not multipart/mixed, or has no parts', async () => {
     const cases: [string, string, string][] = [
       ['{}', 'application/json', 'Batch requests must be multipart/mixed with a boundary.'],
       [`--${BOUNDARY}--`, `multipart/mixed; boundary="${BOUNDARY}"`, 'The batch request contains no parts.'],
-      [`--${BOUNDARY}\nContent-Type: text/plain\n\nhello\n--${BOUNDARY}--`, `multipart/mixed; boundary="${BOUNDARY}"`, 'Each batch part must have Content-Type: application/http.'],
-      [`--${BOUNDARY}\nContent-Type: application/http\n\nnot a request line\n--${BOUNDARY}--`, `multipart/mixed; boundary="${BOUNDARY}"`, "Malformed request line in batch part: 'not a request line'."],
     ];
     for (const [body, contentType, message] of cases) {
       const response = await batch(body, contentType);
       assert.equal(response.statusCode, 400, message);
       assert.equal(response.json().error.message, message);
     }
+  });
+
+  /** answersOf splits a batch response into its parts' Content-IDs, statuses and JSON bodies. */
+  const answersOf = (response: { headers: Record<string, unknown>; body: string }) => {
+    const boundary = /boundary=(\S+)/.exec(String(response.headers['content-type']))![1]!;
+    return response.body
+      .split(`--${boundary}`)
+      .slice(1, -1)
+      .map((text) => {
+        const [outer, inner] = text.split('\r\n\r\n', 2) as [string, string];
+        const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(inner)![1]);
+        const json = JSON.parse(text.slice(text.indexOf('\r\n\r\n', text.indexOf('HTTP/1.1')) + 4)) as Record<string, any>;
+        return { id: /Content-ID: (\S+)/.exec(outer)?.[1], status, json };
+      });
+  };
+  const envelope = (code: number, reason: string, message: string) => ({ error: { code, message, errors: [{ message, domain: 'global', reason }] } });
+  const MALFORMED = envelope(400, 'badRequest', 'Your client has issued a malformed or illegal request.');
+  const id = (n: number) => `<response-b29c5de2-0db4-490b-b421-6a51b598bd22+${n}>`;
+
+  it('answers a part with an unknown method inside the batch, first or later, and runs the others', async () => {
+    for (const order of [
+      ['FOO', 'GET'],
+      ['GET', 'FOO'],
+    ]) {
+      const body = [...order.map((method, index) => part(index + 1, method, '/compute/v1/projects/p/global/instanceTemplates')), `--${BOUNDARY}--`].join('\n');
+      const response = await batch(body);
+      assert.equal(response.statusCode, 200);
+      const answers = answersOf(response);
+      assert.deepEqual(answers.map((a) => a.id), [id(1), id(2)]);
+      answers.forEach((answer, index) => {
+        if (order[index] === 'FOO') assert.deepEqual({ status: answer.status, json: answer.json }, { status: 400, json: MALFORMED });
+        else assert.deepEqual({ status: answer.status, kind: answer.json['kind'] }, { status: 200, kind: 'compute#instanceTemplateList' });
+      });
+    }
+  });
+
+  it('answers malformed parts and nested batches part by part', async () => {
+    const body = [
+      `--${BOUNDARY}\nContent-Type: text/plain\nContent-ID: <b29c5de2-0db4-490b-b421-6a51b598bd22+1>\n\nhello`,
+      `--${BOUNDARY}\nContent-Type: application/http\nContent-ID: <b29c5de2-0db4-490b-b421-6a51b598bd22+2>\n\nnot a request line`,
+      part(3, 'POST', '/batch/compute/v1'),
+      part(4, 'GET', '/compute/v1/projects/p/global/instanceTemplates/%zz'),
+      `--${BOUNDARY}--`,
+    ].join('\n');
+    const response = await batch(body);
+    assert.equal(response.statusCode, 200);
+    assert.deepEqual(
+      answersOf(response).map(({ id, status, json }) => ({ id, status, json })),
+      [
+        { id: id(1), status: 400, json: envelope(400, 'invalid', 'Each batch part must have Content-Type: application/http.') },
+        { id: id(2), status: 400, json: MALFORMED },
+        { id: id(3), status: 400, json: envelope(400, 'invalid', 'A batch request cannot contain another batch request.') },
+        { id: id(4), status: 400, json: MALFORMED },
+      ],
+    );
   });
 
   it('needs a credential like any compute call', async () => {

@@ -1,9 +1,13 @@
+import { METHODS } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { InjectOptions } from 'fastify';
-import { HTTP_REASON_PHRASES } from '../../../core/errors.ts';
+import { HTTP_REASON_PHRASES, TransportProblemError } from '../../../core/errors.ts';
+import { MALFORMED_REQUEST } from '../../../core/family-errors.ts';
+import { dictionary } from '../../../core/own.ts';
 import { badRequest } from './errors.ts';
 import type { IdSource } from '../../../core/ids.ts';
 import { hexId } from '../../../core/ids.ts';
+import { renderComputeError } from './error-serializer.ts';
 
 /** BATCH_PATH is where Google API clients send batched compute calls. */
 export const BATCH_PATH = '/batch/compute/v1';
@@ -16,6 +20,21 @@ interface BatchPart {
   readonly method: string;
   readonly url: string;
   readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+/** BadPart is a part that cannot be run; it is answered on its own, inside the batch. */
+interface BadPart {
+  readonly contentId: string | undefined;
+  readonly error: unknown;
+}
+
+/** The methods Node's HTTP parser accepts; any other request line is unreadable, as it would be sent directly. */
+const HTTP_METHODS: ReadonlySet<string> = new Set(METHODS);
+
+interface PartAnswer {
+  readonly statusCode: number;
+  readonly contentType: string;
   readonly body: string;
 }
 
@@ -37,20 +56,15 @@ export function useComputeBatch(app: FastifyInstance, ids: IdSource): void {
     if (parts.length > MAX_BATCH_PARTS) throw badRequest(`A batch request may contain at most ${MAX_BATCH_PARTS} calls.`);
     const responses: string[] = [];
     for (const part of parts) {
-      const headers: Record<string, string> = { ...part.headers };
-      if (headers['authorization'] === undefined && request.headers.authorization !== undefined) headers['authorization'] = request.headers.authorization;
-      if (request.headers.host !== undefined) headers['host'] = request.headers.host;
-      const options: InjectOptions = { method: part.method as NonNullable<InjectOptions['method']>, url: part.url, headers };
-      if (part.body !== '') options.payload = part.body;
-      const response = await app.inject(options);
+      const answer = 'error' in part ? answerError(part.error) : await runPart(app, part, request.headers.authorization, request.headers.host);
       const lines = [
         'Content-Type: application/http',
         ...(part.contentId === undefined ? [] : [`Content-ID: ${responseId(part.contentId)}`]),
         '',
-        `HTTP/1.1 ${response.statusCode} ${HTTP_REASON_PHRASES[response.statusCode] ?? (response.statusCode < 300 ? 'OK' : 'Error')}`,
-        `Content-Type: ${String(response.headers['content-type'] ?? 'application/json; charset=UTF-8')}`,
+        `HTTP/1.1 ${answer.statusCode} ${HTTP_REASON_PHRASES[answer.statusCode] ?? (answer.statusCode < 300 ? 'OK' : 'Error')}`,
+        `Content-Type: ${answer.contentType}`,
         '',
-        response.body,
+        answer.body,
       ];
       responses.push(lines.join('\r\n'));
     }
@@ -58,6 +72,26 @@ export function useComputeBatch(app: FastifyInstance, ids: IdSource): void {
     const body = `${responses.map((part) => `--${outBoundary}\r\n${part}\r\n`).join('')}--${outBoundary}--\r\n`;
     return reply.type(`multipart/mixed; boundary=${outBoundary}`).send(body);
   });
+}
+
+/** runPart sends one part through the same routes as a direct call; whatever goes wrong stays inside this part's answer. */
+async function runPart(app: FastifyInstance, part: BatchPart, authorization: string | undefined, host: string | undefined): Promise<PartAnswer> {
+  const headers: Record<string, string> = { ...part.headers };
+  if (headers['authorization'] === undefined && authorization !== undefined) headers['authorization'] = authorization;
+  if (host !== undefined) headers['host'] = host;
+  const options: InjectOptions = { method: part.method as NonNullable<InjectOptions['method']>, url: part.url, headers };
+  if (part.body !== '') options.payload = part.body;
+  try {
+    const response = await app.inject(options);
+    return { statusCode: response.statusCode, contentType: String(response.headers['content-type'] ?? 'application/json; charset=UTF-8'), body: response.body };
+  } catch (error) {
+    return answerError(error);
+  }
+}
+
+function answerError(error: unknown): PartAnswer {
+  const response = renderComputeError(error, { method: 'POST', path: BATCH_PATH, contentType: undefined, bodyLimit: 0 });
+  return { statusCode: response.status, contentType: response.headers['content-type'] ?? 'application/json; charset=UTF-8', body: JSON.stringify(response.body) };
 }
 
 function splitParts(body: string, boundary: string): string[] {
@@ -73,18 +107,23 @@ function splitParts(body: string, boundary: string): string[] {
   return parts;
 }
 
-function parsePart(text: string): BatchPart {
+function parsePart(text: string): BatchPart | BadPart {
   const [outerHeaderText, inner] = splitHead(text);
   const outer = parseHeaders(outerHeaderText);
-  if (!/^application\/http/i.test(outer['content-type'] ?? '')) throw badRequest('Each batch part must have Content-Type: application/http.');
+  const contentId = outer['content-id'];
+  if (!/^application\/http/i.test(outer['content-type'] ?? '')) return { contentId, error: badRequest('Each batch part must have Content-Type: application/http.') };
   const [requestHead, body] = splitHead(inner);
   const [requestLine = '', ...headerLines] = requestHead.split(/\r?\n/);
   const match = /^([A-Z]+)\s+(\S+)(?:\s+HTTP\/\d(?:\.\d)?)?$/.exec(requestLine.trim());
-  if (match === null) throw badRequest(`Malformed request line in batch part: '${requestLine}'.`);
+  // A request line Node's parser would refuse is answered as that refusal, in this part only.
+  if (match === null || !HTTP_METHODS.has(match[1]!)) return { contentId, error: new TransportProblemError({ httpStatus: 400, kind: 'bad-request', detail: MALFORMED_REQUEST }) };
   let url = match[2]!;
   const absolute = /^https?:\/\/[^/]+(\/.*)$/.exec(url);
   if (absolute !== null) url = absolute[1]!;
-  return { contentId: outer['content-id'], method: match[1]!, url, headers: parseHeaders(headerLines.join('\n')), body };
+  if (!url.startsWith('/')) return { contentId, error: new TransportProblemError({ httpStatus: 400, kind: 'bad-request', detail: MALFORMED_REQUEST }) };
+  // A batch inside a batch would let one request fan out without bound.
+  if (url.split('?')[0]!.replace(/\/+$/, '') === BATCH_PATH) return { contentId, error: badRequest('A batch request cannot contain another batch request.') };
+  return { contentId, method: match[1]!, url, headers: parseHeaders(headerLines.join('\n')), body };
 }
 
 function splitHead(text: string): [string, string] {
@@ -94,7 +133,7 @@ function splitHead(text: string): [string, string] {
 }
 
 function parseHeaders(text: string): Record<string, string> {
-  const headers: Record<string, string> = {};
+  const headers = dictionary<string>();
   for (const line of text.split(/\r?\n/)) {
     const colon = line.indexOf(':');
     if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();

@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
+import { ownValue, recordFromEntries } from '../../../core/own.ts';
 import { ComputeError } from './errors.ts';
 
 /**
@@ -39,10 +40,9 @@ function decodeValue(schema: TSchema, value: unknown, path: string, root: string
       throw invalidPayload(`Invalid JSON payload received. Expected an object for map field at '${path}'.`);
     }
     const valueSchema = Object.values(schema['patternProperties'] as Record<string, TSchema>)[0]!;
-    const out: Record<string, unknown> = {};
     // Google's front end names a map value by its entry's position: 'resource.properties.labels[0].value'.
-    Object.entries(value).forEach(([key, item], index) => (out[key] = decodeValue(valueSchema, item, `${path}[${index}].value`, root)));
-    return out;
+    // Keys come from input: own data properties only, so `__proto__` stays an ordinary key.
+    return recordFromEntries(Object.entries(value).map(([key, item], index) => [key, decodeValue(valueSchema, item, `${path}[${index}].value`, root)] as const));
   }
   const protoEnum = schema['protoEnum'] as string | undefined;
   if (protoEnum !== undefined) {
@@ -58,14 +58,15 @@ function decodeMessage(schema: TSchema, value: unknown, path: string, root: stri
   const properties = schema['properties'] as Record<string, TSchema>;
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
-    const field = properties[key] ?? properties[snakeToCamel(key)];
+    // Own properties only: `constructor` or `toString` in a body are unknown names, not Object.prototype's.
+    const field = ownValue(properties, key) ?? ownValue(properties, snakeToCamel(key));
     if (field === undefined) {
       const at = path === root ? '' : ` at '${path}'`;
       throw invalidPayload(`Invalid JSON payload received. Unknown name ${JSON.stringify(key)}${at}: Cannot find field.`);
     }
     // Proto3 JSON: null means "field not set".
     if (item === null) continue;
-    const jsonName = properties[key] === undefined ? snakeToCamel(key) : key;
+    const jsonName = ownValue(properties, key) === undefined ? snakeToCamel(key) : key;
     out[jsonName] = decodeValue(field, item, `${path}.${camelToSnake(jsonName)}`, root);
   }
   return out;

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { TransportProblemError, transportProblemOf } from '../../../core/errors.ts';
-import { MalformedJsonError, pointAtJsonError } from '../../../core/json-body.ts';
+import { JsonEncodingError, JsonTooDeepError, MalformedJsonError, pointAtJsonError } from '../../../core/json-body.ts';
 import type { ErrorResponse, ErrorSite } from '../../../core/service.ts';
 import { ComputeError } from './errors.ts';
 import { invalidPayload } from './decode-resource.ts';
@@ -20,6 +20,11 @@ export function computeErrorBody(error: ComputeError): Record<string, unknown> {
 /** toComputeError maps anything thrown inside the compute family onto its dialect. */
 export function toComputeError(error: unknown, bodyLimit: number, contentType?: string): ComputeError {
   if (error instanceof ComputeError) return error;
+  if (error instanceof JsonTooDeepError) {
+    // Google's parser reports depth without pointing at the spot.
+    return invalidPayload(`Invalid JSON payload received. Message too deep. Max recursion depth reached for key '${error.key}'`);
+  }
+  if (error instanceof JsonEncodingError) return invalidPayload(`Invalid JSON payload received. Encountered non UTF-8 code points.\n${pointAtJsonError(error)}`);
   if (error instanceof MalformedJsonError) {
     const problem = error.position === undefined && /end of JSON input/.test(error.detail) ? 'Unexpected end of string.' : 'Unexpected token.';
     return invalidPayload(`Invalid JSON payload received. ${problem}\n${pointAtJsonError(error)}`);
@@ -33,6 +38,14 @@ export function toComputeError(error: unknown, bodyLimit: number, contentType?: 
         return invalidPayload(`Invalid JSON payload received. ${problem.detail}`);
       case 'not-found':
         return new ComputeError(404, 'notFound', `The requested URL ${problem.detail} was not found on this server.`, 'RESOURCE_NOT_FOUND');
+      case 'bad-url':
+      case 'bad-request':
+        return new ComputeError(problem.httpStatus, 'badRequest', problem.detail, 'INVALID_FIELD_VALUE');
+      case 'uri-too-long':
+        return new ComputeError(414, 'badRequest', problem.detail, 'INVALID_FIELD_VALUE');
+      case 'headers-too-large':
+        // Google's front end answers an oversized request head with 413, not 431.
+        return new ComputeError(413, 'badRequest', problem.detail, 'INVALID_FIELD_VALUE');
       case 'unsupported-media-type':
         // Fastify's message carries no type ("Unsupported Media Type"): name the request's own.
         return new ComputeError(415, 'badContent', `Unsupported content with type: ${contentType ?? problem.detail.replace(/^Unsupported Media Type: /, '')}`, 'INVALID_FIELD_VALUE');
@@ -51,6 +64,32 @@ export function renderComputeError(error: unknown, site: ErrorSite): ErrorRespon
     headers: { ...computeError.headers(), 'content-type': 'application/json; charset=UTF-8' },
     body: computeErrorBody(computeError),
   };
+}
+
+/**
+ * computeErrorBodyProblem checks a body against the compute envelope: exactly
+ * `{"error":{"code","message","errors":[{"message","domain","reason",…}],"status"?}}`, the code
+ * equal to the HTTP status and the first entry's message equal to the top one.
+ */
+export function computeErrorBodyProblem(status: number, body: unknown): string | undefined {
+  if (!isObject(body) || Object.keys(body).join() !== 'error' || !isObject(body['error'])) return 'not {"error":{…}}';
+  const error = body['error'];
+  const extra = Object.keys(error).filter((key) => !['code', 'message', 'errors', 'status'].includes(key));
+  if (extra.length > 0) return `unexpected members ${extra.join(', ')}`;
+  if (error['code'] !== status) return `code ${String(error['code'])} is not the HTTP status ${status}`;
+  if (typeof error['message'] !== 'string' || error['message'] === '') return 'no message';
+  if (error['status'] !== undefined && !/^[A-Z_]+$/.test(String(error['status']))) return 'status is not a canonical code word';
+  const entries = error['errors'];
+  if (!Array.isArray(entries) || entries.length === 0) return 'no errors[]';
+  for (const entry of entries) {
+    if (!isObject(entry) || ['message', 'domain', 'reason'].some((key) => typeof entry[key] !== 'string')) return 'an errors[] entry lacks message, domain or reason';
+  }
+  if ((entries[0] as Record<string, unknown>)['message'] !== error['message']) return 'errors[0].message differs from message';
+  return undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** siteOf describes a request for renderError. */

@@ -1,3 +1,4 @@
+import { ownValue } from '../../../core/own.ts';
 import { invalidFieldValue } from './errors.ts';
 
 /** REGIONS is the region catalog fogbank knows (every public region), each with its zones. */
@@ -63,7 +64,7 @@ export function scopePath(scope: Scope): string {
 
 /** regionScope checks a region path parameter against the catalog. */
 export function regionScope(region: string): Scope {
-  if (REGIONS[region] === undefined) throw invalidFieldValue('region', region, 'Unknown region.');
+  if (ownValue(REGIONS, region) === undefined) throw invalidFieldValue('region', region, 'Unknown region.');
   return { kind: 'region', name: region };
 }
 
@@ -76,5 +77,5 @@ export function zoneScope(zone: string): Scope {
 /** isKnownZone is true for `REGION-LETTER` zones of the catalog. */
 export function isKnownZone(zone: string): boolean {
   const match = /^(.+)-([a-z])$/.exec(zone);
-  return match !== null && (REGIONS[match[1]!]?.includes(match[2]!) ?? false);
+  return match !== null && (ownValue(REGIONS, match[1]!)?.includes(match[2]!) ?? false);
 }

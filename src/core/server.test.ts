@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { sendRaw } from '../../test/fuzz/raw-http.ts';
+import { MemoryStore } from '../store/memory-store.ts';
+import { Authenticator } from './auth.ts';
+import { ManualClock, realTimers } from './clock.ts';
+import { transportProblemOf } from './errors.ts';
+import { seededIds } from './ids.ts';
+import { registeredRoutes } from './route-registry.ts';
+import { buildServer } from './server.ts';
+import type { ErrorResponse, ServiceDefinition } from './service.ts';
+
+/**
+ * Core answers everything that happens before or outside a family's handlers in the dialect of
+ * the family owning the path. Two stand-in families with recognisable dialects show the choice:
+ * `alpha` (the fallback) and `beta`, whose prefix lies inside alpha's so the longest one must win.
+ */
+
+const deletes: string[] = [];
+
+function family(name: string, prefix: string, fallback: boolean, routes: (app: FastifyInstance) => void): ServiceDefinition {
+  return {
+    name,
+    pathPrefixes: [prefix],
+    fallback,
+    renderError(error: unknown, site): ErrorResponse {
+      const problem = transportProblemOf(error) ?? { httpStatus: 500, kind: 'bad-request', detail: 'boom' };
+      return { status: problem.httpStatus, headers: { 'content-type': 'application/json' }, body: { [name]: { kind: problem.kind, detail: problem.detail, path: site.path } } };
+    },
+    async register(app) {
+      routes(app);
+    },
+  };
+}
+
+const alpha = family('alpha', '/alpha/v1', true, (app) => {
+  app.get('/alpha/v1/items/:name', async (request) => ({ name: (request.params as { name: string }).name }));
+  app.delete('/alpha/v1/items/:name', async (request) => {
+    deletes.push((request.params as { name: string }).name);
+    return {};
+  });
+});
+const beta = family('beta', '/alpha/v1/beta/', false, (app) => {
+  app.get('/alpha/v1/beta/things', async () => ({ things: [] }));
+});
+
+let app: FastifyInstance;
+let port: number;
+
+before(async () => {
+  const context = { store: new MemoryStore(), clock: new ManualClock(), timers: realTimers, ids: seededIds('server'), auth: new Authenticator('admin', []), operations: 'instant' as const };
+  app = await buildServer(context, [alpha, beta], { logLevel: 'silent', bodyLimit: 1024 });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  port = typeof address === 'object' && address !== null ? address.port : 0;
+});
+after(async () => {
+  await app.close();
+});
+
+const get = (path: string, extra = ''): string => `GET ${path} HTTP/1.1\r\nHost: x\r\n${extra}\r\n`;
+
+describe('the owning family phrases what core answers', () => {
+  const MALFORMED = 'Your client has issued a malformed or illegal request.';
+  const long = `/alpha/v1/beta/${'a'.repeat(20_000)}`;
+  // title, request bytes, status, family, kind, detail, the path the family was told
+  const cases: [string, string, number, string, string, string, string][] = [
+    ['an unknown path under the longer prefix', get('/alpha/v1/beta/nothing'), 404, 'beta', 'not-found', '/alpha/v1/beta/nothing', '/alpha/v1/beta/nothing'],
+    ['an unknown path under no prefix goes to the fallback', get('/elsewhere?x=1'), 404, 'alpha', 'not-found', '/elsewhere', '/elsewhere'],
+    // Fastify's own text would echo the URL back.
+    ['a malformed percent-escape', get('/alpha/v1/items/%zz'), 400, 'alpha', 'bad-url', MALFORMED, '/alpha/v1/items/%zz'],
+    ['a method Node cannot parse', 'FOO /alpha/v1/beta/things HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'beta', 'bad-request', MALFORMED, '/alpha/v1/beta/things'],
+    ['bytes that are no request at all', '\u0000\u0001hello\r\n\r\n', 400, 'alpha', 'bad-request', MALFORMED, '/'],
+    ['oversized headers', get('/alpha/v1/beta/things', `X-Big: ${'a'.repeat(20_000)}\r\n`), 431, 'beta', 'headers-too-large', 'Your client issued a request that was too large.', '/alpha/v1/beta/things'],
+    ['an oversized URL', get(long), 414, 'beta', 'uri-too-long', 'The requested URL is too large to process.', long],
+    // Node itself would answer these with an empty 400 or 417, or drop the connection.
+    ['HTTP/1.1 without Host', 'GET /alpha/v1/beta/things HTTP/1.1\r\nConnection: close\r\n\r\n', 400, 'beta', 'bad-request', MALFORMED, '/alpha/v1/beta/things'],
+    ['an Expect the server cannot meet', get('/alpha/v1/items/x', 'Expect: fancy\r\nConnection: close\r\n'), 417, 'alpha', 'bad-request', "Expectation 'fancy' is not supported.", '/alpha/v1/items/x'],
+    ['CONNECT', 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com\r\n\r\n', 400, 'alpha', 'bad-request', MALFORMED, 'example.com:443'],
+  ];
+  for (const [title, bytes, status, name, kind, detail, path] of cases) {
+    it(title, async () => {
+      const reply = await sendRaw(port, bytes);
+      assert.equal(reply.status, status);
+      const body = JSON.parse(reply.body) as Record<string, { kind: string; detail: string; path: string }>;
+      assert.deepEqual(Object.keys(body), [name]);
+      assert.deepEqual({ kind: body[name]!.kind, detail: body[name]!.detail }, { kind, detail });
+      // An oversized URL is known only as far as Node read it; its start is what picks the family.
+      if (path === long) assert.ok(body[name]!.path.length > 1000 && path.startsWith(body[name]!.path));
+      else assert.equal(body[name]!.path, path);
+    });
+  }
+
+  it('lets a path segment be longer than 100 characters, for the family to judge', async () => {
+    const name = 'n'.repeat(300);
+    const reply = await sendRaw(port, get(`/alpha/v1/items/${name}`, 'Connection: close\r\n'));
+    assert.equal(reply.status, 200);
+    assert.deepEqual(JSON.parse(reply.body), { name });
+  });
+});
+
+describe('a body sent without framing', () => {
+  it('does not run the request it trails; the client gets one 400 and nothing changed', async () => {
+    const reply = await sendRaw(port, `DELETE /alpha/v1/items/gone HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\r\n{"etag":"1"}`, 200);
+    assert.equal(reply.status, 400);
+    assert.deepEqual(JSON.parse(reply.body), { alpha: { kind: 'bad-request', detail: 'Your client has issued a malformed or illegal request.', path: '/alpha/v1/items/gone' } });
+    assert.equal(reply.raw.match(/^HTTP\/1\.1 /gm)?.length, 1);
+    assert.deepEqual(deletes, []);
+  });
+
+  it('still runs a framed request', async () => {
+    const reply = await sendRaw(port, 'DELETE /alpha/v1/items/framed HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}');
+    assert.equal(reply.status, 200);
+    assert.deepEqual(deletes, ['framed']);
+  });
+});
+
+describe('registeredRoutes', () => {
+  it('lists every route with the family that registered it', () => {
+    const routes = registeredRoutes(app).filter((route) => route.method !== 'HEAD');
+    assert.deepEqual(routes, [
+      { method: 'GET', url: '/healthz', family: undefined },
+      { method: 'GET', url: '/alpha/v1/items/:name', family: 'alpha' },
+      { method: 'DELETE', url: '/alpha/v1/items/:name', family: 'alpha' },
+      { method: 'GET', url: '/alpha/v1/beta/things', family: 'beta' },
+    ]);
+  });
+});

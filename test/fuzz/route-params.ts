@@ -1,0 +1,48 @@
+import type { Random } from './random.ts';
+
+/** KNOWN names resources the fuzz run creates first, so requests also reach existing state. */
+export const KNOWN = { project: 'p', region: 'us-central1', zone: 'us-central1-a', template: 'fuzz-template', policy: 'fuzz-policy' } as const;
+
+/** Plausible values for each kind of path parameter, by the parameter's name. */
+const PLAUSIBLE: Readonly<Record<string, readonly string[]>> = {
+  project: [KNOWN.project, 'other-project', 'debian-cloud'],
+  region: [KNOWN.region, 'europe-west1', 'nowhere-1'],
+  zone: [KNOWN.zone, 'europe-west1-b', 'nowhere-1-z'],
+  template: [KNOWN.template, 'missing-template', 'Bad_Name'],
+  policy: [KNOWN.policy, 'missing-policy', '-bad-'],
+  image: ['debian-12-bookworm-v20240312', 'missing-image'],
+  family: ['debian-12', 'missing-family'],
+  network: ['default', 'missing-network'],
+  subnetwork: ['default', 'missing-subnet'],
+  operation: ['operation-0-missing', 'operation-1'],
+};
+
+/** Path values that reach Object.prototype when a table is indexed with them carelessly (zones are `<region>-<letter>`). */
+const PROTOTYPE_SEGMENTS: readonly string[] = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'constructor-a', '__proto__-b', 'toString-c'];
+
+/**
+ * fillPath replaces each `:param` of a route pattern with a plausible value for its name (or, for
+ * a name it has never seen, a valid-looking one), so the request reaches the handler; now and
+ * then with a prototype-named value instead.
+ */
+export function fillPath(pattern: string, random: Random): string {
+  return pattern.replace(/:([A-Za-z_]+)/g, (_match, name: string) => {
+    if (random.chance(0.04)) return random.pick(PROTOTYPE_SEGMENTS);
+    const choices = Object.hasOwn(PLAUSIBLE, name) ? PLAUSIBLE[name]! : [`x${random.text(6)}`];
+    return random.pick(choices);
+  });
+}
+
+/** paramCount is how many `:param` segments a route pattern has. */
+export function paramCount(pattern: string): number {
+  return pattern.match(/:[A-Za-z_]+/g)?.length ?? 0;
+}
+
+/** fillPathWith is fillPath, except the `index`th parameter is `value` as given. */
+export function fillPathWith(pattern: string, random: Random, index: number, value: string): string {
+  let seen = -1;
+  return pattern.replace(/:([A-Za-z_]+)/g, (match) => {
+    seen++;
+    return seen === index ? value : fillPath(match, random);
+  });
+}
