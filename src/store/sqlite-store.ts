@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { ChangeHub, subscribeWithBacklog } from './change-hub.ts';
 import { migrate } from './migrations.ts';
+import { LocalLeases } from './local-leases.ts';
 import { Mutex } from './mutex.ts';
 import { RecordCache } from './record-cache.ts';
 import { countRecords, isTombstone, listRecords, readChanges, readRecord } from './sqlite-reads.ts';
@@ -13,6 +14,7 @@ import {
   type ChangeListener,
   type ListOptions,
   type Store,
+  type StoreHealth,
   type StoredRecord,
   type Subscription,
   type Transaction,
@@ -69,6 +71,7 @@ interface Job {
  */
 export class SqliteStore implements Store {
   readonly backend = 'sqlite';
+  readonly leases = new LocalLeases();
   readonly #writer: Database.Database;
   readonly #reader: Database.Database;
   readonly #write: WriteStatements;
@@ -152,6 +155,11 @@ export class SqliteStore implements Store {
     this.#check();
     if (revision < this.#oldest) throw new CompactedError(revision, this.#oldest);
     return readChanges(this.#committedView(), this.#cache, revision, options);
+  }
+
+  async health(): Promise<StoreHealth> {
+    this.#check();
+    return { backend: this.backend, ok: true };
   }
 
   async oldestResumableRevision(): Promise<number> {
