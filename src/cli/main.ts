@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { loadConfigFile } from '../core/config.ts';
+import { UnavailableError } from '../core/errors.ts';
 import { parseStartArgs, START_USAGE, UsageError } from './args.ts';
 import { startFogbank } from './start.ts';
 
@@ -35,8 +36,11 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
+/** STORE_UNAVAILABLE_EXIT is the exit code when the store's database cannot be reached at start. */
+const STORE_UNAVAILABLE_EXIT = 69;
+
 async function runStart(argv: readonly string[]): Promise<number> {
-  const args = parseStartArgs(argv);
+  const args = parseStartArgs(argv, process.env);
   const tokens = args.config === undefined ? [] : (await loadConfigFile(args.config)).tokens;
   const server = await startFogbank({
     host: args.host,
@@ -44,6 +48,7 @@ async function runStart(argv: readonly string[]): Promise<number> {
     dataDir: args.dataDir,
     ephemeral: args.ephemeral,
     store: args.store,
+    storePoolSize: args.storePoolSize,
     ...(args.adminToken === undefined ? {} : { adminToken: args.adminToken }),
     tokens,
     operations: args.operations,
@@ -92,6 +97,7 @@ main(process.argv.slice(2)).then(
       return;
     }
     process.stderr.write(`fogbank: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exitCode = 1;
+    // EX_UNAVAILABLE (sysexits.h): a supervisor can tell "database down, retry" from a bad setup.
+    process.exitCode = error instanceof UnavailableError ? STORE_UNAVAILABLE_EXIT : 1;
   },
 );

@@ -27,7 +27,11 @@ export async function buildServer(context: ServiceContext, services: readonly Se
     routerOptions: { ignoreTrailingSlash: true },
   });
   useJsonBodies(app);
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  // Load balancers take a replica whose database is unreachable out of rotation on the 503.
+  app.get('/healthz', async (_request, reply) => {
+    const store = await context.store.health().catch((error: unknown) => ({ backend: context.store.backend, ok: false, detail: String(error) }));
+    return reply.code(store.ok ? 200 : 503).send({ status: store.ok ? 'ok' : 'unavailable', store });
+  });
   const handles: ServiceHandle[] = [];
   for (const service of services) {
     await app.register(async (scope) => {
