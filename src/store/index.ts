@@ -23,3 +23,6 @@ export { PostgresStore, type PostgresStoreOptions } from './postgres-store.ts';
 export { LocalLeases } from './local-leases.ts';
 export { SchemaTooNewError } from './migrations.ts';
 export { openStore, SQLITE_FILE_NAME, type OpenStoreOptions } from './open-store.ts';
+export { UploadOffsetError, type UploadBytes } from './upload-bytes.ts';
+export { Leader, type LeaderOptions } from './leader.ts';
+export { HeldLease } from './held-lease.ts';

@@ -1,6 +1,7 @@
 import { ChangeHub, subscribeWithBacklog } from './change-hub.ts';
 import { LocalLeases } from './local-leases.ts';
 import { Mutex } from './mutex.ts';
+import { MemoryUploadBytes } from './upload-bytes.ts';
 import {
   CompactedError,
   ConflictError,
@@ -28,6 +29,7 @@ const DEFAULT_RETENTION = 100_000;
 export class MemoryStore implements Store {
   readonly backend = 'memory';
   readonly leases = new LocalLeases();
+  readonly uploads = new MemoryUploadBytes();
   readonly #records = new Map<string, Map<string, StoredRecord>>();
   readonly #feed: Change[] = [];
   readonly #hub = new ChangeHub();

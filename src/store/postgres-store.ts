@@ -7,6 +7,7 @@ import { PostgresLeases } from './postgres-leases.ts';
 import { migratePostgres } from './postgres-migrations.ts';
 import { BEGIN_WRITE, commitWrite, countRecords, selectChanges, selectMeta, selectRecord, selectRecords } from './postgres-sql.ts';
 import { PostgresTransaction } from './postgres-transaction.ts';
+import { PostgresUploadBytes } from './postgres-upload-bytes.ts';
 import {
   CompactedError,
   StoreClosedError,
@@ -69,6 +70,7 @@ interface Job {
 export class PostgresStore implements Store {
   readonly backend = 'postgres';
   readonly leases: PostgresLeases;
+  readonly uploads: PostgresUploadBytes;
   readonly #pool: pg.Pool;
   readonly #feed: PostgresFeed;
   readonly #mutex = new Mutex();
@@ -118,6 +120,7 @@ export class PostgresStore implements Store {
     this.#retention = options.changeRetention ?? DEFAULT_RETENTION;
     this.#compactionBatch = options.compactionBatch ?? DEFAULT_COMPACTION_BATCH;
     this.leases = new PostgresLeases(pool);
+    this.uploads = new PostgresUploadBytes(pool);
     this.#feed = new PostgresFeed(
       connectionConfig(url, options),
       { changesAfter: (after, limit) => this.changesSince(after, { limit }) },

@@ -20,6 +20,7 @@
  */
 
 import { UnavailableError } from '../core/errors.ts';
+import type { UploadBytes } from './upload-bytes.ts';
 
 /** StoredRecord is one record as the store holds it. */
 export interface StoredRecord<T = unknown> {
@@ -116,6 +117,8 @@ export interface Store extends ReadView {
   oldestResumableRevision(): Promise<number>;
   /** leases coordinate the processes sharing this store (see Leases). */
   readonly leases: Leases;
+  /** uploads hold the bytes of resumable upload sessions, reachable from every process on this store. */
+  readonly uploads: UploadBytes;
   /** health checks that the backend answers now (a round trip to the database for postgres). */
   health(): Promise<StoreHealth>;
   /** close flushes and releases the backend; further calls fail. */
