@@ -26,3 +26,4 @@ export { openStore, SQLITE_FILE_NAME, type OpenStoreOptions } from './open-store
 export { UploadOffsetError, type UploadBytes } from './upload-bytes.ts';
 export { Leader, type LeaderOptions } from './leader.ts';
 export { HeldLease } from './held-lease.ts';
+export { redactUrl } from './postgres-connection.ts';
