@@ -50,8 +50,15 @@ export function postgresBinDir(): string {
   return join(root, versions[0]!, 'bin');
 }
 
-/** startPostgres starts a fresh server; the caller must `stop` it. */
-export async function startPostgres(): Promise<PostgresServer> {
+/**
+ * TEST_SETTINGS are the server settings tests run with. fsync off: these servers hold test data
+ * only and are never crashed themselves (the tests kill fogbank, and `kill` below loses nothing
+ * the server already handed to the OS).
+ */
+export const TEST_SETTINGS: Readonly<Record<string, string>> = { fsync: 'off' };
+
+/** startPostgres starts a fresh server with `settings` (postgres -c options); the caller must `stop` it. */
+export async function startPostgres(settings: Readonly<Record<string, string>> = TEST_SETTINGS): Promise<PostgresServer> {
   const bin = postgresBinDir();
   const dir = await mkdtemp(join(tmpdir(), 'fogbank-pg-'));
   const data = join(dir, 'data');
@@ -68,11 +75,10 @@ export async function startPostgres(): Promise<PostgresServer> {
     const port = await freePort();
     const launch = async (): Promise<void> => {
       log = '';
-      // fsync off: these servers hold test data only and are never crashed themselves (the
-      // tests kill fogbank, not PostgreSQL; kill() below loses nothing that was flushed to the OS).
+      const options = Object.entries({ listen_addresses: '127.0.0.1', max_connections: '200', ...settings }).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
       const proc = spawn(
         join(bin, 'postgres'),
-        ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=200'],
+        ['-D', data, '-p', String(port), '-k', dir, ...options],
         { stdio: ['ignore', 'ignore', 'pipe'], ...(owner === undefined ? {} : { uid: owner.uid, gid: owner.gid }) },
       );
       proc.stderr?.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)));

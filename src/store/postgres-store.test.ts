@@ -92,6 +92,15 @@ describe('postgres store across replicas', () => {
     assert.ok(conflicts > 0, 'the writers really raced');
   });
 
+  it('keeps keys and values with quotes, backslashes and non-ASCII intact in grouped commits', async () => {
+    const store = await open(await freshDatabase());
+    const odd = ["it's", 'back\\slash', "$1 'quoted' $$", 'ünï €', "e\\'", 'tab\tnewline\n', '🙂'];
+    // Concurrent transactions share one commit, each write sent with its savepoint.
+    await Promise.all(odd.map((text, i) => store.transact((tx) => tx.put('k', text, { text, i }))));
+    for (const [i, text] of odd.entries()) assert.deepEqual((await store.get('k', text))?.value, { text, i });
+    assert.deepEqual((await store.list('k')).map((record) => record.key).sort(), [...odd].sort());
+  });
+
   it('migrates exactly once when replicas start at the same moment', async () => {
     const url = await freshDatabase();
     const stores = await Promise.all(Array.from({ length: 4 }, () => open(url)));

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { subscribeWithBacklog } from './change-hub.ts';
 import { Mutex } from './mutex.ts';
-import { connectionConfig, poolConfig, redactUrl, unavailableOr, type PostgresConnectionOptions } from './postgres-connection.ts';
+import { connectionConfig, isConnectionFailure, poolConfig, redactUrl, unavailableOr, type PostgresConnectionOptions } from './postgres-connection.ts';
 import { PostgresFeed } from './postgres-feed.ts';
 import { PostgresLeases } from './postgres-leases.ts';
 import { migratePostgres } from './postgres-migrations.ts';
@@ -36,8 +36,10 @@ export interface PostgresStoreOptions extends PostgresConnectionOptions {
 
 const DEFAULT_RETENTION = 100_000;
 const DEFAULT_COMPACTION_BATCH = 1_000;
-// Bounds how long the first transaction of a group waits for the others before its commit.
-const MAX_GROUP = 256;
+// Bounds how long the first transaction of a group waits for the others before its commit, and
+// the savepoints (subtransactions) of one PostgreSQL transaction: past 64, PostgreSQL's
+// per-backend subtransaction cache overflows and every other session's snapshots slow down.
+const MAX_GROUP = 64;
 
 /** A queued `transact` call. */
 interface Job {
@@ -59,8 +61,8 @@ interface Job {
  * read-compare-write inside one transaction is safe everywhere.
  *
  * Group commit: transactions that queue in this process while one runs share one
- * BEGIN … COMMIT (one lock acquisition, one WAL flush), each in its own savepoint, exactly as
- * the SQLite backend does; none is acknowledged before the shared COMMIT.
+ * BEGIN … COMMIT (one lock acquisition, one WAL flush), each writing one behind its own
+ * savepoint, as the SQLite backend does; none is acknowledged before the shared COMMIT.
  *
  * Connections: a pool (`poolSize`, at least 2): the writer borrows one per group, reads outside
  * transactions use the others (and see committed state only); the change feed keeps one more
@@ -228,27 +230,20 @@ export class PostgresStore implements Store {
       const oldest = meta.get('oldest') ?? 0;
       let revision = start;
       // A lone job needs no savepoint: if it throws, rolling back the whole transaction undoes it.
-      const savepoints = group.length > 1;
+      const shared = group.length > 1;
       for (const job of group) {
-        const tx = new PostgresTransaction(client, revision);
-        if (savepoints) await client.query('SAVEPOINT job');
+        const tx = new PostgresTransaction(client, revision, shared);
         try {
           const result = await job.fn(tx);
           tx.finish();
-          if (savepoints) await client.query('RELEASE SAVEPOINT job');
           revision = tx.revision;
           done.push({ job, tx, result });
         } catch (error) {
           tx.finish();
-          if (!savepoints) throw error;
-          try {
-            await client.query('ROLLBACK TO SAVEPOINT job; RELEASE SAVEPOINT job');
-          } catch (rollbackError) {
-            // The connection itself failed: the whole group fails below.
-            job.reject(unavailableOr(error));
-            throw rollbackError;
-          }
-          job.reject(unavailableOr(error));
+          if (!shared || tx.poisoned || isConnectionFailure(error)) throw error;
+          // Savepoints are left unreleased (a release is a round trip); ROLLBACK TO finds the newest.
+          if (tx.savepoint) await client.query('ROLLBACK TO SAVEPOINT job');
+          job.reject(error);
         }
       }
       if (revision === start) await client.query('COMMIT');

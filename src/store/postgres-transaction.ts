@@ -1,4 +1,5 @@
-import type pg from 'pg';
+import pg from 'pg';
+import { isConnectionFailure } from './postgres-connection.ts';
 import { countRecords, selectRecord, selectRecords } from './postgres-sql.ts';
 import { ConflictError, type Change, type ChangeType, type ListOptions, type StoredRecord, type Transaction, type WriteOptions } from './store.ts';
 
@@ -40,12 +41,34 @@ export class PostgresTransaction implements Transaction {
   // Own writes answer repeated gets without a round trip.
   readonly #written = new Map<string, StoredRecord | typeof GONE>();
   readonly #client: pg.PoolClient;
+  readonly #inGroup: boolean;
   #revision: number;
   #open = true;
+  #savepoint = false;
+  #poisoned = false;
 
-  constructor(client: pg.PoolClient, revision: number) {
+  /**
+   * `inGroup` says other transactions share the PostgreSQL transaction: then this one sets a
+   * savepoint before its first write (sent with that write, no extra round trip), so a throw
+   * can undo its writes alone. Read-only functions need none.
+   */
+  constructor(client: pg.PoolClient, revision: number, inGroup: boolean) {
     this.#client = client;
     this.#revision = revision;
+    this.#inGroup = inGroup;
+  }
+
+  /** savepoint is true when this transaction's writes are behind `SAVEPOINT job`. */
+  get savepoint(): boolean {
+    return this.#savepoint;
+  }
+
+  /**
+   * poisoned is true when a statement failed outside a savepoint: PostgreSQL then refuses the
+   * rest of the shared transaction, so the whole group must be rolled back.
+   */
+  get poisoned(): boolean {
+    return this.#poisoned;
   }
 
   /** revision is the revision of this transaction's last write (its start revision before any). */
@@ -62,17 +85,17 @@ export class PostgresTransaction implements Transaction {
     this.#guard();
     const own = this.#written.get(writeKey(kind, key));
     if (own !== undefined) return (own ?? undefined) as StoredRecord<T> | undefined;
-    return (await selectRecord(this.#client, kind, key)) as StoredRecord<T> | undefined;
+    return (await this.#guarded(() => selectRecord(this.#client, kind, key))) as StoredRecord<T> | undefined;
   }
 
   async list<T>(kind: string, options: ListOptions = {}): Promise<StoredRecord<T>[]> {
     this.#guard();
-    return (await selectRecords(this.#client, kind, options)) as StoredRecord<T>[];
+    return (await this.#guarded(() => selectRecords(this.#client, kind, options))) as StoredRecord<T>[];
   }
 
   async count(kind: string, options: Pick<ListOptions, 'prefix'> = {}): Promise<number> {
     this.#guard();
-    return countRecords(this.#client, kind, options.prefix);
+    return this.#guarded(() => countRecords(this.#client, kind, options.prefix));
   }
 
   async put<T>(kind: string, key: string, value: T, options?: WriteOptions): Promise<StoredRecord<T>> {
@@ -82,11 +105,11 @@ export class PostgresTransaction implements Transaction {
     const expected = options?.expectRevision;
     if (expected !== undefined) {
       const own = this.#written.get(writeKey(kind, key));
-      const actual = own === undefined ? ((await selectRecord(this.#client, kind, key))?.revision ?? 0) : (own?.revision ?? 0);
+      const actual = own === undefined ? ((await this.#guarded(() => selectRecord(this.#client, kind, key)))?.revision ?? 0) : (own?.revision ?? 0);
       if (actual !== expected) throw new ConflictError(kind, key, expected, actual);
     }
     const revision = this.#revision + 1;
-    const result = await this.#client.query<{ create_revision: number }>({ name: 'fogbank_put', text: PUT, values: [kind, key, json, revision] });
+    const result = await this.#write<{ create_revision: number }>('fogbank_put', PUT, [kind, key, json, revision]);
     const createRevision = result.rows[0]?.create_revision ?? revision;
     const type: ChangeType = createRevision === revision ? 'created' : 'updated';
     this.#revision = revision;
@@ -100,11 +123,12 @@ export class PostgresTransaction implements Transaction {
     this.#guard();
     const expected = options?.expectRevision;
     const revision = this.#revision + 1;
-    const result = await this.#client.query<{ value: string | null; create_revision: number | null; revision: number | null; actual: number | null }>({
-      name: 'fogbank_delete',
-      text: DELETE,
-      values: [kind, key, revision, expected ?? null],
-    });
+    const result = await this.#write<{ value: string | null; create_revision: number | null; revision: number | null; actual: number | null }>('fogbank_delete', DELETE, [
+      kind,
+      key,
+      revision,
+      expected ?? null,
+    ]);
     const row = result.rows[0]!;
     if (row.revision === null || row.value === null || row.create_revision === null) {
       const actual = row.actual ?? 0;
@@ -121,9 +145,36 @@ export class PostgresTransaction implements Transaction {
     return record as StoredRecord<T>;
   }
 
+  /** write runs a writing statement, opening the savepoint first when this transaction needs one. */
+  async #write<R extends pg.QueryResultRow>(name: string, text: string, values: readonly (string | number | null)[]): Promise<pg.QueryResult<R>> {
+    if (!this.#inGroup || this.#savepoint) return this.#guarded(() => this.#client.query<R>({ name, text, values: [...values] }));
+    // One round trip for both: the simple protocol takes several statements, but no parameters,
+    // so the values go in as literals (escapeLiteral quotes them for standard_conforming_strings).
+    const inline = text.replace(/\$(\d+)/g, (_, n: string) => literal(values[Number(n) - 1] ?? null));
+    const results = await this.#guarded(() => this.#client.query(`SAVEPOINT job; ${inline}`) as unknown as Promise<pg.QueryResult<R>[]>);
+    this.#savepoint = true;
+    return results[results.length - 1]!;
+  }
+
+  /** guarded runs a statement, noting when its failure leaves the shared transaction unusable. */
+  async #guarded<R>(run: () => Promise<R>): Promise<R> {
+    try {
+      return await run();
+    } catch (error) {
+      if (!this.#savepoint && !isConnectionFailure(error)) this.#poisoned = true;
+      throw error;
+    }
+  }
+
   #guard(): void {
     if (!this.#open) throw new Error('the transaction has finished: use its handle only inside the transact function');
   }
+}
+
+function literal(value: string | number | null): string {
+  if (value === null) return 'NULL';
+  if (typeof value === 'number') return String(value);
+  return pg.escapeLiteral(value);
 }
 
 function writeKey(kind: string, key: string): string {
