@@ -14,6 +14,22 @@ INSERT INTO fogbank_changes (revision, type, kind, key, value, create_revision)
 SELECT $4, CASE WHEN create_revision = $4 THEN 'created' ELSE 'updated' END, $1, $2, $3, create_revision FROM up
 RETURNING create_revision`;
 
+// The compare-and-swap form: writes only when the record's revision (0: absent) is $5, and
+// reports the revision it found, so the check and the write are one round trip.
+const PUT_IF = `WITH cur AS (
+  SELECT revision FROM fogbank_records WHERE kind = $1 AND key = $2
+), up AS (
+  INSERT INTO fogbank_records (kind, key, value, create_revision, revision)
+  SELECT $1, $2, $3, $4, $4 WHERE coalesce((SELECT revision FROM cur), 0) = $5::int8
+  ON CONFLICT (kind, key) DO UPDATE SET value = excluded.value, revision = excluded.revision
+  RETURNING create_revision
+), ch AS (
+  INSERT INTO fogbank_changes (revision, type, kind, key, value, create_revision)
+  SELECT $4, CASE WHEN create_revision = $4 THEN 'created' ELSE 'updated' END, $1, $2, $3, create_revision FROM up
+  RETURNING create_revision
+)
+SELECT coalesce((SELECT revision FROM cur), 0) AS actual, (SELECT create_revision FROM ch) AS create_revision`;
+
 // Deletes (when the precondition holds), appends the change, and reports what was there: the
 // sub-select sees the snapshot before the DELETE, so `actual` is the revision the check compares.
 const DELETE = `WITH d AS (
@@ -103,18 +119,25 @@ export class PostgresTransaction implements Transaction {
     const json = JSON.stringify(value);
     if (json === undefined) throw new TypeError(`the value of ${kind}/${key} is not JSON-serialisable`);
     const expected = options?.expectRevision;
-    if (expected !== undefined) {
-      const own = this.#written.get(writeKey(kind, key));
-      const actual = own === undefined ? ((await this.#guarded(() => selectRecord(this.#client, kind, key)))?.revision ?? 0) : (own?.revision ?? 0);
-      if (actual !== expected) throw new ConflictError(kind, key, expected, actual);
-    }
+    const id = writeKey(kind, key);
+    const own = this.#written.get(id);
+    // A record this transaction wrote is checked here; otherwise the statement checks it.
+    if (expected !== undefined && own !== undefined && (own?.revision ?? 0) !== expected) throw new ConflictError(kind, key, expected, own?.revision ?? 0);
     const revision = this.#revision + 1;
-    const result = await this.#write<{ create_revision: number }>('fogbank_put', PUT, [kind, key, json, revision]);
-    const createRevision = result.rows[0]?.create_revision ?? revision;
+    let createRevision: number;
+    if (expected === undefined || own !== undefined) {
+      const result = await this.#write<{ create_revision: number }>('fogbank_put', PUT, [kind, key, json, revision]);
+      createRevision = result.rows[0]?.create_revision ?? revision;
+    } else {
+      const result = await this.#write<{ actual: number; create_revision: number | null }>('fogbank_put_if', PUT_IF, [kind, key, json, revision, expected]);
+      const row = result.rows[0]!;
+      if (row.create_revision === null) throw new ConflictError(kind, key, expected, row.actual);
+      createRevision = row.create_revision;
+    }
     const type: ChangeType = createRevision === revision ? 'created' : 'updated';
     this.#revision = revision;
     const record: StoredRecord<T> = { kind, key, value, createRevision, revision };
-    this.#written.set(writeKey(kind, key), record);
+    this.#written.set(id, record);
     this.changes.push({ type, kind, key, value, revision, createRevision });
     return record;
   }
