@@ -24,7 +24,14 @@ export function connectionConfig(url: string, options: PostgresConnectionOptions
     types,
     application_name: 'fogbank',
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
+    // Bounds on a database that vanished without closing the connection (a partition): a query
+    // gives up after a minute (a 503), dead peers are probed after 10 s of silence, and the
+    // server ends a replica's transaction that has been idle for a minute, so a partitioned
+    // replica cannot hold the write lock for ever.
+    query_timeout: 60_000,
     keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    idle_in_transaction_session_timeout: 60_000,
   };
 }
 
@@ -56,7 +63,7 @@ export function isConnectionFailure(error: unknown): boolean {
   // SQLSTATE class 08 is "connection exception".
   if (typeof code === 'string' && (NETWORK_CODES.has(code) || code.startsWith('08'))) return true;
   const message = (error as { message?: unknown }).message;
-  return typeof message === 'string' && /Connection terminated|timeout exceeded when trying to connect|connection error|Connection refused|not queryable/i.test(message);
+  return typeof message === 'string' && /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection error|Connection refused|not queryable/i.test(message);
 }
 
 /** unavailableOr turns a connection failure into StoreUnavailableError and leaves other errors alone. */
