@@ -79,7 +79,9 @@ export async function startPostgres(settings: Readonly<Record<string, string>> =
       const proc = spawn(
         join(bin, 'postgres'),
         ['-D', data, '-p', String(port), '-k', dir, ...options],
-        { stdio: ['ignore', 'ignore', 'pipe'], ...(owner === undefined ? {} : { uid: owner.uid, gid: owner.gid }) },
+        // Its own process group, so a kill takes the backends with the postmaster at once (a
+        // backend outliving its postmaster would keep the next start from attaching shared memory).
+        { stdio: ['ignore', 'ignore', 'pipe'], detached: true, ...(owner === undefined ? {} : { uid: owner.uid, gid: owner.gid }) },
       );
       proc.stderr?.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)));
       child = proc;
@@ -91,7 +93,7 @@ export async function startPostgres(settings: Readonly<Record<string, string>> =
       const proc = child;
       if (proc === undefined || proc.exitCode !== null || proc.signalCode !== null) return;
       const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-      proc.kill('SIGKILL');
+      killGroup(proc);
       await exited;
     };
     return {
@@ -119,9 +121,18 @@ export async function startPostgres(settings: Readonly<Record<string, string>> =
       },
     };
   } catch (error) {
-    if (child !== undefined && child.exitCode === null) child.kill('SIGKILL');
+    if (child !== undefined && child.exitCode === null) killGroup(child);
     await rm(dir, { recursive: true, force: true });
     throw error;
+  }
+}
+
+/** killGroup SIGKILLs a server and every backend it forked. */
+function killGroup(proc: ChildProcess): void {
+  try {
+    if (proc.pid !== undefined) process.kill(-proc.pid, 'SIGKILL');
+  } catch {
+    proc.kill('SIGKILL');
   }
 }
 
@@ -164,7 +175,7 @@ async function waitReady(port: number, proc: ChildProcess, log: () => string): P
       await client.end().catch(() => undefined);
     }
     if (Date.now() > deadline) {
-      proc.kill('SIGKILL');
+      killGroup(proc);
       throw new Error(`postgres did not accept connections on 127.0.0.1:${port} within 60 s: ${log()}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
