@@ -5,6 +5,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryStore } from '../src/store/memory-store.ts';
+import { startPostgres } from '../src/store/postgres-server.fixture.ts';
+import { PostgresStore } from '../src/store/postgres-store.ts';
 import { SqliteStore } from '../src/store/sqlite-store.ts';
 import type { Store } from '../src/store/store.ts';
 
@@ -46,19 +48,24 @@ async function measure(store: Store, concurrency: number): Promise<number> {
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'fogbank-bench-'));
+// A temporary local PostgreSQL with synchronous_commit=off: the durability of SQLite's
+// synchronous=NORMAL (committed to the OS, fsync later).
+const postgres = await startPostgres({ synchronous_commit: 'off' });
+let databases = 0;
 try {
   for (const concurrency of [1, CONCURRENCY]) {
-    const backends: [string, (round: number) => Store][] = [
+    const backends: [string, (round: number) => Store | Promise<Store>][] = [
       ['memory', () => new MemoryStore()],
       ['sqlite', (round) => SqliteStore.open(join(dir, `cached-${concurrency}-${round}.db`))],
       ['sqlite (no record cache)', (round) => SqliteStore.open(join(dir, `uncached-${concurrency}-${round}.db`), { recordCacheSize: 0 })],
+      ['postgres', async () => PostgresStore.open(await postgres.createDatabase(`bench_${++databases}`))],
     ];
     console.log(`put+get, ${OPERATIONS} operations, ${concurrency} in flight, median of ${ROUNDS}`);
     let baseline = 0;
     for (const [name, open] of backends) {
       const rounds: number[] = [];
       for (let round = 0; round < ROUNDS; round++) {
-        const store = open(round);
+        const store = await open(round);
         rounds.push(await measure(store, concurrency));
         await store.close();
       }
@@ -68,5 +75,6 @@ try {
     }
   }
 } finally {
+  await postgres.stop();
   await rm(dir, { recursive: true, force: true });
 }

@@ -10,6 +10,7 @@ describe('fogbank start flags', () => {
       dataDir: './.fogbank',
       ephemeral: false,
       store: 'sqlite',
+      storePoolSize: 10,
       adminToken: undefined,
       operations: 'realistic',
       config: undefined,
@@ -18,11 +19,20 @@ describe('fogbank start flags', () => {
   });
 
   it('reads `--flag value` and `--flag=value`', () => {
-    const args = parseStartArgs(['--host', '0.0.0.0', '--port=0', '--data-dir', '/tmp/x', '--ephemeral', '--store=memory', '--admin-token', 't', '--operations=instant', '--config', 'c.yaml', '--log-level', 'debug']);
-    assert.deepEqual(args, { host: '0.0.0.0', port: 0, dataDir: '/tmp/x', ephemeral: true, store: 'memory', adminToken: 't', operations: 'instant', config: 'c.yaml', logLevel: 'debug' });
+    const args = parseStartArgs(['--host', '0.0.0.0', '--port=0', '--data-dir', '/tmp/x', '--ephemeral', '--store=memory', '--store-pool-size', '4', '--admin-token', 't', '--operations=instant', '--config', 'c.yaml', '--log-level', 'debug']);
+    assert.deepEqual(args, { host: '0.0.0.0', port: 0, dataDir: '/tmp/x', ephemeral: true, store: 'memory', storePoolSize: 4, adminToken: 't', operations: 'instant', config: 'c.yaml', logLevel: 'debug' });
+  });
+
+  it('takes the store from FOGBANK_STORE unless --store is given', () => {
+    const env = { FOGBANK_STORE: 'postgres://fogbank@db:5432/fogbank' };
+    assert.equal(parseStartArgs([], env).store, 'postgres://fogbank@db:5432/fogbank');
+    assert.equal(parseStartArgs(['--store', 'memory'], env).store, 'memory');
+    assert.equal(parseStartArgs([], { FOGBANK_STORE: '' }).store, 'sqlite');
   });
 
   const bad: [string[], string][] = [
+    [['--store-pool-size', '1'], "--store-pool-size must be a number from 2 to 1000, not '1'"],
+    [['--store-pool-size=many'], "--store-pool-size must be a number from 2 to 1000, not 'many'"],
     [['--bogus'], 'unknown flag --bogus'],
     [['--port'], '--port needs a value'],
     [['--port', '70000'], "--port must be a number from 0 to 65535, not '70000'"],

@@ -8,6 +8,8 @@ export interface StartArgs {
   dataDir: string;
   ephemeral: boolean;
   store: string;
+  /** Connections a postgres store may open. */
+  storePoolSize: number;
   adminToken: string | undefined;
   operations: OperationsMode;
   config: string | undefined;
@@ -21,19 +23,24 @@ export class UsageError extends Error {
 
 /** START_USAGE is the help text of `fogbank start`. */
 export const START_USAGE = `usage: fogbank start [--host 127.0.0.1] [--port 8780] [--data-dir ./.fogbank] [--ephemeral]
-                     [--store sqlite|memory|postgres://…] [--admin-token TOKEN]
+                     [--store sqlite|memory|postgres://user@host:port/db] [--store-pool-size 10]
+                     [--admin-token TOKEN]
                      [--operations realistic|instant] [--config FILE] [--log-level silent|error|warn|info|debug]`;
 
-const VALUE_FLAGS: ReadonlySet<string> = new Set(['host', 'port', 'data-dir', 'store', 'admin-token', 'operations', 'config', 'log-level']);
+const VALUE_FLAGS: ReadonlySet<string> = new Set(['host', 'port', 'data-dir', 'store', 'store-pool-size', 'admin-token', 'operations', 'config', 'log-level']);
 
-/** parseStartArgs reads `fogbank start` flags (`--flag value` or `--flag=value`). */
-export function parseStartArgs(argv: readonly string[]): StartArgs {
+/**
+ * parseStartArgs reads `fogbank start` flags (`--flag value` or `--flag=value`); `env` supplies
+ * FOGBANK_STORE, which `--store` overrides.
+ */
+export function parseStartArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = {}): StartArgs {
   const args: StartArgs = {
     host: '127.0.0.1',
     port: 8780,
     dataDir: './.fogbank',
     ephemeral: false,
-    store: 'sqlite',
+    store: env['FOGBANK_STORE'] || 'sqlite',
+    storePoolSize: 10,
     adminToken: undefined,
     operations: 'realistic',
     config: undefined,
@@ -74,6 +81,12 @@ export function parseStartArgs(argv: readonly string[]): StartArgs {
       case 'store':
         args.store = value;
         break;
+      case 'store-pool-size': {
+        const size = Number(value);
+        if (!/^\d+$/.test(value) || size < 2 || size > 1000) throw new UsageError(`--store-pool-size must be a number from 2 to 1000, not '${value}'`);
+        args.storePoolSize = size;
+        break;
+      }
       case 'admin-token':
         if (value === '') throw new UsageError('--admin-token must not be empty');
         args.adminToken = value;

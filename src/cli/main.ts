@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 import { loadConfigFile } from '../core/config.ts';
+import { UnavailableError } from '../core/errors.ts';
+import { redactUrl } from '../store/index.ts';
 import { parseStartArgs, START_USAGE, UsageError } from './args.ts';
 import { startFogbank } from './start.ts';
 
@@ -35,8 +37,17 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
+/** storeLabel names the store in the start-up line: the database (password hidden) or the data directory. */
+function storeLabel(backend: string, spec: string, dataDir: string | undefined): string {
+  if (backend === 'postgres') return `postgres, ${redactUrl(spec)}`;
+  return dataDir ? `${backend}, data: ${dataDir}` : backend;
+}
+
+/** STORE_UNAVAILABLE_EXIT is the exit code when the store's database cannot be reached at start. */
+const STORE_UNAVAILABLE_EXIT = 69;
+
 async function runStart(argv: readonly string[]): Promise<number> {
-  const args = parseStartArgs(argv);
+  const args = parseStartArgs(argv, process.env);
   const tokens = args.config === undefined ? [] : (await loadConfigFile(args.config)).tokens;
   const server = await startFogbank({
     host: args.host,
@@ -44,6 +55,7 @@ async function runStart(argv: readonly string[]): Promise<number> {
     dataDir: args.dataDir,
     ephemeral: args.ephemeral,
     store: args.store,
+    storePoolSize: args.storePoolSize,
     ...(args.adminToken === undefined ? {} : { adminToken: args.adminToken }),
     tokens,
     operations: args.operations,
@@ -55,7 +67,7 @@ async function runStart(argv: readonly string[]): Promise<number> {
       : `printf '%s' '${server.adminToken}' > token && gcloud config set auth/access_token_file "$PWD/token"`;
   process.stdout.write(
     [
-      `fogbank listening on ${server.url} (store: ${server.store.backend}${server.dataDir ? `, data: ${server.dataDir}` : ''})`,
+      `fogbank listening on ${server.url} (store: ${storeLabel(server.store.backend, args.store, server.dataDir)})`,
       `  admin token: ${server.adminTokenFile ?? server.adminToken}`,
       `  use it with gcloud:`,
       `    gcloud config set api_endpoint_overrides/compute ${server.url}/compute/v1/`,
@@ -92,6 +104,7 @@ main(process.argv.slice(2)).then(
       return;
     }
     process.stderr.write(`fogbank: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exitCode = 1;
+    // EX_UNAVAILABLE (sysexits.h): a supervisor can tell "database down, retry" from a bad setup.
+    process.exitCode = error instanceof UnavailableError ? STORE_UNAVAILABLE_EXIT : 1;
   },
 );

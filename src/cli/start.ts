@@ -17,6 +17,8 @@ export interface StartOptions {
   readonly port?: number;
   /** `sqlite` (default), `memory`, or a `postgres://` URL. */
   readonly store?: string;
+  /** Connections a postgres store may open (default 10). */
+  readonly storePoolSize?: number;
   /** Where SQLite, tokens and uploads live (default `./.fogbank`). */
   readonly dataDir?: string;
   /** Keep everything in memory and write nothing to disk. */
@@ -56,7 +58,13 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
   if (needsDisk) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const ids = options.ids ?? cryptoIds;
   const { token: adminToken, file: adminTokenFile } = resolveAdminToken(options.adminToken, dataDir, ids);
-  const store = await openStore(storeSpec, { dataDir: dataDir ?? '' });
+  const logLevel = options.logLevel ?? 'silent';
+  const store = await openStore(storeSpec, {
+    dataDir: dataDir ?? '',
+    ...(options.storePoolSize === undefined ? {} : { poolSize: options.storePoolSize }),
+    // The store keeps reconnecting; say so, since requests meanwhile get 503s.
+    ...(logLevel === 'silent' ? {} : { onTrouble: (message: string) => process.stderr.write(`fogbank: store: ${message}\n`) }),
+  });
   try {
     const app = await buildServer(
       {
@@ -68,7 +76,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
         operations: options.operations ?? 'realistic',
       },
       SERVICES,
-      { logLevel: options.logLevel ?? 'silent', bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT },
+      { logLevel, bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT },
     );
     const host = options.host ?? '127.0.0.1';
     await app.listen({ host, port: options.port ?? 8780 });

@@ -50,7 +50,8 @@ export type TransportProblemKind =
   | 'method-not-allowed'
   | 'bad-url'
   | 'uri-too-long'
-  | 'headers-too-large';
+  | 'headers-too-large'
+  | 'unavailable';
 
 /**
  * TransportProblemError carries a TransportProblem that core itself found (an unknown path, a
@@ -73,9 +74,19 @@ export interface TransportProblem {
   readonly detail: string;
 }
 
+/**
+ * UnavailableError says a dependency every family shares (the store's database) cannot be
+ * reached right now. It is not the request's fault and retrying later can succeed, so each
+ * family answers it as its own 503 (transportProblemOf classifies it as `unavailable`).
+ */
+export class UnavailableError extends Error {
+  override readonly name: string = 'UnavailableError';
+}
+
 /** transportProblemOf classifies an error thrown by Fastify itself, or returns undefined for any other error. */
 export function transportProblemOf(error: unknown): TransportProblem | undefined {
   if (error instanceof TransportProblemError) return error.problem;
+  if (error instanceof UnavailableError) return { httpStatus: 503, kind: 'unavailable', detail: error.message };
   if (typeof error !== 'object' || error === null) return undefined;
   const code = (error as { code?: unknown }).code;
   const message = (error as { message?: unknown }).message;

@@ -62,7 +62,11 @@ export async function buildServer(context: ServiceContext, services: readonly Se
   useRequestGuard(app, unreadable);
   app.setNotFoundHandler((request, reply) => errors.reply(new TransportProblemError({ httpStatus: 404, kind: 'not-found', detail: request.url.split('?')[0] ?? request.url }), request, reply));
   app.setErrorHandler((error, request, reply) => errors.reply(error, request, reply));
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  // Load balancers take a replica whose database is unreachable out of rotation on the 503.
+  app.get('/healthz', async (_request, reply) => {
+    const store = await context.store.health().catch((error: unknown) => ({ backend: context.store.backend, ok: false, detail: String(error) }));
+    return reply.code(store.ok ? 200 : 503).send({ status: store.ok ? 'ok' : 'unavailable', store });
+  });
   const handles: ServiceHandle[] = [];
   for (const service of services) {
     await routes.during(service.name, async () => {

@@ -3,12 +3,15 @@ export {
   CompactedError,
   ConflictError,
   StoreClosedError,
+  StoreUnavailableError,
   type Change,
   type ChangeListener,
   type ChangeType,
+  type Leases,
   type ListOptions,
   type ReadView,
   type Store,
+  type StoreHealth,
   type StoredRecord,
   type Subscription,
   type Transaction,
@@ -16,5 +19,11 @@ export {
 } from './store.ts';
 export { MemoryStore, compareKeys, type MemoryStoreOptions } from './memory-store.ts';
 export { SqliteStore, type SqliteStoreOptions } from './sqlite-store.ts';
+export { PostgresStore, type PostgresStoreOptions } from './postgres-store.ts';
+export { LocalLeases } from './local-leases.ts';
 export { SchemaTooNewError } from './migrations.ts';
 export { openStore, SQLITE_FILE_NAME, type OpenStoreOptions } from './open-store.ts';
+export { UploadOffsetError, type UploadBytes } from './upload-bytes.ts';
+export { Leader, type LeaderOptions } from './leader.ts';
+export { HeldLease } from './held-lease.ts';
+export { redactUrl } from './postgres-connection.ts';

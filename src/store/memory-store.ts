@@ -1,5 +1,7 @@
 import { ChangeHub, subscribeWithBacklog } from './change-hub.ts';
+import { LocalLeases } from './local-leases.ts';
 import { Mutex } from './mutex.ts';
+import { MemoryUploadBytes } from './upload-bytes.ts';
 import {
   CompactedError,
   ConflictError,
@@ -8,6 +10,7 @@ import {
   type ChangeListener,
   type ListOptions,
   type Store,
+  type StoreHealth,
   type StoredRecord,
   type Subscription,
   type Transaction,
@@ -25,6 +28,8 @@ const DEFAULT_RETENTION = 100_000;
 /** MemoryStore keeps everything in process memory: for tests and `--ephemeral`. */
 export class MemoryStore implements Store {
   readonly backend = 'memory';
+  readonly leases = new LocalLeases();
+  readonly uploads = new MemoryUploadBytes();
   readonly #records = new Map<string, Map<string, StoredRecord>>();
   readonly #feed: Change[] = [];
   readonly #hub = new ChangeHub();
@@ -168,6 +173,11 @@ export class MemoryStore implements Store {
       if (kinds === undefined || kinds.has(change.kind)) out.push(change);
     }
     return out;
+  }
+
+  async health(): Promise<StoreHealth> {
+    this.#check();
+    return { backend: this.backend, ok: true };
   }
 
   async oldestResumableRevision(): Promise<number> {

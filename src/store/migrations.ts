@@ -55,11 +55,10 @@ export class SchemaTooNewError extends Error {
     readonly file: string,
     readonly found: number,
     readonly known: number,
+    /** What the user can do instead; the SQLite default names the data directory. */
+    hint = 'upgrade fogbank, or point --data-dir at another directory',
   ) {
-    super(
-      `the database ${file} has schema version ${found}, but this fogbank only knows versions up to ${known}: ` +
-        'upgrade fogbank, or point --data-dir at another directory',
-    );
+    super(`the database ${file} has schema version ${found}, but this fogbank only knows versions up to ${known}: ${hint}`);
   }
 }
 

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MemoryStore } from './memory-store.ts';
+import { PostgresStore } from './postgres-store.ts';
 import { SqliteStore } from './sqlite-store.ts';
 import type { Store } from './store.ts';
 
@@ -8,6 +9,10 @@ import type { Store } from './store.ts';
 export interface OpenStoreOptions {
   /** The data directory (`./.fogbank` by default in the CLI); created when missing. */
   readonly dataDir: string;
+  /** How many connections a postgres store may open (default 10). */
+  readonly poolSize?: number;
+  /** Told about database trouble while running (postgres keeps reconnecting meanwhile). */
+  readonly onTrouble?: (message: string) => void;
 }
 
 /** SQLITE_FILE_NAME is the database file the sqlite backend keeps under the data directory. */
@@ -24,9 +29,10 @@ export async function openStore(spec: string, options: OpenStoreOptions): Promis
     return SqliteStore.open(join(options.dataDir, SQLITE_FILE_NAME));
   }
   if (spec.startsWith('postgres://') || spec.startsWith('postgresql://')) {
-    // The postgres backend is planned (shared state for several replicas, see architecture.md);
-    // the spec is recognised now so the CLI's flag and its message do not change when it lands.
-    throw new Error('the postgres store is not available yet: use --store sqlite or --store memory');
+    return PostgresStore.open(spec, {
+      ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
+      ...(options.onTrouble === undefined ? {} : { onTrouble: options.onTrouble }),
+    });
   }
   throw new Error(`unknown store '${spec}': expected sqlite, memory or postgres://…`);
 }

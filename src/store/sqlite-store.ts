@@ -1,11 +1,14 @@
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ChangeHub, subscribeWithBacklog } from './change-hub.ts';
 import { migrate } from './migrations.ts';
+import { LocalLeases } from './local-leases.ts';
 import { Mutex } from './mutex.ts';
 import { RecordCache } from './record-cache.ts';
 import { countRecords, isTombstone, listRecords, readChanges, readRecord } from './sqlite-reads.ts';
 import { ReadStatements, WriteStatements } from './sqlite-statements.ts';
 import { SqliteTransaction } from './sqlite-transaction.ts';
+import { FileUploadBytes } from './upload-bytes.ts';
 import {
   CompactedError,
   StoreClosedError,
@@ -13,6 +16,7 @@ import {
   type ChangeListener,
   type ListOptions,
   type Store,
+  type StoreHealth,
   type StoredRecord,
   type Subscription,
   type Transaction,
@@ -69,6 +73,9 @@ interface Job {
  */
 export class SqliteStore implements Store {
   readonly backend = 'sqlite';
+  readonly leases = new LocalLeases();
+  /** uploads live as files in `uploads/` beside the database file. */
+  readonly uploads: FileUploadBytes;
   readonly #writer: Database.Database;
   readonly #reader: Database.Database;
   readonly #write: WriteStatements;
@@ -94,7 +101,7 @@ export class SqliteStore implements Store {
       writer.pragma('synchronous = NORMAL');
       migrate(writer, file);
       reader = new Database(file, { readonly: true, fileMustExist: true });
-      return new SqliteStore(writer, reader, options);
+      return new SqliteStore(writer, reader, join(dirname(file), 'uploads'), options);
     } catch (error) {
       reader?.close();
       writer.close();
@@ -102,7 +109,8 @@ export class SqliteStore implements Store {
     }
   }
 
-  private constructor(writer: Database.Database, reader: Database.Database, options: SqliteStoreOptions) {
+  private constructor(writer: Database.Database, reader: Database.Database, uploadDir: string, options: SqliteStoreOptions) {
+    this.uploads = new FileUploadBytes(uploadDir);
     this.#writer = writer;
     this.#reader = reader;
     this.#write = new WriteStatements(writer);
@@ -152,6 +160,11 @@ export class SqliteStore implements Store {
     this.#check();
     if (revision < this.#oldest) throw new CompactedError(revision, this.#oldest);
     return readChanges(this.#committedView(), this.#cache, revision, options);
+  }
+
+  async health(): Promise<StoreHealth> {
+    this.#check();
+    return { backend: this.backend, ok: true };
   }
 
   async oldestResumableRevision(): Promise<number> {

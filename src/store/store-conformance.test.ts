@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, describe, it } from 'node:test';
 import { MemoryStore } from './memory-store.ts';
+import { startPostgres, type PostgresServer } from './postgres-server.fixture.ts';
+import { PostgresStore } from './postgres-store.ts';
 import { SqliteStore } from './sqlite-store.ts';
 import { CompactedError, ConflictError, StoreClosedError, type Change, type Store } from './store.ts';
 
@@ -15,6 +17,9 @@ interface Backend {
 }
 
 const tempDirs: string[] = [];
+// One real PostgreSQL server for the whole file (started on first use), a fresh database per store.
+let postgres: Promise<PostgresServer> | undefined;
+let databases = 0;
 
 const backends: Backend[] = [
   { name: 'memory', open: async (options = {}) => new MemoryStore(options) },
@@ -27,9 +32,18 @@ const backends: Backend[] = [
       return SqliteStore.open(join(dir, 'fogbank.db'), { ...options, compactionBatch: 5 });
     },
   },
+  {
+    name: 'postgres',
+    open: async (options = {}) => {
+      const server = await (postgres ??= startPostgres());
+      const url = await server.createDatabase(`conformance_${++databases}`);
+      return PostgresStore.open(url, { ...options, compactionBatch: 5 });
+    },
+  },
 ];
 
 after(async () => {
+  if (postgres !== undefined) await (await postgres).stop();
   await Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 

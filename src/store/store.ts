@@ -19,6 +19,9 @@
  * `put` nor a value read back may be mutated afterwards. Copy before changing.
  */
 
+import { UnavailableError } from '../core/errors.ts';
+import type { UploadBytes } from './upload-bytes.ts';
+
 /** StoredRecord is one record as the store holds it. */
 export interface StoredRecord<T = unknown> {
   readonly kind: string;
@@ -112,8 +115,40 @@ export interface Store extends ReadView {
    * accept it and anything newer, and throw CompactedError below it.
    */
   oldestResumableRevision(): Promise<number>;
+  /** leases coordinate the processes sharing this store (see Leases). */
+  readonly leases: Leases;
+  /** uploads hold the bytes of resumable upload sessions, reachable from every process on this store. */
+  readonly uploads: UploadBytes;
+  /** health checks that the backend answers now (a round trip to the database for postgres). */
+  health(): Promise<StoreHealth>;
   /** close flushes and releases the backend; further calls fail. */
   close(): Promise<void>;
+}
+
+/**
+ * Leases grant named, expiring ownership among the processes that share a store, so work that
+ * must happen once (driving an Operation, a background controller) has exactly one owner at a
+ * time, and a new owner once the old one stops renewing (it died). A backend only one process
+ * can open (memory, SQLite) grants every lease to its process: `shared` is false there.
+ */
+export interface Leases {
+  /** shared is true when other processes may hold leases on this store (postgres). */
+  readonly shared: boolean;
+  /**
+   * acquire takes `name` for `holder`, or extends the hold `holder` already has, for `ttlMs`
+   * from now (the database's clock). False while another holder's lease has not expired.
+   */
+  acquire(name: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** release gives `name` up if `holder` holds it, so another can take it at once. */
+  release(name: string, holder: string): Promise<void>;
+}
+
+/** StoreHealth is what /healthz reports about the store. */
+export interface StoreHealth {
+  readonly backend: string;
+  readonly ok: boolean;
+  /** Why it is not ok (the database's error), when it is not. */
+  readonly detail?: string;
 }
 
 /** ConflictError is thrown when a write's expectRevision does not hold. */
@@ -137,6 +172,17 @@ export class CompactedError extends Error {
     readonly oldest: number,
   ) {
     super(`revision ${requested} is compacted; the oldest resumable revision is ${oldest}`);
+  }
+}
+
+/**
+ * StoreUnavailableError is thrown while the store's database cannot be reached (the backend
+ * keeps reconnecting); families answer it with their 503.
+ */
+export class StoreUnavailableError extends UnavailableError {
+  override readonly name = 'StoreUnavailableError';
+  constructor(override readonly cause: unknown) {
+    super(`the store's database is unavailable: ${cause instanceof Error ? cause.message : String(cause)}`);
   }
 }
 

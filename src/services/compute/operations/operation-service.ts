@@ -1,6 +1,7 @@
 import type { Clock, Timers } from '../../../core/clock.ts';
 import type { OperationsMode } from '../../../core/config.ts';
-import { uint64Id, type IdSource } from '../../../core/ids.ts';
+import { hexId, uint64Id, type IdSource } from '../../../core/ids.ts';
+import { HeldLease } from '../../../store/held-lease.ts';
 import type { Change, Store, StoredRecord, Subscription, Transaction } from '../../../store/store.ts';
 import { ComputeError, internalError, notFound } from '../shared/errors.ts';
 import { scopePath, type Scope } from '../shared/locations.ts';
@@ -47,6 +48,11 @@ export interface OperationServiceOptions {
   readonly waitCapMs?: number;
   /** How long completed Operations are kept. */
   readonly retentionMs?: number;
+  /**
+   * How long a replica's claim on an unfinished Operation lasts without renewal (default 5 s):
+   * when a replica sharing the store dies, another finishes its Operations after about this long.
+   */
+  readonly leaseMs?: number;
 }
 
 /** DEFAULT_RETENTION_MS keeps completed Operations for a day. */
@@ -64,12 +70,19 @@ export class OperationService {
   readonly #inFlight = new Set<Promise<unknown>>();
   #subscription: Subscription | undefined;
   #sweeper: NodeJS.Timeout | undefined;
+  #adopter: NodeJS.Timeout | undefined;
+  /** Keys of the Operations this process is driving now. */
+  readonly #driving = new Set<string>();
+  /** Who this process is among the replicas sharing the store (only they need telling apart). */
+  readonly #holder: string;
   #closed = false;
   /** Resolves when close() is called, so work sleeping on a timer does not hold shutdown open. */
   #closing: () => void = () => undefined;
   readonly #closedSignal = new Promise<void>((resolve) => (this.#closing = resolve));
 
-  constructor(readonly options: OperationServiceOptions) {}
+  constructor(readonly options: OperationServiceOptions) {
+    this.#holder = options.store.leases.shared ? `replica-${hexId(options.ids, 8)}` : 'this-process';
+  }
 
   /** register names the executor for one kind of work (`instanceTemplates.insert`). */
   register(action: string, executor: Executor): void {
@@ -84,10 +97,15 @@ export class OperationService {
     const all = await store.list<StoredOperation>(OPERATIONS_KIND);
     await this.sweep(all);
     for (const record of all) {
-      if (record.value.status !== 'DONE') this.#track(this.#advance(record.value));
+      if (record.value.status !== 'DONE') this.#track(this.#drive(record.value));
     }
     this.#sweeper = setInterval(() => void this.sweep().catch(() => undefined), 10 * 60 * 1000);
     this.#sweeper.unref();
+    // Replicas sharing the store adopt the unfinished Operations of one that died (its leases lapse).
+    if (store.leases.shared) {
+      this.#adopter = setInterval(() => void this.#adopt().catch(() => undefined), this.#leaseMs / 2);
+      this.#adopter.unref();
+    }
   }
 
   /** close stops background work and releases every waiting `wait` call. */
@@ -95,6 +113,7 @@ export class OperationService {
     this.#closed = true;
     this.#closing();
     if (this.#sweeper) clearInterval(this.#sweeper);
+    if (this.#adopter) clearInterval(this.#adopter);
     this.#subscription?.close();
     for (const waiters of this.#waiters.values()) for (const wake of waiters) wake();
     this.#waiters.clear();
@@ -148,7 +167,7 @@ export class OperationService {
       });
     if (!instant) {
       const created = await record(async () => op);
-      if (created.fresh) this.#track(this.#advance(op));
+      if (created.fresh) this.#track(this.#drive(op));
       return created.op;
     }
     // Instant: the Operation is born DONE, in the same transaction as its work.
@@ -229,18 +248,49 @@ export class OperationService {
     this.#inFlight.add(tracked);
   }
 
-  /** advance walks a realistic Operation through its states from wherever it is. */
-  async #advance(op: StoredOperation): Promise<void> {
+  get #leaseMs(): number {
+    return this.options.leaseMs ?? 5_000;
+  }
+
+  /**
+   * drive advances an Operation while holding its lease, so exactly one replica works on it;
+   * when another replica holds the lease (it is driving it), this one leaves it alone.
+   */
+  async #drive(op: StoredOperation): Promise<void> {
+    const key = operationKey(op.project, op.scope, op.name);
+    if (this.#driving.has(key) || this.#closed) return;
+    this.#driving.add(key);
+    let lease: HeldLease | undefined;
+    try {
+      lease = await HeldLease.take(this.options.store.leases, `${OPERATIONS_KIND}/${key}`, this.#holder, this.#leaseMs);
+      if (lease !== undefined) await this.#advance(op, lease);
+    } finally {
+      await lease?.release();
+      this.#driving.delete(key);
+    }
+  }
+
+  /** adopt drives every unfinished Operation that no live replica holds (its driver died). */
+  async #adopt(): Promise<void> {
+    const all = await this.options.store.list<StoredOperation>(OPERATIONS_KIND);
+    for (const record of all) {
+      if (this.#closed) return;
+      if (record.value.status !== 'DONE' && !this.#driving.has(record.key)) this.#track(this.#drive(record.value));
+    }
+  }
+
+  /** advance walks a realistic Operation through its states from wherever it is, while `lease` holds. */
+  async #advance(op: StoredOperation, lease: HeldLease): Promise<void> {
     const { timers } = this.options;
     if (op.status === 'PENDING') {
       await Promise.race([timers.delay(this.options.pendingMs ?? 100), this.#closedSignal]);
-      if (this.#closed) return;
+      if (this.#closed || lease.lost) return;
       const running = await this.#update(op, (current) => (current.status === 'PENDING' ? { ...current, status: 'RUNNING', startTime: this.options.clock.now() } : undefined));
       if (running === undefined) return;
       op = running;
     }
     await Promise.race([timers.delay(this.options.runningMs ?? 300), this.#closedSignal]);
-    if (this.#closed) return;
+    if (this.#closed || lease.lost) return;
     await this.#finish(op);
   }
 

@@ -49,6 +49,9 @@ export function toComputeError(error: unknown, bodyLimit: number, contentType?: 
       case 'unsupported-media-type':
         // Fastify's message carries no type ("Unsupported Media Type"): name the request's own.
         return new ComputeError(415, 'badContent', `Unsupported content with type: ${contentType ?? problem.detail.replace(/^Unsupported Media Type: /, '')}`, 'INVALID_FIELD_VALUE');
+      case 'unavailable':
+        // What Google answers while a backend is down; gcloud retries it.
+        return new ComputeError(503, 'backendError', 'The service is currently unavailable.', 'SERVICE_UNAVAILABLE');
       default:
         return new ComputeError(problem.httpStatus, 'invalid', problem.detail, 'INVALID_FIELD_VALUE');
     }

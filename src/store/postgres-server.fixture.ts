@@ -1,0 +1,183 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chownSync, existsSync, readdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+/**
+ * A real, throw-away PostgreSQL server for tests and benchmarks: initdb in a temporary
+ * directory, `postgres` on a free loopback port (its unix socket inside that directory too), and
+ * everything removed by `stop`. Never a mock: when the server binaries are missing or the server
+ * does not come up, `startPostgres` throws, loudly, so the suite fails instead of skipping.
+ *
+ * As root (CI containers), PostgreSQL refuses to run, so the server runs as the `postgres` user
+ * Debian's package creates (or `FOGBANK_PG_USER`).
+ */
+
+/** PostgresServer is a running temporary server. */
+export interface PostgresServer {
+  readonly port: number;
+  /** url is a connection URL for `database` (default `postgres`) as the superuser `fogbank`. */
+  url(database?: string): string;
+  /** createDatabase makes a fresh, empty database and returns its URL. */
+  createDatabase(name: string): Promise<string>;
+  /** kill stops the server abruptly (SIGKILL), keeping its data, for outage tests. */
+  kill(): Promise<void>;
+  /** restart starts the server again on the same port and data after `kill`. */
+  restart(): Promise<void>;
+  /** stop shuts the server down and removes its directory. */
+  stop(): Promise<void>;
+}
+
+/** postgresBinDir finds the server binaries: FOGBANK_PG_BIN, else the newest /usr/lib/postgresql/N/bin. */
+export function postgresBinDir(): string {
+  const given = process.env['FOGBANK_PG_BIN'];
+  if (given !== undefined && given !== '') return given;
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((v) => existsSync(join(root, v, 'bin', 'postgres')))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  if (versions.length === 0) {
+    throw new Error(
+      'PostgreSQL server binaries not found (looked in /usr/lib/postgresql/*/bin and FOGBANK_PG_BIN): ' +
+        'install them (apt-get install -y postgresql; .ci/run does this) — the postgres store tests need a real server',
+    );
+  }
+  return join(root, versions[0]!, 'bin');
+}
+
+/**
+ * TEST_SETTINGS are the server settings tests run with. fsync off: these servers hold test data
+ * only and are never crashed themselves (the tests kill fogbank, and `kill` below loses nothing
+ * the server already handed to the OS).
+ */
+export const TEST_SETTINGS: Readonly<Record<string, string>> = { fsync: 'off' };
+
+/** startPostgres starts a fresh server with `settings` (postgres -c options); the caller must `stop` it. */
+export async function startPostgres(settings: Readonly<Record<string, string>> = TEST_SETTINGS): Promise<PostgresServer> {
+  const bin = postgresBinDir();
+  const dir = await mkdtemp(join(tmpdir(), 'fogbank-pg-'));
+  const data = join(dir, 'data');
+  const owner = serverUser();
+  let child: ChildProcess | undefined;
+  let log = '';
+  try {
+    if (owner !== undefined) chownSync(dir, owner.uid, owner.gid);
+    const init = spawnSync(join(bin, 'initdb'), ['-D', data, '-U', 'fogbank', '--auth=trust', '-E', 'UTF8', '--no-locale', '--no-sync'], {
+      encoding: 'utf8',
+      ...(owner === undefined ? {} : { uid: owner.uid, gid: owner.gid }),
+    });
+    if (init.status !== 0) throw new Error(`initdb failed (${String(init.status ?? init.error)}): ${init.stderr}`);
+    const port = await freePort();
+    const launch = async (): Promise<void> => {
+      log = '';
+      const options = Object.entries({ listen_addresses: '127.0.0.1', max_connections: '200', ...settings }).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
+      const proc = spawn(
+        join(bin, 'postgres'),
+        ['-D', data, '-p', String(port), '-k', dir, ...options],
+        // Its own process group, so a kill takes the backends with the postmaster at once (a
+        // backend outliving its postmaster would keep the next start from attaching shared memory).
+        { stdio: ['ignore', 'ignore', 'pipe'], detached: true, ...(owner === undefined ? {} : { uid: owner.uid, gid: owner.gid }) },
+      );
+      proc.stderr?.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)));
+      child = proc;
+      await waitReady(port, proc, () => log);
+    };
+    await launch();
+    const url = (database = 'postgres'): string => `postgres://fogbank@127.0.0.1:${port}/${database}`;
+    const killChild = async (): Promise<void> => {
+      const proc = child;
+      if (proc === undefined || proc.exitCode !== null || proc.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+      killGroup(proc);
+      await exited;
+    };
+    return {
+      port,
+      url,
+      async createDatabase(name) {
+        const client = new pg.Client({ connectionString: url() });
+        await client.connect();
+        try {
+          await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
+        } finally {
+          await client.end();
+        }
+        return url(name);
+      },
+      kill: killChild,
+      async restart() {
+        await killChild();
+        // A killed postmaster leaves its pid file; postgres removes a stale one itself.
+        await launch();
+      },
+      async stop() {
+        await killChild();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    if (child !== undefined && child.exitCode === null) killGroup(child);
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** killGroup SIGKILLs a server and every backend it forked. */
+function killGroup(proc: ChildProcess): void {
+  try {
+    if (proc.pid !== undefined) process.kill(-proc.pid, 'SIGKILL');
+  } catch {
+    proc.kill('SIGKILL');
+  }
+}
+
+/** serverUser is the account the server runs as when we are root; undefined otherwise. */
+function serverUser(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const name = process.env['FOGBANK_PG_USER'] ?? 'postgres';
+  const uid = spawnSync('id', ['-u', name], { encoding: 'utf8' });
+  const gid = spawnSync('id', ['-g', name], { encoding: 'utf8' });
+  if (uid.status !== 0 || gid.status !== 0) {
+    throw new Error(`running as root, PostgreSQL must run as another user, but user '${name}' does not exist (set FOGBANK_PG_USER)`);
+  }
+  return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** waitReady polls until the server accepts a connection (bounded: 60 s). */
+async function waitReady(port: number, proc: ChildProcess, log: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`postgres exited during start-up: ${log()}`);
+    const client = new pg.Client({ host: '127.0.0.1', port, user: 'fogbank', database: 'postgres' });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      await client.end();
+      return;
+    } catch {
+      await client.end().catch(() => undefined);
+    }
+    if (Date.now() > deadline) {
+      killGroup(proc);
+      throw new Error(`postgres did not accept connections on 127.0.0.1:${port} within 60 s: ${log()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

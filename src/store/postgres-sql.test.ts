@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { isConnectionFailure, redactUrl } from './postgres-connection.ts';
+import { prefixRange } from './postgres-sql.ts';
+
+describe('postgres helpers', () => {
+  it('turns a prefix into the key range holding exactly the keys that start with it', () => {
+    assert.deepEqual(prefixRange(undefined), [undefined, undefined]);
+    assert.deepEqual(prefixRange(''), [undefined, undefined]);
+    assert.deepEqual(prefixRange('p/global/'), ['p/global/', 'p/global0']);
+    assert.deepEqual(prefixRange('a\u{10FFFF}'), ['a\u{10FFFF}', 'b']);
+    assert.deepEqual(prefixRange('\u{10FFFF}'), ['\u{10FFFF}', undefined]);
+    assert.deepEqual(prefixRange('x\uD7FF'), ['x\uD7FF', 'x\uE000']);
+    assert.deepEqual(prefixRange('🙂'), ['🙂', '🙃']);
+  });
+
+  it('tells lost connections from statement errors', () => {
+    for (const error of [
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+      Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+      Object.assign(new Error('connection failure'), { code: '08006' }),
+      new Error('Connection terminated unexpectedly'),
+      new Error('timeout exceeded when trying to connect'),
+    ]) {
+      assert.equal(isConnectionFailure(error), true, error.message);
+    }
+    for (const error of [Object.assign(new Error('duplicate key'), { code: '23505' }), new TypeError('x'), 'text', null]) {
+      assert.equal(isConnectionFailure(error), false, String(error));
+    }
+  });
+
+  it('hides the password of a URL', () => {
+    assert.equal(redactUrl('postgres://u:secret@h:5432/db?sslmode=require'), 'postgres://u:***@h:5432/db?sslmode=require');
+    assert.equal(redactUrl('postgres://u@h/db'), 'postgres://u@h/db');
+  });
+});

@@ -1,0 +1,152 @@
+import type pg from 'pg';
+import type { Change, ChangeType, ListOptions, StoredRecord } from './store.ts';
+
+/**
+ * The SQL of the PostgreSQL backend, one place. Named statements are prepared once per
+ * connection by pg; multi-statement texts (simple protocol) save round trips where a
+ * transaction starts and ends.
+ */
+
+/** CHANGES_CHANNEL is the NOTIFY channel a commit announces its last revision on. */
+export const CHANGES_CHANNEL = 'fogbank_changes';
+
+/** WRITE_LOCK is the advisory lock every writing transaction holds from BEGIN to COMMIT. */
+export const WRITE_LOCK = 0x666f67_02;
+
+/**
+ * BEGIN_WRITE opens a writing transaction: it waits for the write lock (so writers of every
+ * replica take turns, and revisions are assigned in commit order with no gaps), then reads the
+ * revision counter and the compaction point under it.
+ */
+export const BEGIN_WRITE = `BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK}); SELECT key, value FROM fogbank_meta WHERE key IN ('revision', 'oldest')`;
+
+/** commitWrite is the end of a writing transaction that moved the revision to `revision`. */
+export function commitWrite(revision: number, compactTo: number | undefined): string {
+  const compact =
+    compactTo === undefined ? '' : `DELETE FROM fogbank_changes WHERE revision <= ${compactTo}; UPDATE fogbank_meta SET value = ${compactTo} WHERE key = 'oldest'; `;
+  // NOTIFY is delivered at COMMIT, in commit order, to every listening replica.
+  return `UPDATE fogbank_meta SET value = ${revision} WHERE key = 'revision'; ${compact}SELECT pg_notify('${CHANGES_CHANNEL}', '${revision}'); COMMIT`;
+}
+
+/** RecordRow is a row of fogbank_records. */
+export interface RecordRow {
+  readonly kind: string;
+  readonly key: string;
+  readonly value: string;
+  readonly create_revision: number;
+  readonly revision: number;
+}
+
+/** ChangeRow is a row of fogbank_changes. */
+export interface ChangeRow {
+  readonly revision: number;
+  readonly type: string;
+  readonly kind: string;
+  readonly key: string;
+  readonly value: string;
+  readonly create_revision: number;
+}
+
+/** toRecord parses a record row. */
+export function toRecord(row: RecordRow): StoredRecord {
+  return { kind: row.kind, key: row.key, value: JSON.parse(row.value) as unknown, createRevision: row.create_revision, revision: row.revision };
+}
+
+/** toChange parses a change row. */
+export function toChange(row: ChangeRow): Change {
+  return {
+    type: row.type as ChangeType,
+    kind: row.kind,
+    key: row.key,
+    value: JSON.parse(row.value) as unknown,
+    revision: row.revision,
+    createRevision: row.create_revision,
+  };
+}
+
+/** Queryable is a pool or a client: what reads run on. */
+export type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
+
+/** selectRecord reads one record. */
+export async function selectRecord(db: Queryable, kind: string, key: string): Promise<StoredRecord | undefined> {
+  const result = await db.query<RecordRow>({
+    name: 'fogbank_get',
+    text: 'SELECT kind, key, value, create_revision, revision FROM fogbank_records WHERE kind = $1 AND key = $2',
+    values: [kind, key],
+  });
+  const row = result.rows[0];
+  return row === undefined ? undefined : toRecord(row);
+}
+
+/** selectRecords lists records in key order (see prefixRange for how a prefix becomes a range). */
+export async function selectRecords(db: Queryable, kind: string, options: ListOptions): Promise<StoredRecord[]> {
+  if (options.limit !== undefined && options.limit <= 0) return [];
+  const [from, to] = prefixRange(options.prefix);
+  const result = await db.query<RecordRow>({
+    name: 'fogbank_list',
+    text:
+      'SELECT kind, key, value, create_revision, revision FROM fogbank_records WHERE kind = $1 ' +
+      'AND ($2::text IS NULL OR key >= $2) AND ($3::text IS NULL OR key < $3) AND ($4::text IS NULL OR key > $4) ' +
+      'ORDER BY key LIMIT $5',
+    values: [kind, from ?? null, to ?? null, options.after ?? null, options.limit ?? null],
+  });
+  const prefix = options.prefix;
+  return result.rows.filter((row) => prefix === undefined || row.key.startsWith(prefix)).map(toRecord);
+}
+
+/** countRecords counts records, optionally under a prefix. */
+export async function countRecords(db: Queryable, kind: string, prefix: string | undefined): Promise<number> {
+  const [from, to] = prefixRange(prefix);
+  const result = await db.query<{ n: number }>({
+    name: 'fogbank_count',
+    text: 'SELECT count(*)::int8 AS n FROM fogbank_records WHERE kind = $1 AND ($2::text IS NULL OR key >= $2) AND ($3::text IS NULL OR key < $3)',
+    values: [kind, from ?? null, to ?? null],
+  });
+  return result.rows[0]?.n ?? 0;
+}
+
+/**
+ * selectChanges reads the feed after `revision` together with the compaction point, in one
+ * statement (one snapshot), so a compaction running meanwhile cannot open a silent gap.
+ */
+export async function selectChanges(
+  db: Queryable,
+  revision: number,
+  kinds: readonly string[] | undefined,
+  limit: number | undefined,
+): Promise<{ oldest: number; changes: Change[] }> {
+  const result = await db.query<ChangeRow & { oldest: number }>({
+    name: 'fogbank_changes',
+    text:
+      "SELECT m.value AS oldest, c.revision, c.type, c.kind, c.key, c.value, c.create_revision FROM fogbank_meta m LEFT JOIN LATERAL (" +
+      'SELECT * FROM fogbank_changes WHERE revision > $1 AND ($2::text[] IS NULL OR kind = ANY($2)) ORDER BY revision LIMIT $3' +
+      ") c ON true WHERE m.key = 'oldest'",
+    values: [revision, kinds === undefined ? null : [...kinds], limit ?? null],
+  });
+  const oldest = result.rows[0]?.oldest ?? 0;
+  return { oldest, changes: result.rows.filter((row) => row.revision !== null).map(toChange) };
+}
+
+/** selectMeta reads one fogbank_meta value (`revision`, `oldest`). */
+export async function selectMeta(db: Queryable, key: 'revision' | 'oldest'): Promise<number> {
+  const result = await db.query<{ value: number }>({ name: `fogbank_meta_${key}`, text: 'SELECT value FROM fogbank_meta WHERE key = $1', values: [key] });
+  return result.rows[0]?.value ?? 0;
+}
+
+/**
+ * prefixRange turns a prefix into the key range [from, to) that holds exactly the keys starting
+ * with it, so a prefixed list is an index range scan: `to` is the prefix with its last code
+ * point incremented ("C" collation orders by code point). Undefined ends are open.
+ */
+export function prefixRange(prefix: string | undefined): [string | undefined, string | undefined] {
+  if (prefix === undefined || prefix === '') return [undefined, undefined];
+  const points = [...prefix];
+  while (points.length > 0) {
+    const last = points.pop()!.codePointAt(0)!;
+    if (last >= 0x10ffff) continue;
+    // Text cannot hold surrogates: the code point after U+D7FF is U+E000.
+    const next = last === 0xd7ff ? 0xe000 : last + 1;
+    return [prefix, points.join('') + String.fromCodePoint(next)];
+  }
+  return [prefix, undefined];
+}

@@ -1,0 +1,288 @@
+import pg from 'pg';
+import { subscribeWithBacklog } from './change-hub.ts';
+import { Mutex } from './mutex.ts';
+import { connectionConfig, isConnectionFailure, poolConfig, redactUrl, unavailableOr, type PostgresConnectionOptions } from './postgres-connection.ts';
+import { PostgresFeed } from './postgres-feed.ts';
+import { PostgresLeases } from './postgres-leases.ts';
+import { migratePostgres } from './postgres-migrations.ts';
+import { BEGIN_WRITE, commitWrite, countRecords, selectChanges, selectMeta, selectRecord, selectRecords } from './postgres-sql.ts';
+import { PostgresTransaction } from './postgres-transaction.ts';
+import { PostgresUploadBytes } from './postgres-upload-bytes.ts';
+import {
+  CompactedError,
+  StoreClosedError,
+  StoreUnavailableError,
+  type Change,
+  type ChangeListener,
+  type ListOptions,
+  type Store,
+  type StoreHealth,
+  type StoredRecord,
+  type Subscription,
+  type Transaction,
+} from './store.ts';
+
+/** PostgresStoreOptions tune the PostgreSQL backend; the defaults suit `fogbank start`. */
+export interface PostgresStoreOptions extends PostgresConnectionOptions {
+  /** How many changes the feed keeps for resumption (default 100,000). */
+  readonly changeRetention?: number;
+  /** How far the feed may outgrow `changeRetention` before a commit trims it (default 1,000). */
+  readonly compactionBatch?: number;
+  /** How often the change feed looks for missed commits while anyone subscribes (default 1 s). */
+  readonly pollMs?: number;
+  /** Told about connection trouble while running (the store keeps reconnecting). */
+  readonly onTrouble?: (message: string) => void;
+}
+
+const DEFAULT_RETENTION = 100_000;
+const DEFAULT_COMPACTION_BATCH = 1_000;
+// Bounds how long the first transaction of a group waits for the others before its commit, and
+// the savepoints (subtransactions) of one PostgreSQL transaction: past 64, PostgreSQL's
+// per-backend subtransaction cache overflows and every other session's snapshots slow down.
+const MAX_GROUP = 64;
+
+/** A queued `transact` call. */
+interface Job {
+  readonly fn: (tx: Transaction) => Promise<unknown>;
+  readonly resolve: (result: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * PostgresStore keeps state in a PostgreSQL database that several fogbank replicas share.
+ *
+ * Revisions: every writing transaction, whichever replica runs it, first takes one
+ * transaction-level advisory lock (WRITE_LOCK) and holds it to COMMIT, then reads and advances
+ * the revision counter in fogbank_meta. Writers therefore take turns, revisions are assigned
+ * in commit order, and PostgreSQL releases the lock only after the commit is visible, so a
+ * reader that sees revision N also sees every revision below it: a watcher never meets a gap
+ * or a reordering. (A sequence would not do: values are taken at insert, not at commit.) The
+ * lock also gives `transact` its exclusive-access contract across replicas, so a
+ * read-compare-write inside one transaction is safe everywhere.
+ *
+ * Group commit: transactions that queue in this process while one runs share one
+ * BEGIN … COMMIT (one lock acquisition, one WAL flush), each writing one behind its own
+ * savepoint, as the SQLite backend does; none is acknowledged before the shared COMMIT.
+ *
+ * Connections: a pool (`poolSize`, at least 2): the writer borrows one per group, reads outside
+ * transactions use the others (and see committed state only); the change feed keeps one more
+ * connection for LISTEN. A lost database makes calls fail with StoreUnavailableError (a 503)
+ * rather than hang; the pool reconnects on demand and LISTEN with backoff.
+ */
+export class PostgresStore implements Store {
+  readonly backend = 'postgres';
+  readonly leases: PostgresLeases;
+  readonly uploads: PostgresUploadBytes;
+  readonly #pool: pg.Pool;
+  readonly #feed: PostgresFeed;
+  readonly #mutex = new Mutex();
+  readonly #retention: number;
+  readonly #compactionBatch: number;
+  readonly #queue: Job[] = [];
+  #draining = false;
+  #closed = false;
+
+  /**
+   * open connects to `url`, migrates the schema (once, whichever replica gets there first) and
+   * starts listening for other replicas' commits. An unreachable database throws
+   * StoreUnavailableError naming the (password-redacted) URL.
+   */
+  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+    const pool = new pg.Pool(poolConfig(url, options));
+    // An idle pooled connection that dies (database restart) is dropped; the next query reconnects.
+    pool.on('error', (error) => options.onTrouble?.(`pool: ${error.message}`));
+    try {
+      const client = await pool.connect();
+      try {
+        await migratePostgres(client, redactUrl(url));
+      } finally {
+        client.release();
+      }
+      const revision = await selectMeta(pool, 'revision');
+      const store = new PostgresStore(pool, url, revision, options);
+      try {
+        await store.#feed.start();
+      } catch (error) {
+        await store.#feed.close();
+        throw error;
+      }
+      return store;
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      const mapped = unavailableOr(error);
+      if (mapped instanceof StoreUnavailableError) {
+        throw new StoreUnavailableError(new Error(`cannot reach ${redactUrl(url)}: ${errorText(error)}`));
+      }
+      throw mapped;
+    }
+  }
+
+  private constructor(pool: pg.Pool, url: string, revision: number, options: PostgresStoreOptions) {
+    this.#pool = pool;
+    this.#retention = options.changeRetention ?? DEFAULT_RETENTION;
+    this.#compactionBatch = options.compactionBatch ?? DEFAULT_COMPACTION_BATCH;
+    this.leases = new PostgresLeases(pool);
+    this.uploads = new PostgresUploadBytes(pool);
+    this.#feed = new PostgresFeed(
+      connectionConfig(url, options),
+      { changesAfter: (after, limit) => this.changesSince(after, { limit }) },
+      revision,
+      { ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }), ...(options.onTrouble ? { onTrouble: options.onTrouble } : {}) },
+    );
+  }
+
+  async currentRevision(): Promise<number> {
+    return this.#read(() => selectMeta(this.#pool, 'revision'));
+  }
+
+  async get<T>(kind: string, key: string): Promise<StoredRecord<T> | undefined> {
+    return this.#read(async () => (await selectRecord(this.#pool, kind, key)) as StoredRecord<T> | undefined);
+  }
+
+  async list<T>(kind: string, options: ListOptions = {}): Promise<StoredRecord<T>[]> {
+    return this.#read(async () => (await selectRecords(this.#pool, kind, options)) as StoredRecord<T>[]);
+  }
+
+  async count(kind: string, options: Pick<ListOptions, 'prefix'> = {}): Promise<number> {
+    return this.#read(() => countRecords(this.#pool, kind, options.prefix));
+  }
+
+  async transact<R>(fn: (tx: Transaction) => Promise<R>): Promise<R> {
+    this.#check();
+    return new Promise<R>((resolve, reject) => {
+      this.#queue.push({ fn, resolve: resolve as (result: unknown) => void, reject });
+      if (this.#draining) return;
+      this.#draining = true;
+      void this.#mutex.run(() => this.#drain());
+    });
+  }
+
+  async changesSince(revision: number, options: { readonly kinds?: readonly string[]; readonly limit?: number } = {}): Promise<Change[]> {
+    return this.#read(async () => {
+      const { oldest, changes } = await selectChanges(this.#pool, revision, options.kinds, options.limit);
+      if (revision < oldest) throw new CompactedError(revision, oldest);
+      return changes;
+    });
+  }
+
+  async oldestResumableRevision(): Promise<number> {
+    return this.#read(() => selectMeta(this.#pool, 'oldest'));
+  }
+
+  async subscribe(fromRevision: number, listener: ChangeListener, options: { readonly kinds?: readonly string[] } = {}): Promise<Subscription> {
+    this.#check();
+    return subscribeWithBacklog(this.#feed.hub, fromRevision, listener, options.kinds, (after) =>
+      this.changesSince(after, { ...(options.kinds ? { kinds: options.kinds } : {}), limit: 1000 }),
+    );
+  }
+
+  async health(): Promise<StoreHealth> {
+    this.#check();
+    try {
+      await this.#pool.query('SELECT 1');
+      if (!this.#feed.listening) return { backend: this.backend, ok: false, detail: 'the change feed is reconnecting to the database' };
+      return { backend: this.backend, ok: true };
+    } catch (error) {
+      return { backend: this.backend, ok: false, detail: errorText(error) };
+    }
+  }
+
+  async close(): Promise<void> {
+    // Queued transactions run first: the mutex orders close after the drain already scheduled.
+    await this.#mutex.run(async () => {
+      if (this.#closed) return;
+      this.#closed = true;
+      await this.#feed.close();
+      await this.#pool.end();
+    });
+  }
+
+  /** Runs queued transactions, a group per PostgreSQL transaction, until the queue is empty. */
+  async #drain(): Promise<void> {
+    try {
+      while (this.#queue.length > 0) {
+        const group = this.#queue.splice(0, MAX_GROUP);
+        if (this.#closed) for (const job of group) job.reject(new StoreClosedError());
+        else await this.#commitGroup(group);
+      }
+    } finally {
+      this.#draining = false;
+    }
+  }
+
+  async #commitGroup(group: readonly Job[]): Promise<void> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      for (const job of group) job.reject(unavailableOr(error));
+      return;
+    }
+    // A connection lost mid-group must not become an unhandled 'error' event.
+    const onError = (): void => undefined;
+    client.on('error', onError);
+    const done: { job: Job; tx: PostgresTransaction; result: unknown }[] = [];
+    let broken: unknown;
+    try {
+      const begun = (await client.query(BEGIN_WRITE)) as unknown as pg.QueryResult<{ key: string; value: number }>[];
+      const meta = new Map(begun[2]!.rows.map((row) => [row.key, row.value]));
+      const start = meta.get('revision') ?? 0;
+      const oldest = meta.get('oldest') ?? 0;
+      let revision = start;
+      // A lone job needs no savepoint: if it throws, rolling back the whole transaction undoes it.
+      const shared = group.length > 1;
+      for (const job of group) {
+        const tx = new PostgresTransaction(client, revision, shared);
+        try {
+          const result = await job.fn(tx);
+          tx.finish();
+          revision = tx.revision;
+          done.push({ job, tx, result });
+        } catch (error) {
+          tx.finish();
+          if (!shared || tx.poisoned || isConnectionFailure(error)) throw error;
+          // Savepoints are left unreleased (a release is a round trip); ROLLBACK TO finds the newest.
+          if (tx.savepoint) await client.query('ROLLBACK TO SAVEPOINT job');
+          job.reject(error);
+        }
+      }
+      if (revision === start) await client.query('COMMIT');
+      else {
+        const compactTo = revision - oldest > this.#retention + this.#compactionBatch ? revision - this.#retention : undefined;
+        await client.query(commitWrite(revision, compactTo));
+      }
+    } catch (error) {
+      broken = error;
+      await client.query('ROLLBACK').catch(() => undefined);
+      // Nothing of the group is durable: fail all its jobs (rejecting a settled one is a no-op).
+      for (const job of group) job.reject(unavailableOr(error));
+      return;
+    } finally {
+      client.off('error', onError);
+      // A client whose connection failed is destroyed rather than reused.
+      client.release(broken !== undefined && unavailableOr(broken) instanceof StoreUnavailableError ? (broken as Error) : undefined);
+    }
+    await this.#feed.publishLocal(done.flatMap(({ tx }) => tx.changes));
+    for (const { job, result } of done) job.resolve(result);
+  }
+
+  async #read<R>(fn: () => Promise<R>): Promise<R> {
+    this.#check();
+    try {
+      return await fn();
+    } catch (error) {
+      if (this.#closed) throw new StoreClosedError();
+      throw unavailableOr(error);
+    }
+  }
+
+  #check(): void {
+    if (this.#closed) throw new StoreClosedError();
+  }
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) return errorText(error.errors[0]);
+  if (error instanceof Error) return error.message || (error as { code?: string }).code || error.name;
+  return String(error);
+}
