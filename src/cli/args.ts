@@ -12,6 +12,7 @@ export interface StartArgs {
   operations: OperationsMode;
   config: string | undefined;
   logLevel: LogLevel;
+  mailRelay: string | undefined;
 }
 
 /** UsageError is a command-line mistake; the CLI prints it with the usage text and exits 2. */
@@ -22,9 +23,10 @@ export class UsageError extends Error {
 /** START_USAGE is the help text of `fogbank start`. */
 export const START_USAGE = `usage: fogbank start [--host 127.0.0.1] [--port 8780] [--data-dir ./.fogbank] [--ephemeral]
                      [--store sqlite|memory|postgres://…] [--admin-token TOKEN]
-                     [--operations realistic|instant] [--config FILE] [--log-level silent|error|warn|info|debug]`;
+                     [--operations realistic|instant] [--config FILE] [--log-level silent|error|warn|info|debug]
+                     [--mail-relay smtp://host:port]`;
 
-const VALUE_FLAGS: ReadonlySet<string> = new Set(['host', 'port', 'data-dir', 'store', 'admin-token', 'operations', 'config', 'log-level']);
+const VALUE_FLAGS: ReadonlySet<string> = new Set(['host', 'port', 'data-dir', 'store', 'admin-token', 'operations', 'config', 'log-level', 'mail-relay']);
 
 /** parseStartArgs reads `fogbank start` flags (`--flag value` or `--flag=value`). */
 export function parseStartArgs(argv: readonly string[]): StartArgs {
@@ -38,6 +40,7 @@ export function parseStartArgs(argv: readonly string[]): StartArgs {
     operations: 'realistic',
     config: undefined,
     logLevel: 'info',
+    mailRelay: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -88,6 +91,10 @@ export function parseStartArgs(argv: readonly string[]): StartArgs {
       case 'log-level':
         if (!isLogLevel(value)) throw new UsageError(`--log-level must be silent, error, warn, info or debug, not '${value}'`);
         args.logLevel = value;
+        break;
+      case 'mail-relay':
+        if (!/^smtps?:\/\/[^/:]+(:\d+)?\/?$/.test(value)) throw new UsageError(`--mail-relay must be smtp://host:port or smtps://host:port, not '${value}'`);
+        args.mailRelay = value;
         break;
       default:
         throw new UsageError(`unknown flag --${name}`);
