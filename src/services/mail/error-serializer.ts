@@ -3,7 +3,7 @@ import { TransportProblemError, transportProblemOf } from '../../core/errors.ts'
 import { MalformedJsonError, pointAtJsonError } from '../../core/json-body.ts';
 import { DEFAULT_BODY_LIMIT } from '../../core/server.ts';
 import type { ErrorResponse, ErrorSite } from '../../core/service.ts';
-import { UploadError } from '../../core/uploads/index.ts';
+import { UploadError, wrongUrlForUpload } from '../../core/uploads/index.ts';
 import { MailError } from './errors.ts';
 
 /** toMailError maps anything thrown under the mail paths onto the mail dialect. */
@@ -25,8 +25,11 @@ export function toMailError(error: unknown, site: ErrorSite): MailError {
         return new MailError(404, 'notFound', 'NOT_FOUND', `The requested URL ${problem.detail} was not found on this server.`);
       case 'method-not-allowed':
         return new MailError(405, 'httpMethodNotAllowed', 'UNIMPLEMENTED', `Request method ${site.method} is not supported by ${site.path}.`);
-      case 'unsupported-media-type':
-        return new MailError(400, 'badContent', 'INVALID_ARGUMENT', `Unsupported content with type: ${site.contentType ?? ''}`);
+      case 'unsupported-media-type': {
+        // Media sent to a metadata address: Google points the client at the upload address.
+        const wrong = wrongUrlForUpload();
+        return new MailError(wrong.httpStatus, wrong.reason, wrong.status, wrong.message);
+      }
       default:
         return new MailError(problem.httpStatus, 'badRequest', 'INVALID_ARGUMENT', problem.detail);
     }
