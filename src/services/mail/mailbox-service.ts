@@ -153,7 +153,8 @@ export class MailboxService {
   /** history lists changes after `startHistoryId`, optionally of some types or one label. */
   async history(mailbox: string, startHistoryId: number, types: readonly string[], labelId: string | undefined, maxResults: number, pageToken: string | undefined): Promise<Record<string, unknown>> {
     const records = await this.store.list<HistoryRecord>(KINDS.history, { prefix: `${mailbox}/`, after: historyKey(mailbox, startHistoryId) });
-    const wanted = new Set(types);
+    // historyTypes values are singular (messageAdded); the History fields plural (messagesAdded).
+    const wanted = new Set(types.map((type) => HISTORY_FIELDS[type] ?? type));
     const entries = records
       .map((record) => record.value)
       .map((entry) => filterHistory(entry, wanted, labelId))
@@ -226,6 +227,8 @@ export class MailboxService {
     for (const id of ids) if (!SYSTEM_LABEL_IDS.has(id) && !user.has(id)) throw invalidArgument(`Invalid label: ${id}`);
   }
 }
+
+const HISTORY_FIELDS: Readonly<Record<string, string>> = { messageAdded: 'messagesAdded', messageDeleted: 'messagesDeleted', labelAdded: 'labelsAdded', labelRemoved: 'labelsRemoved' };
 
 function filterHistory(entry: HistoryRecord, wanted: ReadonlySet<string>, labelId: string | undefined): HistoryRecord | undefined {
   const keep = (name: string): boolean => wanted.size === 0 || wanted.has(name);

@@ -57,7 +57,8 @@ export async function readHeaderBlockFromFile(path: string): Promise<HeaderBlock
 }
 
 function parseHeaders(section: Buffer): Headers {
-  const firstLine = section.subarray(0, Math.max(section.indexOf(0x0a), 0)).toString('latin1');
+  const newline = section.indexOf(0x0a);
+  const firstLine = section.subarray(0, newline === -1 ? section.length : newline).toString('latin1');
   // A message must open with a header field ("Name: value"); a body with no headers is not RFC 822.
   if (section.length > 0 && firstLine.trim() !== '' && !/^[!-9;-~]+:/.test(firstLine)) {
     throw invalidArgument('Invalid RFC822 message: it does not start with a header field.');
