@@ -1,10 +1,10 @@
 import type { Clock } from '../../core/clock.ts';
 import type { IdSource } from '../../core/ids.ts';
-import type { Store } from '../../store/store.ts';
+import type { Store, Transaction } from '../../store/store.ts';
 import { notFound } from './errors.ts';
 import { allRecipients } from './mime/addresses.ts';
 import type { MessageFiles, RawSource } from './message-files.ts';
-import { addMessage, removeMessage } from './mailbox-writes.ts';
+import { addMessage, removeMessage, shareFile } from './mailbox-writes.ts';
 import { key, KINDS, newDraftId, newMessageId, type DraftRecord, type MessageRecord } from './model.ts';
 import { composeOutgoing, withoutBcc, type OutgoingMessage } from './outgoing.ts';
 import type { Relay } from './relay.ts';
@@ -50,7 +50,7 @@ export class ComposeService {
   async createDraft(mailbox: string, source: RawSource, threadId: string | undefined): Promise<DraftAnswer> {
     const outgoing = await composeOutgoing(source, mailbox, 'draft', this.files, this.clock, this.ids);
     const draftId = newDraftId(this.ids);
-    return this.#guard(outgoing, [], async () =>
+    return this.#guard(outgoing, async () =>
       this.store.transact(async (tx) => {
         const message = await this.#storeDraftMessage(tx, mailbox, outgoing, threadId);
         await tx.put(KINDS.drafts, key(mailbox, draftId), { id: draftId, messageId: message.id } satisfies DraftRecord, { expectRevision: 0 });
@@ -64,15 +64,13 @@ export class ComposeService {
     await this.#draft(mailbox, draftId);
     const outgoing = await composeOutgoing(source, mailbox, 'draft', this.files, this.clock, this.ids);
     const replaced: string[] = [];
-    const answer = await this.#guard(outgoing, [], async () =>
+    const answer = await this.#guard(outgoing, async () =>
       this.store.transact(async (tx) => {
         const draft = await tx.get<DraftRecord>(KINDS.drafts, key(mailbox, draftId));
         if (draft === undefined) throw notFound();
         const old = await tx.get<MessageRecord>(KINDS.messages, key(mailbox, draft.value.messageId));
-        if (old !== undefined) {
-          await removeMessage(tx, mailbox, old.value);
-          replaced.push(old.value.file);
-        }
+        const unused = old === undefined ? undefined : await removeMessage(tx, mailbox, old.value);
+        if (unused !== undefined) replaced.push(unused);
         const message = await this.#storeDraftMessage(tx, mailbox, outgoing, threadId ?? old?.value.threadId);
         await tx.put(KINDS.drafts, key(mailbox, draftId), { id: draftId, messageId: message.id } satisfies DraftRecord);
         return { id: draftId, message: minimal(message) };
@@ -87,14 +85,16 @@ export class ComposeService {
     const { draft, message } = await this.#draft(mailbox, draftId);
     const raw: RawSource = source ?? { kind: 'file', path: this.files.path(message.file) };
     const outgoing = await composeOutgoing(raw, mailbox, 'send', this.files, this.clock, this.ids);
+    const unused: string[] = [];
     const sent = await this.#deliver(mailbox, outgoing, threadId ?? message.threadId, async (tx) => {
       const current = await tx.get<DraftRecord>(KINDS.drafts, key(mailbox, draftId));
       if (current === undefined) throw notFound();
       await tx.delete(KINDS.drafts, key(mailbox, draftId));
       const draftMessage = await tx.get<MessageRecord>(KINDS.messages, key(mailbox, draft.messageId));
-      if (draftMessage !== undefined) await removeMessage(tx, mailbox, draftMessage.value);
+      const file = draftMessage === undefined ? undefined : await removeMessage(tx, mailbox, draftMessage.value);
+      if (file !== undefined) unused.push(file);
     });
-    await this.files.remove(message.file);
+    await Promise.all(unused.map((file) => this.files.remove(file)));
     return sent;
   }
 
@@ -106,8 +106,7 @@ export class ComposeService {
       await tx.delete(KINDS.drafts, key(mailbox, draftId));
       const message = await tx.get<MessageRecord>(KINDS.messages, key(mailbox, draft.value.messageId));
       if (message === undefined) return undefined;
-      await removeMessage(tx, mailbox, message.value);
-      return message.value.file;
+      return removeMessage(tx, mailbox, message.value);
     });
     if (file !== undefined) await this.files.remove(file);
   }
@@ -120,35 +119,38 @@ export class ComposeService {
     return { draft: draft.value, message: message.value };
   }
 
-  async #storeDraftMessage(tx: Parameters<Parameters<Store['transact']>[0]>[0], mailbox: string, outgoing: OutgoingMessage, threadId: string | undefined): Promise<MessageRecord> {
+  async #storeDraftMessage(tx: Transaction, mailbox: string, outgoing: OutgoingMessage, threadId: string | undefined): Promise<MessageRecord> {
     const id = newMessageId(this.clock.now(), this.ids);
     const thread = await threadFor(tx, mailbox, id, outgoing.references, outgoing.subject, threadId, true);
+    await shareFile(tx, outgoing.senderFile.name, 1);
     return addMessage(tx, mailbox, this.#record(id, thread, ['DRAFT'], outgoing, outgoing.senderFile, false));
   }
 
-  async #deliver(mailbox: string, outgoing: OutgoingMessage, threadId: string | undefined, alsoInTransaction: ((tx: Parameters<Parameters<Store['transact']>[0]>[0]) => Promise<void>) | undefined): Promise<MinimalMessage> {
-    const recipients = allRecipients(outgoing.recipients).filter((address) => address !== mailbox);
-    const toSelf = recipients.length !== allRecipients(outgoing.recipients).length;
-    const copies: string[] = [];
-    const sent = await this.#guard(outgoing, copies, async () => {
-      for (let i = 0; i < recipients.length; i++) copies.push(await this.files.share(outgoing.deliveryFile.name));
-      return this.store.transact(async (tx) => {
+  async #deliver(mailbox: string, outgoing: OutgoingMessage, threadId: string | undefined, alsoInTransaction: ((tx: Transaction) => Promise<void>) | undefined): Promise<MinimalMessage> {
+    const everyone = allRecipients(outgoing.recipients);
+    const recipients = everyone.filter((address) => address !== mailbox);
+    const toSelf = recipients.length !== everyone.length;
+    const separate = outgoing.deliveryFile.name !== outgoing.senderFile.name;
+    const sent = await this.#guard(outgoing, async () =>
+      this.store.transact(async (tx) => {
         await alsoInTransaction?.(tx);
+        // One raw file serves every copy that has the same bytes; it is unlinked with its last message.
+        await shareFile(tx, outgoing.senderFile.name, separate ? 1 : 1 + recipients.length);
+        if (separate && recipients.length > 0) await shareFile(tx, outgoing.deliveryFile.name, recipients.length);
         const id = newMessageId(this.clock.now(), this.ids);
         const thread = await threadFor(tx, mailbox, id, outgoing.references, outgoing.subject, threadId, true);
         const labels = toSelf ? ['SENT', 'INBOX', 'UNREAD'] : ['SENT'];
         const message = await addMessage(tx, mailbox, this.#record(id, thread, labels, outgoing, outgoing.senderFile, false));
-        for (const [index, recipient] of recipients.entries()) {
+        for (const recipient of recipients) {
           const copyId = newMessageId(this.clock.now(), this.ids);
           const copyThread = await threadFor(tx, recipient, copyId, outgoing.references, outgoing.subject, undefined, false);
-          await addMessage(tx, recipient, this.#record(copyId, copyThread, ['INBOX', 'UNREAD'], outgoing, { name: copies[index]!, size: outgoing.deliveryFile.size }, true));
+          await addMessage(tx, recipient, this.#record(copyId, copyThread, ['INBOX', 'UNREAD'], outgoing, outgoing.deliveryFile, true));
         }
         return message;
-      });
-    });
-    // The recipients' copies are links of their own; the unlinked original is no longer needed.
-    if (outgoing.deliveryFile.name !== outgoing.senderFile.name) await this.files.remove(outgoing.deliveryFile.name);
-    this.relay?.forward(mailbox, sent.id, this.files.path(copies[0] ?? outgoing.senderFile.name), mailbox, allRecipients(outgoing.recipients));
+      }),
+    );
+    if (separate && recipients.length === 0) await this.files.remove(outgoing.deliveryFile.name);
+    this.relay?.forward(mailbox, sent.id, this.files.path(outgoing.deliveryFile.name), mailbox, everyone);
     return minimal(sent);
   }
 
@@ -167,11 +169,11 @@ export class ComposeService {
   }
 
   /** #guard removes every file the write made when the write fails, so nothing half-stored stays. */
-  async #guard<R>(outgoing: OutgoingMessage, copies: readonly string[], write: () => Promise<R>): Promise<R> {
+  async #guard<R>(outgoing: OutgoingMessage, write: () => Promise<R>): Promise<R> {
     try {
       return await write();
     } catch (error) {
-      const names = new Set([outgoing.senderFile.name, outgoing.deliveryFile.name, ...copies]);
+      const names = new Set([outgoing.senderFile.name, outgoing.deliveryFile.name]);
       await Promise.all([...names].map((name) => this.files.remove(name)));
       throw error;
     }

@@ -79,10 +79,9 @@ export class MailboxService {
     const file = await this.store.transact(async (tx) => {
       const current = await tx.get<MessageRecord>(KINDS.messages, key(mailbox, id));
       if (current === undefined) throw notFound();
-      await removeMessage(tx, mailbox, current.value);
-      return current.value.file;
+      return removeMessage(tx, mailbox, current.value);
     });
-    await this.files.remove(file);
+    if (file !== undefined) await this.files.remove(file);
   }
 
   /** attachment returns a part's decoded body: `{attachmentId, size, data}`. */

@@ -1,5 +1,5 @@
 import type { Transaction } from '../../store/store.ts';
-import { historyKey, key, KINDS, type HistoryRecord, type MailboxRecord, type MessageRecord } from './model.ts';
+import { historyKey, key, KINDS, type FileRefs, type HistoryRecord, type MailboxRecord, type MessageRecord } from './model.ts';
 
 /** HistoryChange is a history entry without its id (the mailbox assigns it). */
 export type HistoryChange = Omit<HistoryRecord, 'id'>;
@@ -36,14 +36,35 @@ export async function addMessage(tx: Transaction, mailbox: string, message: Omit
   return stored;
 }
 
-/** removeMessage deletes a message for good and records messagesDeleted. */
-export async function removeMessage(tx: Transaction, mailbox: string, message: MessageRecord): Promise<void> {
+/** shareFile records that `refs` more messages use the raw file `name`. */
+export async function shareFile(tx: Transaction, name: string, refs: number): Promise<void> {
+  const current = await tx.get<FileRefs>(KINDS.files, name);
+  await tx.put(KINDS.files, name, { refs: (current?.value.refs ?? 0) + refs } satisfies FileRefs);
+}
+
+/** releaseFile drops one message's use of a raw file; true when it was the last (the caller unlinks it after commit). */
+export async function releaseFile(tx: Transaction, name: string): Promise<boolean> {
+  const current = await tx.get<FileRefs>(KINDS.files, name);
+  if (current === undefined || current.value.refs <= 1) {
+    await tx.delete(KINDS.files, name);
+    return true;
+  }
+  await tx.put(KINDS.files, name, { refs: current.value.refs - 1 } satisfies FileRefs);
+  return false;
+}
+
+/**
+ * removeMessage deletes a message for good and records messagesDeleted; it returns the raw
+ * file's name when no message uses it any more (unlink it once the transaction committed).
+ */
+export async function removeMessage(tx: Transaction, mailbox: string, message: MessageRecord): Promise<string | undefined> {
   await tx.delete(KINDS.messages, key(mailbox, message.id));
   if (message.search.rfc822msgid !== '') {
     const indexed = await tx.get<{ id: string }>(KINDS.messageIds, key(mailbox, message.search.rfc822msgid));
     if (indexed?.value.id === message.id) await tx.delete(KINDS.messageIds, key(mailbox, message.search.rfc822msgid));
   }
   await recordHistory(tx, mailbox, { messages: [{ id: message.id, threadId: message.threadId }], messagesDeleted: [{ message: refOf(message) }] });
+  return (await releaseFile(tx, message.file)) ? message.file : undefined;
 }
 
 /** relabel applies label additions and removals, recording labelsAdded / labelsRemoved; returns the updated message. */

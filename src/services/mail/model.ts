@@ -8,6 +8,8 @@ export const KINDS = {
   labels: 'mail.labels',
   history: 'mail.history',
   mailboxes: 'mail.mailboxes',
+  /** Raw file name → how many messages (in any mailbox) refer to it. */
+  files: 'mail.files',
   /** Message-ID header → message, per mailbox, for threading replies. */
   messageIds: 'mail.messageIds',
 } as const;
@@ -62,6 +64,11 @@ export interface LabelRecord {
   readonly messageListVisibility?: string;
   readonly labelListVisibility?: string;
   readonly color?: { readonly textColor?: string; readonly backgroundColor?: string };
+}
+
+/** FileRefs counts the messages that share one raw file (a send's copies in every recipient's mailbox). */
+export interface FileRefs {
+  readonly refs: number;
 }
 
 /** MailboxRecord holds a mailbox's counters. */

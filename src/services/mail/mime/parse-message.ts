@@ -154,6 +154,10 @@ export const SNIPPET_LENGTH = 200;
 
 /** snippetOf makes Gmail's snippet: the text's whitespace collapsed, cut to SNIPPET_LENGTH, HTML-escaped. */
 export function snippetOf(text: string): string {
-  const collapsed = text.replace(/\s+/g, ' ').trim().slice(0, SNIPPET_LENGTH).trimEnd();
+  // Collapse only the head of a long text; fall back to all of it when the head is mostly whitespace.
+  const head = text.length > 4 * SNIPPET_LENGTH ? text.slice(0, 4 * SNIPPET_LENGTH) : text;
+  let collapsed = head.replace(/\s+/g, ' ').trim();
+  if (collapsed.length < SNIPPET_LENGTH && head.length < text.length) collapsed = text.replace(/\s+/g, ' ').trim();
+  collapsed = collapsed.slice(0, SNIPPET_LENGTH).trimEnd();
   return collapsed.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
