@@ -3,7 +3,7 @@ import type { IdSource } from '../../core/ids.ts';
 import type { Store, Transaction } from '../../store/store.ts';
 import { notFound } from './errors.ts';
 import { allRecipients } from './mime/addresses.ts';
-import type { MessageFiles, RawSource } from './message-files.ts';
+import type { MessageFiles, RawSource, StoredRaw } from './message-files.ts';
 import { addMessage, removeMessage, shareFile } from './mailbox-writes.ts';
 import { key, KINDS, newDraftId, newMessageId, type DraftRecord, type MessageRecord } from './model.ts';
 import { composeOutgoing, withoutBcc, type OutgoingMessage } from './outgoing.ts';
@@ -83,7 +83,7 @@ export class ComposeService {
   /** sendDraft sends a draft (after replacing its message when `source` is given) and deletes it. */
   async sendDraft(mailbox: string, draftId: string, source: RawSource | undefined, threadId: string | undefined): Promise<MinimalMessage> {
     const { draft, message } = await this.#draft(mailbox, draftId);
-    const raw: RawSource = source ?? { kind: 'file', path: this.files.path(message.file) };
+    const raw: RawSource = source ?? (await this.files.source(message.file));
     const outgoing = await composeOutgoing(raw, mailbox, 'send', this.files, this.clock, this.ids);
     const unused: string[] = [];
     const sent = await this.#deliver(mailbox, outgoing, threadId ?? message.threadId, async (tx) => {
@@ -122,7 +122,7 @@ export class ComposeService {
   async #storeDraftMessage(tx: Transaction, mailbox: string, outgoing: OutgoingMessage, threadId: string | undefined): Promise<MessageRecord> {
     const id = newMessageId(this.clock.now(), this.ids);
     const thread = await threadFor(tx, mailbox, id, outgoing.references, outgoing.subject, threadId, true);
-    await shareFile(tx, outgoing.senderFile.name, 1);
+    await shareFile(tx, outgoing.senderFile, 1);
     return addMessage(tx, mailbox, this.#record(id, thread, ['DRAFT'], outgoing, outgoing.senderFile, false));
   }
 
@@ -135,8 +135,8 @@ export class ComposeService {
       this.store.transact(async (tx) => {
         await alsoInTransaction?.(tx);
         // One raw file serves every copy that has the same bytes; it is unlinked with its last message.
-        await shareFile(tx, outgoing.senderFile.name, separate ? 1 : 1 + recipients.length);
-        if (separate && recipients.length > 0) await shareFile(tx, outgoing.deliveryFile.name, recipients.length);
+        await shareFile(tx, outgoing.senderFile, separate ? 1 : 1 + recipients.length);
+        if (separate && recipients.length > 0) await shareFile(tx, outgoing.deliveryFile, recipients.length);
         const id = newMessageId(this.clock.now(), this.ids);
         const thread = await threadFor(tx, mailbox, id, outgoing.references, outgoing.subject, threadId, true);
         const labels = toSelf ? ['SENT', 'INBOX', 'UNREAD'] : ['SENT'];
@@ -150,11 +150,11 @@ export class ComposeService {
       }),
     );
     if (separate && recipients.length === 0) await this.files.remove(outgoing.deliveryFile.name);
-    this.relay?.forward(mailbox, sent.id, this.files.path(outgoing.deliveryFile.name), mailbox, everyone);
+    this.relay?.forward(mailbox, sent.id, outgoing.deliveryFile.inline ?? (await this.files.source(outgoing.deliveryFile.name)), mailbox, everyone);
     return minimal(sent);
   }
 
-  #record(id: string, threadId: string, labelIds: string[], outgoing: OutgoingMessage, file: { name: string; size: number }, delivered: boolean): Omit<MessageRecord, 'historyId'> {
+  #record(id: string, threadId: string, labelIds: string[], outgoing: OutgoingMessage, file: StoredRaw, delivered: boolean): Omit<MessageRecord, 'historyId'> {
     return {
       id,
       threadId,

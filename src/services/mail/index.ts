@@ -27,7 +27,7 @@ export const mailService: ServiceDefinition = {
     const area = openFileArea(context.dataDir, 'mail');
     const engine = new UploadEngine({ family: 'mail', store: context.store, clock: context.clock, ids: context.ids, area });
     await engine.open();
-    const files = new MessageFiles(area);
+    const files = new MessageFiles(area, context.store);
     const relay = context.mailRelay === undefined ? undefined : new Relay(context.mailRelay, context.store);
     const routes: MailRoutes = {
       auth: context.auth,

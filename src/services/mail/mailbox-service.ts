@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import type { Clock } from '../../core/clock.ts';
 import type { Store } from '../../store/store.ts';
 import { invalidArgument, MailError, notFound } from './errors.ts';
@@ -46,7 +45,7 @@ export class MailboxService {
 
   /** render renders a message in a format, reading the raw file for `raw`. */
   async render(message: MessageRecord, format: MessageFormat, metadataHeaders: readonly string[]): Promise<Record<string, unknown>> {
-    const raw = format === 'raw' ? await readFile(this.files.path(message.file)) : undefined;
+    const raw = format === 'raw' ? await this.files.bytes(message.file) : undefined;
     return renderMessage(message, format, metadataHeaders, raw);
   }
 
@@ -90,7 +89,7 @@ export class MailboxService {
     const partId = partIdOfAttachment(messageId, attachmentId);
     const part = findPart(message.payload, partId);
     if (part === undefined || part.parts !== undefined) throw notFound();
-    const body = await readPartBody(this.files.read(message.file), partId);
+    const body = await readPartBody(await this.files.read(message.file), partId);
     if (body === undefined) throw notFound();
     return { attachmentId, size: body.length, data: body.toString('base64url') };
   }

@@ -1,4 +1,5 @@
 import type { Transaction } from '../../store/store.ts';
+import type { StoredRaw } from './message-files.ts';
 import { historyKey, key, KINDS, type FileRefs, type HistoryRecord, type MailboxRecord, type MessageRecord } from './model.ts';
 
 /** HistoryChange is a history entry without its id (the mailbox assigns it). */
@@ -36,10 +37,11 @@ export async function addMessage(tx: Transaction, mailbox: string, message: Omit
   return stored;
 }
 
-/** shareFile records that `refs` more messages use the raw file `name`. */
-export async function shareFile(tx: Transaction, name: string, refs: number): Promise<void> {
-  const current = await tx.get<FileRefs>(KINDS.files, name);
-  await tx.put(KINDS.files, name, { refs: (current?.value.refs ?? 0) + refs } satisfies FileRefs);
+/** shareFile records that `refs` more messages use a raw; an inline raw's bytes are stored with its count. */
+export async function shareFile(tx: Transaction, raw: StoredRaw, refs: number): Promise<void> {
+  const current = await tx.get<FileRefs>(KINDS.files, raw.name);
+  const data = current?.value.data ?? raw.inline?.toString('base64');
+  await tx.put(KINDS.files, raw.name, { refs: (current?.value.refs ?? 0) + refs, ...(data === undefined ? {} : { data }) } satisfies FileRefs);
 }
 
 /** releaseFile drops one message's use of a raw file; true when it was the last (the caller unlinks it after commit). */
@@ -49,7 +51,7 @@ export async function releaseFile(tx: Transaction, name: string): Promise<boolea
     await tx.delete(KINDS.files, name);
     return true;
   }
-  await tx.put(KINDS.files, name, { refs: current.value.refs - 1 } satisfies FileRefs);
+  await tx.put(KINDS.files, name, { ...current.value, refs: current.value.refs - 1 } satisfies FileRefs);
   return false;
 }
 

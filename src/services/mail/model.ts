@@ -66,9 +66,11 @@ export interface LabelRecord {
   readonly color?: { readonly textColor?: string; readonly backgroundColor?: string };
 }
 
-/** FileRefs counts the messages that share one raw file (a send's copies in every recipient's mailbox). */
+/** FileRefs counts the messages that share one raw (a send's copies in every recipient's mailbox); small raws keep their bytes here. */
 export interface FileRefs {
   readonly refs: number;
+  /** The raw message, base64, when it is kept inline (see message-files.ts INLINE_RAW_LIMIT). */
+  readonly data?: string;
 }
 
 /** MailboxRecord holds a mailbox's counters. */

@@ -8,16 +8,16 @@ import { invalidArgument } from './errors.ts';
 import { allRecipients, addressesOf, readRecipients, type Recipients } from './mime/addresses.ts';
 import { headerValue, readHeaderBlock, readHeaderBlockFromFile } from './mime/header-block.ts';
 import { parseMessage, snippetOf, type ParsedMessage, type StoredPart } from './mime/parse-message.ts';
-import type { MessageFiles, RawSource } from './message-files.ts';
+import type { MessageFiles, RawSource, StoredRaw } from './message-files.ts';
 import type { SearchFields } from './model.ts';
 
 /** OutgoingMessage is a message written as its sender's copy, ready to be stored (and delivered). */
 export interface OutgoingMessage {
   readonly recipients: Recipients;
-  /** The sender's copy (Bcc kept): file name and size. */
-  readonly senderFile: { readonly name: string; readonly size: number };
-  /** The recipients' copy: the same file, or one without Bcc when the message has Bcc. */
-  readonly deliveryFile: { readonly name: string; readonly size: number };
+  /** The sender's copy (Bcc kept). */
+  readonly senderFile: StoredRaw;
+  /** The recipients' copy: the same raw, or one without Bcc when the message has Bcc. */
+  readonly deliveryFile: StoredRaw;
   readonly parsed: ParsedMessage;
   readonly snippet: string;
   readonly search: SearchFields;
@@ -47,7 +47,7 @@ export async function composeOutgoing(source: RawSource, sender: string, mode: C
   if (!headers.hasHeader('message-id')) append(headers, 'Message-ID', `<${ids.bytes(16).toString('base64url')}@mail.gmail.com>`);
   if (!headers.hasHeader('date')) append(headers, 'Date', rfc2822Date(clock.now()));
   const senderHeaders = headers.changed || original === undefined ? headers.build(lineEnd) : original;
-  let senderFile: { name: string; size: number };
+  let senderFile: StoredRaw;
   if (source.kind === 'file' && !headers.changed) senderFile = await files.adopt(source.path);
   else senderFile = await files.write(senderHeaders, source, bodyOffset);
   let deliveryFile = senderFile;
@@ -56,7 +56,7 @@ export async function composeOutgoing(source: RawSource, sender: string, mode: C
     delivered.remove('bcc');
     deliveryFile = await files.write(delivered.build(lineEnd), source, bodyOffset);
   }
-  const parsed = await parseMessage(source.kind === 'bytes' ? Readable.from([senderHeaders, source.bytes.subarray(bodyOffset)]) : files.read(senderFile.name));
+  const parsed = await parseMessage(source.kind === 'bytes' ? Readable.from([senderHeaders, source.bytes.subarray(bodyOffset)]) : await files.read(senderFile.name));
   const subject = headerValue(headers, 'subject') ?? '';
   const messageId = stripBrackets(headerValue(headers, 'message-id') ?? '');
   return {

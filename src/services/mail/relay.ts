@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Store } from '../../store/store.ts';
+import type { RawSource } from './message-files.ts';
 import { key, KINDS, type MessageRecord, type RelayState } from './model.ts';
 
 /**
@@ -22,10 +23,10 @@ export class Relay {
   }
 
   /** forward relays the raw file from `from` to every recipient and records the outcome on the sender's message. */
-  forward(mailbox: string, messageId: string, path: string, from: string, to: readonly string[]): void {
+  forward(mailbox: string, messageId: string, raw: Buffer | RawSource, from: string, to: readonly string[]): void {
     if (to.length === 0) return;
     const job = this.#transport
-      .sendMail({ envelope: { from, to: [...to] }, raw: createReadStream(path) })
+      .sendMail({ envelope: { from, to: [...to] }, raw: Buffer.isBuffer(raw) ? raw : raw.kind === 'bytes' ? raw.bytes : createReadStream(raw.path) })
       .then(
         (info: { response?: unknown }) => this.#record(mailbox, messageId, { state: 'relayed', detail: String(info.response ?? '') }),
         (error: unknown) => this.#record(mailbox, messageId, { state: 'failed', detail: error instanceof Error ? error.message : String(error) }),
