@@ -97,6 +97,8 @@ describe('mail through @googleapis/gmail', () => {
       assert.equal(header(copy, 'Bcc'), undefined);
       assert.equal(copy.payload?.mimeType, 'multipart/mixed');
       assert.deepEqual(copy.payload?.parts?.map((p) => [p.partId, p.mimeType, p.filename]), [['0', 'text/plain', ''], ['1', 'application/pdf', 'report.pdf']]);
+      assert.equal(Buffer.from(copy.payload!.parts![0]!.body!.data!, 'base64url').toString(), 'Numbers attached. Cheers');
+      assert.equal(copy.payload!.parts![0]!.body!.size, 24);
       const part = copy.payload!.parts![1]!;
       const fetched = (await reader.users.messages.attachments.get({ userId: 'me', messageId: copy.id!, id: part.body!.attachmentId! })).data;
       assert.equal(Buffer.from(fetched.data!, 'base64url').toString(), attachment.toString());

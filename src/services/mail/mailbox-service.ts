@@ -1,12 +1,12 @@
 import type { Clock } from '../../core/clock.ts';
 import type { Store } from '../../store/store.ts';
 import { invalidArgument, MailError, notFound } from './errors.ts';
-import { readPartBody } from './mime/part-body.ts';
+import { readPartBodies } from './mime/part-body.ts';
 import type { MessageFiles } from './message-files.ts';
 import { relabel, removeMessage } from './mailbox-writes.ts';
 import { historyKey, key, KINDS, SYSTEM_LABEL_IDS, type DraftRecord, type HistoryRecord, type LabelRecord, type MailboxRecord, type MessageRecord } from './model.ts';
 import { parseQuery } from './query.ts';
-import { findPart, partIdOfAttachment, renderMessage, type MessageFormat } from './render.ts';
+import { findPart, inlinePartIds, partIdOfAttachment, renderMessage, type MessageFormat } from './render.ts';
 
 /** ListOptions are messages.list / threads.list / drafts.list parameters. */
 export interface ListOptions {
@@ -46,7 +46,9 @@ export class MailboxService {
   /** render renders a message in a format, reading the raw file for `raw`. */
   async render(message: MessageRecord, format: MessageFormat, metadataHeaders: readonly string[]): Promise<Record<string, unknown>> {
     const raw = format === 'raw' ? await this.files.bytes(message.file) : undefined;
-    return renderMessage(message, format, metadataHeaders, raw);
+    const inline = format === 'full' ? inlinePartIds(message.payload) : new Set<string>();
+    const bodies = inline.size === 0 ? new Map<string, Buffer>() : await readPartBodies(await this.files.read(message.file), inline);
+    return renderMessage(message, format, metadataHeaders, raw, bodies);
   }
 
   /** list returns a mailbox's messages newest first, filtered by labels, `q` and spam/trash, one page at a time. */
@@ -89,7 +91,7 @@ export class MailboxService {
     const partId = partIdOfAttachment(messageId, attachmentId);
     const part = findPart(message.payload, partId);
     if (part === undefined || part.parts !== undefined) throw notFound();
-    const body = await readPartBody(await this.files.read(message.file), partId);
+    const body = (await readPartBodies(await this.files.read(message.file), new Set([partId]))).get(partId);
     if (body === undefined) throw notFound();
     return { attachmentId, size: body.length, data: body.toString('base64url') };
   }

@@ -26,21 +26,22 @@ export function partIdOfAttachment(messageId: string, attachmentId: string): str
   return partId;
 }
 
-/** renderPart turns a stored part into the API's MessagePart (external bodies get their attachmentId). */
-export function renderPart(messageId: string, part: StoredPart): Record<string, unknown> {
-  const body = part.body.external === true ? { attachmentId: attachmentIdOf(messageId, part.partId), size: part.body.size } : part.body.data === undefined ? { size: part.body.size } : { size: part.body.size, data: part.body.data };
+/** renderPart turns a stored part into the API's MessagePart: external bodies get their attachmentId, inline ones their data from `bodies`. */
+export function renderPart(messageId: string, part: StoredPart, bodies: ReadonlyMap<string, Buffer>): Record<string, unknown> {
+  const data = part.body.inline === true ? bodies.get(part.partId) : undefined;
+  const body = part.body.external === true ? { attachmentId: attachmentIdOf(messageId, part.partId), size: part.body.size } : data === undefined ? { size: part.body.size } : { size: part.body.size, data: data.toString('base64url') };
   return {
     partId: part.partId,
     mimeType: part.mimeType,
     filename: part.filename,
     headers: part.headers,
     body,
-    ...(part.parts === undefined ? {} : { parts: part.parts.map((child) => renderPart(messageId, child)) }),
+    ...(part.parts === undefined ? {} : { parts: part.parts.map((child) => renderPart(messageId, child, bodies)) }),
   };
 }
 
-/** renderMessage renders a message in a format; `raw` is the base64url file content, read by the caller. */
-export function renderMessage(message: MessageRecord, format: MessageFormat, metadataHeaders: readonly string[], raw: Buffer | undefined): Record<string, unknown> {
+/** renderMessage renders a message in a format; the caller reads `raw` (format raw) and the inline `bodies` (format full) from the raw message. */
+export function renderMessage(message: MessageRecord, format: MessageFormat, metadataHeaders: readonly string[], raw: Buffer | undefined, bodies: ReadonlyMap<string, Buffer>): Record<string, unknown> {
   const base = { id: message.id, threadId: message.threadId, labelIds: message.labelIds };
   if (format === 'minimal') return { ...base, snippet: message.snippet, sizeEstimate: message.sizeEstimate, historyId: String(message.historyId), internalDate: String(message.internalDate) };
   const tail = { sizeEstimate: message.sizeEstimate, historyId: String(message.historyId), internalDate: String(message.internalDate) };
@@ -50,7 +51,7 @@ export function renderMessage(message: MessageRecord, format: MessageFormat, met
     const headers = wanted.size === 0 ? message.payload.headers : message.payload.headers.filter((header) => wanted.has(header.name.toLowerCase()));
     return { ...base, snippet: message.snippet, payload: { mimeType: message.payload.mimeType, headers }, ...tail };
   }
-  return { ...base, snippet: message.snippet, payload: renderPart(message.id, message.payload), ...tail };
+  return { ...base, snippet: message.snippet, payload: renderPart(message.id, message.payload, bodies), ...tail };
 }
 
 /** findPart finds a part by partId in a stored tree. */
@@ -61,4 +62,11 @@ export function findPart(part: StoredPart, partId: string): StoredPart | undefin
     if (found !== undefined) return found;
   }
   return undefined;
+}
+
+/** inlinePartIds lists the parts whose data a full rendering includes. */
+export function inlinePartIds(part: StoredPart, into: Set<string> = new Set()): Set<string> {
+  if (part.body.inline === true) into.add(part.partId);
+  for (const child of part.parts ?? []) inlinePartIds(child, into);
+  return into;
 }

@@ -12,15 +12,17 @@ export const INLINE_BODY_LIMIT = 256 * 1024;
 const TEXT_LIMIT = 64 * 1024;
 
 /**
- * StoredPart is a MessagePart as kept in the store: the API's shape, except that an external
- * body is marked `external` (its attachmentId is minted per message when rendered).
+ * StoredPart is a MessagePart as kept in the store: the API's shape, except that bodies are not
+ * copied into it — a small body is marked `inline` (its `data` is read from the raw message when
+ * rendered, so every copy of a send does not store the text again) and a large one or an
+ * attachment `external` (its attachmentId is minted per message when rendered).
  */
 export interface StoredPart {
   readonly partId: string;
   readonly mimeType: string;
   readonly filename: string;
   readonly headers: readonly MessageHeader[];
-  readonly body: { readonly size: number; readonly data?: string; readonly external?: true };
+  readonly body: { readonly size: number; readonly inline?: true; readonly external?: true };
   readonly parts?: readonly StoredPart[];
 }
 
@@ -95,7 +97,7 @@ export async function parseMessage(source: Readable): Promise<ParsedMessage> {
       if (mimeType === 'text/plain' && plain === undefined) plain = decodeText(data, node.charset);
       if (mimeType === 'text/html' && html === undefined) html = decodeText(data, node.charset);
     }
-    const body = data === undefined ? { size: building.size, external: true as const } : { size: building.size, data: data.toString('base64url') };
+    const body = data === undefined ? { size: building.size, external: true as const } : building.size === 0 ? { size: 0 } : { size: building.size, inline: true as const };
     return { partId: building.partId, mimeType, filename, headers, body };
   };
   const payload = render(root);

@@ -3,16 +3,16 @@ import type { Readable, Transform } from 'node:stream';
 import { Splitter, type MimeNode } from '@zone-eu/mailsplit';
 
 /**
- * readPartBody streams a raw message through mailsplit again and returns the decoded body of
- * the part `partId` (numbered as parseMessage numbers them), or undefined when there is none.
- * Only that part's bytes are held.
+ * readPartBodies streams a raw message through mailsplit again and returns the decoded bodies
+ * of the parts named in `partIds` (numbered as parseMessage numbers them). Only those parts'
+ * bytes are held.
  */
-export async function readPartBody(source: Readable, partId: string): Promise<Buffer | undefined> {
+export async function readPartBodies(source: Readable, partIds: ReadonlySet<string>): Promise<Map<string, Buffer>> {
   const splitter = new Splitter({ ignoreEmbedded: true });
   const ids = new Map<MimeNode, { id: string; children: number }>();
+  const found = new Map<string, Buffer>();
+  const done: Promise<unknown>[] = [];
   let decoder: Transform | undefined;
-  let collected: Buffer[] | undefined;
-  let done: Promise<unknown> | undefined;
   source.pipe(splitter as unknown as Transform);
   for await (const chunk of splitter as AsyncIterable<{ type: string; value?: Buffer } & Partial<MimeNode>>) {
     if (chunk.type === 'node') {
@@ -24,12 +24,11 @@ export async function readPartBody(source: Readable, partId: string): Promise<Bu
       const parent = node.parentNode === false ? undefined : ids.get(node.parentNode);
       const id = parent === undefined ? '' : parent.id === '' ? String(parent.children++) : `${parent.id}.${parent.children++}`;
       ids.set(node, { id, children: 0 });
-      if (id === partId && node.multipart === false) {
-        collected = [];
-        const target = collected;
+      if (partIds.has(id) && node.multipart === false) {
+        const collected: Buffer[] = [];
         decoder = node.getDecoder() as Transform;
-        decoder.on('data', (data: Buffer) => target.push(data));
-        done = once(decoder, 'end');
+        decoder.on('data', (data: Buffer) => collected.push(data));
+        done.push(once(decoder, 'end').then(() => found.set(id, Buffer.concat(collected))));
       }
       continue;
     }
@@ -38,6 +37,6 @@ export async function readPartBody(source: Readable, partId: string): Promise<Bu
     }
   }
   decoder?.end();
-  await done;
-  return collected === undefined ? undefined : Buffer.concat(collected);
+  await Promise.all(done);
+  return found;
 }
