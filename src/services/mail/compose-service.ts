@@ -122,7 +122,7 @@ export class ComposeService {
   async #storeDraftMessage(tx: Transaction, mailbox: string, outgoing: OutgoingMessage, threadId: string | undefined): Promise<MessageRecord> {
     const id = newMessageId(this.clock.now(), this.ids);
     const thread = await threadFor(tx, mailbox, id, outgoing.references, outgoing.subject, threadId, true);
-    await shareFile(tx, outgoing.senderFile, 1);
+    await shareFile(tx, outgoing.senderFile, 1, outgoing.text);
     return addMessage(tx, mailbox, this.#record(id, thread, ['DRAFT'], outgoing, outgoing.senderFile, false));
   }
 
@@ -135,8 +135,8 @@ export class ComposeService {
       this.store.transact(async (tx) => {
         await alsoInTransaction?.(tx);
         // One raw file serves every copy that has the same bytes; it is unlinked with its last message.
-        await shareFile(tx, outgoing.senderFile, separate ? 1 : 1 + recipients.length);
-        if (separate && recipients.length > 0) await shareFile(tx, outgoing.deliveryFile, recipients.length);
+        await shareFile(tx, outgoing.senderFile, separate ? 1 : 1 + recipients.length, outgoing.text);
+        if (separate && recipients.length > 0) await shareFile(tx, outgoing.deliveryFile, recipients.length, outgoing.text);
         const id = newMessageId(this.clock.now(), this.ids);
         const thread = await threadFor(tx, mailbox, id, outgoing.references, outgoing.subject, threadId, true);
         const labels = toSelf ? ['SENT', 'INBOX', 'UNREAD'] : ['SENT'];

@@ -4,8 +4,8 @@ import { invalidArgument, MailError, notFound } from './errors.ts';
 import { readPartBodies } from './mime/part-body.ts';
 import type { MessageFiles } from './message-files.ts';
 import { relabel, removeMessage } from './mailbox-writes.ts';
-import { historyKey, key, KINDS, SYSTEM_LABEL_IDS, type DraftRecord, type HistoryRecord, type LabelRecord, type MailboxRecord, type MessageRecord } from './model.ts';
-import { parseQuery } from './query.ts';
+import { historyKey, key, KINDS, SYSTEM_LABEL_IDS, type DraftRecord, type FileRefs, type HistoryRecord, type LabelRecord, type MailboxRecord, type MessageRecord } from './model.ts';
+import { parseQuery, type QueryContext } from './query.ts';
 import { findPart, inlinePartIds, partIdOfAttachment, renderMessage, type MessageFormat } from './render.ts';
 
 /** ListOptions are messages.list / threads.list / drafts.list parameters. */
@@ -54,14 +54,12 @@ export class MailboxService {
   /** list returns a mailbox's messages newest first, filtered by labels, `q` and spam/trash, one page at a time. */
   async list(mailbox: string, options: ListOptions): Promise<Page<MessageRecord>> {
     const records = await this.store.list<MessageRecord>(KINDS.messages, { prefix: `${mailbox}/` });
-    const names = await this.#labelNames(mailbox);
-    const predicate = options.q === undefined || options.q.trim() === '' ? undefined : parseQuery(options.q, this.clock.now());
-    const matching = records
+    const candidates = records
       .map((record) => record.value)
       .filter((message) => options.labelIds.every((label) => message.labelIds.includes(label)))
-      .filter((message) => options.includeSpamTrash || options.labelIds.some((label) => label === 'SPAM' || label === 'TRASH') || !message.labelIds.some((label) => label === 'SPAM' || label === 'TRASH'))
-      .filter((message) => predicate === undefined || predicate(message, names))
-      .sort((a, b) => b.internalDate - a.internalDate || (a.id < b.id ? 1 : -1));
+      .filter((message) => options.includeSpamTrash || options.labelIds.some((label) => label === 'SPAM' || label === 'TRASH') || !message.labelIds.some((label) => label === 'SPAM' || label === 'TRASH'));
+    const matches = await this.#matcher(mailbox, options.q, candidates);
+    const matching = candidates.filter(matches).sort((a, b) => b.internalDate - a.internalDate || (a.id < b.id ? 1 : -1));
     return paginate(matching, options);
   }
 
@@ -106,13 +104,13 @@ export class MailboxService {
   /** drafts lists drafts newest first, optionally filtered by `q` on their messages. */
   async drafts(mailbox: string, options: ListOptions): Promise<Page<{ draft: DraftRecord; message: MessageRecord }>> {
     const drafts = await this.store.list<DraftRecord>(KINDS.drafts, { prefix: `${mailbox}/` });
-    const names = await this.#labelNames(mailbox);
-    const predicate = options.q === undefined || options.q.trim() === '' ? undefined : parseQuery(options.q, this.clock.now());
-    const pairs: { draft: DraftRecord; message: MessageRecord }[] = [];
+    const all: { draft: DraftRecord; message: MessageRecord }[] = [];
     for (const draft of drafts) {
       const message = await this.store.get<MessageRecord>(KINDS.messages, key(mailbox, draft.value.messageId));
-      if (message !== undefined && (predicate === undefined || predicate(message.value, names))) pairs.push({ draft: draft.value, message: message.value });
+      if (message !== undefined) all.push({ draft: draft.value, message: message.value });
     }
+    const matches = await this.#matcher(mailbox, options.q, all.map((pair) => pair.message));
+    const pairs = all.filter((pair) => matches(pair.message));
     pairs.sort((a, b) => b.message.internalDate - a.message.internalDate);
     return paginate(pairs, options);
   }
@@ -218,8 +216,19 @@ export class MailboxService {
     });
   }
 
-  async #labelNames(mailbox: string): Promise<Map<string, string>> {
-    return new Map((await this.labels(mailbox)).map((label) => [label.id, label.name]));
+  /** #matcher prepares `q` for `candidates`: user label names, and their search texts when `q` has free text. */
+  async #matcher(mailbox: string, q: string | undefined, candidates: readonly MessageRecord[]): Promise<(message: MessageRecord) => boolean> {
+    if (q === undefined || q.trim() === '') return () => true;
+    const query = parseQuery(q, this.clock.now());
+    const labelNames = new Map((await this.labels(mailbox)).map((label) => [label.id, label.name]));
+    const texts = new Map<string, string>();
+    if (query.needsText) {
+      for (const message of candidates) {
+        if (!texts.has(message.file)) texts.set(message.file, (await this.store.get<FileRefs>(KINDS.files, message.file))?.value.text ?? '');
+      }
+    }
+    const context: QueryContext = { labelNames, textOf: (message) => texts.get(message.file) ?? '' };
+    return (message) => query.matches(message, context);
   }
 
   async #checkLabels(mailbox: string, ids: readonly string[]): Promise<void> {

@@ -37,11 +37,11 @@ export async function addMessage(tx: Transaction, mailbox: string, message: Omit
   return stored;
 }
 
-/** shareFile records that `refs` more messages use a raw; an inline raw's bytes are stored with its count. */
-export async function shareFile(tx: Transaction, raw: StoredRaw, refs: number): Promise<void> {
+/** shareFile records that `refs` more messages use a raw; an inline raw's bytes and the search text are stored with its count. */
+export async function shareFile(tx: Transaction, raw: StoredRaw, refs: number, text: string): Promise<void> {
   const current = await tx.get<FileRefs>(KINDS.files, raw.name);
   const data = current?.value.data ?? raw.inline?.toString('base64');
-  await tx.put(KINDS.files, raw.name, { refs: (current?.value.refs ?? 0) + refs, ...(data === undefined ? {} : { data }) } satisfies FileRefs);
+  await tx.put(KINDS.files, raw.name, { refs: (current?.value.refs ?? 0) + refs, ...(data === undefined ? {} : { data }), text: current?.value.text ?? text } satisfies FileRefs);
 }
 
 /** releaseFile drops one message's use of a raw file; true when it was the last (the caller unlinks it after commit). */

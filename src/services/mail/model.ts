@@ -23,8 +23,6 @@ export interface SearchFields {
   readonly subject: string;
   /** The Message-ID header without angle brackets. */
   readonly rfc822msgid: string;
-  /** The first text part, lower-cased, for free-text terms. */
-  readonly text: string;
   readonly hasAttachment: boolean;
 }
 
@@ -71,6 +69,8 @@ export interface FileRefs {
   readonly refs: number;
   /** The raw message, base64, when it is kept inline (see message-files.ts INLINE_RAW_LIMIT). */
   readonly data?: string;
+  /** The first text part, lower-cased, for free-text search: kept once for every copy. */
+  readonly text?: string;
 }
 
 /** MailboxRecord holds a mailbox's counters. */

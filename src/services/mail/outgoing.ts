@@ -21,6 +21,8 @@ export interface OutgoingMessage {
   readonly parsed: ParsedMessage;
   readonly snippet: string;
   readonly search: SearchFields;
+  /** The first text part, lower-cased, for free-text search. */
+  readonly text: string;
   /** Message-IDs this message answers (In-Reply-To, then References), without brackets. */
   readonly references: readonly string[];
   readonly subject: string;
@@ -65,6 +67,7 @@ export async function composeOutgoing(source: RawSource, sender: string, mode: C
     deliveryFile,
     parsed,
     snippet: snippetOf(parsed.text),
+    text: parsed.text.toLowerCase(),
     subject,
     references: [...messageIdsOf(headerValue(headers, 'in-reply-to')), ...messageIdsOf(headerValue(headers, 'references'))],
     search: {
@@ -74,7 +77,6 @@ export async function composeOutgoing(source: RawSource, sender: string, mode: C
       bcc: recipients.bcc,
       subject,
       rfc822msgid: messageId,
-      text: parsed.text.toLowerCase(),
       hasAttachment: parsed.hasAttachment,
     },
   };

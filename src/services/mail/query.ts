@@ -1,8 +1,21 @@
 import { invalidArgument } from './errors.ts';
 import type { MessageRecord } from './model.ts';
 
+/** QueryContext is what a predicate may look up besides the message: user label names and the message's search text. */
+export interface QueryContext {
+  readonly labelNames: ReadonlyMap<string, string>;
+  /** textOf is the message's lower-cased text (kept once per raw; preloaded by the caller when `needsText`). */
+  textOf(message: MessageRecord): string;
+}
+
 /** MessagePredicate tests one message against a parsed `q`. */
-export type MessagePredicate = (message: MessageRecord, labelNames: ReadonlyMap<string, string>) => boolean;
+export type MessagePredicate = (message: MessageRecord, context: QueryContext) => boolean;
+
+/** ParsedQuery is a `q` ready to test messages; `needsText` says whether it has free-text terms. */
+export interface ParsedQuery {
+  readonly matches: MessagePredicate;
+  readonly needsText: boolean;
+}
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -11,21 +24,26 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * after: before: older_than: newer_than: rfc822msgid:` and free text (quoted phrases too), each
  * term optionally negated with `-`; all terms must hold. `now` anchors newer_than/older_than.
  */
-export function parseQuery(q: string, now: number): MessagePredicate {
+export function parseQuery(q: string, now: number): ParsedQuery {
   const terms = [...q.matchAll(/(-?)(?:([a-z_0-9]+):)?("([^"]*)"|\S+)/gi)].map((match) => {
     const negated = match[1] === '-';
     const operator = match[2]?.toLowerCase();
-    const value = (match[4] ?? (match[2] === undefined ? match[3]! : match[3]!)).toLowerCase();
-    return { negated, test: termTest(operator, value, now) };
+    const value = (match[4] ?? match[3]!).toLowerCase();
+    return { negated, operator, test: termTest(operator, value, now) };
   });
-  return (message, labelNames) => terms.every(({ negated, test }) => test(message, labelNames) !== negated);
+  return {
+    matches: (message, context) => terms.every(({ negated, test }) => test(message, context) !== negated),
+    needsText: terms.some(({ operator }) => operator === undefined || !KNOWN_OPERATORS.has(operator)),
+  };
 }
+
+const KNOWN_OPERATORS: ReadonlySet<string> = new Set(['from', 'to', 'cc', 'bcc', 'subject', 'rfc822msgid', 'label', 'in', 'is', 'has', 'after', 'newer', 'before', 'older', 'newer_than', 'older_than']);
 
 function termTest(operator: string | undefined, value: string, now: number): MessagePredicate {
   const includes = (list: readonly string[]): boolean => list.some((entry) => entry.includes(value));
   switch (operator) {
     case undefined:
-      return (m) => m.search.subject.toLowerCase().includes(value) || m.search.text.includes(value) || includes(m.search.from) || includes(m.search.to);
+      return (m, c) => m.search.subject.toLowerCase().includes(value) || c.textOf(m).includes(value) || includes(m.search.from) || includes(m.search.to);
     case 'from':
       return (m) => includes(m.search.from);
     case 'to':
@@ -41,7 +59,7 @@ function termTest(operator: string | undefined, value: string, now: number): Mes
     case 'label':
     case 'in': {
       const wanted = value.replace(/[-/ ]/g, '_');
-      return (m, names) => m.labelIds.some((id) => id.toLowerCase() === wanted || (names.get(id) ?? '').toLowerCase().replace(/[-/ ]/g, '_') === wanted) || (wanted === 'anywhere');
+      return (m, c) => m.labelIds.some((id) => id.toLowerCase() === wanted || (c.labelNames.get(id) ?? '').toLowerCase().replace(/[-/ ]/g, '_') === wanted) || (wanted === 'anywhere');
     }
     case 'is':
       switch (value) {
@@ -76,7 +94,7 @@ function termTest(operator: string | undefined, value: string, now: number): Mes
     default: {
       // An unknown operator is ordinary text to Gmail (`foo:bar` matches the words).
       const text = `${operator}:${value}`;
-      return (m) => m.search.subject.toLowerCase().includes(text) || m.search.text.includes(text);
+      return (m, c) => m.search.subject.toLowerCase().includes(text) || c.textOf(m).includes(text);
     }
   }
 }
