@@ -28,6 +28,7 @@ export const mailService: ServiceDefinition = {
     const engine = new UploadEngine({ family: 'mail', store: context.store, clock: context.clock, ids: context.ids, area });
     await engine.open();
     const files = new MessageFiles(area, context.store);
+    await files.sweep();
     const relay = context.mailRelay === undefined ? undefined : new Relay(context.mailRelay, context.store);
     const routes: MailRoutes = {
       auth: context.auth,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { link, readFile, rm, stat } from 'node:fs/promises';
+import { link, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FileArea } from '../../core/uploads/index.ts';
@@ -38,6 +39,17 @@ export class MessageFiles {
     private readonly area: FileArea,
     private readonly store: ReadView,
   ) {}
+
+  /**
+   * sweep removes raw files no stored message refers to: left behind when fogbank stopped
+   * between writing a message's file and committing its records.
+   */
+  async sweep(): Promise<void> {
+    const folder = dirname(this.#path('probe'));
+    for (const name of await readdir(folder)) {
+      if ((await this.store.get<FileRefs>(KINDS.files, name)) === undefined) await rm(join(folder, name), { force: true });
+    }
+  }
 
   /** write keeps `headers` followed by the source's body (from `bodyOffset`), streaming a file source. */
   async write(headers: Buffer, source: RawSource, bodyOffset: number): Promise<StoredRaw> {
