@@ -123,13 +123,15 @@ describe('mail through @googleapis/gmail', () => {
   test('send with media: multipart and media-only; From is filled in, Message-ID added', async () => {
     const multipart = (await ann.users.messages.send({ userId: 'me', requestBody: {}, media: { mimeType: 'message/rfc822', body: 'To: bob@example.com\r\nSubject: via multipart\r\n\r\nfirst' } }, { rootUrl })).data;
     const mediaOnly = (await ann.users.messages.send({ userId: 'me', media: { mimeType: 'message/rfc822', body: Readable.from([Buffer.from('From: someone@else.com\r\nTo: bob@example.com\r\nSubject: via media\r\n\r\nsecond')]) } }, { rootUrl })).data;
+    const streamed = (await ann.users.messages.send({ userId: 'me', requestBody: {}, media: { mimeType: 'message/rfc822', body: Readable.from([Buffer.from('To: bob@example.com\r\nSubject: via streamed multipart\r\n\r\n'), Buffer.from('third')]) } }, { rootUrl })).data;
+    assert.equal((await ann.users.messages.get({ userId: 'me', id: streamed.id!, format: 'minimal' })).data.snippet, 'third');
     for (const id of [multipart.id!, mediaOnly.id!]) {
       const message = (await ann.users.messages.get({ userId: 'me', id })).data;
       assert.equal(header(message, 'From')?.replace(/^.*</, '').replace(/>$/, ''), 'ann@example.com');
       assert.match(header(message, 'Message-ID')!, /^<[^@]+@mail\.gmail\.com>$/);
     }
     const inbox = (await bob.users.messages.list({ userId: 'me', q: 'subject:via' })).data;
-    assert.equal(inbox.messages?.length, 2);
+    assert.equal(inbox.messages?.length, 3);
   });
 
   test('a draft created, listed, updated and sent; then gone', async () => {
