@@ -186,7 +186,8 @@ function rawFrom(message: Record<string, unknown>): RawSource {
     const shown = typeof raw === 'string' ? raw : JSON.stringify(raw);
     throw invalidArgument(`Invalid value for ByteString: ${shown.length > 100 ? `${shown.slice(0, 100)}…` : shown}`);
   }
-  return { kind: 'bytes', bytes: Buffer.from(raw.replace(/\+/g, '-').replace(/\//g, '_'), 'base64url') };
+  // Node's base64 decoder reads both alphabets, padded or not.
+  return { kind: 'bytes', bytes: Buffer.from(raw, 'base64') };
 }
 
 function draftMessage(draft: Record<string, unknown>): Record<string, unknown> {
