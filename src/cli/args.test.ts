@@ -15,12 +15,13 @@ describe('fogbank start flags', () => {
       operations: 'realistic',
       config: undefined,
       logLevel: 'info',
+      mailRelay: undefined,
     });
   });
 
   it('reads `--flag value` and `--flag=value`', () => {
-    const args = parseStartArgs(['--host', '0.0.0.0', '--port=0', '--data-dir', '/tmp/x', '--ephemeral', '--store=memory', '--store-pool-size', '4', '--admin-token', 't', '--operations=instant', '--config', 'c.yaml', '--log-level', 'debug']);
-    assert.deepEqual(args, { host: '0.0.0.0', port: 0, dataDir: '/tmp/x', ephemeral: true, store: 'memory', storePoolSize: 4, adminToken: 't', operations: 'instant', config: 'c.yaml', logLevel: 'debug' });
+    const args = parseStartArgs(['--host', '0.0.0.0', '--port=0', '--data-dir', '/tmp/x', '--ephemeral', '--store=memory', '--store-pool-size', '4', '--admin-token', 't', '--operations=instant', '--config', 'c.yaml', '--log-level', 'debug', '--mail-relay', 'smtp://127.0.0.1:1025']);
+    assert.deepEqual(args, { host: '0.0.0.0', port: 0, dataDir: '/tmp/x', ephemeral: true, store: 'memory', storePoolSize: 4, adminToken: 't', operations: 'instant', config: 'c.yaml', logLevel: 'debug', mailRelay: 'smtp://127.0.0.1:1025' });
   });
 
   it('takes the store from FOGBANK_STORE unless --store is given', () => {
@@ -42,6 +43,7 @@ describe('fogbank start flags', () => {
     [['--ephemeral=yes'], '--ephemeral takes no value'],
     [['--admin-token='], '--admin-token must not be empty'],
     [['start'], "unexpected argument 'start'"],
+    [['--mail-relay', 'http://x'], "--mail-relay must be smtp://host:port or smtps://host:port, not 'http://x'"],
   ];
   for (const [argv, message] of bad) {
     it(`rejects ${argv.join(' ')}`, () => {

@@ -14,6 +14,7 @@ export interface StartArgs {
   operations: OperationsMode;
   config: string | undefined;
   logLevel: LogLevel;
+  mailRelay: string | undefined;
 }
 
 /** UsageError is a command-line mistake; the CLI prints it with the usage text and exits 2. */
@@ -25,9 +26,10 @@ export class UsageError extends Error {
 export const START_USAGE = `usage: fogbank start [--host 127.0.0.1] [--port 8780] [--data-dir ./.fogbank] [--ephemeral]
                      [--store sqlite|memory|postgres://user@host:port/db] [--store-pool-size 10]
                      [--admin-token TOKEN]
-                     [--operations realistic|instant] [--config FILE] [--log-level silent|error|warn|info|debug]`;
+                     [--operations realistic|instant] [--config FILE] [--log-level silent|error|warn|info|debug]
+                     [--mail-relay smtp://host:port]`;
 
-const VALUE_FLAGS: ReadonlySet<string> = new Set(['host', 'port', 'data-dir', 'store', 'store-pool-size', 'admin-token', 'operations', 'config', 'log-level']);
+const VALUE_FLAGS: ReadonlySet<string> = new Set(['host', 'port', 'data-dir', 'store', 'store-pool-size', 'admin-token', 'operations', 'config', 'log-level', 'mail-relay']);
 
 /**
  * parseStartArgs reads `fogbank start` flags (`--flag value` or `--flag=value`); `env` supplies
@@ -45,6 +47,7 @@ export function parseStartArgs(argv: readonly string[], env: Readonly<Record<str
     operations: 'realistic',
     config: undefined,
     logLevel: 'info',
+    mailRelay: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -101,6 +104,10 @@ export function parseStartArgs(argv: readonly string[], env: Readonly<Record<str
       case 'log-level':
         if (!isLogLevel(value)) throw new UsageError(`--log-level must be silent, error, warn, info or debug, not '${value}'`);
         args.logLevel = value;
+        break;
+      case 'mail-relay':
+        if (!/^smtps?:\/\/[^/:]+(:\d+)?\/?$/.test(value)) throw new UsageError(`--mail-relay must be smtp://host:port or smtps://host:port, not '${value}'`);
+        args.mailRelay = value;
         break;
       default:
         throw new UsageError(`unknown flag --${name}`);

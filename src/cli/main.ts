@@ -60,6 +60,7 @@ async function runStart(argv: readonly string[]): Promise<number> {
     tokens,
     operations: args.operations,
     logLevel: args.logLevel,
+    ...(args.mailRelay === undefined ? {} : { mailRelay: args.mailRelay }),
   });
   const tokenHint =
     server.adminTokenFile !== undefined

@@ -28,6 +28,8 @@ export interface StartOptions {
   readonly operations?: OperationsMode;
   readonly logLevel?: LogLevel;
   readonly bodyLimit?: number;
+  /** Forward every delivered mail message to this SMTP server (`smtp://host:port`). */
+  readonly mailRelay?: string;
   readonly clock?: Clock;
   readonly timers?: Timers;
   readonly ids?: IdSource;
@@ -74,6 +76,8 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
         ids,
         auth: new Authenticator(adminToken, options.tokens ?? []),
         operations: options.operations ?? 'realistic',
+        ...(dataDir === undefined ? {} : { dataDir }),
+        ...(options.mailRelay === undefined ? {} : { mailRelay: options.mailRelay }),
       },
       SERVICES,
       { logLevel, bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT },

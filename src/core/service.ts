@@ -13,6 +13,10 @@ export interface ServiceContext {
   readonly ids: IdSource;
   readonly auth: Authenticator;
   readonly operations: OperationsMode;
+  /** dataDir is where families keep files (uploads, raw mail); undefined with `--ephemeral` (use a temporary FileArea). */
+  readonly dataDir?: string;
+  /** mailRelay is the `--mail-relay smtp://host:port` every delivered message is forwarded to, when set. */
+  readonly mailRelay?: string;
 }
 
 /** ServiceHandle lets a service stop its background work when the server shuts down. */

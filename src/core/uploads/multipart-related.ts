@@ -1,0 +1,109 @@
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { once } from 'node:events';
+import type { Readable, Transform, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Splitter, type MimeNode } from '@zone-eu/mailsplit';
+import { badMetadata, badMultipart, unsupportedMediaType } from './errors.ts';
+import { acceptsMediaType, parseContentType, type MediaLimits } from './media-type.ts';
+import { feed, meteredHash, type SpooledFile } from './spool.ts';
+
+/** METADATA_LIMIT is the largest JSON metadata part (or resumable initiation body) accepted, in bytes. */
+export const METADATA_LIMIT = 1024 * 1024;
+
+/** MultipartUpload is what a `multipart/related` upload carried: the JSON metadata and the media, spooled to a file. */
+export interface MultipartUpload {
+  readonly metadata: Record<string, unknown>;
+  readonly mediaType: string;
+  readonly media: SpooledFile;
+}
+
+/**
+ * readMultipartRelated splits an `uploadType=multipart` body (`multipart/related`: a JSON part,
+ * then the media part) with mailsplit, so quoted boundaries, bare-LF line ends and transfer
+ * encodings are read the way MIME defines them. The media part streams to `mediaPath` through
+ * its transfer decoder while it is hashed and measured; only the JSON part is held in memory.
+ */
+export async function readMultipartRelated(source: Readable, contentTypeHeader: string, mediaPath: string, limits: MediaLimits): Promise<MultipartUpload> {
+  const contentType = parseContentType(contentTypeHeader);
+  if (contentType.mediaType !== 'multipart/related') {
+    throw badMultipart(`Invalid multipart request: the Content-Type must be multipart/related, not '${contentType.mediaType}'.`);
+  }
+  const boundary = contentType.params['boundary'];
+  if (boundary === undefined || boundary === '') throw badMultipart('Invalid multipart request: the Content-Type has no boundary parameter.');
+  // ignoreEmbedded keeps a message/rfc822 media part opaque: its bytes are the media, not more parts.
+  const splitter = new Splitter({ ignoreEmbedded: true });
+  splitter.write(Buffer.from(`Content-Type: multipart/related; boundary="${boundary.replace(/["\\]/g, '\\$&')}"\r\n\r\n`));
+  feed(source, splitter as unknown as Transform);
+
+  let parts = 0;
+  let metadataText = '';
+  let metadataBytes = 0;
+  let mediaType = '';
+  let decoder: Writable | undefined;
+  let spooling: Promise<SpooledFile> | undefined;
+  let spoolError: unknown;
+  try {
+    for await (const chunk of splitter as AsyncIterable<{ type: string; value?: Buffer } & Partial<MimeNode>>) {
+      if (chunk.type === 'node') {
+        const node = chunk as MimeNode;
+        if (node.root) continue;
+        if (node.parentNode === false || !node.parentNode.root) continue;
+        parts++;
+        if (decoder !== undefined) {
+          decoder.end();
+          decoder = undefined;
+        }
+        if (parts === 2) {
+          mediaType = node.contentType === false ? '' : node.contentType.toLowerCase();
+          if (!acceptsMediaType(limits, mediaType)) throw unsupportedMediaType(mediaType || 'application/octet-stream', limits.accept);
+          const transfer = node.getDecoder();
+          decoder = transfer;
+          spooling = spoolDecoded(transfer, mediaPath, limits.maxSize);
+          // A rejected media part must stop the loop too, not only its own pipeline.
+          spooling.catch((error: unknown) => (spoolError = error));
+        }
+        continue;
+      }
+      if (chunk.type !== 'body' || chunk.value === undefined) continue;
+      if (parts === 1) {
+        metadataBytes += chunk.value.length;
+        if (metadataBytes > METADATA_LIMIT) throw badMultipart(`Invalid multipart request: the metadata part is larger than ${METADATA_LIMIT} bytes.`);
+        metadataText += chunk.value.toString('utf8');
+      } else if (parts === 2 && decoder !== undefined) {
+        if (spoolError !== undefined) throw spoolError;
+        if (!decoder.write(chunk.value)) await Promise.race([once(decoder, 'drain'), spooling]);
+      }
+    }
+    if (parts !== 2) throw badMultipart(`Invalid multipart request with ${parts} mime parts.`);
+    decoder?.end();
+    const media = await spooling!;
+    return { metadata: parseMetadata(metadataText), mediaType, media };
+  } catch (error) {
+    decoder?.destroy();
+    source.unpipe(splitter as unknown as Transform);
+    splitter.destroy();
+    await spooling?.catch(() => undefined);
+    await rm(mediaPath, { force: true });
+    throw error;
+  }
+}
+
+async function spoolDecoded(decoded: Readable, path: string, maxSize: number): Promise<SpooledFile> {
+  const meter = meteredHash(maxSize);
+  await pipeline(decoded, meter.stream, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
+  return { path, ...meter.result() };
+}
+
+/** parseMetadata reads upload metadata: empty means none (`{}`), anything else must be a JSON object. */
+export function parseMetadata(text: string): Record<string, unknown> {
+  if (text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw badMetadata('Unexpected token.');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badMetadata('The metadata must be a JSON object.');
+  return value as Record<string, unknown>;
+}

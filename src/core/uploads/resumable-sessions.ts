@@ -1,0 +1,206 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { readdir, rm, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Clock } from '../clock.ts';
+import type { IdSource } from '../ids.ts';
+import type { Store } from '../../store/store.ts';
+import type { FileArea } from './file-area.ts';
+import { badContentRange, mediaTooLarge, sessionNotFound } from './errors.ts';
+import type { ContentRange } from './content-range.ts';
+import type { UploadAnswer } from './upload-method.ts';
+import { feed } from './spool.ts';
+
+/** SESSION_LIFETIME_MS is how long a resumable session lives (a week, as Google documents for its upload sessions). */
+export const SESSION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
+
+const KIND = 'uploads.sessions';
+
+/** SessionRecord is a resumable session as the store keeps it; its bytes are the file `<area>/sessions/<id>`. */
+export interface SessionRecord {
+  readonly id: string;
+  readonly methodId: string;
+  /** The request path the session was started on, which its chunks are sent to. */
+  readonly path: string;
+  readonly context: unknown;
+  readonly metadata: Record<string, unknown>;
+  readonly mediaType: string;
+  readonly maxSize: number;
+  /** The declared total (`X-Upload-Content-Length` or a chunk's `/N`), once known. */
+  readonly total: number | null;
+  readonly createdAt: number;
+  /** The method's answer, once completed: status queries and repeated final chunks get it again. */
+  readonly result: UploadAnswer | null;
+}
+
+/** ChunkOutcome is what a PUT did: the session still wants bytes (`received` so far), or all are there. */
+export type ChunkOutcome = { readonly kind: 'incomplete'; readonly received: number } | { readonly kind: 'ready'; readonly session: SessionRecord; readonly received: number };
+
+/**
+ * ResumableSessions keeps resumable upload sessions of one family: records in the store, bytes
+ * in files, so a session survives a restart on the same data directory. The bytes on disk are
+ * the truth about what was received; PUTs on one session are serialised.
+ */
+export class ResumableSessions {
+  readonly #locks = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly family: string,
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly ids: IdSource,
+    private readonly area: FileArea,
+  ) {}
+
+  /** sweep forgets expired sessions and removes files no session owns (left by a crash or a memory store). */
+  async sweep(): Promise<void> {
+    const records = await this.store.list<SessionRecord>(KIND, { prefix: `${this.family}/` });
+    const live = new Set<string>();
+    for (const record of records) {
+      if (this.#expired(record.value)) await this.#forget(record.value.id);
+      else live.add(record.value.id);
+    }
+    const folder = this.area.path('sessions', '.keep').replace(/\/\.keep$/, '');
+    for (const name of await readdir(folder)) {
+      if (!live.has(name)) await rm(this.#file(name), { force: true });
+    }
+  }
+
+  /** create starts a session and returns its `upload_id`. */
+  async create(fields: Omit<SessionRecord, 'id' | 'createdAt' | 'result'>): Promise<SessionRecord> {
+    const id = this.ids.bytes(24).toString('base64url');
+    const record: SessionRecord = { ...fields, id, createdAt: this.clock.now(), result: null };
+    await this.store.transact((tx) => tx.put(KIND, `${this.family}/${id}`, record, { expectRevision: 0 }));
+    return record;
+  }
+
+  /** get finds a live session; unknown and expired ones are a 404. */
+  async get(id: string): Promise<SessionRecord> {
+    // The id names a file: anything but the alphabet ids are made of is simply unknown.
+    if (!/^[A-Za-z0-9_-]{1,128}$/.test(id)) throw sessionNotFound(id);
+    const record = await this.store.get<SessionRecord>(KIND, `${this.family}/${id}`);
+    if (record === undefined) throw sessionNotFound(id);
+    if (this.#expired(record.value)) {
+      await this.#forget(id);
+      throw sessionNotFound(id);
+    }
+    return record.value;
+  }
+
+  /** received is how many bytes of the session are on disk. */
+  async received(id: string): Promise<number> {
+    try {
+      return (await stat(this.#file(id))).size;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** exclusive runs `fn` with no other PUT of the same session in flight. */
+  async exclusive<R>(id: string, fn: () => Promise<R>): Promise<R> {
+    const previous = this.#locks.get(id) ?? Promise.resolve();
+    const run = previous.then(fn, fn);
+    const settled = run.catch(() => undefined);
+    this.#locks.set(id, settled);
+    try {
+      return await run;
+    } finally {
+      if (this.#locks.get(id) === settled) this.#locks.delete(id);
+    }
+  }
+
+  /**
+   * append writes one PUT's bytes at the session's end: bytes the session already has (a client
+   * re-sending an overlapping chunk) are skipped, a chunk starting past the end is refused (as
+   * Google does), and bytes beyond the declared chunk or total are refused. Whatever arrived
+   * before a client dropped stays on disk, and the next status query reports it.
+   */
+  async append(session: SessionRecord, range: Exclude<ContentRange, { kind: 'query' }>, body: Readable, contentLength: number | undefined): Promise<ChunkOutcome> {
+    const received = await this.received(session.id);
+    const start = range.kind === 'chunk' ? range.start : 0;
+    const declaredTotal = range.kind === 'chunk' ? range.total : contentLength;
+    if (start > received) {
+      throw badContentRange(`Invalid request. According to the Content-Range header, the upload offset is ${start} byte(s), which exceeds already uploaded size of ${received} byte(s).`);
+    }
+    const total = await this.#settleTotal(session, declaredTotal);
+    const chunkLength = range.kind === 'chunk' ? range.end - range.start + 1 : undefined;
+    if (chunkLength !== undefined && contentLength !== undefined && contentLength !== chunkLength) {
+      throw badContentRange(`Invalid request. The Content-Range header describes ${chunkLength} byte(s), but the body has ${contentLength} byte(s).`);
+    }
+    const limit = Math.min(session.maxSize, total ?? Number.MAX_SAFE_INTEGER);
+    const chunkEnd = chunkLength === undefined ? limit : start + chunkLength;
+    let skip = received - start;
+    let position = start;
+    const writer = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        position += chunk.length;
+        if (position > chunkEnd) {
+          callback(position > session.maxSize ? mediaTooLarge(session.maxSize) : badContentRange(`Invalid request. The body is longer than the ${chunkEnd - start} byte(s) the Content-Range header describes.`));
+          return;
+        }
+        if (skip >= chunk.length) {
+          skip -= chunk.length;
+          callback();
+          return;
+        }
+        const keep = skip > 0 ? chunk.subarray(skip) : chunk;
+        skip = 0;
+        callback(null, keep);
+      },
+    });
+    await pipeline(feed(body, writer), createWriteStream(this.#file(session.id), { flags: 'a', mode: 0o600 }));
+    const now = await this.received(session.id);
+    const finalTotal = total ?? (range.kind === 'whole' ? now : undefined);
+    if (finalTotal !== undefined && total === undefined) await this.#settleTotal(session, finalTotal);
+    if (finalTotal !== undefined && now >= finalTotal) return { kind: 'ready', session: await this.get(session.id), received: now };
+    return { kind: 'incomplete', received: now };
+  }
+
+  /** hash reads a finished session's file once for its SHA-256 (a session may span restarts, so no running hash survives). */
+  async hash(id: string): Promise<{ path: string; size: number; sha256: string }> {
+    const hash = createHash('sha256');
+    let size = 0;
+    for await (const chunk of createReadStream(this.#file(id)) as AsyncIterable<Buffer>) {
+      hash.update(chunk);
+      size += chunk.length;
+    }
+    return { path: this.#file(id), size, sha256: hash.digest('hex') };
+  }
+
+  /** finish records the method's answer and drops the bytes; later status queries get the answer again. */
+  async finish(session: SessionRecord, result: UploadAnswer): Promise<void> {
+    await this.store.transact((tx) => tx.put(KIND, `${this.family}/${session.id}`, { ...session, result }));
+    await rm(this.#file(session.id), { force: true });
+  }
+
+  /** abandon forgets a session whose completion failed: the client must start again. */
+  async abandon(id: string): Promise<void> {
+    await this.#forget(id);
+  }
+
+  async #settleTotal(session: SessionRecord, declared: number | undefined): Promise<number | undefined> {
+    if (declared === undefined) return session.total ?? undefined;
+    if (declared > session.maxSize) throw mediaTooLarge(session.maxSize);
+    if (session.total !== null && session.total !== declared) {
+      throw badContentRange(`Invalid request. The total size ${declared} in the Content-Range header differs from the ${session.total} byte(s) declared earlier.`);
+    }
+    if (session.total === null) {
+      await this.store.transact((tx) => tx.put(KIND, `${this.family}/${session.id}`, { ...session, total: declared }));
+    }
+    return declared;
+  }
+
+  #expired(record: SessionRecord): boolean {
+    return this.clock.now() - record.createdAt > SESSION_LIFETIME_MS;
+  }
+
+  async #forget(id: string): Promise<void> {
+    await this.store.transact((tx) => tx.delete(KIND, `${this.family}/${id}`));
+    await rm(this.#file(id), { force: true });
+  }
+
+  #file(id: string): string {
+    return this.area.path('sessions', id);
+  }
+}

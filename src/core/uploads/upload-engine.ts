@@ -1,0 +1,246 @@
+import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import type { Clock } from '../clock.ts';
+import type { IdSource } from '../ids.ts';
+import type { Store } from '../../store/store.ts';
+import { parseContentRange, rangeHeader } from './content-range.ts';
+import { invalidUploadType, mediaTooLarge, unsupportedMediaType, wrongUrlForUpload } from './errors.ts';
+import type { FileArea } from './file-area.ts';
+import { acceptsMediaType, parseContentType } from './media-type.ts';
+import { METADATA_LIMIT, parseMetadata, readMultipartRelated } from './multipart-related.ts';
+import { ResumableSessions, type SessionRecord } from './resumable-sessions.ts';
+import { spoolToFile } from './spool.ts';
+import type { CompletedUpload, UploadAnswer, UploadMethod } from './upload-method.ts';
+
+/** UploadEngineOptions are what an engine needs: the family it serves, state, time, ids and its file area. */
+export interface UploadEngineOptions {
+  /** The family name; sessions are kept under it. */
+  readonly family: string;
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  readonly area: FileArea;
+}
+
+/** UploadProtocol is the `uploadType` of a request, with `resumable` the default on the `/resumable/upload/...` alias. */
+type UploadProtocol = 'media' | 'multipart' | 'resumable';
+
+const JSON_TYPE = 'application/json; charset=UTF-8';
+
+/**
+ * UploadEngine serves Google's three upload protocols for one family's media methods:
+ * `uploadType=media` (the body is the media), `uploadType=multipart` (`multipart/related`: JSON
+ * metadata, then the media) and `uploadType=resumable` (initiate → 200 + `Location` with
+ * `upload_id`; PUT chunks → 308 + `Range` until complete; status queries `bytes *\/N`). Bodies
+ * stream to files while they are measured and hashed; a method gets a file path, never a buffer.
+ */
+export class UploadEngine {
+  readonly #sessions: ResumableSessions;
+  readonly #methods = new Map<string, UploadMethod<unknown>>();
+
+  constructor(private readonly options: UploadEngineOptions) {
+    this.#sessions = new ResumableSessions(options.family, options.store, options.clock, options.ids, options.area);
+  }
+
+  /** open sweeps expired sessions and orphaned files; call once before serving. */
+  async open(): Promise<void> {
+    await this.#sessions.sweep();
+  }
+
+  /**
+   * streamBodies makes every route of `scope` receive its body as the raw request stream, with no
+   * size limit of core's JSON parser (each method's own `maxSize` applies instead). Call it on a
+   * scope that holds only upload routes.
+   */
+  streamBodies(scope: FastifyInstance): void {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request: FastifyRequest, payload: Readable, done: (error: Error | null, body?: unknown) => void) => done(null, payload));
+  }
+
+  /**
+   * route serves `method` at `url` in `scope` (a scope prepared by streamBodies): `verb` (the
+   * method's own HTTP method) starts uploads of every protocol, and PUT or `verb` with
+   * `upload_id` carries a resumable session's bytes.
+   */
+  route<C>(scope: FastifyInstance, verb: HTTPMethods, url: string, method: UploadMethod<C>, defaultProtocol?: UploadProtocol): void {
+    this.#methods.set(method.id, method as UploadMethod<unknown>);
+    const verbs: HTTPMethods[] = verb === 'PUT' ? ['PUT'] : [verb, 'PUT'];
+    scope.route({
+      method: verbs,
+      url,
+      handler: async (request, reply) => {
+        const query = (request.query ?? {}) as Record<string, unknown>;
+        const uploadId = query['upload_id'];
+        if (typeof uploadId === 'string') return this.#resume(uploadId, request, reply);
+        if (request.method !== verb) return this.#refuseVerb(request);
+        const protocol = readProtocol(query['uploadType'], defaultProtocol);
+        switch (protocol) {
+          case 'media':
+            return this.#media(method, request, reply);
+          case 'multipart':
+            return this.#multipart(method, request, reply);
+          case 'resumable':
+            return this.#initiate(method, request, reply);
+        }
+      },
+    });
+  }
+
+  async #refuseVerb(request: FastifyRequest): Promise<never> {
+    drain(request);
+    throw wrongUrlForUpload();
+  }
+
+  async #media<C>(method: UploadMethod<C>, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const mediaType = parseContentType(request.headers['content-type']).mediaType || 'application/octet-stream';
+    const context = await this.#begin(method, request);
+    if (!acceptsMediaType(method.limits, mediaType)) throw unsupportedMediaType(mediaType, method.limits.accept);
+    refuseDeclaredLength(request, method.limits.maxSize);
+    const spooled = await spoolToFile(bodyOf(request), this.#spoolPath(), method.limits.maxSize);
+    return send(reply, await this.#complete(method, { metadata: {}, media: { ...spooled, mediaType } }, context));
+  }
+
+  async #multipart<C>(method: UploadMethod<C>, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const context = await this.#begin(method, request);
+    refuseDeclaredLength(request, method.limits.maxSize + METADATA_LIMIT);
+    const upload = await readMultipartRelated(bodyOf(request), request.headers['content-type'] ?? '', this.#spoolPath(), method.limits);
+    return send(reply, await this.#complete(method, { metadata: upload.metadata, media: { ...upload.media, mediaType: upload.mediaType } }, context));
+  }
+
+  async #initiate<C>(method: UploadMethod<C>, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const context = await this.#begin(method, request);
+    const declaredType = header(request, 'x-upload-content-type');
+    const mediaType = declaredType === undefined ? 'application/octet-stream' : parseContentType(declaredType).mediaType;
+    if (declaredType !== undefined && !acceptsMediaType(method.limits, mediaType)) throw unsupportedMediaType(mediaType, method.limits.accept);
+    const declaredLength = header(request, 'x-upload-content-length');
+    const total = declaredLength === undefined || !/^\d+$/.test(declaredLength) ? null : Number(declaredLength);
+    if (total !== null && total > method.limits.maxSize) throw mediaTooLarge(method.limits.maxSize);
+    const metadata = parseMetadata(await readSmallBody(bodyOf(request)));
+    const path = request.url.split('?')[0] ?? request.url;
+    const session = await this.#sessions.create({ methodId: method.id, path, context, metadata, mediaType, maxSize: method.limits.maxSize, total });
+    const location = `${request.protocol}://${request.headers.host ?? 'localhost'}${withUploadId(request.url, session.id)}`;
+    return reply.code(200).headers({ location, 'x-guploader-uploadid': session.id, 'content-length': '0' }).send();
+  }
+
+  async #resume(uploadId: string, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const range = parseContentRange(header(request, 'content-range'));
+    return this.#sessions.exclusive(uploadId, async () => {
+      const session = await this.#sessions.get(uploadId);
+      const headers = { 'x-guploader-uploadid': uploadId };
+      if (session.result !== null) {
+        drain(request);
+        return send(reply.headers(headers), session.result);
+      }
+      if (range.kind === 'query') {
+        drain(request);
+        return reply.code(308).headers({ ...headers, ...rangeHeader(await this.#sessions.received(uploadId)), 'content-length': '0' }).send();
+      }
+      const length = header(request, 'content-length');
+      const outcome = await this.#sessions.append(session, range, bodyOf(request), length === undefined ? undefined : Number(length));
+      if (outcome.kind === 'incomplete') return reply.code(308).headers({ ...headers, ...rangeHeader(outcome.received), 'content-length': '0' }).send();
+      const method = this.#methods.get(outcome.session.methodId);
+      if (method === undefined) throw new Error(`upload session ${uploadId} names an unknown method ${outcome.session.methodId}`);
+      const answer = await this.#finishSession(method, outcome.session);
+      return send(reply.headers(headers), answer);
+    });
+  }
+
+  async #finishSession(method: UploadMethod<unknown>, session: SessionRecord): Promise<UploadAnswer> {
+    const file = await this.#sessions.hash(session.id);
+    let answer: UploadAnswer;
+    try {
+      answer = await method.complete({ metadata: session.metadata, media: { ...file, mediaType: session.mediaType } }, session.context);
+    } catch (error) {
+      await this.#sessions.abandon(session.id);
+      throw error;
+    }
+    await this.#sessions.finish(session, answer);
+    return answer;
+  }
+
+  async #begin<C>(method: UploadMethod<C>, request: FastifyRequest): Promise<C> {
+    try {
+      return await method.begin(request);
+    } catch (error) {
+      drain(request);
+      throw error;
+    }
+  }
+
+  async #complete<C>(method: UploadMethod<C>, upload: CompletedUpload, context: C): Promise<UploadAnswer> {
+    try {
+      return await method.complete(upload, context);
+    } finally {
+      // The method moved or linked what it keeps; the spool itself is never kept.
+      await rm(upload.media.path, { force: true });
+    }
+  }
+
+  #spoolPath(): string {
+    return this.options.area.path('spool', randomUUID());
+  }
+}
+
+function readProtocol(value: unknown, fallback: UploadProtocol | undefined): UploadProtocol {
+  if (value === undefined || value === '') {
+    if (fallback !== undefined) return fallback;
+    throw wrongUrlForUpload();
+  }
+  const text = Array.isArray(value) ? String(value[0]) : String(value);
+  if (text === 'media' || text === 'multipart' || text === 'resumable') return text;
+  throw invalidUploadType(text);
+}
+
+function bodyOf(request: FastifyRequest): Readable {
+  const body = request.body as Readable | undefined;
+  return body !== undefined && typeof body.pipe === 'function' ? body : request.raw;
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** refuseDeclaredLength answers 413 before reading when the declared Content-Length is already too large. */
+function refuseDeclaredLength(request: FastifyRequest, limit: number): void {
+  const length = Number(header(request, 'content-length') ?? '0');
+  if (length > limit) {
+    drain(request);
+    throw mediaTooLarge(limit);
+  }
+}
+
+/** drain discards a body the answer does not need, so the connection can carry the next request. */
+function drain(request: FastifyRequest): void {
+  const body = bodyOf(request);
+  if (!body.readableEnded) body.resume();
+}
+
+async function readSmallBody(body: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > METADATA_LIMIT) {
+      body.resume();
+      throw mediaTooLarge(METADATA_LIMIT);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function withUploadId(url: string, uploadId: string): string {
+  const [path, query = ''] = url.split('?', 2) as [string, string?];
+  const params = new URLSearchParams(query);
+  params.delete('upload_id');
+  if (!params.has('uploadType')) params.set('uploadType', 'resumable');
+  params.set('upload_id', uploadId);
+  return `${path}?${params.toString()}`;
+}
+
+function send(reply: FastifyReply, answer: UploadAnswer): FastifyReply {
+  return reply.code(answer.status).header('content-type', JSON_TYPE).send(JSON.stringify(answer.body));
+}

@@ -1,0 +1,181 @@
+import type { Clock } from '../../core/clock.ts';
+import type { IdSource } from '../../core/ids.ts';
+import type { Store, Transaction } from '../../store/store.ts';
+import { notFound } from './errors.ts';
+import { allRecipients } from './mime/addresses.ts';
+import type { MessageFiles, RawSource, StoredRaw } from './message-files.ts';
+import { addMessage, removeMessage, shareFile } from './mailbox-writes.ts';
+import { key, KINDS, newDraftId, newMessageId, type DraftRecord, type MessageRecord } from './model.ts';
+import { composeOutgoing, withoutBcc, type OutgoingMessage } from './outgoing.ts';
+import type { Relay } from './relay.ts';
+import { threadFor } from './threading.ts';
+
+/** MinimalMessage is what send answers: `{id, threadId, labelIds}`. */
+export interface MinimalMessage {
+  readonly id: string;
+  readonly threadId: string;
+  readonly labelIds: readonly string[];
+}
+
+/** DraftAnswer is what draft writes answer: `{id, message: {id, threadId, labelIds}}`. */
+export interface DraftAnswer {
+  readonly id: string;
+  readonly message: MinimalMessage;
+}
+
+const minimal = (message: MessageRecord): MinimalMessage => ({ id: message.id, threadId: message.threadId, labelIds: message.labelIds });
+
+/**
+ * ComposeService is the mail API's writing side: messages.send and the drafts lifecycle. A sent
+ * message lands in the sender's mailbox (SENT, Bcc visible) and in every recipient's (INBOX,
+ * UNREAD, no Bcc), each copy with its own ids, in one transaction; files written for a write
+ * that fails are removed again.
+ */
+export class ComposeService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly ids: IdSource,
+    private readonly files: MessageFiles,
+    private readonly relay: Relay | undefined,
+  ) {}
+
+  /** send delivers a raw message from `mailbox` to its To, Cc and Bcc. */
+  async send(mailbox: string, source: RawSource, threadId: string | undefined): Promise<MinimalMessage> {
+    const outgoing = await composeOutgoing(source, mailbox, 'send', this.files, this.clock, this.ids);
+    return this.#deliver(mailbox, outgoing, threadId, undefined);
+  }
+
+  /** createDraft stores a raw message as a draft (label DRAFT); no recipient is needed yet. */
+  async createDraft(mailbox: string, source: RawSource, threadId: string | undefined): Promise<DraftAnswer> {
+    const outgoing = await composeOutgoing(source, mailbox, 'draft', this.files, this.clock, this.ids);
+    const draftId = newDraftId(this.ids);
+    return this.#guard(outgoing, async () =>
+      this.store.transact(async (tx) => {
+        const message = await this.#storeDraftMessage(tx, mailbox, outgoing, threadId);
+        await tx.put(KINDS.drafts, key(mailbox, draftId), { id: draftId, messageId: message.id } satisfies DraftRecord, { expectRevision: 0 });
+        return { id: draftId, message: minimal(message) };
+      }),
+    );
+  }
+
+  /** updateDraft replaces a draft's message (it gets a new message id, as in Gmail). */
+  async updateDraft(mailbox: string, draftId: string, source: RawSource, threadId: string | undefined): Promise<DraftAnswer> {
+    await this.#draft(mailbox, draftId);
+    const outgoing = await composeOutgoing(source, mailbox, 'draft', this.files, this.clock, this.ids);
+    const replaced: string[] = [];
+    const answer = await this.#guard(outgoing, async () =>
+      this.store.transact(async (tx) => {
+        const draft = await tx.get<DraftRecord>(KINDS.drafts, key(mailbox, draftId));
+        if (draft === undefined) throw notFound();
+        const old = await tx.get<MessageRecord>(KINDS.messages, key(mailbox, draft.value.messageId));
+        const unused = old === undefined ? undefined : await removeMessage(tx, mailbox, old.value);
+        if (unused !== undefined) replaced.push(unused);
+        const message = await this.#storeDraftMessage(tx, mailbox, outgoing, threadId ?? old?.value.threadId);
+        await tx.put(KINDS.drafts, key(mailbox, draftId), { id: draftId, messageId: message.id } satisfies DraftRecord);
+        return { id: draftId, message: minimal(message) };
+      }),
+    );
+    await Promise.all(replaced.map((file) => this.files.remove(file)));
+    return answer;
+  }
+
+  /** sendDraft sends a draft (after replacing its message when `source` is given) and deletes it. */
+  async sendDraft(mailbox: string, draftId: string, source: RawSource | undefined, threadId: string | undefined): Promise<MinimalMessage> {
+    const { draft, message } = await this.#draft(mailbox, draftId);
+    const raw: RawSource = source ?? (await this.files.source(message.file));
+    const outgoing = await composeOutgoing(raw, mailbox, 'send', this.files, this.clock, this.ids);
+    const unused: string[] = [];
+    const sent = await this.#deliver(mailbox, outgoing, threadId ?? message.threadId, async (tx) => {
+      const current = await tx.get<DraftRecord>(KINDS.drafts, key(mailbox, draftId));
+      if (current === undefined) throw notFound();
+      await tx.delete(KINDS.drafts, key(mailbox, draftId));
+      const draftMessage = await tx.get<MessageRecord>(KINDS.messages, key(mailbox, draft.messageId));
+      const file = draftMessage === undefined ? undefined : await removeMessage(tx, mailbox, draftMessage.value);
+      if (file !== undefined) unused.push(file);
+    });
+    await Promise.all(unused.map((file) => this.files.remove(file)));
+    return sent;
+  }
+
+  /** deleteDraft deletes a draft and its message for good. */
+  async deleteDraft(mailbox: string, draftId: string): Promise<void> {
+    const file = await this.store.transact(async (tx) => {
+      const draft = await tx.get<DraftRecord>(KINDS.drafts, key(mailbox, draftId));
+      if (draft === undefined) throw notFound();
+      await tx.delete(KINDS.drafts, key(mailbox, draftId));
+      const message = await tx.get<MessageRecord>(KINDS.messages, key(mailbox, draft.value.messageId));
+      if (message === undefined) return undefined;
+      return removeMessage(tx, mailbox, message.value);
+    });
+    if (file !== undefined) await this.files.remove(file);
+  }
+
+  async #draft(mailbox: string, draftId: string): Promise<{ draft: DraftRecord; message: MessageRecord }> {
+    const draft = await this.store.get<DraftRecord>(KINDS.drafts, key(mailbox, draftId));
+    if (draft === undefined) throw notFound();
+    const message = await this.store.get<MessageRecord>(KINDS.messages, key(mailbox, draft.value.messageId));
+    if (message === undefined) throw notFound();
+    return { draft: draft.value, message: message.value };
+  }
+
+  async #storeDraftMessage(tx: Transaction, mailbox: string, outgoing: OutgoingMessage, threadId: string | undefined): Promise<MessageRecord> {
+    const id = newMessageId(this.clock.now(), this.ids);
+    const thread = await threadFor(tx, mailbox, id, outgoing.references, outgoing.subject, threadId, true);
+    await shareFile(tx, outgoing.senderFile, 1, outgoing.text);
+    return addMessage(tx, mailbox, this.#record(id, thread, ['DRAFT'], outgoing, outgoing.senderFile, false));
+  }
+
+  async #deliver(mailbox: string, outgoing: OutgoingMessage, threadId: string | undefined, alsoInTransaction: ((tx: Transaction) => Promise<void>) | undefined): Promise<MinimalMessage> {
+    const everyone = allRecipients(outgoing.recipients);
+    const recipients = everyone.filter((address) => address !== mailbox);
+    const toSelf = recipients.length !== everyone.length;
+    const separate = outgoing.deliveryFile.name !== outgoing.senderFile.name;
+    const sent = await this.#guard(outgoing, async () =>
+      this.store.transact(async (tx) => {
+        await alsoInTransaction?.(tx);
+        // One raw file serves every copy that has the same bytes; it is unlinked with its last message.
+        await shareFile(tx, outgoing.senderFile, separate ? 1 : 1 + recipients.length, outgoing.text);
+        if (separate && recipients.length > 0) await shareFile(tx, outgoing.deliveryFile, recipients.length, outgoing.text);
+        const id = newMessageId(this.clock.now(), this.ids);
+        const thread = await threadFor(tx, mailbox, id, outgoing.references, outgoing.subject, threadId, true);
+        const labels = toSelf ? ['SENT', 'INBOX', 'UNREAD'] : ['SENT'];
+        const message = await addMessage(tx, mailbox, this.#record(id, thread, labels, outgoing, outgoing.senderFile, false));
+        for (const recipient of recipients) {
+          const copyId = newMessageId(this.clock.now(), this.ids);
+          const copyThread = await threadFor(tx, recipient, copyId, outgoing.references, outgoing.subject, undefined, false);
+          await addMessage(tx, recipient, this.#record(copyId, copyThread, ['INBOX', 'UNREAD'], outgoing, outgoing.deliveryFile, true));
+        }
+        return message;
+      }),
+    );
+    if (separate && recipients.length === 0) await this.files.remove(outgoing.deliveryFile.name);
+    this.relay?.forward(mailbox, sent.id, outgoing.deliveryFile.inline ?? (await this.files.source(outgoing.deliveryFile.name)), mailbox, everyone);
+    return minimal(sent);
+  }
+
+  #record(id: string, threadId: string, labelIds: string[], outgoing: OutgoingMessage, file: StoredRaw, delivered: boolean): Omit<MessageRecord, 'historyId'> {
+    return {
+      id,
+      threadId,
+      labelIds,
+      snippet: outgoing.snippet,
+      internalDate: this.clock.now(),
+      sizeEstimate: file.size,
+      payload: delivered ? withoutBcc(outgoing.parsed.payload) : outgoing.parsed.payload,
+      file: file.name,
+      search: delivered ? { ...outgoing.search, bcc: [] } : outgoing.search,
+    };
+  }
+
+  /** #guard removes every file the write made when the write fails, so nothing half-stored stays. */
+  async #guard<R>(outgoing: OutgoingMessage, write: () => Promise<R>): Promise<R> {
+    try {
+      return await write();
+    } catch (error) {
+      const names = new Set([outgoing.senderFile.name, outgoing.deliveryFile.name]);
+      await Promise.all([...names].map((name) => this.files.remove(name)));
+      throw error;
+    }
+  }
+}

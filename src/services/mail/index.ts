@@ -1,0 +1,60 @@
+import type { FastifyInstance } from 'fastify';
+import { API_PATHS } from '../../core/identifiers.ts';
+import type { ServiceContext, ServiceDefinition } from '../../core/service.ts';
+import { openFileArea, UploadEngine } from '../../core/uploads/index.ts';
+import { ComposeService } from './compose-service.ts';
+import { renderMailError, useMailErrors } from './error-serializer.ts';
+import { MailboxService } from './mailbox-service.ts';
+import { MessageFiles } from './message-files.ts';
+import { Relay } from './relay.ts';
+import { registerMetadataRoutes, registerUploadRoutes, type MailRoutes } from './routes.ts';
+
+const API_BASES = [API_PATHS.spell('/gmail/v1', 'real'), API_PATHS.spell('/gmail/v1', 'spec')];
+
+/** MAIL_PREFIXES are the metadata, upload and resumable-upload addresses, in the real and the spec's spelling. */
+export const MAIL_PREFIXES = {
+  metadata: API_BASES,
+  upload: API_BASES.map((base) => `/upload${base}`),
+  resumable: API_BASES.map((base) => `/resumable/upload${base}`),
+};
+
+/** mailService is the mail API family (spec D, the Gmail API): send, drafts, mailboxes per recipient, over every upload protocol. */
+export const mailService: ServiceDefinition = {
+  name: 'mail',
+  pathPrefixes: [...MAIL_PREFIXES.metadata, ...MAIL_PREFIXES.upload, ...MAIL_PREFIXES.resumable],
+  renderError: renderMailError,
+  async register(app: FastifyInstance, context: ServiceContext) {
+    const area = openFileArea(context.dataDir, 'mail');
+    const engine = new UploadEngine({ family: 'mail', store: context.store, clock: context.clock, ids: context.ids, area });
+    await engine.open();
+    const files = new MessageFiles(area, context.store);
+    await files.sweep();
+    const relay = context.mailRelay === undefined ? undefined : new Relay(context.mailRelay, context.store);
+    const routes: MailRoutes = {
+      auth: context.auth,
+      compose: new ComposeService(context.store, context.clock, context.ids, files, relay),
+      mailboxes: new MailboxService(context.store, context.clock, files),
+    };
+    useMailErrors(app);
+    for (const prefix of MAIL_PREFIXES.metadata) {
+      await app.register(async (scope) => registerMetadataRoutes(scope, routes), { prefix });
+    }
+    for (const [prefixes, protocol] of [[MAIL_PREFIXES.upload, undefined], [MAIL_PREFIXES.resumable, 'resumable']] as const) {
+      for (const prefix of prefixes) {
+        await app.register(
+          async (scope) => {
+            engine.streamBodies(scope);
+            registerUploadRoutes(scope, engine, routes, protocol);
+          },
+          { prefix },
+        );
+      }
+    }
+    return {
+      async close() {
+        await relay?.close();
+        area.close();
+      },
+    };
+  },
+};

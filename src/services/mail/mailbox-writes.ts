@@ -1,0 +1,96 @@
+import type { Transaction } from '../../store/store.ts';
+import type { StoredRaw } from './message-files.ts';
+import { historyKey, key, KINDS, type FileRefs, type HistoryRecord, type MailboxRecord, type MessageRecord } from './model.ts';
+
+/** HistoryChange is a history entry without its id (the mailbox assigns it). */
+export type HistoryChange = Omit<HistoryRecord, 'id'>;
+
+/** nextHistoryId advances a mailbox's history counter and returns the new id. */
+export async function nextHistoryId(tx: Transaction, mailbox: string): Promise<number> {
+  const current = await tx.get<MailboxRecord>(KINDS.mailboxes, mailbox);
+  const value: MailboxRecord = current === undefined ? { historyId: 1, nextLabel: 1 } : { ...current.value, historyId: current.value.historyId + 1 };
+  await tx.put(KINDS.mailboxes, mailbox, value);
+  return value.historyId;
+}
+
+/** recordHistory writes one history entry under a fresh history id and returns the id. */
+export async function recordHistory(tx: Transaction, mailbox: string, change: HistoryChange): Promise<number> {
+  const id = await nextHistoryId(tx, mailbox);
+  await tx.put(KINDS.history, historyKey(mailbox, id), { id, ...change } satisfies HistoryRecord);
+  return id;
+}
+
+/** refOf is the `{id, threadId, labelIds}` a history entry names. */
+export function refOf(message: MessageRecord): { id: string; threadId: string; labelIds: readonly string[] } {
+  return { id: message.id, threadId: message.threadId, labelIds: message.labelIds };
+}
+
+/** addMessage stores a new message (with its Message-ID index entry) and records messagesAdded. */
+export async function addMessage(tx: Transaction, mailbox: string, message: Omit<MessageRecord, 'historyId'>): Promise<MessageRecord> {
+  const historyId = await nextHistoryIdPeek(tx, mailbox);
+  const stored: MessageRecord = { ...message, historyId };
+  await tx.put(KINDS.messages, key(mailbox, message.id), stored, { expectRevision: 0 });
+  if (message.search.rfc822msgid !== '') {
+    await tx.put(KINDS.messageIds, key(mailbox, message.search.rfc822msgid), { id: message.id, threadId: message.threadId });
+  }
+  await recordHistory(tx, mailbox, { messages: [{ id: message.id, threadId: message.threadId }], messagesAdded: [{ message: refOf(stored) }] });
+  return stored;
+}
+
+/** shareFile records that `refs` more messages use a raw; an inline raw's bytes and the search text are stored with its count. */
+export async function shareFile(tx: Transaction, raw: StoredRaw, refs: number, text: string): Promise<void> {
+  const current = await tx.get<FileRefs>(KINDS.files, raw.name);
+  const data = current?.value.data ?? raw.inline?.toString('base64');
+  await tx.put(KINDS.files, raw.name, { refs: (current?.value.refs ?? 0) + refs, ...(data === undefined ? {} : { data }), text: current?.value.text ?? text } satisfies FileRefs);
+}
+
+/** releaseFile drops one message's use of a raw file; true when it was the last (the caller unlinks it after commit). */
+export async function releaseFile(tx: Transaction, name: string): Promise<boolean> {
+  const current = await tx.get<FileRefs>(KINDS.files, name);
+  if (current === undefined || current.value.refs <= 1) {
+    await tx.delete(KINDS.files, name);
+    return true;
+  }
+  await tx.put(KINDS.files, name, { ...current.value, refs: current.value.refs - 1 } satisfies FileRefs);
+  return false;
+}
+
+/**
+ * removeMessage deletes a message for good and records messagesDeleted; it returns the raw
+ * file's name when no message uses it any more (unlink it once the transaction committed).
+ */
+export async function removeMessage(tx: Transaction, mailbox: string, message: MessageRecord): Promise<string | undefined> {
+  await tx.delete(KINDS.messages, key(mailbox, message.id));
+  if (message.search.rfc822msgid !== '') {
+    const indexed = await tx.get<{ id: string }>(KINDS.messageIds, key(mailbox, message.search.rfc822msgid));
+    if (indexed?.value.id === message.id) await tx.delete(KINDS.messageIds, key(mailbox, message.search.rfc822msgid));
+  }
+  await recordHistory(tx, mailbox, { messages: [{ id: message.id, threadId: message.threadId }], messagesDeleted: [{ message: refOf(message) }] });
+  return (await releaseFile(tx, message.file)) ? message.file : undefined;
+}
+
+/** relabel applies label additions and removals, recording labelsAdded / labelsRemoved; returns the updated message. */
+export async function relabel(tx: Transaction, mailbox: string, message: MessageRecord, add: readonly string[], remove: readonly string[]): Promise<MessageRecord> {
+  const labels = new Set(message.labelIds);
+  const added = add.filter((label) => !labels.has(label));
+  for (const label of added) labels.add(label);
+  const removed = remove.filter((label) => labels.has(label) && !added.includes(label));
+  for (const label of removed) labels.delete(label);
+  if (added.length === 0 && removed.length === 0) return message;
+  const historyId = await nextHistoryIdPeek(tx, mailbox);
+  const updated: MessageRecord = { ...message, labelIds: [...labels], historyId };
+  await tx.put(KINDS.messages, key(mailbox, message.id), updated);
+  const ref = refOf(updated);
+  await recordHistory(tx, mailbox, {
+    messages: [{ id: message.id, threadId: message.threadId }],
+    ...(added.length > 0 ? { labelsAdded: [{ message: ref, labelIds: added }] } : {}),
+    ...(removed.length > 0 ? { labelsRemoved: [{ message: ref, labelIds: removed }] } : {}),
+  });
+  return updated;
+}
+
+/** nextHistoryIdPeek is the id the next recordHistory will assign (a message carries the id of the change that made it). */
+async function nextHistoryIdPeek(tx: Transaction, mailbox: string): Promise<number> {
+  const current = await tx.get<MailboxRecord>(KINDS.mailboxes, mailbox);
+  return (current?.value.historyId ?? 0) + 1;
+}

@@ -1,0 +1,139 @@
+import { Readable } from 'node:stream';
+import { Headers } from '@zone-eu/mailsplit';
+import libmime from 'libmime';
+import addressparser from 'nodemailer/lib/addressparser/index.js';
+import type { Clock } from '../../core/clock.ts';
+import type { IdSource } from '../../core/ids.ts';
+import { invalidArgument } from './errors.ts';
+import { allRecipients, addressesOf, readRecipients, type Recipients } from './mime/addresses.ts';
+import { headerValue, readHeaderBlock, readHeaderBlockFromFile } from './mime/header-block.ts';
+import { parseMessage, snippetOf, type ParsedMessage, type StoredPart } from './mime/parse-message.ts';
+import type { MessageFiles, RawSource, StoredRaw } from './message-files.ts';
+import type { SearchFields } from './model.ts';
+
+/** OutgoingMessage is a message written as its sender's copy, ready to be stored (and delivered). */
+export interface OutgoingMessage {
+  readonly recipients: Recipients;
+  /** The sender's copy (Bcc kept). */
+  readonly senderFile: StoredRaw;
+  /** The recipients' copy: the same raw, or one without Bcc when the message has Bcc. */
+  readonly deliveryFile: StoredRaw;
+  readonly parsed: ParsedMessage;
+  readonly snippet: string;
+  readonly search: SearchFields;
+  /** The first text part, lower-cased, for free-text search. */
+  readonly text: string;
+  /** Message-IDs this message answers (In-Reply-To, then References), without brackets. */
+  readonly references: readonly string[];
+  readonly subject: string;
+}
+
+/** ComposeMode says what the message is for: sending needs recipients, a draft does not. */
+export type ComposeMode = 'send' | 'draft';
+
+/**
+ * composeOutgoing does to a raw message what Gmail does before storing it: checks To, Cc and
+ * Bcc, requires a recipient when sending, fills in or rewrites From to the sender, adds
+ * Message-ID and Date when missing, writes the sender's copy (Bcc kept) and, when there is Bcc,
+ * a copy without it for the recipients, then parses the payload. Headers that need no change
+ * keep their exact bytes, so `format=raw` returns what was sent.
+ */
+export async function composeOutgoing(source: RawSource, sender: string, mode: ComposeMode, files: MessageFiles, clock: Clock, ids: IdSource): Promise<OutgoingMessage> {
+  const block = source.kind === 'bytes' ? readHeaderBlock(source.bytes) : await readHeaderBlockFromFile(source.path);
+  const { headers, bodyOffset } = block;
+  const recipients = readRecipients(headers);
+  if (mode === 'send' && allRecipients(recipients).length === 0) throw invalidArgument('Recipient address required');
+  const original = source.kind === 'bytes' ? source.bytes.subarray(0, bodyOffset) : undefined;
+  const lineEnd = usesBareLf(original ?? headers.build()) ? '\n' : '\r\n';
+  fillFrom(headers, sender);
+  if (!headers.hasHeader('message-id')) append(headers, 'Message-ID', `<${ids.bytes(16).toString('base64url')}@mail.gmail.com>`);
+  if (!headers.hasHeader('date')) append(headers, 'Date', rfc2822Date(clock.now()));
+  const senderHeaders = headers.changed || original === undefined ? headers.build(lineEnd) : original;
+  let senderFile: StoredRaw;
+  if (source.kind === 'file' && !headers.changed) senderFile = await files.adopt(source.path);
+  else senderFile = await files.write(senderHeaders, source, bodyOffset);
+  let deliveryFile = senderFile;
+  if (headers.hasHeader('bcc')) {
+    const delivered = new Headers(senderHeaders);
+    delivered.remove('bcc');
+    deliveryFile = await files.write(delivered.build(lineEnd), source, bodyOffset);
+  }
+  const parsed = await parseMessage(source.kind === 'bytes' ? Readable.from([senderHeaders, source.bytes.subarray(bodyOffset)]) : await files.read(senderFile.name));
+  const subject = headerValue(headers, 'subject') ?? '';
+  const messageId = stripBrackets(headerValue(headers, 'message-id') ?? '');
+  return {
+    recipients,
+    senderFile,
+    deliveryFile,
+    parsed,
+    snippet: snippetOf(parsed.text),
+    text: parsed.text.toLowerCase(),
+    subject,
+    references: [...messageIdsOf(headerValue(headers, 'in-reply-to')), ...messageIdsOf(headerValue(headers, 'references'))],
+    search: {
+      from: addressesOf(headerValue(headers, 'from')),
+      to: recipients.to,
+      cc: recipients.cc,
+      bcc: recipients.bcc,
+      subject,
+      rfc822msgid: messageId,
+      hasAttachment: parsed.hasAttachment,
+    },
+  };
+}
+
+/** withoutBcc is a payload as recipients see it: the same tree without the top-level Bcc header. */
+export function withoutBcc(payload: StoredPart): StoredPart {
+  return { ...payload, headers: payload.headers.filter((header) => header.name.toLowerCase() !== 'bcc') };
+}
+
+/** fillFrom makes From the sender's address: added when missing, rewritten (keeping the display name) when it is another address. */
+function fillFrom(headers: Headers, sender: string): void {
+  if (!headers.hasHeader('from')) {
+    append(headers, 'From', sender);
+    return;
+  }
+  const [first] = addressparser(headerValue(headers, 'from') ?? '', { flatten: true });
+  if (first !== undefined && first.address.toLowerCase() === sender.toLowerCase()) return;
+  const name = first?.name ?? '';
+  const display = name === '' ? '' : /^[\x20-\x7e]*$/.test(name) ? `"${name.replace(/["\\]/g, '\\$&')}" ` : `${libmime.encodeWords(name, 'Q')} `;
+  headers.update('From', `${display}<${sender}>`);
+}
+
+function append(headers: Headers, name: string, value: string): void {
+  headers.add(name, value, headers.getList().length);
+}
+
+function usesBareLf(section: Buffer): boolean {
+  const newline = section.indexOf(0x0a);
+  return newline > 0 && section[newline - 1] !== 0x0d;
+}
+
+/** messageIdsOf lists the `<id>` tokens of an In-Reply-To or References value. */
+export function messageIdsOf(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  return [...value.matchAll(/<([^<>\s]+)>/g)].map((match) => match[1]!);
+}
+
+function stripBrackets(value: string): string {
+  return value.trim().replace(/^<|>$/g, '');
+}
+
+const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** rfc2822Date formats an instant as an RFC 2822 Date header value in UTC (`Mon, 2 Jan 2025 10:04:05 +0000`). */
+export function rfc2822Date(ms: number): string {
+  const d = new Date(ms);
+  const pad = (n: number): string => String(n).padStart(2, '0');
+  return `${DAYS[d.getUTCDay()]!}, ${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]!} ${d.getUTCFullYear()} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} +0000`;
+}
+
+/** normalizeSubject strips reply and forward prefixes, so `Re: Hello` and `Hello` match for threading. */
+export function normalizeSubject(subject: string): string {
+  return subject
+    .replace(/^(\s*(re|fwd?|aw|sv|wg)\s*(\[\d+\])?\s*:\s*)+/i, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .toLowerCase();
+}
