@@ -60,7 +60,7 @@ function siteOf(request: FastifyRequest, bodyLimit: number): ErrorSite {
   return { method: request.method, path: request.url.split('?')[0] ?? request.url, contentType: request.headers['content-type'], bodyLimit };
 }
 
-/** useMailErrors makes every error and unknown path of this context answer in the mail dialect. */
+/** useMailErrors makes every error of this context answer in the mail dialect (core answers unknown paths under the mail prefixes through renderMailError). */
 export function useMailErrors(app: FastifyInstance): void {
   const bodyLimit = app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT;
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
@@ -68,10 +68,5 @@ export function useMailErrors(app: FastifyInstance): void {
     if (response.status >= 500) request.log.error({ err: error }, 'mail request failed');
     if (!reply.raw.headersSent && !reply.raw.destroyed) return reply.code(response.status).headers(response.headers).send(response.body);
     return reply;
-  });
-  app.setNotFoundHandler((request, reply) => {
-    const site = siteOf(request, bodyLimit);
-    const response = renderMailError(new TransportProblemError({ httpStatus: 404, kind: 'not-found', detail: site.path }), site);
-    return reply.code(response.status).headers(response.headers).send(response.body);
   });
 }
