@@ -26,6 +26,8 @@ export interface StartOptions {
   readonly operations?: OperationsMode;
   readonly logLevel?: LogLevel;
   readonly bodyLimit?: number;
+  /** Largest accepted media upload (bundles, APKs), in bytes. */
+  readonly uploadLimit?: number;
   readonly clock?: Clock;
   readonly timers?: Timers;
   readonly ids?: IdSource;
@@ -66,6 +68,8 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
         ids,
         auth: new Authenticator(adminToken, options.tokens ?? []),
         operations: options.operations ?? 'realistic',
+        dataDir,
+        uploadLimit: options.uploadLimit,
       },
       SERVICES,
       { logLevel: options.logLevel ?? 'silent', bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT },

@@ -1,5 +1,6 @@
 import type { ServiceDefinition } from '../core/service.ts';
 import { computeService } from './compute/index.ts';
+import { publisherService } from './publisher/index.ts';
 
 /** SERVICES lists every API family fogbank serves; adding one is a folder plus a line here. */
-export const SERVICES: readonly ServiceDefinition[] = [computeService];
+export const SERVICES: readonly ServiceDefinition[] = [computeService, publisherService];
