@@ -33,7 +33,7 @@ export async function signingCertificate(archive: ZipArchive, what: string): Pro
   let signer: Certificate | null | undefined;
   try {
     const result = await signed.verify({ signer: 0, data: toArrayBuffer(sfBytes), checkChain: false, extendedMode: true });
-    if (result.signatureVerified !== true) throw new Error(result.message);
+    if (result.signatureVerified !== true) throw new Error(result.message || 'the signature does not match the signature file');
     signer = result.signerCertificate;
   } catch (error) {
     const why = error instanceof Error ? error.message : String((error as { message?: unknown }).message ?? error);

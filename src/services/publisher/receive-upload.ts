@@ -71,10 +71,30 @@ export async function receiveUpload(request: FastifyRequest, body: Readable, opt
   throw badRequest(`Invalid value for upload protocol: '${uploadType}'. Supported: media, multipart.`);
 }
 
-/** receiveMedia writes one stream to the file through a hashing, counting, size-capping pass. */
+/**
+ * receiveMedia writes one stream to the file through a hashing, counting, size-capping pass. The
+ * source is never destroyed on failure, only drained, so the client can still read the 4xx.
+ */
 async function receiveMedia(media: Readable, contentType: string, metadata: unknown, options: ReceiveOptions): Promise<ReceivedUpload> {
   const meter = new HashingMeter(options.maxBytes);
-  await pipeline(media, meter, createWriteStream(options.path, { flags: 'wx' }));
+  const written = pipeline(meter, createWriteStream(options.path, { flags: 'wx' }));
+  const onError = (error: Error): void => void meter.destroy(error);
+  const onClose = (): void => {
+    if (!media.readableEnded) meter.destroy(badRequest('The upload was interrupted before all of its bytes arrived.'));
+  };
+  media.once('error', onError);
+  media.once('close', onClose);
+  media.pipe(meter);
+  try {
+    await written;
+  } catch (error) {
+    media.unpipe(meter);
+    media.resume();
+    throw error;
+  } finally {
+    media.off('error', onError);
+    media.off('close', onClose);
+  }
   return { path: options.path, size: meter.bytes, sha256: meter.hash.digest('hex'), contentType, metadata };
 }
 
@@ -92,6 +112,7 @@ async function receiveMultipart(body: Readable, contentType: string, options: Re
   return new Promise<ReceivedUpload>((resolve, reject) => {
     let index = 0;
     let metadataText = '';
+    let metadataDone: Promise<void> = Promise.resolve();
     let media: Promise<ReceivedUpload> | undefined;
     let failed = false;
     const fail = (error: unknown): void => {
@@ -109,6 +130,8 @@ async function receiveMultipart(body: Readable, contentType: string, options: Re
           metadataText += chunk.toString('utf8');
           if (metadataText.length > MAX_METADATA_BYTES) fail(badRequest('Invalid multipart request: the metadata part is too large.'));
         });
+        // Part streams flow asynchronously: the media part's headers can arrive before this ends.
+        metadataDone = new Promise((resolve) => part.once('end', resolve));
         return;
       }
       if (at > 1) {
@@ -116,8 +139,10 @@ async function receiveMultipart(body: Readable, contentType: string, options: Re
         fail(badRequest('Invalid multipart request: expected exactly two parts (metadata and media).'));
         return;
       }
-      // The media part's headers come first (the stream buffers its data until piped).
-      part.once('header', (headers: Record<string, string[] | undefined>) => {
+      // The media part's headers come first (the part stream buffers its data until piped).
+      part.once('header', async (headers: Record<string, string[] | undefined>) => {
+        await metadataDone;
+        if (failed) return;
         let metadata: unknown;
         try {
           metadata = metadataText.trim() === '' ? undefined : (JSON.parse(metadataText) as unknown);
