@@ -13,10 +13,10 @@ export interface ServiceContext {
   readonly ids: IdSource;
   readonly auth: Authenticator;
   readonly operations: OperationsMode;
-  /** Where uploaded files live; undefined for an ephemeral server (families then use a temporary directory they remove on close). */
-  readonly dataDir?: string | undefined;
+  /** dataDir is where families keep files (uploads, raw mail); undefined with `--ephemeral` (use a temporary FileArea). */
+  readonly dataDir?: string;
   /** The largest accepted media upload, in bytes; undefined means the family's default. */
-  readonly uploadLimit?: number | undefined;
+  readonly uploadLimit?: number;
 }
 
 /** ServiceHandle lets a service stop its background work when the server shuts down. */

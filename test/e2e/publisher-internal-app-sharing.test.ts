@@ -146,7 +146,7 @@ describe('uploadbundle', () => {
       assert.equal(failure.error['status'], 'INVALID_ARGUMENT');
     }
     assert.equal((await srv.store.list('publisher.internalAppSharingArtifacts')).length, before);
-    assert.deepEqual(readdirSync(join(work, 'data', 'publisher', 'incoming')), []);
+    assert.deepEqual(readdirSync(join(work, 'data', 'publisher', 'spool')), []);
   });
 });
 

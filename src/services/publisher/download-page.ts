@@ -1,9 +1,18 @@
 import type { ArtifactRecord } from './artifacts.ts';
 
+/** DOWNLOAD_PREFIX is where fogbank's own publisher pages live (download pages, admin listing). */
+export const DOWNLOAD_PREFIX = '/_fogbank/publisher';
+
 /** DownloadLinks are the absolute addresses of one artifact's page and bytes. */
 export interface DownloadLinks {
   readonly page: string;
   readonly file: string;
+}
+
+/** downloadLinks are an artifact's addresses on `origin` (`http://host:port`, as the client reached fogbank). */
+export function downloadLinks(origin: string, artifact: Pick<ArtifactRecord, 'packageName' | 'id'>): DownloadLinks {
+  const page = `${origin}${DOWNLOAD_PREFIX}/apps/test/${encodeURIComponent(artifact.packageName)}/${artifact.id}`;
+  return { page, file: `${page}/download` };
 }
 
 /**

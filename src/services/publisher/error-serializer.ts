@@ -3,10 +3,14 @@ import { TransportProblemError, transportProblemOf } from '../../core/errors.ts'
 import { MalformedJsonError } from '../../core/json-body.ts';
 import type { ErrorResponse, ErrorSite } from '../../core/service.ts';
 import { badRequest, internalError, notFound, PublisherError } from './errors.ts';
+// At merge with core/uploads: import UploadError from '../../core/uploads/index.ts' instead.
+import { UploadError } from './receive-upload.ts';
 
 /** toPublisherError maps anything thrown inside the publisher family onto its dialect. */
 export function toPublisherError(error: unknown, site: ErrorSite): PublisherError {
   if (error instanceof PublisherError) return error;
+  // The upload protocols' own failures carry Google's envelope pieces; the family renders them.
+  if (error instanceof UploadError) return new PublisherError(error.httpStatus, error.status, error.reason, error.message);
   if (error instanceof MalformedJsonError) return badRequest(`Invalid JSON payload received. ${error.detail}`);
   const problem = transportProblemOf(error);
   if (problem !== undefined) {

@@ -77,11 +77,6 @@ export function packageNameMismatch(packageName: string): PublisherError {
   return invalidUpload(`UploadException: ADHOC_PACKAGE_NAME_MISMATCH [[]] (${packageName})`);
 }
 
-/** uploadTooLarge is a 413 for media over the configured upload limit. */
-export function uploadTooLarge(limit: number): PublisherError {
-  return new PublisherError(413, 'INVALID_ARGUMENT', 'uploadTooLarge', `Media larger than the maximum upload size of ${limit} bytes.`);
-}
-
 /** badRequest is a 400 INVALID_ARGUMENT about the request itself (not the uploaded file). */
 export function badRequest(message: string): PublisherError {
   return new PublisherError(400, 'INVALID_ARGUMENT', 'invalid', message);

@@ -5,11 +5,10 @@
  */
 
 import { X509Certificate } from 'node:crypto';
-import { rm } from 'node:fs/promises';
 import type { ArtifactRecord, ArtifactStore } from './artifacts.ts';
 import type { FogbankSigner } from './fogbank-signer.ts';
 import { inspectUpload, type ArtifactKind } from './inspect-upload.ts';
-import type { ReceivedUpload } from './receive-upload.ts';
+import type { UploadedMedia } from './receive-upload.ts';
 
 /** InternalAppSharingArtifact is the API resource (androidpublisher v3), exactly its three fields. */
 export interface InternalAppSharingArtifact {
@@ -26,28 +25,23 @@ export class PublisherService {
   ) {}
 
   /**
-   * uploadArtifact inspects a received bundle or APK for `packageName` and keeps it. The
-   * received file is consumed: moved into the artifacts on success, removed on any failure.
+   * uploadArtifact inspects a received bundle or APK for `packageName` and keeps it: the file is
+   * moved into the artifacts on success; on failure it is left for the upload engine to remove.
    */
-  async uploadArtifact(kind: ArtifactKind, packageName: string, upload: ReceivedUpload): Promise<ArtifactRecord> {
-    try {
-      const inspection = await inspectUpload(upload.path, upload.size, kind, packageName);
-      const certificate = inspection.certificate ?? (await this.signer.certificate());
-      return await this.artifacts.create({
-        kind,
-        packageName,
-        path: upload.path,
-        size: upload.size,
-        sha256: upload.sha256,
-        contentType: upload.contentType,
-        inspection,
-        certificate,
-        certificateSubject: subjectOf(certificate),
-      });
-    } catch (error) {
-      await rm(upload.path, { force: true });
-      throw error;
-    }
+  async uploadArtifact(kind: ArtifactKind, packageName: string, media: UploadedMedia): Promise<ArtifactRecord> {
+    const inspection = await inspectUpload(media.path, media.size, kind, packageName);
+    const certificate = inspection.certificate ?? (await this.signer.certificate());
+    return this.artifacts.create({
+      kind,
+      packageName,
+      path: media.path,
+      size: media.size,
+      sha256: media.sha256,
+      contentType: media.mediaType,
+      inspection,
+      certificate,
+      certificateSubject: subjectOf(certificate),
+    });
   }
 }
 
@@ -60,7 +54,7 @@ function subjectOf(der: Buffer): string {
   }
 }
 
-/** toResource renders a record as the API's InternalAppSharingArtifact, its downloadUrl on `origin`. */
+/** toResource renders a record as the API's InternalAppSharingArtifact. */
 export function toResource(record: ArtifactRecord, downloadUrl: string): InternalAppSharingArtifact {
   return { certificateFingerprint: record.certificateFingerprint, downloadUrl, sha256: record.sha256 };
 }

@@ -67,7 +67,7 @@ async function artifactCount(): Promise<number> {
 }
 
 function leftovers(): string[] {
-  const incoming = join(work, 'publisher', 'incoming');
+  const incoming = join(work, 'publisher', 'spool');
   return existsSync(incoming) ? readdirSync(incoming) : [];
 }
 
@@ -94,8 +94,9 @@ describe('paths and protocols', () => {
     assert.equal(real.body.certificateFingerprint, spec.body.certificateFingerprint);
   });
 
-  test('uploadType defaults to media; multipart with an empty metadata part works', async () => {
-    assert.equal((await post(bundleUrl(PKG, '/upload/androidpublisher/v3', ''), bundle)).status, 200);
+  test('an upload address without uploadType is Google\'s wrongUrlForUpload; multipart with an empty metadata part works', async () => {
+    const bare = await post(bundleUrl(PKG, '/upload/androidpublisher/v3', ''), bundle);
+    assert.deepEqual(bare.body, envelope(400, 'INVALID_ARGUMENT', 'wrongUrlForUpload', 'Upload requests must include an uploadType URL parameter and a URL path beginning with /upload/'));
     const boundary = 'b0undary';
     const body = Buffer.concat([
       Buffer.from(`--${boundary}\r\ncontent-type: application/json\r\n\r\n\r\n--${boundary}\r\ncontent-type: application/octet-stream\r\n\r\n`),
@@ -109,20 +110,24 @@ describe('paths and protocols', () => {
   test('a multipart body without its media part, or with bad metadata, is a 400', async () => {
     const url = bundleUrl(PKG, '/upload/androidpublisher/v3', '?uploadType=multipart');
     const only = await post(url, '--x\r\ncontent-type: application/json\r\n\r\n{}\r\n--x--', 'releaser', { 'content-type': 'multipart/related; boundary=x' });
-    assert.deepEqual(only.body, envelope(400, 'INVALID_ARGUMENT', 'invalid', 'Invalid multipart request: the media part is missing.'));
+    assert.deepEqual(only.body, envelope(400, 'INVALID_ARGUMENT', 'badRequest', 'Invalid multipart request: the media part is missing.'));
     const badJson = await post(url, '--x\r\ncontent-type: application/json\r\n\r\n{nope\r\n--x\r\n\r\nPK\r\n--x--', 'releaser', { 'content-type': 'multipart/related; boundary=x' });
-    assert.deepEqual(badJson.body, envelope(400, 'INVALID_ARGUMENT', 'invalid', 'Invalid multipart request: the metadata part is not valid JSON.'));
+    assert.deepEqual(badJson.body, envelope(400, 'INVALID_ARGUMENT', 'badRequest', 'Invalid multipart request: the metadata part is not a JSON object.'));
     const noBoundary = await post(url, bundle, 'releaser', { 'content-type': 'application/octet-stream' });
-    assert.deepEqual(noBoundary.body, envelope(400, 'INVALID_ARGUMENT', 'invalid', "Invalid multipart request: content type 'application/octet-stream' is not multipart/related with a boundary."));
+    assert.deepEqual(noBoundary.body, envelope(400, 'INVALID_ARGUMENT', 'badRequest', "Invalid multipart request: content type 'application/octet-stream' is not multipart/related with a boundary."));
     assert.deepEqual(leftovers(), []);
   });
 
-  test('the metadata address takes no media: 400 naming the upload address', async () => {
-    const reply = await post('/androidpublisher/v3/applications/internalappsharing/com.example.http/artifacts/bundle', '{}', 'releaser', { 'content-type': 'application/json' });
-    assert.deepEqual(
-      reply.body,
-      envelope(400, 'INVALID_ARGUMENT', 'invalid', 'Media upload is required: send the bundle to the upload address /upload/androidpublisher/v3/applications/internalappsharing/com.example.http/artifacts/bundle.'),
-    );
+  test('the metadata address takes no media: Google\'s wrongUrlForUpload, under both spellings', async () => {
+    for (const base of ['/androidpublisher/v3', '/publisher/v3']) {
+      const reply = await post(`${base}/applications/internalappsharing/com.example.http/artifacts/bundle`, '{}', 'releaser', { 'content-type': 'application/json' });
+      assert.deepEqual(reply.body, envelope(400, 'INVALID_ARGUMENT', 'wrongUrlForUpload', 'Upload requests must include an uploadType URL parameter and a URL path beginning with /upload/'));
+    }
+  });
+
+  test('the /resumable/upload alias is served (resumable itself arrives with core/uploads)', async () => {
+    const reply = await post('/resumable/upload/androidpublisher/v3/applications/internalappsharing/com.example.http/artifacts/bundle', '');
+    assert.deepEqual(reply.body, envelope(400, 'INVALID_ARGUMENT', 'badRequest', 'Resumable uploads are not available on this server yet; use uploadType=media or uploadType=multipart.'));
   });
 
   test('unknown paths under the publisher prefixes answer 404 in the Google envelope', async () => {
@@ -256,7 +261,7 @@ describe('bad uploads', () => {
 
   test('over the upload limit: 413, whether the length is declared or streamed', async () => {
     const tooLarge = Buffer.concat([bundle, Buffer.alloc(UPLOAD_LIMIT)]);
-    const expected = envelope(413, 'INVALID_ARGUMENT', 'uploadTooLarge', `Media larger than the maximum upload size of ${UPLOAD_LIMIT} bytes.`);
+    const expected = envelope(413, 'INVALID_ARGUMENT', 'uploadTooLarge', `Media larger than the maximum size of ${UPLOAD_LIMIT} bytes.`);
     await refused(tooLarge, expected, bundleUrl(), 413);
     await refused(Readable.from([tooLarge.subarray(0, 40_000), tooLarge.subarray(40_000)]), expected, bundleUrl(), 413);
   });
