@@ -48,8 +48,8 @@ export async function inspectUpload(path: string, size: number, kind: ArtifactKi
     let bundletoolVersion: string | undefined;
     if (kind === 'bundle') {
       requireBundle(archive);
-      bundletoolVersion = decodeBundleConfig(await archive.read(BUNDLE_CONFIG, MAX_BUNDLE_CONFIG_BYTES, what));
-      manifest = decodeProtoManifest(await archive.read(BUNDLE_MANIFEST, MAX_MANIFEST_BYTES, what), BUNDLE_MANIFEST);
+      bundletoolVersion = await decodeBundleConfig(await archive.read(BUNDLE_CONFIG, MAX_BUNDLE_CONFIG_BYTES, what));
+      manifest = await decodeProtoManifest(await archive.read(BUNDLE_MANIFEST, MAX_MANIFEST_BYTES, what), BUNDLE_MANIFEST);
     } else {
       requireApk(archive);
       manifest = decodeBinaryManifest(await archive.read(APK_MANIFEST, MAX_MANIFEST_BYTES, what), APK_MANIFEST);

@@ -6,7 +6,14 @@
 
 import { fromBinary } from '@bufbuild/protobuf';
 import { invalidUpload } from './errors.ts';
-import { BundleConfigSchema, XmlNodeSchema, type XmlAttribute } from './proto/aapt-resources_pb.ts';
+import type { XmlAttribute } from './proto/aapt-resources_pb.ts';
+
+/**
+ * The generated descriptors load on first use: in the esbuild bundle, evaluating them while the
+ * server starts runs before @bufbuild/protobuf's own boot descriptors are initialised (a module
+ * cycle inside the library), and it keeps start-up from paying for them.
+ */
+const schemas = () => import('./proto/aapt-resources_pb.ts');
 
 /** ANDROID_NAMESPACE is the XML namespace of the `android:` attributes. */
 export const ANDROID_NAMESPACE = 'http://schemas.android.com/apk/res/android';
@@ -20,7 +27,8 @@ export interface ManifestInfo {
 }
 
 /** decodeProtoManifest decodes a bundle module's manifest; a 400 naming `entry` when it is not a manifest XmlNode. */
-export function decodeProtoManifest(bytes: Uint8Array, entry: string): ManifestInfo {
+export async function decodeProtoManifest(bytes: Uint8Array, entry: string): Promise<ManifestInfo> {
+  const { XmlNodeSchema } = await schemas();
   let node;
   try {
     node = fromBinary(XmlNodeSchema, bytes);
@@ -49,7 +57,8 @@ function integerOf(attribute: XmlAttribute, entry: string): number {
 }
 
 /** decodeBundleConfig checks BundleConfig.pb decodes and returns the bundletool version that built it ('' when unset). */
-export function decodeBundleConfig(bytes: Uint8Array): string {
+export async function decodeBundleConfig(bytes: Uint8Array): Promise<string> {
+  const { BundleConfigSchema } = await schemas();
   try {
     return fromBinary(BundleConfigSchema, bytes).bundletool?.version ?? '';
   } catch (error) {
