@@ -14,12 +14,15 @@ describe('fogbank start flags', () => {
       operations: 'realistic',
       config: undefined,
       logLevel: 'info',
+      uploadLimit: undefined,
     });
   });
 
   it('reads `--flag value` and `--flag=value`', () => {
     const args = parseStartArgs(['--host', '0.0.0.0', '--port=0', '--data-dir', '/tmp/x', '--ephemeral', '--store=memory', '--admin-token', 't', '--operations=instant', '--config', 'c.yaml', '--log-level', 'debug']);
-    assert.deepEqual(args, { host: '0.0.0.0', port: 0, dataDir: '/tmp/x', ephemeral: true, store: 'memory', adminToken: 't', operations: 'instant', config: 'c.yaml', logLevel: 'debug' });
+    assert.deepEqual(args, { host: '0.0.0.0', port: 0, dataDir: '/tmp/x', ephemeral: true, store: 'memory', adminToken: 't', operations: 'instant', config: 'c.yaml', logLevel: 'debug', uploadLimit: undefined });
+    assert.equal(parseStartArgs(['--upload-limit', '512M']).uploadLimit, 512 * 1024 ** 2);
+    assert.equal(parseStartArgs(['--upload-limit=1048576']).uploadLimit, 1048576);
   });
 
   const bad: [string[], string][] = [
@@ -32,6 +35,7 @@ describe('fogbank start flags', () => {
     [['--ephemeral=yes'], '--ephemeral takes no value'],
     [['--admin-token='], '--admin-token must not be empty'],
     [['start'], "unexpected argument 'start'"],
+    [['--upload-limit', '1T'], "--upload-limit must be a positive number of bytes, optionally with K, M or G, not '1T'"],
   ];
   for (const [argv, message] of bad) {
     it(`rejects ${argv.join(' ')}`, () => {

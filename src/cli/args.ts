@@ -12,6 +12,8 @@ export interface StartArgs {
   operations: OperationsMode;
   config: string | undefined;
   logLevel: LogLevel;
+  /** Largest accepted media upload (bundles, APKs), in bytes; undefined for the family's default. */
+  uploadLimit: number | undefined;
 }
 
 /** UsageError is a command-line mistake; the CLI prints it with the usage text and exits 2. */
@@ -22,9 +24,10 @@ export class UsageError extends Error {
 /** START_USAGE is the help text of `fogbank start`. */
 export const START_USAGE = `usage: fogbank start [--host 127.0.0.1] [--port 8780] [--data-dir ./.fogbank] [--ephemeral]
                      [--store sqlite|memory|postgres://…] [--admin-token TOKEN]
-                     [--operations realistic|instant] [--config FILE] [--log-level silent|error|warn|info|debug]`;
+                     [--operations realistic|instant] [--config FILE] [--log-level silent|error|warn|info|debug]
+                     [--upload-limit BYTES|NK|NM|NG]`;
 
-const VALUE_FLAGS: ReadonlySet<string> = new Set(['host', 'port', 'data-dir', 'store', 'admin-token', 'operations', 'config', 'log-level']);
+const VALUE_FLAGS: ReadonlySet<string> = new Set(['host', 'port', 'data-dir', 'store', 'admin-token', 'operations', 'config', 'log-level', 'upload-limit']);
 
 /** parseStartArgs reads `fogbank start` flags (`--flag value` or `--flag=value`). */
 export function parseStartArgs(argv: readonly string[]): StartArgs {
@@ -38,6 +41,7 @@ export function parseStartArgs(argv: readonly string[]): StartArgs {
     operations: 'realistic',
     config: undefined,
     logLevel: 'info',
+    uploadLimit: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -89,6 +93,14 @@ export function parseStartArgs(argv: readonly string[]): StartArgs {
         if (!isLogLevel(value)) throw new UsageError(`--log-level must be silent, error, warn, info or debug, not '${value}'`);
         args.logLevel = value;
         break;
+      case 'upload-limit': {
+        // Binary multiples, as upload limits are usually written (512M is 512 MiB).
+        const match = /^(\d+)([KMG]?)$/i.exec(value);
+        const bytes = match === null ? Number.NaN : Number(match[1]) * 1024 ** ' KMG'.indexOf((match[2] || ' ').toUpperCase());
+        if (!Number.isSafeInteger(bytes) || bytes <= 0) throw new UsageError(`--upload-limit must be a positive number of bytes, optionally with K, M or G, not '${value}'`);
+        args.uploadLimit = bytes;
+        break;
+      }
       default:
         throw new UsageError(`unknown flag --${name}`);
     }
