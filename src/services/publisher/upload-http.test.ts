@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
@@ -264,6 +265,22 @@ describe('bad uploads', () => {
     const expected = envelope(413, 'INVALID_ARGUMENT', 'uploadTooLarge', `Media larger than the maximum size of ${UPLOAD_LIMIT} bytes.`);
     await refused(tooLarge, expected, bundleUrl(), 413);
     await refused(Readable.from([tooLarge.subarray(0, 40_000), tooLarge.subarray(40_000)]), expected, bundleUrl(), 413);
+  });
+
+  test('a client that disconnects halfway leaves no spool file and no artifact', async () => {
+    const count = await artifactCount();
+    const url = new URL(bundleUrl(), srv.url);
+    const socket = connect(Number(url.port), url.hostname);
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    socket.write(`POST ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer releaser\r\nContent-Type: application/octet-stream\r\nContent-Length: ${bundle.length * 4}\r\n\r\n`);
+    socket.write(bundle);
+    // Wait (bounded) until the server has started spooling, then vanish.
+    for (let i = 0; i < 200 && leftovers().length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal(leftovers().length, 1, 'the upload never started spooling');
+    socket.destroy();
+    for (let i = 0; i < 200 && leftovers().length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.deepEqual(leftovers(), []);
+    assert.equal(await artifactCount(), count);
   });
 
   test('an APK without a manifest, and an APK for another package', async () => {
