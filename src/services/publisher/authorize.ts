@@ -21,14 +21,19 @@ export function usePublisherAuth(app: FastifyInstance, auth: Authenticator): voi
   });
 }
 
+/** PACKAGE_NAME is Android's application id syntax: two or more dot-separated segments, each a letter then letters, digits or underscores. */
+const PACKAGE_NAME = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;
+
 /**
- * authorizePackage checks the caller may publish `packageName`. Without an app list in the
- * tokens file every package is accepted; with one, a package nobody lists does not exist (404)
- * and a package listed for someone else is not the caller's to manage (403).
+ * authorizePackage checks the caller may publish `packageName`. A name that cannot be an app's
+ * does not exist (404, which also keeps it out of file paths). Without an app list in the tokens
+ * file every package is accepted; with one, a package nobody lists does not exist (404) and a
+ * package listed for someone else is not the caller's to manage (403).
  */
 export function authorizePackage(request: FastifyRequest, auth: Authenticator, packageName: string): Principal {
   const principal = principals.get(request);
   if (principal === undefined) throw missingCredential();
+  if (!PACKAGE_NAME.test(packageName)) throw packageNotFound(packageName);
   if (principal.apps !== undefined && !principal.apps.includes(packageName)) {
     throw auth.listsApp(packageName) ? callerLacksPermission() : packageNotFound(packageName);
   }

@@ -21,8 +21,6 @@ export interface Inspection {
   readonly manifest: ManifestInfo;
   /** DER of the certificate of the upload's JAR signature; undefined for an unsigned upload. */
   readonly certificate: Buffer | undefined;
-  /** The bundletool version from BundleConfig.pb (bundles only; '' when unset). */
-  readonly bundletoolVersion: string | undefined;
 }
 
 /** BUNDLE_MANIFEST is where a bundle's base module keeps its (protobuf) manifest. */
@@ -45,10 +43,9 @@ export async function inspectUpload(path: string, size: number, kind: ArtifactKi
   const archive = await ZipArchive.open(path, what, limits);
   try {
     let manifest: ManifestInfo;
-    let bundletoolVersion: string | undefined;
     if (kind === 'bundle') {
       requireBundle(archive);
-      bundletoolVersion = await decodeBundleConfig(await archive.read(BUNDLE_CONFIG, MAX_BUNDLE_CONFIG_BYTES, what));
+      await decodeBundleConfig(await archive.read(BUNDLE_CONFIG, MAX_BUNDLE_CONFIG_BYTES, what));
       manifest = await decodeProtoManifest(await archive.read(BUNDLE_MANIFEST, MAX_MANIFEST_BYTES, what), BUNDLE_MANIFEST);
     } else {
       requireApk(archive);
@@ -56,7 +53,7 @@ export async function inspectUpload(path: string, size: number, kind: ArtifactKi
     }
     if (manifest.packageName !== packageName) throw packageNameMismatch(packageName);
     const certificate = await signingCertificate(archive, what);
-    return { manifest, certificate, bundletoolVersion };
+    return { manifest, certificate };
   } finally {
     archive.close();
   }

@@ -56,7 +56,7 @@ function integerOf(attribute: XmlAttribute, entry: string): number {
   return value;
 }
 
-/** decodeBundleConfig checks BundleConfig.pb decodes and returns the bundletool version that built it ('' when unset). */
+/** decodeBundleConfig checks BundleConfig.pb decodes, and returns the bundletool version that built it ('' when unset). */
 export async function decodeBundleConfig(bytes: Uint8Array): Promise<string> {
   const { BundleConfigSchema } = await schemas();
   try {

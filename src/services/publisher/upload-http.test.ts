@@ -188,6 +188,13 @@ describe('authentication and apps', () => {
     const unknown = await post(bundleUrl('com.example.ghost'), bundle, 'app-b');
     assert.deepEqual(unknown.body, envelope(404, 'NOT_FOUND', 'notFound', 'Package not found: com.example.ghost.'));
   });
+
+  test('a name that cannot be an application id is a package that does not exist', async () => {
+    for (const name of ['single', 'com..example', '1com.example', 'com.example-app', 'com.example.']) {
+      const reply = await post(bundleUrl(name), bundle);
+      assert.deepEqual(reply.body, envelope(404, 'NOT_FOUND', 'notFound', `Package not found: ${name}.`), name);
+    }
+  });
 });
 
 describe('bad uploads', () => {
