@@ -232,7 +232,8 @@ async function spoolToFile(media: Readable, path: string, maxSize: number, media
     await rm(path, { force: true });
     throw error;
   } finally {
-    media.off('error', onError);
+    // The error listener stays: a stream that errors later (a multipart part cut short after its
+    // data was taken) must not become an uncaught 'error' event; destroying a done meter is a no-op.
     media.off('close', onClose);
   }
   return { path, size: meter.bytes, sha256: meter.hash.digest('hex'), mediaType };
@@ -251,12 +252,15 @@ function readMultipart(body: Readable, contentType: string, path: string, maxSiz
     let metadataText = '';
     let metadataDone: Promise<void> = Promise.resolve();
     let media: Promise<CompletedUpload> | undefined;
+    let mediaPart: Readable | undefined;
     let failed = false;
     const fail = (error: unknown): void => {
       if (failed) return;
       failed = true;
       body.unpipe(dicer);
       body.resume();
+      // A media part that will never end (the client went away) must still end its spool.
+      mediaPart?.destroy();
       // The media write may still be open: let it settle (and remove its file) first.
       void (media ?? Promise.resolve())
         .catch(() => undefined)
@@ -264,6 +268,7 @@ function readMultipart(body: Readable, contentType: string, path: string, maxSiz
     };
     dicer.on('part', (part) => {
       const at = index++;
+      part.on('error', fail);
       if (at === 0) {
         part.on('data', (chunk: Buffer) => {
           metadataText += chunk.toString('utf8');
@@ -278,6 +283,7 @@ function readMultipart(body: Readable, contentType: string, path: string, maxSiz
         fail(badMultipart('Invalid multipart request: expected exactly two parts (metadata and media).'));
         return;
       }
+      mediaPart = part;
       part.once('header', async (headers: Record<string, string[] | undefined>) => {
         await metadataDone;
         if (failed) return;
@@ -304,6 +310,9 @@ function readMultipart(body: Readable, contentType: string, path: string, maxSiz
       else media.then(resolve, fail);
     });
     body.on('error', fail);
+    body.once('close', () => {
+      if (!body.readableEnded) fail(badMultipart('The upload was interrupted before all of its bytes arrived.'));
+    });
     body.pipe(dicer);
   });
 }

@@ -114,6 +114,8 @@ describe('paths and protocols', () => {
     assert.deepEqual(only.body, envelope(400, 'INVALID_ARGUMENT', 'badRequest', 'Invalid multipart request: the media part is missing.'));
     const badJson = await post(url, '--x\r\ncontent-type: application/json\r\n\r\n{nope\r\n--x\r\n\r\nPK\r\n--x--', 'releaser', { 'content-type': 'multipart/related; boundary=x' });
     assert.deepEqual(badJson.body, envelope(400, 'INVALID_ARGUMENT', 'badRequest', 'Invalid multipart request: the metadata part is not a JSON object.'));
+    const unterminated = await post(url, Buffer.concat([Buffer.from('--x\r\ncontent-type: application/json\r\n\r\n{}\r\n--x\r\n\r\n'), bundle]), 'releaser', { 'content-type': 'multipart/related; boundary=x' });
+    assert.deepEqual(unterminated.body, envelope(400, 'INVALID_ARGUMENT', 'badRequest', 'Invalid multipart request: Unexpected end of multipart data.'));
     const noBoundary = await post(url, bundle, 'releaser', { 'content-type': 'application/octet-stream' });
     assert.deepEqual(noBoundary.body, envelope(400, 'INVALID_ARGUMENT', 'badRequest', "Invalid multipart request: content type 'application/octet-stream' is not multipart/related with a boundary."));
     assert.deepEqual(leftovers(), []);
@@ -274,21 +276,25 @@ describe('bad uploads', () => {
     await refused(Readable.from([tooLarge.subarray(0, 40_000), tooLarge.subarray(40_000)]), expected, bundleUrl(), 413);
   });
 
-  test('a client that disconnects halfway leaves no spool file and no artifact', async () => {
-    const count = await artifactCount();
-    const url = new URL(bundleUrl(), srv.url);
-    const socket = connect(Number(url.port), url.hostname);
-    await new Promise<void>((resolve) => socket.once('connect', resolve));
-    socket.write(`POST ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer releaser\r\nContent-Type: application/octet-stream\r\nContent-Length: ${bundle.length * 4}\r\n\r\n`);
-    socket.write(bundle);
-    // Wait (bounded) until the server has started spooling, then vanish.
-    for (let i = 0; i < 200 && leftovers().length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-    assert.equal(leftovers().length, 1, 'the upload never started spooling');
-    socket.destroy();
-    for (let i = 0; i < 200 && leftovers().length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-    assert.deepEqual(leftovers(), []);
-    assert.equal(await artifactCount(), count);
-  });
+  for (const protocol of ['media', 'multipart'] as const) {
+    test(`a client that disconnects halfway (${protocol}) leaves no spool file and no artifact`, async () => {
+      const count = await artifactCount();
+      const url = new URL(bundleUrl(PKG, '/upload/androidpublisher/v3', `?uploadType=${protocol}`), srv.url);
+      const head = protocol === 'media' ? Buffer.alloc(0) : Buffer.from('--x\r\ncontent-type: application/json\r\n\r\n{}\r\n--x\r\ncontent-type: application/octet-stream\r\n\r\n');
+      const contentType = protocol === 'media' ? 'application/octet-stream' : 'multipart/related; boundary=x';
+      const socket = connect(Number(url.port), url.hostname);
+      await new Promise<void>((resolve) => socket.once('connect', resolve));
+      socket.write(`POST ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer releaser\r\nContent-Type: ${contentType}\r\nContent-Length: ${bundle.length * 4}\r\n\r\n`);
+      socket.write(Buffer.concat([head, bundle]));
+      // Wait (bounded) until the server has started spooling, then vanish.
+      for (let i = 0; i < 200 && leftovers().length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.equal(leftovers().length, 1, 'the upload never started spooling');
+      socket.destroy();
+      for (let i = 0; i < 200 && leftovers().length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.deepEqual(leftovers(), []);
+      assert.equal(await artifactCount(), count);
+    });
+  }
 
   test('an APK without a manifest, and an APK for another package', async () => {
     const apkUrl = `/upload/androidpublisher/v3/applications/internalappsharing/${PKG}/artifacts/apk?uploadType=media`;
