@@ -117,6 +117,8 @@ function readDirectory(zip: ZipFile, what: string, limits: ZipLimits): Promise<M
     let expanded = 0;
     const refuse = (error: unknown): void => {
       zip.removeAllListeners();
+      // Anything yauzl still reports is moot now, and must not become an uncaught 'error' event.
+      zip.on('error', () => undefined);
       reject(error);
     };
     zip.on('entry', (entry: Entry) => {
