@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { androidpublisher, auth as googleAuth, type androidpublisher_v3 } from '@googleapis/androidpublisher';
 import { startFogbank, type RunningFogbank } from '../../src/cli/start.ts';
-import { apkItems, bundleItems, jarSign, makeSigner, writeZip, type TestSigner } from '../../src/services/publisher/artifact-builder.fixture.ts';
+import { apkItems, bundleItems, jarSign, makeSigner, v2Sign, writeZip, zipBuffer, type TestSigner } from '../../src/services/publisher/artifact-builder.fixture.ts';
 
 /**
  * Internal app sharing through the real googleapis client (@googleapis/androidpublisher): bundles
@@ -162,6 +162,14 @@ describe('uploadapk', () => {
     assert.notEqual(second.downloadUrl, first.downloadUrl);
     const html = await (await fetch(first.downloadUrl!)).text();
     assert.ok(html.includes('fogbank (the upload was unsigned)'));
+  });
+
+  test('an APK signed only with APK Signature Scheme v2 is fingerprinted with its signer\'s certificate', async () => {
+    const v2Apk = join(work, 'v2.apk');
+    writeFileSync(v2Apk, v2Sign(await zipBuffer(apkItems({ packageName: PACKAGE, versionCode: 8 })), signer));
+    const artifact = (await client.internalappsharingartifacts.uploadapk({ packageName: PACKAGE, media: { body: createReadStream(v2Apk) } }, { rootUrl: `${srv.url}/`, retry: false })).data;
+    assert.equal(artifact.sha256, sha256sum(v2Apk));
+    assert.equal(artifact.certificateFingerprint, opensslFingerprint(join(work, 'upload-cert.pem')));
   });
 
   test('a bundle sent to uploadapk is refused by name', async () => {

@@ -5,7 +5,7 @@
  * CERT.RSA as jarsigner writes them) with a certificate made here with node-forge.
  */
 
-import { createHash, generateKeyPairSync } from 'node:crypto';
+import { createHash, createPrivateKey, generateKeyPairSync, sign, X509Certificate } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -185,6 +185,48 @@ export function jarSign(items: readonly ZipItem[], signer: TestSigner): ZipItem[
     { name: 'META-INF/CERT.SF', data: Buffer.from(sf) },
     { name: 'META-INF/CERT.RSA', data: block },
   ];
+}
+
+/**
+ * v2Sign inserts an APK Signature Scheme v2 signing block (one signer, RSASSA-PKCS1-v1_5 with
+ * SHA-256, algorithm 0x0103) into a ZIP held in memory, with the real chunked content digest over
+ * the entries, the central directory and the end record, as apksigner writes it.
+ */
+export function v2Sign(zip: Buffer, signer: TestSigner): Buffer {
+  const eocdAt = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const cdAt = zip.readUInt32LE(eocdAt + 16);
+  const u32 = (value: number): Buffer => {
+    const out = Buffer.alloc(4);
+    out.writeUInt32LE(value);
+    return out;
+  };
+  const u64 = (value: number): Buffer => {
+    const out = Buffer.alloc(8);
+    out.writeBigUInt64LE(BigInt(value));
+    return out;
+  };
+  const lp = (...parts: Buffer[]): Buffer => {
+    const body = Buffer.concat(parts);
+    return Buffer.concat([u32(body.length), body]);
+  };
+  const chunkDigests: Buffer[] = [];
+  for (const section of [zip.subarray(0, cdAt), zip.subarray(cdAt, eocdAt), zip.subarray(eocdAt)]) {
+    for (let at = 0; at < section.length; at += 1024 * 1024) {
+      const chunk = section.subarray(at, at + 1024 * 1024);
+      chunkDigests.push(createHash('sha256').update(Buffer.from([0xa5])).update(u32(chunk.length)).update(chunk).digest());
+    }
+  }
+  const contentDigest = createHash('sha256').update(Buffer.from([0x5a])).update(u32(chunkDigests.length)).update(Buffer.concat(chunkDigests)).digest();
+  const signedData = Buffer.concat([lp(lp(u32(0x0103), lp(contentDigest))), lp(lp(signer.certificateDer)), lp()]);
+  const signature = sign('sha256', signedData, createPrivateKey(signer.privateKeyPem));
+  const publicKey = new X509Certificate(signer.certificateDer).publicKey.export({ type: 'spki', format: 'der' });
+  const value = lp(lp(lp(signedData), lp(lp(u32(0x0103), lp(signature))), lp(publicKey)));
+  const pair = Buffer.concat([u64(4 + value.length), u32(0x7109871a), value]);
+  const size = pair.length + 8 + 16;
+  const block = Buffer.concat([u64(size), pair, u64(size), Buffer.from('APK Sig Block 42', 'ascii')]);
+  const eocd = Buffer.from(zip.subarray(eocdAt));
+  eocd.writeUInt32LE(cdAt + block.length, 16);
+  return Buffer.concat([zip.subarray(0, cdAt), block, zip.subarray(cdAt, eocdAt), eocd]);
 }
 
 /** writeZip writes items to a ZIP file with yazl (deflated unless `compress: false`; streams are stored). */

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { ManualClock } from '../../core/clock.ts';
 import { seededIds } from '../../core/ids.ts';
-import { apkItems, binaryManifest, bundleItems, jarSign, makeSigner, writeZip } from './artifact-builder.fixture.ts';
+import { apkItems, binaryManifest, bundleItems, jarSign, makeSigner, v2Sign, writeZip, zipBuffer } from './artifact-builder.fixture.ts';
 import { decodeBinaryManifest } from './binary-axml.ts';
 import { FogbankSigner } from './fogbank-signer.ts';
 import { inspectUpload } from './inspect-upload.ts';
@@ -81,6 +81,30 @@ describe('archives', () => {
     const orphan = join(work, 'orphan.apk');
     await writeZip(orphan, jarSign(apkItems({ packageName: 'com.example.signed' }), signer).filter((item) => item.name !== 'META-INF/CERT.SF'));
     await assert.rejects(inspectUpload(orphan, sizeOf(orphan), 'apk', 'com.example.signed'), { message: "The APK's JAR signature block META-INF/CERT.RSA has no signature file META-INF/CERT.SF." });
+  });
+});
+
+describe('APK Signature Scheme v2', () => {
+  test('a v2-only APK gives its signer\'s certificate; a v2 block wins over a JAR signature by another key', async () => {
+    const v2Signer = makeSigner('V2 Signer');
+    const v2Only = join(work, 'v2.apk');
+    writeFileSync(v2Only, v2Sign(await zipBuffer(apkItems({ packageName: 'com.example.v2' })), v2Signer));
+    const inspection = await inspectUpload(v2Only, sizeOf(v2Only), 'apk', 'com.example.v2');
+    assert.ok(inspection.certificate!.equals(v2Signer.certificateDer));
+    const both = join(work, 'v1-v2.apk');
+    writeFileSync(both, v2Sign(await zipBuffer(jarSign(apkItems({ packageName: 'com.example.v2' }), makeSigner('V1 Signer'))), v2Signer));
+    assert.ok((await inspectUpload(both, sizeOf(both), 'apk', 'com.example.v2')).certificate!.equals(v2Signer.certificateDer));
+  });
+
+  test('a v2 block whose signature does not match its signed data is refused', async () => {
+    const signed = v2Sign(await zipBuffer(apkItems({ packageName: 'com.example.v2' })), makeSigner('V2 Signer'));
+    // The signature entry is the last `0x0103` algorithm id in the block: [id u32][length u32][signature…]. Flip a signature byte.
+    const entry = signed.lastIndexOf(Buffer.from([0x03, 0x01, 0x00, 0x00]), signed.indexOf(Buffer.from('APK Sig Block 42')));
+    const tampered = Buffer.from(signed);
+    tampered[entry + 12] = tampered[entry + 12]! ^ 0xff;
+    const path = join(work, 'v2-tampered.apk');
+    writeFileSync(path, tampered);
+    await assert.rejects(inspectUpload(path, sizeOf(path), 'apk', 'com.example.v2'), { message: "The APK's v2 signature does not verify with its signer's certificate." });
   });
 });
 

@@ -3,10 +3,12 @@
  * internal-sharing upload, in order: not empty; a ZIP whose central directory is sane and not a
  * bomb; the right kind of archive (a bundle's BundleConfig.pb and base/manifest, or an APK's
  * binary AndroidManifest.xml) with the other kind refused by name; the manifest decoded and its
- * package compared with the path's; and the JAR signature, which gives the signing certificate.
+ * package compared with the path's; and the signature — an APK's v3/v2 signing block, else the
+ * JAR signature — which gives the signing certificate.
  * Everything reads the received file; only small entries are inflated, each with a cap.
  */
 
+import { signingBlockCertificate } from './apk-signing-block.ts';
 import { decodeBinaryManifest } from './binary-axml.ts';
 import { invalidUpload, packageNameMismatch } from './errors.ts';
 import { signingCertificate } from './jar-signature.ts';
@@ -19,7 +21,7 @@ export type ArtifactKind = 'bundle' | 'apk';
 /** Inspection is what fogbank learned from an accepted upload. */
 export interface Inspection {
   readonly manifest: ManifestInfo;
-  /** DER of the certificate of the upload's JAR signature; undefined for an unsigned upload. */
+  /** DER of the certificate that signed the upload; undefined for an unsigned upload. */
   readonly certificate: Buffer | undefined;
 }
 
@@ -52,7 +54,9 @@ export async function inspectUpload(path: string, size: number, kind: ArtifactKi
       manifest = decodeBinaryManifest(await archive.read(APK_MANIFEST, MAX_MANIFEST_BYTES, what), APK_MANIFEST);
     }
     if (manifest.packageName !== packageName) throw packageNameMismatch(packageName);
-    const certificate = await signingCertificate(archive, what);
+    // An APK's v3/v2 signing block takes precedence over its JAR signature, as on Android.
+    const blockCertificate = kind === 'apk' ? await signingBlockCertificate(path, archive.centralDirectoryOffset) : undefined;
+    const certificate = blockCertificate ?? (await signingCertificate(archive, what));
     return { manifest, certificate };
   } finally {
     archive.close();

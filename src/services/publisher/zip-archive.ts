@@ -34,6 +34,8 @@ export class ZipArchive {
     private readonly zip: ZipFile,
     /** entries by file name (directories excluded). */
     readonly entries: ReadonlyMap<string, Entry>,
+    /** Where the central directory starts (an APK's signing block ends there). */
+    readonly centralDirectoryOffset: number,
   ) {}
 
   /**
@@ -48,10 +50,12 @@ export class ZipArchive {
         else resolve(opened);
       });
     });
+    // yauzl starts its entry cursor at the central directory's offset (its typings call it boolean).
+    const centralDirectoryOffset = Number(zip.readEntryCursor);
     try {
       if (zip.entryCount > limits.maxEntries) throw invalidUpload(`The uploaded ${what} has ${zip.entryCount} entries; at most ${limits.maxEntries} are accepted.`);
       const entries = await readDirectory(zip, what, limits);
-      return new ZipArchive(zip, entries);
+      return new ZipArchive(zip, entries, centralDirectoryOffset);
     } catch (error) {
       zip.close();
       throw error;
