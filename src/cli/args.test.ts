@@ -16,12 +16,15 @@ describe('fogbank start flags', () => {
       config: undefined,
       logLevel: 'info',
       mailRelay: undefined,
+      uploadLimit: undefined,
     });
   });
 
   it('reads `--flag value` and `--flag=value`', () => {
     const args = parseStartArgs(['--host', '0.0.0.0', '--port=0', '--data-dir', '/tmp/x', '--ephemeral', '--store=memory', '--store-pool-size', '4', '--admin-token', 't', '--operations=instant', '--config', 'c.yaml', '--log-level', 'debug', '--mail-relay', 'smtp://127.0.0.1:1025']);
-    assert.deepEqual(args, { host: '0.0.0.0', port: 0, dataDir: '/tmp/x', ephemeral: true, store: 'memory', storePoolSize: 4, adminToken: 't', operations: 'instant', config: 'c.yaml', logLevel: 'debug', mailRelay: 'smtp://127.0.0.1:1025' });
+    assert.deepEqual(args, { host: '0.0.0.0', port: 0, dataDir: '/tmp/x', ephemeral: true, store: 'memory', storePoolSize: 4, adminToken: 't', operations: 'instant', config: 'c.yaml', logLevel: 'debug', mailRelay: 'smtp://127.0.0.1:1025', uploadLimit: undefined });
+    assert.equal(parseStartArgs(['--upload-limit', '512M']).uploadLimit, 512 * 1024 ** 2);
+    assert.equal(parseStartArgs(['--upload-limit=1048576']).uploadLimit, 1048576);
   });
 
   it('takes the store from FOGBANK_STORE unless --store is given', () => {
@@ -44,6 +47,7 @@ describe('fogbank start flags', () => {
     [['--admin-token='], '--admin-token must not be empty'],
     [['start'], "unexpected argument 'start'"],
     [['--mail-relay', 'http://x'], "--mail-relay must be smtp://host:port or smtps://host:port, not 'http://x'"],
+    [['--upload-limit', '1T'], "--upload-limit must be a positive number of bytes, optionally with K, M or G, not '1T'"],
   ];
   for (const [argv, message] of bad) {
     it(`rejects ${argv.join(' ')}`, () => {

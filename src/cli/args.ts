@@ -15,6 +15,8 @@ export interface StartArgs {
   config: string | undefined;
   logLevel: LogLevel;
   mailRelay: string | undefined;
+  /** Largest accepted media upload (bundles, APKs), in bytes; undefined for the family's default. */
+  uploadLimit: number | undefined;
 }
 
 /** UsageError is a command-line mistake; the CLI prints it with the usage text and exits 2. */
@@ -27,9 +29,9 @@ export const START_USAGE = `usage: fogbank start [--host 127.0.0.1] [--port 8780
                      [--store sqlite|memory|postgres://user@host:port/db] [--store-pool-size 10]
                      [--admin-token TOKEN]
                      [--operations realistic|instant] [--config FILE] [--log-level silent|error|warn|info|debug]
-                     [--mail-relay smtp://host:port]`;
+                     [--mail-relay smtp://host:port] [--upload-limit BYTES|NK|NM|NG]`;
 
-const VALUE_FLAGS: ReadonlySet<string> = new Set(['host', 'port', 'data-dir', 'store', 'store-pool-size', 'admin-token', 'operations', 'config', 'log-level', 'mail-relay']);
+const VALUE_FLAGS: ReadonlySet<string> = new Set(['host', 'port', 'data-dir', 'store', 'store-pool-size', 'admin-token', 'operations', 'config', 'log-level', 'mail-relay', 'upload-limit']);
 
 /**
  * parseStartArgs reads `fogbank start` flags (`--flag value` or `--flag=value`); `env` supplies
@@ -48,6 +50,7 @@ export function parseStartArgs(argv: readonly string[], env: Readonly<Record<str
     config: undefined,
     logLevel: 'info',
     mailRelay: undefined,
+    uploadLimit: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -109,6 +112,14 @@ export function parseStartArgs(argv: readonly string[], env: Readonly<Record<str
         if (!/^smtps?:\/\/[^/:]+(:\d+)?\/?$/.test(value)) throw new UsageError(`--mail-relay must be smtp://host:port or smtps://host:port, not '${value}'`);
         args.mailRelay = value;
         break;
+      case 'upload-limit': {
+        // Binary multiples, as upload limits are usually written (512M is 512 MiB).
+        const match = /^(\d+)([KMG]?)$/i.exec(value);
+        const bytes = match === null ? Number.NaN : Number(match[1]) * 1024 ** ' KMG'.indexOf((match[2] || ' ').toUpperCase());
+        if (!Number.isSafeInteger(bytes) || bytes <= 0) throw new UsageError(`--upload-limit must be a positive number of bytes, optionally with K, M or G, not '${value}'`);
+        args.uploadLimit = bytes;
+        break;
+      }
       default:
         throw new UsageError(`unknown flag --${name}`);
     }

@@ -61,6 +61,7 @@ async function runStart(argv: readonly string[]): Promise<number> {
     operations: args.operations,
     logLevel: args.logLevel,
     ...(args.mailRelay === undefined ? {} : { mailRelay: args.mailRelay }),
+    ...(args.uploadLimit === undefined ? {} : { uploadLimit: args.uploadLimit }),
   });
   const tokenHint =
     server.adminTokenFile !== undefined

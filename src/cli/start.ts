@@ -30,6 +30,8 @@ export interface StartOptions {
   readonly bodyLimit?: number;
   /** Forward every delivered mail message to this SMTP server (`smtp://host:port`). */
   readonly mailRelay?: string;
+  /** Largest accepted media upload (bundles, APKs), in bytes. */
+  readonly uploadLimit?: number;
   readonly clock?: Clock;
   readonly timers?: Timers;
   readonly ids?: IdSource;
@@ -78,6 +80,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
         operations: options.operations ?? 'realistic',
         ...(dataDir === undefined ? {} : { dataDir }),
         ...(options.mailRelay === undefined ? {} : { mailRelay: options.mailRelay }),
+        ...(options.uploadLimit === undefined ? {} : { uploadLimit: options.uploadLimit }),
       },
       SERVICES,
       { logLevel, bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT },

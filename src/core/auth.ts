@@ -18,6 +18,8 @@ export interface TokenGrant {
   readonly scopes: readonly string[];
   /** Permission names; a trailing `*` matches a prefix (`compute.instanceTemplates.*`), `*` alone matches all. */
   readonly permissions: readonly string[];
+  /** The app packages the principal may publish (publisher family); absent means any package. */
+  readonly apps?: readonly string[];
 }
 
 /** Principal is an authenticated caller. */
@@ -29,6 +31,8 @@ export class Principal {
     readonly email: string,
     scopes: readonly string[] | 'all',
     permissions: readonly string[] | 'all',
+    /** The app packages the principal may publish; undefined means any package. */
+    readonly apps?: readonly string[],
   ) {
     this.#scopes = new Set(scopes === 'all' ? ['*'] : scopes.map(expandScope));
     const perms = permissions === 'all' ? ['*'] : permissions;
@@ -66,12 +70,19 @@ export const ADMIN_EMAIL = 'admin@fogbank.local';
 /** Authenticator resolves bearer tokens to principals. */
 export class Authenticator {
   readonly #byToken = new Map<string, Principal>();
+  readonly #listedApps = new Set<string>();
 
   constructor(adminToken: string, grants: readonly TokenGrant[] = []) {
     for (const grant of grants) {
-      this.#byToken.set(grant.token, new Principal(grant.email, grant.scopes, grant.permissions));
+      this.#byToken.set(grant.token, new Principal(grant.email, grant.scopes, grant.permissions, grant.apps));
+      for (const app of grant.apps ?? []) this.#listedApps.add(app);
     }
     this.#byToken.set(adminToken, new Principal(ADMIN_EMAIL, 'all', 'all'));
+  }
+
+  /** listsApp is true when some principal's app list names the package (so it exists, for the publisher's 404 vs 403). */
+  listsApp(packageName: string): boolean {
+    return this.#listedApps.has(packageName);
   }
 
   /** identify reads an `Authorization` header (`Bearer TOKEN`) or an `access_token` query value. */

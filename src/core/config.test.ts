@@ -20,6 +20,12 @@ describe('config file', () => {
     assert.deepEqual(await loadConfigFile(join(dir, 'empty.yaml')), { tokens: [] });
   });
 
+  it('reads an optional app list (the packages a principal may publish)', () => {
+    assert.deepEqual(parseFileConfig({ tokens: [{ token: 'r', email: 'r@example.com', scopes: ['androidpublisher'], apps: ['com.example.app'] }] }), {
+      tokens: [{ token: 'r', email: 'r@example.com', scopes: ['androidpublisher'], permissions: [], apps: ['com.example.app'] }],
+    });
+  });
+
   const bad: [string, unknown, string][] = [
     ['a list at the top', [], 'config: the top level must be a mapping'],
     ['an unknown key', { token: [] }, "config: unknown key 'token' (expected: tokens)"],
@@ -29,6 +35,7 @@ describe('config file', () => {
     ['a bad email', { tokens: [{ token: 'a', email: 'nobody' }] }, 'config: tokens[0].email must be an email address'],
     ['a repeated token', { tokens: [{ token: 'a', email: 'a@b' }, { token: 'a', email: 'c@d' }] }, 'config: tokens[1]: the token is listed twice'],
     ['scopes not strings', { tokens: [{ token: 'a', email: 'a@b', scopes: [1] }] }, 'config: tokens[0].scopes must be a list of strings'],
+    ['apps not a list', { tokens: [{ token: 'a', email: 'a@b', apps: 'com.example.app' }] }, 'config: tokens[0].apps must be a list of strings'],
   ];
   for (const [title, raw, message] of bad) {
     it(`rejects ${title}`, () => {

@@ -17,6 +17,8 @@ export interface ServiceContext {
   readonly dataDir?: string;
   /** mailRelay is the `--mail-relay smtp://host:port` every delivered message is forwarded to, when set. */
   readonly mailRelay?: string;
+  /** The largest accepted media upload, in bytes; undefined means the family's default. */
+  readonly uploadLimit?: number;
 }
 
 /** ServiceHandle lets a service stop its background work when the server shuts down. */

@@ -1,0 +1,76 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { TransportProblemError, transportProblemOf } from '../../core/errors.ts';
+import { MalformedJsonError } from '../../core/json-body.ts';
+import type { ErrorResponse, ErrorSite } from '../../core/service.ts';
+import { badRequest, internalError, notFound, PublisherError } from './errors.ts';
+// At merge with core/uploads: import UploadError from '../../core/uploads/index.ts' instead.
+import { UploadError } from './receive-upload.ts';
+
+/** toPublisherError maps anything thrown inside the publisher family onto its dialect. */
+export function toPublisherError(error: unknown, site: ErrorSite): PublisherError {
+  if (error instanceof PublisherError) return error;
+  // The upload protocols' own failures carry Google's envelope pieces; the family renders them.
+  if (error instanceof UploadError) return new PublisherError(error.httpStatus, error.status, error.reason, error.message);
+  if (error instanceof MalformedJsonError) return badRequest(`Invalid JSON payload received. ${error.detail}`);
+  const problem = transportProblemOf(error);
+  if (problem !== undefined) {
+    switch (problem.kind) {
+      case 'body-too-large':
+        return new PublisherError(413, 'INVALID_ARGUMENT', 'badRequest', `Request payload size exceeds the limit: ${site.bodyLimit} bytes.`);
+      case 'not-found':
+        return notFound(`The requested URL ${problem.detail} was not found on this server.`);
+      case 'unsupported-media-type':
+        return new PublisherError(415, 'INVALID_ARGUMENT', 'badContent', `Unsupported content with type: ${site.contentType ?? 'none'}`);
+      case 'method-not-allowed':
+        return new PublisherError(405, 'INVALID_ARGUMENT', 'httpMethodNotAllowed', `Request method ${site.method} is not allowed for ${site.path}.`);
+      default:
+        return new PublisherError(problem.httpStatus, 'INVALID_ARGUMENT', 'badRequest', problem.detail);
+    }
+  }
+  return internalError();
+}
+
+/** publisherErrorBody renders a PublisherError as Google's JSON error envelope. */
+export function publisherErrorBody(error: PublisherError): Record<string, unknown> {
+  return {
+    error: {
+      code: error.httpStatus,
+      message: error.message,
+      errors: [{ message: error.message, domain: 'global', reason: error.reason, ...error.extra }],
+      status: error.status,
+      ...(error.details.length === 0 ? {} : { details: error.details }),
+    },
+  };
+}
+
+/** renderPublisherError is the publisher family's one error serializer (ServiceDefinition.renderError). */
+export function renderPublisherError(error: unknown, site: ErrorSite): ErrorResponse {
+  const publisherError = toPublisherError(error, site);
+  return {
+    status: publisherError.httpStatus,
+    headers: { ...publisherError.headers(), 'content-type': 'application/json; charset=UTF-8' },
+    body: publisherErrorBody(publisherError),
+  };
+}
+
+function siteOf(request: FastifyRequest, bodyLimit: number): ErrorSite {
+  return { method: request.method, path: request.url.split('?')[0] ?? request.url, contentType: request.headers['content-type'], bodyLimit };
+}
+
+/** usePublisherErrors makes every error of this context answer in the publisher dialect. */
+export function usePublisherErrors(app: FastifyInstance, bodyLimit: number): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const response = renderPublisherError(error, siteOf(request, bodyLimit));
+    if (response.status >= 500) request.log.error({ err: error }, 'publisher request failed');
+    return reply.code(response.status).headers(response.headers).send(response.body);
+  });
+}
+
+/** usePublisherNotFound answers unknown paths under a publisher prefix (the scope's) in the publisher dialect. */
+export function usePublisherNotFound(app: FastifyInstance, bodyLimit: number): void {
+  app.setNotFoundHandler((request, reply) => {
+    const site = siteOf(request, bodyLimit);
+    const response = renderPublisherError(new TransportProblemError({ httpStatus: 404, kind: 'not-found', detail: site.path }), site);
+    return reply.code(response.status).headers(response.headers).send(response.body);
+  });
+}
