@@ -34,6 +34,7 @@ export async function readMultipartRelated(source: Readable, contentTypeHeader: 
   // ignoreEmbedded keeps a message/rfc822 media part opaque: its bytes are the media, not more parts.
   const splitter = new Splitter({ ignoreEmbedded: true });
   splitter.write(Buffer.from(`Content-Type: multipart/related; boundary="${boundary.replace(/["\\]/g, '\\$&')}"\r\n\r\n`));
+  const closing = watchForDelimiter(source, `--${boundary}--`);
   feed(source, splitter as unknown as Transform);
 
   let parts = 0;
@@ -76,6 +77,8 @@ export async function readMultipartRelated(source: Readable, contentTypeHeader: 
       }
     }
     if (parts !== 2) throw badMultipart(`Invalid multipart request with ${parts} mime parts.`);
+    // A body that stops inside the media part (no close delimiter) is cut short, not complete.
+    if (!closing.seen()) throw badMultipart('Invalid multipart request: Unexpected end of multipart data.');
     decoder?.end();
     const media = await spooling!;
     return { metadata: parseMetadata(metadataText), mediaType, media };
@@ -87,6 +90,28 @@ export async function readMultipartRelated(source: Readable, contentTypeHeader: 
     await rm(mediaPath, { force: true });
     throw error;
   }
+}
+
+/**
+ * watchForDelimiter notes whether `delimiter` (the close delimiter `--boundary--`) passes by in
+ * `source`'s bytes, keeping only a delimiter's length of the previous chunk to catch one that is
+ * split across chunks.
+ */
+function watchForDelimiter(source: Readable, delimiter: string): { seen(): boolean } {
+  const needle = Buffer.from(delimiter);
+  let tail = Buffer.alloc(0);
+  let seen = false;
+  const onData = (chunk: Buffer): void => {
+    const window = Buffer.concat([tail, chunk]);
+    if (window.includes(needle)) {
+      seen = true;
+      source.off('data', onData);
+      return;
+    }
+    tail = window.subarray(Math.max(0, window.length - needle.length + 1));
+  };
+  source.on('data', onData);
+  return { seen: () => seen };
 }
 
 async function spoolDecoded(decoded: Readable, path: string, maxSize: number): Promise<SpooledFile> {

@@ -12,6 +12,9 @@ const principals = new WeakMap<FastifyRequest, Principal>();
 export function usePublisherAuth(app: FastifyInstance, auth: Authenticator): void {
   app.addHook('onRequest', async (request) => {
     const query = request.query as Record<string, unknown> | undefined;
+    // A resumable session's chunks carry its upload_id, which was authorized when the session
+    // began: the session URI is the credential (as for the mail family's sessions).
+    if (typeof query?.['upload_id'] === 'string') return;
     const accessToken = typeof query?.['access_token'] === 'string' ? query['access_token'] : undefined;
     const identity = auth.identify(request.headers.authorization, accessToken);
     if (identity.kind === 'anonymous') throw missingCredential();

@@ -4,7 +4,7 @@ import { MalformedJsonError } from '../../core/json-body.ts';
 import type { ErrorResponse, ErrorSite } from '../../core/service.ts';
 import { badRequest, internalError, notFound, PublisherError } from './errors.ts';
 // At merge with core/uploads: import UploadError from '../../core/uploads/index.ts' instead.
-import { UploadError } from './receive-upload.ts';
+import { UploadError } from '../../core/uploads/index.ts';
 
 /** toPublisherError maps anything thrown inside the publisher family onto its dialect. */
 export function toPublisherError(error: unknown, site: ErrorSite): PublisherError {

@@ -8,8 +8,7 @@ import { DOWNLOAD_PREFIX } from './download-page.ts';
 import { renderPublisherError, usePublisherErrors } from './error-serializer.ts';
 import { FogbankSigner } from './fogbank-signer.ts';
 import { PublisherService } from './publisher-service.ts';
-// At merge with core/uploads: import these from '../../core/uploads/index.ts' instead.
-import { openFileArea, UploadEngine } from './receive-upload.ts';
+import { openFileArea, UploadEngine } from '../../core/uploads/index.ts';
 import { registerAdminRoutes, registerDownloadRoutes, registerMetadataRoutes, registerUploadRoutes, type RouteOptions } from './routes.ts';
 import { artifactUploadMethod } from './upload-methods.ts';
 

@@ -8,7 +8,7 @@ import { X509Certificate } from 'node:crypto';
 import type { ArtifactRecord, ArtifactStore } from './artifacts.ts';
 import type { FogbankSigner } from './fogbank-signer.ts';
 import { inspectUpload, type ArtifactKind } from './inspect-upload.ts';
-import type { UploadedMedia } from './receive-upload.ts';
+import type { UploadedMedia } from '../../core/uploads/index.ts';
 
 /** InternalAppSharingArtifact is the API resource (androidpublisher v3), exactly its three fields. */
 export interface InternalAppSharingArtifact {

@@ -15,7 +15,7 @@ import { usePublisherNotFound } from './error-serializer.ts';
 import { notFound } from './errors.ts';
 import type { ArtifactKind } from './inspect-upload.ts';
 import type { PublisherService } from './publisher-service.ts';
-import { wrongUrlForUpload, type UploadEngine, type UploadMethod } from './receive-upload.ts';
+import { wrongUrlForUpload, type UploadEngine, type UploadMethod } from '../../core/uploads/index.ts';
 import type { ArtifactUploadContext } from './upload-methods.ts';
 
 /** ARTIFACT_PATH is each method's path (after the base) by the kind it accepts. */

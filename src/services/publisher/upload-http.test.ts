@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { connect } from 'node:net';
@@ -111,13 +112,13 @@ describe('paths and protocols', () => {
   test('a multipart body without its media part, or with bad metadata, is a 400', async () => {
     const url = bundleUrl(PKG, '/upload/androidpublisher/v3', '?uploadType=multipart');
     const only = await post(url, '--x\r\ncontent-type: application/json\r\n\r\n{}\r\n--x--', 'releaser', { 'content-type': 'multipart/related; boundary=x' });
-    assert.deepEqual(only.body, envelope(400, 'INVALID_ARGUMENT', 'badRequest', 'Invalid multipart request: the media part is missing.'));
+    assert.deepEqual(only.body, envelope(400, 'INVALID_ARGUMENT', 'badRequest', 'Invalid multipart request with 1 mime parts.'));
     const badJson = await post(url, '--x\r\ncontent-type: application/json\r\n\r\n{nope\r\n--x\r\n\r\nPK\r\n--x--', 'releaser', { 'content-type': 'multipart/related; boundary=x' });
-    assert.deepEqual(badJson.body, envelope(400, 'INVALID_ARGUMENT', 'badRequest', 'Invalid multipart request: the metadata part is not a JSON object.'));
+    assert.deepEqual(badJson.body, envelope(400, 'INVALID_ARGUMENT', 'parseError', 'Invalid JSON payload received. Unexpected token.'));
     const unterminated = await post(url, Buffer.concat([Buffer.from('--x\r\ncontent-type: application/json\r\n\r\n{}\r\n--x\r\n\r\n'), bundle]), 'releaser', { 'content-type': 'multipart/related; boundary=x' });
     assert.deepEqual(unterminated.body, envelope(400, 'INVALID_ARGUMENT', 'badRequest', 'Invalid multipart request: Unexpected end of multipart data.'));
     const noBoundary = await post(url, bundle, 'releaser', { 'content-type': 'application/octet-stream' });
-    assert.deepEqual(noBoundary.body, envelope(400, 'INVALID_ARGUMENT', 'badRequest', "Invalid multipart request: content type 'application/octet-stream' is not multipart/related with a boundary."));
+    assert.deepEqual(noBoundary.body, envelope(400, 'INVALID_ARGUMENT', 'badRequest', "Invalid multipart request: the Content-Type must be multipart/related, not 'application/octet-stream'."));
     assert.deepEqual(leftovers(), []);
   });
 
@@ -128,9 +129,24 @@ describe('paths and protocols', () => {
     }
   });
 
-  test('the /resumable/upload alias is served (resumable itself arrives with core/uploads)', async () => {
-    const reply = await post('/resumable/upload/androidpublisher/v3/applications/internalappsharing/com.example.http/artifacts/bundle', '');
-    assert.deepEqual(reply.body, envelope(400, 'INVALID_ARGUMENT', 'badRequest', 'Resumable uploads are not available on this server yet; use uploadType=media or uploadType=multipart.'));
+  test('a resumable upload, under the /resumable/upload alias and chunk by chunk, ends in the artifact of the whole bundle', async () => {
+    const start = await srv.app.inject({
+      method: 'POST',
+      url: '/resumable/upload/androidpublisher/v3/applications/internalappsharing/com.example.http/artifacts/bundle?uploadType=resumable',
+      headers: { authorization: 'Bearer releaser', 'x-upload-content-type': 'application/octet-stream', 'x-upload-content-length': String(bundle.length) },
+    });
+    assert.equal(start.statusCode, 200);
+    const location = new URL(String(start.headers.location));
+    assert.match(location.search, /upload_id=/);
+    const half = Math.floor(bundle.length / 2);
+    const first = await srv.app.inject({ method: 'PUT', url: location.pathname + location.search, headers: { 'content-range': `bytes 0-${half - 1}/${bundle.length}` }, payload: bundle.subarray(0, half) });
+    assert.equal(first.statusCode, 308);
+    assert.equal(first.headers.range, `bytes=0-${half - 1}`);
+    const last = await srv.app.inject({ method: 'PUT', url: location.pathname + location.search, headers: { 'content-range': `bytes ${half}-${bundle.length - 1}/${bundle.length}` }, payload: bundle.subarray(half) });
+    assert.equal(last.statusCode, 200);
+    const artifact = JSON.parse(last.body);
+    assert.equal(artifact.sha256, createHash('sha256').update(bundle).digest('hex'));
+    assert.match(artifact.downloadUrl, /^http:\/\//);
   });
 
   test('unknown paths under the publisher prefixes answer 404 in the Google envelope', async () => {

@@ -10,7 +10,7 @@ import { authorizePackage } from './authorize.ts';
 import { downloadLinks } from './download-page.ts';
 import type { ArtifactKind } from './inspect-upload.ts';
 import { toResource, type PublisherService } from './publisher-service.ts';
-import type { CompletedUpload, UploadAnswer, UploadMethod } from './receive-upload.ts';
+import type { CompletedUpload, UploadAnswer, UploadMethod } from '../../core/uploads/index.ts';
 
 /** ArtifactUploadContext is what completion needs, kept JSON so a resumable session can carry it across restarts. */
 export interface ArtifactUploadContext {
