@@ -131,6 +131,34 @@ describe('filter matches', () => {
     // unknown fields match nothing with =, everything with !=
     ['nosuchfield = x', []],
     ['nosuchfield != x', ['alpha', 'beta', 'delta-1', 'gamma']],
+    // RE2, not JavaScript: \A and \z anchors, (?i), POSIX classes; `^` mid-pattern is start of text.
+    ['name eq "\\Aal\\w+\\z"', ['alpha']],
+    ['name eq "(?i)ALPHA"', ['alpha']],
+    ['name eq "[[:alpha:]]+"', ['alpha', 'beta', 'gamma']],
+    ['name eq ".*(^b).*"', ['beta']],
+    // Backslash escapes inside quoted strings stay escapes of the pattern (gcloud's rewrite).
+    ['description eq ".*\\bend\\b.*"', ['alpha', 'delta-1']],
+    ['description eq ".*\\bEnd\\b.*"', []],
+    ['description eq ".*\\bBack\\ end\\b.*"', ['delta-1']],
+    ['name eq ".*\\bdelta\\-1\\b.*"', ['delta-1']],
+    ['name eq "delta\\.1"', []],
+    ["name eq 'al\\'pha'", []],
+    ['description eq "Front\\x20end"', ['alpha']],
+    // ...and the literal operators read them as escaped characters.
+    ['description = "Front\\ end"', ['alpha']],
+    ['description = "Front\\"end"', []],
+    // The forms gcloud 528 sends for --filter (api_lib/compute/filter_rewrite.py).
+    ['name eq ".*\\balpha\\b.*"', ['alpha']],
+    ['name ne ".*\\balpha\\b.*"', ['beta', 'delta-1', 'gamma']],
+    ['name eq ".*(^a).*"', ['alpha']],
+    ['name eq ".*(a$).*"', ['alpha', 'beta', 'gamma']],
+    ['name ne ".*(a$).*"', ['delta-1']],
+    ['name eq ".*\\bal.*"', ['alpha']],
+    ['(name eq ".*(^[ab]).*")(name ne ".*(^b).*")', ['alpha']],
+    ['((name eq ".*(a).*")(properties.machineType eq ".*\\be2\\-small\\b.*"))(description eq ".*\\bFront\\b.*")', ['alpha']],
+    ['properties.canIpForward eq true', ['alpha']],
+    ['properties.disks.initializeParams.diskSizeGb eq 200', ['gamma']],
+    ['name eq ".*\\b\\"\\b.*"', []],
   ];
   for (const [filter, expected] of cases) {
     test(filter === '' ? '(empty filter)' : filter, async () => {
@@ -157,6 +185,16 @@ describe('filter on other lists', () => {
     assert.deepEqual(await names('operationType = insert AND status = DONE', '/compute/v1/projects/p/global/operations'), all.map((op) => op.name));
   });
 
+  test('patterns that backtrack in JavaScript run on RE2 (issue 13 item 2: these froze the process)', async () => {
+    const images = '/compute/v1/projects/debian-cloud/global/images';
+    const all = await names('', images);
+    assert.ok(all.length > 0);
+    assert.deepEqual(await names('description eq "(.|.)*Q"', images), []);
+    assert.deepEqual(await names('description = "****** *Q"', images), []);
+    assert.deepEqual(await names('description ne "(.|.)*Q"', images), all);
+    assert.deepEqual(await names('description eq "(.|.)*bullseye(.|.)*"', images), all.filter((name) => name.includes('bullseye')));
+  });
+
   test('filter, page size and order combine', async () => {
     const first = await call(`${TEMPLATES}?filter=${encodeURIComponent('name != gamma')}&maxResults=2&orderBy=${encodeURIComponent('creationTimestamp desc')}`);
     assert.deepEqual(first.body['items'].map((t: { name: string }) => t.name), ['delta-1', 'beta']);
@@ -181,7 +219,12 @@ describe('filter syntax errors', () => {
     ['name = alpha OR', 'expression ends too early'],
     ['NOT', 'expression ends too early'],
     ['name = (alpha)', "expected a value after '='"],
-    ['name eq "("', "invalid regular expression '('"],
+    ['name eq "("', "invalid regular expression '(': missing closing ): ("],
+    ['name eq "a(?!b)"', "invalid regular expression 'a(?!b)': invalid or unsupported Perl syntax: (?!"],
+    ['name eq "a**"', "invalid regular expression 'a**': invalid nested repetition operator: **"],
+    ['name eq "\\C"', "invalid regular expression '\\C': invalid escape sequence: \\C"],
+    [`${'('.repeat(101)}name = alpha${')'.repeat(101)}`, 'nesting deeper than 100 levels'],
+    [`${'NOT '.repeat(101)}name = alpha`, 'nesting deeper than 100 levels'],
     ['name = = alpha', "expected a value after '='"],
     ['()', 'expected a field name'],
   ];
