@@ -1,7 +1,9 @@
 import { decodeResource, invalidPayload } from '../shared/decode-resource.ts';
 import { conditionNotMet, invalidFieldValue } from '../shared/errors.ts';
 import type { Scope } from '../shared/locations.ts';
+import { checkLabels } from '../shared/labels.ts';
 import { checkResourceName } from '../shared/names.ts';
+import { checkDescription } from '../shared/string-limits.ts';
 import { applyPatch } from './apply-rule-patch.ts';
 import type { ExpressionCache } from './expression-cache.ts';
 import { DEFAULT_POLICY_TYPE, MAX_PRIORITY, MESSAGES, REGIONAL_POLICY_TYPES } from './constants.ts';
@@ -40,6 +42,8 @@ const SETTINGS = ['adaptiveProtectionConfig', 'advancedOptionsConfig', 'ddosProt
 export function buildPolicy(body: unknown, input: NewPolicy): StoredPolicy {
   const decoded = decodePolicy(body);
   const name = checkResourceName(decoded.name);
+  checkDescription(decoded.description);
+  if (decoded.labels !== undefined) checkLabels(decoded.labels, 'resource.labels');
   const type = decoded.type ?? DEFAULT_POLICY_TYPE;
   if (input.scope.kind !== 'global' && !REGIONAL_POLICY_TYPES.includes(type)) {
     throw invalidFieldValue('resource.type', type, MESSAGES.regionalType);
@@ -114,6 +118,7 @@ export function patchPolicy(policy: StoredPolicy, body: unknown, updateMask: str
   if (decoded.name !== undefined && decoded.name !== policy.name) throw invalidFieldValue('resource.name', decoded.name, MESSAGES.nameChange);
   if (decoded.type !== undefined && decoded.type !== policy.type) throw invalidFieldValue('resource.type', decoded.type, MESSAGES.typeChange);
   if (decoded.rules !== undefined && decoded.rules.length > 0) throw invalidFieldValue('resource.rules', '', MESSAGES.rulesInPatch);
+  checkDescription(decoded.description);
   const { fingerprint: _given, name: _name, type: _type, rules: _rules, labels: _labels, labelFingerprint: _labelFingerprint, ...changes } = decoded;
   const current = { description: policy.description, ...policy.settings };
   const merged = applyPatch({ schema: PolicySchema, name: 'SecurityPolicy', outputOnly: POLICY_FIXED_FIELDS }, current, changes, updateMask);
@@ -132,6 +137,7 @@ export function setLabels(policy: StoredPolicy, body: unknown, env: ChangeEnv): 
     throw conditionNotMet(MESSAGES.invalidLabelFingerprint);
   }
   const labels = decoded.labels ?? {};
+  checkLabels(labels, 'resource.labels');
   const labelFingerprint = Object.keys(labels).length === 0 ? EMPTY_LABEL_FINGERPRINT : (env.labelFingerprint ?? env.fingerprint);
   return { ...policy, labels, labelFingerprint, fingerprint: env.fingerprint };
 }

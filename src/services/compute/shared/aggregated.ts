@@ -56,8 +56,3 @@ export function noResultsWarning(scope: string): Record<string, unknown> {
     },
   };
 }
-
-/** isTrue reads a boolean query parameter the way Google front ends do (`true`, `True`, `1`). */
-export function isTrue(value: unknown): boolean {
-  return typeof value === 'string' && /^(true|1)$/i.test(value);
-}

@@ -1,5 +1,6 @@
 import { invalidFieldValue } from './errors.ts';
 import { compileFilter, type FilterPredicate } from './list-filter.ts';
+import { boolParam } from './query-params.ts';
 
 /** ListQuery is the parsed common query of compute list methods. */
 export interface ListQuery {
@@ -33,6 +34,8 @@ export function parseListQuery(query: Record<string, unknown>): ListQuery {
     if (orderByText === 'name' || orderByText === 'creationTimestamp desc') orderBy = orderByText;
     else throw invalidFieldValue('orderBy', orderByText, 'Currently, only sorting by name or creationTimestamp desc is supported.');
   }
+  // Nothing here fails partially, but a value that is not a bool is still the real 400.
+  boolParam(query, 'returnPartialSuccess');
   return { maxResults, offset, filter: compileFilter(filterText), orderBy };
 }
 

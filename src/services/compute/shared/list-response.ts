@@ -1,6 +1,7 @@
-import { aggregatedItems, isTrue, scopedByLocation } from './aggregated.ts';
+import { aggregatedItems, scopedByLocation } from './aggregated.ts';
 import { link } from './links.ts';
 import { parseListQuery, paginate } from './list-query.ts';
+import { boolParam } from './query-params.ts';
 import type { Scope } from './locations.ts';
 import type { RouteContext } from './route-context.ts';
 
@@ -31,7 +32,8 @@ export async function aggregatedListResponse<T extends { readonly scope: Scope }
   render: (resource: T) => Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
   const query = parseListQuery(ctx.query);
-  const { items, nextPageToken } = aggregatedItems(scopedByLocation(await load(), render), field, query, isTrue(ctx.query['includeAllScopes']));
+  const includeAllScopes = boolParam(ctx.query, 'includeAllScopes');
+  const { items, nextPageToken } = aggregatedItems(scopedByLocation(await load(), render), field, query, includeAllScopes);
   return wrap(ctx, envelope, items, nextPageToken);
 }
 
