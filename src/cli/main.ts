@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { loadConfigFile } from '../core/config.ts';
 import { parseStartArgs, START_USAGE, UsageError } from './args.ts';
+import { DataDirInUseError } from '../store/data-dir-lock.ts';
 import { startFogbank } from './start.ts';
 
 const USAGE = `usage: fogbank <command>
@@ -8,6 +9,9 @@ const USAGE = `usage: fogbank <command>
 commands:
   start     serve every API on one port (see: fogbank start --help)
   protoc    run protobuf compiler plugins over a descriptor set (see: fogbank protoc --help)`;
+
+/** EXIT_DATA_DIR_IN_USE is the exit code of a start refused because another fogbank holds the data directory. */
+const EXIT_DATA_DIR_IN_USE = 3;
 
 /** main dispatches the fogbank command line and returns the exit code (or never, while serving). */
 async function main(argv: readonly string[]): Promise<number> {
@@ -92,6 +96,7 @@ main(process.argv.slice(2)).then(
       return;
     }
     process.stderr.write(`fogbank: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exitCode = 1;
+    // A distinct code lets scripts tell "already running here" from other failures.
+    process.exitCode = error instanceof DataDirInUseError ? EXIT_DATA_DIR_IN_USE : 1;
   },
 );

@@ -8,6 +8,7 @@ import { cryptoIds, hexId, type IdSource } from '../core/ids.ts';
 import type { LogLevel } from '../core/log.ts';
 import { buildServer, DEFAULT_BODY_LIMIT } from '../core/server.ts';
 import { SERVICES } from '../services/registry.ts';
+import { lockDataDir } from '../store/data-dir-lock.ts';
 import { openStore } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
 
@@ -54,9 +55,19 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
   const dataDir = ephemeral ? undefined : resolve(options.dataDir ?? '.fogbank');
   const needsDisk = dataDir !== undefined && (storeSpec === 'sqlite' || options.adminToken === undefined);
   if (needsDisk) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // Before anything in the directory is read or written: a second process must refuse, not share it.
+  const lock = needsDisk ? lockDataDir(dataDir) : undefined;
+  let store: Store;
+  let adminToken: string;
+  let adminTokenFile: string | undefined;
   const ids = options.ids ?? cryptoIds;
-  const { token: adminToken, file: adminTokenFile } = resolveAdminToken(options.adminToken, dataDir, ids);
-  const store = await openStore(storeSpec, { dataDir: dataDir ?? '' });
+  try {
+    ({ token: adminToken, file: adminTokenFile } = resolveAdminToken(options.adminToken, dataDir, ids));
+    store = await openStore(storeSpec, { dataDir: dataDir ?? '' });
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   try {
     const app = await buildServer(
       {
@@ -89,10 +100,12 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
         (closing ??= (async () => {
           await app.close();
           await store.close();
+          lock?.release();
         })()),
     };
   } catch (error) {
     await store.close();
+    lock?.release();
     throw error;
   }
 }
