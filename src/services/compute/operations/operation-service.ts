@@ -1,3 +1,4 @@
+import type { PagedSource } from '../shared/list-query.ts';
 import type { Clock, Timers } from '../../../core/clock.ts';
 import type { OperationsMode } from '../../../core/config.ts';
 import { uint64Id, type IdSource } from '../../../core/ids.ts';
@@ -169,8 +170,13 @@ export class OperationService {
 
   /** list returns the Operations of one scope, or of every scope when `scope` is undefined, by name. */
   async list(project: string, scope?: Scope): Promise<StoredOperation[]> {
+    return (await this.source(project, scope)(undefined, undefined)).map((record) => record.value);
+  }
+
+  /** source reads one scope's Operations, or every scope's when `scope` is undefined, a page at a time in key order. */
+  source(project: string, scope?: Scope): PagedSource<StoredOperation> {
     const prefix = scope === undefined ? `${project}/` : `${project}/${scopePath(scope)}/`;
-    return (await this.options.store.list<StoredOperation>(OPERATIONS_KIND, { prefix })).map((record) => record.value);
+    return (after, limit) => this.options.store.list<StoredOperation>(OPERATIONS_KIND, { prefix, ...(after === undefined ? {} : { after }), ...(limit === undefined ? {} : { limit }) });
   }
 
   /** remove deletes an Operation record (the work, if unfinished, is abandoned). */

@@ -195,6 +195,44 @@ describe('filter on other lists', () => {
     assert.deepEqual(await names('description eq "(.|.)*bullseye(.|.)*"', images), all.filter((name) => name.includes('bullseye')));
   });
 
+  test('name-order pages resume after the last key, filter and all, on plain and aggregated lists', async () => {
+    const seen: string[] = [];
+    let token: string | undefined;
+    do {
+      const reply = await call(`${TEMPLATES}?filter=${encodeURIComponent('name != gamma')}&maxResults=1${token === undefined ? '' : `&pageToken=${token}`}`);
+      assert.equal(reply.status, 200);
+      seen.push(...reply.body['items'].map((t: { name: string }) => t.name));
+      token = reply.body['nextPageToken'];
+    } while (token !== undefined);
+    assert.deepEqual(seen, ['alpha', 'beta', 'delta-1']);
+    const first = await call('/compute/v1/projects/p/aggregated/instanceTemplates?maxResults=4');
+    assert.deepEqual(first.body['items']['global'].instanceTemplates.map((t: { name: string }) => t.name), ['alpha', 'beta', 'delta-1', 'gamma']);
+    const second = await call(`/compute/v1/projects/p/aggregated/instanceTemplates?maxResults=4&pageToken=${first.body['nextPageToken']}`);
+    assert.deepEqual(second.body['items']['regions/us-east1'].instanceTemplates.map((t: { name: string }) => t.name), ['epsilon']);
+    assert.equal(second.body['items']['global'].warning.code, 'NO_RESULTS_ON_PAGE');
+    assert.equal(second.body['nextPageToken'], undefined);
+    const bad = await call(`${TEMPLATES}?pageToken=${Buffer.from('x:1').toString('base64url')}`);
+    assert.equal(bad.status, 400);
+  });
+
+  test('a page reads only what it returns (plus one), not the whole collection', async () => {
+    const read: number[] = [];
+    const store = srv.store;
+    const list = store.list.bind(store);
+    (store as { list: typeof store.list }).list = async (kind, options) => {
+      const records = await list(kind, options);
+      if (kind === 'compute.instanceTemplates') read.push(records.length);
+      return records as never;
+    };
+    try {
+      const reply = await call(`${TEMPLATES}?maxResults=1`);
+      assert.deepEqual(reply.body['items'].map((t: { name: string }) => t.name), ['alpha']);
+      assert.deepEqual(read, [2]);
+    } finally {
+      delete (store as { list?: unknown }).list;
+    }
+  });
+
   test('filter, page size and order combine', async () => {
     const first = await call(`${TEMPLATES}?filter=${encodeURIComponent('name != gamma')}&maxResults=2&orderBy=${encodeURIComponent('creationTimestamp desc')}`);
     assert.deepEqual(first.body['items'].map((t: { name: string }) => t.name), ['delta-1', 'beta']);
