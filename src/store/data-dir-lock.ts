@@ -11,8 +11,9 @@ import Database from 'better-sqlite3';
  * that the refusal can name the process; the lock, not that file, decides.
  */
 
-/** LOCK_FILE_NAME and PID_FILE_NAME are the lock database and the holder's pid under the data directory. */
+/** LOCK_FILE_NAME is the lock database under the data directory. */
 export const LOCK_FILE_NAME = 'fogbank.lock';
+/** PID_FILE_NAME holds the holder's pid under the data directory. */
 export const PID_FILE_NAME = 'fogbank.pid';
 
 /** DataDirInUseError says another live process holds the data directory. */

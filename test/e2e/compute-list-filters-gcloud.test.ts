@@ -81,6 +81,13 @@ describe('gcloud --filter on compute lists against fogbank', () => {
     });
   }
 
+  // gcloud's = is a word match (\b…\b), so family=debian-12 also matches debian-12-arm64, as against the real service.
+  it('images list --filter (gcloud sends it to every public image project in one batch)', async () => {
+    assert.deepEqual(await lines('images', 'list', '--filter=family=debian-12', '--format=value(name)'), ['debian-12-bookworm-arm64-v20250610', 'debian-12-bookworm-v20250610']);
+    assert.deepEqual(await lines('images', 'list', '--filter=family=debian-12 AND NOT name~arm', '--format=value(name)'), ['debian-12-bookworm-v20250610']);
+    assert.deepEqual(await lines('images', 'list', '--filter=name~^debian-1[12]-.*-v2025', '--format=value(family)'), ['debian-11', 'debian-12', 'debian-12-arm64']);
+  });
+
   it('the server-side part gcloud sends keeps every match by itself', async () => {
     const serverSide = async (path: string, filter: string): Promise<string[]> => {
       const response = await fetch(`${server.url}/compute/v1/projects/p/${path}?filter=${encodeURIComponent(filter)}`, { headers: { authorization: `Bearer ${TOKEN}` } });
