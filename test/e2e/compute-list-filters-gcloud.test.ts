@@ -86,6 +86,12 @@ describe('gcloud --filter on compute lists against fogbank', () => {
     assert.deepEqual(await lines('images', 'list', '--filter=family=debian-12', '--format=value(name)'), ['debian-12-bookworm-arm64-v20250610', 'debian-12-bookworm-v20250610']);
     assert.deepEqual(await lines('images', 'list', '--filter=family=debian-12 AND NOT name~arm', '--format=value(name)'), ['debian-12-bookworm-v20250610']);
     assert.deepEqual(await lines('images', 'list', '--filter=name~^debian-1[12]-.*-v2025', '--format=value(family)'), ['debian-11', 'debian-12', 'debian-12-arm64']);
+    // A *Timestamp key is sent bare and in UTC (creationTimestamp eq 2025-06-10T19:00:00.000Z).
+    assert.deepEqual(await lines('images', 'list', '--filter=creationTimestamp=2025-06-10T12:00:00.000-07:00 AND family~^debian', '--format=value(name)'), [
+      'debian-11-bullseye-v20250610',
+      'debian-12-bookworm-arm64-v20250610',
+      'debian-12-bookworm-v20250610',
+    ]);
   });
 
   it('the server-side part gcloud sends keeps every match by itself', async () => {

@@ -159,6 +159,11 @@ describe('filter matches', () => {
     ['properties.canIpForward eq true', ['alpha']],
     ['properties.disks.initializeParams.diskSizeGb eq 200', ['gamma']],
     ['name eq ".*\\b\\"\\b.*"', []],
+    // gcloud sends timestamps bare, normalised to UTC: the same instant matches whatever its offset.
+    ['creationTimestamp eq 2025-01-01T00:00:01.000Z', ['beta']],
+    ['creationTimestamp eq 2025-01-01T01:00:01+01:00', ['beta']],
+    ['(creationTimestamp ne 2025-01-01T00:00:01.000Z)(name eq ".*a")', ['alpha', 'gamma']],
+    ['creationTimestamp eq 2025-01-01T00:00:01.000-00:00', ['beta']],
   ];
   for (const [filter, expected] of cases) {
     test(filter === '' ? '(empty filter)' : filter, async () => {

@@ -39,6 +39,7 @@ export const MAX_FILTER_NESTING = 100;
 const SPACE = /\s+/y;
 const OPERATOR = /!=|<=|>=|=|<|>|:/y;
 const WORD = /[^\s()=!<>:"']+/y;
+const BARE_OPERAND = /[^\s()]+/y;
 
 function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
@@ -72,6 +73,12 @@ function tokenize(text: string): Token[] {
       if (j >= text.length) throw new SyntaxError('unterminated string');
       tokens.push({ type: 'string', text: value, raw: text.slice(i + 1, j) });
       i = j + 1;
+    } else if (afterRegexOperator(tokens)) {
+      // An unquoted eq/ne operand runs to the next space or parenthesis: gcloud sends timestamps
+      // bare (`creationTimestamp eq 2025-01-01T00:00:00.000Z`), colons and all.
+      const word = at(BARE_OPERAND)!;
+      tokens.push({ type: 'word', text: word, raw: word });
+      i += word.length;
     } else {
       const op = at(OPERATOR);
       const word = op === undefined ? at(WORD) : undefined;
@@ -82,6 +89,12 @@ function tokenize(text: string): Token[] {
     }
   }
   return tokens;
+}
+
+/** afterRegexOperator is true when the next token is the operand of `eq` or `ne`. */
+function afterRegexOperator(tokens: readonly Token[]): boolean {
+  const last = tokens[tokens.length - 1];
+  return last?.type === 'word' && (last.text === 'eq' || last.text === 'ne') && tokens.length >= 2 && tokens[tokens.length - 2]!.type === 'word';
 }
 
 /** expectsValue is true when the next token is the value of a comparison. */
@@ -180,7 +193,13 @@ function comparator(op: Token, value: Token): (actual: string) => boolean {
         if (error instanceof Re2SyntaxError) throw new SyntaxError(`invalid regular expression '${value.raw}': ${error.reason}`);
         throw error;
       }
-      return op.text === 'eq' ? (actual) => pattern.fullMatch(actual) : (actual) => !pattern.fullMatch(actual);
+      // A timestamp operand (gcloud normalises `creationTimestamp=2025-01-01` to UTC) also matches
+      // the same instant written with another offset, as the service's timestamp fields do.
+      const instant = RFC3339.test(value.raw) ? Date.parse(value.raw) : Number.NaN;
+      const matches = Number.isNaN(instant)
+        ? (actual: string) => pattern.fullMatch(actual)
+        : (actual: string) => pattern.fullMatch(actual) || (RFC3339.test(actual) && Date.parse(actual) === instant);
+      return op.text === 'eq' ? matches : (actual) => !matches(actual);
     }
     case '=':
       return globTest(value.text, false);
@@ -203,6 +222,8 @@ function comparator(op: Token, value: Token): (actual: string) => boolean {
       throw new SyntaxError(`unexpected '${op.text}'`);
   }
 }
+
+const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)$/;
 
 /** globTest compares with `*` as a wildcard, on RE2 so that many wildcards cannot backtrack. */
 function globTest(pattern: string, caseInsensitive: boolean): (actual: string) => boolean {
