@@ -3,6 +3,7 @@ import { loadConfigFile } from '../core/config.ts';
 import { UnavailableError } from '../core/errors.ts';
 import { redactUrl } from '../store/index.ts';
 import { parseStartArgs, START_USAGE, UsageError } from './args.ts';
+import { DataDirInUseError } from '../store/data-dir-lock.ts';
 import { startFogbank } from './start.ts';
 
 const USAGE = `usage: fogbank <command>
@@ -10,6 +11,9 @@ const USAGE = `usage: fogbank <command>
 commands:
   start     serve every API on one port (see: fogbank start --help)
   protoc    run protobuf compiler plugins over a descriptor set (see: fogbank protoc --help)`;
+
+/** EXIT_DATA_DIR_IN_USE is the exit code of a start refused because another fogbank holds the data directory. */
+const EXIT_DATA_DIR_IN_USE = 3;
 
 /** main dispatches the fogbank command line and returns the exit code (or never, while serving). */
 async function main(argv: readonly string[]): Promise<number> {
@@ -106,7 +110,8 @@ main(process.argv.slice(2)).then(
       return;
     }
     process.stderr.write(`fogbank: ${error instanceof Error ? error.message : String(error)}\n`);
-    // EX_UNAVAILABLE (sysexits.h): a supervisor can tell "database down, retry" from a bad setup.
-    process.exitCode = error instanceof UnavailableError ? STORE_UNAVAILABLE_EXIT : 1;
+    // EX_UNAVAILABLE (sysexits.h): a supervisor can tell "database down, retry" from a bad setup;
+    // a distinct code also lets scripts tell "already running here" from other failures.
+    process.exitCode = error instanceof UnavailableError ? STORE_UNAVAILABLE_EXIT : error instanceof DataDirInUseError ? EXIT_DATA_DIR_IN_USE : 1;
   },
 );

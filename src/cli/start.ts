@@ -8,6 +8,7 @@ import { cryptoIds, hexId, type IdSource } from '../core/ids.ts';
 import type { LogLevel } from '../core/log.ts';
 import { buildServer, DEFAULT_BODY_LIMIT } from '../core/server.ts';
 import { SERVICES } from '../services/registry.ts';
+import { lockDataDir } from '../store/data-dir-lock.ts';
 import { openStore } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
 
@@ -60,15 +61,25 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
   const dataDir = ephemeral ? undefined : resolve(options.dataDir ?? '.fogbank');
   const needsDisk = dataDir !== undefined && (storeSpec === 'sqlite' || options.adminToken === undefined);
   if (needsDisk) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // Before anything in the directory is read or written: a second process must refuse, not share it.
+  const lock = needsDisk ? lockDataDir(dataDir) : undefined;
+  let store: Store;
+  let adminToken: string;
+  let adminTokenFile: string | undefined;
   const ids = options.ids ?? cryptoIds;
-  const { token: adminToken, file: adminTokenFile } = resolveAdminToken(options.adminToken, dataDir, ids);
   const logLevel = options.logLevel ?? 'silent';
-  const store = await openStore(storeSpec, {
-    dataDir: dataDir ?? '',
-    ...(options.storePoolSize === undefined ? {} : { poolSize: options.storePoolSize }),
-    // The store keeps reconnecting; say so, since requests meanwhile get 503s.
-    ...(logLevel === 'silent' ? {} : { onTrouble: (message: string) => process.stderr.write(`fogbank: store: ${message}\n`) }),
-  });
+  try {
+    ({ token: adminToken, file: adminTokenFile } = resolveAdminToken(options.adminToken, dataDir, ids));
+    store = await openStore(storeSpec, {
+      dataDir: dataDir ?? '',
+      ...(options.storePoolSize === undefined ? {} : { poolSize: options.storePoolSize }),
+      // The store keeps reconnecting; say so, since requests meanwhile get 503s.
+      ...(logLevel === 'silent' ? {} : { onTrouble: (message: string) => process.stderr.write(`fogbank: store: ${message}\n`) }),
+    });
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   try {
     const app = await buildServer(
       {
@@ -104,10 +115,12 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
         (closing ??= (async () => {
           await app.close();
           await store.close();
+          lock?.release();
         })()),
     };
   } catch (error) {
     await store.close();
+    lock?.release();
     throw error;
   }
 }

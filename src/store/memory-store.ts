@@ -1,3 +1,7 @@
+import { compareKeys, SortedKeys } from './sorted-keys.ts';
+
+/** compareKeys is re-exported for the store index. */
+export { compareKeys };
 import { ChangeHub, subscribeWithBacklog } from './change-hub.ts';
 import { LocalLeases } from './local-leases.ts';
 import { Mutex } from './mutex.ts';
@@ -31,6 +35,8 @@ export class MemoryStore implements Store {
   readonly leases = new LocalLeases();
   readonly uploads = new MemoryUploadBytes();
   readonly #records = new Map<string, Map<string, StoredRecord>>();
+  /** Each kind's keys in list order, so a page costs the page (see sorted-keys.ts). */
+  readonly #order = new Map<string, SortedKeys>();
   readonly #feed: Change[] = [];
   readonly #hub = new ChangeHub();
   readonly #mutex = new Mutex();
@@ -54,11 +60,15 @@ export class MemoryStore implements Store {
 
   async list<T>(kind: string, options: ListOptions = {}): Promise<StoredRecord<T>[]> {
     this.#check();
-    return listFrom(this.#records.get(kind), options) as StoredRecord<T>[];
+    const byKey = this.#records.get(kind);
+    const order = this.#order.get(kind);
+    if (byKey === undefined || order === undefined) return [];
+    return order.range(options.prefix, options.after, options.limit).map((key) => byKey.get(key)!) as StoredRecord<T>[];
   }
 
   async count(kind: string, options: Pick<ListOptions, 'prefix'> = {}): Promise<number> {
-    return (await this.list(kind, options)).length;
+    this.#check();
+    return this.#order.get(kind)?.count(options.prefix) ?? 0;
   }
 
   // async, so a closed store rejects instead of throwing synchronously.
@@ -140,9 +150,15 @@ export class MemoryStore implements Store {
       for (const [kind, byKey] of overlay) {
         let target = this.#records.get(kind);
         if (target === undefined) this.#records.set(kind, (target = new Map()));
+        let order = this.#order.get(kind);
+        if (order === undefined) this.#order.set(kind, (order = new SortedKeys()));
         for (const [key, record] of byKey) {
-          if (record === null) target.delete(key);
-          else target.set(key, record);
+          if (record === null) {
+            if (target.delete(key)) order.remove(key);
+          } else {
+            if (!target.has(key)) order.add(key);
+            target.set(key, record);
+          }
         }
       }
       this.#revision = revision;
@@ -216,9 +232,4 @@ function listFrom(byKey: ReadonlyMap<string, StoredRecord> | undefined, options:
   keys.sort(compareKeys);
   const limited = options.limit === undefined ? keys : keys.slice(0, options.limit);
   return limited.map((key) => byKey.get(key)!);
-}
-
-/** compareKeys orders keys by UTF-16 code units, the same order every backend uses. */
-export function compareKeys(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -19,11 +19,18 @@ export interface OpenStoreOptions {
 export const SQLITE_FILE_NAME = 'fogbank.db';
 
 /**
+ * MEMORY_CHANGE_RETENTION is how many changes the in-memory store (`--ephemeral`, `--store memory`)
+ * keeps for resuming watches: each holds its value, so the feed is bounded like everything else
+ * that lives on the heap; a watcher further behind gets the usual "compacted" answer.
+ */
+export const MEMORY_CHANGE_RETENTION = 10_000;
+
+/**
  * openStore turns a `--store` value into a backend: `memory`, `sqlite` (the file
  * `<dataDir>/fogbank.db`) or a `postgres://` / `postgresql://` URL.
  */
 export async function openStore(spec: string, options: OpenStoreOptions): Promise<Store> {
-  if (spec === 'memory') return new MemoryStore();
+  if (spec === 'memory') return new MemoryStore({ changeRetention: MEMORY_CHANGE_RETENTION });
   if (spec === 'sqlite') {
     await mkdir(options.dataDir, { recursive: true });
     return SqliteStore.open(join(options.dataDir, SQLITE_FILE_NAME));

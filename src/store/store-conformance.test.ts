@@ -86,6 +86,30 @@ for (const backend of backends) {
       assert.deepEqual(await store.list('none'), []);
     });
 
+    it('pages with after and limit see every key once, through deletes and re-creations', async () => {
+      const store = await open();
+      const all = Array.from({ length: 50 }, (_, i) => `p/${String(i).padStart(3, '0')}`);
+      for (const key of all) await put(store, 'k', key, { key });
+      await store.transact(async (tx) => {
+        await tx.delete('k', 'p/010');
+        await tx.delete('k', 'p/011');
+      });
+      await put(store, 'k', 'p/010', { key: 'again' });
+      await put(store, 'k', 'q/000', {});
+      const seen: string[] = [];
+      let after: string | undefined;
+      for (;;) {
+        const page = await store.list('k', { prefix: 'p/', limit: 7, ...(after === undefined ? {} : { after }) });
+        seen.push(...page.map((r) => r.key));
+        if (page.length < 7) break;
+        after = page.at(-1)!.key;
+      }
+      assert.deepEqual(seen, all.filter((key) => key !== 'p/011'));
+      assert.equal(await store.count('k', { prefix: 'p/' }), 49);
+      assert.equal(await store.count('k'), 50);
+      assert.deepEqual((await store.get('k', 'p/010'))?.value, { key: 'again' });
+    });
+
     it('counts records, optionally under a prefix', async () => {
       const store = await open();
       for (const key of ['p/1', 'p/2', 'q/1']) await put(store, 'k', key, 1);

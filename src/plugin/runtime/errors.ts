@@ -25,3 +25,15 @@ export class PluginParameterError extends PluginError {
 export class PluginProtocolError extends Error {
   override readonly name = 'PluginProtocolError';
 }
+
+/**
+ * invalidDescriptor is the protocol error for descriptors in the request that do not form a valid
+ * schema (a name that is not an identifier, a type reference to nothing): protoc never sends
+ * those, so the conversation is broken, as with unparseable bytes. The reason is kept to one
+ * printable line, whatever bytes the bad descriptor held.
+ */
+export function invalidDescriptor(reason: unknown): PluginProtocolError {
+  const text = reason instanceof Error ? reason.message : String(reason);
+  const line = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return new PluginProtocolError(`protoc sent an invalid descriptor to plugin: ${line}`);
+}

@@ -1,5 +1,5 @@
 // The plugin side of the protoc plugin protocol: decode a request, run a generator, encode a response.
-export { PluginError, PluginParameterError, PluginProtocolError } from './errors.ts';
+export { invalidDescriptor, PluginError, PluginParameterError, PluginProtocolError } from './errors.ts';
 export type { EditionRange, GeneratedFile, GenerateInput, Plugin, PluginFeatures } from './plugin.ts';
 export { fileNameProblem } from './file-name.ts';
 export { insertionPointMarker } from './insertion-point.ts';

@@ -3,7 +3,7 @@ import { DEFAULT_BODY_LIMIT } from '../../core/server.ts';
 import type { ServiceContext, ServiceDefinition } from '../../core/service.ts';
 import { registerCatalogRoutes } from './catalog/index.ts';
 import { registerInstanceTemplateRoutes, TemplateService } from './instance-templates/index.ts';
-import { OperationService, registerOperationRoutes } from './operations/index.ts';
+import { MEMORY_MAX_RETAINED_OPERATIONS, OperationService, registerOperationRoutes } from './operations/index.ts';
 import { registerSecurityPolicyRoutes, SecurityPolicyService } from './security-policies/index.ts';
 import { useComputeAuth } from './shared/authorize.ts';
 import { useComputeBatch } from './shared/batch.ts';
@@ -20,7 +20,15 @@ export const computeService: ServiceDefinition = {
   renderError: renderComputeError,
   errorBodyProblem: computeErrorBodyProblem,
   async register(app: FastifyInstance, context: ServiceContext) {
-    const operations = new OperationService({ store: context.store, clock: context.clock, timers: context.timers, ids: context.ids, mode: context.operations });
+    const operations = new OperationService({
+      store: context.store,
+      clock: context.clock,
+      timers: context.timers,
+      ids: context.ids,
+      mode: context.operations,
+      // In memory every kept Operation is heap: bound them by count as well as by age.
+      ...(context.store.backend === 'memory' ? { maxRetained: MEMORY_MAX_RETAINED_OPERATIONS } : {}),
+    });
     const templates = new TemplateService(context.store, operations, context.clock, context.ids);
     const securityPolicies = new SecurityPolicyService(context.store, operations, context.clock, context.ids);
     const bodyLimit = app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT;

@@ -1,5 +1,6 @@
 import { createFileRegistry, getExtension, hasExtension, type DescExtension } from '@bufbuild/protobuf';
 import type { FileDescriptorProto, MethodDescriptorProto } from '@bufbuild/protobuf/wkt';
+import { invalidDescriptor } from '../../runtime/index.ts';
 
 /** HttpBinding is one `google.api.http` binding: the primary rule or one additional binding. */
 export interface HttpBinding {
@@ -31,8 +32,13 @@ export class HttpRuleReader {
     const byName = new Map(files.map((f) => [f.name, f]));
     const annotations = byName.get('google/api/annotations.proto');
     if (annotations === undefined) return;
-    const registry = createFileRegistry(annotations, (name) => byName.get(name));
-    this.extension = registry.getExtension('google.api.http');
+    try {
+      const registry = createFileRegistry(annotations, (name) => byName.get(name));
+      this.extension = registry.getExtension('google.api.http');
+    } catch (error) {
+      // The request's own descriptor.proto, http.proto… do not build: the request is broken.
+      throw invalidDescriptor(error);
+    }
   }
 
   /** bindings returns the method's bindings, primary first; [] when it has no rule. */
@@ -40,24 +46,33 @@ export class HttpRuleReader {
     const ext = this.extension;
     const options = method.options;
     if (ext === undefined || options === undefined || !hasExtension(options, ext)) return [];
-    const rule = getExtension(options, ext) as unknown as HttpRuleShape;
+    let rule: HttpRuleShape;
+    try {
+      rule = getExtension(options, ext) as unknown as HttpRuleShape;
+    } catch (error) {
+      throw invalidDescriptor(error);
+    }
     const out: HttpBinding[] = [];
     const add = (r: HttpRuleShape) => {
       const b = toBinding(r);
       if (b !== undefined) out.push(b);
     };
     add(rule);
-    for (const extra of rule.additionalBindings) add(extra);
+    // The request describes HttpRule itself; a request whose http.proto differs may lack fields.
+    for (const extra of Array.isArray(rule.additionalBindings) ? rule.additionalBindings : []) add(extra);
     return out;
   }
 }
 
 function toBinding(rule: HttpRuleShape): HttpBinding | undefined {
-  const { pattern } = rule;
+  const pattern = rule.pattern as HttpRuleShape['pattern'] | undefined;
   let method: string;
   let path: string;
-  if (pattern.case === 'custom') {
-    const custom = pattern.value as { kind: string; path: string };
+  if (pattern === undefined) {
+    return undefined;
+  } else if (pattern.case === 'custom') {
+    const custom = pattern.value as { kind?: unknown; path?: unknown } | undefined;
+    if (typeof custom?.kind !== 'string' || typeof custom.path !== 'string') return undefined;
     method = custom.kind.toUpperCase();
     path = custom.path;
   } else if (pattern.case !== undefined && typeof pattern.value === 'string') {
@@ -66,5 +81,5 @@ function toBinding(rule: HttpRuleShape): HttpBinding | undefined {
   } else {
     return undefined;
   }
-  return { method, path, body: rule.body, responseBody: rule.responseBody };
+  return { method, path, body: typeof rule.body === 'string' ? rule.body : '', responseBody: typeof rule.responseBody === 'string' ? rule.responseBody : '' };
 }

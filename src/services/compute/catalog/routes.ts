@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { arraySource } from '../shared/list-query.ts';
 import { notFound } from '../shared/errors.ts';
 import { aggregatedListResponse, listResponse } from '../shared/list-response.ts';
 import { regionScope } from '../shared/locations.ts';
@@ -77,7 +78,8 @@ export function registerCatalogRoutes(app: FastifyInstance): void {
       ctx,
       { kind: 'compute#subnetworkAggregatedList', path: `projects/${project}/aggregated/subnetworks` },
       'subnetworks',
-      async () => defaultSubnetworks(),
+      // Keyed by region in name order, the order the paged source requires.
+      arraySource([...defaultSubnetworks()].sort((a, b) => (a.region < b.region ? -1 : 1)), (subnet) => subnet.region),
       (subnet) => renderDefaultSubnetwork(project, subnet.region, ctx.links),
     );
   });

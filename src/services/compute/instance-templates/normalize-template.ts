@@ -1,6 +1,8 @@
 import type { IdSource } from '../../../core/ids.ts';
 import { newFingerprint } from '../shared/fingerprint.ts';
 import { invalidFieldValue, requiredField } from '../shared/errors.ts';
+import { checkLabels } from '../shared/labels.ts';
+import { checkDescription } from '../shared/string-limits.ts';
 import { RESOURCE_NAME_PATTERN, RESOURCE_NAME_REGEX_TEXT, checkResourceName } from '../shared/names.ts';
 import { resourcePathOf } from '../shared/links.ts';
 import type { InstancePropertiesInput, InstanceTemplateInput } from './schema.ts';
@@ -20,8 +22,6 @@ export interface NormalizedTemplate {
   readonly sourceInstanceParams?: unknown;
 }
 
-const LABEL_KEY = /^[\p{Ll}\p{Lo}][\p{Ll}\p{Lo}\p{N}_-]{0,62}$/u;
-const LABEL_VALUE = /^[\p{Ll}\p{Lo}\p{N}_-]{0,63}$/u;
 const METADATA_KEY = /^[a-zA-Z0-9_-]{1,128}$/;
 /** METADATA_VALUE_LIMIT and METADATA_TOTAL_LIMIT are the metadata size limits, in bytes. */
 export const METADATA_VALUE_LIMIT = 256 * 1024;
@@ -30,6 +30,7 @@ export const METADATA_TOTAL_LIMIT = 512 * 1024;
 /** normalizeTemplate validates an insert body (every rule of the spec's tables) and fills server defaults. */
 export function normalizeTemplate(input: InstanceTemplateInput, ctx: ValidationContext, ids: IdSource): NormalizedTemplate {
   const name = checkResourceName(input.name);
+  checkDescription(input.description);
   if (input.properties === undefined) throw requiredField('resource.properties');
   const properties = normalizeProperties(input.properties, ctx, ids);
   const machineType = input.properties.machineType ?? '';
@@ -121,19 +122,6 @@ function normalizeMetadata(metadata: InstancePropertiesInput['metadata'], field:
   });
   if (total > METADATA_TOTAL_LIMIT) throw invalidFieldValue(field, '', `Metadata is too large: ${total} bytes; the limit is ${METADATA_TOTAL_LIMIT} bytes.`);
   return { kind: 'compute#metadata', fingerprint: newFingerprint(ids), ...(items.length > 0 ? { items: items.map((item) => ({ key: item.key, value: item.value ?? '' })) } : {}) };
-}
-
-function checkLabels(labels: Record<string, string>, field: string): void {
-  const entries = Object.entries(labels);
-  if (entries.length > 64) throw invalidFieldValue(field, '', 'At most 64 labels are allowed.');
-  for (const [key, value] of entries) {
-    if (!LABEL_KEY.test(key)) {
-      throw invalidFieldValue(`${field}.key`, key, `Label key '${key}' violates format constraints. The key must start with a lowercase character, can only contain lowercase letters, numeric characters, underscores and dashes. The key can be at most 63 characters long. International characters are allowed.`);
-    }
-    if (!LABEL_VALUE.test(value)) {
-      throw invalidFieldValue(`${field}.value`, value, `Label value '${value}' violates format constraints. The value can only contain lowercase letters, numeric characters, underscores and dashes. The value can be at most 63 characters long. International characters are allowed.`);
-    }
-  }
 }
 
 function checkResourceManagerTags(tags: Record<string, string> | undefined, field: string): void {

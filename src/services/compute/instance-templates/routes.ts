@@ -39,8 +39,8 @@ export function registerInstanceTemplateRoutes(app: FastifyInstance, templates: 
       const project = ctx.params['project']!;
       const scope = route.scopeOf(ctx.params);
       ctx.authorize({ write: false, permission: 'compute.instanceTemplates.list', resource: `projects/${project}` });
-      return listResponse(ctx, { kind: 'compute#instanceTemplateList', path: `projects/${project}/${scopePath(scope)}/instanceTemplates` }, async () =>
-        (await templates.list(project, scope)).map((t) => renderTemplate(t, ctx.links)),
+      return listResponse(ctx, { kind: 'compute#instanceTemplateList', path: `projects/${project}/${scopePath(scope)}/instanceTemplates` }, templates.source(project, scope), (t) =>
+        renderTemplate(t, ctx.links),
       );
     });
   }
@@ -52,7 +52,7 @@ export function registerInstanceTemplateRoutes(app: FastifyInstance, templates: 
       ctx,
       { kind: 'compute#instanceTemplateAggregatedList', path: `projects/${project}/aggregated/instanceTemplates` },
       'instanceTemplates',
-      () => templates.list(project),
+      templates.source(project),
       (t) => renderTemplate(t, ctx.links),
     );
   });

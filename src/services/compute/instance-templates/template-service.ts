@@ -1,3 +1,4 @@
+import type { PagedSource } from '../shared/list-query.ts';
 import type { IdSource } from '../../../core/ids.ts';
 import { uint64Id } from '../../../core/ids.ts';
 import type { Clock } from '../../../core/clock.ts';
@@ -89,8 +90,13 @@ export class TemplateService {
 
   /** list returns the templates of one scope, or of all scopes, in name order. */
   async list(project: string, scope?: Scope): Promise<StoredTemplate[]> {
+    return (await this.source(project, scope)(undefined, undefined)).map((record) => record.value);
+  }
+
+  /** source reads one scope's templates, or every scope's when `scope` is undefined, a page at a time in key order. */
+  source(project: string, scope?: Scope): PagedSource<StoredTemplate> {
     const prefix = scope === undefined ? `${project}/` : templateKey(project, scope, '');
-    return (await this.store.list<StoredTemplate>(INSTANCE_TEMPLATES_KIND, { prefix })).map((record) => record.value);
+    return (after, limit) => this.store.list<StoredTemplate>(INSTANCE_TEMPLATES_KIND, { prefix, ...(after === undefined ? {} : { after }), ...(limit === undefined ? {} : { limit }) });
   }
 
   /** delete checks the template exists (404 on the request) and starts the Operation that removes it. */

@@ -1,3 +1,4 @@
+import type { PagedSource } from '../shared/list-query.ts';
 import type { Clock, Timers } from '../../../core/clock.ts';
 import type { OperationsMode } from '../../../core/config.ts';
 import { hexId, uint64Id, type IdSource } from '../../../core/ids.ts';
@@ -53,7 +54,16 @@ export interface OperationServiceOptions {
    * when a replica sharing the store dies, another finishes its Operations after about this long.
    */
   readonly leaseMs?: number;
+  /**
+   * How many completed Operations are kept at most (oldest completion forgotten first), on top of
+   * the age limit; undefined means no count limit. The memory store sets it: there every kept
+   * Operation is heap, and a day of sustained inserts would otherwise grow without bound.
+   */
+  readonly maxRetained?: number;
 }
+
+/** MEMORY_MAX_RETAINED_OPERATIONS is the count limit for completed Operations when the store is in memory (`--ephemeral`). */
+export const MEMORY_MAX_RETAINED_OPERATIONS = 10_000;
 
 /** DEFAULT_RETENTION_MS keeps completed Operations for a day. */
 export const DEFAULT_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -75,6 +85,11 @@ export class OperationService {
   readonly #driving = new Set<string>();
   /** Who this process is among the replicas sharing the store (only they need telling apart). */
   readonly #holder: string;
+  /** Keys of completed Operations in completion order, for the count limit (a queue: `#doneHead` is its front). */
+  #doneQueue: string[] = [];
+  #doneHead = 0;
+  readonly #doneKeys = new Set<string>();
+  #evicting = false;
   #closed = false;
   /** Resolves when close() is called, so work sleeping on a timer does not hold shutdown open. */
   #closing: () => void = () => undefined;
@@ -96,6 +111,9 @@ export class OperationService {
     // One read of every Operation serves both the first sweep and the resumption of unfinished ones.
     const all = await store.list<StoredOperation>(OPERATIONS_KIND);
     await this.sweep(all);
+    const cutoff = this.options.clock.now() - (this.options.retentionMs ?? DEFAULT_RETENTION_MS);
+    const done = all.filter((r) => r.value.status === 'DONE' && (r.value.endTime ?? 0) >= cutoff).sort((a, b) => (a.value.endTime ?? 0) - (b.value.endTime ?? 0));
+    for (const record of done) this.#completed(record.key);
     for (const record of all) {
       if (record.value.status !== 'DONE') this.#track(this.#drive(record.value));
     }
@@ -188,8 +206,13 @@ export class OperationService {
 
   /** list returns the Operations of one scope, or of every scope when `scope` is undefined, by name. */
   async list(project: string, scope?: Scope): Promise<StoredOperation[]> {
+    return (await this.source(project, scope)(undefined, undefined)).map((record) => record.value);
+  }
+
+  /** source reads one scope's Operations, or every scope's when `scope` is undefined, a page at a time in key order. */
+  source(project: string, scope?: Scope): PagedSource<StoredOperation> {
     const prefix = scope === undefined ? `${project}/` : `${project}/${scopePath(scope)}/`;
-    return (await this.options.store.list<StoredOperation>(OPERATIONS_KIND, { prefix })).map((record) => record.value);
+    return (after, limit) => this.options.store.list<StoredOperation>(OPERATIONS_KIND, { prefix, ...(after === undefined ? {} : { after }), ...(limit === undefined ? {} : { limit }) });
   }
 
   /** remove deletes an Operation record (the work, if unfinished, is abandoned). */
@@ -240,6 +263,50 @@ export class OperationService {
     const op = change.value as StoredOperation;
     if (change.type === 'deleted' || op.status === 'DONE') {
       for (const wake of this.#waiters.get(change.key) ?? []) wake();
+    }
+    if (change.type === 'deleted') this.#doneKeys.delete(change.key);
+    else if (op.status === 'DONE') this.#completed(change.key);
+  }
+
+  /** retainedCount is how many completed Operations the count limit is tracking (for tests and diagnostics). */
+  get retainedCount(): number {
+    return this.#doneKeys.size;
+  }
+
+  /** #completed records a completion and, past the count limit, forgets the oldest completions. */
+  #completed(key: string): void {
+    if (this.#doneKeys.has(key)) return;
+    this.#doneKeys.add(key);
+    this.#doneQueue.push(key);
+    const max = this.options.maxRetained;
+    // Evict in batches (a tenth of the limit at a time) so one insert does not pay one delete.
+    if (max !== undefined && this.#doneKeys.size > max + Math.max(1, Math.floor(max / 10)) && !this.#evicting && !this.#closed) {
+      this.#track(this.#evictOldest(max));
+    }
+  }
+
+  async #evictOldest(max: number): Promise<void> {
+    this.#evicting = true;
+    try {
+      const victims: string[] = [];
+      while (this.#doneKeys.size - victims.length > max && this.#doneHead < this.#doneQueue.length) {
+        const key = this.#doneQueue[this.#doneHead++]!;
+        if (this.#doneKeys.has(key)) victims.push(key);
+      }
+      if (this.#doneHead > 1024 && this.#doneHead * 2 > this.#doneQueue.length) {
+        this.#doneQueue = this.#doneQueue.slice(this.#doneHead);
+        this.#doneHead = 0;
+      }
+      await this.options.store.transact(async (tx) => {
+        for (const key of victims) {
+          const removed = await tx.delete<StoredOperation>(OPERATIONS_KIND, key);
+          const op = removed?.value;
+          if (op?.clientOperationId !== undefined) await tx.delete(REQUEST_IDS_KIND, requestIdKey(op.project, op.scope, op.clientOperationId));
+        }
+      });
+      for (const key of victims) this.#doneKeys.delete(key);
+    } finally {
+      this.#evicting = false;
     }
   }
 

@@ -51,8 +51,8 @@ export function registerOperationRoutes(app: FastifyInstance, operations: Operat
       const project = ctx.params['project']!;
       const scope = route.scopeOf(ctx.params);
       ctx.authorize({ write: false, permission: `compute.${route.collection}.list`, resource: `projects/${project}` });
-      return listResponse(ctx, { kind: 'compute#operationList', path: `projects/${project}/${scopePath(scope)}/operations` }, async () =>
-        (await operations.list(project, scope)).map((op) => renderOperation(op, ctx.links)),
+      return listResponse(ctx, { kind: 'compute#operationList', path: `projects/${project}/${scopePath(scope)}/operations` }, operations.source(project, scope), (op) =>
+        renderOperation(op, ctx.links),
       );
     });
   }
@@ -64,7 +64,7 @@ export function registerOperationRoutes(app: FastifyInstance, operations: Operat
       ctx,
       { kind: 'compute#operationAggregatedList', path: `projects/${project}/aggregated/operations` },
       'operations',
-      () => operations.list(project),
+      operations.source(project),
       (op) => renderOperation(op, ctx.links),
     );
   });

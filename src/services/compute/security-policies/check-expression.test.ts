@@ -56,3 +56,40 @@ describe('rules-language checker: rejections', () => {
     );
   });
 });
+
+describe("rules-language parser limits (CEL's defaults: 100,000 code points, recursion depth 250)", () => {
+  const problem = (text: string): string | undefined => {
+    try {
+      typeCheck(parseExpression(text), text);
+      return undefined;
+    } catch (error) {
+      if (error instanceof ExpressionError) return error.message;
+      throw error;
+    }
+  };
+  const chain = (calls: number): string => `request.path${'.lower()'.repeat(calls)} == 'a'`;
+  const rows: [string, string, string | undefined][] = [
+    ['247 chained calls', chain(247), undefined],
+    ['248 chained calls (member rule depth 250)', chain(248), undefined],
+    ['249 chained calls', chain(249), '<input>:-1:0: expression recursion limit exceeded: 250'],
+    ['3,000 chained calls', chain(3000), '<input>:-1:0: expression recursion limit exceeded: 250'],
+    ['12,000 chained calls', chain(12000), '<input>:-1:0: expression recursion limit exceeded: 250'],
+    ['249 nested parentheses', `${'('.repeat(249)}true${')'.repeat(249)}`, undefined],
+    ['250 nested parentheses', `${'('.repeat(250)}true${')'.repeat(250)}`, '<input>:-1:0: expression recursion limit exceeded: 250'],
+    ['40,000 nested parentheses', `${'('.repeat(40000)}true${')'.repeat(40000)}`, '<input>:-1:0: expression recursion limit exceeded: 250'],
+    ['20,000 nested lists', `${'['.repeat(20000)}${']'.repeat(20000)} == []`, '<input>:-1:0: expression recursion limit exceeded: 250'],
+    ['parentheses inside a string do not count', `request.path == '${'('.repeat(300)}'`, undefined],
+    ['249 additions', `${Array(250).fill('1').join(' + ')} == 1`, undefined],
+    ['250 additions', `${Array(251).fill('1').join(' + ')} == 1`, '<input>:-1:0: expression recursion limit exceeded: 250'],
+    ['3,000 || terms are balanced, not deep', Array(3000).fill("request.path == 'a'").join(' || '), undefined],
+    [
+      'operators deeper than 250 in total',
+      `origin.ip${'.lower()'.repeat(60)}.size()${' + 1'.repeat(200)} == 1`,
+      '<input>:-1:0: max recursion depth exceeded',
+    ],
+    ['100,000 code points', `request.path == '${'é'.repeat(100_000 - 18)}'`, undefined],
+    ['100,001 code points', `request.path == '${'é'.repeat(100_001 - 18)}'`, '<input>:-1:0: expression code point size exceeds limit: size: 100001, limit 100000'],
+    ['astral characters count once', `request.path == '${'😀'.repeat(100_001 - 18)}'`, '<input>:-1:0: expression code point size exceeds limit: size: 100001, limit 100000'],
+  ];
+  for (const [name, text, expected] of rows) it(name, () => assert.equal(problem(text), expected));
+});

@@ -1,4 +1,5 @@
 import { parse } from '@bufbuild/cel';
+import { sourceLimitProblem, treeLimitProblem } from './check-expression-limits.ts';
 import { ATTRIBUTES, ENABLED_MACROS, FUNCTIONS, T, formatType, type CelType, type Overload } from './rules-language.ts';
 
 /**
@@ -20,13 +21,24 @@ export class ExpressionError extends Error {
   override readonly name = 'ExpressionError';
 }
 
-/** parseExpression parses expression text, turning parser failures into ExpressionError. */
+/**
+ * parseExpression parses expression text within CEL's parser limits (size and recursion depth,
+ * see check-expression-limits.ts), turning parser failures into ExpressionError.
+ */
 export function parseExpression(text: string): ParsedExpression {
+  const tooBig = sourceLimitProblem(text);
+  if (tooBig !== undefined) throw new ExpressionError(tooBig);
+  let parsed: ParsedExpression;
   try {
-    return parse(text);
+    parsed = parse(text);
   } catch (error) {
+    // Nesting the bracket scan cannot see still exceeds any recursion limit CEL would allow.
+    if (error instanceof RangeError) throw new ExpressionError(`<input>:-1:0: max recursion depth exceeded`);
     throw new ExpressionError(error instanceof Error ? error.message : String(error));
   }
+  const tooDeep = treeLimitProblem(parsed.expr);
+  if (tooDeep !== undefined) throw new ExpressionError(tooDeep);
+  return parsed;
 }
 
 /** typeCheck returns the type of a parsed expression or throws ExpressionError. */

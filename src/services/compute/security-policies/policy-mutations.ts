@@ -3,7 +3,9 @@ import { decodeResource, invalidPayload } from '../shared/decode-resource.ts';
 import { conditionNotMet, invalidFieldValue } from '../shared/errors.ts';
 import { sameFingerprint } from '../shared/fingerprint.ts';
 import type { Scope } from '../shared/locations.ts';
+import { checkLabels } from '../shared/labels.ts';
 import { checkResourceName } from '../shared/names.ts';
+import { checkDescription } from '../shared/string-limits.ts';
 import { applyPatch } from './apply-rule-patch.ts';
 import type { ExpressionCache } from './expression-cache.ts';
 import { DEFAULT_POLICY_TYPE, MAX_PRIORITY, MESSAGES, REGIONAL_POLICY_TYPES, type PolicyType } from './constants.ts';
@@ -42,6 +44,8 @@ const SETTINGS = ['adaptiveProtectionConfig', 'advancedOptionsConfig', 'ddosProt
 export function buildPolicy(body: unknown, input: NewPolicy): StoredPolicy {
   const decoded = decodePolicy(body);
   const name = checkResourceName(decoded.name);
+  checkDescription(decoded.description);
+  if (decoded.labels !== undefined) checkLabels(decoded.labels, 'resource.labels');
   const given = readType(decoded.type);
   const type = given?.canonical ?? DEFAULT_POLICY_TYPE;
   if (input.scope.kind !== 'global' && !REGIONAL_POLICY_TYPES.includes(type)) {
@@ -135,6 +139,7 @@ export function patchPolicy(policy: StoredPolicy, body: unknown, updateMask: str
   if (decoded.fingerprint === undefined || !sameFingerprint(decoded.fingerprint, policy.fingerprint)) throw conditionNotMet(MESSAGES.invalidFingerprint);
   if (decoded.name !== undefined && decoded.name !== policy.name) throw invalidFieldValue('resource.name', decoded.name, MESSAGES.nameChange);
   if (decoded.type !== undefined && readType(decoded.type)?.canonical !== policy.type) throw invalidFieldValue('resource.type', decoded.type, MESSAGES.typeChange);
+  checkDescription(decoded.description);
   const { fingerprint: _given, name: _name, type: _type, rules: givenRules, labels: _labels, labelFingerprint: _labelFingerprint, ...changes } = decoded;
   const current = { description: policy.description, ...policy.settings };
   const merged = applyPatch({ schema: PolicySchema, name: 'SecurityPolicy', outputOnly: POLICY_FIXED_FIELDS }, current, changes, updateMask);
@@ -158,6 +163,7 @@ export function setLabels(policy: StoredPolicy, body: unknown, env: ChangeEnv): 
     throw conditionNotMet(MESSAGES.invalidLabelFingerprint);
   }
   const labels = decoded.labels ?? {};
+  checkLabels(labels, 'resource.labels');
   const labelFingerprint = Object.keys(labels).length === 0 ? EMPTY_LABEL_FINGERPRINT : (env.labelFingerprint ?? env.fingerprint);
   return { ...policy, labels, labelFingerprint, fingerprint: env.fingerprint };
 }

@@ -1,3 +1,4 @@
+import type { PagedSource } from '../shared/list-query.ts';
 import { newFingerprint } from '../shared/fingerprint.ts';
 import type { Principal } from '../../../core/auth.ts';
 import type { Clock } from '../../../core/clock.ts';
@@ -113,8 +114,14 @@ export class SecurityPolicyService {
 
   /** list returns the policies of one scope, or of every scope, in name order. */
   async list(project: string, scope?: Scope): Promise<StoredPolicy[]> {
+    return (await this.source(project, scope)(undefined, undefined)).map((record) => record.value);
+  }
+
+  /** source reads one scope's policies, or every scope's when `scope` is undefined, a page at a time in key order. */
+  source(project: string, scope?: Scope): PagedSource<StoredPolicy> {
     const prefix = scope === undefined ? `${project}/` : policyKey(project, scope, '');
-    return (await this.store.list<StoredPolicy>(SECURITY_POLICIES_KIND, { prefix })).map((record) => storedPolicy(record.value));
+    return async (after, limit) =>
+      (await this.store.list<StoredPolicy>(SECURITY_POLICIES_KIND, { prefix, ...(after === undefined ? {} : { after }), ...(limit === undefined ? {} : { limit }) })).map((record) => ({ key: record.key, value: storedPolicy(record.value) }));
   }
 
   /** delete checks the policy exists (404 on the request) and starts the Operation that removes it. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { parseRequestId, renderOperation } from '../operations/index.ts';
-import { isTrue } from '../shared/aggregated.ts';
+import { boolParam } from '../shared/query-params.ts';
 import { aggregatedListResponse, listResponse } from '../shared/list-response.ts';
 import { scopePath } from '../shared/locations.ts';
 import { GLOBAL_AND_REGIONAL_ROUTES, routeContext, type RouteContext } from '../shared/route-context.ts';
@@ -41,7 +41,7 @@ export function registerSecurityPolicyRoutes(app: FastifyInstance, policies: Sec
       const scope = route.scopeOf(ctx.params);
       const name = typeof (ctx.body as { name?: unknown } | undefined)?.name === 'string' ? (ctx.body as { name: string }).name : '';
       const principal = access(ctx, { project, scope, name }, 'create', true);
-      const options = { requestId: parseRequestId(ctx.query), validateOnly: isTrue(ctx.query['validateOnly']) };
+      const options = { requestId: parseRequestId(ctx.query), validateOnly: boolParam(ctx.query, 'validateOnly') };
       return renderOperation(await policies.insert(project, scope, ctx.body, principal, options), ctx.links);
     });
     app.get(base, async (request) => {
@@ -49,8 +49,8 @@ export function registerSecurityPolicyRoutes(app: FastifyInstance, policies: Sec
       const project = ctx.params['project']!;
       const scope = route.scopeOf(ctx.params);
       ctx.authorize({ write: false, permission: `${permissionPrefix(scope)}.list`, resource: `projects/${project}` });
-      return listResponse(ctx, { kind: 'compute#securityPolicyList', path: `projects/${project}/${scopePath(scope)}/securityPolicies`, selfLink: false }, async () =>
-        (await policies.list(project, scope)).map((policy) => renderPolicy(policy, ctx.links)),
+      return listResponse(ctx, { kind: 'compute#securityPolicyList', path: `projects/${project}/${scopePath(scope)}/securityPolicies`, selfLink: false }, policies.source(project, scope), (policy) =>
+        renderPolicy(policy, ctx.links),
       );
     });
     app.get(`${base}/:policy`, async (request) => {
@@ -86,7 +86,7 @@ export function registerSecurityPolicyRoutes(app: FastifyInstance, policies: Sec
         const options = {
           // Only the methods that document these parameters honour them.
           requestId: method === 'setLabels' ? parseRequestId(ctx.query) : undefined,
-          validateOnly: (method === 'addRule' || method === 'patchRule') && isTrue(ctx.query['validateOnly']),
+          validateOnly: (method === 'addRule' || method === 'patchRule') && boolParam(ctx.query, 'validateOnly'),
         };
         return renderOperation(await policies.change(ref, change(ctx), principal, options), ctx.links);
       });
@@ -100,7 +100,7 @@ export function registerSecurityPolicyRoutes(app: FastifyInstance, policies: Sec
       ctx,
       { kind: 'compute#securityPoliciesAggregatedList', path: `projects/${project}/aggregated/securityPolicies` },
       'securityPolicies',
-      () => policies.list(project),
+      policies.source(project),
       (policy) => renderPolicy(policy, ctx.links),
     );
   });

@@ -131,6 +131,39 @@ describe('filter matches', () => {
     // unknown fields match nothing with =, everything with !=
     ['nosuchfield = x', []],
     ['nosuchfield != x', ['alpha', 'beta', 'delta-1', 'gamma']],
+    // RE2, not JavaScript: \A and \z anchors, (?i), POSIX classes; `^` mid-pattern is start of text.
+    ['name eq "\\Aal\\w+\\z"', ['alpha']],
+    ['name eq "(?i)ALPHA"', ['alpha']],
+    ['name eq "[[:alpha:]]+"', ['alpha', 'beta', 'gamma']],
+    ['name eq ".*(^b).*"', ['beta']],
+    // Backslash escapes inside quoted strings stay escapes of the pattern (gcloud's rewrite).
+    ['description eq ".*\\bend\\b.*"', ['alpha', 'delta-1']],
+    ['description eq ".*\\bEnd\\b.*"', []],
+    ['description eq ".*\\bBack\\ end\\b.*"', ['delta-1']],
+    ['name eq ".*\\bdelta\\-1\\b.*"', ['delta-1']],
+    ['name eq "delta\\.1"', []],
+    ["name eq 'al\\'pha'", []],
+    ['description eq "Front\\x20end"', ['alpha']],
+    // ...and the literal operators read them as escaped characters.
+    ['description = "Front\\ end"', ['alpha']],
+    ['description = "Front\\"end"', []],
+    // The forms gcloud 528 sends for --filter (api_lib/compute/filter_rewrite.py).
+    ['name eq ".*\\balpha\\b.*"', ['alpha']],
+    ['name ne ".*\\balpha\\b.*"', ['beta', 'delta-1', 'gamma']],
+    ['name eq ".*(^a).*"', ['alpha']],
+    ['name eq ".*(a$).*"', ['alpha', 'beta', 'gamma']],
+    ['name ne ".*(a$).*"', ['delta-1']],
+    ['name eq ".*\\bal.*"', ['alpha']],
+    ['(name eq ".*(^[ab]).*")(name ne ".*(^b).*")', ['alpha']],
+    ['((name eq ".*(a).*")(properties.machineType eq ".*\\be2\\-small\\b.*"))(description eq ".*\\bFront\\b.*")', ['alpha']],
+    ['properties.canIpForward eq true', ['alpha']],
+    ['properties.disks.initializeParams.diskSizeGb eq 200', ['gamma']],
+    ['name eq ".*\\b\\"\\b.*"', []],
+    // gcloud sends timestamps bare, normalised to UTC: the same instant matches whatever its offset.
+    ['creationTimestamp eq 2025-01-01T00:00:01.000Z', ['beta']],
+    ['creationTimestamp eq 2025-01-01T01:00:01+01:00', ['beta']],
+    ['(creationTimestamp ne 2025-01-01T00:00:01.000Z)(name eq ".*a")', ['alpha', 'gamma']],
+    ['creationTimestamp eq 2025-01-01T00:00:01.000-00:00', ['beta']],
   ];
   for (const [filter, expected] of cases) {
     test(filter === '' ? '(empty filter)' : filter, async () => {
@@ -157,6 +190,54 @@ describe('filter on other lists', () => {
     assert.deepEqual(await names('operationType = insert AND status = DONE', '/compute/v1/projects/p/global/operations'), all.map((op) => op.name));
   });
 
+  test('patterns that backtrack in JavaScript run on RE2 (issue 13 item 2: these froze the process)', async () => {
+    const images = '/compute/v1/projects/debian-cloud/global/images';
+    const all = await names('', images);
+    assert.ok(all.length > 0);
+    assert.deepEqual(await names('description eq "(.|.)*Q"', images), []);
+    assert.deepEqual(await names('description = "****** *Q"', images), []);
+    assert.deepEqual(await names('description ne "(.|.)*Q"', images), all);
+    assert.deepEqual(await names('description eq "(.|.)*bullseye(.|.)*"', images), all.filter((name) => name.includes('bullseye')));
+  });
+
+  test('name-order pages resume after the last key, filter and all, on plain and aggregated lists', async () => {
+    const seen: string[] = [];
+    let token: string | undefined;
+    do {
+      const reply = await call(`${TEMPLATES}?filter=${encodeURIComponent('name != gamma')}&maxResults=1${token === undefined ? '' : `&pageToken=${token}`}`);
+      assert.equal(reply.status, 200);
+      seen.push(...reply.body['items'].map((t: { name: string }) => t.name));
+      token = reply.body['nextPageToken'];
+    } while (token !== undefined);
+    assert.deepEqual(seen, ['alpha', 'beta', 'delta-1']);
+    const first = await call('/compute/v1/projects/p/aggregated/instanceTemplates?maxResults=4');
+    assert.deepEqual(first.body['items']['global'].instanceTemplates.map((t: { name: string }) => t.name), ['alpha', 'beta', 'delta-1', 'gamma']);
+    const second = await call(`/compute/v1/projects/p/aggregated/instanceTemplates?maxResults=4&pageToken=${first.body['nextPageToken']}`);
+    assert.deepEqual(second.body['items']['regions/us-east1'].instanceTemplates.map((t: { name: string }) => t.name), ['epsilon']);
+    assert.equal(second.body['items']['global'].warning.code, 'NO_RESULTS_ON_PAGE');
+    assert.equal(second.body['nextPageToken'], undefined);
+    const bad = await call(`${TEMPLATES}?pageToken=${Buffer.from('x:1').toString('base64url')}`);
+    assert.equal(bad.status, 400);
+  });
+
+  test('a page reads only what it returns (plus one), not the whole collection', async () => {
+    const read: number[] = [];
+    const store = srv.store;
+    const list = store.list.bind(store);
+    (store as { list: typeof store.list }).list = async (kind, options) => {
+      const records = await list(kind, options);
+      if (kind === 'compute.instanceTemplates') read.push(records.length);
+      return records as never;
+    };
+    try {
+      const reply = await call(`${TEMPLATES}?maxResults=1`);
+      assert.deepEqual(reply.body['items'].map((t: { name: string }) => t.name), ['alpha']);
+      assert.deepEqual(read, [2]);
+    } finally {
+      delete (store as { list?: unknown }).list;
+    }
+  });
+
   test('filter, page size and order combine', async () => {
     const first = await call(`${TEMPLATES}?filter=${encodeURIComponent('name != gamma')}&maxResults=2&orderBy=${encodeURIComponent('creationTimestamp desc')}`);
     assert.deepEqual(first.body['items'].map((t: { name: string }) => t.name), ['delta-1', 'beta']);
@@ -181,7 +262,12 @@ describe('filter syntax errors', () => {
     ['name = alpha OR', 'expression ends too early'],
     ['NOT', 'expression ends too early'],
     ['name = (alpha)', "expected a value after '='"],
-    ['name eq "("', "invalid regular expression '('"],
+    ['name eq "("', "invalid regular expression '(': missing closing ): ("],
+    ['name eq "a(?!b)"', "invalid regular expression 'a(?!b)': invalid or unsupported Perl syntax: (?!"],
+    ['name eq "a**"', "invalid regular expression 'a**': invalid nested repetition operator: **"],
+    ['name eq "\\C"', "invalid regular expression '\\C': invalid escape sequence: \\C"],
+    [`${'('.repeat(101)}name = alpha${')'.repeat(101)}`, 'nesting deeper than 100 levels'],
+    [`${'NOT '.repeat(101)}name = alpha`, 'nesting deeper than 100 levels'],
     ['name = = alpha', "expected a value after '='"],
     ['()', 'expected a field name'],
   ];

@@ -1,3 +1,4 @@
+import { compileRe2, quoteRe2, Re2SyntaxError, type Re2Pattern } from './re2.ts';
 import { invalidFieldValue } from './errors.ts';
 
 /** FilterPredicate decides whether a rendered resource matches a list filter. */
@@ -7,7 +8,9 @@ export type FilterPredicate = (item: Record<string, unknown>) => boolean;
  * compileFilter parses a compute list `filter`: comparisons `FIELD OP VALUE` with OP one of
  * `=`, `!=`, `<`, `<=`, `>`, `>=`, `:` (has; `:*` tests presence), joined by AND / OR (AND binds
  * tighter; juxtaposition means AND), NOT, and parentheses; and the legacy `FIELD eq|ne REGEX`
- * form (full-match regular expressions). `*` in a value is a wildcard. Fields are dotted paths
+ * form (full-match RE2 patterns, run in linear time; quoted patterns keep their backslash escapes,
+ * which is what gcloud's server-side rewrite of `--filter` sends: `(name eq ".*\bweb\b.*")(status eq DONE)`).
+ * `*` in a value is a wildcard. Fields are dotted paths
  * (`labels.env`, `properties.machineType`); a repeated field matches when any element does.
  */
 export function compileFilter(text: string): FilterPredicate {
@@ -23,47 +26,75 @@ export function compileFilter(text: string): FilterPredicate {
   }
 }
 
-type Token = { readonly type: 'word' | 'string' | 'op' | 'lparen' | 'rparen'; readonly text: string };
+/**
+ * Token is one lexeme. A quoted string keeps its `raw` text (backslash escapes as written) for the
+ * regular-expression operators, which hand escapes like `\b` or `\.` to RE2 (gcloud sends
+ * `name eq ".*\bweb\-1\b.*"`), and its unescaped `text` for the literal operators.
+ */
+type Token = { readonly type: 'word' | 'string' | 'op' | 'lparen' | 'rparen'; readonly text: string; readonly raw: string };
+
+/** MAX_FILTER_NESTING bounds parentheses and NOT/- prefixes, so a hostile filter cannot exhaust the stack. */
+export const MAX_FILTER_NESTING = 100;
+
+const SPACE = /\s+/y;
+const OPERATOR = /!=|<=|>=|=|<|>|:/y;
+const WORD = /[^\s()=!<>:"']+/y;
+const BARE_OPERAND = /[^\s()]+/y;
 
 function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
   let i = 0;
+  const at = (pattern: RegExp): string | undefined => {
+    pattern.lastIndex = i;
+    const match = pattern.exec(text);
+    return match === null ? undefined : match[0];
+  };
   while (i < text.length) {
     const c = text[i]!;
-    if (/\s/.test(c)) {
-      i++;
+    const space = at(SPACE);
+    if (space !== undefined) {
+      i += space.length;
     } else if (c === '(' || c === ')') {
-      tokens.push({ type: c === '(' ? 'lparen' : 'rparen', text: c });
+      tokens.push({ type: c === '(' ? 'lparen' : 'rparen', text: c, raw: c });
       i++;
     } else if (c === '-' && !expectsValue(tokens)) {
       // A leading '-' negates a term (`-labels.env:*`); where a value is due it belongs to it (`= -1`).
-      tokens.push({ type: 'word', text: '-' });
+      tokens.push({ type: 'word', text: '-', raw: '-' });
       i++;
     } else if (c === '"' || c === "'") {
       let j = i + 1;
       let value = '';
       while (j < text.length && text[j] !== c) {
+        // A backslash escapes the next character: it cannot end the string, and it stays in `raw`.
         if (text[j] === '\\' && j + 1 < text.length) j++;
         value += text[j];
         j++;
       }
       if (j >= text.length) throw new SyntaxError('unterminated string');
-      tokens.push({ type: 'string', text: value });
+      tokens.push({ type: 'string', text: value, raw: text.slice(i + 1, j) });
       i = j + 1;
+    } else if (afterRegexOperator(tokens)) {
+      // An unquoted eq/ne operand runs to the next space or parenthesis: gcloud sends timestamps
+      // bare (`creationTimestamp eq 2025-01-01T00:00:00.000Z`), colons and all.
+      const word = at(BARE_OPERAND)!;
+      tokens.push({ type: 'word', text: word, raw: word });
+      i += word.length;
     } else {
-      const op = /^(!=|<=|>=|=|<|>|:)/.exec(text.slice(i));
-      if (op !== null) {
-        tokens.push({ type: 'op', text: op[1]! });
-        i += op[1]!.length;
-      } else {
-        const word = /^[^\s()=!<>:"']+/.exec(text.slice(i));
-        if (word === null) throw new SyntaxError(`unexpected character '${c}'`);
-        tokens.push({ type: 'word', text: word[0] });
-        i += word[0].length;
-      }
+      const op = at(OPERATOR);
+      const word = op === undefined ? at(WORD) : undefined;
+      if (op !== undefined) tokens.push({ type: 'op', text: op, raw: op });
+      else if (word !== undefined) tokens.push({ type: 'word', text: word, raw: word });
+      else throw new SyntaxError(`unexpected character '${c}'`);
+      i += (op ?? word)!.length;
     }
   }
   return tokens;
+}
+
+/** afterRegexOperator is true when the next token is the operand of `eq` or `ne`. */
+function afterRegexOperator(tokens: readonly Token[]): boolean {
+  const last = tokens[tokens.length - 1];
+  return last?.type === 'word' && (last.text === 'eq' || last.text === 'ne') && tokens.length >= 2 && tokens[tokens.length - 2]!.type === 'word';
 }
 
 /** expectsValue is true when the next token is the value of a comparison. */
@@ -102,19 +133,30 @@ class FilterParser {
   parseUnary(): FilterPredicate {
     if (this.#peekWord('NOT') || this.tokens[this.#at]?.text === '-') {
       this.#at++;
-      const inner = this.parseUnary();
+      const inner = this.#nested(() => this.parseUnary());
       return (item) => !inner(item);
     }
     const token = this.tokens[this.#at];
     if (token === undefined) throw new SyntaxError('expression ends too early');
     if (token.type === 'lparen') {
       this.#at++;
-      const inner = this.parseOr();
+      const inner = this.#nested(() => this.parseOr());
       if (this.tokens[this.#at]?.type !== 'rparen') throw new SyntaxError("missing ')'");
       this.#at++;
       return inner;
     }
     return this.parseComparison();
+  }
+
+  #depth = 0;
+
+  #nested(parse: () => FilterPredicate): FilterPredicate {
+    if (++this.#depth > MAX_FILTER_NESTING) throw new SyntaxError(`nesting deeper than ${MAX_FILTER_NESTING} levels`);
+    try {
+      return parse();
+    } finally {
+      this.#depth--;
+    }
   }
 
   parseComparison(): FilterPredicate {
@@ -125,7 +167,7 @@ class FilterParser {
     const value = this.tokens[this.#at++];
     if (value === undefined || (value.type !== 'word' && value.type !== 'string')) throw new SyntaxError(`expected a value after '${op.text}'`);
     const path = field.text.split('.');
-    const test = comparator(op, value.text);
+    const test = comparator(op, value);
     return (item) => {
       const found = valuesAt(item, path);
       if (op.text === '!=' || op.text === 'ne') return found.length === 0 || found.every((v) => test(v));
@@ -139,32 +181,40 @@ class FilterParser {
   }
 }
 
-function comparator(op: Token, value: string): (actual: string) => boolean {
+function comparator(op: Token, value: Token): (actual: string) => boolean {
   switch (op.text) {
     case 'eq':
     case 'ne': {
-      let regex: RegExp;
+      // The legacy form: an RE2 pattern that must match the whole field, escapes as written.
+      let pattern: Re2Pattern;
       try {
-        regex = new RegExp(`^(?:${value})$`);
-      } catch {
-        throw new SyntaxError(`invalid regular expression '${value}'`);
+        pattern = compileRe2(value.raw);
+      } catch (error) {
+        if (error instanceof Re2SyntaxError) throw new SyntaxError(`invalid regular expression '${value.raw}': ${error.reason}`);
+        throw error;
       }
-      return op.text === 'eq' ? (actual) => regex.test(actual) : (actual) => !regex.test(actual);
+      // A timestamp operand (gcloud normalises `creationTimestamp=2025-01-01` to UTC) also matches
+      // the same instant written with another offset, as the service's timestamp fields do.
+      const instant = RFC3339.test(value.raw) ? Date.parse(value.raw) : Number.NaN;
+      const matches = Number.isNaN(instant)
+        ? (actual: string) => pattern.fullMatch(actual)
+        : (actual: string) => pattern.fullMatch(actual) || (RFC3339.test(actual) && Date.parse(actual) === instant);
+      return op.text === 'eq' ? matches : (actual) => !matches(actual);
     }
     case '=':
-      return globTest(value, false);
+      return globTest(value.text, false);
     case '!=': {
-      const equal = globTest(value, false);
+      const equal = globTest(value.text, false);
       return (actual) => !equal(actual);
     }
     case ':':
-      return value === '*' ? () => true : globTest(`*${value}*`, true);
+      return value.text === '*' ? () => true : globTest(`*${value.text}*`, true);
     case '<':
     case '<=':
     case '>':
     case '>=':
       return (actual) => {
-        const order = compareValues(actual, value);
+        const order = compareValues(actual, value.text);
         return op.text === '<' ? order < 0 : op.text === '<=' ? order <= 0 : op.text === '>' ? order > 0 : order >= 0;
       };
     default:
@@ -173,11 +223,13 @@ function comparator(op: Token, value: string): (actual: string) => boolean {
   }
 }
 
+const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)$/;
+
+/** globTest compares with `*` as a wildcard, on RE2 so that many wildcards cannot backtrack. */
 function globTest(pattern: string, caseInsensitive: boolean): (actual: string) => boolean {
   if (!pattern.includes('*')) return caseInsensitive ? (actual) => actual.toLowerCase() === pattern.toLowerCase() : (actual) => actual === pattern;
-  const source = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*');
-  const regex = new RegExp(`^${source}$`, caseInsensitive ? 'is' : 's');
-  return (actual) => regex.test(actual);
+  const compiled = compileRe2(pattern.split('*').map(quoteRe2).join('.*'), { caseInsensitive, dotAll: true });
+  return (actual) => compiled.fullMatch(actual);
 }
 
 function compareValues(actual: string, expected: string): number {

@@ -155,7 +155,7 @@ export const RULE_VALIDATION_CASES: readonly RuleValidationCase[] = [
   { name: 'unknown WAF rule set', body: expr("evaluatePreconfiguredWaf('sqli-v99-stable')"), message: exprError("evaluatePreconfiguredWaf('sqli-v99-stable')", "sqli-v99-stable isn't a valid preconfigured WAF rule set.") },
   { name: 'WAF sensitivity out of range', body: expr("evaluatePreconfiguredWaf('sqli-v33-stable', {'sensitivity': 5})"), message: exprError("evaluatePreconfiguredWaf('sqli-v33-stable', {'sensitivity': 5})", 'The sensitivity option of evaluatePreconfiguredWaf must be an integer between 0 and 4.') },
   { name: 'regex with a capture group', body: expr("request.path.matches('/v2/(a|b)/x')"), message: exprError("request.path.matches('/v2/(a|b)/x')", 'Invalid regular expression: /v2/(a|b)/x, Capture Groups are not allowed.') },
-  { name: 'regex that does not compile', body: expr("request.path.matches('/v2/[a-')"), message: exprError("request.path.matches('/v2/[a-')", 'Invalid regular expression: /v2/[a-, unterminated character class.') },
+  { name: 'regex that does not compile', body: expr("request.path.matches('/v2/[a-')"), message: exprError("request.path.matches('/v2/[a-')", 'Invalid regular expression: /v2/[a-, missing closing ]: [a-.') },
   { name: 'regex with lookahead', body: expr("request.path.matches('/a(?=b)')"), message: exprError("request.path.matches('/a(?=b)')", 'Invalid regular expression: /a(?=b), invalid or unsupported Perl syntax: (?=.') },
   {
     name: 'expr quoted in field order with its title',

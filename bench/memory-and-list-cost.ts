@@ -1,0 +1,159 @@
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { startFogbank } from '../src/cli/start.ts';
+import { BARE_SERVER, ensureBuilt, median, rssMb, startProcess, type Started } from './lib/processes.ts';
+
+/**
+ * Issue 13 item 7, measured. (1) RSS of `fogbank start --ephemeral` under sustained inserts
+ * (BENCH_SECONDS, default 60; 8 clients, each inserting a template and deleting it again, so the
+ * live data stays small and what could grow is what fogbank keeps on its own: Operations, their
+ * requestIds, the change feed). The stated bound: in memory, completed Operations are capped at
+ * 10,000 and the change feed at 10,000 changes: RSS must stay under RSS_BOUND_MB (default 300),
+ * and the live heap after a full GC (the same cycle run in this process) must not grow from round
+ * to round (RSS alone also counts garbage the collector has not returned yet).
+ * (2) The cost of one list page (`maxResults=1` and `maxResults=500`) at 1,000 and at 25,000
+ * templates, with a bare node:http GET measured in the same run as the baseline: a page costs
+ * the page, so the 25k/1k ratio stays near 1.
+ */
+const main = ensureBuilt();
+const TOKEN = 'bench';
+const TEMPLATES = '/compute/v1/projects/p/global/instanceTemplates';
+const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 60);
+const RSS_BOUND_MB = Number(process.env['RSS_BOUND_MB'] ?? 300);
+const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+
+function templateBody(name: string): string {
+  return JSON.stringify({
+    name,
+    description: 'bench template',
+    properties: {
+      machineType: 'e2-small',
+      disks: [{ boot: true, autoDelete: true, initializeParams: { sourceImage: 'projects/debian-cloud/global/images/family/debian-12' } }],
+      networkInterfaces: [{ network: 'global/networks/default', accessConfigs: [{ name: 'external-nat', type: 'ONE_TO_ONE_NAT' }] }],
+    },
+  });
+}
+
+async function insert(url: string, name: string): Promise<void> {
+  const response = await fetch(`${url}${TEMPLATES}`, { method: 'POST', headers, body: templateBody(name) });
+  if (response.status !== 200) throw new Error(`insert ${name}: ${response.status} ${await response.text()}`);
+  await response.arrayBuffer();
+}
+
+async function remove(url: string, name: string): Promise<void> {
+  const response = await fetch(`${url}${TEMPLATES}/${name}`, { method: 'DELETE', headers });
+  if (response.status !== 200) throw new Error(`delete ${name}: ${response.status}`);
+  await response.arrayBuffer();
+}
+
+async function sustainedInserts(): Promise<void> {
+  const server = await startProcess([main, 'start', '--ephemeral', '--port', '0', '--admin-token', TOKEN, '--operations', 'instant']);
+  try {
+    const pid = server.child.pid!;
+    const deadline = performance.now() + SECONDS * 1000;
+    let inserts = 0;
+    const samples: { at: number; inserts: number; rss: number }[] = [{ at: 0, inserts: 0, rss: rssMb(pid) }];
+    const sampler = setInterval(() => samples.push({ at: Math.round((performance.now() - (deadline - SECONDS * 1000)) / 1000), inserts, rss: rssMb(pid) }), 5000);
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, client) => {
+        for (let i = 0; performance.now() < deadline; i++) {
+          const name = `t-${client}-${i}`;
+          await insert(server.url, name);
+          inserts++;
+          await remove(server.url, name);
+        }
+      }),
+    );
+    clearInterval(sampler);
+    samples.push({ at: SECONDS, inserts, rss: rssMb(pid) });
+    console.log(`--ephemeral under ${SECONDS} s of sustained inserts (8 clients, insert + delete, instant Operations)`);
+    console.log(`${'t (s)'.padStart(6)} ${'inserts'.padStart(9)} ${'RSS MiB'.padStart(8)}`);
+    for (const s of samples) console.log(`${String(s.at).padStart(6)} ${String(s.inserts).padStart(9)} ${s.rss.toFixed(1).padStart(8)}`);
+    const peak = Math.max(...samples.map((s) => s.rss));
+    console.log(`Operations created: ${inserts * 2}; peak RSS ${peak.toFixed(1)} MiB (bound ${RSS_BOUND_MB} MiB): ${peak <= RSS_BOUND_MB ? 'within' : 'OVER'}`);
+  } finally {
+    await server.stop();
+  }
+}
+
+/**
+ * liveHeap runs the same insert + delete cycle in this process and reads the heap after a full
+ * GC every round: RSS includes whatever the collector has not returned yet, the live heap is what
+ * fogbank really keeps, and it must not grow from round to round.
+ */
+async function liveHeap(): Promise<void> {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const server = await startFogbank({ port: 0, ephemeral: true, adminToken: TOKEN, operations: 'instant', logLevel: 'silent' });
+  try {
+    console.log('\nlive heap after a full GC, same cycle in process (8,000 inserts + deletes per round)');
+    const heaps: number[] = [];
+    for (let round = 0; round < 5; round++) {
+      for (let i = 0; i < 8000; i++) {
+        const name = `h-${round}-${i}`;
+        await server.app.inject({ method: 'POST', url: TEMPLATES, headers, payload: templateBody(name) });
+        await server.app.inject({ method: 'DELETE', url: `${TEMPLATES}/${name}`, headers });
+      }
+      for (let k = 0; k < 5; k++) await new Promise((resolve) => setImmediate(resolve));
+      gc();
+      gc();
+      heaps.push(process.memoryUsage().heapUsed / 2 ** 20);
+      console.log(`round ${round + 1}: Operations kept ${await server.store.count('compute.operations')}, live heap ${heaps.at(-1)!.toFixed(1)} MiB`);
+    }
+    const growth = (heaps.at(-1)! - heaps[1]!) / heaps[1]!;
+    console.log(`live heap growth from round 2 to 5: ${(growth * 100).toFixed(1)}% (bound 10%): ${growth <= 0.1 ? 'bounded' : 'STILL GROWING'}`);
+  } finally {
+    await server.close();
+  }
+}
+
+async function latencyMs(url: string, count: number): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const began = performance.now();
+    const response = await fetch(url, { headers });
+    await response.arrayBuffer();
+    times.push(performance.now() - began);
+  }
+  return median(times);
+}
+
+async function fill(server: Started, from: number, to: number): Promise<void> {
+  let next = from;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < to) await insert(server.url, `t-${String(next++).padStart(6, '0')}`);
+    }),
+  );
+}
+
+async function listPageCost(): Promise<void> {
+  const bare = await startProcess(BARE_SERVER);
+  const server = await startProcess([main, 'start', '--ephemeral', '--port', '0', '--admin-token', TOKEN, '--operations', 'instant']);
+  try {
+    const rows: { records: number; bare: number; one: number; full: number }[] = [];
+    let have = 0;
+    for (const records of [1_000, 25_000]) {
+      await fill(server, have, records);
+      have = records;
+      const base = await latencyMs(`${bare.url}${TEMPLATES}?maxResults=1`, 200);
+      const one = await latencyMs(`${server.url}${TEMPLATES}?maxResults=1`, 200);
+      const full = await latencyMs(`${server.url}${TEMPLATES}?maxResults=500`, 50);
+      rows.push({ records, bare: base, one, full });
+    }
+    console.log('\nlist page cost (median ms per request; bare node:http GET as the baseline)');
+    console.log(`${'templates'.padStart(9)} ${'bare'.padStart(7)} ${'max=1'.padStart(7)} ${'× bare'.padStart(7)} ${'max=500'.padStart(8)} ${'× bare'.padStart(7)}`);
+    for (const r of rows) {
+      console.log(`${String(r.records).padStart(9)} ${r.bare.toFixed(2).padStart(7)} ${r.one.toFixed(2).padStart(7)} ${(r.one / r.bare).toFixed(1).padStart(7)} ${r.full.toFixed(2).padStart(8)} ${(r.full / r.bare).toFixed(1).padStart(7)}`);
+    }
+    const [small, large] = rows as [(typeof rows)[0], (typeof rows)[0]];
+    console.log(`25k / 1k: maxResults=1 ${(large.one / large.bare / (small.one / small.bare)).toFixed(2)}, maxResults=500 ${(large.full / large.bare / (small.full / small.bare)).toFixed(2)} (bare-normalised; ~1 means the page cost does not grow with the collection)`);
+  } finally {
+    await server.stop();
+    await bare.stop();
+  }
+}
+
+await sustainedInserts();
+await liveHeap();
+await listPageCost();
