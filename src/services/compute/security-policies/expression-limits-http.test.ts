@@ -35,7 +35,7 @@ describe('rule expressions beyond the parser limits, over HTTP', () => {
       const before = await client.ok('GET', policy);
       const reply = await client.call('POST', `${policy}/addRule`, { priority: 10, action: 'allow', match: { expr: { expression } } });
       assert.equal(reply.status, 400);
-      assert.equal(errorMessage(reply), `Invalid value for field 'resource.match.expr': '${quoted(expression)}'. Error parsing EDGEGUARD rule matcher expression: ${detail}`);
+      assert.equal(errorMessage(reply), `Invalid value for field 'resource.match.expr': '${quoted(expression)}'. Error parsing Cloud Armor rule matcher expression: ${detail}`);
       assert.deepEqual(await client.ok('GET', policy), before);
     });
   }
@@ -48,7 +48,7 @@ describe('rule expressions beyond the parser limits, over HTTP', () => {
     assert.equal(refused.status, 400);
     assert.equal(
       errorMessage(refused),
-      `Invalid value for field 'resource.match.expr': '${quoted(expression).replace(/\.\.\.$/, '')}'. Error parsing EDGEGUARD rule matcher expression: Invalid regular expression: /a{2,1}, invalid repeat count: {2,1}.`,
+      `Invalid value for field 'resource.match.expr': '${quoted(expression).replace(/\.\.\.$/, '')}'. Error parsing Cloud Armor rule matcher expression: Invalid regular expression: /a{2,1}, invalid repeat count: {2,1}.`,
     );
   });
 });

@@ -136,10 +136,11 @@ export function findRule(policy: StoredPolicy, priority: number): StoredRule {
  */
 export function patchPolicy(policy: StoredPolicy, body: unknown, updateMask: string | undefined, env: ChangeEnv): StoredPolicy {
   const decoded = decodePolicy(body);
+  // A request that is invalid in itself is refused as such (400) before its precondition is weighed.
+  checkDescription(decoded.description);
   if (decoded.fingerprint === undefined || !sameFingerprint(decoded.fingerprint, policy.fingerprint)) throw conditionNotMet(MESSAGES.invalidFingerprint);
   if (decoded.name !== undefined && decoded.name !== policy.name) throw invalidFieldValue('resource.name', decoded.name, MESSAGES.nameChange);
   if (decoded.type !== undefined && readType(decoded.type)?.canonical !== policy.type) throw invalidFieldValue('resource.type', decoded.type, MESSAGES.typeChange);
-  checkDescription(decoded.description);
   const { fingerprint: _given, name: _name, type: _type, rules: givenRules, labels: _labels, labelFingerprint: _labelFingerprint, ...changes } = decoded;
   const current = { description: policy.description, ...policy.settings };
   const merged = applyPatch({ schema: PolicySchema, name: 'SecurityPolicy', outputOnly: POLICY_FIXED_FIELDS }, current, changes, updateMask);
@@ -159,11 +160,12 @@ export function patchPolicy(policy: StoredPolicy, body: unknown, updateMask: str
 /** setLabels replaces the labels; a missing or stale labelFingerprint is a 412 (compared as bytes). */
 export function setLabels(policy: StoredPolicy, body: unknown, env: ChangeEnv): StoredPolicy {
   const decoded = decodeResource<SetLabelsBody>(SetLabelsSchema, body);
+  const labels = decoded.labels ?? {};
+  // Invalid labels are a 400 whatever the fingerprint says.
+  checkLabels(labels, 'resource.labels');
   if (decoded.labelFingerprint === undefined || !sameFingerprint(decoded.labelFingerprint, policy.labelFingerprint)) {
     throw conditionNotMet(MESSAGES.invalidLabelFingerprint);
   }
-  const labels = decoded.labels ?? {};
-  checkLabels(labels, 'resource.labels');
   const labelFingerprint = Object.keys(labels).length === 0 ? EMPTY_LABEL_FINGERPRINT : (env.labelFingerprint ?? env.fingerprint);
   return { ...policy, labels, labelFingerprint, fingerprint: env.fingerprint };
 }

@@ -82,7 +82,8 @@ describe('query parameters, labels and lengths the real service rejects', () => 
       await rejects('POST', `${POLICIES}/pol/setLabels`, { labels: { env: 'v'.repeat(64) } }, valueMessage('v'.repeat(64)));
       const many = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, 'v']));
       await rejects('POST', `${POLICIES}/pol/setLabels`, { labels: many }, `Invalid value for field 'resource.labels': ''. At most 64 labels are allowed.`);
-      const fine = { labels: { env: 'prod', 'team_x-1': '', ['k'.repeat(63)]: 'v'.repeat(63), 'größe': 'ñ' } };
+      const labelFingerprint = (await call('GET', `${POLICIES}/pol`)).body['labelFingerprint'];
+      const fine = { labels: { env: 'prod', 'team_x-1': '', ['k'.repeat(63)]: 'v'.repeat(63), 'größe': 'ñ' }, labelFingerprint };
       assert.equal((await call('POST', `${POLICIES}/pol/setLabels`, fine)).status, 200);
       assert.deepEqual((await call('GET', `${POLICIES}/pol`)).body['labels'], fine.labels);
     });
@@ -100,7 +101,8 @@ describe('query parameters, labels and lengths the real service rejects', () => 
     it('security policy insert and patch', async () => {
       await rejects('POST', POLICIES, { name: 'long', description: 'd'.repeat(5000) }, tooLarge('resource.description', 5000));
       await rejects('PATCH', `${POLICIES}/pol`, { description: 'd'.repeat(2049) }, tooLarge('resource.description', 2049));
-      assert.equal((await call('PATCH', `${POLICIES}/pol`, { description: 'd'.repeat(2048) })).status, 200);
+      const fingerprint = (await call('GET', `${POLICIES}/pol`)).body['fingerprint'];
+      assert.equal((await call('PATCH', `${POLICIES}/pol`, { description: 'd'.repeat(2048), fingerprint })).status, 200);
     });
   });
 });
