@@ -18,6 +18,8 @@ export interface TokenGrant {
   readonly scopes: readonly string[];
   /** Permission names; a trailing `*` matches a prefix (`compute.instanceTemplates.*`), `*` alone matches all. */
   readonly permissions: readonly string[];
+  /** Group memberships (the cluster API's user groups); optional in the file. */
+  readonly groups?: readonly string[];
 }
 
 /** Principal is an authenticated caller. */
@@ -29,6 +31,8 @@ export class Principal {
     readonly email: string,
     scopes: readonly string[] | 'all',
     permissions: readonly string[] | 'all',
+    /** Group memberships, as the tokens file lists them. */
+    readonly groups: readonly string[] = [],
   ) {
     this.#scopes = new Set(scopes === 'all' ? ['*'] : scopes.map(expandScope));
     const perms = permissions === 'all' ? ['*'] : permissions;
@@ -69,7 +73,7 @@ export class Authenticator {
 
   constructor(adminToken: string, grants: readonly TokenGrant[] = []) {
     for (const grant of grants) {
-      this.#byToken.set(grant.token, new Principal(grant.email, grant.scopes, grant.permissions));
+      this.#byToken.set(grant.token, new Principal(grant.email, grant.scopes, grant.permissions, grant.groups ?? []));
     }
     this.#byToken.set(adminToken, new Principal(ADMIN_EMAIL, 'all', 'all'));
   }

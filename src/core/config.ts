@@ -45,7 +45,7 @@ export function parseFileConfig(raw: unknown, source = 'config'): FileConfig {
     if (typeof entry !== 'object' || entry === null) throw new ConfigError(`${where} must be a mapping`);
     const record = entry as Record<string, unknown>;
     for (const key of Object.keys(record)) {
-      if (!['token', 'email', 'scopes', 'permissions'].includes(key)) throw new ConfigError(`${where}: unknown key '${key}'`);
+      if (!['token', 'email', 'scopes', 'permissions', 'groups'].includes(key)) throw new ConfigError(`${where}: unknown key '${key}'`);
     }
     const token = record['token'];
     const email = record['email'];
@@ -53,7 +53,13 @@ export function parseFileConfig(raw: unknown, source = 'config'): FileConfig {
     if (typeof email !== 'string' || !email.includes('@')) throw new ConfigError(`${where}.email must be an email address`);
     if (seen.has(token)) throw new ConfigError(`${where}: the token is listed twice`);
     seen.add(token);
-    return { token, email, scopes: stringList(record['scopes'], `${where}.scopes`), permissions: stringList(record['permissions'], `${where}.permissions`) };
+    return {
+      token,
+      email,
+      scopes: stringList(record['scopes'], `${where}.scopes`),
+      permissions: stringList(record['permissions'], `${where}.permissions`),
+      ...(record['groups'] === undefined ? {} : { groups: stringList(record['groups'], `${where}.groups`) }),
+    };
   });
   return { tokens };
 }

@@ -1,0 +1,43 @@
+/**
+ * Who a cluster API request comes from: the bearer token's principal as a Kubernetes user.
+ * A principal's user name is its email (as on GKE); the admin token is `system:admin` in
+ * `system:masters`. No token, or one nobody issued, is the real 401 `Unauthorized`.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ADMIN_EMAIL, type Authenticator } from '../../core/auth.ts';
+import { unauthorized } from './apimachinery/status.ts';
+
+/** UserInfo is an authenticated Kubernetes user. */
+export interface UserInfo {
+  readonly name: string;
+  readonly groups: readonly string[];
+}
+
+/** PUBLIC_PATHS answer without credentials (the real server's `system:public-info-viewer`). */
+export const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/version', '/livez', '/readyz', '/healthz']);
+
+const users = new WeakMap<FastifyRequest, UserInfo>();
+
+/** userOf is the authenticated user of a request (undefined on public paths without a token). */
+export function userOf(request: FastifyRequest): UserInfo | undefined {
+  return users.get(request);
+}
+
+/** useClusterAuth authenticates every request of the cluster context before it is handled. */
+export function useClusterAuth(app: FastifyInstance, auth: Authenticator): void {
+  app.addHook('onRequest', async (request) => {
+    const path = request.url.split('?')[0] ?? '';
+    const identity = auth.identify(request.headers.authorization);
+    if (identity.kind === 'principal') {
+      const principal = identity.principal;
+      const admin = principal.email === ADMIN_EMAIL;
+      users.set(request, {
+        name: admin ? 'system:admin' : principal.email,
+        groups: admin ? ['system:masters', 'system:authenticated'] : [...principal.groups, 'system:authenticated'],
+      });
+      return;
+    }
+    // A token nobody issued is refused even on public paths, as the real server does.
+    if (identity.kind === 'unknown-token' || !PUBLIC_PATHS.has(path.replace(/\/$/, ''))) throw unauthorized();
+  });
+}
