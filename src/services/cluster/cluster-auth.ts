@@ -2,6 +2,11 @@
  * Who a cluster API request comes from: the bearer token's principal as a Kubernetes user.
  * A principal's user name is its email (as on GKE); the admin token is `system:admin` in
  * `system:masters`. No token, or one nobody issued, is the real 401 `Unauthorized`.
+ *
+ * kubectl (client-go) never sends a bearer token over plain HTTP, and fogbank serves HTTP on
+ * loopback; so the kubeconfig fogbank writes carries the token as the password of the server
+ * URL (`http://fogbank:TOKEN@127.0.0.1:8780`), which Go's HTTP client sends as Basic
+ * credentials. A Basic password is therefore read as a bearer token.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ADMIN_EMAIL, type Authenticator } from '../../core/auth.ts';
@@ -27,7 +32,7 @@ export function userOf(request: FastifyRequest): UserInfo | undefined {
 export function useClusterAuth(app: FastifyInstance, auth: Authenticator): void {
   app.addHook('onRequest', async (request) => {
     const path = request.url.split('?')[0] ?? '';
-    const identity = auth.identify(request.headers.authorization);
+    const identity = auth.identify(bearerOf(request.headers.authorization));
     if (identity.kind === 'principal') {
       const principal = identity.principal;
       const admin = principal.email === ADMIN_EMAIL;
@@ -40,4 +45,13 @@ export function useClusterAuth(app: FastifyInstance, auth: Authenticator): void 
     // A token nobody issued is refused even on public paths, as the real server does.
     if (identity.kind === 'unknown-token' || !PUBLIC_PATHS.has(path.replace(/\/$/, ''))) throw unauthorized();
   });
+}
+
+/** bearerOf turns `Basic base64(user:TOKEN)` into `Bearer TOKEN`; other headers pass unchanged. */
+export function bearerOf(authorization: string | undefined): string | undefined {
+  const basic = authorization === undefined ? null : /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization);
+  if (basic === null) return authorization;
+  const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon === -1 ? 'Bearer ' : `Bearer ${decoded.slice(colon + 1)}`;
 }

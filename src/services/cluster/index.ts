@@ -177,8 +177,20 @@ async function seedNamespaces(registry: GenericRegistry): Promise<void> {
   }
 }
 
-/** useYamlBodies accepts YAML request bodies (the YAML parser loads on first use). */
+/** useYamlBodies accepts YAML and Kubernetes protobuf request bodies (their decoders load on first use). */
 function useYamlBodies(app: FastifyInstance): void {
+  app.addContentTypeParser(/^application\/vnd\.kubernetes\.protobuf(;.*)?$/i, { parseAs: 'buffer' }, (_request, body, done) => {
+    import('./apimachinery/protobuf-body.ts').then(
+      ({ decodeProtobufBody }) => {
+        try {
+          done(null, body.length === 0 ? undefined : decodeProtobufBody(body as Buffer));
+        } catch (error) {
+          done(error as Error, undefined);
+        }
+      },
+      (error: unknown) => done(error as Error, undefined),
+    );
+  });
   app.addContentTypeParser(/^application\/(yaml|apply-patch\+yaml)(;.*)?$/i, { parseAs: 'string' }, (_request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     import('yaml').then(

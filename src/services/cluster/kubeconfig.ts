@@ -6,8 +6,18 @@
 /** KUBECONFIG_FILE_NAME is the file name under the data directory. */
 export const KUBECONFIG_FILE_NAME = 'kubeconfig';
 
-/** kubeconfigText renders a kubeconfig with one cluster, one user (the token) and a current context. */
+/**
+ * kubeconfigText renders a kubeconfig with one cluster, one user and a current context. The
+ * token is both the user's `token` (sent by clients such as client-node) and the password in
+ * the server URL, because kubectl sends no bearer token over plain HTTP (see cluster-auth.ts).
+ */
 export function kubeconfigText(server: string, token: string, name = 'fogbank'): string {
+  const url = new URL(server);
+  if (url.protocol === 'http:') {
+    url.username = name;
+    url.password = token;
+  }
+  server = url.toString().replace(/\/$/, '');
   return [
     'apiVersion: v1',
     'kind: Config',

@@ -19,7 +19,7 @@ import {
 } from './status.ts';
 
 /** ACCEPTED_BODY_TYPES are the body media types writes accept. */
-export const ACCEPTED_BODY_TYPES: readonly string[] = ['application/json', 'application/yaml'];
+export const ACCEPTED_BODY_TYPES: readonly string[] = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
 
 /** ACCEPTED_PATCH_TYPES are the PATCH media types served (part 1: JSON merge patch). */
 export const ACCEPTED_PATCH_TYPES: readonly string[] = ['application/merge-patch+json'];
@@ -36,6 +36,7 @@ export function toStatusError(error: unknown, site: ErrorSite): StatusError {
   if (error instanceof StatusError) return error;
   if (error instanceof MalformedJsonError) return badRequest(`couldn't get version/kind; json parse error: ${goJsonError(error)}`);
   if (error instanceof YamlBodyError) return badRequest(`error converting YAML to JSON: ${error.message}`);
+  if (error instanceof Error && error.name === 'ProtobufBodyError') return badRequest(error.message);
   const problem = transportProblemOf(error);
   if (problem !== undefined) {
     switch (problem.kind) {

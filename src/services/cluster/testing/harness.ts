@@ -2,7 +2,7 @@
  * An in-process cluster API for tests: the cluster family alone on a memory store, driven with
  * `app.inject`, with a manual clock and seeded ids so answers are stable.
  */
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance, HTTPMethods, LightMyRequestResponse } from 'fastify';
 import { Authenticator } from '../../../core/auth.ts';
 import { ManualClock, realTimers } from '../../../core/clock.ts';
 import { seededIds } from '../../../core/ids.ts';
@@ -19,8 +19,17 @@ export interface ClusterHarness {
   readonly store: MemoryStore;
   readonly clock: ManualClock;
   /** call sends a request as the admin (unless headers override) and parses a JSON answer. */
-  call(method: InjectOptions['method'], url: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: LightMyRequestResponse['headers']; raw: LightMyRequestResponse }>;
+  call(method: HTTPMethods, url: string, body?: unknown, headers?: Record<string, string>): Promise<HarnessResponse>;
   close(): Promise<void>;
+}
+
+/** HarnessResponse is an answer with its body parsed when it is JSON. */
+export interface HarnessResponse {
+  readonly status: number;
+  // Tests read arbitrary response fields.
+  readonly body: any;
+  readonly headers: LightMyRequestResponse['headers'];
+  readonly raw: LightMyRequestResponse;
 }
 
 /** startHarness builds the family on a fresh memory store. */
@@ -36,8 +45,8 @@ export async function startHarness(options: ClusterOptions & { readonly store?: 
     app,
     store,
     clock,
-    async call(method, url, body, headers = {}) {
-      const raw = await app.inject({
+    async call(method, url, body, headers = {}): Promise<HarnessResponse> {
+      const raw: LightMyRequestResponse = await app.inject({
         method,
         url,
         headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
