@@ -88,7 +88,7 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
       expiry.start();
 
       const json = (reply: FastifyReply, body: unknown, contentType = 'application/json') =>
-        reply.code(200).header('content-type', contentType).header('cache-control', 'no-cache, private').send(typeof body === 'string' ? body : JSON.stringify(body));
+        reply.code(200).header('content-type', contentType).header('cache-control', 'no-cache, private').send(Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)));
 
       app.get('/version', async (_request, reply) =>
         json(reply, { ...SERVED_VERSION, gitCommit: '0000000000000000000000000000000000000000', gitTreeState: 'clean', buildDate: '2024-12-11T18:04:20Z', goVersion: 'go1.23.3', compiler: 'gc', platform: 'linux/amd64' }),
@@ -107,7 +107,7 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
         }
         reply.header('cache-control', hash === undefined ? 'no-cache, private' : 'public, immutable');
         if (hash !== undefined) reply.header('expires', new Date(context.clock.now() + 365 * 86400_000).toUTCString());
-        return reply.code(200).header('content-type', 'application/json').send(document.json);
+        return reply.code(200).header('content-type', 'application/json').send(Buffer.from(document.json));
       });
 
       const discoveryAnswer = (request: FastifyRequest, reply: FastifyReply, core: boolean) => {

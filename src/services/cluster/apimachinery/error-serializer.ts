@@ -78,6 +78,6 @@ export function useClusterErrors(app: FastifyInstance, bodyLimit: number): void 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const response = renderClusterError(error, siteOf(request, bodyLimit));
     if (response.status >= 500) request.log.error({ err: error }, 'cluster request failed');
-    return reply.code(response.status).headers(response.headers).send(JSON.stringify(response.body));
+    return reply.code(response.status).headers(response.headers).send(Buffer.from(JSON.stringify(response.body)));
   });
 }

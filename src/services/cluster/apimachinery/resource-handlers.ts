@@ -79,7 +79,8 @@ function warningHeader(warnings: readonly string[]): string[] {
 function send(reply: FastifyReply, status: number, body: unknown, contentType: string, warnings: readonly string[] = []): FastifyReply {
   reply.code(status).header('content-type', contentType).header('cache-control', 'no-cache, private');
   if (warnings.length > 0) reply.header('warning', warningHeader(warnings));
-  return reply.send(JSON.stringify(body));
+  // A Buffer keeps Fastify from rewriting the media type (it would quote `as=Table` and add a charset).
+  return reply.send(Buffer.from(JSON.stringify(body)));
 }
 
 function fieldManagerOf(request: FastifyRequest, given: string | undefined): string {
