@@ -49,7 +49,8 @@ export function useClusterAuth(app: FastifyInstance, auth: Authenticator): void 
 
 /** bearerOf turns `Basic base64(user:TOKEN)` into `Bearer TOKEN`; other headers pass unchanged. */
 export function bearerOf(authorization: string | undefined): string | undefined {
-  const basic = authorization === undefined ? null : /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization);
+  if (authorization === undefined || authorization.trim() === '') return undefined;
+  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization);
   if (basic === null) return authorization;
   const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');

@@ -26,7 +26,7 @@ export const ACCEPTED_PATCH_TYPES: readonly string[] = ['application/merge-patch
 
 /** goJsonError words a JSON.parse failure the way Go's encoding/json does. */
 function goJsonError(error: MalformedJsonError): string {
-  if (/end of JSON input|Unterminated/.test(error.detail) || error.position === undefined) return 'unexpected end of JSON input';
+  if (/end of JSON input|Unterminated/.test(error.detail) || error.position === undefined || error.position >= error.body.length) return 'unexpected end of JSON input';
   const char = error.body[error.position] ?? '';
   return `invalid character '${char}' looking for beginning of value`;
 }

@@ -481,6 +481,16 @@ export function orderMeta(meta: ObjectMeta): ObjectMeta {
 
 function sameIgnoringTimes(a: KubeObject, b: KubeObject): boolean {
   const strip = (object: KubeObject): string =>
-    JSON.stringify({ ...object, metadata: { ...object.metadata, resourceVersion: undefined, managedFields: object.metadata.managedFields?.map((entry) => ({ ...entry, time: undefined })) } });
+    stableJson({ ...object, metadata: { ...object.metadata, resourceVersion: undefined, managedFields: object.metadata.managedFields?.map((entry) => ({ ...entry, time: undefined })) } });
   return strip(a) === strip(b);
+}
+
+/** stableJson serialises with object keys sorted, so key order does not make two equal objects differ. */
+function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) => {
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) return item;
+    const sorted: Record<string, unknown> = {};
+    for (const key of Object.keys(item).sort()) sorted[key] = (item as Record<string, unknown>)[key];
+    return sorted;
+  });
 }
