@@ -20,6 +20,8 @@ export interface ClusterHarness {
   readonly clock: ManualClock;
   /** call sends a request as the admin (unless headers override) and parses a JSON answer. */
   call(method: HTTPMethods, url: string, body?: unknown, headers?: Record<string, string>): Promise<HarnessResponse>;
+  /** listen serves on a loopback port (for streaming tests) and returns the base URL. */
+  listen(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -59,6 +61,12 @@ export async function startHarness(options: ClusterOptions & { readonly store?: 
         // Not JSON: keep the text.
       }
       return { status: raw.statusCode, body: parsed, headers: raw.headers, raw };
+    },
+    async listen() {
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const address = app.server.address();
+      if (address === null || typeof address === 'string') throw new Error('no address');
+      return `http://127.0.0.1:${address.port}`;
     },
     async close() {
       await app.close();
