@@ -7,6 +7,7 @@ import type { OperationsMode } from '../core/config.ts';
 import { cryptoIds, hexId, type IdSource } from '../core/ids.ts';
 import type { LogLevel } from '../core/log.ts';
 import { buildServer, DEFAULT_BODY_LIMIT } from '../core/server.ts';
+import { KUBECONFIG_FILE_NAME, kubeconfigText } from '../services/cluster/kubeconfig.ts';
 import { SERVICES } from '../services/registry.ts';
 import { openStore } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
@@ -40,6 +41,8 @@ export interface RunningFogbank {
   readonly adminToken: string;
   /** Where the admin token is kept, when it was written to disk. */
   readonly adminTokenFile: string | undefined;
+  /** The kubeconfig for the cluster API (`<data-dir>/kubeconfig`), when there is a data directory. */
+  readonly kubeconfigFile: string | undefined;
   readonly dataDir: string | undefined;
   readonly store: Store;
   readonly app: FastifyInstance;
@@ -75,6 +78,11 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : (options.port ?? 8780);
     const urlHost = host.includes(':') ? `[${host}]` : host;
+    const kubeconfigFile = dataDir === undefined ? undefined : join(dataDir, KUBECONFIG_FILE_NAME);
+    if (kubeconfigFile !== undefined) {
+      mkdirSync(dataDir!, { recursive: true, mode: 0o700 });
+      writeFileSync(kubeconfigFile, kubeconfigText(`http://${urlHost}:${port}`, adminToken), { mode: 0o600 });
+    }
     let closing: Promise<void> | undefined;
     return {
       url: `http://${urlHost}:${port}`,
@@ -82,6 +90,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
       port,
       adminToken,
       adminTokenFile,
+      kubeconfigFile,
       dataDir,
       store,
       app,

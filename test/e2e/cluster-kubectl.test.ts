@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startFogbank, type RunningFogbank } from '../../src/cli/start.ts';
-import { Kubectl } from './helpers/kubectl.ts';
+import { findKubectl, Kubectl } from './helpers/kubectl.ts';
 
 const TOKEN = 'kubectl-e2e-admin';
 
@@ -153,6 +155,27 @@ describe('cluster API with the real kubectl', () => {
       assert.match(result.stderr, /error: You must be logged in to the server \(the server has asked for the client to provide credentials\)\n$/);
     } finally {
       bad.cleanup();
+    }
+  });
+});
+
+describe('fogbank start writes a kubeconfig kubectl can use as is', () => {
+  it('writes <data-dir>/kubeconfig with the server and the admin token', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'fogbank-kubeconfig-'));
+    const server = await startFogbank({ host: '127.0.0.1', port: 0, store: 'memory', dataDir, logLevel: 'silent' });
+    try {
+      assert.equal(server.kubeconfigFile, join(dataDir, 'kubeconfig'));
+      const text = readFileSync(server.kubeconfigFile!, 'utf8');
+      assert.match(text, new RegExp(`server: http://fogbank:${server.adminToken}@127\\.0\\.0\\.1:${server.port}\\n`));
+      const result = await new Promise<{ code: number; stdout: string }>((resolve) => {
+        execFile(findKubectl(), ['--kubeconfig', server.kubeconfigFile!, '--cache-dir', join(dataDir, 'cache'), 'get', 'namespace', 'default', '-o', 'name'], { env: { PATH: process.env['PATH'], HOME: dataDir }, timeout: 60_000 }, (error, stdout) =>
+          resolve({ code: error === null ? 0 : 1, stdout }),
+        );
+      });
+      assert.deepEqual(result, { code: 0, stdout: 'namespace/default\n' });
+    } finally {
+      await server.close();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });
