@@ -8,21 +8,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DEFAULT_BODY_LIMIT } from '../../core/server.ts';
 import { apiGroupVocabulary, DEFAULT_API_DOMAIN, type Vocabulary } from '../../core/identifiers.ts';
 import type { ServiceContext, ServiceDefinition } from '../../core/service.ts';
-import type { Transaction } from '../../store/index.ts';
 import { renderClusterError, useClusterErrors, YamlBodyError } from './apimachinery/error-serializer.ts';
-import type { KubeObject } from './apimachinery/object-meta.ts';
-import { GenericRegistry, type RegistryHooks } from './apimachinery/registry.ts';
-import { resolveTarget, serveResource, ViewIndex, type HandlerContext } from './apimachinery/resource-handlers.ts';
 import { notFoundPath } from './apimachinery/status.ts';
-import type { AnyView } from './apimachinery/strategy.ts';
-import { ActiveWatches, DEFAULT_WATCH_SETTINGS, type WatchSettings } from './apimachinery/watch.ts';
+import type { WatchSettings } from './apimachinery/watch.ts';
 import { useClusterAuth } from './cluster-auth.ts';
-import { aggregatedFormOf, Discovery } from './discovery.ts';
-import { EventExpiry } from './event-expiry.ts';
-import { OpenApiDocuments, SERVED_VERSION } from './openapi.ts';
-import { clusterRolesView } from './resources/cluster-roles.ts';
-import { coreEventsView, EVENT_STORE_KIND, eventsV1View } from './resources/events.ts';
-import { INITIAL_NAMESPACES, NAMESPACE_STORE_KIND, namespacesView, PROTECTED_NAMESPACES } from './resources/namespaces.ts';
+import { aggregatedFormOf } from './discovery.ts';
+import type { ClusterRuntime } from './runtime.ts';
+import { SERVED_VERSION } from './version.ts';
 
 export { clusterBannerLines, kubeconfigText, KUBECONFIG_FILE_NAME } from './kubeconfig.ts';
 
@@ -43,26 +35,6 @@ export interface ClusterOptions {
   readonly watch?: Partial<WatchSettings>;
 }
 
-/** CLUSTER_VIEWS are every resource view served, in discovery order. */
-export const CLUSTER_VIEWS: readonly AnyView[] = [namespacesView, coreEventsView, clusterRolesView, eventsV1View] as unknown as readonly AnyView[];
-
-/** registryHooks are the cross-resource rules: namespaces must exist, some may not go, and take their events with them. */
-function registryHooks(): RegistryHooks {
-  return {
-    namespaceExists: async (tx: Transaction, namespace: string) => (await tx.get(NAMESPACE_STORE_KIND, namespace)) !== undefined,
-    beforeDelete: (view: AnyView, object: KubeObject) =>
-      view.storeKind === NAMESPACE_STORE_KIND && PROTECTED_NAMESPACES.has(object.metadata.name ?? '') ? 'this namespace may not be deleted' : undefined,
-    afterDelete: async (tx: Transaction, view: AnyView, object: KubeObject) => {
-      if (view.storeKind !== NAMESPACE_STORE_KIND) return;
-      for (const record of await tx.list(EVENT_STORE_KIND, { prefix: `${object.metadata.name ?? ''}/` })) await tx.delete(EVENT_STORE_KIND, record.key);
-    },
-  };
-}
-
-function randomFrom(context: ServiceContext): () => number {
-  return () => context.ids.bytes(4).readUInt32BE(0) / 2 ** 32;
-}
-
 /** createClusterService builds the family with its options. */
 export function createClusterService(options: ClusterOptions = {}): ServiceDefinition {
   const domain = options.apiDomain ?? DEFAULT_API_DOMAIN;
@@ -74,18 +46,15 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
     renderError: renderClusterError,
     async register(app: FastifyInstance, context: ServiceContext) {
       const bodyLimit = app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT;
-      const registry = new GenericRegistry(context.store, context.clock, context.ids, registryHooks());
-      const index = new ViewIndex(CLUSTER_VIEWS, groups);
-      const discovery = new Discovery(CLUSTER_VIEWS, groups, spelling);
-      const openapi = new OpenApiDocuments(CLUSTER_VIEWS, groups, spelling);
-      const active = new ActiveWatches();
-      const handlers: HandlerContext = { registry, index, watch: { settings: { ...DEFAULT_WATCH_SETTINGS, ...options.watch }, active }, random: randomFrom(context) };
       useClusterErrors(app, bodyLimit);
       useClusterAuth(app, context.auth);
       useYamlBodies(app);
-      await seedNamespaces(registry);
-      const expiry = new EventExpiry(context.store, context.clock, options.eventTtlSeconds ?? DEFAULT_EVENT_TTL_SECONDS);
-      expiry.start();
+      // The working parts load on the first request (start-up time); every route awaits them.
+      let loading: Promise<ClusterRuntime> | undefined;
+      const runtime = (): Promise<ClusterRuntime> =>
+        (loading ??= import('./runtime.ts').then((module) =>
+          module.startClusterRuntime(context, { groups, spelling, eventTtlSeconds: options.eventTtlSeconds ?? DEFAULT_EVENT_TTL_SECONDS, watch: options.watch }),
+        ));
 
       const json = (reply: FastifyReply, body: unknown, contentType = 'application/json') =>
         reply.code(200).header('content-type', contentType).header('cache-control', 'no-cache, private').send(Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)));
@@ -95,10 +64,10 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
       );
       for (const path of ['/livez', '/readyz']) app.get(path, async (_request, reply) => reply.code(200).header('content-type', 'text/plain; charset=utf-8').send('ok'));
 
-      app.get('/openapi/v3', async (_request, reply) => json(reply, openapi.index()));
+      app.get('/openapi/v3', async (_request, reply) => json(reply, (await runtime()).openapi.index()));
       app.get('/openapi/v3/*', async (request, reply) => {
         const path = ((request.params as { '*': string })['*'] ?? '').replace(/\/$/, '');
-        const document = openapi.document(path);
+        const document = (await runtime()).openapi.document(path);
         if (document === undefined) throw notFoundPath();
         const hash = (request.query as Record<string, string | undefined>)['hash'];
         reply.header('etag', `"${document.hash}"`);
@@ -110,7 +79,8 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
         return reply.code(200).header('content-type', 'application/json').send(Buffer.from(document.json));
       });
 
-      const discoveryAnswer = (request: FastifyRequest, reply: FastifyReply, core: boolean) => {
+      const discoveryAnswer = async (request: FastifyRequest, reply: FastifyReply, core: boolean) => {
+        const { discovery } = await runtime();
         const form = aggregatedFormOf(request.headers.accept);
         if (form !== undefined) {
           return json(reply, discovery.aggregated(core, form), `application/json;g=apidiscovery.k8s.io;v=${form};as=APIGroupDiscoveryList`);
@@ -120,6 +90,8 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
       app.get('/api', async (request, reply) => discoveryAnswer(request, reply, true));
       app.get('/apis', async (request, reply) => discoveryAnswer(request, reply, false));
       app.all('/api/*', async (request, reply) => {
+        const runtimeNow = await runtime();
+        const { discovery, handlers } = runtimeNow;
         const [version, ...rest] = splitPath((request.params as { '*': string })['*']);
         if (version === undefined) throw notFoundPath();
         if (rest.length === 0 && request.method === 'GET') {
@@ -127,11 +99,13 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
           if (list === undefined) throw notFoundPath();
           return json(reply, list);
         }
-        const target = resolveTarget(index, '', version, rest);
+        const target = runtimeNow.resolveTarget(handlers.index, '', version, rest);
         if (target === undefined) throw notFoundPath();
-        return serveResource(handlers, target, request, reply);
+        return runtimeNow.serveResource(handlers, target, request, reply);
       });
       app.all('/apis/*', async (request, reply) => {
+        const runtimeNow = await runtime();
+        const { discovery, handlers } = runtimeNow;
         const [group, version, ...rest] = splitPath((request.params as { '*': string })['*']);
         if (group === undefined) throw notFoundPath();
         if (version === undefined && request.method === 'GET') {
@@ -145,14 +119,13 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
           if (list === undefined) throw notFoundPath();
           return json(reply, list);
         }
-        const target = resolveTarget(index, group, version, rest);
+        const target = runtimeNow.resolveTarget(handlers.index, group, version, rest);
         if (target === undefined) throw notFoundPath();
-        return serveResource(handlers, target, request, reply);
+        return runtimeNow.serveResource(handlers, target, request, reply);
       });
       return {
         close: async () => {
-          expiry.stop();
-          active.closeAll();
+          if (loading !== undefined) (await loading).close();
         },
       };
     },
@@ -161,20 +134,6 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
 
 function splitPath(path: string | undefined): string[] {
   return (path ?? '').split('/').filter((segment) => segment !== '').map((segment) => decodeURIComponent(segment));
-}
-
-/** seedNamespaces creates the namespaces every cluster starts with (once; they persist with the store). */
-async function seedNamespaces(registry: GenericRegistry): Promise<void> {
-  const scope = { view: namespacesView as unknown as AnyView, group: '', namespace: undefined };
-  for (const name of INITIAL_NAMESPACES) {
-    if ((await registry.store.get(NAMESPACE_STORE_KIND, name)) !== undefined) continue;
-    try {
-      await registry.create(scope, { metadata: { name } }, { dryRun: false, fieldManager: 'kube-apiserver' });
-    } catch (error) {
-      // Another fogbank sharing the store seeded it first.
-      if (!(error instanceof Error && error.name === 'StatusError' && (error as { reason?: string }).reason === 'AlreadyExists')) throw error;
-    }
-  }
 }
 
 /** useYamlBodies accepts YAML and Kubernetes protobuf request bodies (their decoders load on first use). */

@@ -9,9 +9,8 @@ import { createHash } from 'node:crypto';
 import type { Spelling, Vocabulary } from '../../core/identifiers.ts';
 import { toOpenApiSchemas } from './apimachinery/schema.ts';
 import type { AnyView } from './apimachinery/strategy.ts';
+import { SERVED_VERSION } from './version.ts';
 
-/** SERVED_VERSION is the Kubernetes version fogbank's cluster API answers as. */
-export const SERVED_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.0' } as const;
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
 

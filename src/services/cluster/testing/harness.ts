@@ -43,6 +43,9 @@ export async function startHarness(options: ClusterOptions & { readonly store?: 
     [createClusterService(options)],
     { logLevel: 'silent', bodyLimit: options.bodyLimit ?? 1024 * 1024 },
   );
+  // The family loads its working parts (and seeds the initial namespaces) on first use: do it now,
+  // so tests start from a settled store.
+  await app.inject({ method: 'GET', url: '/api', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
   return {
     app,
     store,
