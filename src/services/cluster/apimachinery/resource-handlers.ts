@@ -224,6 +224,9 @@ export function deleteRequestOf(query: Query, body: unknown): DeleteRequest {
   return { dryRun, preconditions: pre === undefined ? undefined : { ...(pre.uid === undefined ? {} : { uid: pre.uid }), ...(pre.resourceVersion === undefined ? {} : { resourceVersion: pre.resourceVersion }) } };
 }
 
+/** ENCODED caches encoded watch lines per store change (weakly: they go with the change). */
+const ENCODED = new WeakMap<object, Map<string, string>>();
+
 async function startWatch(context: HandlerContext, scope: RequestScope, query: ReturnType<typeof parseListQuery>, form: OutputForm, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const { view } = scope;
   // Errors found before the stream starts are ordinary responses; serveWatch throws those first.
@@ -240,6 +243,19 @@ async function startWatch(context: HandlerContext, scope: RequestScope, query: R
     headersSent = true;
     return JSON.stringify({ type, object: table });
   };
+  // With many watchers on one view, a change is encoded once, not once per watcher. Tables are
+  // per watcher (their headers depend on what that watcher was sent before).
+  const cacheKey = `${view.storeKind}|${view.group}/${view.version}|${scope.group}|${form.kind}`;
+  const encodeShared = (type: WatchEventType, given: KubeObject | Record<string, unknown> | (() => KubeObject), shared: object | undefined): string => {
+    const object = (): KubeObject | Record<string, unknown> => (typeof given === 'function' ? given() : given);
+    if (shared === undefined || form.kind === 'table') return `${encode(type, object())}\n`;
+    let byForm = ENCODED.get(shared);
+    if (byForm === undefined) ENCODED.set(shared, (byForm = new Map()));
+    const key = `${cacheKey}|${type}`;
+    let line = byForm.get(key);
+    if (line === undefined) byForm.set(key, (line = `${encode(type, object())}\n`));
+    return line;
+  };
   const begin = (): void => {
     if (started) return;
     started = true;
@@ -253,10 +269,10 @@ async function startWatch(context: HandlerContext, scope: RequestScope, query: R
     scope,
     query,
     {
-      send(type, object) {
+      send(type, object, shared) {
         if (ended) return;
         begin();
-        raw.write(`${encode(type, object)}\n`);
+        raw.write(encodeShared(type, object, shared));
       },
       end() {
         if (ended) return;

@@ -19,8 +19,12 @@ export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ER
 
 /** WatchSink is where a watch writes: one encoded event at a time, then the end. */
 export interface WatchSink {
-  /** send writes one event; `object` is a full object (or a Status for ERROR). */
-  send(type: WatchEventType, object: KubeObject | Record<string, unknown>): void;
+  /**
+   * send writes one event; `object` is a full object (or a Status for ERROR). `shared` is the
+   * store change it came from, the same object for every watcher, so sinks may cache the
+   * encoding of one change across watchers.
+   */
+  send(type: WatchEventType, object: KubeObject | Record<string, unknown> | (() => KubeObject), shared?: object): void;
   end(): void;
   /** onClose registers what to do when the client goes away. */
   onClose(listener: () => void): void;
@@ -148,17 +152,18 @@ export async function serveWatch(
     const value = change.value as KubeObject;
     const record: StoredRecord = { kind: change.kind, key: change.key, value, revision: change.revision, createRevision: change.createRevision };
     if (!filtering) {
-      sink.send(change.type === 'created' ? 'ADDED' : change.type === 'updated' ? 'MODIFIED' : 'DELETED', present(record));
+      // Presented lazily: with many watchers, the sink encodes a change once for all of them.
+      sink.send(change.type === 'created' ? 'ADDED' : change.type === 'updated' ? 'MODIFIED' : 'DELETED', () => present(record), change);
       return;
     }
     const was = inSelection.has(change.key);
     const now = change.type !== 'deleted' && selected(value);
     if (now) {
       inSelection.add(change.key);
-      sink.send(was ? 'MODIFIED' : 'ADDED', present(record));
+      sink.send(was ? 'MODIFIED' : 'ADDED', present(record), change);
     } else if (was) {
       inSelection.delete(change.key);
-      sink.send('DELETED', present(record));
+      sink.send('DELETED', present(record), change);
     }
   };
   try {
