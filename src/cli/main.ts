@@ -48,6 +48,7 @@ async function runStart(argv: readonly string[]): Promise<number> {
     tokens,
     operations: args.operations,
     logLevel: args.logLevel,
+    ...(args.eventTtlSeconds === undefined ? {} : { eventTtlSeconds: args.eventTtlSeconds }),
   });
   const tokenHint =
     server.adminTokenFile !== undefined

@@ -7,6 +7,7 @@ import type { OperationsMode } from '../core/config.ts';
 import { cryptoIds, hexId, type IdSource } from '../core/ids.ts';
 import type { LogLevel } from '../core/log.ts';
 import { buildServer, DEFAULT_BODY_LIMIT } from '../core/server.ts';
+import { createClusterService } from '../services/cluster/index.ts';
 import { KUBECONFIG_FILE_NAME, kubeconfigText } from '../services/cluster/kubeconfig.ts';
 import { SERVICES } from '../services/registry.ts';
 import { openStore } from '../store/open-store.ts';
@@ -27,6 +28,8 @@ export interface StartOptions {
   readonly operations?: OperationsMode;
   readonly logLevel?: LogLevel;
   readonly bodyLimit?: number;
+  /** How long cluster API events live, in seconds (default one hour). */
+  readonly eventTtlSeconds?: number;
   readonly clock?: Clock;
   readonly timers?: Timers;
   readonly ids?: IdSource;
@@ -70,7 +73,8 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
         auth: new Authenticator(adminToken, options.tokens ?? []),
         operations: options.operations ?? 'realistic',
       },
-      SERVICES,
+      // The cluster family takes its one start-up option (the event TTL) here.
+      options.eventTtlSeconds === undefined ? SERVICES : SERVICES.map((service) => (service.name === 'cluster' ? createClusterService({ eventTtlSeconds: options.eventTtlSeconds! }) : service)),
       { logLevel: options.logLevel ?? 'silent', bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT },
     );
     const host = options.host ?? '127.0.0.1';
