@@ -5,7 +5,7 @@
  */
 import type { KubeObject } from './object-meta.ts';
 import { invalidObject } from './status.ts';
-import { notSupported } from './field-errors.ts';
+import { invalid } from './field-errors.ts';
 import type { AnyView } from './strategy.ts';
 
 /** IncludeObject says what each Table row carries in `object`. */
@@ -15,7 +15,7 @@ export type IncludeObject = 'None' | 'Metadata' | 'Object';
 export function parseIncludeObject(value: string | undefined): IncludeObject {
   if (value === undefined || value === '' || value === 'Metadata') return 'Metadata';
   if (value === 'None' || value === 'Object') return value;
-  throw invalidObject({ group: 'meta.k8s.io', kind: 'TableOptions' }, '', [{ ...notSupported('includeObject', value, ['Metadata', 'Object', 'None']), detail: "must be 'Metadata', 'Object', 'None', or empty" , type: 'FieldValueInvalid' }]);
+  throw invalidObject({ group: 'meta.k8s.io', kind: 'TableOptions' }, '', [invalid('includeObject', value, "must be 'Metadata', 'Object', 'None', or empty")]);
 }
 
 /** partialObject is an object reduced to its metadata, as PartialObjectMetadata. */
