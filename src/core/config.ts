@@ -22,7 +22,7 @@ export async function loadConfigFile(path: string): Promise<FileConfig> {
   } catch (error) {
     throw new ConfigError(`cannot read config file ${path}: ${(error as Error).message}`);
   }
-  const { parse: parseYaml } = await import('yaml');
+  const parseYaml = await loadYamlParser();
   let raw: unknown;
   try {
     raw = parseYaml(text);
@@ -30,6 +30,16 @@ export async function loadConfigFile(path: string): Promise<FileConfig> {
     throw new ConfigError(`config file ${path} is not valid YAML or JSON: ${(error as Error).message}`);
   }
   return parseFileConfig(raw ?? {}, path);
+}
+
+/**
+ * loadYamlParser loads the YAML parser on first use. `yaml` is CommonJS for Node: run natively,
+ * its functions are named exports; bundled into a split chunk, only the default export (the
+ * whole module) is there. Either way the parser is found.
+ */
+export async function loadYamlParser(): Promise<(text: string) => unknown> {
+  const module = (await import('yaml')) as typeof import('yaml') & { readonly default?: typeof import('yaml') };
+  return module.parse ?? module.default!.parse;
 }
 
 /** parseFileConfig validates an already-parsed configuration document. */

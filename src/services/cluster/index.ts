@@ -5,6 +5,7 @@
  * behaviour is the generic registry's under `apimachinery/`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { loadYamlParser } from '../../core/config.ts';
 import { DEFAULT_BODY_LIMIT } from '../../core/server.ts';
 import { apiGroupVocabulary, DEFAULT_API_DOMAIN, type Vocabulary } from '../../core/identifiers.ts';
 import type { ServiceContext, ServiceDefinition } from '../../core/service.ts';
@@ -152,8 +153,8 @@ function useYamlBodies(app: FastifyInstance): void {
   });
   app.addContentTypeParser(/^application\/(yaml|apply-patch\+yaml)(;.*)?$/i, { parseAs: 'string' }, (_request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
-    import('yaml').then(
-      ({ parse }) => {
+    loadYamlParser().then(
+      (parse) => {
         try {
           done(null, text.trim() === '' ? undefined : (parse(text) as unknown));
         } catch (error) {
