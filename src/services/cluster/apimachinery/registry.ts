@@ -6,7 +6,7 @@
  */
 import type { Clock } from '../../../core/clock.ts';
 import type { IdSource } from '../../../core/ids.ts';
-import { CompactedError, ConflictError, type Store, type StoredRecord, type Transaction } from '../../../store/index.ts';
+import { ConflictError, type Store, type StoredRecord, type Transaction } from '../../../store/index.ts';
 import { decodeContinue, encodeContinue } from './continue-token.ts';
 import type { FieldSelector } from './field-selector.ts';
 import type { LabelSelector } from './label-selector.ts';
@@ -443,11 +443,6 @@ export function parseResourceVersion(value: string): number {
     throw badRequest(`invalid resource version: resourceVersion: Invalid value: ${JSON.stringify(value)}: strconv.ParseUint: parsing ${JSON.stringify(value)}: invalid syntax`);
   }
   return Number(value);
-}
-
-/** isCompacted is true for the store's "too old" error. */
-export function isCompacted(error: unknown): error is CompactedError {
-  return error instanceof CompactedError;
 }
 
 const META_ORDER = [

@@ -13,7 +13,7 @@ import type { KubeObject } from './object-meta.ts';
 import { dryRunOf, parseListQuery, parseWriteQuery, single, type Query } from './query-options.ts';
 import type { DeleteRequest, GenericRegistry, ListResult, RequestScope } from './registry.ts';
 import { decodeBody } from './request-body.ts';
-import { badRequest, invalidObject, methodNotSupported, notFoundPath, unsupportedMediaType } from './status.ts';
+import { badRequest, invalidObject, methodNotSupported, unsupportedMediaType } from './status.ts';
 import { notSupported, type FieldError } from './field-errors.ts';
 import { apiVersionOf, type AnyView } from './strategy.ts';
 import { parseIncludeObject, partialObject, toTable } from './table.ts';
@@ -289,9 +289,4 @@ async function startWatch(context: HandlerContext, scope: RequestScope, query: R
   );
   // Headers go out at once, even before the first event, so clients see the watch is open.
   if (!ended) begin();
-}
-
-/** notFoundUrl is the 404 for a URL under the family's prefixes that names no resource. */
-export function notFoundUrl(): never {
-  throw notFoundPath();
 }
