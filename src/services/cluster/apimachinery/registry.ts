@@ -210,8 +210,10 @@ export class GenericRegistry {
     if (metaIn.resourceVersion !== undefined && metaIn.resourceVersion !== '') {
       throw new StatusError(500, '', 'resourceVersion should not be set on objects to be created');
     }
+    // `body` is this request's own freshly decoded object: a shallow copy (hooks replace top-level
+    // fields, never mutate nested ones) keeps it intact for a retry with another generated name.
     for (let attempt = 0; ; attempt++) {
-      const object = view.toInternal(structuredClone(body));
+      const object = view.toInternal({ ...body });
       const meta: ObjectMeta = { ...object.metadata };
       if (strategy.namespaced) meta.namespace = scope.namespace ?? meta.namespace ?? '';
       else delete meta.namespace;
@@ -304,7 +306,8 @@ export class GenericRegistry {
       } else if (parseResourceVersion(requested) !== old.revision) {
         throw conflict(gr, name, OPTIMISTIC_LOCK_MESSAGE);
       }
-      const object = view.toInternal(structuredClone(body));
+      // `next` hands over a freshly decoded object; a shallow copy is enough (see create).
+      const object = view.toInternal({ ...body });
       const oldObject = old.value;
       const meta: ObjectMeta = { ...object.metadata };
       if (strategy.namespaced) meta.namespace = scope.namespace ?? oldObject.metadata.namespace ?? '';
