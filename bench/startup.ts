@@ -11,18 +11,29 @@ import { BARE_SERVER, ensureBuilt, median, rssMb, startProcess } from './lib/pro
 const RUNS = Number(process.env['RUNS'] ?? 7);
 const main = ensureBuilt();
 
-async function measure(label: string, args: () => string[]): Promise<{ label: string; readyMs: number; rss: number }> {
-  const ready: number[] = [];
-  const rss: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const started = await startProcess(args());
-    ready.push(started.readyMs);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    rss.push(rssMb(started.child.pid!));
-    await started.stop();
-  }
-  return { label, readyMs: median(ready), rss: median(rss) };
+interface Subject {
+  readonly label: string;
+  readonly args: () => string[];
+  readonly ready: number[];
+  readonly rss: number[];
 }
+
+// Runs alternate between the subjects, so a machine whose load changes during the run (it is
+// shared) skews every subject alike instead of whichever happened to run in the busy stretch.
+async function measureAll(subjects: readonly Subject[]): Promise<{ label: string; readyMs: number; rss: number }[]> {
+  for (let i = 0; i < RUNS; i++) {
+    for (const subject of subjects) {
+      const started = await startProcess(subject.args());
+      subject.ready.push(started.readyMs);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      subject.rss.push(rssMb(started.child.pid!));
+      await started.stop();
+    }
+  }
+  return subjects.map((subject) => ({ label: subject.label, readyMs: median(subject.ready), rss: median(subject.rss) }));
+}
+
+const subject = (label: string, args: () => string[]): Subject => ({ label, args, ready: [], rss: [] });
 
 const dirs: string[] = [];
 const fresh = (): string => {
@@ -31,11 +42,12 @@ const fresh = (): string => {
   return dir;
 };
 // The floor for "a Node process that listens": plain node:http, no loader.
-const baseline = await measure('bare node:http', () => [...BARE_SERVER]);
-const results = [
-  await measure('fogbank, sqlite store', () => [main, 'start', '--port', '0', '--data-dir', fresh(), '--admin-token', 'b', '--log-level', 'warn']),
-  await measure('fogbank, --ephemeral', () => [main, 'start', '--port', '0', '--ephemeral', '--admin-token', 'b', '--log-level', 'warn']),
-];
+const [baseline, ...results] = await measureAll([
+  subject('bare node:http', () => [...BARE_SERVER]),
+  subject('fogbank, sqlite store', () => [main, 'start', '--port', '0', '--data-dir', fresh(), '--admin-token', 'b', '--log-level', 'warn']),
+  subject('fogbank, --ephemeral', () => [main, 'start', '--port', '0', '--ephemeral', '--admin-token', 'b', '--log-level', 'warn']),
+]);
+if (baseline === undefined) throw new Error('no baseline');
 for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 
 console.log(`start-up, median of ${RUNS} runs (node ${process.version})`);

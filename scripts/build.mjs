@@ -17,6 +17,13 @@ await build({
   bundle: true,
   platform: 'node',
   format: 'esm',
+  // Dynamic imports become separate chunks, parsed only when first used (start-up time: V8
+  // compiling one 2.7 MB module was ~180 ms of a ~530 ms start on this machine).
+  splitting: true,
+  // Smaller source parses faster; names are kept for errors and stack traces.
+  minify: true,
+  keepNames: true,
+  chunkNames: 'chunks/[name]-[hash]',
   target: 'node20',
   sourcemap: true,
   // The native SQLite binding loads its .node file relative to its own package.

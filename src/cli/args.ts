@@ -17,6 +17,8 @@ export interface StartArgs {
   mailRelay: string | undefined;
   /** Largest accepted media upload (bundles, APKs), in bytes; undefined for the family's default. */
   uploadLimit: number | undefined;
+  /** How long cluster API events live (`--event-ttl 1h`); absent means the family's default. */
+  eventTtlSeconds?: number;
 }
 
 /** UsageError is a command-line mistake; the CLI prints it with the usage text and exits 2. */
@@ -29,9 +31,19 @@ export const START_USAGE = `usage: fogbank start [--host 127.0.0.1] [--port 8780
                      [--store sqlite|memory|postgres://user@host:port/db] [--store-pool-size 10]
                      [--admin-token TOKEN]
                      [--operations realistic|instant] [--config FILE] [--log-level silent|error|warn|info|debug]
-                     [--mail-relay smtp://host:port] [--upload-limit BYTES|NK|NM|NG]`;
+                     [--mail-relay smtp://host:port] [--upload-limit BYTES|NK|NM|NG] [--event-ttl 1h]`;
 
-const VALUE_FLAGS: ReadonlySet<string> = new Set(['host', 'port', 'data-dir', 'store', 'store-pool-size', 'admin-token', 'operations', 'config', 'log-level', 'mail-relay', 'upload-limit']);
+const VALUE_FLAGS: ReadonlySet<string> = new Set(['host', 'port', 'data-dir', 'store', 'store-pool-size', 'admin-token', 'operations', 'config', 'log-level', 'mail-relay', 'upload-limit', 'event-ttl']);
+
+const DURATION_UNITS: Readonly<Record<string, number>> = { h: 3600, m: 60, s: 1 };
+
+/** parseDuration reads a Go-style duration of whole units (`1h`, `30m`, `1h30m`, `90s`) in seconds, as kube-apiserver's --event-ttl takes it. */
+export function parseDuration(value: string): number | undefined {
+  if (!/^(\d+[hms])+$/.test(value)) return undefined;
+  let seconds = 0;
+  for (const [, amount, unit] of value.matchAll(/(\d+)([hms])/g)) seconds += Number(amount) * DURATION_UNITS[unit!]!;
+  return seconds;
+}
 
 /**
  * parseStartArgs reads `fogbank start` flags (`--flag value` or `--flag=value`); `env` supplies
@@ -104,6 +116,12 @@ export function parseStartArgs(argv: readonly string[], env: Readonly<Record<str
       case 'config':
         args.config = value;
         break;
+      case 'event-ttl': {
+        const seconds = parseDuration(value);
+        if (seconds === undefined || seconds === 0) throw new UsageError(`--event-ttl must be a duration such as 1h, 30m or 90s, not '${value}'`);
+        args.eventTtlSeconds = seconds;
+        break;
+      }
       case 'log-level':
         if (!isLogLevel(value)) throw new UsageError(`--log-level must be silent, error, warn, info or debug, not '${value}'`);
         args.logLevel = value;

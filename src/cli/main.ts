@@ -66,6 +66,7 @@ async function runStart(argv: readonly string[]): Promise<number> {
     logLevel: args.logLevel,
     ...(args.mailRelay === undefined ? {} : { mailRelay: args.mailRelay }),
     ...(args.uploadLimit === undefined ? {} : { uploadLimit: args.uploadLimit }),
+    ...(args.eventTtlSeconds === undefined ? {} : { eventTtlSeconds: args.eventTtlSeconds }),
   });
   const tokenHint =
     server.adminTokenFile !== undefined

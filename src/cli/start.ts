@@ -7,6 +7,8 @@ import type { OperationsMode } from '../core/config.ts';
 import { cryptoIds, hexId, type IdSource } from '../core/ids.ts';
 import type { LogLevel } from '../core/log.ts';
 import { buildServer, DEFAULT_BODY_LIMIT } from '../core/server.ts';
+import { createClusterService } from '../services/cluster/index.ts';
+import { KUBECONFIG_FILE_NAME, kubeconfigText } from '../services/cluster/kubeconfig.ts';
 import { SERVICES } from '../services/registry.ts';
 import { lockDataDir } from '../store/data-dir-lock.ts';
 import { openStore } from '../store/open-store.ts';
@@ -33,6 +35,8 @@ export interface StartOptions {
   readonly mailRelay?: string;
   /** Largest accepted media upload (bundles, APKs), in bytes. */
   readonly uploadLimit?: number;
+  /** How long cluster API events live, in seconds (default one hour). */
+  readonly eventTtlSeconds?: number;
   readonly clock?: Clock;
   readonly timers?: Timers;
   readonly ids?: IdSource;
@@ -47,6 +51,8 @@ export interface RunningFogbank {
   readonly adminToken: string;
   /** Where the admin token is kept, when it was written to disk. */
   readonly adminTokenFile: string | undefined;
+  /** The kubeconfig for the cluster API (`<data-dir>/kubeconfig`), when there is a data directory. */
+  readonly kubeconfigFile: string | undefined;
   readonly dataDir: string | undefined;
   readonly store: Store;
   readonly app: FastifyInstance;
@@ -93,7 +99,8 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
         ...(options.mailRelay === undefined ? {} : { mailRelay: options.mailRelay }),
         ...(options.uploadLimit === undefined ? {} : { uploadLimit: options.uploadLimit }),
       },
-      SERVICES,
+      // The cluster family takes its one start-up option (the event TTL) here.
+      options.eventTtlSeconds === undefined ? SERVICES : SERVICES.map((service) => (service.name === 'cluster' ? createClusterService({ eventTtlSeconds: options.eventTtlSeconds! }) : service)),
       { logLevel, bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT },
     );
     const host = options.host ?? '127.0.0.1';
@@ -101,6 +108,11 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : (options.port ?? 8780);
     const urlHost = host.includes(':') ? `[${host}]` : host;
+    const kubeconfigFile = dataDir === undefined ? undefined : join(dataDir, KUBECONFIG_FILE_NAME);
+    if (kubeconfigFile !== undefined) {
+      mkdirSync(dataDir!, { recursive: true, mode: 0o700 });
+      writeFileSync(kubeconfigFile, kubeconfigText(`http://${urlHost}:${port}`, adminToken), { mode: 0o600 });
+    }
     let closing: Promise<void> | undefined;
     return {
       url: `http://${urlHost}:${port}`,
@@ -108,6 +120,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
       port,
       adminToken,
       adminTokenFile,
+      kubeconfigFile,
       dataDir,
       store,
       app,

@@ -20,6 +20,8 @@ export interface TokenGrant {
   readonly permissions: readonly string[];
   /** The app packages the principal may publish (publisher family); absent means any package. */
   readonly apps?: readonly string[];
+  /** Group memberships (the cluster API's user groups); optional in the file. */
+  readonly groups?: readonly string[];
 }
 
 /** Principal is an authenticated caller. */
@@ -31,6 +33,8 @@ export class Principal {
     readonly email: string,
     scopes: readonly string[] | 'all',
     permissions: readonly string[] | 'all',
+    /** Group memberships, as the tokens file lists them. */
+    readonly groups: readonly string[] = [],
     /** The app packages the principal may publish; undefined means any package. */
     readonly apps?: readonly string[],
   ) {
@@ -74,7 +78,7 @@ export class Authenticator {
 
   constructor(adminToken: string, grants: readonly TokenGrant[] = []) {
     for (const grant of grants) {
-      this.#byToken.set(grant.token, new Principal(grant.email, grant.scopes, grant.permissions, grant.apps));
+      this.#byToken.set(grant.token, new Principal(grant.email, grant.scopes, grant.permissions, grant.groups ?? [], grant.apps));
       for (const app of grant.apps ?? []) this.#listedApps.add(app);
     }
     this.#byToken.set(adminToken, new Principal(ADMIN_EMAIL, 'all', 'all'));

@@ -22,7 +22,7 @@ export async function loadConfigFile(path: string): Promise<FileConfig> {
   } catch (error) {
     throw new ConfigError(`cannot read config file ${path}: ${(error as Error).message}`);
   }
-  const { parse: parseYaml } = await import('yaml');
+  const parseYaml = await loadYamlParser();
   let raw: unknown;
   try {
     raw = parseYaml(text);
@@ -30,6 +30,16 @@ export async function loadConfigFile(path: string): Promise<FileConfig> {
     throw new ConfigError(`config file ${path} is not valid YAML or JSON: ${(error as Error).message}`);
   }
   return parseFileConfig(raw ?? {}, path);
+}
+
+/**
+ * loadYamlParser loads the YAML parser on first use. `yaml` is CommonJS for Node: run natively,
+ * its functions are named exports; bundled into a split chunk, only the default export (the
+ * whole module) is there. Either way the parser is found.
+ */
+export async function loadYamlParser(): Promise<(text: string) => unknown> {
+  const module = (await import('yaml')) as typeof import('yaml') & { readonly default?: typeof import('yaml') };
+  return module.parse ?? module.default!.parse;
 }
 
 /** parseFileConfig validates an already-parsed configuration document. */
@@ -45,7 +55,7 @@ export function parseFileConfig(raw: unknown, source = 'config'): FileConfig {
     if (typeof entry !== 'object' || entry === null) throw new ConfigError(`${where} must be a mapping`);
     const record = entry as Record<string, unknown>;
     for (const key of Object.keys(record)) {
-      if (!['token', 'email', 'scopes', 'permissions', 'apps'].includes(key)) throw new ConfigError(`${where}: unknown key '${key}'`);
+      if (!['token', 'email', 'scopes', 'permissions', 'apps', 'groups'].includes(key)) throw new ConfigError(`${where}: unknown key '${key}'`);
     }
     const token = record['token'];
     const email = record['email'];
@@ -53,8 +63,14 @@ export function parseFileConfig(raw: unknown, source = 'config'): FileConfig {
     if (typeof email !== 'string' || !email.includes('@')) throw new ConfigError(`${where}.email must be an email address`);
     if (seen.has(token)) throw new ConfigError(`${where}: the token is listed twice`);
     seen.add(token);
-    const grant = { token, email, scopes: stringList(record['scopes'], `${where}.scopes`), permissions: stringList(record['permissions'], `${where}.permissions`) };
-    return record['apps'] === undefined ? grant : { ...grant, apps: stringList(record['apps'], `${where}.apps`) };
+    return {
+      token,
+      email,
+      scopes: stringList(record['scopes'], `${where}.scopes`),
+      permissions: stringList(record['permissions'], `${where}.permissions`),
+      ...(record['groups'] === undefined ? {} : { groups: stringList(record['groups'], `${where}.groups`) }),
+      ...(record['apps'] === undefined ? {} : { apps: stringList(record['apps'], `${where}.apps`) }),
+    };
   });
   return { tokens };
 }

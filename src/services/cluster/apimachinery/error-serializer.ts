@@ -1,0 +1,83 @@
+/**
+ * The cluster family's one error serializer: everything thrown under its paths (its own
+ * StatusErrors, problems core or Fastify found before a handler ran, unexpected exceptions)
+ * becomes a `Status` object, as the Kubernetes API server answers.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { transportProblemOf } from '../../../core/errors.ts';
+import { MalformedJsonError } from '../../../core/json-body.ts';
+import type { ErrorResponse, ErrorSite } from '../../../core/service.ts';
+import {
+  badRequest,
+  internalError,
+  methodNotSupported,
+  notFoundPath,
+  requestEntityTooLarge,
+  StatusError,
+  statusBody,
+  unsupportedMediaType,
+} from './status.ts';
+
+/** ACCEPTED_BODY_TYPES are the body media types writes accept. */
+export const ACCEPTED_BODY_TYPES: readonly string[] = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+
+/** ACCEPTED_PATCH_TYPES are the PATCH media types served (part 1: JSON merge patch). */
+export const ACCEPTED_PATCH_TYPES: readonly string[] = ['application/merge-patch+json'];
+
+/** goJsonError words a JSON.parse failure the way Go's encoding/json does. */
+function goJsonError(error: MalformedJsonError): string {
+  if (/end of JSON input|Unterminated/.test(error.detail) || error.position === undefined || error.position >= error.body.length) return 'unexpected end of JSON input';
+  const char = error.body[error.position] ?? '';
+  return `invalid character '${char}' looking for beginning of value`;
+}
+
+/** toStatusError maps anything thrown inside the cluster family onto a StatusError. */
+export function toStatusError(error: unknown, site: ErrorSite): StatusError {
+  if (error instanceof StatusError) return error;
+  if (error instanceof MalformedJsonError) return badRequest(`couldn't get version/kind; json parse error: ${goJsonError(error)}`);
+  if (error instanceof YamlBodyError) return badRequest(`error converting YAML to JSON: ${error.message}`);
+  if (error instanceof Error && error.name === 'ProtobufBodyError') return badRequest(error.message);
+  const problem = transportProblemOf(error);
+  if (problem !== undefined) {
+    switch (problem.kind) {
+      case 'body-too-large':
+        return requestEntityTooLarge(site.bodyLimit);
+      case 'unsupported-media-type':
+        return unsupportedMediaType(site.method === 'PATCH' ? ACCEPTED_PATCH_TYPES : ACCEPTED_BODY_TYPES);
+      case 'not-found':
+        return notFoundPath();
+      case 'method-not-allowed':
+        return methodNotSupported({ group: '', resource: site.path }, site.method);
+      case 'malformed-body':
+        return badRequest(`couldn't get version/kind; json parse error: ${problem.detail}`);
+      default:
+        return new StatusError(problem.httpStatus, problem.httpStatus === 400 ? 'BadRequest' : '', problem.detail);
+    }
+  }
+  return internalError(error instanceof Error ? error.message : String(error));
+}
+
+/** YamlBodyError is a YAML request body that does not parse. */
+export class YamlBodyError extends Error {
+  override readonly name = 'YamlBodyError';
+}
+
+/** renderClusterError is the family's ServiceDefinition.renderError. */
+export function renderClusterError(error: unknown, site: ErrorSite): ErrorResponse {
+  const status = toStatusError(error, site);
+  return { status: status.httpStatus, headers: { ...status.headers(), 'content-type': 'application/json', 'cache-control': 'no-cache, private' }, body: statusBody(status) };
+}
+
+/** siteOf describes a request for renderClusterError. */
+export function siteOf(request: FastifyRequest, bodyLimit: number): ErrorSite {
+  return { method: request.method, path: request.url.split('?')[0] ?? request.url, contentType: request.headers['content-type'], bodyLimit };
+}
+
+/** useClusterErrors makes every error of this context answer as a Status. */
+export function useClusterErrors(app: FastifyInstance, bodyLimit: number): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const response = renderClusterError(error, siteOf(request, bodyLimit));
+    if (response.status >= 500) request.log.error({ err: error }, 'cluster request failed');
+    return reply.code(response.status).headers(response.headers).send(Buffer.from(JSON.stringify(response.body)));
+  });
+}

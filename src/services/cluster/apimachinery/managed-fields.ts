@@ -1,0 +1,130 @@
+/**
+ * managedFields for non-apply writes (operation `Update`): which manager wrote which fields, as
+ * a FieldsV1 trie derived from the object and its schema (atomic lists and atomic maps are owned
+ * as one unit, e.g. `f:rules: {}`). Server-side apply conflicts come with part 2; this keeps the
+ * entries real clients display and round-trip.
+ */
+import type { KubeObject, ManagedFieldsEntry } from './object-meta.ts';
+import type { Schema, SchemaSet } from './schema.ts';
+
+const TRACKED_METADATA = new Set(['labels', 'annotations', 'finalizers', 'ownerReferences']);
+
+/** fieldsOf builds the FieldsV1 trie of an object's set fields. */
+export function fieldsOf(object: KubeObject, schemaName: string, schemas: SchemaSet): Record<string, unknown> {
+  const resolve = (schema: Schema): Exclude<Schema, { $ref: string }> => {
+    let current = schema;
+    while ('$ref' in current) current = schemas[current.$ref]!;
+    return current;
+  };
+  const walk = (value: unknown, schema: Schema | undefined, member: boolean): Record<string, unknown> => {
+    // Scalars, atomic lists and atomic structs are owned as one unit: an empty node.
+    const node: Record<string, unknown> = member ? { '.': {} } : {};
+    if (schema === undefined || value === null || typeof value !== 'object') return {};
+    const s = resolve(schema);
+    if (s.type === 'object' && s.mapType !== 'atomic') {
+      for (const [key, item] of Object.entries(value as Record<string, unknown>)) node[`f:${key}`] = walk(item, s.properties[key], true);
+      return node;
+    }
+    if (s.type === 'map') {
+      for (const key of Object.keys(value as Record<string, unknown>)) node[`f:${key}`] = {};
+      return node;
+    }
+    if (s.type === 'array' && s.listType === 'set') {
+      for (const item of value as unknown[]) node[`v:${JSON.stringify(item)}`] = {};
+      return node;
+    }
+    return {};
+  };
+  const root = resolve({ $ref: schemaName });
+  const out: Record<string, unknown> = {};
+  if (root.type !== 'object') return out;
+  for (const [key, value] of Object.entries(object)) {
+    if (key === 'apiVersion' || key === 'kind' || key === 'status') continue;
+    if (key === 'metadata') {
+      const metaFields: Record<string, unknown> = {};
+      const metaSchema = resolve(root.properties['metadata']!);
+      for (const [metaKey, metaValue] of Object.entries(value as Record<string, unknown>)) {
+        if (!TRACKED_METADATA.has(metaKey) || metaSchema.type !== 'object') continue;
+        metaFields[`f:${metaKey}`] = walk(metaValue, metaSchema.properties[metaKey], true);
+      }
+      if (Object.keys(metaFields).length > 0) out['f:metadata'] = metaFields;
+      continue;
+    }
+    // Unset fields (Go writes zero times as null and empty structs as {}) are owned by no one.
+    if (value === null || (typeof value === 'object' && !Array.isArray(value) && Object.keys(value as object).length === 0)) continue;
+    out[`f:${key}`] = walk(value, root.properties[key], true);
+  }
+  return out;
+}
+
+/**
+ * recordUpdate moves ownership of the fields this write set or changed to `manager` (an Update
+ * never conflicts: it simply takes them), leaving other managers the fields they still hold.
+ */
+export function recordUpdate(
+  previous: readonly ManagedFieldsEntry[] | undefined,
+  manager: string,
+  apiVersion: string,
+  time: string,
+  next: { readonly object: KubeObject; readonly fields: Record<string, unknown> },
+  old: { readonly object: KubeObject; readonly fields: Record<string, unknown> } | undefined,
+): ManagedFieldsEntry[] {
+  const nextLeaves = leafPaths(next.fields);
+  const oldLeaves = new Set(old === undefined ? [] : leafPaths(old.fields));
+  const changed = new Set(nextLeaves.filter((path) => !oldLeaves.has(path) || JSON.stringify(valueAt(next.object, path)) !== JSON.stringify(valueAt(old!.object, path))));
+  const present = new Set(nextLeaves);
+  const entries: ManagedFieldsEntry[] = [];
+  let mine = new Set(changed);
+  for (const entry of previous ?? []) {
+    const kept = leafPaths(entry.fieldsV1).filter((path) => present.has(path));
+    if (entry.manager === manager && entry.operation === 'Update' && entry.subresource === undefined) {
+      mine = new Set([...kept, ...changed]);
+      continue;
+    }
+    const remaining = kept.filter((path) => !changed.has(path));
+    if (remaining.length > 0) entries.push({ ...entry, fieldsV1: trieOf(remaining) });
+  }
+  if (mine.size > 0) entries.push({ manager, operation: 'Update', apiVersion, time, fieldsType: 'FieldsV1', fieldsV1: trieOf([...mine]) });
+  return entries;
+}
+
+const SEP = '\u0001';
+
+function leafPaths(trie: Record<string, unknown>, prefix = ''): string[] {
+  const out: string[] = [];
+  for (const [key, child] of Object.entries(trie)) {
+    const path = prefix === '' ? key : `${prefix}${SEP}${key}`;
+    const nested = child as Record<string, unknown>;
+    if (Object.keys(nested).length === 0) out.push(path);
+    else out.push(...leafPaths(nested, path));
+  }
+  return out;
+}
+
+function valueAt(object: unknown, path: string): unknown {
+  let current: unknown = object;
+  for (const step of path.split(SEP)) {
+    if (step === '.') return true;
+    if (step.startsWith('v:')) return step;
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[step.slice(2)];
+  }
+  return current;
+}
+
+function trieOf(paths: readonly string[]): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  for (const path of paths) {
+    let node = root;
+    for (const step of path.split(SEP)) {
+      node = (node[step] ??= {}) as Record<string, unknown>;
+    }
+  }
+  return root;
+}
+
+/** managerFromUserAgent is the default field manager: the User-Agent up to its first `/`. */
+export function managerFromUserAgent(userAgent: string | undefined): string {
+  const value = (userAgent ?? '').split('/')[0] ?? '';
+  return value === '' ? 'unknown' : value.slice(0, 128);
+}

@@ -1,0 +1,144 @@
+/**
+ * Query options of list/watch and write requests, parsed and validated with the real server's
+ * rules and texts (apimachinery `meta/internalversion/validation` and `meta/v1/validation`).
+ */
+import { forbidden, notSupported, type FieldError } from './field-errors.ts';
+import { FieldSelectorSyntaxError, parseFieldSelector, type FieldSelector } from './field-selector.ts';
+import { LabelSelectorSyntaxError, parseLabelSelector } from './label-selector.ts';
+import type { ListQuery } from './registry.ts';
+import { badRequest, invalidObject } from './status.ts';
+
+/** Query is a request's query string as Fastify parses it. */
+export type Query = Readonly<Record<string, string | string[] | undefined>>;
+
+/** single reads one query value (the first, when repeated). */
+export function single(query: Query, name: string): string | undefined {
+  const value = query[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** parseBool reads a boolean query value as Go's strconv.ParseBool does. */
+export function parseBool(query: Query, name: string): boolean | undefined {
+  const value = single(query, name);
+  if (value === undefined) return undefined;
+  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(value)) return true;
+  if (['0', 'f', 'F', 'false', 'FALSE', 'False', ''].includes(value)) return value === '' ? undefined : false;
+  throw badRequest(`strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
+}
+
+/** parseInteger reads an integer query value as Go's strconv.ParseInt does. */
+export function parseInteger(query: Query, name: string): number | undefined {
+  const value = single(query, name);
+  if (value === undefined || value === '') return undefined;
+  if (!/^[-+]?\d+$/.test(value)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(value)}: invalid syntax`);
+  return Number(value);
+}
+
+/** WatchQuery is a parsed list request that may be a watch. */
+export interface WatchQuery extends ListQuery {
+  readonly watch: boolean;
+  readonly allowWatchBookmarks: boolean;
+  readonly sendInitialEvents: boolean | undefined;
+  readonly timeoutSeconds: number | undefined;
+}
+
+/** parseListQuery reads and validates list/watch options; `supportedFields` are the resource's field labels. */
+export function parseListQuery(query: Query, supportedFields: ReadonlySet<string>): WatchQuery {
+  const watch = parseBool(query, 'watch') ?? false;
+  const labelText = single(query, 'labelSelector') ?? '';
+  const fieldText = single(query, 'fieldSelector') ?? '';
+  let labelSelector;
+  try {
+    labelSelector = parseLabelSelector(labelText);
+  } catch (error) {
+    if (error instanceof LabelSelectorSyntaxError) throw badRequest(`unable to parse requirement: ${error.message}`);
+    throw error;
+  }
+  let fieldSelector: FieldSelector;
+  try {
+    fieldSelector = parseFieldSelector(fieldText);
+  } catch (error) {
+    if (error instanceof FieldSelectorSyntaxError) throw badRequest(error.message);
+    throw error;
+  }
+  for (const requirement of fieldSelector.requirements) {
+    if (!supportedFields.has(requirement.field)) throw badRequest(`field label not supported: ${requirement.field}`);
+  }
+  const limitValue = parseInteger(query, 'limit');
+  const continueToken = single(query, 'continue') || undefined;
+  const resourceVersion = single(query, 'resourceVersion') || undefined;
+  const match = single(query, 'resourceVersionMatch') || undefined;
+  const sendInitialEvents = parseBool(query, 'sendInitialEvents');
+  const errors: FieldError[] = [];
+  if (watch) {
+    if (sendInitialEvents !== undefined && match !== 'NotOlderThan') {
+      errors.push(forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
+    }
+    if (match !== undefined) {
+      if (sendInitialEvents === undefined) errors.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+      if (match !== 'NotOlderThan') errors.push(notSupported('resourceVersionMatch', match, ['NotOlderThan']));
+      if (continueToken !== undefined) errors.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+    }
+  } else {
+    if (match !== undefined) {
+      if (resourceVersion === undefined) errors.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+      if (continueToken !== undefined) errors.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+      if (match !== 'Exact' && match !== 'NotOlderThan') errors.push(notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
+      if (match === 'Exact' && resourceVersion === '0') errors.push(forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+    }
+    if (sendInitialEvents !== undefined) errors.push(forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
+  }
+  if (errors.length > 0) throw invalidObject({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', errors);
+  const timeoutSeconds = parseInteger(query, 'timeoutSeconds');
+  return {
+    watch,
+    labelSelector,
+    fieldSelector,
+    limit: limitValue !== undefined && limitValue > 0 ? limitValue : undefined,
+    continueToken,
+    resourceVersion,
+    resourceVersionMatch: match === 'Exact' || match === 'NotOlderThan' ? match : undefined,
+    allowWatchBookmarks: parseBool(query, 'allowWatchBookmarks') ?? false,
+    sendInitialEvents,
+    timeoutSeconds: timeoutSeconds !== undefined && timeoutSeconds > 0 ? timeoutSeconds : undefined,
+  };
+}
+
+/** FieldValidation is the `fieldValidation` directive: what to do with unknown or duplicate fields. */
+export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
+
+/** WriteQuery is a parsed create/update/patch query. */
+export interface WriteQuery {
+  readonly dryRun: boolean;
+  readonly fieldManager: string | undefined;
+  readonly fieldValidation: FieldValidation;
+}
+
+/** parseWriteQuery validates dryRun, fieldManager and fieldValidation (`kind` names the options type in errors). */
+export function parseWriteQuery(query: Query, kind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions', isPatch = false): WriteQuery {
+  const errors: FieldError[] = [];
+  const dryRun = dryRunOf(query, errors);
+  const fieldManager = single(query, 'fieldManager');
+  if (fieldManager !== undefined) {
+    if (fieldManager.length > 128) errors.push({ type: 'FieldValueTooLong', field: 'fieldManager', detail: 'may not be longer than 128' });
+    for (const char of fieldManager) {
+      if (!/[\p{L}\p{N}\p{P}\p{S} ]/u.test(char)) {
+        errors.push({ type: 'FieldValueInvalid', field: 'fieldManager', value: fieldManager, detail: 'invalid characters' });
+        break;
+      }
+    }
+  }
+  const validation = single(query, 'fieldValidation') ?? '';
+  if (!['', 'Ignore', 'Warn', 'Strict'].includes(validation)) errors.push(notSupported('fieldValidation', validation, ['', 'Ignore', 'Warn', 'Strict']));
+  if (isPatch && single(query, 'force') !== undefined) errors.push(forbidden('force', 'may not be specified for non-apply patch'));
+  if (errors.length > 0) throw invalidObject({ group: 'meta.k8s.io', kind }, '', errors);
+  return { dryRun, fieldManager, fieldValidation: validation === '' ? 'Warn' : (validation as FieldValidation) };
+}
+
+/** dryRunOf reads `dryRun` (only `All` is valid), recording errors. */
+export function dryRunOf(query: Query, errors: FieldError[]): boolean {
+  const raw = query['dryRun'];
+  const values = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+  if (values.some((value) => value !== 'All')) errors.push(notSupported('dryRun', values, ['All']));
+  return values.length > 0;
+}

@@ -1,0 +1,494 @@
+/**
+ * The generic registry: get, list, create, update (replace and patch), delete and
+ * deletecollection for every resource, written once (the Kubernetes `genericregistry.Store`
+ * idea). Resources plug in through their strategy and view; the store revision is the
+ * resourceVersion. Writes run inside one store transaction, so checks and the write are atomic.
+ */
+import type { Clock } from '../../../core/clock.ts';
+import type { IdSource } from '../../../core/ids.ts';
+import { ConflictError, type Store, type StoredRecord, type Transaction } from '../../../store/index.ts';
+import { decodeContinue, encodeContinue } from './continue-token.ts';
+import type { FieldSelector } from './field-selector.ts';
+import type { LabelSelector } from './label-selector.ts';
+import { fieldsOf, recordUpdate } from './managed-fields.ts';
+import { validateObjectMeta, validateObjectMetaUpdate, type KubeObject, type ObjectMeta } from './object-meta.ts';
+import { listAtRevision, RevisionCompactedError } from './snapshot.ts';
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  expired,
+  forbiddenError,
+  invalidObject,
+  notFound,
+  OPTIMISTIC_LOCK_MESSAGE,
+  StatusError,
+  tooLargeResourceVersion,
+  type GroupResource,
+} from './status.ts';
+import { apiVersionOf, type AnyView, type RequestInfo } from './strategy.ts';
+
+/** RequestScope is where a request points: the view, the group and apiVersion as the client spelled them, the namespace. */
+export interface RequestScope {
+  readonly view: AnyView;
+  /** The group as spelled in the URL (messages and apiVersion answer in the client's spelling). */
+  readonly group: string;
+  /** The namespace from the URL; undefined for cluster-scoped resources and all-namespace lists. */
+  readonly namespace: string | undefined;
+}
+
+/** WriteOptions are the query options every write shares. */
+export interface WriteOptions {
+  readonly dryRun: boolean;
+  readonly fieldManager: string;
+}
+
+/** ListQuery is a parsed list request (validated against the ListOptions rules already). */
+export interface ListQuery {
+  readonly labelSelector: LabelSelector;
+  readonly fieldSelector: FieldSelector;
+  readonly limit: number | undefined;
+  readonly continueToken: string | undefined;
+  readonly resourceVersion: string | undefined;
+  readonly resourceVersionMatch: 'Exact' | 'NotOlderThan' | undefined;
+}
+
+/** ListResult is one page of a list. */
+export interface ListResult {
+  readonly items: KubeObject[];
+  readonly resourceVersion: string;
+  readonly continue: string | undefined;
+  readonly remainingItemCount: number | undefined;
+}
+
+/** DeleteOptionsBody is the parsed DeleteOptions body. */
+export interface DeleteRequest {
+  readonly dryRun: boolean;
+  readonly preconditions: { readonly uid?: string; readonly resourceVersion?: string } | undefined;
+}
+
+/** DeleteOutcome is what a delete answers: a Status (gone at once) or the object (kept by finalizers). */
+export type DeleteOutcome = { readonly kind: 'gone'; readonly object: KubeObject } | { readonly kind: 'pending'; readonly object: KubeObject };
+
+/** RegistryHooks let a family add cross-resource rules: namespace existence, cascades, protected names. */
+export interface RegistryHooks {
+  /** namespaceExists is checked before a namespaced object is created. */
+  namespaceExists(tx: Transaction, namespace: string): Promise<boolean>;
+  /** beforeDelete may forbid a deletion (returns the reason). */
+  beforeDelete(view: AnyView, object: KubeObject): string | undefined;
+  /** afterDelete runs in the deleting transaction (e.g. a namespace removes its events). */
+  afterDelete(tx: Transaction, view: AnyView, object: KubeObject): Promise<void>;
+}
+
+const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+const MAX_GENERATE_ATTEMPTS = 8;
+
+/** formatTime renders a millisecond instant as a Kubernetes `Time` (RFC 3339, seconds). */
+export function formatTime(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/** GenericRegistry serves every resource of the cluster family from one store. */
+export class GenericRegistry {
+  constructor(
+    readonly store: Store,
+    readonly clock: Clock,
+    readonly ids: IdSource,
+    readonly hooks: RegistryHooks,
+  ) {}
+
+  /** groupResource names the resource in messages, in the request's spelling. */
+  groupResource(scope: RequestScope): GroupResource {
+    return { group: scope.group, resource: scope.view.resource };
+  }
+
+  /** keyOf is the store key of one object: `ns/name` or `name`. */
+  keyOf(scope: RequestScope, namespace: string | undefined, name: string): string {
+    return scope.view.strategy.namespaced ? `${namespace ?? ''}/${name}` : name;
+  }
+
+  /** present turns a stored record into the view's wire object, with apiVersion, kind and resourceVersion. */
+  present(scope: RequestScope, record: StoredRecord, options: { readonly typeMeta: boolean } = { typeMeta: true }): KubeObject {
+    const external = scope.view.toExternal(record.value as KubeObject);
+    const metadata = orderMeta({ ...external.metadata, resourceVersion: String(record.revision) });
+    const { apiVersion: _a, kind: _k, metadata: _m, ...rest } = external;
+    if (!options.typeMeta) return { metadata, ...rest };
+    return { kind: scope.view.kind, apiVersion: apiVersionOf({ group: scope.group, version: scope.view.version }), metadata, ...rest };
+  }
+
+  /** get reads one object; a resourceVersion ahead of the store waits briefly, then is the real 504. */
+  async get(scope: RequestScope, name: string, resourceVersion: string | undefined): Promise<KubeObject> {
+    if (resourceVersion !== undefined && resourceVersion !== '' && resourceVersion !== '0') await this.waitForRevision(parseResourceVersion(resourceVersion));
+    const record = await this.store.get(scope.view.storeKind, this.keyOf(scope, scope.namespace, name));
+    if (record === undefined) throw notFound(this.groupResource(scope), name);
+    return this.present(scope, record);
+  }
+
+  /** waitForRevision holds a read until the store reaches `revision`, up to a short bound (the real server's "too large" wait). */
+  async waitForRevision(revision: number): Promise<number> {
+    let current = await this.store.currentRevision();
+    if (revision <= current) return current;
+    // The store commits in-process, so a short wait covers a write already on its way.
+    const deadline = this.clock.now() + 3000;
+    while (this.clock.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      current = await this.store.currentRevision();
+      if (revision <= current) return current;
+    }
+    throw tooLargeResourceVersion(revision, current);
+  }
+
+  /** list serves one page with the real resourceVersion semantics (see the cluster reference §3). */
+  async list(scope: RequestScope, query: ListQuery): Promise<ListResult> {
+    const { view } = scope;
+    const prefix = view.strategy.namespaced && scope.namespace !== undefined ? `${scope.namespace}/` : '';
+    let revision: number;
+    let after: string | undefined;
+    let inconsistent = false;
+    if (query.continueToken !== undefined) {
+      if (query.resourceVersion !== undefined && query.resourceVersion !== '' && query.resourceVersion !== '0') {
+        throw badRequest('specifying resource version is not allowed when using continue');
+      }
+      const point = decodeContinue(query.continueToken);
+      after = point.after;
+      if (point.revision === -1) {
+        inconsistent = true;
+        revision = await this.store.currentRevision();
+      } else {
+        revision = point.revision;
+      }
+    } else if (query.resourceVersion !== undefined && query.resourceVersion !== '' && query.resourceVersion !== '0') {
+      const requested = parseResourceVersion(query.resourceVersion);
+      const exact = query.resourceVersionMatch === 'Exact' || (query.resourceVersionMatch === undefined && query.limit !== undefined);
+      const current = await this.waitForRevision(requested);
+      revision = exact ? requested : current;
+    } else {
+      revision = await this.store.currentRevision();
+    }
+    const filter = (record: StoredRecord): boolean => {
+      const object = record.value as KubeObject;
+      if (!query.labelSelector.empty && !query.labelSelector.matches(object.metadata.labels)) return false;
+      if (query.fieldSelector.empty) return true;
+      return query.fieldSelector.matches(view.selectableFields(object));
+    };
+    let page;
+    try {
+      page = await listAtRevision(this.store, view.storeKind, {
+        prefix,
+        ...(after === undefined ? {} : { after }),
+        ...(query.limit === undefined ? {} : { limit: query.limit }),
+        revision,
+        filter,
+      });
+    } catch (error) {
+      if (!(error instanceof RevisionCompactedError)) throw error;
+      if (query.continueToken !== undefined) {
+        const fresh = after === undefined ? undefined : encodeContinue(-1, after);
+        throw expired(
+          fresh === undefined
+            ? 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.'
+            : 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+          fresh,
+        );
+      }
+      throw expired('The resourceVersion for the provided list is too old.');
+    }
+    const items = page.records.map((record) => this.present(scope, record, { typeMeta: false }));
+    // remainingItemCount is optional in the API; counting the rest would make every page O(n).
+    const continueToken = page.more && page.records.length > 0 ? encodeContinue(inconsistent ? -1 : revision, page.records[page.records.length - 1]!.key.slice(prefix.length)) : undefined;
+    return { items, resourceVersion: String(revision), continue: continueToken, remainingItemCount: undefined };
+  }
+
+  /** create stores a new object (201), filling the system metadata and running the strategy hooks. */
+  async create(scope: RequestScope, body: KubeObject, options: WriteOptions): Promise<{ object: KubeObject; warnings: string[] }> {
+    const { view } = scope;
+    const strategy = view.strategy;
+    const now = this.clock.now();
+    const info: RequestInfo = { view, now };
+    const metaIn = body.metadata ?? {};
+    this.checkNamespace(scope, metaIn);
+    if (metaIn.resourceVersion !== undefined && metaIn.resourceVersion !== '') {
+      throw new StatusError(500, '', 'resourceVersion should not be set on objects to be created');
+    }
+    // `body` is this request's own freshly decoded object: a shallow copy (hooks replace top-level
+    // fields, never mutate nested ones) keeps it intact for a retry with another generated name.
+    for (let attempt = 0; ; attempt++) {
+      const object = view.toInternal({ ...body });
+      const meta: ObjectMeta = { ...object.metadata };
+      if (strategy.namespaced) meta.namespace = scope.namespace ?? meta.namespace ?? '';
+      else delete meta.namespace;
+      if ((meta.name === undefined || meta.name === '') && meta.generateName !== undefined && meta.generateName !== '') {
+        meta.name = this.generateName(meta.generateName);
+      }
+      meta.uid = this.uid();
+      meta.creationTimestamp = formatTime(now);
+      delete meta.resourceVersion;
+      delete meta.deletionTimestamp;
+      delete meta.deletionGracePeriodSeconds;
+      delete meta.generation;
+      object.metadata = meta;
+      strategy.prepareForCreate(object, info);
+      const errors = [...strategy.validate(object, info), ...validateObjectMeta(object.metadata, { namespaced: strategy.namespaced, nameRule: strategy.nameRule })];
+      if (errors.length > 0) throw invalidObject(strategy.invalidKind, object.metadata.name ?? '', errors);
+      const warnings = strategy.warnings(object, undefined);
+      strategy.canonicalize(object);
+      const external = view.toExternal(object);
+      object.metadata.managedFields = recordUpdate(object.metadata.managedFields, options.fieldManager, apiVersionOf(view), formatTime(now), { object: external, fields: fieldsOf(external, view.schemaName, view.schemas) }, undefined);
+      const name = object.metadata.name!;
+      try {
+        const record = await this.store.transact(async (tx) => {
+          if (strategy.namespaced && !(await this.hooks.namespaceExists(tx, meta.namespace!))) {
+            throw notFound({ group: '', resource: 'namespaces' }, meta.namespace!);
+          }
+          const key = this.keyOf(scope, meta.namespace, name);
+          if (options.dryRun) {
+            if ((await tx.get(view.storeKind, key)) !== undefined) throw alreadyExists(this.groupResource(scope), name);
+            return undefined;
+          }
+          return tx.put(view.storeKind, key, object, { expectRevision: 0 });
+        });
+        if (record === undefined) {
+          const presented = this.present(scope, { kind: view.storeKind, key: name, value: object, revision: 0, createRevision: 0 });
+          delete presented.metadata.resourceVersion;
+          return { object: presented, warnings };
+        }
+        return { object: this.present(scope, record), warnings };
+      } catch (error) {
+        if (!(error instanceof ConflictError)) throw error;
+        const generated = (body.metadata?.name ?? '') === '' && (body.metadata?.generateName ?? '') !== '';
+        if (generated && attempt + 1 < MAX_GENERATE_ATTEMPTS) continue;
+        throw alreadyExists(this.groupResource(scope), name);
+      }
+    }
+  }
+
+  /**
+   * update replaces an object with what `next` makes of the current one (PUT ignores it; PATCH
+   * merges into it), inside one transaction. A missing object is created when the strategy
+   * allows it and `next` accepts no current object.
+   */
+  async update(
+    scope: RequestScope,
+    name: string,
+    next: (current: KubeObject | undefined) => KubeObject,
+    options: WriteOptions & { readonly allowCreate: boolean },
+  ): Promise<{ object: KubeObject; created: boolean; warnings: string[] }> {
+    const { view } = scope;
+    const strategy = view.strategy;
+    const gr = this.groupResource(scope);
+    const key = this.keyOf(scope, scope.namespace, name);
+    const existing = await this.store.get(view.storeKind, key);
+    if (existing === undefined) {
+      if (!options.allowCreate || !strategy.allowCreateOnUpdate) throw notFound(gr, name);
+      const body = next(undefined);
+      const { resourceVersion: _drop, ...meta } = body.metadata ?? {};
+      try {
+        const created = await this.create(scope, { ...body, metadata: meta }, options);
+        return { ...created, created: true };
+      } catch (error) {
+        // Someone created it meanwhile: fall through to the update path with the fresh state.
+        if (!(error instanceof StatusError) || error.reason !== 'AlreadyExists') throw error;
+      }
+    }
+    const now = this.clock.now();
+    const info: RequestInfo = { view, now };
+    let warnings: string[] = [];
+    const outcome = await this.store.transact(async (tx) => {
+      const old = await tx.get<KubeObject>(view.storeKind, key);
+      if (old === undefined) throw notFound(gr, name);
+      const body = next(this.present(scope, old));
+      const bodyMeta = body.metadata ?? {};
+      this.checkNamespace(scope, bodyMeta);
+      if ((bodyMeta.name ?? '') !== name) throw badRequest(`the name of the object (${bodyMeta.name ?? ''}) does not match the name on the URL (${name})`);
+      const requested = bodyMeta.resourceVersion;
+      if (requested === undefined || requested === '') {
+        if (!strategy.allowUnconditionalUpdate) throw invalidObject(strategy.invalidKind, name, [{ type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: '', detail: 'must be specified for an update' }]);
+      } else if (parseResourceVersion(requested) !== old.revision) {
+        throw conflict(gr, name, OPTIMISTIC_LOCK_MESSAGE);
+      }
+      // `next` hands over a freshly decoded object; a shallow copy is enough (see create).
+      const object = view.toInternal({ ...body });
+      const oldObject = old.value;
+      const meta: ObjectMeta = { ...object.metadata };
+      if (strategy.namespaced) meta.namespace = scope.namespace ?? oldObject.metadata.namespace ?? '';
+      else delete meta.namespace;
+      if (meta.uid === undefined || meta.uid === '') meta.uid = oldObject.metadata.uid!;
+      meta.creationTimestamp = oldObject.metadata.creationTimestamp!;
+      delete meta.resourceVersion;
+      if (oldObject.metadata.deletionTimestamp !== undefined) {
+        meta.deletionTimestamp = oldObject.metadata.deletionTimestamp;
+        meta.deletionGracePeriodSeconds = oldObject.metadata.deletionGracePeriodSeconds ?? 0;
+      } else {
+        delete meta.deletionTimestamp;
+        delete meta.deletionGracePeriodSeconds;
+      }
+      if (body.metadata?.managedFields === undefined) meta.managedFields = oldObject.metadata.managedFields ?? [];
+      object.metadata = meta;
+      strategy.prepareForUpdate(object, oldObject, info);
+      const errors = [
+        ...strategy.validateUpdate(object, oldObject, info),
+        ...validateObjectMetaUpdate(object.metadata, oldObject.metadata, { namespaced: strategy.namespaced, nameRule: strategy.nameRule }),
+      ];
+      if (errors.length > 0) throw invalidObject(strategy.invalidKind, name, errors);
+      warnings = strategy.warnings(object, oldObject);
+      strategy.canonicalize(object);
+      const externalNext = view.toExternal(object);
+      const externalOld = view.toExternal(oldObject);
+      object.metadata.managedFields = recordUpdate(
+        object.metadata.managedFields?.filter((entry) => Object.keys(entry).length > 0),
+        options.fieldManager,
+        apiVersionOf(view),
+        formatTime(now),
+        { object: externalNext, fields: fieldsOf(externalNext, view.schemaName, view.schemas) },
+        { object: externalOld, fields: fieldsOf(externalOld, view.schemaName, view.schemas) },
+      );
+      // Unchanged but for the manager's timestamp: the real server skips the write.
+      if (sameIgnoringTimes(object, oldObject)) return { record: old, deleted: false };
+      if (options.dryRun) return { record: { ...old, value: object }, deleted: false };
+      // The last finalizer removed from an object being deleted: it goes now.
+      if (object.metadata.deletionTimestamp !== undefined && (object.metadata.finalizers ?? []).length === 0) {
+        const removed = await tx.delete<KubeObject>(view.storeKind, key, { expectRevision: old.revision });
+        await this.hooks.afterDelete(tx, view, object);
+        return { record: { ...removed!, value: object }, deleted: true };
+      }
+      return { record: await tx.put(view.storeKind, key, object, { expectRevision: old.revision }), deleted: false };
+    });
+    return { object: this.present(scope, outcome.record), created: false, warnings };
+  }
+
+  /** delete removes an object, or marks it for deletion while finalizers remain. */
+  async delete(scope: RequestScope, name: string, request: DeleteRequest): Promise<DeleteOutcome> {
+    const { view } = scope;
+    const gr = this.groupResource(scope);
+    const key = this.keyOf(scope, scope.namespace, name);
+    const now = this.clock.now();
+    return this.store.transact(async (tx) => {
+      const old = await tx.get<KubeObject>(view.storeKind, key);
+      if (old === undefined) throw notFound(gr, name);
+      return this.deleteRecord(tx, scope, old, request, now);
+    });
+  }
+
+  private async deleteRecord(tx: Transaction, scope: RequestScope, old: StoredRecord<KubeObject>, request: DeleteRequest, now: number): Promise<DeleteOutcome> {
+    const { view } = scope;
+    const gr = this.groupResource(scope);
+    const name = old.value.metadata.name ?? '';
+    const pre = request.preconditions;
+    if (pre?.uid !== undefined && pre.uid !== old.value.metadata.uid) {
+      throw conflict(gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.value.metadata.uid ?? ''}`);
+    }
+    if (pre?.resourceVersion !== undefined && pre.resourceVersion !== String(old.revision)) {
+      throw conflict(gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.revision}`);
+    }
+    const reason = this.hooks.beforeDelete(view, old.value);
+    if (reason !== undefined) throw forbiddenError(gr, name, reason);
+    if ((old.value.metadata.finalizers ?? []).length > 0) {
+      if (old.value.metadata.deletionTimestamp !== undefined) return { kind: 'pending', object: this.present(scope, old) };
+      const marked: KubeObject = { ...old.value, metadata: { ...old.value.metadata, deletionTimestamp: formatTime(now), deletionGracePeriodSeconds: 0 } };
+      if (request.dryRun) return { kind: 'pending', object: this.present(scope, { ...old, value: marked }) };
+      const record = await tx.put(view.storeKind, old.key, marked, { expectRevision: old.revision });
+      return { kind: 'pending', object: this.present(scope, record) };
+    }
+    if (request.dryRun) return { kind: 'gone', object: this.present(scope, old) };
+    const removed = await tx.delete<KubeObject>(view.storeKind, old.key, { expectRevision: old.revision });
+    await this.hooks.afterDelete(tx, view, old.value);
+    return { kind: 'gone', object: this.present(scope, removed ?? old) };
+  }
+
+  /** deleteCollection deletes every selected object and answers the list of what was deleted. */
+  async deleteCollection(scope: RequestScope, query: ListQuery, request: DeleteRequest): Promise<ListResult> {
+    const listed = await this.list(scope, query);
+    const now = this.clock.now();
+    const deleted: KubeObject[] = [];
+    for (const item of listed.items) {
+      const namespaced = scope.view.strategy.namespaced;
+      const key = this.keyOf(scope, namespaced ? item.metadata.namespace : undefined, item.metadata.name ?? '');
+      const itemScope = { ...scope, namespace: namespaced ? item.metadata.namespace : undefined };
+      const outcome = await this.store.transact(async (tx) => {
+        const old = await tx.get<KubeObject>(scope.view.storeKind, key);
+        if (old === undefined) return undefined;
+        return this.deleteRecord(tx, itemScope, old, request, now);
+      });
+      if (outcome !== undefined) {
+        const { kind: _k, apiVersion: _a, ...rest } = outcome.object;
+        deleted.push(rest as KubeObject);
+      }
+    }
+    return { items: deleted, resourceVersion: String(await this.store.currentRevision()), continue: undefined, remainingItemCount: undefined };
+  }
+
+  private checkNamespace(scope: RequestScope, meta: ObjectMeta): void {
+    if (!scope.view.strategy.namespaced || scope.namespace === undefined) return;
+    if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== scope.namespace) {
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+  }
+
+  private generateName(base: string): string {
+    const bytes = this.ids.bytes(5);
+    let suffix = '';
+    for (const byte of bytes) suffix += GENERATE_ALPHABET[byte % GENERATE_ALPHABET.length];
+    return `${base.slice(0, 58)}${suffix}`;
+  }
+
+  private uid(): string {
+    const b = Buffer.from(this.ids.bytes(16));
+    b[6] = (b[6]! & 0x0f) | 0x40;
+    b[8] = (b[8]! & 0x3f) | 0x80;
+    const hex = b.toString('hex');
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  }
+}
+
+/** parseResourceVersion reads a resourceVersion query or field; non-integers are the real 400. */
+export function parseResourceVersion(value: string): number {
+  if (!/^\d+$/.test(value)) {
+    throw badRequest(`invalid resource version: resourceVersion: Invalid value: ${JSON.stringify(value)}: strconv.ParseUint: parsing ${JSON.stringify(value)}: invalid syntax`);
+  }
+  return Number(value);
+}
+
+const META_ORDER = [
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
+];
+
+/** orderMeta writes metadata keys in the order the real server serialises them. */
+export function orderMeta(meta: ObjectMeta): ObjectMeta {
+  const out: Record<string, unknown> = {};
+  for (const key of META_ORDER) {
+    const value = (meta as Record<string, unknown>)[key];
+    if (value !== undefined && value !== '') out[key] = value;
+  }
+  for (const [key, value] of Object.entries(meta)) if (!(key in out) && value !== undefined && !META_ORDER.includes(key)) out[key] = value;
+  return out as ObjectMeta;
+}
+
+function sameIgnoringTimes(a: KubeObject, b: KubeObject): boolean {
+  const strip = (object: KubeObject): string =>
+    stableJson({ ...object, metadata: { ...object.metadata, resourceVersion: undefined, managedFields: object.metadata.managedFields?.map((entry) => ({ ...entry, time: undefined })) } });
+  return strip(a) === strip(b);
+}
+
+/** stableJson serialises with object keys sorted, so key order does not make two equal objects differ. */
+function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) => {
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) return item;
+    const sorted: Record<string, unknown> = {};
+    for (const key of Object.keys(item).sort()) sorted[key] = (item as Record<string, unknown>)[key];
+    return sorted;
+  });
+}

@@ -1,0 +1,66 @@
+/**
+ * Decoding a request body into a view's object the way the real server's JSON decoder does:
+ * type/version checks, Go-worded type errors, and unknown fields handled per `fieldValidation`
+ * (Strict: 400; Warn: a warning each; Ignore: silently dropped).
+ */
+import type { Vocabulary } from '../../../core/identifiers.ts';
+import type { KubeObject } from './object-meta.ts';
+import type { FieldValidation } from './query-options.ts';
+import { decodeWithSchema } from './schema.ts';
+import { badRequest } from './status.ts';
+import { apiVersionOf, type AnyView } from './strategy.ts';
+
+/** DecodedBody is an object ready for the registry, plus the warnings decoding produced. */
+export interface DecodedBody {
+  readonly object: KubeObject;
+  readonly warnings: string[];
+}
+
+const TYPE_META_GO = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
+
+function goJsonType(value: unknown): string {
+  if (Array.isArray(value)) return 'array';
+  if (value === null) return 'null';
+  return typeof value === 'boolean' ? 'bool' : typeof value;
+}
+
+/** decodeBody checks and decodes `body` for `view`; `groups` reads either spelling of a group name. */
+export function decodeBody(body: unknown, view: AnyView, groups: Vocabulary, validation: FieldValidation): DecodedBody {
+  if (body === undefined) throw badRequest("couldn't get version/kind; json parse error: unexpected end of JSON input");
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonType(body)} into Go value of type ${TYPE_META_GO}`);
+  }
+  const record = body as Record<string, unknown>;
+  for (const field of ['apiVersion', 'kind'] as const) {
+    const value = record[field];
+    if (value !== undefined && value !== null && typeof value !== 'string') {
+      throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonType(value)} into Go struct field .${field} of type string`);
+    }
+  }
+  const expected = apiVersionOf(view);
+  const given = typeof record['apiVersion'] === 'string' && record['apiVersion'] !== '' ? record['apiVersion'] : undefined;
+  if (given !== undefined && canonicalApiVersion(given, groups) !== expected) {
+    throw badRequest(`the API version in the data (${given}) does not match the expected API version (${expected})`);
+  }
+  const kind = typeof record['kind'] === 'string' && record['kind'] !== '' ? record['kind'] : undefined;
+  const cannotHandle = `${view.kind} in version "${view.version}" cannot be handled as a ${view.kind}`;
+  if (kind !== undefined && kind !== view.kind) {
+    throw badRequest(`${kind} in version "${view.version}" cannot be handled as a ${view.kind}: no kind "${kind}" is registered for version "${expected}" in scheme "pkg/api/legacyscheme/scheme.go:30"`);
+  }
+  const decoded = decodeWithSchema(record, view.schemaName, view.schemas);
+  if (decoded.typeError !== undefined) throw badRequest(`${cannotHandle}: ${decoded.typeError}`);
+  const unknown = decoded.unknownFields.map((field) => `unknown field ${JSON.stringify(field)}`);
+  if (unknown.length > 0 && validation === 'Strict') throw badRequest(`${cannotHandle}: strict decoding error: ${unknown.join(', ')}`);
+  const object = decoded.value as KubeObject;
+  object.metadata ??= {};
+  delete object.apiVersion;
+  delete object.kind;
+  return { object, warnings: validation === 'Warn' ? unknown : [] };
+}
+
+/** canonicalApiVersion maps `group/version` in either spelling of the group to the real one. */
+export function canonicalApiVersion(apiVersion: string, groups: Vocabulary): string {
+  const slash = apiVersion.lastIndexOf('/');
+  if (slash === -1) return apiVersion;
+  return `${groups.canonical(apiVersion.slice(0, slash))}/${apiVersion.slice(slash + 1)}`;
+}

@@ -1,0 +1,307 @@
+/**
+ * The HTTP face of the generic registry: resolves `/api/v1/...` and `/apis/<group>/<version>/...`
+ * URLs to a view, a namespace and a name, and serves get, list, watch, create, replace, patch,
+ * delete and deletecollection with the real server's status codes and bodies.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Vocabulary } from '../../../core/identifiers.ts';
+import { contentTypeOf, negotiateOutput, type OutputForm } from './content-negotiation.ts';
+import { ACCEPTED_PATCH_TYPES } from './error-serializer.ts';
+import { applyMergePatch } from './merge-patch.ts';
+import { managerFromUserAgent } from './managed-fields.ts';
+import type { KubeObject } from './object-meta.ts';
+import { dryRunOf, parseListQuery, parseWriteQuery, single, type Query } from './query-options.ts';
+import type { DeleteRequest, GenericRegistry, ListResult, RequestScope } from './registry.ts';
+import { decodeBody } from './request-body.ts';
+import { badRequest, invalidObject, methodNotSupported, unsupportedMediaType } from './status.ts';
+import { notSupported, type FieldError } from './field-errors.ts';
+import { apiVersionOf, type AnyView } from './strategy.ts';
+import { parseIncludeObject, partialObject, toTable } from './table.ts';
+import { serveWatch, type ActiveWatches, type WatchSettings, type WatchEventType } from './watch.ts';
+
+/** ResourceTarget is a URL resolved to a resource: the view, the namespace and the name (for item URLs). */
+export interface ResourceTarget {
+  readonly scope: RequestScope;
+  readonly name: string | undefined;
+}
+
+/** ViewIndex finds views by group, version and resource. */
+export class ViewIndex {
+  readonly #byPath = new Map<string, AnyView>();
+  constructor(
+    readonly views: readonly AnyView[],
+    readonly groups: Vocabulary,
+  ) {
+    for (const view of views) this.#byPath.set(`${view.group}/${view.version}/${view.resource}`, view);
+  }
+
+  /** find returns the view for a group (either spelling), version and plural resource. */
+  find(group: string, version: string, resource: string): AnyView | undefined {
+    return this.#byPath.get(`${this.groups.canonical(group)}/${version}/${resource}`);
+  }
+}
+
+/** resolveTarget parses the part of a URL after `/api/v1` or `/apis/<g>/<v>`; undefined when no resource answers it. */
+export function resolveTarget(index: ViewIndex, group: string, version: string, segments: readonly string[]): ResourceTarget | undefined {
+  const [first, second, third, fourth, ...rest] = segments;
+  if (first === undefined || rest.length > 0) return undefined;
+  if (first === 'namespaces' && second !== undefined && third !== undefined) {
+    const view = index.find(group, version, third);
+    if (view === undefined || !view.strategy.namespaced) return undefined;
+    return { scope: { view, group, namespace: second }, name: fourth };
+  }
+  if (third !== undefined) return undefined;
+  const view = index.find(group, version, first);
+  if (view === undefined) return undefined;
+  // A namespaced resource's item is only addressable inside its namespace.
+  if (view.strategy.namespaced && second !== undefined) return undefined;
+  return { scope: { view, group, namespace: undefined }, name: second };
+}
+
+/** HandlerContext is what resource handlers share. */
+export interface HandlerContext {
+  readonly registry: GenericRegistry;
+  readonly index: ViewIndex;
+  readonly watch: { readonly settings: WatchSettings; readonly active: ActiveWatches };
+  /** random draws a number in [0, 1) from the injected id source. */
+  readonly random: () => number;
+}
+
+function fieldLabels(view: AnyView): ReadonlySet<string> {
+  // The selectable field set is the same for every object: read it off an empty one.
+  return new Set(Object.keys(view.selectableFields({ metadata: {} })));
+}
+
+function warningHeader(warnings: readonly string[]): string[] {
+  return warnings.map((text) => `299 - ${JSON.stringify(text)}`);
+}
+
+function send(reply: FastifyReply, status: number, body: unknown, contentType: string, warnings: readonly string[] = []): FastifyReply {
+  reply.code(status).header('content-type', contentType).header('cache-control', 'no-cache, private');
+  if (warnings.length > 0) reply.header('warning', warningHeader(warnings));
+  // A Buffer keeps Fastify from rewriting the media type (it would quote `as=Table` and add a charset).
+  return reply.send(Buffer.from(JSON.stringify(body)));
+}
+
+function fieldManagerOf(request: FastifyRequest, given: string | undefined): string {
+  return given ?? managerFromUserAgent(request.headers['user-agent']);
+}
+
+/** serveResource answers one request to a resolved resource URL. */
+export async function serveResource(context: HandlerContext, target: ResourceTarget, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  const { registry } = context;
+  const { scope, name } = target;
+  const { view } = scope;
+  const query = (request.query ?? {}) as Query;
+  const gr = registry.groupResource(scope);
+  const now = registry.clock.now();
+  const respond = (status: number, object: KubeObject, form: OutputForm, warnings: readonly string[] = []): FastifyReply => {
+    if (form.kind === 'table') {
+      const include = parseIncludeObject(single(query, 'includeObject'));
+      return send(reply, status, toTable(view, [{ stored: view.toInternal(structuredClone(object)), object }], { resourceVersion: object.metadata.resourceVersion ?? '' }, { now, version: form.version, include }), contentTypeOf(form, false), warnings);
+    }
+    if (form.kind === 'partial') return send(reply, status, partialObject(object, form.version), contentTypeOf(form, false), warnings);
+    return send(reply, status, object, 'application/json', warnings);
+  };
+  const listBody = (result: ListResult, form: OutputForm): unknown => {
+    const listMeta = { resourceVersion: result.resourceVersion, ...(result.continue === undefined ? {} : { continue: result.continue }), ...(result.remainingItemCount === undefined ? {} : { remainingItemCount: result.remainingItemCount }) };
+    if (form.kind === 'table') {
+      const include = parseIncludeObject(single(query, 'includeObject'));
+      const entries = result.items.map((item) => {
+        const object = { kind: view.kind, apiVersion: apiVersionOf({ group: scope.group, version: view.version }), ...item };
+        return { stored: view.toInternal(structuredClone(object)), object };
+      });
+      return toTable(view, entries, listMeta, { now, version: form.version, include });
+    }
+    if (form.kind === 'partial') {
+      return { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${form.version}`, metadata: listMeta, items: result.items.map((item) => partialObject(item, form.version)) };
+    }
+    return { kind: view.listKind, apiVersion: apiVersionOf({ group: scope.group, version: view.version }), metadata: listMeta, items: result.items };
+  };
+
+  if (name === undefined) {
+    switch (request.method) {
+      case 'GET': {
+        const form = negotiateOutput(request.headers.accept);
+        const listQuery = parseListQuery(query, fieldLabels(view));
+        if (listQuery.watch) return startWatch(context, scope, listQuery, form, request, reply);
+        const result = await registry.list(scope, listQuery);
+        return send(reply, 200, listBody(result, form), contentTypeOf(form, true));
+      }
+      case 'POST': {
+        if (view.strategy.namespaced && scope.namespace === undefined) throw methodNotSupported(gr, 'create');
+        const form = negotiateOutput(request.headers.accept);
+        const options = parseWriteQuery(query, 'CreateOptions');
+        const decoded = decodeBody(request.body, view, context.index.groups, options.fieldValidation);
+        const created = await registry.create(scope, decoded.object, { dryRun: options.dryRun, fieldManager: fieldManagerOf(request, options.fieldManager) });
+        return respond(201, created.object, form, [...decoded.warnings, ...created.warnings]);
+      }
+      case 'DELETE': {
+        const form = negotiateOutput(request.headers.accept);
+        const listQuery = parseListQuery(query, fieldLabels(view));
+        const deletion = deleteRequestOf(query, request.body);
+        const result = await registry.deleteCollection(scope, listQuery, deletion);
+        return send(reply, 200, listBody(result, form), contentTypeOf(form, true));
+      }
+      default:
+        throw methodNotSupported(gr, request.method.toLowerCase());
+    }
+  }
+
+  switch (request.method) {
+    case 'GET': {
+      const form = negotiateOutput(request.headers.accept);
+      return respond(200, await registry.get(scope, name, single(query, 'resourceVersion')), form);
+    }
+    case 'PUT': {
+      const form = negotiateOutput(request.headers.accept);
+      const options = parseWriteQuery(query, 'UpdateOptions');
+      const decoded = decodeBody(request.body, view, context.index.groups, options.fieldValidation);
+      const result = await registry.update(scope, name, () => decoded.object, { dryRun: options.dryRun, fieldManager: fieldManagerOf(request, options.fieldManager), allowCreate: true });
+      return respond(result.created ? 201 : 200, result.object, form, [...decoded.warnings, ...result.warnings]);
+    }
+    case 'PATCH': {
+      const form = negotiateOutput(request.headers.accept);
+      const contentType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      if (!ACCEPTED_PATCH_TYPES.includes(contentType)) throw unsupportedMediaType(ACCEPTED_PATCH_TYPES);
+      const options = parseWriteQuery(query, 'PatchOptions', true);
+      const patch = request.body;
+      if (patch === undefined || patch === null || typeof patch !== 'object' || Array.isArray(patch)) {
+        throw badRequest(`json: cannot unmarshal ${Array.isArray(patch) ? 'array' : typeof patch} into Go value of type map[string]interface {}`);
+      }
+      let warnings: string[] = [];
+      const result = await registry.update(
+        scope,
+        name,
+        (current) => {
+          const merged = applyMergePatch(current, patch);
+          const decoded = decodeBody(merged, view, context.index.groups, options.fieldValidation);
+          warnings = decoded.warnings;
+          return decoded.object;
+        },
+        { dryRun: options.dryRun, fieldManager: fieldManagerOf(request, options.fieldManager), allowCreate: false },
+      );
+      return respond(200, result.object, form, [...warnings, ...result.warnings]);
+    }
+    case 'DELETE': {
+      const form = negotiateOutput(request.headers.accept);
+      const deletion = deleteRequestOf(query, request.body);
+      const outcome = await registry.delete(scope, name, deletion);
+      if (outcome.kind === 'pending') return respond(200, outcome.object, form);
+      return send(
+        reply,
+        200,
+        { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, group: scope.group, kind: view.resource, uid: outcome.object.metadata.uid ?? '' } },
+        'application/json',
+      );
+    }
+    default:
+      throw methodNotSupported(gr, request.method.toLowerCase());
+  }
+}
+
+const PROPAGATION_POLICIES = ['Foreground', 'Background', 'Orphan'];
+
+/** deleteRequestOf reads DeleteOptions from the query and the optional body, with the real checks. */
+export function deleteRequestOf(query: Query, body: unknown): DeleteRequest {
+  const errors: FieldError[] = [];
+  let dryRun = dryRunOf(query, errors);
+  const options = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
+    throw badRequest(`json: cannot unmarshal ${Array.isArray(body) ? 'array' : typeof body} into Go value of type v1.DeleteOptions`);
+  }
+  if (Array.isArray(options['dryRun'])) {
+    const values = options['dryRun'] as unknown[];
+    if (values.some((value) => value !== 'All')) errors.push(notSupported('dryRun', values, ['All']));
+    dryRun ||= values.length > 0;
+  }
+  const policy = (options['propagationPolicy'] as string | undefined) ?? single(query, 'propagationPolicy');
+  if (policy !== undefined && !PROPAGATION_POLICIES.includes(policy)) errors.push(notSupported('propagationPolicy', policy, PROPAGATION_POLICIES));
+  const orphan = options['orphanDependents'] ?? single(query, 'orphanDependents');
+  if (orphan !== undefined && policy !== undefined) errors.push({ type: 'FieldValueInvalid', field: 'propagationPolicy', value: policy, detail: 'orphanDependents and deletionPropagation cannot be both set' });
+  if (errors.length > 0) throw invalidObject({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', errors);
+  const pre = options['preconditions'] as { uid?: string; resourceVersion?: string } | undefined;
+  return { dryRun, preconditions: pre === undefined ? undefined : { ...(pre.uid === undefined ? {} : { uid: pre.uid }), ...(pre.resourceVersion === undefined ? {} : { resourceVersion: pre.resourceVersion }) } };
+}
+
+/** ENCODED caches encoded watch lines per store change (weakly: they go with the change). */
+const ENCODED = new WeakMap<object, Map<string, string>>();
+
+async function startWatch(context: HandlerContext, scope: RequestScope, query: ReturnType<typeof parseListQuery>, form: OutputForm, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const { view } = scope;
+  // Errors found before the stream starts are ordinary responses; serveWatch throws those first.
+  let started = false;
+  let headersSent = false;
+  const raw = reply.raw;
+  const include = form.kind === 'table' ? parseIncludeObject(single(query as unknown as Query, 'includeObject')) : 'Metadata';
+  const now = () => context.registry.clock.now();
+  const encode = (type: WatchEventType, object: KubeObject | Record<string, unknown>): string => {
+    if (type === 'ERROR' || type === 'BOOKMARK' || form.kind === 'object') return JSON.stringify({ type, object });
+    const kube = object as KubeObject;
+    if (form.kind === 'partial') return JSON.stringify({ type, object: partialObject(kube, form.version) });
+    const table = toTable(view, [{ stored: view.toInternal(structuredClone(kube)), object: kube }], { resourceVersion: kube.metadata.resourceVersion ?? '' }, { now: now(), version: form.version, include, noHeaders: headersSent });
+    headersSent = true;
+    return JSON.stringify({ type, object: table });
+  };
+  // With many watchers on one view, a change is encoded once, not once per watcher. Tables are
+  // per watcher (their headers depend on what that watcher was sent before).
+  const cacheKey = `${view.storeKind}|${view.group}/${view.version}|${scope.group}|${form.kind}`;
+  const encodeShared = (type: WatchEventType, given: KubeObject | Record<string, unknown> | (() => KubeObject), shared: object | undefined): string => {
+    const object = (): KubeObject | Record<string, unknown> => (typeof given === 'function' ? given() : given);
+    if (shared === undefined || form.kind === 'table') return `${encode(type, object())}\n`;
+    let byForm = ENCODED.get(shared);
+    if (byForm === undefined) ENCODED.set(shared, (byForm = new Map()));
+    const key = `${cacheKey}|${type}`;
+    let line = byForm.get(key);
+    if (line === undefined) byForm.set(key, (line = `${encode(type, object())}\n`));
+    return line;
+  };
+  const begin = (): void => {
+    if (started) return;
+    started = true;
+    reply.hijack();
+    raw.writeHead(200, { 'content-type': contentTypeOf(form, false), 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked' });
+    raw.flushHeaders();
+  };
+  let ended = false;
+  // Lines queued in one turn of the event loop go out in one write: a socket write is a system
+  // call, and with many watchers those calls, not the encoding, bound throughput. When the server
+  // is idle a turn holds one event, so this adds no latency; under load batches grow by themselves.
+  let pending: string[] = [];
+  let flushSoon: NodeJS.Immediate | undefined;
+  const flush = (): void => {
+    if (flushSoon !== undefined) clearImmediate(flushSoon);
+    flushSoon = undefined;
+    if (pending.length === 0 || raw.destroyed) return;
+    const text = pending.length === 1 ? pending[0]! : pending.join('');
+    pending = [];
+    raw.write(text);
+  };
+  await serveWatch(
+    context.registry,
+    scope,
+    query,
+    {
+      send(type, object, shared) {
+        if (ended) return;
+        begin();
+        pending.push(encodeShared(type, object, shared));
+        flushSoon ??= setImmediate(flush);
+      },
+      end() {
+        if (ended) return;
+        ended = true;
+        begin();
+        flush();
+        raw.end();
+      },
+      onClose(listener) {
+        request.raw.on('close', listener);
+        raw.on('close', listener);
+      },
+    },
+    { settings: context.watch.settings, active: context.watch.active, random: context.random() },
+  );
+  // Headers go out at once, even before the first event, so clients see the watch is open.
+  if (!ended) begin();
+}

@@ -1,0 +1,58 @@
+/**
+ * Who a cluster API request comes from: the bearer token's principal as a Kubernetes user.
+ * A principal's user name is its email (as on GKE); the admin token is `system:admin` in
+ * `system:masters`. No token, or one nobody issued, is the real 401 `Unauthorized`.
+ *
+ * kubectl (client-go) never sends a bearer token over plain HTTP, and fogbank serves HTTP on
+ * loopback; so the kubeconfig fogbank writes carries the token as the password of the server
+ * URL (`http://fogbank:TOKEN@127.0.0.1:8780`), which Go's HTTP client sends as Basic
+ * credentials. A Basic password is therefore read as a bearer token.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ADMIN_EMAIL, type Authenticator } from '../../core/auth.ts';
+import { unauthorized } from './apimachinery/status.ts';
+
+/** UserInfo is an authenticated Kubernetes user. */
+export interface UserInfo {
+  readonly name: string;
+  readonly groups: readonly string[];
+}
+
+/** PUBLIC_PATHS answer without credentials (the real server's `system:public-info-viewer`). */
+export const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/version', '/livez', '/readyz', '/healthz']);
+
+const users = new WeakMap<FastifyRequest, UserInfo>();
+
+/** userOf is the authenticated user of a request (undefined on public paths without a token). */
+export function userOf(request: FastifyRequest): UserInfo | undefined {
+  return users.get(request);
+}
+
+/** useClusterAuth authenticates every request of the cluster context before it is handled. */
+export function useClusterAuth(app: FastifyInstance, auth: Authenticator): void {
+  app.addHook('onRequest', async (request) => {
+    const path = request.url.split('?')[0] ?? '';
+    const identity = auth.identify(bearerOf(request.headers.authorization));
+    if (identity.kind === 'principal') {
+      const principal = identity.principal;
+      const admin = principal.email === ADMIN_EMAIL;
+      users.set(request, {
+        name: admin ? 'system:admin' : principal.email,
+        groups: admin ? ['system:masters', 'system:authenticated'] : [...principal.groups, 'system:authenticated'],
+      });
+      return;
+    }
+    // A token nobody issued is refused even on public paths, as the real server does.
+    if (identity.kind === 'unknown-token' || !PUBLIC_PATHS.has(path.replace(/\/$/, ''))) throw unauthorized();
+  });
+}
+
+/** bearerOf turns `Basic base64(user:TOKEN)` into `Bearer TOKEN`; other headers pass unchanged. */
+export function bearerOf(authorization: string | undefined): string | undefined {
+  if (authorization === undefined || authorization.trim() === '') return undefined;
+  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization);
+  if (basic === null) return authorization;
+  const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon === -1 ? 'Bearer ' : `Bearer ${decoded.slice(colon + 1)}`;
+}

@@ -1,0 +1,123 @@
+/**
+ * API discovery, generated from the served views: aggregated discovery v2 (what kubectl 1.32
+ * asks for first) and the legacy APIVersions / APIGroupList / APIGroup / APIResourceList forms.
+ */
+import type { Spelling, Vocabulary } from '../../core/identifiers.ts';
+import { parseAccept } from './apimachinery/content-negotiation.ts';
+import type { AnyView } from './apimachinery/strategy.ts';
+
+/** ALL_VERBS are the verbs every resource here supports (namespaces lack deletecollection, as upstream). */
+const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+function verbsOf(view: AnyView): string[] {
+  return view.resource === 'namespaces' ? ALL_VERBS.filter((verb) => verb !== 'deletecollection') : ALL_VERBS;
+}
+
+/** AggregatedForm is the aggregated discovery version a client accepts, if any. */
+export type AggregatedForm = 'v2' | 'v2beta1' | undefined;
+
+/** aggregatedFormOf reads whether the Accept header asks for aggregated discovery first. */
+export function aggregatedFormOf(accept: string | undefined): AggregatedForm {
+  for (const range of parseAccept(accept)) {
+    if (range.params['as'] === 'APIGroupDiscoveryList' && range.params['g'] === 'apidiscovery.k8s.io') {
+      if (range.params['v'] === 'v2' || range.params['v'] === 'v2beta1') return range.params['v'];
+      continue;
+    }
+    if (range.type === 'application/json' || range.type === '*/*') return undefined;
+  }
+  return undefined;
+}
+
+/** Discovery answers the discovery documents for a set of views. */
+export class Discovery {
+  constructor(
+    readonly views: readonly AnyView[],
+    readonly groups: Vocabulary,
+    readonly spelling: Spelling,
+  ) {}
+
+  #groupName(group: string): string {
+    return group === '' ? '' : this.groups.spell(group, this.spelling);
+  }
+
+  #namedGroups(): string[] {
+    return [...new Set(this.views.filter((view) => view.group !== '').map((view) => view.group))];
+  }
+
+  #versions(group: string): string[] {
+    return [...new Set(this.views.filter((view) => view.group === group).map((view) => view.version))];
+  }
+
+  /** aggregated renders the APIGroupDiscoveryList for `/api` (core) or `/apis` (named groups). */
+  aggregated(core: boolean, form: 'v2' | 'v2beta1'): Record<string, unknown> {
+    const groups = core ? [''] : this.#namedGroups();
+    return {
+      kind: 'APIGroupDiscoveryList',
+      apiVersion: `apidiscovery.k8s.io/${form}`,
+      metadata: {},
+      items: groups.map((group) => ({
+        metadata: { name: this.#groupName(group), creationTimestamp: null },
+        versions: this.#versions(group).map((version) => ({
+          version,
+          resources: this.views
+            .filter((view) => view.group === group && view.version === version)
+            .map((view) => ({
+              resource: view.resource,
+              responseKind: { group: '', version: '', kind: view.kind },
+              scope: view.strategy.namespaced ? 'Namespaced' : 'Cluster',
+              singularResource: view.singular,
+              verbs: verbsOf(view),
+              ...(view.shortNames.length === 0 ? {} : { shortNames: view.shortNames }),
+              ...(view.categories.length === 0 ? {} : { categories: view.categories }),
+            })),
+          freshness: 'Current',
+        })),
+      })),
+    };
+  }
+
+  /** apiVersions is the legacy `/api` answer. */
+  apiVersions(serverAddress: string): Record<string, unknown> {
+    return { kind: 'APIVersions', versions: this.#versions(''), serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
+  }
+
+  #apiGroup(group: string): Record<string, unknown> {
+    const name = this.#groupName(group);
+    const versions = this.#versions(group).map((version) => ({ groupVersion: `${name}/${version}`, version }));
+    return { name, versions, preferredVersion: versions[0] };
+  }
+
+  /** apiGroupList is the legacy `/apis` answer. */
+  apiGroupList(): Record<string, unknown> {
+    return { kind: 'APIGroupList', apiVersion: 'v1', groups: this.#namedGroups().map((group) => this.#apiGroup(group)) };
+  }
+
+  /** apiGroup is `/apis/<group>`; undefined for an unknown group. */
+  apiGroup(group: string): Record<string, unknown> | undefined {
+    const canonical = this.groups.canonical(group);
+    if (!this.#namedGroups().includes(canonical)) return undefined;
+    return { kind: 'APIGroup', apiVersion: 'v1', ...this.#apiGroup(canonical) };
+  }
+
+  /** apiResourceList is `/api/v1` or `/apis/<group>/<version>`; undefined when nothing is served there. */
+  apiResourceList(group: string, version: string): Record<string, unknown> | undefined {
+    const canonical = group === '' ? '' : this.groups.canonical(group);
+    const views = this.views.filter((view) => view.group === canonical && view.version === version);
+    if (views.length === 0) return undefined;
+    const name = this.#groupName(canonical);
+    return {
+      kind: 'APIResourceList',
+      apiVersion: 'v1',
+      groupVersion: name === '' ? version : `${name}/${version}`,
+      resources: views.map((view) => ({
+        name: view.resource,
+        singularName: view.singular,
+        namespaced: view.strategy.namespaced,
+        kind: view.kind,
+        verbs: verbsOf(view),
+        ...(view.shortNames.length === 0 ? {} : { shortNames: view.shortNames }),
+        ...(view.categories.length === 0 ? {} : { categories: view.categories }),
+      })),
+    };
+  }
+}

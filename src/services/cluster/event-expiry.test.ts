@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseDuration, parseStartArgs } from '../../cli/args.ts';
+import { ManualClock } from '../../core/clock.ts';
+import { MemoryStore } from '../../store/index.ts';
+import { EventExpiry, lastActivity } from './event-expiry.ts';
+import { EVENT_STORE_KIND, type CoreEvent } from './resources/events.ts';
+
+function stored(name: string, created: string, extra: Partial<CoreEvent> = {}): CoreEvent {
+  return { metadata: { name, namespace: 'default', creationTimestamp: created }, reason: 'R', ...extra };
+}
+
+describe('event expiry (--event-ttl)', () => {
+  it('deletes events whose last activity is older than the TTL, and keeps the rest', async () => {
+    const store = new MemoryStore();
+    const clock = new ManualClock(new Date('2025-01-01T02:00:00Z'));
+    await store.transact(async (tx) => {
+      await tx.put(EVENT_STORE_KIND, 'default/old', stored('old', '2025-01-01T00:00:00Z'));
+      await tx.put(EVENT_STORE_KIND, 'default/recent', stored('recent', '2025-01-01T01:30:00Z'));
+      await tx.put(EVENT_STORE_KIND, 'default/series', stored('series', '2025-01-01T00:00:00Z', { series: { count: 5, lastObservedTime: '2025-01-01T01:45:00.000000Z' } }));
+      await tx.put(EVENT_STORE_KIND, 'default/legacy', stored('legacy', '2025-01-01T00:00:00Z', { lastTimestamp: '2025-01-01T01:10:00Z' }));
+    });
+    const expiry = new EventExpiry(store, clock, 3600);
+    assert.equal(await expiry.sweep(), 1);
+    assert.deepEqual((await store.list(EVENT_STORE_KIND)).map((record) => record.key), ['default/legacy', 'default/recent', 'default/series']);
+    clock.advance(20 * 60_000);
+    assert.equal(await expiry.sweep(), 1);
+    assert.deepEqual((await store.list(EVENT_STORE_KIND)).map((record) => record.key), ['default/recent', 'default/series']);
+    assert.equal(lastActivity(stored('x', 'not a time')), 0);
+    await store.close();
+  });
+
+  it('reads --event-ttl as a duration', () => {
+    assert.equal(parseDuration('1h'), 3600);
+    assert.equal(parseDuration('1h30m'), 5400);
+    assert.equal(parseDuration('90s'), 90);
+    assert.equal(parseDuration('1d'), undefined);
+    assert.equal(parseStartArgs(['--event-ttl', '30m']).eventTtlSeconds, 1800);
+    assert.throws(() => parseStartArgs(['--event-ttl=soon']), { message: "--event-ttl must be a duration such as 1h, 30m or 90s, not 'soon'" });
+  });
+});

@@ -1,0 +1,96 @@
+/**
+ * The cluster family's working parts, loaded on the first request to the family's paths rather
+ * at start-up (start-up time: this module and its imports are most of the family's code): the
+ * generic registry over the store, the served views, discovery, OpenAPI documents, event expiry,
+ * and the namespaces every cluster starts with.
+ */
+import type { Spelling, Vocabulary } from '../../core/identifiers.ts';
+import type { ServiceContext } from '../../core/service.ts';
+import type { Transaction } from '../../store/index.ts';
+import type { KubeObject } from './apimachinery/object-meta.ts';
+import { GenericRegistry, type RegistryHooks } from './apimachinery/registry.ts';
+import { resolveTarget, serveResource, ViewIndex, type HandlerContext } from './apimachinery/resource-handlers.ts';
+import type { AnyView } from './apimachinery/strategy.ts';
+import { ActiveWatches, DEFAULT_WATCH_SETTINGS, type WatchSettings } from './apimachinery/watch.ts';
+import { Discovery } from './discovery.ts';
+import { EventExpiry } from './event-expiry.ts';
+import { OpenApiDocuments } from './openapi.ts';
+import { clusterRolesView } from './resources/cluster-roles.ts';
+import { coreEventsView, EVENT_STORE_KIND, eventsV1View } from './resources/events.ts';
+import { INITIAL_NAMESPACES, NAMESPACE_STORE_KIND, namespacesView, PROTECTED_NAMESPACES } from './resources/namespaces.ts';
+
+/** CLUSTER_VIEWS are every resource view served, in discovery order. */
+export const CLUSTER_VIEWS: readonly AnyView[] = [namespacesView, coreEventsView, clusterRolesView, eventsV1View] as unknown as readonly AnyView[];
+
+/** registryHooks are the cross-resource rules: namespaces must exist, some may not go, and take their events with them. */
+function registryHooks(): RegistryHooks {
+  return {
+    namespaceExists: async (tx: Transaction, namespace: string) => (await tx.get(NAMESPACE_STORE_KIND, namespace)) !== undefined,
+    beforeDelete: (view: AnyView, object: KubeObject) =>
+      view.storeKind === NAMESPACE_STORE_KIND && PROTECTED_NAMESPACES.has(object.metadata.name ?? '') ? 'this namespace may not be deleted' : undefined,
+    afterDelete: async (tx: Transaction, view: AnyView, object: KubeObject) => {
+      if (view.storeKind !== NAMESPACE_STORE_KIND) return;
+      for (const record of await tx.list(EVENT_STORE_KIND, { prefix: `${object.metadata.name ?? ''}/` })) await tx.delete(EVENT_STORE_KIND, record.key);
+    },
+  };
+}
+
+/** ClusterRuntime is the loaded family. */
+export interface ClusterRuntime {
+  readonly handlers: HandlerContext;
+  readonly resolveTarget: typeof resolveTarget;
+  readonly serveResource: typeof serveResource;
+  readonly discovery: Discovery;
+  readonly openapi: OpenApiDocuments;
+  /** close ends every watch and stops event expiry. */
+  close(): void;
+}
+
+/** RuntimeOptions are what the runtime needs from the family's options. */
+export interface RuntimeOptions {
+  readonly groups: Vocabulary;
+  readonly spelling: Spelling;
+  readonly eventTtlSeconds: number;
+  readonly watch: Partial<WatchSettings> | undefined;
+}
+
+function randomFrom(context: ServiceContext): () => number {
+  return () => context.ids.bytes(4).readUInt32BE(0) / 2 ** 32;
+}
+
+/** startClusterRuntime builds the family's parts and seeds the initial namespaces. */
+export async function startClusterRuntime(context: ServiceContext, options: RuntimeOptions): Promise<ClusterRuntime> {
+  const registry = new GenericRegistry(context.store, context.clock, context.ids, registryHooks());
+  const index = new ViewIndex(CLUSTER_VIEWS, options.groups);
+  const active = new ActiveWatches();
+  const handlers: HandlerContext = { registry, index, watch: { settings: { ...DEFAULT_WATCH_SETTINGS, ...options.watch }, active }, random: randomFrom(context) };
+  await seedNamespaces(registry);
+  const expiry = new EventExpiry(context.store, context.clock, options.eventTtlSeconds);
+  expiry.start();
+  return {
+    handlers,
+    resolveTarget,
+    serveResource,
+    discovery: new Discovery(CLUSTER_VIEWS, options.groups, options.spelling),
+    openapi: new OpenApiDocuments(CLUSTER_VIEWS, options.groups, options.spelling),
+    close() {
+      expiry.stop();
+      active.closeAll();
+    },
+  };
+}
+
+/** seedNamespaces creates the namespaces every cluster starts with (once; they persist with the store). */
+async function seedNamespaces(registry: GenericRegistry): Promise<void> {
+  const scope = { view: namespacesView as unknown as AnyView, group: '', namespace: undefined };
+  for (const name of INITIAL_NAMESPACES) {
+    if ((await registry.store.get(NAMESPACE_STORE_KIND, name)) !== undefined) continue;
+    try {
+      await registry.create(scope, { metadata: { name } }, { dryRun: false, fieldManager: 'kube-apiserver' });
+    } catch (error) {
+      // Another fogbank sharing the store seeded it first.
+      if (!(error instanceof Error && error.name === 'StatusError' && (error as { reason?: string }).reason === 'AlreadyExists')) throw error;
+    }
+  }
+}
+

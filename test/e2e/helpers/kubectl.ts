@@ -1,0 +1,65 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { kubeconfigText } from '../../../src/services/cluster/index.ts';
+
+/** KubectlResult is what one kubectl command did. */
+export interface KubectlResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** findKubectl locates the real kubectl, or throws loudly: the cluster end-to-end tests need it. */
+export function findKubectl(): string {
+  for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
+    const candidate = join(dir, 'kubectl');
+    if (dir !== '' && existsSync(candidate)) return candidate;
+  }
+  throw new Error('kubectl is not installed: the cluster end-to-end tests drive the real kubectl');
+}
+
+/** Kubectl runs the real kubectl against one fogbank, with its own kubeconfig and cache in a temp dir. */
+export class Kubectl {
+  readonly dir = mkdtempSync(join(tmpdir(), 'fogbank-kubectl-'));
+  readonly kubeconfig = join(this.dir, 'kubeconfig');
+  readonly #binary = findKubectl();
+
+  constructor(server: string, token: string) {
+    writeFileSync(this.kubeconfig, kubeconfigText(server, token));
+  }
+
+  #args(args: readonly string[]): string[] {
+    return ['--kubeconfig', this.kubeconfig, '--cache-dir', join(this.dir, 'cache'), ...args];
+  }
+
+  #env(): NodeJS.ProcessEnv {
+    return { PATH: process.env['PATH'], HOME: this.dir };
+  }
+
+  /** run executes one command to completion (bounded at 60 s). */
+  run(args: readonly string[], input?: string): Promise<KubectlResult> {
+    return new Promise((resolve) => {
+      const child = execFile(this.#binary, this.#args(args), { env: this.#env(), timeout: 60_000 }, (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : 1;
+        resolve({ code, stdout, stderr });
+      });
+      if (input !== undefined) child.stdin!.end(input);
+    });
+  }
+
+  /** start runs a long command (get -w) whose output is read while it runs. */
+  start(args: readonly string[]): { child: ChildProcess; output: () => string } {
+    const child = spawn(this.#binary, this.#args(args), { env: this.#env(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    return { child, output: () => output };
+  }
+
+  /** cleanup removes the temp dir. */
+  cleanup(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
