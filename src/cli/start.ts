@@ -6,7 +6,7 @@ import { realTimers, systemClock, type Clock, type Timers } from '../core/clock.
 import type { OperationsMode } from '../core/config.ts';
 import { cryptoIds, hexId, type IdSource } from '../core/ids.ts';
 import type { LogLevel } from '../core/log.ts';
-import { buildServer, DEFAULT_BODY_LIMIT } from '../core/server.ts';
+import { buildServer, DEFAULT_BODY_LIMIT, warmUp } from '../core/server.ts';
 import { createClusterService } from '../services/cluster/index.ts';
 import { KUBECONFIG_FILE_NAME, kubeconfigText } from '../services/cluster/kubeconfig.ts';
 import { SERVICES } from '../services/registry.ts';
@@ -56,6 +56,8 @@ export interface RunningFogbank {
   readonly dataDir: string | undefined;
   readonly store: Store;
   readonly app: FastifyInstance;
+  /** settled resolves once every family's deferred start-up work is done (ServiceHandle.warmUp). */
+  readonly settled: Promise<void>;
   /** close stops accepting, finishes in-flight requests, stops background work and closes the store. */
   close(): Promise<void>;
 }
@@ -114,7 +116,11 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
       writeFileSync(kubeconfigFile, kubeconfigText(`http://${urlHost}:${port}`, adminToken), { mode: 0o600 });
     }
     let closing: Promise<void> | undefined;
+    // Deferred start-up work runs now that clients can connect; a failure there is the failing
+    // family's to report on its next request, so it never escapes as an unhandled rejection.
+    const settled = warmUp(app).catch(() => undefined);
     return {
+      settled,
       url: `http://${urlHost}:${port}`,
       host,
       port,

@@ -76,12 +76,23 @@ export async function buildServer(context: ServiceContext, services: readonly Se
       });
     });
   }
+  warmUps.set(app, () => Promise.all(handles.map((handle) => handle.warmUp?.())).then(() => undefined));
   // Long polls (Operation wait, watches) must end before in-flight requests are awaited.
   app.addHook('preClose', async () => {
     await Promise.all(handles.map((handle) => handle.close()));
   });
   await app.ready();
   return app;
+}
+
+const warmUps = new WeakMap<FastifyInstance, () => Promise<void>>();
+
+/**
+ * warmUp runs every family's deferred start-up work (ServiceHandle.warmUp) once and resolves when
+ * it is done: the server is then settled, with no write pending that no request asked for.
+ */
+export function warmUp(app: FastifyInstance): Promise<void> {
+  return warmUps.get(app)?.() ?? Promise.resolve();
 }
 
 /**

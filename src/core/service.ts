@@ -25,6 +25,12 @@ export interface ServiceContext {
 export interface ServiceHandle {
   /** close stops background work (timers, watchers) and wakes anything long-polling. */
   close(): Promise<void>;
+  /**
+   * warmUp finishes what the family deferred to keep start-up fast (loading its code, seeding the
+   * objects a fresh instance has). Core starts it once the server listens; requests that arrive
+   * sooner wait for the same work, so it only moves the cost off the first request.
+   */
+  warmUp?(): Promise<void>;
 }
 
 /** ErrorResponse is an error as it goes on the wire: status, extra headers and a JSON body. */

@@ -1,16 +1,4 @@
-import { readFileSync } from 'node:fs';
 import type { Random } from './random.ts';
-
-/**
- * HOSTILE_FILTERS_ON says whether the fuzzer sends filters built to make a backtracking regex
- * engine run for seconds or forever (`(.|.)*Q`, `****** *Q`). They are only safe once list
- * filters run on a linear-time engine (re2js), so the switch is on exactly when the list-filter
- * module imports re2js, and the run says so when it is off.
- */
-export const HOSTILE_FILTERS_ON: boolean = /from\s+['"]re2js['"]/.test(readFileSync(new URL('../../src/services/compute/shared/list-filter.ts', import.meta.url), 'utf8'));
-
-/** HOSTILE_FILTERS_OFF_REASON is printed when the switch is off. */
-export const HOSTILE_FILTERS_OFF_REASON = 'hostile regex filters skipped: src/services/compute/shared/list-filter.ts does not import re2js yet (a backtracking engine would stall the run)';
 
 /** Filters that are merely malformed or odd: every engine must refuse or answer them quickly. */
 const ODD_FILTERS: readonly string[] = [
@@ -33,7 +21,7 @@ const ODD_FILTERS: readonly string[] = [
   'name = "a" OR '.repeat(500) + 'name = "b"',
 ];
 
-/** Filters that blow up a backtracking regex engine; sent only when HOSTILE_FILTERS_ON. */
+/** Filters that blow up a backtracking regex engine (`(.|.)*Q`, `****** *Q`): list filters run on RE2, so each must answer at once. */
 const HOSTILE_FILTERS: readonly string[] = [
   'description eq "(.|.)*Q"',
   'description = "****** *Q"',
@@ -68,7 +56,7 @@ export function hostileQuery(random: Random): string {
   const count = 1 + random.int(3);
   for (let i = 0; i < count; i++) {
     if (random.chance(0.25)) {
-      const filters = HOSTILE_FILTERS_ON && random.chance(0.5) ? HOSTILE_FILTERS : ODD_FILTERS;
+      const filters = random.chance(0.5) ? HOSTILE_FILTERS : ODD_FILTERS;
       parts.push(`filter=${encodeURIComponent(random.pick(filters))}`);
       continue;
     }

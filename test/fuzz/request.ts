@@ -26,6 +26,19 @@ export function toBytes(request: FuzzRequest): Buffer {
 
 /** pathOfTarget is the path part of a request-target, as core uses it to pick the family. */
 export function pathOfTarget(target: string): string {
-  const query = target.search(/[?#]/);
-  return query === -1 ? target : target.slice(0, query);
+  // An absolute-form target (`http://host/path`) names its path after the authority.
+  const origin = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(target);
+  const rest = origin === null ? target : target.slice(origin[0].length) || '/';
+  const query = rest.search(/[?#]/);
+  return query === -1 ? rest : rest.slice(0, query);
+}
+
+/**
+ * targetAsSeen is the request-target the server can read from what was sent: a raw head's own
+ * request line when it has one (a garbage head has none, and the server answers it in the
+ * fallback family's dialect), the intended target otherwise.
+ */
+export function targetAsSeen(request: FuzzRequest): string {
+  if (request.raw === undefined) return request.target;
+  return /^[A-Z]+ (\S+) HTTP\//.exec(request.raw.toString('latin1'))?.[1] ?? '';
 }

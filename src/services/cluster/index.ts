@@ -9,7 +9,7 @@ import { loadYamlParser } from '../../core/config.ts';
 import { DEFAULT_BODY_LIMIT } from '../../core/server.ts';
 import { apiGroupVocabulary, DEFAULT_API_DOMAIN, type Vocabulary } from '../../core/identifiers.ts';
 import type { ServiceContext, ServiceDefinition } from '../../core/service.ts';
-import { renderClusterError, useClusterErrors, YamlBodyError } from './apimachinery/error-serializer.ts';
+import { clusterErrorBodyProblem, renderClusterError, useClusterErrors, YamlBodyError } from './apimachinery/error-serializer.ts';
 import { notFoundPath } from './apimachinery/status.ts';
 import type { WatchSettings } from './apimachinery/watch.ts';
 import { useClusterAuth } from './cluster-auth.ts';
@@ -45,6 +45,7 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
     name: 'cluster',
     pathPrefixes: CLUSTER_PATH_PREFIXES,
     renderError: renderClusterError,
+    errorBodyProblem: clusterErrorBodyProblem,
     async register(app: FastifyInstance, context: ServiceContext) {
       const bodyLimit = app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT;
       useClusterErrors(app, bodyLimit);
@@ -52,10 +53,14 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
       useYamlBodies(app);
       // The working parts load on the first request (start-up time); every route awaits them.
       let loading: Promise<ClusterRuntime> | undefined;
+      // A failed start (the store unreachable, say) is retried by the next request, not kept.
       const runtime = (): Promise<ClusterRuntime> =>
-        (loading ??= import('./runtime.ts').then((module) =>
-          module.startClusterRuntime(context, { groups, spelling, eventTtlSeconds: options.eventTtlSeconds ?? DEFAULT_EVENT_TTL_SECONDS, watch: options.watch }),
-        ));
+        (loading ??= import('./runtime.ts')
+          .then((module) => module.startClusterRuntime(context, { groups, spelling, eventTtlSeconds: options.eventTtlSeconds ?? DEFAULT_EVENT_TTL_SECONDS, watch: options.watch }))
+          .catch((error: unknown) => {
+            loading = undefined;
+            throw error;
+          }));
 
       const json = (reply: FastifyReply, body: unknown, contentType = 'application/json') =>
         reply.code(200).header('content-type', contentType).header('cache-control', 'no-cache, private').send(Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)));
@@ -126,7 +131,10 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
       });
       return {
         close: async () => {
-          if (loading !== undefined) (await loading).close();
+          if (loading !== undefined) (await loading.catch(() => undefined))?.close();
+        },
+        warmUp: async () => {
+          await runtime();
         },
       };
     },

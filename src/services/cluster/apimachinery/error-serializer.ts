@@ -68,6 +68,25 @@ export function renderClusterError(error: unknown, site: ErrorSite): ErrorRespon
   return { status: status.httpStatus, headers: { ...status.headers(), 'content-type': 'application/json', 'cache-control': 'no-cache, private' }, body: statusBody(status) };
 }
 
+/**
+ * clusterErrorBodyProblem checks a body against the Status dialect (ServiceDefinition.errorBodyProblem):
+ * `kind: Status`, `apiVersion: v1`, `status: Failure`, a message, the code equal to the HTTP
+ * status; `reason` and `details` as a real apiserver writes them when it has them.
+ */
+export function clusterErrorBodyProblem(status: number, body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'not an object';
+  const value = body as Record<string, unknown>;
+  const extra = Object.keys(value).filter((key) => !['kind', 'apiVersion', 'metadata', 'status', 'message', 'reason', 'details', 'code'].includes(key));
+  if (extra.length > 0) return `unexpected members ${extra.join(', ')}`;
+  if (value['kind'] !== 'Status' || value['apiVersion'] !== 'v1') return 'not a v1 Status';
+  if (value['status'] !== 'Failure') return `status is ${String(value['status'])}, not Failure`;
+  if (value['code'] !== status) return `code ${String(value['code'])} is not the HTTP status ${status}`;
+  if (typeof value['message'] !== 'string' || value['message'] === '') return 'no message';
+  if (value['reason'] !== undefined && !/^[A-Z][A-Za-z]*$/.test(String(value['reason']))) return 'reason is not a StatusReason';
+  if (value['details'] !== undefined && (typeof value['details'] !== 'object' || value['details'] === null)) return 'details is not an object';
+  return undefined;
+}
+
 /** siteOf describes a request for renderClusterError. */
 export function siteOf(request: FastifyRequest, bodyLimit: number): ErrorSite {
   return { method: request.method, path: request.url.split('?')[0] ?? request.url, contentType: request.headers['content-type'], bodyLimit };

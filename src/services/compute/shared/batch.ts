@@ -121,6 +121,12 @@ function parsePart(text: string): BatchPart | BadPart {
   const absolute = /^https?:\/\/[^/]+(\/.*)$/.exec(url);
   if (absolute !== null) url = absolute[1]!;
   if (!url.startsWith('/')) return { contentId, error: new TransportProblemError({ httpStatus: 400, kind: 'bad-request', detail: MALFORMED_REQUEST }) };
+  // The compute batch endpoint serves the compute API only (every compute path is under
+  // /projects/, with or without the /compute/v1 prefix): another family's path is not found here.
+  const path = url.split('?')[0]!;
+  if (!/^(\/compute\/v1)?\/projects\//.test(path) && path.replace(/\/+$/, '') !== BATCH_PATH) {
+    return { contentId, error: new TransportProblemError({ httpStatus: 404, kind: 'not-found', detail: path }) };
+  }
   // A batch inside a batch would let one request fan out without bound.
   if (url.split('?')[0]!.replace(/\/+$/, '') === BATCH_PATH) return { contentId, error: badRequest('A batch request cannot contain another batch request.') };
   return { contentId, method: match[1]!, url, headers: parseHeaders(headerLines.join('\n')), body };

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { TransportProblemError, transportProblemOf } from '../../../core/errors.ts';
 import { JsonEncodingError, JsonTooDeepError, MalformedJsonError, pointAtJsonError } from '../../../core/json-body.ts';
+import { googleEnvelopeProblem } from '../../../core/google-error-envelope.ts';
 import type { ErrorResponse, ErrorSite } from '../../../core/service.ts';
 import { ComputeError } from './errors.ts';
 import { invalidPayload } from './decode-resource.ts';
@@ -69,30 +70,9 @@ export function renderComputeError(error: unknown, site: ErrorSite): ErrorRespon
   };
 }
 
-/**
- * computeErrorBodyProblem checks a body against the compute envelope: exactly
- * `{"error":{"code","message","errors":[{"message","domain","reason",…}],"status"?}}`, the code
- * equal to the HTTP status and the first entry's message equal to the top one.
- */
+/** computeErrorBodyProblem checks a body against the compute envelope (ServiceDefinition.errorBodyProblem): `status` is optional there. */
 export function computeErrorBodyProblem(status: number, body: unknown): string | undefined {
-  if (!isObject(body) || Object.keys(body).join() !== 'error' || !isObject(body['error'])) return 'not {"error":{…}}';
-  const error = body['error'];
-  const extra = Object.keys(error).filter((key) => !['code', 'message', 'errors', 'status'].includes(key));
-  if (extra.length > 0) return `unexpected members ${extra.join(', ')}`;
-  if (error['code'] !== status) return `code ${String(error['code'])} is not the HTTP status ${status}`;
-  if (typeof error['message'] !== 'string' || error['message'] === '') return 'no message';
-  if (error['status'] !== undefined && !/^[A-Z_]+$/.test(String(error['status']))) return 'status is not a canonical code word';
-  const entries = error['errors'];
-  if (!Array.isArray(entries) || entries.length === 0) return 'no errors[]';
-  for (const entry of entries) {
-    if (!isObject(entry) || ['message', 'domain', 'reason'].some((key) => typeof entry[key] !== 'string')) return 'an errors[] entry lacks message, domain or reason';
-  }
-  if ((entries[0] as Record<string, unknown>)['message'] !== error['message']) return 'errors[0].message differs from message';
-  return undefined;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return googleEnvelopeProblem(status, body, false);
 }
 
 /** siteOf describes a request for renderError. */

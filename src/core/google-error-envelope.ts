@@ -1,0 +1,32 @@
+/**
+ * The Google JSON error envelope that compute, mail and publisher answer in:
+ * `{"error":{"code","message","errors":[{"message","domain","reason",…}],"status"?,"details"?}}`.
+ * Compute's front end often omits `status`; the newer APIs (mail, publisher) always carry it.
+ */
+
+/**
+ * googleEnvelopeProblem says what keeps `body` from being an error answer with HTTP `status` in
+ * Google's envelope (the code equal to the status, the first entry's message equal to the top
+ * one), or undefined when it is one. `requireStatus` demands the canonical status word.
+ */
+export function googleEnvelopeProblem(status: number, body: unknown, requireStatus: boolean): string | undefined {
+  if (!isObject(body) || Object.keys(body).join() !== 'error' || !isObject(body['error'])) return 'not {"error":{…}}';
+  const error = body['error'];
+  const extra = Object.keys(error).filter((key) => !['code', 'message', 'errors', 'status', 'details'].includes(key));
+  if (extra.length > 0) return `unexpected members ${extra.join(', ')}`;
+  if (error['code'] !== status) return `code ${String(error['code'])} is not the HTTP status ${status}`;
+  if (typeof error['message'] !== 'string' || error['message'] === '') return 'no message';
+  if (error['status'] === undefined ? requireStatus : !/^[A-Z_]+$/.test(String(error['status']))) return 'status is not a canonical code word';
+  if (error['details'] !== undefined && !Array.isArray(error['details'])) return 'details is not a list';
+  const entries = error['errors'];
+  if (!Array.isArray(entries) || entries.length === 0) return 'no errors[]';
+  for (const entry of entries) {
+    if (!isObject(entry) || ['message', 'domain', 'reason'].some((key) => typeof entry[key] !== 'string')) return 'an errors[] entry lacks message, domain or reason';
+  }
+  if ((entries[0] as Record<string, unknown>)['message'] !== error['message']) return 'errors[0].message differs from message';
+  return undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
