@@ -11,7 +11,7 @@ import { decodeContinue, encodeContinue } from './continue-token.ts';
 import type { FieldSelector } from './field-selector.ts';
 import type { LabelSelector } from './label-selector.ts';
 import { fieldsOf, recordUpdate } from './managed-fields.ts';
-import { validateObjectMeta, validateObjectMetaUpdate, type KubeObject, type ObjectMeta } from './object-meta.ts';
+import { validateObjectMeta, validateObjectMetaUpdate, type KubeObject, type ManagedFieldsEntry, type ObjectMeta } from './object-meta.ts';
 import { listAtRevision, RevisionCompactedError } from './snapshot.ts';
 import {
   alreadyExists,
@@ -41,6 +41,8 @@ export interface RequestScope {
 export interface WriteOptions {
   readonly dryRun: boolean;
   readonly fieldManager: string;
+  /** managedFields, when given, replaces the Update bookkeeping (server-side apply computes its own entries). */
+  readonly managedFields?: () => ManagedFieldsEntry[];
 }
 
 /** ListQuery is a parsed list request (validated against the ListOptions rules already). */
@@ -231,7 +233,7 @@ export class GenericRegistry {
       const warnings = strategy.warnings(object, undefined);
       strategy.canonicalize(object);
       const external = view.toExternal(object);
-      object.metadata.managedFields = recordUpdate(object.metadata.managedFields, options.fieldManager, apiVersionOf(view), formatTime(now), { object: external, fields: fieldsOf(external, view.schemaName, view.schemas) }, undefined);
+      object.metadata.managedFields = options.managedFields?.() ?? recordUpdate(object.metadata.managedFields, options.fieldManager, apiVersionOf(view), formatTime(now), { object: external, fields: fieldsOf(external, view.schemaName, view.schemas) }, undefined);
       const name = object.metadata.name!;
       try {
         const record = await this.store.transact(async (tx) => {
@@ -331,7 +333,7 @@ export class GenericRegistry {
       strategy.canonicalize(object);
       const externalNext = view.toExternal(object);
       const externalOld = view.toExternal(oldObject);
-      object.metadata.managedFields = recordUpdate(
+      object.metadata.managedFields = options.managedFields?.() ?? recordUpdate(
         object.metadata.managedFields?.filter((entry) => Object.keys(entry).length > 0),
         options.fieldManager,
         apiVersionOf(view),
