@@ -16,11 +16,13 @@ import { resolveTarget, serveResource, ViewIndex, type HandlerContext } from './
 import { notFoundPath } from './apimachinery/status.ts';
 import type { AnyView } from './apimachinery/strategy.ts';
 import { ActiveWatches, DEFAULT_WATCH_SETTINGS, type WatchSettings } from './apimachinery/watch.ts';
-import { useClusterAuth } from './cluster-auth.ts';
+import { useClusterAuth, userOf } from './cluster-auth.ts';
 import { aggregatedFormOf, Discovery } from './discovery.ts';
 import { EventExpiry } from './event-expiry.ts';
 import { OpenApiDocuments, SERVED_VERSION } from './openapi.ts';
+import { clusterRoleBindingsView } from './resources/cluster-role-bindings.ts';
 import { clusterRolesView } from './resources/cluster-roles.ts';
+import { Rbac, runAs } from './rbac/rbac-service.ts';
 import { coreEventsView, EVENT_STORE_KIND, eventsV1View } from './resources/events.ts';
 import { INITIAL_NAMESPACES, NAMESPACE_STORE_KIND, namespacesView, PROTECTED_NAMESPACES } from './resources/namespaces.ts';
 
@@ -41,10 +43,12 @@ export interface ClusterOptions {
   readonly apiDomain?: string;
   readonly eventTtlSeconds?: number;
   readonly watch?: Partial<WatchSettings>;
+  /** Whether the default RBAC policy is reconciled at start (default true, as on a real cluster). */
+  readonly bootstrapPolicy?: boolean;
 }
 
 /** CLUSTER_VIEWS are every resource view served, in discovery order. */
-export const CLUSTER_VIEWS: readonly AnyView[] = [namespacesView, coreEventsView, clusterRolesView, eventsV1View] as unknown as readonly AnyView[];
+export const CLUSTER_VIEWS: readonly AnyView[] = [namespacesView, coreEventsView, clusterRolesView, clusterRoleBindingsView, eventsV1View] as unknown as readonly AnyView[];
 
 /** registryHooks are the cross-resource rules: namespaces must exist, some may not go, and take their events with them. */
 function registryHooks(): RegistryHooks {
@@ -74,7 +78,8 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
     renderError: renderClusterError,
     async register(app: FastifyInstance, context: ServiceContext) {
       const bodyLimit = app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT;
-      const registry = new GenericRegistry(context.store, context.clock, context.ids, registryHooks());
+      const rbac = new Rbac(context.store, groups);
+      const registry = new GenericRegistry(context.store, context.clock, context.ids, { ...registryHooks(), beforeWrite: rbac.beforeWrite });
       const index = new ViewIndex(CLUSTER_VIEWS, groups);
       const discovery = new Discovery(CLUSTER_VIEWS, groups, spelling);
       const openapi = new OpenApiDocuments(CLUSTER_VIEWS, groups, spelling);
@@ -82,8 +87,10 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
       const handlers: HandlerContext = { registry, index, watch: { settings: { ...DEFAULT_WATCH_SETTINGS, ...options.watch }, active }, random: randomFrom(context) };
       useClusterErrors(app, bodyLimit);
       useClusterAuth(app, context.auth);
+      rbac.install(app, domain);
       useYamlBodies(app);
       await seedNamespaces(registry);
+      await rbac.start(registry, options.bootstrapPolicy ?? true);
       const expiry = new EventExpiry(context.store, context.clock, options.eventTtlSeconds ?? DEFAULT_EVENT_TTL_SECONDS);
       expiry.start();
 
@@ -129,7 +136,7 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
         }
         const target = resolveTarget(index, '', version, rest);
         if (target === undefined) throw notFoundPath();
-        return serveResource(handlers, target, request, reply);
+        return runAs(userOf(request), () => serveResource(handlers, target, request, reply));
       });
       app.all('/apis/*', async (request, reply) => {
         const [group, version, ...rest] = splitPath((request.params as { '*': string })['*']);
@@ -147,11 +154,12 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
         }
         const target = resolveTarget(index, group, version, rest);
         if (target === undefined) throw notFoundPath();
-        return serveResource(handlers, target, request, reply);
+        return runAs(userOf(request), () => serveResource(handlers, target, request, reply));
       });
       return {
         close: async () => {
           expiry.stop();
+          await rbac.stop();
           active.closeAll();
         },
       };

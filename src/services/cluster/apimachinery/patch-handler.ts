@@ -12,8 +12,9 @@ import { SchemaWalker } from './field-set.ts';
 import { applyMergePatch } from './merge-patch.ts';
 import { managerFromUserAgent } from './managed-fields.ts';
 import type { KubeObject, ManagedFieldsEntry } from './object-meta.ts';
-import { parseWriteQuery, single, type Query } from './query-options.ts';
-import { formatTime, type RequestScope } from './registry.ts';
+import type { Vocabulary } from '../../../core/identifiers.ts';
+import { parseWriteQuery, single, type Query, type WriteQuery } from './query-options.ts';
+import { formatTime, type GenericRegistry, type RequestScope } from './registry.ts';
 import { decodeBody } from './request-body.ts';
 import type { HandlerContext } from './resource-handlers.ts';
 import { serverSideApply } from './server-side-apply.ts';
@@ -58,7 +59,7 @@ export async function servePatch(context: HandlerContext, scope: RequestScope, n
   const options = parseWriteQuery(query, 'PatchOptions', contentType === APPLY_PATCH ? 'apply' : true);
   const fieldManager = options.fieldManager ?? managerFromUserAgent(request.headers['user-agent']);
   const patch: unknown = request.body;
-  if (contentType === APPLY_PATCH) return apply(context, scope, name, patch, { ...options, fieldManager, force: single(query, 'force') === 'true' });
+  if (contentType === APPLY_PATCH) return applyObject({ registry, groups: context.index.groups }, scope, name, patch, { ...options, fieldManager, force: single(query, 'force') === 'true' });
 
   let operations: fastJsonPatch.Operation[] | undefined;
   if (contentType === JSON_PATCH) {
@@ -117,13 +118,11 @@ export function applyJsonPatch(current: unknown, operations: readonly fastJsonPa
   }
 }
 
-async function apply(
-  context: HandlerContext,
-  scope: RequestScope,
-  name: string,
-  patch: unknown,
-  options: ReturnType<typeof parseWriteQuery> & { readonly fieldManager: string; readonly force: boolean },
-): Promise<PatchOutcome> {
+/** ApplyOptions are the options of one server-side apply. */
+export type ApplyOptions = WriteQuery & { readonly fieldManager: string; readonly force: boolean };
+
+/** applyObject server-side applies a configuration to the object `name` (creating it when missing); controllers use it too. */
+export async function applyObject(context: { readonly registry: GenericRegistry; readonly groups: Vocabulary }, scope: RequestScope, name: string, patch: unknown, options: ApplyOptions): Promise<PatchOutcome> {
   const { registry } = context;
   const { view } = scope;
   if (patch === undefined || patch === null || typeof patch !== 'object' || Array.isArray(patch)) {
@@ -134,7 +133,7 @@ async function apply(
   if (metadata !== null && typeof metadata === 'object' && (metadata as Record<string, unknown>)['managedFields'] !== undefined) {
     throw badRequest('metadata.managedFields must be nil');
   }
-  const decoded = decodeBody(body, view, context.index.groups, options.fieldValidation);
+  const decoded = decodeBody(body, view, context.groups, options.fieldValidation);
   const applied = decoded.object as unknown as Record<string, unknown>;
   const walker = walkerOf(view);
   const time = formatTime(registry.clock.now());
@@ -160,7 +159,7 @@ async function apply(
         (current) => {
           const outcome = run(current);
           managedFields = outcome.managedFields;
-          return decodeBody(outcome.object, view, context.index.groups, 'Ignore').object;
+          return decodeBody(outcome.object, view, context.groups, 'Ignore').object;
         },
         { ...writeOptions, allowCreate: false },
       );

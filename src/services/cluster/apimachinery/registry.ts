@@ -80,6 +80,8 @@ export interface RegistryHooks {
   beforeDelete(view: AnyView, object: KubeObject): string | undefined;
   /** afterDelete runs in the deleting transaction (e.g. a namespace removes its events). */
   afterDelete(tx: Transaction, view: AnyView, object: KubeObject): Promise<void>;
+  /** beforeWrite may refuse a validated create (old undefined) or update by throwing (e.g. RBAC escalation prevention). */
+  beforeWrite?(tx: Transaction, view: AnyView, object: KubeObject, old: KubeObject | undefined): Promise<void>;
 }
 
 const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -240,6 +242,7 @@ export class GenericRegistry {
           if (strategy.namespaced && !(await this.hooks.namespaceExists(tx, meta.namespace!))) {
             throw notFound({ group: '', resource: 'namespaces' }, meta.namespace!);
           }
+          await this.hooks.beforeWrite?.(tx, view, object, undefined);
           const key = this.keyOf(scope, meta.namespace, name);
           if (options.dryRun) {
             if ((await tx.get(view.storeKind, key)) !== undefined) throw alreadyExists(this.groupResource(scope), name);
@@ -341,6 +344,7 @@ export class GenericRegistry {
         { object: externalNext, fields: fieldsOf(externalNext, view.schemaName, view.schemas) },
         { object: externalOld, fields: fieldsOf(externalOld, view.schemaName, view.schemas) },
       );
+      await this.hooks.beforeWrite?.(tx, view, object, oldObject);
       // Unchanged but for the manager's timestamp: the real server skips the write.
       if (sameIgnoringTimes(object, oldObject)) return { record: old, deleted: false };
       if (options.dryRun) return { record: { ...old, value: object }, deleted: false };
