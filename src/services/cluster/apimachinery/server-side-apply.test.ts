@@ -102,9 +102,18 @@ describe('server-side apply: ownership, conflicts, removal, list types (referenc
       entry('a', { 'f:metadata': { 'f:finalizers': { 'v:"example.com/a"': {} }, 'f:ownerReferences': { 'k:{"uid":"u1"}': {} } } }),
       entry('b', { 'f:metadata': { 'f:finalizers': { 'v:"example.com/b"': {} } } }),
     ]);
+    const labelled = await h.call('PATCH', `${ROLES}/lists?fieldManager=labeller`, { metadata: { labels: { l: '1' } } }, MERGE);
+    assert.deepEqual(labelled.body.metadata.managedFields.slice(0, 2), second.body.metadata.managedFields.map((e: object) => ({ ...e })), 'an Update elsewhere leaves keyed and set ownership alone');
+    const owners = await h.call('PATCH', `${ROLES}/lists?fieldManager=gc`, { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'renamed', uid: 'u1' }] } }, MERGE);
+    assert.deepEqual(owners.body.metadata.managedFields.map((e: { manager: string; fieldsV1: unknown }) => [e.manager, e.fieldsV1]), [
+      ['a', { 'f:metadata': { 'f:finalizers': { 'v:"example.com/a"': {} } } }],
+      ['b', { 'f:metadata': { 'f:finalizers': { 'v:"example.com/b"': {} } } }],
+      ['labeller', { 'f:metadata': { 'f:labels': { '.': {}, 'f:l': {} } } }],
+      ['gc', { 'f:metadata': { 'f:ownerReferences': { 'k:{"uid":"u1"}': {} } } }],
+    ]);
     const dropped = await apply('lists', 'a', { metadata: { finalizers: [] } });
     assert.deepEqual(dropped.body.metadata.finalizers, ['example.com/b']);
-    assert.equal(dropped.body.metadata.ownerReferences, undefined);
+    assert.deepEqual(dropped.body.metadata.ownerReferences, [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'renamed', uid: 'u1' }], 'the reference gc now owns stays');
   });
 
   it('dryRun answers the applied object and stores nothing', async () => {
