@@ -108,6 +108,19 @@ describe('cluster write paths with the real kubectl: apply, server-side apply, d
     assert.deepEqual((await json('edited')).rules[0].verbs, ['get', 'watch']);
   });
 
+  it('auth reconcile creates then leaves alone; replace overwrites', async () => {
+    const path = file(
+      'reconcile.yaml',
+      [roleYaml('reconciled', ['get']), '---', 'apiVersion: rbac.authorization.k8s.io/v1', 'kind: ClusterRoleBinding', 'metadata:', '  name: reconciled', 'roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: reconciled}', 'subjects: [{kind: Group, name: devs, apiGroup: rbac.authorization.k8s.io}]', ''].join('\n'),
+    );
+    const first = await kubectl.run(['auth', 'reconcile', '-f', path]);
+    assert.equal(first.stdout, `${G}/reconciled reconciled\nclusterrolebinding.rbac.authorization.k8s.io/reconciled reconciled\n`);
+    assert.match(first.stderr, /reconciliation required create\n\tmissing rules added:/);
+    const second = await kubectl.run(['auth', 'reconcile', '-f', path]);
+    assert.equal(second.stderr, '', 'nothing left to reconcile');
+    assert.equal((await kubectl.run(['replace', '-f', path])).stdout, `${G}/reconciled replaced\nclusterrolebinding.rbac.authorization.k8s.io/reconciled replaced\n`);
+  });
+
   it('an aggregated role picks up a labelled role and drops it when the label goes', async () => {
     const aggregate = file('agg.yaml', ['apiVersion: rbac.authorization.k8s.io/v1', 'kind: ClusterRole', 'metadata:', '  name: monitoring', 'aggregationRule:', '  clusterRoleSelectors:', '  - matchLabels:', '      example.com/aggregate-to-monitoring: "true"', 'rules: []', ''].join('\n'));
     await kubectl.run(['apply', '-f', aggregate]);
