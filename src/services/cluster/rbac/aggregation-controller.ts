@@ -8,9 +8,10 @@
  */
 import type { Vocabulary } from '../../../core/identifiers.ts';
 import type { Store, Subscription } from '../../../store/index.ts';
-import { fromStructured, type StructuredLabelSelector } from '../apimachinery/label-selector.ts';
+import { fromStructured, LabelSelectorSyntaxError, type StructuredLabelSelector } from '../apimachinery/label-selector.ts';
 import { applyObject } from '../apimachinery/patch-handler.ts';
 import type { GenericRegistry, RequestScope } from '../apimachinery/registry.ts';
+import { StatusError } from '../apimachinery/status.ts';
 import type { ClusterRole, PolicyRule } from '../resources/cluster-roles.ts';
 import { CLUSTER_ROLE_STORE_KIND } from './authorizer.ts';
 
@@ -77,11 +78,19 @@ export class AggregationController {
     while (this.#running !== undefined) await this.#running;
   }
 
+  /** lastError is the last unexpected sync failure (the next ClusterRole change retries), for diagnostics. */
+  lastError: unknown;
+
   #kick(): void {
     this.#dirty = true;
-    this.#running ??= this.#loop().finally(() => {
-      this.#running = undefined;
-    });
+    this.#running ??= this.#loop()
+      .catch((error: unknown) => {
+        // A background sync must never take the server down (the store may be closing); keep it for diagnosis.
+        this.lastError = error;
+      })
+      .finally(() => {
+        this.#running = undefined;
+      });
   }
 
   async #loop(): Promise<void> {
@@ -95,9 +104,9 @@ export class AggregationController {
   async #syncAll(): Promise<void> {
     const all = (await this.store.list<ClusterRole>(CLUSTER_ROLE_STORE_KIND)).map((record) => record.value);
     for (const role of all) {
-      const rules = aggregateRules(role, all);
-      if (rules === undefined || semanticList(rules) === semanticList(role.rules ?? [])) continue;
       try {
+        const rules = aggregateRules(role, all);
+        if (rules === undefined || semanticList(rules) === semanticList(role.rules ?? [])) continue;
         await applyObject(
           { registry: this.registry, groups: this.groups },
           this.scope,
@@ -106,8 +115,8 @@ export class AggregationController {
           { dryRun: false, fieldManager: AGGREGATION_MANAGER, force: true, fieldValidation: 'Ignore' },
         );
       } catch (error) {
-        // The role went away meanwhile, or a selector is malformed: the next change re-syncs, as upstream retries.
-        if (!(error instanceof Error)) throw error;
+        // The role went away or changed meanwhile, or a selector is malformed: the next change re-syncs, as upstream retries.
+        if (!(error instanceof StatusError) && !(error instanceof LabelSelectorSyntaxError)) throw error;
       }
     }
   }
