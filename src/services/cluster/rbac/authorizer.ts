@@ -64,12 +64,15 @@ export class Authorizer {
 
   /** refresh brings the in-memory policy up to the store's current revision. */
   async refresh(): Promise<void> {
-    const revision = await this.store.currentRevision();
-    if (revision === this.#seen) return;
-    this.#refreshing ??= this.#catchUp().finally(() => {
-      this.#refreshing = undefined;
-    });
-    await this.#refreshing;
+    // A catch-up already running may have read the feed before the caller's latest write: go again until current.
+    for (let round = 0; round < 5; round++) {
+      const revision = await this.store.currentRevision();
+      if (revision <= this.#seen) return;
+      this.#refreshing ??= this.#catchUp().finally(() => {
+        this.#refreshing = undefined;
+      });
+      await this.#refreshing;
+    }
   }
 
   async #catchUp(): Promise<void> {
