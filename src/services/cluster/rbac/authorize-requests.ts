@@ -15,9 +15,12 @@ const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
 /** attributesOf reads the request attributes of a method and URL (`RequestInfoFactory.NewRequestInfo`). */
 export function attributesOf(method: string, url: string, groups: Vocabulary): Attributes {
-  const [rawPath = '', rawQuery = ''] = url.split('?', 2);
+  const mark = url.indexOf('?');
+  const rawPath = mark === -1 ? url : url.slice(0, mark);
+  const rawQuery = mark === -1 ? '' : url.slice(mark + 1);
   const path = rawPath === '' ? '/' : rawPath;
-  const parts = path.split('/').filter((part) => part !== '').map((part) => decodeURIComponent(part));
+  // Every request passes here: decode only segments that need it, read the query only for lists.
+  const parts = path.split('/').filter((part) => part !== '').map((part) => (part.includes('%') ? decodeURIComponent(part) : part));
   const nonResource: Attributes = { verb: method.toLowerCase(), resourceRequest: false, apiGroup: '', apiGroupSpelled: '', resource: '', subresource: '', name: '', namespace: '', path };
   let group: string;
   let rest: string[];
@@ -37,7 +40,7 @@ export function attributesOf(method: string, url: string, groups: Vocabulary): A
     if (rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2]!)) rest = rest.slice(2);
   }
   const [resource = '', name = '', subresource = ''] = rest;
-  const query = new URLSearchParams(rawQuery);
+  const query = rawQuery === '' ? undefined : new URLSearchParams(rawQuery);
   let verb: string;
   switch (method.toUpperCase()) {
     case 'POST':
@@ -54,7 +57,7 @@ export function attributesOf(method: string, url: string, groups: Vocabulary): A
       break;
     case 'GET':
     case 'HEAD':
-      verb = name !== '' ? 'get' : ['1', 'true'].includes(query.get('watch') ?? '') ? 'watch' : 'list';
+      verb = name !== '' ? 'get' : ['1', 'true'].includes(query?.get('watch') ?? '') ? 'watch' : 'list';
       break;
     default:
       verb = method.toLowerCase();
@@ -62,7 +65,7 @@ export function attributesOf(method: string, url: string, groups: Vocabulary): A
   let itemName = name;
   // A list or watch narrowed to one name by field selector is authorized as that name.
   if ((verb === 'list' || verb === 'watch') && itemName === '') {
-    const selector = /^metadata\.name==?([^,]+)$/.exec(query.get('fieldSelector') ?? '');
+    const selector = /^metadata\.name==?([^,]+)$/.exec(query?.get('fieldSelector') ?? '');
     if (selector !== null) itemName = selector[1]!;
   }
   return { verb, resourceRequest: true, apiGroup: groups.canonical(group), apiGroupSpelled: group, resource, subresource, name: itemName, namespace, path };
