@@ -52,11 +52,11 @@ describe('cluster API with the real kubectl', () => {
     const again = await kubectl.run(['create', '-f', file]);
     assert.equal(again.stderr, `Error from server (AlreadyExists): error when creating "${file}": clusterroles.rbac.authorization.k8s.io "reader" already exists\n`);
 
-    const table = await kubectl.run(['get', 'clusterroles']);
+    const table = await kubectl.run(['get', 'clusterroles', '-l', 'app=demo']);
     assert.match(table.stdout, /^NAME\s+CREATED AT\nreader\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n$/);
-    const wide = await kubectl.run(['get', 'clusterroles', '-o', 'wide']);
+    const wide = await kubectl.run(['get', 'clusterroles', '-l', 'app=demo', '-o', 'wide']);
     assert.match(wide.stdout, /^NAME\s+CREATED AT\nreader\s+/);
-    assert.equal((await kubectl.run(['get', 'clusterroles', '-o', 'name'])).stdout, 'clusterrole.rbac.authorization.k8s.io/reader\n');
+    assert.equal((await kubectl.run(['get', 'clusterroles', '-l', 'app=demo', '-o', 'name'])).stdout, 'clusterrole.rbac.authorization.k8s.io/reader\n');
     const json = JSON.parse((await kubectl.run(['get', 'clusterrole', 'reader', '-o', 'json'])).stdout);
     assert.equal(json.kind, 'ClusterRole');
     assert.deepEqual(json.rules, [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }]);

@@ -28,6 +28,11 @@ export function userOf(request: FastifyRequest): UserInfo | undefined {
   return users.get(request);
 }
 
+/** setUserOf replaces the user a request acts as (impersonation). */
+export function setUserOf(request: FastifyRequest, user: UserInfo): void {
+  users.set(request, user);
+}
+
 /** useClusterAuth authenticates every request of the cluster context before it is handled. */
 export function useClusterAuth(app: FastifyInstance, auth: Authenticator): void {
   app.addHook('onRequest', async (request) => {

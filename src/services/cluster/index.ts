@@ -12,8 +12,9 @@ import type { ServiceContext, ServiceDefinition } from '../../core/service.ts';
 import { clusterErrorBodyProblem, renderClusterError, useClusterErrors, YamlBodyError } from './apimachinery/error-serializer.ts';
 import { notFoundPath } from './apimachinery/status.ts';
 import type { WatchSettings } from './apimachinery/watch.ts';
-import { useClusterAuth } from './cluster-auth.ts';
+import { useClusterAuth, userOf } from './cluster-auth.ts';
 import { aggregatedFormOf } from './discovery.ts';
+import { Rbac, runAs } from './rbac/rbac-service.ts';
 import type { ClusterRuntime } from './runtime.ts';
 import { SERVED_VERSION } from './version.ts';
 
@@ -34,6 +35,8 @@ export interface ClusterOptions {
   readonly apiDomain?: string;
   readonly eventTtlSeconds?: number;
   readonly watch?: Partial<WatchSettings>;
+  /** Whether the default RBAC policy is reconciled at start (default true, as on a real cluster). */
+  readonly bootstrapPolicy?: boolean;
 }
 
 /** createClusterService builds the family with its options. */
@@ -50,13 +53,28 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
       const bodyLimit = app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT;
       useClusterErrors(app, bodyLimit);
       useClusterAuth(app, context.auth);
+      const rbac = new Rbac(context.store, groups);
+      // Authorizing needs the default policy reconciled, which the working parts do as they start.
+      app.addHook('onRequest', async (request) => {
+        if (userOf(request) !== undefined) await runtime();
+      });
+      rbac.install(app, domain);
       useYamlBodies(app);
       // The working parts load on the first request (start-up time); every route awaits them.
       let loading: Promise<ClusterRuntime> | undefined;
       // A failed start (the store unreachable, say) is retried by the next request, not kept.
       const runtime = (): Promise<ClusterRuntime> =>
         (loading ??= import('./runtime.ts')
-          .then((module) => module.startClusterRuntime(context, { groups, spelling, eventTtlSeconds: options.eventTtlSeconds ?? DEFAULT_EVENT_TTL_SECONDS, watch: options.watch }))
+          .then((module) =>
+            module.startClusterRuntime(context, {
+              groups,
+              spelling,
+              eventTtlSeconds: options.eventTtlSeconds ?? DEFAULT_EVENT_TTL_SECONDS,
+              watch: options.watch,
+              rbac,
+              bootstrapPolicy: options.bootstrapPolicy ?? true,
+            }),
+          )
           .catch((error: unknown) => {
             loading = undefined;
             throw error;
@@ -107,7 +125,7 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
         }
         const target = runtimeNow.resolveTarget(handlers.index, '', version, rest);
         if (target === undefined) throw notFoundPath();
-        return runtimeNow.serveResource(handlers, target, request, reply);
+        return runAs(userOf(request), () => runtimeNow.serveResource(handlers, target, request, reply));
       });
       app.all('/apis/*', async (request, reply) => {
         const runtimeNow = await runtime();
@@ -127,11 +145,11 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
         }
         const target = runtimeNow.resolveTarget(handlers.index, group, version, rest);
         if (target === undefined) throw notFoundPath();
-        return runtimeNow.serveResource(handlers, target, request, reply);
+        return runAs(userOf(request), () => runtimeNow.serveResource(handlers, target, request, reply));
       });
       return {
         close: async () => {
-          if (loading !== undefined) (await loading.catch(() => undefined))?.close();
+          if (loading !== undefined) await (await loading.catch(() => undefined))?.close();
         },
         warmUp: async () => {
           await runtime();

@@ -15,12 +15,14 @@ import { ActiveWatches, DEFAULT_WATCH_SETTINGS, type WatchSettings } from './api
 import { Discovery } from './discovery.ts';
 import { EventExpiry } from './event-expiry.ts';
 import { OpenApiDocuments } from './openapi.ts';
+import type { Rbac } from './rbac/rbac-service.ts';
+import { clusterRoleBindingsView } from './resources/cluster-role-bindings.ts';
 import { clusterRolesView } from './resources/cluster-roles.ts';
 import { coreEventsView, EVENT_STORE_KIND, eventsV1View } from './resources/events.ts';
 import { INITIAL_NAMESPACES, NAMESPACE_STORE_KIND, namespacesView, PROTECTED_NAMESPACES } from './resources/namespaces.ts';
 
 /** CLUSTER_VIEWS are every resource view served, in discovery order. */
-export const CLUSTER_VIEWS: readonly AnyView[] = [namespacesView, coreEventsView, clusterRolesView, eventsV1View] as unknown as readonly AnyView[];
+export const CLUSTER_VIEWS: readonly AnyView[] = [namespacesView, coreEventsView, clusterRolesView, clusterRoleBindingsView, eventsV1View] as unknown as readonly AnyView[];
 
 /** registryHooks are the cross-resource rules: namespaces must exist, some may not go, and take their events with them. */
 function registryHooks(): RegistryHooks {
@@ -42,8 +44,8 @@ export interface ClusterRuntime {
   readonly serveResource: typeof serveResource;
   readonly discovery: Discovery;
   readonly openapi: OpenApiDocuments;
-  /** close ends every watch and stops event expiry. */
-  close(): void;
+  /** close ends every watch, stops event expiry and the aggregation controller. */
+  close(): Promise<void>;
 }
 
 /** RuntimeOptions are what the runtime needs from the family's options. */
@@ -52,19 +54,24 @@ export interface RuntimeOptions {
   readonly spelling: Spelling;
   readonly eventTtlSeconds: number;
   readonly watch: Partial<WatchSettings> | undefined;
+  /** The family's authorization, whose policy and aggregation controller start with the runtime. */
+  readonly rbac: Rbac;
+  /** Whether the default RBAC policy is reconciled at start. */
+  readonly bootstrapPolicy: boolean;
 }
 
 function randomFrom(context: ServiceContext): () => number {
   return () => context.ids.bytes(4).readUInt32BE(0) / 2 ** 32;
 }
 
-/** startClusterRuntime builds the family's parts and seeds the initial namespaces. */
+/** startClusterRuntime builds the family's parts, seeds the initial namespaces and starts RBAC (default policy, aggregation). */
 export async function startClusterRuntime(context: ServiceContext, options: RuntimeOptions): Promise<ClusterRuntime> {
-  const registry = new GenericRegistry(context.store, context.clock, context.ids, registryHooks());
+  const registry = new GenericRegistry(context.store, context.clock, context.ids, { ...registryHooks(), beforeWrite: options.rbac.beforeWrite });
   const index = new ViewIndex(CLUSTER_VIEWS, options.groups);
   const active = new ActiveWatches();
   const handlers: HandlerContext = { registry, index, watch: { settings: { ...DEFAULT_WATCH_SETTINGS, ...options.watch }, active }, random: randomFrom(context) };
   await seedNamespaces(registry);
+  await options.rbac.start(registry, options.bootstrapPolicy);
   const expiry = new EventExpiry(context.store, context.clock, options.eventTtlSeconds);
   expiry.start();
   return {
@@ -73,8 +80,9 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     serveResource,
     discovery: new Discovery(CLUSTER_VIEWS, options.groups, options.spelling),
     openapi: new OpenApiDocuments(CLUSTER_VIEWS, options.groups, options.spelling),
-    close() {
+    async close() {
       expiry.stop();
+      await options.rbac.stop();
       active.closeAll();
     },
   };

@@ -21,8 +21,8 @@ import {
 /** ACCEPTED_BODY_TYPES are the body media types writes accept. */
 export const ACCEPTED_BODY_TYPES: readonly string[] = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
 
-/** ACCEPTED_PATCH_TYPES are the PATCH media types served (part 1: JSON merge patch). */
-export const ACCEPTED_PATCH_TYPES: readonly string[] = ['application/merge-patch+json'];
+/** ACCEPTED_PATCH_TYPES are the PATCH media types served, in the order the real 415 lists them. */
+export const ACCEPTED_PATCH_TYPES: readonly string[] = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
 
 /** goJsonError words a JSON.parse failure the way Go's encoding/json does. */
 function goJsonError(error: MalformedJsonError): string {

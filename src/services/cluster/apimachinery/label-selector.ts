@@ -191,3 +191,20 @@ function checkKey(key: string): void {
   const problems = isQualifiedName(key);
   if (problems.length > 0) throw new LabelSelectorSyntaxError(`key: Invalid value: ${JSON.stringify(key)}: ${problems.join('; ')}`);
 }
+
+/** StructuredLabelSelector is the `LabelSelector` object form used inside resources. */
+export interface StructuredLabelSelector {
+  readonly matchLabels?: Readonly<Record<string, string>>;
+  readonly matchExpressions?: readonly { readonly key: string; readonly operator: string; readonly values?: readonly string[] }[];
+}
+
+/** fromStructured converts the object form (operators In, NotIn, Exists, DoesNotExist) to a selector. */
+export function fromStructured(selector: StructuredLabelSelector): LabelSelector {
+  const requirements: Requirement[] = Object.entries(selector.matchLabels ?? {}).map(([key, value]) => ({ key, operator: '=', values: [value] }));
+  for (const expression of selector.matchExpressions ?? []) {
+    const operator = ({ In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' } as const)[expression.operator as 'In'];
+    if (operator === undefined) throw new LabelSelectorSyntaxError(`${JSON.stringify(expression.operator)} is not a valid label selector operator`);
+    requirements.push({ key: expression.key, operator, values: expression.values ?? [] });
+  }
+  return new LabelSelector(requirements);
+}

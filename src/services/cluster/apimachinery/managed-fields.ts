@@ -5,6 +5,7 @@
  * entries real clients display and round-trip.
  */
 import type { KubeObject, ManagedFieldsEntry } from './object-meta.ts';
+import { valueAtPath } from './field-set.ts';
 import type { Schema, SchemaSet } from './schema.ts';
 
 const TRACKED_METADATA = new Set(['labels', 'annotations', 'finalizers', 'ownerReferences']);
@@ -27,6 +28,11 @@ export function fieldsOf(object: KubeObject, schemaName: string, schemas: Schema
     }
     if (s.type === 'map') {
       for (const key of Object.keys(value as Record<string, unknown>)) node[`f:${key}`] = {};
+      return node;
+    }
+    if (s.type === 'array' && s.listType === 'map') {
+      // Keyed items, as server-side apply names them (`k:{"uid":"…"}`), so Update and Apply entries agree.
+      for (const item of value as unknown[]) node[keyStep(item, s.listMapKeys ?? [])] = walk(item, s.items, true);
       return node;
     }
     if (s.type === 'array' && s.listType === 'set') {
@@ -102,6 +108,7 @@ function leafPaths(trie: Record<string, unknown>, prefix = ''): string[] {
 }
 
 function valueAt(object: unknown, path: string): unknown {
+  if (path.startsWith('k:') || path.includes(`${SEP}k:`)) return valueAtPath(object, path);
   let current: unknown = object;
   for (const step of path.split(SEP)) {
     if (step === '.') return true;
@@ -121,6 +128,12 @@ function trieOf(paths: readonly string[]): Record<string, unknown> {
     }
   }
   return root;
+}
+
+function keyStep(item: unknown, keys: readonly string[]): string {
+  const key: Record<string, unknown> = {};
+  for (const name of keys) if (item !== null && typeof item === 'object' && (item as Record<string, unknown>)[name] !== undefined) key[name] = (item as Record<string, unknown>)[name];
+  return `k:${JSON.stringify(key)}`;
 }
 
 /** managerFromUserAgent is the default field manager: the User-Agent up to its first `/`. */

@@ -63,6 +63,30 @@ const LAYOUTS: Readonly<Record<string, MessageLayout>> = {
     },
     3: { name: 'aggregationRule', kind: 'message', layout: { 1: { name: 'clusterRoleSelectors', kind: 'message', repeated: true, layout: LABEL_SELECTOR } } },
   },
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': {
+    1: { name: 'metadata', kind: 'message', layout: OBJECT_META },
+    2: { name: 'subjects', kind: 'message', repeated: true, layout: { 1: { name: 'kind', kind: 'string' }, 2: { name: 'apiGroup', kind: 'string' }, 3: { name: 'name', kind: 'string' }, 4: { name: 'namespace', kind: 'string' } } },
+    3: { name: 'roleRef', kind: 'message', layout: { 1: { name: 'apiGroup', kind: 'string' }, 2: { name: 'kind', kind: 'string' }, 3: { name: 'name', kind: 'string' } } },
+  },
+  'authorization.k8s.io/v1/SelfSubjectAccessReview': {
+    1: { name: 'metadata', kind: 'message', layout: OBJECT_META },
+    2: {
+      name: 'spec',
+      kind: 'message',
+      layout: {
+        1: {
+          name: 'resourceAttributes',
+          kind: 'message',
+          layout: { 1: { name: 'namespace', kind: 'string' }, 2: { name: 'verb', kind: 'string' }, 3: { name: 'group', kind: 'string' }, 4: { name: 'version', kind: 'string' }, 5: { name: 'resource', kind: 'string' }, 6: { name: 'subresource', kind: 'string' }, 7: { name: 'name', kind: 'string' } },
+        },
+        2: { name: 'nonResourceAttributes', kind: 'message', layout: { 1: { name: 'path', kind: 'string' }, 2: { name: 'verb', kind: 'string' } } },
+      },
+    },
+  },
+  'authorization.k8s.io/v1/SelfSubjectRulesReview': {
+    1: { name: 'metadata', kind: 'message', layout: OBJECT_META },
+    2: { name: 'spec', kind: 'message', layout: { 1: { name: 'namespace', kind: 'string' } } },
+  },
 };
 
 /** ProtobufBodyError is a protobuf body that cannot be decoded; its message is the real decoder's kind of text. */

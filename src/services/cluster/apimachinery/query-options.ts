@@ -2,7 +2,7 @@
  * Query options of list/watch and write requests, parsed and validated with the real server's
  * rules and texts (apimachinery `meta/internalversion/validation` and `meta/v1/validation`).
  */
-import { forbidden, notSupported, type FieldError } from './field-errors.ts';
+import { forbidden, notSupported, required, type FieldError } from './field-errors.ts';
 import { FieldSelectorSyntaxError, parseFieldSelector, type FieldSelector } from './field-selector.ts';
 import { LabelSelectorSyntaxError, parseLabelSelector } from './label-selector.ts';
 import type { ListQuery } from './registry.ts';
@@ -115,8 +115,11 @@ export interface WriteQuery {
 }
 
 /** parseWriteQuery validates dryRun, fieldManager and fieldValidation (`kind` names the options type in errors). */
-export function parseWriteQuery(query: Query, kind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions', isPatch = false): WriteQuery {
+export function parseWriteQuery(query: Query, kind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions', isPatch: boolean | 'apply' = false): WriteQuery {
   const errors: FieldError[] = [];
+  // ValidatePatchOptions checks force / fieldManager before the options every write shares.
+  if (isPatch === true && single(query, 'force') !== undefined) errors.push(forbidden('force', 'may not be specified for non-apply patch'));
+  if (isPatch === 'apply' && (single(query, 'fieldManager') ?? '') === '') errors.push(required('fieldManager', 'is required for apply patch'));
   const dryRun = dryRunOf(query, errors);
   const fieldManager = single(query, 'fieldManager');
   if (fieldManager !== undefined) {
@@ -130,7 +133,6 @@ export function parseWriteQuery(query: Query, kind: 'CreateOptions' | 'UpdateOpt
   }
   const validation = single(query, 'fieldValidation') ?? '';
   if (!['', 'Ignore', 'Warn', 'Strict'].includes(validation)) errors.push(notSupported('fieldValidation', validation, ['', 'Ignore', 'Warn', 'Strict']));
-  if (isPatch && single(query, 'force') !== undefined) errors.push(forbidden('force', 'may not be specified for non-apply patch'));
   if (errors.length > 0) throw invalidObject({ group: 'meta.k8s.io', kind }, '', errors);
   return { dryRun, fieldManager, fieldValidation: validation === '' ? 'Warn' : (validation as FieldValidation) };
 }

@@ -11,7 +11,7 @@ import { decodeContinue, encodeContinue } from './continue-token.ts';
 import type { FieldSelector } from './field-selector.ts';
 import type { LabelSelector } from './label-selector.ts';
 import { fieldsOf, recordUpdate } from './managed-fields.ts';
-import { validateObjectMeta, validateObjectMetaUpdate, type KubeObject, type ObjectMeta } from './object-meta.ts';
+import { validateObjectMeta, validateObjectMetaUpdate, type KubeObject, type ManagedFieldsEntry, type ObjectMeta } from './object-meta.ts';
 import { listAtRevision, RevisionCompactedError } from './snapshot.ts';
 import {
   alreadyExists,
@@ -41,6 +41,8 @@ export interface RequestScope {
 export interface WriteOptions {
   readonly dryRun: boolean;
   readonly fieldManager: string;
+  /** managedFields, when given, replaces the Update bookkeeping (server-side apply computes its own entries). */
+  readonly managedFields?: () => ManagedFieldsEntry[];
 }
 
 /** ListQuery is a parsed list request (validated against the ListOptions rules already). */
@@ -78,6 +80,8 @@ export interface RegistryHooks {
   beforeDelete(view: AnyView, object: KubeObject): string | undefined;
   /** afterDelete runs in the deleting transaction (e.g. a namespace removes its events). */
   afterDelete(tx: Transaction, view: AnyView, object: KubeObject): Promise<void>;
+  /** beforeWrite may refuse a validated create (old undefined) or update by throwing (e.g. RBAC escalation prevention). */
+  beforeWrite?(tx: Transaction, view: AnyView, object: KubeObject, old: KubeObject | undefined): Promise<void>;
 }
 
 const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -233,13 +237,14 @@ export class GenericRegistry {
       const warnings = strategy.warnings(object, undefined);
       strategy.canonicalize(object);
       const external = view.toExternal(object);
-      object.metadata.managedFields = recordUpdate(object.metadata.managedFields, options.fieldManager, apiVersionOf(view), formatTime(now), { object: external, fields: fieldsOf(external, view.schemaName, view.schemas) }, undefined);
+      object.metadata.managedFields = options.managedFields?.() ?? recordUpdate(object.metadata.managedFields, options.fieldManager, apiVersionOf(view), formatTime(now), { object: external, fields: fieldsOf(external, view.schemaName, view.schemas) }, undefined);
       const name = object.metadata.name!;
       try {
         const record = await this.store.transact(async (tx) => {
           if (strategy.namespaced && !(await this.hooks.namespaceExists(tx, meta.namespace!))) {
             throw notFound({ group: '', resource: 'namespaces' }, meta.namespace!);
           }
+          await this.hooks.beforeWrite?.(tx, view, object, undefined);
           const key = this.keyOf(scope, meta.namespace, name);
           if (options.dryRun) {
             if ((await tx.get(view.storeKind, key)) !== undefined) throw alreadyExists(this.groupResource(scope), name);
@@ -334,7 +339,7 @@ export class GenericRegistry {
       strategy.canonicalize(object);
       const externalNext = view.toExternal(object);
       const externalOld = view.toExternal(oldObject);
-      object.metadata.managedFields = recordUpdate(
+      object.metadata.managedFields = options.managedFields?.() ?? recordUpdate(
         object.metadata.managedFields?.filter((entry) => Object.keys(entry).length > 0),
         options.fieldManager,
         apiVersionOf(view),
@@ -342,6 +347,7 @@ export class GenericRegistry {
         { object: externalNext, fields: fieldsOf(externalNext, view.schemaName, view.schemas) },
         { object: externalOld, fields: fieldsOf(externalOld, view.schemaName, view.schemas) },
       );
+      await this.hooks.beforeWrite?.(tx, view, object, oldObject);
       // Unchanged but for the manager's timestamp: the real server skips the write.
       if (sameIgnoringTimes(object, oldObject)) return { record: old, deleted: false };
       if (options.dryRun) return { record: { ...old, value: object }, deleted: false };

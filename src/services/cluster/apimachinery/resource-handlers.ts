@@ -6,14 +6,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Vocabulary } from '../../../core/identifiers.ts';
 import { contentTypeOf, negotiateOutput, type OutputForm } from './content-negotiation.ts';
-import { ACCEPTED_PATCH_TYPES } from './error-serializer.ts';
-import { applyMergePatch } from './merge-patch.ts';
 import { managerFromUserAgent } from './managed-fields.ts';
 import type { KubeObject } from './object-meta.ts';
+import { servePatch } from './patch-handler.ts';
 import { dryRunOf, parseListQuery, parseWriteQuery, single, type Query } from './query-options.ts';
 import type { DeleteRequest, GenericRegistry, ListResult, RequestScope } from './registry.ts';
 import { decodeBody } from './request-body.ts';
-import { badRequest, invalidObject, methodNotSupported, unsupportedMediaType } from './status.ts';
+import { badRequest, invalidObject, methodNotSupported } from './status.ts';
 import { notSupported, type FieldError } from './field-errors.ts';
 import { apiVersionOf, type AnyView } from './strategy.ts';
 import { parseIncludeObject, partialObject, toTable } from './table.ts';
@@ -162,26 +161,8 @@ export async function serveResource(context: HandlerContext, target: ResourceTar
     }
     case 'PATCH': {
       const form = negotiateOutput(request.headers.accept);
-      const contentType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-      if (!ACCEPTED_PATCH_TYPES.includes(contentType)) throw unsupportedMediaType(ACCEPTED_PATCH_TYPES);
-      const options = parseWriteQuery(query, 'PatchOptions', true);
-      const patch = request.body;
-      if (patch === undefined || patch === null || typeof patch !== 'object' || Array.isArray(patch)) {
-        throw badRequest(`json: cannot unmarshal ${Array.isArray(patch) ? 'array' : typeof patch} into Go value of type map[string]interface {}`);
-      }
-      let warnings: string[] = [];
-      const result = await registry.update(
-        scope,
-        name,
-        (current) => {
-          const merged = applyMergePatch(current, patch);
-          const decoded = decodeBody(merged, view, context.index.groups, options.fieldValidation);
-          warnings = decoded.warnings;
-          return decoded.object;
-        },
-        { dryRun: options.dryRun, fieldManager: fieldManagerOf(request, options.fieldManager), allowCreate: false },
-      );
-      return respond(200, result.object, form, [...warnings, ...result.warnings]);
+      const patched = await servePatch(context, scope, name, request);
+      return respond(patched.status, patched.object, form, patched.warnings);
     }
     case 'DELETE': {
       const form = negotiateOutput(request.headers.accept);

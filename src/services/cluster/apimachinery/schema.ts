@@ -19,7 +19,17 @@ export type Schema =
   | { readonly type: 'string'; readonly format?: 'date-time' | 'micro-time'; readonly description?: string; readonly enum?: readonly string[] }
   | { readonly type: 'integer'; readonly format: 'int32' | 'int64'; readonly description?: string }
   | { readonly type: 'boolean'; readonly description?: string }
-  | { readonly type: 'array'; readonly items: Schema; readonly listType?: 'atomic' | 'set' | 'map'; readonly listMapKeys?: readonly string[]; readonly description?: string }
+  | {
+      readonly type: 'array';
+      readonly items: Schema;
+      readonly listType?: 'atomic' | 'set' | 'map';
+      readonly listMapKeys?: readonly string[];
+      /** The Go `patchStrategy` tag strategic merge patch follows (absent: the list is replaced whole). */
+      readonly patchStrategy?: 'merge' | 'retainKeys' | 'merge,retainKeys';
+      /** The Go `patchMergeKey` tag: the field identifying items of a merged list of objects. */
+      readonly patchMergeKey?: string;
+      readonly description?: string;
+    }
   | { readonly type: 'map'; readonly values: Schema; readonly description?: string }
   /** Free-form JSON (managedFields' fieldsV1). */
   | { readonly type: 'any'; readonly description?: string };
@@ -170,6 +180,8 @@ export function toOpenApiSchemas(schemas: SchemaSet, options: OpenApiOptions): R
           items: itemSchema(schema.items),
           ...(schema.listType === undefined ? {} : { 'x-kubernetes-list-type': schema.listType }),
           ...(schema.listMapKeys === undefined ? {} : { 'x-kubernetes-list-map-keys': schema.listMapKeys }),
+          ...(schema.patchMergeKey === undefined ? {} : { 'x-kubernetes-patch-merge-key': schema.patchMergeKey }),
+          ...(schema.patchStrategy === undefined ? {} : { 'x-kubernetes-patch-strategy': schema.patchStrategy }),
         };
       case 'map':
         return { ...(schema.description === undefined ? {} : { description: schema.description }), type: 'object', additionalProperties: itemSchema(schema.values) };

@@ -40,7 +40,8 @@ export async function startHarness(options: ClusterOptions & { readonly store?: 
   const clock = new ManualClock(new Date('2025-01-01T00:00:00Z'));
   const app = await buildServer(
     { store, clock, timers: realTimers, ids: seededIds('cluster'), auth: new Authenticator(ADMIN_TOKEN, [{ token: 'alice-token', email: 'alice@example.com', scopes: [], permissions: [], groups: ['devs'] }]), operations: 'instant' },
-    [createClusterService(options)],
+    // Without the default policy unless asked, so tests see only the objects they write.
+    [createClusterService({ ...options, bootstrapPolicy: options.bootstrapPolicy ?? false })],
     { logLevel: 'silent', bodyLimit: options.bodyLimit ?? 1024 * 1024 },
   );
   // The family loads its working parts (and seeds the initial namespaces) on first use: do it now,

@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startHarness, type ClusterHarness } from '../testing/harness.ts';
+
+const ROLES = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
+const JSON_PATCH = { 'content-type': 'application/json-patch+json' };
+const SMP = { 'content-type': 'application/strategic-merge-patch+json' };
+
+describe('PATCH content types over HTTP (reference §4.2)', () => {
+  let h: ClusterHarness;
+  before(async () => {
+    h = await startHarness();
+    await h.call('POST', ROLES, { metadata: { name: 'p', labels: { a: '1' }, finalizers: ['example.com/x'] }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] });
+  });
+  after(async () => h.close());
+
+  it('applies RFC 6902 operations (add, replace, remove, test, copy, move)', async () => {
+    const patched = await h.call(
+      'PATCH',
+      `${ROLES}/p?fieldManager=jp`,
+      [
+        { op: 'test', path: '/metadata/labels/a', value: '1' },
+        { op: 'add', path: '/metadata/labels/b', value: '2' },
+        { op: 'copy', from: '/metadata/labels/b', path: '/metadata/labels/c' },
+        { op: 'move', from: '/metadata/labels/a', path: '/metadata/labels/d' },
+        { op: 'replace', path: '/rules/0/verbs', value: ['get', 'list'] },
+        { op: 'add', path: '/rules/-', value: { verbs: ['get'], nonResourceURLs: ['/healthz'] } },
+        { op: 'remove', path: '/metadata/finalizers' },
+      ],
+      JSON_PATCH,
+    );
+    assert.equal(patched.status, 200);
+    assert.deepEqual(patched.body.metadata.labels, { b: '2', c: '2', d: '1' });
+    assert.equal(patched.body.metadata.finalizers, undefined);
+    assert.deepEqual(patched.body.rules, [
+      { verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'] },
+      { verbs: ['get'], nonResourceURLs: ['/healthz'] },
+    ]);
+  });
+
+  it('answers JSON patch failures with the real codes and texts, storing nothing', async () => {
+    const before = await h.store.currentRevision();
+    const missing = await h.call('PATCH', `${ROLES}/p`, [{ op: 'replace', path: '/spec/x', value: 1 }], JSON_PATCH);
+    assert.equal(missing.status, 400);
+    assert.equal(missing.body.message, 'jsonpatch replace operation does not apply: doc is missing key: /spec/x');
+    const add = await h.call('PATCH', `${ROLES}/p`, [{ op: 'add', path: '/a/b', value: 1 }], JSON_PATCH);
+    assert.equal(add.body.message, 'jsonpatch add operation does not apply: doc is missing path: "/a/b"');
+    const test = await h.call('PATCH', `${ROLES}/p`, [{ op: 'test', path: '/metadata/labels/b', value: 'nope' }], JSON_PATCH);
+    assert.equal(test.status, 422);
+    assert.equal(test.body.reason, 'Invalid');
+    const object = await h.call('PATCH', `${ROLES}/p`, { op: 'add' }, JSON_PATCH);
+    assert.equal(object.status, 400);
+    assert.equal(object.body.message, 'json: cannot unmarshal object into Go value of type jsonpatch.Patch');
+    const invalid = await h.call('PATCH', `${ROLES}/p`, [{ op: 'remove', path: '/rules/0/verbs' }], JSON_PATCH);
+    assert.equal(invalid.status, 422);
+    assert.equal(invalid.body.message, 'ClusterRole.rbac.authorization.k8s.io "p" is invalid: rules[0].verbs: Required value: verbs must contain at least one value');
+    assert.equal(await h.store.currentRevision(), before);
+  });
+
+  it('strategic merge patch merges finalizers and replaces the atomic rules', async () => {
+    const patched = await h.call('PATCH', `${ROLES}/p?fieldManager=smp`, { metadata: { finalizers: ['example.com/y'] }, rules: [{ verbs: ['watch'], apiGroups: [''], resources: ['pods'] }] }, SMP);
+    assert.equal(patched.status, 200);
+    const again = await h.call('PATCH', `${ROLES}/p?fieldManager=smp`, { metadata: { finalizers: ['example.com/z'], '$deleteFromPrimitiveList/finalizers': ['example.com/y'] } }, SMP);
+    assert.deepEqual(again.body.metadata.finalizers, ['example.com/z']);
+    assert.deepEqual(again.body.rules, [{ verbs: ['watch'], apiGroups: [''], resources: ['pods'] }]);
+    const missing = await h.call('PATCH', `${ROLES}/nope`, { metadata: {} }, SMP);
+    assert.equal(missing.status, 404);
+  });
+
+  it('publishes the patch strategies in OpenAPI v3 (the same schemas drive both)', async () => {
+    const index = await h.call('GET', '/openapi/v3');
+    const path = index.body.paths['apis/rbac.authorization.k8s.io/v1'].serverRelativeURL as string;
+    const doc = await h.call('GET', path);
+    const meta = doc.body.components.schemas['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta'].properties;
+    assert.equal(meta.finalizers['x-kubernetes-patch-strategy'], 'merge');
+    assert.equal(meta.ownerReferences['x-kubernetes-patch-merge-key'], 'uid');
+    assert.equal(meta.ownerReferences['x-kubernetes-list-type'], 'map');
+  });
+});

@@ -1,0 +1,132 @@
+/**
+ * Authorization of every cluster request, after authentication: the request's attributes are
+ * read from its URL the way the apiserver's RequestInfoFactory does, impersonation headers are
+ * honoured for principals allowed to `impersonate`, and a refusal is the real 403 with the
+ * `forbiddenMessage` text.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Vocabulary } from '../../../core/identifiers.ts';
+import { setUserOf, userOf, type UserInfo } from '../cluster-auth.ts';
+import { badRequest, StatusError } from '../apimachinery/status.ts';
+import type { Authorizer } from './authorizer.ts';
+import type { Attributes } from './policy-rules.ts';
+
+const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
+
+/** attributesOf reads the request attributes of a method and URL (`RequestInfoFactory.NewRequestInfo`). */
+export function attributesOf(method: string, url: string, groups: Vocabulary): Attributes {
+  const mark = url.indexOf('?');
+  const rawPath = mark === -1 ? url : url.slice(0, mark);
+  const rawQuery = mark === -1 ? '' : url.slice(mark + 1);
+  const path = rawPath === '' ? '/' : rawPath;
+  // Every request passes here: decode only segments that need it, read the query only for lists.
+  const parts = path.split('/').filter((part) => part !== '').map((part) => (part.includes('%') ? decodeURIComponent(part) : part));
+  const nonResource: Attributes = { verb: method.toLowerCase(), resourceRequest: false, apiGroup: '', apiGroupSpelled: '', resource: '', subresource: '', name: '', namespace: '', path };
+  let group: string;
+  let rest: string[];
+  if (parts[0] === 'api' && parts.length >= 2) {
+    group = '';
+    rest = parts.slice(2);
+  } else if (parts[0] === 'apis' && parts.length >= 3) {
+    group = parts[1]!;
+    rest = parts.slice(3);
+  } else {
+    return nonResource;
+  }
+  if (rest.length === 0) return nonResource;
+  let namespace = '';
+  if (rest[0] === 'namespaces' && rest.length > 1) {
+    namespace = rest[1]!;
+    if (rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2]!)) rest = rest.slice(2);
+  }
+  const [resource = '', name = '', subresource = ''] = rest;
+  const query = rawQuery === '' ? undefined : new URLSearchParams(rawQuery);
+  let verb: string;
+  switch (method.toUpperCase()) {
+    case 'POST':
+      verb = 'create';
+      break;
+    case 'PUT':
+      verb = 'update';
+      break;
+    case 'PATCH':
+      verb = 'patch';
+      break;
+    case 'DELETE':
+      verb = name === '' ? 'deletecollection' : 'delete';
+      break;
+    case 'GET':
+    case 'HEAD':
+      verb = name !== '' ? 'get' : ['1', 'true'].includes(query?.get('watch') ?? '') ? 'watch' : 'list';
+      break;
+    default:
+      verb = method.toLowerCase();
+  }
+  let itemName = name;
+  // A list or watch narrowed to one name by field selector is authorized as that name.
+  if ((verb === 'list' || verb === 'watch') && itemName === '') {
+    const selector = /^metadata\.name==?([^,]+)$/.exec(query?.get('fieldSelector') ?? '');
+    if (selector !== null) itemName = selector[1]!;
+  }
+  return { verb, resourceRequest: true, apiGroup: groups.canonical(group), apiGroupSpelled: group, resource, subresource, name: itemName, namespace, path };
+}
+
+/** forbiddenMessage is the apiserver's text for a refused request. */
+export function forbiddenMessage(user: UserInfo, attributes: Attributes): string {
+  if (!attributes.resourceRequest) return `User ${JSON.stringify(user.name)} cannot ${attributes.verb} path ${JSON.stringify(attributes.path)}`;
+  const resource = attributes.subresource === '' ? attributes.resource : `${attributes.resource}/${attributes.subresource}`;
+  const scope = attributes.namespace === '' ? 'at the cluster scope' : `in the namespace ${JSON.stringify(attributes.namespace)}`;
+  return `User ${JSON.stringify(user.name)} cannot ${attributes.verb} resource ${JSON.stringify(resource)} in API group ${JSON.stringify(attributes.apiGroupSpelled)} ${scope}`;
+}
+
+/** forbidden is `NewForbidden(groupResource, name, err)`: `<gr>[ "<name>"] is forbidden: <why>`, or `forbidden: <why>` without a resource. */
+export function forbidden(group: string, resource: string, name: string, why: string): StatusError {
+  if (resource === '') return new StatusError(403, 'Forbidden', `forbidden: ${why}`, {});
+  const gr = group === '' ? resource : `${resource}.${group}`;
+  const message = name === '' ? `${gr} is forbidden: ${why}` : `${gr} ${JSON.stringify(name)} is forbidden: ${why}`;
+  return new StatusError(403, 'Forbidden', message, { ...(name === '' ? {} : { name }), ...(group === '' ? {} : { group }), kind: resource });
+}
+
+function headerValues(request: FastifyRequest, name: string): string[] {
+  const value = request.headers[name];
+  if (value === undefined) return [];
+  return (Array.isArray(value) ? value : [value]).flatMap((item) => item.split(',')).map((item) => item.trim()).filter((item) => item !== '');
+}
+
+/** impersonate applies `Impersonate-User` / `Impersonate-Group` headers after checking the `impersonate` verb for each. */
+function impersonate(authorizer: Authorizer, user: UserInfo, request: FastifyRequest): UserInfo {
+  const asUser = headerValues(request, 'impersonate-user')[0];
+  const asGroups = headerValues(request, 'impersonate-group');
+  const extras = Object.keys(request.headers).filter((header) => header.startsWith('impersonate-extra-'));
+  if (asUser === undefined) {
+    if (asGroups.length > 0 || extras.length > 0) throw badRequest('requested impersonation of groups or extras without impersonating a user');
+    return user;
+  }
+  const check = (resource: string, name: string): void => {
+    const attributes: Attributes = { verb: 'impersonate', resourceRequest: true, apiGroup: '', apiGroupSpelled: '', resource, subresource: '', name, namespace: '', path: '' };
+    if (!authorizer.decide(user, attributes).allowed) throw forbidden('', resource, name, forbiddenMessage(user, attributes));
+  };
+  check('users', asUser);
+  for (const group of asGroups) check('groups', group);
+  for (const header of extras) for (const value of headerValues(request, header)) check(`userextras/${header.slice('impersonate-extra-'.length)}`, value);
+  const anonymous = asUser === 'system:anonymous';
+  const groups = [...asGroups];
+  const implied = anonymous ? 'system:unauthenticated' : 'system:authenticated';
+  if (!groups.includes(implied)) groups.push(implied);
+  return { name: asUser, groups };
+}
+
+/** useClusterAuthorization authorizes every authenticated request of the family (register after useClusterAuth). */
+export function useClusterAuthorization(app: FastifyInstance, authorizer: Authorizer, groups: Vocabulary): void {
+  app.addHook('onRequest', async (request) => {
+    const authenticated = userOf(request);
+    // Without a user this is a public path (authentication refused the rest): system:public-info-viewer's.
+    if (authenticated === undefined) return;
+    await authorizer.refresh();
+    const user = impersonate(authorizer, authenticated, request);
+    if (user !== authenticated) setUserOf(request, user);
+    const attributes = attributesOf(request.method, request.url, groups);
+    if (authorizer.decide(user, attributes).allowed) return;
+    throw forbidden(attributes.resourceRequest ? attributes.apiGroupSpelled : '', attributes.resourceRequest ? attributes.resource : '', attributes.name, forbiddenMessage(user, attributes));
+  });
+}

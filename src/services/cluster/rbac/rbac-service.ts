@@ -1,0 +1,61 @@
+/**
+ * RBAC for the cluster family, assembled: the authorizer guarding every request (with
+ * impersonation), escalation prevention on RBAC writes, the self access reviews, the default
+ * policy reconciled at start, and the aggregation controller on the change feed.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Vocabulary } from '../../../core/identifiers.ts';
+import type { Store } from '../../../store/index.ts';
+import type { GenericRegistry, RequestScope } from '../apimachinery/registry.ts';
+import type { AnyView } from '../apimachinery/strategy.ts';
+import { clusterRoleBindingsView } from '../resources/cluster-role-bindings.ts';
+import { clusterRolesView } from '../resources/cluster-roles.ts';
+import { AUTHORIZATION_GROUP, registerAccessReviews } from './access-reviews.ts';
+import { AggregationController } from './aggregation-controller.ts';
+import { useClusterAuthorization } from './authorize-requests.ts';
+import { Authorizer } from './authorizer.ts';
+import { reconcileBootstrapPolicy } from './bootstrap-policy.ts';
+import { escalationCheck } from './escalation.ts';
+
+export { runAs } from './escalation.ts';
+
+/** Rbac is the family's authorization machinery for one store. */
+export class Rbac {
+  readonly authorizer: Authorizer;
+  /** beforeWrite is the registry hook refusing RBAC escalation. */
+  readonly beforeWrite: ReturnType<typeof escalationCheck>;
+  #controller: AggregationController | undefined;
+
+  constructor(
+    readonly store: Store,
+    readonly groups: Vocabulary,
+  ) {
+    this.authorizer = new Authorizer(store, groups);
+    this.beforeWrite = escalationCheck(this.authorizer);
+  }
+
+  /** install authorizes every request (after authentication) and serves the self reviews; `apiDomain` gives the second spelling of the group. */
+  install(app: FastifyInstance, apiDomain: string): void {
+    useClusterAuthorization(app, this.authorizer, this.groups);
+    registerAccessReviews(app, this.authorizer, [AUTHORIZATION_GROUP, `authorization.${apiDomain}`]);
+  }
+
+  /** start reconciles the default policy (unless told not to) and starts the aggregation controller. */
+  async start(registry: GenericRegistry, bootstrap: boolean): Promise<void> {
+    const roles: RequestScope = { view: clusterRolesView as unknown as AnyView, group: clusterRolesView.group, namespace: undefined };
+    const bindings: RequestScope = { view: clusterRoleBindingsView as unknown as AnyView, group: clusterRoleBindingsView.group, namespace: undefined };
+    if (bootstrap) await reconcileBootstrapPolicy(registry, roles, bindings);
+    this.#controller = new AggregationController(this.store, registry, this.groups, roles);
+    await this.#controller.start();
+  }
+
+  /** aggregationIdle resolves when the aggregation controller has nothing left to do. */
+  async aggregationIdle(): Promise<void> {
+    await this.#controller?.idle();
+  }
+
+  /** stop ends the controller. */
+  async stop(): Promise<void> {
+    await this.#controller?.stop();
+  }
+}
