@@ -1,4 +1,4 @@
-import { isLogLevel, type LogLevel } from '../core/log.ts';
+import { isLogFormat, isLogLevel, type LogFormat, type LogLevel } from '../core/log.ts';
 import type { OperationsMode } from '../core/config.ts';
 
 /** StartArgs are the parsed flags of `fogbank start`. */
@@ -12,23 +12,103 @@ export interface StartArgs {
   operations: OperationsMode;
   config: string | undefined;
   logLevel: LogLevel;
+  logFormat: LogFormat;
 }
 
-/** UsageError is a command-line mistake; the CLI prints it with the usage text and exits 2. */
+/** UsageError is a command-line mistake; the CLI prints it with a pointer to the help and exits 2. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-/** START_USAGE is the help text of `fogbank start`. */
-export const START_USAGE = `usage: fogbank start [--host 127.0.0.1] [--port 8780] [--data-dir ./.fogbank] [--ephemeral]
-                     [--store sqlite|memory|postgres://…] [--admin-token TOKEN]
-                     [--operations realistic|instant] [--config FILE] [--log-level silent|error|warn|info|debug]`;
+/** Flag describes one `fogbank start` flag: how it is written, its default and what it does. */
+interface Flag {
+  readonly name: string;
+  /** The value's placeholder in the help; absent for a switch. */
+  readonly value?: string;
+  /** The default, as the help shows it. */
+  readonly default: string;
+  readonly help: string;
+  /** apply checks the value and stores it. */
+  readonly apply: (args: StartArgs, value: string) => void;
+}
 
-const VALUE_FLAGS: ReadonlySet<string> = new Set(['host', 'port', 'data-dir', 'store', 'admin-token', 'operations', 'config', 'log-level']);
+const FLAGS: readonly Flag[] = [
+  { name: 'host', value: 'HOST', default: '127.0.0.1', help: 'address to listen on', apply: (a, v) => (a.host = v) },
+  {
+    name: 'port',
+    value: 'PORT',
+    default: '8780',
+    help: 'port to listen on; 0 picks a free one (the banner shows it)',
+    apply: (a, v) => {
+      if (!/^\d+$/.test(v) || Number(v) > 65535) throw new UsageError(`--port must be a number from 0 to 65535, not '${v}'`);
+      a.port = Number(v);
+    },
+  },
+  { name: 'data-dir', value: 'DIR', default: './.fogbank', help: 'where the SQLite store and the admin token are kept', apply: (a, v) => (a.dataDir = v) },
+  { name: 'ephemeral', default: 'off', help: 'keep everything in memory and write nothing to disk', apply: (a) => (a.ephemeral = true) },
+  { name: 'store', value: 'sqlite|memory|postgres://…', default: 'sqlite', help: 'where API state lives (memory: lost on exit)', apply: (a, v) => (a.store = v) },
+  {
+    name: 'admin-token',
+    value: 'TOKEN',
+    default: 'kept in <data-dir>/admin-token',
+    help: 'the bearer token that holds every scope and permission',
+    apply: (a, v) => {
+      if (v === '') throw new UsageError('--admin-token must not be empty');
+      a.adminToken = v;
+    },
+  },
+  {
+    name: 'operations',
+    value: 'realistic|instant',
+    default: 'realistic',
+    help: 'realistic: Operations go PENDING → RUNNING → DONE over ~0.5 s; instant: DONE at once',
+    apply: (a, v) => {
+      if (v !== 'realistic' && v !== 'instant') throw new UsageError(`--operations must be realistic or instant, not '${v}'`);
+      a.operations = v;
+    },
+  },
+  { name: 'config', value: 'FILE', default: 'none', help: 'YAML or JSON file granting tokens scopes and permissions', apply: (a, v) => (a.config = v) },
+  {
+    name: 'log-level',
+    value: 'silent|error|warn|info|debug',
+    default: 'info',
+    help: 'info: one line per request; warn: only failed requests (4xx, 5xx); debug: more detail',
+    apply: (a, v) => {
+      if (!isLogLevel(v)) throw new UsageError(`--log-level must be silent, error, warn, info or debug, not '${v}'`);
+      a.logLevel = v;
+    },
+  },
+  {
+    name: 'log-format',
+    value: 'text|json',
+    default: 'text',
+    help: 'text: lines for people; json: one structured JSON object per line',
+    apply: (a, v) => {
+      if (!isLogFormat(v)) throw new UsageError(`--log-format must be text or json, not '${v}'`);
+      a.logFormat = v;
+    },
+  },
+];
 
-/** parseStartArgs reads `fogbank start` flags (`--flag value` or `--flag=value`). */
-export function parseStartArgs(argv: readonly string[]): StartArgs {
-  const args: StartArgs = {
+const BY_NAME: ReadonlyMap<string, Flag> = new Map(FLAGS.map((flag) => [flag.name, flag]));
+
+/** START_USAGE is the help text of `fogbank start`: every flag with its default. */
+export const START_USAGE = [
+  'usage: fogbank start [flags]',
+  '',
+  'Serves every API on one port until SIGINT or SIGTERM (then exits 0).',
+  '',
+  'flags (--flag VALUE or --flag=VALUE; each at most once):',
+  ...FLAGS.map((flag) => {
+    const left = `  --${flag.name}${flag.value === undefined ? '' : ` ${flag.value}`}`;
+    return `${left.padEnd(44)}${flag.help} (default: ${flag.default})`;
+  }),
+  `  ${'-h, --help'.padEnd(42)}show this help`,
+].join('\n');
+
+/** defaultStartArgs are the values of `fogbank start` with no flags. */
+function defaultStartArgs(): StartArgs {
+  return {
     host: '127.0.0.1',
     port: 8780,
     dataDir: './.fogbank',
@@ -38,60 +118,37 @@ export function parseStartArgs(argv: readonly string[]): StartArgs {
     operations: 'realistic',
     config: undefined,
     logLevel: 'info',
+    logFormat: 'text',
   };
+}
+
+/** parseStartArgs reads `fogbank start` flags (`--flag value` or `--flag=value`), refusing repeats and contradictions. */
+export function parseStartArgs(argv: readonly string[]): StartArgs {
+  const args = defaultStartArgs();
+  const given = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (!arg.startsWith('--')) throw new UsageError(`unexpected argument '${arg}'`);
     const eq = arg.indexOf('=');
     const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
-    if (name === 'ephemeral') {
-      if (eq !== -1) throw new UsageError('--ephemeral takes no value');
-      args.ephemeral = true;
-      continue;
-    }
-    if (!VALUE_FLAGS.has(name)) throw new UsageError(`unknown flag --${name}`);
-    let value: string;
-    if (eq !== -1) value = arg.slice(eq + 1);
-    else {
+    const flag = BY_NAME.get(name);
+    if (flag === undefined) throw new UsageError(`unknown flag --${name}`);
+    if (given.has(name)) throw new UsageError(`--${name} is given more than once`);
+    given.add(name);
+    let value = '';
+    if (flag.value === undefined) {
+      if (eq !== -1) throw new UsageError(`--${name} takes no value`);
+    } else if (eq !== -1) {
+      value = arg.slice(eq + 1);
+    } else {
       const next = argv[i + 1];
       if (next === undefined) throw new UsageError(`--${name} needs a value`);
       value = next;
       i++;
     }
-    switch (name) {
-      case 'host':
-        args.host = value;
-        break;
-      case 'port': {
-        const port = Number(value);
-        if (!/^\d+$/.test(value) || port > 65535) throw new UsageError(`--port must be a number from 0 to 65535, not '${value}'`);
-        args.port = port;
-        break;
-      }
-      case 'data-dir':
-        args.dataDir = value;
-        break;
-      case 'store':
-        args.store = value;
-        break;
-      case 'admin-token':
-        if (value === '') throw new UsageError('--admin-token must not be empty');
-        args.adminToken = value;
-        break;
-      case 'operations':
-        if (value !== 'realistic' && value !== 'instant') throw new UsageError(`--operations must be realistic or instant, not '${value}'`);
-        args.operations = value;
-        break;
-      case 'config':
-        args.config = value;
-        break;
-      case 'log-level':
-        if (!isLogLevel(value)) throw new UsageError(`--log-level must be silent, error, warn, info or debug, not '${value}'`);
-        args.logLevel = value;
-        break;
-      default:
-        throw new UsageError(`unknown flag --${name}`);
-    }
+    flag.apply(args, value);
   }
+  if (args.ephemeral && given.has('data-dir')) throw new UsageError('--ephemeral writes nothing to disk, so it cannot be combined with --data-dir');
+  if (args.ephemeral && given.has('store') && args.store !== 'memory') throw new UsageError(`--ephemeral keeps state in memory, so it cannot be combined with --store ${args.store}`);
   return args;
 }

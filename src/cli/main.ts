@@ -1,13 +1,18 @@
 #!/usr/bin/env node
 import { loadConfigFile } from '../core/config.ts';
-import { parseStartArgs, START_USAGE, UsageError } from './args.ts';
+import { FOGBANK_VERSION } from '../core/version.ts';
+import { SERVICES } from '../services/registry.ts';
+import { parseStartArgs, START_USAGE, UsageError, type StartArgs } from './args.ts';
+import { renderBanner } from './banner.ts';
 import { startFogbank } from './start.ts';
 
-const USAGE = `usage: fogbank <command>
+const USAGE = `usage: fogbank <command> [flags]
 
 commands:
-  start     serve every API on one port (see: fogbank start --help)
-  protoc    run protobuf compiler plugins over a descriptor set (see: fogbank protoc --help)`;
+  start          serve every API on one port (fogbank start --help lists its flags)
+  protoc         run protobuf compiler plugins over a descriptor set (fogbank protoc --help)
+  help [start]   show this help, or a command's
+  version        print the version (also --version, -v)`;
 
 /** main dispatches the fogbank command line and returns the exit code (or never, while serving). */
 async function main(argv: readonly string[]): Promise<number> {
@@ -18,25 +23,39 @@ async function main(argv: readonly string[]): Promise<number> {
         process.stdout.write(`${START_USAGE}\n`);
         return 0;
       }
-      return runStart(rest);
+      return runStart(parseStartArgs(rest));
     case 'protoc': {
       const { runProtocCommand } = await import('./fogbank-protoc.ts');
       return runProtocCommand([...rest]);
     }
-    case undefined:
+    case 'version':
+    case '--version':
+    case '-v':
+      process.stdout.write(`fogbank ${FOGBANK_VERSION}\n`);
+      return 0;
+    case 'help':
     case '--help':
     case '-h':
-    case 'help':
+      if (rest[0] === 'start') {
+        process.stdout.write(`${START_USAGE}\n`);
+        return 0;
+      }
+      if (rest[0] === 'protoc') {
+        const { runProtocCommand } = await import('./fogbank-protoc.ts');
+        return runProtocCommand(['--help']);
+      }
       process.stdout.write(`${USAGE}\n`);
-      return command === undefined ? 2 : 0;
-    default:
-      process.stderr.write(`fogbank: unknown command '${command}'\n${USAGE}\n`);
+      return 0;
+    case undefined:
+      process.stderr.write(`${USAGE}\n`);
       return 2;
+    default:
+      throw new UsageError(`unknown command '${command}'`);
   }
 }
 
-async function runStart(argv: readonly string[]): Promise<number> {
-  const args = parseStartArgs(argv);
+/** runStart serves until SIGINT or SIGTERM, then shuts down and resolves 0. */
+async function runStart(args: StartArgs): Promise<number> {
   const tokens = args.config === undefined ? [] : (await loadConfigFile(args.config)).tokens;
   const server = await startFogbank({
     host: args.host,
@@ -48,23 +67,13 @@ async function runStart(argv: readonly string[]): Promise<number> {
     tokens,
     operations: args.operations,
     logLevel: args.logLevel,
+    logFormat: args.logFormat,
   });
-  const tokenHint =
-    server.adminTokenFile !== undefined
-      ? `gcloud config set auth/access_token_file ${server.adminTokenFile}`
-      : `printf '%s' '${server.adminToken}' > token && gcloud config set auth/access_token_file "$PWD/token"`;
-  process.stdout.write(
-    [
-      `fogbank listening on ${server.url} (store: ${server.store.backend}${server.dataDir ? `, data: ${server.dataDir}` : ''})`,
-      `  admin token: ${server.adminTokenFile ?? server.adminToken}`,
-      `  use it with gcloud:`,
-      `    gcloud config set api_endpoint_overrides/compute ${server.url}/compute/v1/`,
-      `    ${tokenHint}`,
-      '',
-    ].join('\n'),
-  );
+  process.stdout.write(renderBanner({ ...server, storeBackend: server.store.backend }, SERVICES));
   await new Promise<void>((resolve) => {
     let stopping = false;
+    // A terminal's Ctrl-C reaches every process of the group, and `npm start` forwards it once
+    // more: repeats while stopping are ignored rather than killing the shutdown.
     const stop = (signal: NodeJS.Signals): void => {
       if (stopping) return;
       stopping = true;
@@ -75,23 +84,43 @@ async function runStart(argv: readonly string[]): Promise<number> {
         resolve();
       });
     };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
   });
   return 0;
 }
 
-main(process.argv.slice(2)).then(
+/** describeFailure phrases a start-up failure for people; listen errors name the address and what to do. */
+function describeFailure(error: unknown, argv: readonly string[]): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+    let where = '127.0.0.1:8780';
+    try {
+      const args = parseStartArgs(argv.slice(1));
+      where = `${args.host.includes(':') ? `[${args.host}]` : args.host}:${args.port}`;
+    } catch {
+      // The flags parsed once already; keep the default wording if they somehow do not.
+    }
+    if (code === 'EADDRINUSE') return `${where} is already in use (another fogbank?); choose another port with --port, or --port 0 for any free one`;
+    if (code === 'EACCES') return `not allowed to listen on ${where} (ports below 1024 need privileges); choose another port with --port, or --port 0 for any free one`;
+    return `cannot listen on ${where}: the address is not one of this machine's; choose another with --host`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+const argv = process.argv.slice(2);
+main(argv).then(
   (code) => {
     process.exitCode = code;
   },
   (error: unknown) => {
     if (error instanceof UsageError) {
-      process.stderr.write(`fogbank: ${error.message}\n${START_USAGE}\n`);
+      const help = argv[0] === 'start' ? 'fogbank start --help' : 'fogbank help';
+      process.stderr.write(`fogbank: ${error.message} (see: ${help})\n`);
       process.exitCode = 2;
       return;
     }
-    process.stderr.write(`fogbank: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`fogbank: ${describeFailure(error, argv)}\n`);
     process.exitCode = 1;
   },
 );

@@ -1,14 +1,15 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Authenticator, type TokenGrant } from '../core/auth.ts';
 import { realTimers, systemClock, type Clock, type Timers } from '../core/clock.ts';
 import type { OperationsMode } from '../core/config.ts';
 import { cryptoIds, hexId, type IdSource } from '../core/ids.ts';
-import type { LogLevel } from '../core/log.ts';
+import type { LogFormat, LogLevel } from '../core/log.ts';
 import { buildServer, DEFAULT_BODY_LIMIT } from '../core/server.ts';
 import { SERVICES } from '../services/registry.ts';
 import { openStore } from '../store/open-store.ts';
+import { prepareDataDir } from './data-dir.ts';
 import type { Store } from '../store/store.ts';
 
 /** StartOptions are the settings of one fogbank server (the CLI flags, as values). */
@@ -25,6 +26,8 @@ export interface StartOptions {
   readonly tokens?: readonly TokenGrant[];
   readonly operations?: OperationsMode;
   readonly logLevel?: LogLevel;
+  /** How logs are written: text lines (default) or JSON records. */
+  readonly logFormat?: LogFormat;
   readonly bodyLimit?: number;
   readonly clock?: Clock;
   readonly timers?: Timers;
@@ -53,7 +56,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
   const storeSpec = ephemeral ? 'memory' : (options.store ?? 'sqlite');
   const dataDir = ephemeral ? undefined : resolve(options.dataDir ?? '.fogbank');
   const needsDisk = dataDir !== undefined && (storeSpec === 'sqlite' || options.adminToken === undefined);
-  if (needsDisk) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  if (needsDisk) prepareDataDir(dataDir);
   const ids = options.ids ?? cryptoIds;
   const { token: adminToken, file: adminTokenFile } = resolveAdminToken(options.adminToken, dataDir, ids);
   const store = await openStore(storeSpec, { dataDir: dataDir ?? '' });
@@ -68,7 +71,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
         operations: options.operations ?? 'realistic',
       },
       SERVICES,
-      { logLevel: options.logLevel ?? 'silent', bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT },
+      { logLevel: options.logLevel ?? 'silent', logFormat: options.logFormat ?? 'text', bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT },
     );
     const host = options.host ?? '127.0.0.1';
     await app.listen({ host, port: options.port ?? 8780 });

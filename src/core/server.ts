@@ -1,11 +1,13 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { LogLevel } from './log.ts';
+import { fastifyLogger, useRequestLog, type LogFormat, type LogLevel } from './log.ts';
 import { useJsonBodies } from './json-body.ts';
 import type { ServiceContext, ServiceDefinition, ServiceHandle } from './service.ts';
 
 /** ServerOptions shape the HTTP layer. */
 export interface ServerOptions {
   readonly logLevel: LogLevel;
+  /** How log records are written (default text). */
+  readonly logFormat?: LogFormat;
   /** Largest accepted request body, in bytes; larger ones get the family's 413. */
   readonly bodyLimit: number;
 }
@@ -19,13 +21,16 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
  */
 export async function buildServer(context: ServiceContext, services: readonly ServiceDefinition[], options: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logLevel === 'silent' ? false : { level: options.logLevel },
+    logger: fastifyLogger(options.logLevel, options.logFormat ?? 'text'),
+    // One line per request comes from useRequestLog instead of Fastify's two.
+    disableRequestLogging: true,
     bodyLimit: options.bodyLimit,
     // Keep-alive sockets that are idle must not hold shutdown open.
     forceCloseConnections: 'idle',
     // `/x/` and `/x` name the same resource, as on Google's front ends.
     routerOptions: { ignoreTrailingSlash: true },
   });
+  if (options.logLevel !== 'silent') useRequestLog(app);
   useJsonBodies(app);
   app.get('/healthz', async () => ({ status: 'ok' }));
   const handles: ServiceHandle[] = [];

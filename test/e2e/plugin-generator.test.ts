@@ -13,12 +13,12 @@ import {
   PROTOC_INCLUDE,
   readTree,
   REPO,
-  requireTool,
+  clientPath,
   run,
-  SHARED_PROTOS,
+  googleapisProtos,
   tempDir,
   typecheck,
-} from './plugin-harness.ts';
+} from '../harness/protos.ts';
 
 const CORPUS = ['corpus/common/types.proto', 'corpus/proto2.proto', 'corpus/proto3.proto', 'corpus/library.proto'];
 const EDITIONS = ['editions/edition2023.proto'];
@@ -29,8 +29,8 @@ const plugin = fogbankPluginExecutable(work);
 function protocGenerate(protoc: string, out: string, files: readonly string[]) {
   mkdirSync(out, { recursive: true });
   return run(
-    requireTool(protoc),
-    [`-I${FIXTURE_PROTOS}`, `-I${SHARED_PROTOS}`, `-I${PROTOC_INCLUDE}`, `--plugin=protoc-gen-fogbank=${plugin}`, `--fogbank_out=${out}`, ...files],
+    protoc,
+    [`-I${FIXTURE_PROTOS}`, `-I${googleapisProtos()}`, `-I${PROTOC_INCLUDE}`, `--plugin=protoc-gen-fogbank=${plugin}`, `--fogbank_out=${out}`, ...files],
     work,
   );
 }
@@ -93,11 +93,11 @@ test('buf generate runs protoc-gen-fogbank on compute.proto and the corpus with 
   mkdirSync(join(root, 'protos/google'), { recursive: true });
   cpSync(join(FIXTURE_PROTOS, 'corpus'), join(root, 'protos/corpus'), { recursive: true });
   cpSync(join(FIXTURE_PROTOS, 'editions'), join(root, 'protos/editions'), { recursive: true });
-  cpSync(join(SHARED_PROTOS, 'google/api'), join(root, 'protos/google/api'), { recursive: true });
-  cpSync(join(SHARED_PROTOS, 'google/cloud'), join(root, 'protos/google/cloud'), { recursive: true });
+  cpSync(join(googleapisProtos(), 'google/api'), join(root, 'protos/google/api'), { recursive: true });
+  cpSync(join(googleapisProtos(), 'google/cloud'), join(root, 'protos/google/cloud'), { recursive: true });
   writeFileSync(join(root, 'buf.yaml'), 'version: v2\nmodules:\n  - path: protos\n');
   writeFileSync(join(root, 'buf.gen.yaml'), `version: v2\nplugins:\n  - local: ${plugin}\n    out: gen\n`);
-  const buf = requireTool(join(REPO, 'node_modules/.bin/buf'));
+  const buf = clientPath('buf');
   const paths = ['protos/corpus', 'protos/editions', `protos/${COMPUTE_PROTO}`].flatMap((p) => ['--path', p]);
   const r = run(buf, ['generate', '--template', 'buf.gen.yaml', ...paths], root);
   assert.equal(r.status, 0, r.stderr);
@@ -109,7 +109,7 @@ test('buf generate runs protoc-gen-fogbank on compute.proto and the corpus with 
 
 test('fogbank protoc, fed a buf build image, generates the same tree in-process', async () => {
   const root = join(work, 'buf');
-  const buf = requireTool(join(REPO, 'node_modules/.bin/buf'));
+  const buf = clientPath('buf');
   const image = run(buf, ['build', '-o', 'image.binpb'], root);
   assert.equal(image.status, 0, image.stderr);
   const out = join(work, 'host');

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_BODY_LIMIT } from '../../core/server.ts';
 import type { ServiceContext, ServiceDefinition } from '../../core/service.ts';
+import { computeBanner } from './banner.ts';
 import { registerCatalogRoutes } from './catalog/index.ts';
 import { registerInstanceTemplateRoutes, TemplateService } from './instance-templates/index.ts';
 import { OperationService, registerOperationRoutes } from './operations/index.ts';
@@ -18,6 +19,7 @@ export const computeService: ServiceDefinition = {
   pathPrefixes: [COMPUTE_PREFIX, '/batch/compute/v1'],
   fallback: true,
   renderError: renderComputeError,
+  banner: computeBanner,
   async register(app: FastifyInstance, context: ServiceContext) {
     const operations = new OperationService({ store: context.store, clock: context.clock, timers: context.timers, ids: context.ids, mode: context.operations });
     const templates = new TemplateService(context.store, operations, context.clock, context.ids);
