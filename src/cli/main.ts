@@ -56,6 +56,19 @@ async function main(argv: readonly string[]): Promise<number> {
 
 /** runStart serves until SIGINT or SIGTERM, then shuts down and resolves 0. */
 async function runStart(args: StartArgs): Promise<number> {
+  // Signals are taken before anything is printed: whoever reads the banner may signal at once.
+  // A terminal's Ctrl-C reaches every process of the group, and `npm start` forwards it once
+  // more: repeats are ignored rather than killing the shutdown.
+  let signalled: (signal: NodeJS.Signals) => void = () => {};
+  const stopSignal = new Promise<NodeJS.Signals>((resolve) => (signalled = resolve));
+  let received: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (received !== undefined) return;
+    received = signal;
+    signalled(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   const tokens = args.config === undefined ? [] : (await loadConfigFile(args.config)).tokens;
   const server = await startFogbank({
     host: args.host,
@@ -69,24 +82,15 @@ async function runStart(args: StartArgs): Promise<number> {
     logLevel: args.logLevel,
     logFormat: args.logFormat,
   });
-  process.stdout.write(renderBanner({ ...server, storeBackend: server.store.backend }, SERVICES));
-  await new Promise<void>((resolve) => {
-    let stopping = false;
-    // A terminal's Ctrl-C reaches every process of the group, and `npm start` forwards it once
-    // more: repeats while stopping are ignored rather than killing the shutdown.
-    const stop = (signal: NodeJS.Signals): void => {
-      if (stopping) return;
-      stopping = true;
-      process.stdout.write(`fogbank: ${signal}, shutting down\n`);
-      server.close().then(resolve, (error: unknown) => {
-        process.stderr.write(`fogbank: error while shutting down: ${String(error)}\n`);
-        process.exitCode = 1;
-        resolve();
-      });
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  if (received === undefined) process.stdout.write(renderBanner({ ...server, storeBackend: server.store.backend }, SERVICES));
+  const signal = await stopSignal;
+  process.stdout.write(`fogbank: ${signal}, shutting down\n`);
+  try {
+    await server.close();
+  } catch (error) {
+    process.stderr.write(`fogbank: error while shutting down: ${String(error)}\n`);
+    return 1;
+  }
   return 0;
 }
 

@@ -1,3 +1,5 @@
+import { LogController } from 'fastify';
+
 /** LogLevel names the verbosity of the structured request log. */
 export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
 
@@ -68,6 +70,11 @@ export function fastifyLogger(level: LogLevel, format: LogFormat, write: LogWrit
       },
     },
   };
+}
+
+/** quietLogController turns off Fastify's own two records per request: useRequestLog writes one instead. */
+export function quietLogController(): LogController {
+  return new LogController({ disableRequestLogging: true });
 }
 
 /** RequestLogSource is the part of a Fastify app the request log needs. */

@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import { fastifyLogger, useRequestLog, type LogFormat, type LogLevel } from './log.ts';
+import { fastifyLogger, quietLogController, useRequestLog, type LogFormat, type LogLevel } from './log.ts';
 import { useJsonBodies } from './json-body.ts';
 import type { ServiceContext, ServiceDefinition, ServiceHandle } from './service.ts';
 
@@ -22,8 +22,7 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 export async function buildServer(context: ServiceContext, services: readonly ServiceDefinition[], options: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: fastifyLogger(options.logLevel, options.logFormat ?? 'text'),
-    // One line per request comes from useRequestLog instead of Fastify's two.
-    disableRequestLogging: true,
+    logController: quietLogController(),
     bodyLimit: options.bodyLimit,
     // Keep-alive sockets that are idle must not hold shutdown open.
     forceCloseConnections: 'idle',

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { REPO } from '../harness/paths.ts';
-import { startFogbankProcess } from '../harness/process.ts';
+import { spawnOwned, startFogbankProcess, withTimeout } from '../harness/process.ts';
 import { tempDir } from '../harness/temp.ts';
 
 const dataDir = (): string => tempDir('cli');
@@ -122,4 +122,23 @@ describe('fogbank start as a process', () => {
   it('rejects unknown flags with a usage message and exit code 2', async () => {
     await assert.rejects(startFogbankProcess(['--bogus']), /unknown flag --bogus/);
   });
+});
+
+// `npm start` (a prestart build, then the bundle) must hand signals to fogbank and exit 0, both
+// for a terminal's Ctrl-C, which reaches the whole process group, and for a signal sent to npm.
+// This file is the only one that builds dist/, so builds never race.
+describe('npm start', () => {
+  for (const [how, toGroup] of [['Ctrl-C in a terminal (SIGINT to the process group)', true], ['SIGINT sent to npm alone', false]] as const) {
+    it(`stops fogbank and exits 0 on ${how}`, async () => {
+      const npm = spawnOwned('npm', ['start', '--', '--port', '0', '--ephemeral', '--log-level', 'warn'], { cwd: REPO, detached: true });
+      await npm.waitForLine(/listening on http:\/\/127\.0\.0\.1:\d+/, 120_000);
+      if (toGroup) {
+        assert.equal(await npm.stop('SIGINT'), 0);
+      } else {
+        process.kill(npm.child.pid!, 'SIGINT');
+        assert.equal(await withTimeout(npm.exited, 15_000, 'npm start to exit after SIGINT'), 0);
+      }
+      assert.ok(npm.lines.includes('fogbank: SIGINT, shutting down'), npm.lines.join('\n'));
+    });
+  }
 });
