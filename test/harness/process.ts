@@ -68,15 +68,15 @@ export function spawnOwned(command: string, args: readonly string[], options: Sp
     lines.push(line);
     for (const wake of waiters) wake();
   });
+  let ended = false;
   const exited = new Promise<Exit>((resolve) =>
     child.once('close', (code, signal) => {
+      ended = true;
       children.delete(child);
-      for (const wake of waiters) wake();
       resolve(code ?? signal ?? 'SIGKILL');
+      for (const wake of waiters) wake();
     }),
   );
-  let ended = false;
-  void exited.then(() => (ended = true));
   const detached = options.detached === true;
   return {
     child,
@@ -112,7 +112,11 @@ export function spawnOwned(command: string, args: readonly string[], options: Sp
         if (detached) process.kill(-child.pid, signal);
         else child.kill(signal);
       }
-      return withTimeout(exited, EXIT_TIMEOUT_MS, `${command} to exit after ${signal}`);
+      return withTimeout(exited, EXIT_TIMEOUT_MS, `${command} to exit after ${signal}`).catch(async (error: unknown) => {
+        if (child.pid !== undefined) process.kill(detached ? -child.pid : child.pid, 'SIGKILL');
+        await exited;
+        throw error;
+      });
     },
   };
 }
