@@ -38,9 +38,10 @@ export class Gcloud {
   readonly #binary = clientPath('gcloud');
   readonly #env: NodeJS.ProcessEnv;
 
-  constructor(baseUrl: string, token: string | undefined, project = 'p') {
+  /** The compute endpoint override is `BASE/compute/v1/` unless `computeOverride` gives it verbatim. */
+  constructor(baseUrl: string, token: string | undefined, project = 'p', computeOverride = `${baseUrl}/compute/v1/`) {
     const overrides: Record<string, string> = {
-      CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE: `${baseUrl}/compute/v1/`,
+      CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE: computeOverride,
       CLOUDSDK_CORE_PROJECT: project,
     };
     if (token === undefined) {
