@@ -1,6 +1,7 @@
 // The fogbank command line as a newcomer meets it: version, help, refused flags, a taken port, a
 // read-only data directory, and the request log in both formats.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
@@ -68,12 +69,23 @@ describe('fogbank command line', () => {
     chmodSync(parent, 0o755);
     const dir = join(parent, 'data');
     mkdirSync(dir);
-    chmodSync(dir, 0o555);
-    // root writes anywhere: run fogbank as an unprivileged user then (nobody), without tsx's cache.
-    const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-    const child = spawnFogbank(['start', '--port', '0', '--data-dir', dir], { ...asUser, env: { ...process.env, TSX_DISABLE_CACHE: '1', HOME: parent } });
-    assert.equal(await withTimeout(child.exited, 30_000, 'fogbank to refuse the data directory'), 1);
-    assert.equal(child.stderr(), `fogbank: cannot write to the data directory ${dir}: permission denied; choose another with --data-dir, or keep nothing on disk with --ephemeral\n`);
+    // Permission bits do not stop root: as root the directory is made immutable instead (which
+    // stops root too), or, where chattr is unavailable, fogbank runs as the unprivileged nobody.
+    let immutable = false;
+    let asUser = {};
+    if (process.getuid?.() === 0) {
+      immutable = spawnSync('chattr', ['+i', dir]).status === 0;
+      if (!immutable) asUser = { uid: 65534, gid: 65534 };
+    }
+    if (!immutable) chmodSync(dir, 0o555);
+    try {
+      const child = spawnFogbank(['start', '--port', '0', '--data-dir', dir], { ...asUser, env: { ...process.env, TSX_DISABLE_CACHE: '1', HOME: parent } });
+      assert.equal(await withTimeout(child.exited, 30_000, 'fogbank to refuse the data directory'), 1);
+      const reason = immutable ? 'operation not permitted' : 'permission denied';
+      assert.equal(child.stderr(), `fogbank: cannot write to the data directory ${dir}: ${reason}; choose another with --data-dir, or keep nothing on disk with --ephemeral\n`);
+    } finally {
+      if (immutable) spawnSync('chattr', ['-i', dir]);
+    }
   });
 });
 
