@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseStartArgs, UsageError } from './args.ts';
+import { parseStartArgs, START_USAGE, UsageError } from './args.ts';
 
 describe('fogbank start flags', () => {
   it('has the documented defaults', () => {
@@ -15,16 +15,19 @@ describe('fogbank start flags', () => {
       operations: 'realistic',
       config: undefined,
       logLevel: 'info',
+      logFormat: 'text',
       mailRelay: undefined,
       uploadLimit: undefined,
     });
   });
 
   it('reads `--flag value` and `--flag=value`', () => {
-    const args = parseStartArgs(['--host', '0.0.0.0', '--port=0', '--data-dir', '/tmp/x', '--ephemeral', '--store=memory', '--store-pool-size', '4', '--admin-token', 't', '--operations=instant', '--config', 'c.yaml', '--log-level', 'debug', '--mail-relay', 'smtp://127.0.0.1:1025']);
-    assert.deepEqual(args, { host: '0.0.0.0', port: 0, dataDir: '/tmp/x', ephemeral: true, store: 'memory', storePoolSize: 4, adminToken: 't', operations: 'instant', config: 'c.yaml', logLevel: 'debug', mailRelay: 'smtp://127.0.0.1:1025', uploadLimit: undefined });
+    const args = parseStartArgs(['--host', '0.0.0.0', '--port=0', '--data-dir', '/tmp/x', '--store=memory', '--store-pool-size', '4', '--admin-token', 't', '--operations=instant', '--config', 'c.yaml', '--log-level', 'debug', '--log-format=json', '--mail-relay', 'smtp://127.0.0.1:1025']);
+    assert.deepEqual(args, { host: '0.0.0.0', port: 0, dataDir: '/tmp/x', ephemeral: false, store: 'memory', storePoolSize: 4, adminToken: 't', operations: 'instant', config: 'c.yaml', logLevel: 'debug', logFormat: 'json', mailRelay: 'smtp://127.0.0.1:1025', uploadLimit: undefined });
+    assert.equal(parseStartArgs(['--ephemeral', '--store', 'memory']).ephemeral, true);
     assert.equal(parseStartArgs(['--upload-limit', '512M']).uploadLimit, 512 * 1024 ** 2);
     assert.equal(parseStartArgs(['--upload-limit=1048576']).uploadLimit, 1048576);
+    assert.equal(parseStartArgs(['--event-ttl', '1h30m']).eventTtlSeconds, 5400);
   });
 
   it('takes the store from FOGBANK_STORE unless --store is given', () => {
@@ -45,13 +48,30 @@ describe('fogbank start flags', () => {
     [['--log-level', 'loud'], "--log-level must be silent, error, warn, info or debug, not 'loud'"],
     [['--ephemeral=yes'], '--ephemeral takes no value'],
     [['--admin-token='], '--admin-token must not be empty'],
+    [['--log-format', 'yaml'], "--log-format must be text or json, not 'yaml'"],
     [['start'], "unexpected argument 'start'"],
     [['--mail-relay', 'http://x'], "--mail-relay must be smtp://host:port or smtps://host:port, not 'http://x'"],
     [['--upload-limit', '1T'], "--upload-limit must be a positive number of bytes, optionally with K, M or G, not '1T'"],
+    [['--port', '1', '--port=2'], '--port is given more than once'],
+    [['--ephemeral', '--ephemeral'], '--ephemeral is given more than once'],
+    [['--ephemeral', '--data-dir', 'd'], '--ephemeral writes nothing to disk, so it cannot be combined with --data-dir'],
+    [['--data-dir=d', '--ephemeral'], '--ephemeral writes nothing to disk, so it cannot be combined with --data-dir'],
+    [['--ephemeral', '--store', 'sqlite'], '--ephemeral keeps state in memory, so it cannot be combined with --store sqlite'],
   ];
   for (const [argv, message] of bad) {
     it(`rejects ${argv.join(' ')}`, () => {
       assert.throws(() => parseStartArgs(argv), (error: unknown) => error instanceof UsageError && error.message === message);
     });
   }
+});
+
+describe('fogbank start --help', () => {
+  it('describes every flag with its default', () => {
+    for (const flag of ['--host', '--port', '--data-dir', '--ephemeral', '--store', '--admin-token', '--operations', '--config', '--log-level', '--log-format']) {
+      const line = START_USAGE.split('\n').find((l) => l.startsWith(`  ${flag} `) || l === `  ${flag}`);
+      assert.ok(line !== undefined, `${flag} is not in the help`);
+      assert.match(line, /\(default: [^)]+\)$/, `${flag} has no default`);
+    }
+    assert.match(START_USAGE, /--port PORT +port to listen on; 0 picks a free one \(the banner shows it\) \(default: 8780\)/);
+  });
 });

@@ -1,4 +1,4 @@
-import { isLogLevel, type LogLevel } from '../core/log.ts';
+import { isLogFormat, isLogLevel, type LogFormat, type LogLevel } from '../core/log.ts';
 import type { OperationsMode } from '../core/config.ts';
 
 /** StartArgs are the parsed flags of `fogbank start`. */
@@ -8,12 +8,14 @@ export interface StartArgs {
   dataDir: string;
   ephemeral: boolean;
   store: string;
-  /** Connections a postgres store may open. */
-  storePoolSize: number;
   adminToken: string | undefined;
   operations: OperationsMode;
   config: string | undefined;
   logLevel: LogLevel;
+  logFormat: LogFormat;
+  /** Connections in the PostgreSQL store's pool. */
+  storePoolSize: number;
+  /** Forward every delivered mail message to this SMTP server. */
   mailRelay: string | undefined;
   /** Largest accepted media upload (bundles, APKs), in bytes; undefined for the family's default. */
   uploadLimit: number | undefined;
@@ -21,19 +23,131 @@ export interface StartArgs {
   eventTtlSeconds?: number;
 }
 
-/** UsageError is a command-line mistake; the CLI prints it with the usage text and exits 2. */
+/** UsageError is a command-line mistake; the CLI prints it with a pointer to the help and exits 2. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-/** START_USAGE is the help text of `fogbank start`. */
-export const START_USAGE = `usage: fogbank start [--host 127.0.0.1] [--port 8780] [--data-dir ./.fogbank] [--ephemeral]
-                     [--store sqlite|memory|postgres://user@host:port/db] [--store-pool-size 10]
-                     [--admin-token TOKEN]
-                     [--operations realistic|instant] [--config FILE] [--log-level silent|error|warn|info|debug]
-                     [--mail-relay smtp://host:port] [--upload-limit BYTES|NK|NM|NG] [--event-ttl 1h]`;
+/** Flag describes one `fogbank start` flag: how it is written, its default and what it does. */
+interface Flag {
+  readonly name: string;
+  /** The value's placeholder in the help; absent for a switch. */
+  readonly value?: string;
+  /** The default, as the help shows it. */
+  readonly default: string;
+  readonly help: string;
+  /** apply checks the value and stores it. */
+  readonly apply: (args: StartArgs, value: string) => void;
+}
 
-const VALUE_FLAGS: ReadonlySet<string> = new Set(['host', 'port', 'data-dir', 'store', 'store-pool-size', 'admin-token', 'operations', 'config', 'log-level', 'mail-relay', 'upload-limit', 'event-ttl']);
+const FLAGS: readonly Flag[] = [
+  { name: 'host', value: 'HOST', default: '127.0.0.1', help: 'address to listen on', apply: (a, v) => (a.host = v) },
+  {
+    name: 'port',
+    value: 'PORT',
+    default: '8780',
+    help: 'port to listen on; 0 picks a free one (the banner shows it)',
+    apply: (a, v) => {
+      if (!/^\d+$/.test(v) || Number(v) > 65535) throw new UsageError(`--port must be a number from 0 to 65535, not '${v}'`);
+      a.port = Number(v);
+    },
+  },
+  { name: 'data-dir', value: 'DIR', default: './.fogbank', help: 'where the SQLite store and the admin token are kept', apply: (a, v) => (a.dataDir = v) },
+  { name: 'ephemeral', default: 'off', help: 'keep everything in memory and write nothing to disk', apply: (a) => (a.ephemeral = true) },
+  {
+    name: 'store',
+    value: 'sqlite|memory|postgres://user@host:port/db',
+    default: 'sqlite, or $FOGBANK_STORE',
+    help: 'where API state lives (memory: lost on exit; postgres: shared by replicas, see docs/deploy.md)',
+    apply: (a, v) => (a.store = v),
+  },
+  {
+    name: 'store-pool-size',
+    value: 'N',
+    default: '10',
+    help: 'connections to PostgreSQL per fogbank',
+    apply: (a, v) => {
+      const size = Number(v);
+      if (!/^\d+$/.test(v) || size < 2 || size > 1000) throw new UsageError(`--store-pool-size must be a number from 2 to 1000, not '${v}'`);
+      a.storePoolSize = size;
+    },
+  },
+  {
+    name: 'admin-token',
+    value: 'TOKEN',
+    default: 'kept in <data-dir>/admin-token',
+    help: 'the bearer token that holds every scope and permission',
+    apply: (a, v) => {
+      if (v === '') throw new UsageError('--admin-token must not be empty');
+      a.adminToken = v;
+    },
+  },
+  {
+    name: 'operations',
+    value: 'realistic|instant',
+    default: 'realistic',
+    help: 'realistic: Operations go PENDING → RUNNING → DONE over ~0.5 s; instant: DONE at once',
+    apply: (a, v) => {
+      if (v !== 'realistic' && v !== 'instant') throw new UsageError(`--operations must be realistic or instant, not '${v}'`);
+      a.operations = v;
+    },
+  },
+  { name: 'config', value: 'FILE', default: 'none', help: 'YAML or JSON file granting tokens scopes and permissions', apply: (a, v) => (a.config = v) },
+  {
+    name: 'log-level',
+    value: 'silent|error|warn|info|debug',
+    default: 'info',
+    help: 'info: one line per request; warn: only failed requests (4xx, 5xx); debug: more detail',
+    apply: (a, v) => {
+      if (!isLogLevel(v)) throw new UsageError(`--log-level must be silent, error, warn, info or debug, not '${v}'`);
+      a.logLevel = v;
+    },
+  },
+  {
+    name: 'log-format',
+    value: 'text|json',
+    default: 'text',
+    help: 'text: lines for people; json: one structured JSON object per line',
+    apply: (a, v) => {
+      if (!isLogFormat(v)) throw new UsageError(`--log-format must be text or json, not '${v}'`);
+      a.logFormat = v;
+    },
+  },
+  {
+    name: 'mail-relay',
+    value: 'smtp://host:port',
+    default: 'none',
+    help: 'also deliver every sent mail message to this SMTP server (e.g. Mailpit)',
+    apply: (a, v) => {
+      if (!/^smtps?:\/\/[^/:]+(:\d+)?\/?$/.test(v)) throw new UsageError(`--mail-relay must be smtp://host:port or smtps://host:port, not '${v}'`);
+      a.mailRelay = v;
+    },
+  },
+  {
+    name: 'upload-limit',
+    value: 'BYTES|NK|NM|NG',
+    default: '2G (APKs: 1G)',
+    help: 'largest app bundle or APK accepted by the publishing API',
+    apply: (a, v) => {
+      // Binary multiples, as upload limits are usually written (512M is 512 MiB).
+      const match = /^(\d+)([KMG]?)$/i.exec(v);
+      const bytes = match === null ? Number.NaN : Number(match[1]) * 1024 ** ' KMG'.indexOf((match[2] || ' ').toUpperCase());
+      if (!Number.isSafeInteger(bytes) || bytes <= 0) throw new UsageError(`--upload-limit must be a positive number of bytes, optionally with K, M or G, not '${v}'`);
+      a.uploadLimit = bytes;
+    },
+  },
+  {
+    name: 'event-ttl',
+    value: 'DURATION',
+    default: '1h',
+    help: 'how long cluster API Events live after their last write (e.g. 30m, 1h30m)',
+    apply: (a, v) => {
+      const seconds = parseDuration(v);
+      if (seconds === undefined || seconds === 0) throw new UsageError(`--event-ttl must be a duration such as 1h, 30m or 90s, not '${v}'`);
+      a.eventTtlSeconds = seconds;
+    },
+  },
+];
 
 const DURATION_UNITS: Readonly<Record<string, number>> = { h: 3600, m: 60, s: 1 };
 
@@ -45,102 +159,72 @@ export function parseDuration(value: string): number | undefined {
   return seconds;
 }
 
-/**
- * parseStartArgs reads `fogbank start` flags (`--flag value` or `--flag=value`); `env` supplies
- * FOGBANK_STORE, which `--store` overrides.
- */
-export function parseStartArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = {}): StartArgs {
-  const args: StartArgs = {
+const BY_NAME: ReadonlyMap<string, Flag> = new Map(FLAGS.map((flag) => [flag.name, flag]));
+
+/** START_USAGE is the help text of `fogbank start`: every flag with its default. */
+export const START_USAGE = [
+  'usage: fogbank start [flags]',
+  '',
+  'Serves every API on one port until SIGINT or SIGTERM (then exits 0).',
+  '',
+  'flags (--flag VALUE or --flag=VALUE; each at most once):',
+  ...FLAGS.map((flag) => {
+    const left = `  --${flag.name}${flag.value === undefined ? '' : ` ${flag.value}`}`;
+    return `${left.padEnd(44)}${flag.help} (default: ${flag.default})`;
+  }),
+  `  ${'-h, --help'.padEnd(42)}show this help`,
+].join('\n');
+
+/** defaultStartArgs are the values of `fogbank start` with no flags. */
+function defaultStartArgs(): StartArgs {
+  return {
     host: '127.0.0.1',
     port: 8780,
     dataDir: './.fogbank',
     ephemeral: false,
-    store: env['FOGBANK_STORE'] || 'sqlite',
-    storePoolSize: 10,
+    store: 'sqlite',
     adminToken: undefined,
     operations: 'realistic',
     config: undefined,
     logLevel: 'info',
+    logFormat: 'text',
+    storePoolSize: 10,
     mailRelay: undefined,
     uploadLimit: undefined,
   };
+}
+
+/**
+ * parseStartArgs reads `fogbank start` flags (`--flag value` or `--flag=value`), refusing repeats
+ * and contradictions; `env` supplies FOGBANK_STORE, which `--store` overrides.
+ */
+export function parseStartArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = {}): StartArgs {
+  const args = defaultStartArgs();
+  if (env['FOGBANK_STORE']) args.store = env['FOGBANK_STORE'];
+  const given = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (!arg.startsWith('--')) throw new UsageError(`unexpected argument '${arg}'`);
     const eq = arg.indexOf('=');
     const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
-    if (name === 'ephemeral') {
-      if (eq !== -1) throw new UsageError('--ephemeral takes no value');
-      args.ephemeral = true;
-      continue;
-    }
-    if (!VALUE_FLAGS.has(name)) throw new UsageError(`unknown flag --${name}`);
-    let value: string;
-    if (eq !== -1) value = arg.slice(eq + 1);
-    else {
+    const flag = BY_NAME.get(name);
+    if (flag === undefined) throw new UsageError(`unknown flag --${name}`);
+    if (given.has(name)) throw new UsageError(`--${name} is given more than once`);
+    given.add(name);
+    let value = '';
+    if (flag.value === undefined) {
+      if (eq !== -1) throw new UsageError(`--${name} takes no value`);
+    } else if (eq !== -1) {
+      value = arg.slice(eq + 1);
+    } else {
       const next = argv[i + 1];
       if (next === undefined) throw new UsageError(`--${name} needs a value`);
       value = next;
       i++;
     }
-    switch (name) {
-      case 'host':
-        args.host = value;
-        break;
-      case 'port': {
-        const port = Number(value);
-        if (!/^\d+$/.test(value) || port > 65535) throw new UsageError(`--port must be a number from 0 to 65535, not '${value}'`);
-        args.port = port;
-        break;
-      }
-      case 'data-dir':
-        args.dataDir = value;
-        break;
-      case 'store':
-        args.store = value;
-        break;
-      case 'store-pool-size': {
-        const size = Number(value);
-        if (!/^\d+$/.test(value) || size < 2 || size > 1000) throw new UsageError(`--store-pool-size must be a number from 2 to 1000, not '${value}'`);
-        args.storePoolSize = size;
-        break;
-      }
-      case 'admin-token':
-        if (value === '') throw new UsageError('--admin-token must not be empty');
-        args.adminToken = value;
-        break;
-      case 'operations':
-        if (value !== 'realistic' && value !== 'instant') throw new UsageError(`--operations must be realistic or instant, not '${value}'`);
-        args.operations = value;
-        break;
-      case 'config':
-        args.config = value;
-        break;
-      case 'event-ttl': {
-        const seconds = parseDuration(value);
-        if (seconds === undefined || seconds === 0) throw new UsageError(`--event-ttl must be a duration such as 1h, 30m or 90s, not '${value}'`);
-        args.eventTtlSeconds = seconds;
-        break;
-      }
-      case 'log-level':
-        if (!isLogLevel(value)) throw new UsageError(`--log-level must be silent, error, warn, info or debug, not '${value}'`);
-        args.logLevel = value;
-        break;
-      case 'mail-relay':
-        if (!/^smtps?:\/\/[^/:]+(:\d+)?\/?$/.test(value)) throw new UsageError(`--mail-relay must be smtp://host:port or smtps://host:port, not '${value}'`);
-        args.mailRelay = value;
-        break;
-      case 'upload-limit': {
-        // Binary multiples, as upload limits are usually written (512M is 512 MiB).
-        const match = /^(\d+)([KMG]?)$/i.exec(value);
-        const bytes = match === null ? Number.NaN : Number(match[1]) * 1024 ** ' KMG'.indexOf((match[2] || ' ').toUpperCase());
-        if (!Number.isSafeInteger(bytes) || bytes <= 0) throw new UsageError(`--upload-limit must be a positive number of bytes, optionally with K, M or G, not '${value}'`);
-        args.uploadLimit = bytes;
-        break;
-      }
-      default:
-        throw new UsageError(`unknown flag --${name}`);
-    }
+    flag.apply(args, value);
   }
+  if (args.ephemeral && given.has('data-dir')) throw new UsageError('--ephemeral writes nothing to disk, so it cannot be combined with --data-dir');
+  if (args.ephemeral && given.has('store') && args.store !== 'memory') throw new UsageError(`--ephemeral keeps state in memory, so it cannot be combined with --store ${args.store}`);
   return args;
 }

@@ -1,19 +1,21 @@
 #!/usr/bin/env node
 import { loadConfigFile } from '../core/config.ts';
 import { UnavailableError } from '../core/errors.ts';
-import { redactUrl } from '../store/index.ts';
-import { parseStartArgs, START_USAGE, UsageError } from './args.ts';
+import { FOGBANK_VERSION } from '../core/version.ts';
 import { DataDirInUseError } from '../store/data-dir-lock.ts';
+import { redactUrl } from '../store/index.ts';
+import { SERVICES } from '../services/registry.ts';
+import { parseStartArgs, START_USAGE, UsageError, type StartArgs } from './args.ts';
+import { renderBanner } from './banner.ts';
 import { startFogbank } from './start.ts';
 
-const USAGE = `usage: fogbank <command>
+const USAGE = `usage: fogbank <command> [flags]
 
 commands:
-  start     serve every API on one port (see: fogbank start --help)
-  protoc    run protobuf compiler plugins over a descriptor set (see: fogbank protoc --help)`;
-
-/** EXIT_DATA_DIR_IN_USE is the exit code of a start refused because another fogbank holds the data directory. */
-const EXIT_DATA_DIR_IN_USE = 3;
+  start          serve every API on one port (fogbank start --help lists its flags)
+  protoc         run protobuf compiler plugins over a descriptor set (fogbank protoc --help)
+  help [start]   show this help, or a command's
+  version        print the version (also --version, -v)`;
 
 /** main dispatches the fogbank command line and returns the exit code (or never, while serving). */
 async function main(argv: readonly string[]): Promise<number> {
@@ -24,34 +26,52 @@ async function main(argv: readonly string[]): Promise<number> {
         process.stdout.write(`${START_USAGE}\n`);
         return 0;
       }
-      return runStart(rest);
+      return runStart(parseStartArgs(rest, process.env));
     case 'protoc': {
       const { runProtocCommand } = await import('./fogbank-protoc.ts');
       return runProtocCommand([...rest]);
     }
-    case undefined:
+    case 'version':
+    case '--version':
+    case '-v':
+      process.stdout.write(`fogbank ${FOGBANK_VERSION}\n`);
+      return 0;
+    case 'help':
     case '--help':
     case '-h':
-    case 'help':
+      if (rest[0] === 'start') {
+        process.stdout.write(`${START_USAGE}\n`);
+        return 0;
+      }
+      if (rest[0] === 'protoc') {
+        const { runProtocCommand } = await import('./fogbank-protoc.ts');
+        return runProtocCommand(['--help']);
+      }
       process.stdout.write(`${USAGE}\n`);
-      return command === undefined ? 2 : 0;
-    default:
-      process.stderr.write(`fogbank: unknown command '${command}'\n${USAGE}\n`);
+      return 0;
+    case undefined:
+      process.stderr.write(`${USAGE}\n`);
       return 2;
+    default:
+      throw new UsageError(`unknown command '${command}'`);
   }
 }
 
-/** storeLabel names the store in the start-up line: the database (password hidden) or the data directory. */
-function storeLabel(backend: string, spec: string, dataDir: string | undefined): string {
-  if (backend === 'postgres') return `postgres, ${redactUrl(spec)}`;
-  return dataDir ? `${backend}, data: ${dataDir}` : backend;
-}
-
-/** STORE_UNAVAILABLE_EXIT is the exit code when the store's database cannot be reached at start. */
-const STORE_UNAVAILABLE_EXIT = 69;
-
-async function runStart(argv: readonly string[]): Promise<number> {
-  const args = parseStartArgs(argv, process.env);
+/** runStart serves until SIGINT or SIGTERM, then shuts down and resolves 0. */
+async function runStart(args: StartArgs): Promise<number> {
+  // Signals are taken before anything is printed: whoever reads the banner may signal at once.
+  // A terminal's Ctrl-C reaches every process of the group, and `npm start` forwards it once
+  // more: repeats are ignored rather than killing the shutdown.
+  let signalled: (signal: NodeJS.Signals) => void = () => {};
+  const stopSignal = new Promise<NodeJS.Signals>((resolve) => (signalled = resolve));
+  let received: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (received !== undefined) return;
+    received = signal;
+    signalled(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   const tokens = args.config === undefined ? [] : (await loadConfigFile(args.config)).tokens;
   const server = await startFogbank({
     host: args.host,
@@ -64,55 +84,66 @@ async function runStart(argv: readonly string[]): Promise<number> {
     tokens,
     operations: args.operations,
     logLevel: args.logLevel,
+    logFormat: args.logFormat,
     ...(args.mailRelay === undefined ? {} : { mailRelay: args.mailRelay }),
     ...(args.uploadLimit === undefined ? {} : { uploadLimit: args.uploadLimit }),
     ...(args.eventTtlSeconds === undefined ? {} : { eventTtlSeconds: args.eventTtlSeconds }),
   });
-  const tokenHint =
-    server.adminTokenFile !== undefined
-      ? `gcloud config set auth/access_token_file ${server.adminTokenFile}`
-      : `printf '%s' '${server.adminToken}' > token && gcloud config set auth/access_token_file "$PWD/token"`;
-  process.stdout.write(
-    [
-      `fogbank listening on ${server.url} (store: ${storeLabel(server.store.backend, args.store, server.dataDir)})`,
-      `  admin token: ${server.adminTokenFile ?? server.adminToken}`,
-      `  use it with gcloud:`,
-      `    gcloud config set api_endpoint_overrides/compute ${server.url}/compute/v1/`,
-      `    ${tokenHint}`,
-      '',
-    ].join('\n'),
-  );
-  await new Promise<void>((resolve) => {
-    let stopping = false;
-    const stop = (signal: NodeJS.Signals): void => {
-      if (stopping) return;
-      stopping = true;
-      process.stdout.write(`fogbank: ${signal}, shutting down\n`);
-      server.close().then(resolve, (error: unknown) => {
-        process.stderr.write(`fogbank: error while shutting down: ${String(error)}\n`);
-        process.exitCode = 1;
-        resolve();
-      });
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  if (received === undefined) process.stdout.write(renderBanner({ ...server, storeBackend: storeLabel(server.store.backend, args.store) }, SERVICES));
+  const signal = await stopSignal;
+  process.stdout.write(`fogbank: ${signal}, shutting down\n`);
+  try {
+    await server.close();
+  } catch (error) {
+    process.stderr.write(`fogbank: error while shutting down: ${String(error)}\n`);
+    return 1;
+  }
   return 0;
 }
 
-main(process.argv.slice(2)).then(
+/** storeLabel names the store in the start-up line: PostgreSQL with its database (password hidden). */
+function storeLabel(backend: string, spec: string): string {
+  return backend === 'postgres' ? `postgres, ${redactUrl(spec)}` : backend;
+}
+
+/** EXIT_DATA_DIR_IN_USE is the exit code of a start refused because another fogbank holds the data directory. */
+const EXIT_DATA_DIR_IN_USE = 3;
+
+/** STORE_UNAVAILABLE_EXIT (EX_UNAVAILABLE, sysexits.h) lets a supervisor tell "database down, retry" from a bad setup. */
+const STORE_UNAVAILABLE_EXIT = 69;
+
+/** describeFailure phrases a start-up failure for people; listen errors name the address and what to do. */
+function describeFailure(error: unknown, argv: readonly string[]): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+    let where = '127.0.0.1:8780';
+    try {
+      const args = parseStartArgs(argv.slice(1), process.env);
+      where = `${args.host.includes(':') ? `[${args.host}]` : args.host}:${args.port}`;
+    } catch {
+      // The flags parsed once already; keep the default wording if they somehow do not.
+    }
+    if (code === 'EADDRINUSE') return `${where} is already in use (another fogbank?); choose another port with --port, or --port 0 for any free one`;
+    if (code === 'EACCES') return `not allowed to listen on ${where} (ports below 1024 need privileges); choose another port with --port, or --port 0 for any free one`;
+    return `cannot listen on ${where}: the address is not one of this machine's; choose another with --host`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+const argv = process.argv.slice(2);
+main(argv).then(
   (code) => {
     process.exitCode = code;
   },
   (error: unknown) => {
     if (error instanceof UsageError) {
-      process.stderr.write(`fogbank: ${error.message}\n${START_USAGE}\n`);
+      const help = argv[0] === 'start' ? 'fogbank start --help' : 'fogbank help';
+      process.stderr.write(`fogbank: ${error.message} (see: ${help})\n`);
       process.exitCode = 2;
       return;
     }
-    process.stderr.write(`fogbank: ${error instanceof Error ? error.message : String(error)}\n`);
-    // EX_UNAVAILABLE (sysexits.h): a supervisor can tell "database down, retry" from a bad setup;
-    // a distinct code also lets scripts tell "already running here" from other failures.
+    process.stderr.write(`fogbank: ${describeFailure(error, argv)}\n`);
+    // Distinct codes let scripts tell "database down, retry" and "already running here" from other failures.
     process.exitCode = error instanceof UnavailableError ? STORE_UNAVAILABLE_EXIT : error instanceof DataDirInUseError ? EXIT_DATA_DIR_IN_USE : 1;
   },
 );

@@ -5,13 +5,14 @@ import { Authenticator, type TokenGrant } from '../core/auth.ts';
 import { realTimers, systemClock, type Clock, type Timers } from '../core/clock.ts';
 import type { OperationsMode } from '../core/config.ts';
 import { cryptoIds, hexId, type IdSource } from '../core/ids.ts';
-import type { LogLevel } from '../core/log.ts';
+import type { LogFormat, LogLevel } from '../core/log.ts';
 import { buildServer, DEFAULT_BODY_LIMIT, warmUp } from '../core/server.ts';
 import { createClusterService } from '../services/cluster/index.ts';
 import { KUBECONFIG_FILE_NAME, kubeconfigText } from '../services/cluster/kubeconfig.ts';
 import { SERVICES } from '../services/registry.ts';
 import { lockDataDir } from '../store/data-dir-lock.ts';
 import { openStore } from '../store/open-store.ts';
+import { prepareDataDir } from './data-dir.ts';
 import type { Store } from '../store/store.ts';
 
 /** StartOptions are the settings of one fogbank server (the CLI flags, as values). */
@@ -30,6 +31,8 @@ export interface StartOptions {
   readonly tokens?: readonly TokenGrant[];
   readonly operations?: OperationsMode;
   readonly logLevel?: LogLevel;
+  /** How logs are written: text lines (default) or JSON records. */
+  readonly logFormat?: LogFormat;
   readonly bodyLimit?: number;
   /** Forward every delivered mail message to this SMTP server (`smtp://host:port`). */
   readonly mailRelay?: string;
@@ -68,7 +71,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
   const storeSpec = ephemeral ? 'memory' : (options.store ?? 'sqlite');
   const dataDir = ephemeral ? undefined : resolve(options.dataDir ?? '.fogbank');
   const needsDisk = dataDir !== undefined && (storeSpec === 'sqlite' || options.adminToken === undefined);
-  if (needsDisk) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  if (needsDisk) prepareDataDir(dataDir);
   // Before anything in the directory is read or written: a second process must refuse, not share it.
   const lock = needsDisk ? lockDataDir(dataDir) : undefined;
   let store: Store;
@@ -103,7 +106,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
       },
       // The cluster family takes its one start-up option (the event TTL) here.
       options.eventTtlSeconds === undefined ? SERVICES : SERVICES.map((service) => (service.name === 'cluster' ? createClusterService({ eventTtlSeconds: options.eventTtlSeconds! }) : service)),
-      { logLevel, bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT },
+      { logLevel, logFormat: options.logFormat ?? 'text', bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT },
     );
     const host = options.host ?? '127.0.0.1';
     await app.listen({ host, port: options.port ?? 8780 });

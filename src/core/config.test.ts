@@ -1,19 +1,19 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { tempDir } from '../../test/harness/temp.ts';
 import { ConfigError, loadConfigFile, parseFileConfig } from './config.ts';
 
 describe('config file', () => {
   it('reads YAML tokens', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'fogbank-config-')), 'tokens.yaml');
+    const file = join(tempDir('config'), 'tokens.yaml');
     writeFileSync(file, 'tokens:\n  - token: t1\n    email: a@example.com\n    scopes: [compute]\n    permissions: ["compute.*"]\n');
     assert.deepEqual(await loadConfigFile(file), { tokens: [{ token: 't1', email: 'a@example.com', scopes: ['compute'], permissions: ['compute.*'] }] });
   });
 
   it('reads JSON too, and an empty file as no tokens', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'fogbank-config-'));
+    const dir = tempDir('config');
     writeFileSync(join(dir, 'a.json'), '{"tokens":[{"token":"x","email":"x@example.com"}]}');
     writeFileSync(join(dir, 'empty.yaml'), '');
     assert.deepEqual(await loadConfigFile(join(dir, 'a.json')), { tokens: [{ token: 'x', email: 'x@example.com', scopes: [], permissions: [] }] });
@@ -45,7 +45,7 @@ describe('config file', () => {
 
   it('names a missing or unparseable file', async () => {
     await assert.rejects(loadConfigFile('/nonexistent/fogbank.yaml'), /^ConfigError: cannot read config file \/nonexistent\/fogbank\.yaml: /);
-    const file = join(mkdtempSync(join(tmpdir(), 'fogbank-config-')), 'bad.yaml');
+    const file = join(tempDir('config'), 'bad.yaml');
     writeFileSync(file, 'tokens: [\n');
     await assert.rejects(loadConfigFile(file), (error: unknown) => error instanceof ConfigError && error.message.startsWith(`config file ${file} is not valid YAML or JSON: `));
   });

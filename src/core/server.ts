@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { TransportProblemError } from './errors.ts';
 import { FamilyErrors, frameworkProblemOf, MALFORMED_REQUEST } from './family-errors.ts';
-import type { LogLevel } from './log.ts';
+import { fastifyLogger, quietLogController, useRequestLog, type LogFormat, type LogLevel } from './log.ts';
 import { useJsonBodies } from './json-body.ts';
 import { RouteRecorder } from './route-registry.ts';
 import type { ServiceContext, ServiceDefinition, ServiceHandle } from './service.ts';
@@ -11,6 +11,8 @@ import type { ServiceContext, ServiceDefinition, ServiceHandle } from './service
 /** ServerOptions shape the HTTP layer. */
 export interface ServerOptions {
   readonly logLevel: LogLevel;
+  /** How log records are written (default text). */
+  readonly logFormat?: LogFormat;
   /** Largest accepted request body, in bytes; larger ones get the family's 413. */
   readonly bodyLimit: number;
 }
@@ -34,7 +36,8 @@ export async function buildServer(context: ServiceContext, services: readonly Se
   // Sockets whose later bytes Node could not parse: an earlier request on them must not run.
   const unreadable = new WeakSet<Socket>();
   const app = Fastify({
-    logger: options.logLevel === 'silent' ? false : { level: options.logLevel },
+    logger: fastifyLogger(options.logLevel, options.logFormat ?? 'text'),
+    logController: quietLogController(),
     bodyLimit: options.bodyLimit,
     // Keep-alive sockets that are idle must not hold shutdown open.
     forceCloseConnections: 'idle',
@@ -58,6 +61,7 @@ export async function buildServer(context: ServiceContext, services: readonly Se
     errors.answerOnSocket({ httpStatus: 400, kind: 'bad-request', detail: MALFORMED_REQUEST }, 'CONNECT', request.url ?? '/', socket);
   });
   const routes = new RouteRecorder(app);
+  if (options.logLevel !== 'silent') useRequestLog(app);
   useJsonBodies(app);
   useRequestGuard(app, unreadable);
   app.setNotFoundHandler((request, reply) => errors.reply(new TransportProblemError({ httpStatus: 404, kind: 'not-found', detail: request.url.split('?')[0] ?? request.url }), request, reply));

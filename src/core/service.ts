@@ -50,6 +50,24 @@ export interface ErrorSite {
   readonly bodyLimit: number;
 }
 
+/** BannerSite is what a family may need for its start-up banner lines: where fogbank listens and the admin token. */
+export interface BannerSite {
+  /** The base URL, e.g. `http://127.0.0.1:8780` (no trailing slash). */
+  readonly url: string;
+  readonly dataDir: string | undefined;
+  readonly adminToken: string;
+  /** Where the admin token is kept, when it is on disk. */
+  readonly adminTokenFile: string | undefined;
+}
+
+/** BannerSection is a family's part of the start-up banner: the APIs it serves and how to point each client at them. */
+export interface BannerSection {
+  /** Each API served, by its user-facing name, with its base URL. */
+  readonly apis: readonly { readonly name: string; readonly baseUrl: string }[];
+  /** Per client (gcloud, kubectl, a client library), the commands or settings that point it here. */
+  readonly clients: readonly { readonly name: string; readonly setup: readonly string[] }[];
+}
+
 /**
  * ServiceDefinition is one API family. `register` runs inside its own encapsulated Fastify
  * context, so the family's error serializer and not-found handler apply only to its routes.
@@ -79,4 +97,6 @@ export interface ServiceDefinition {
    */
   errorBodyProblem?(status: number, body: unknown): string | undefined;
   register(app: FastifyInstance, context: ServiceContext): Promise<ServiceHandle | void>;
+  /** banner is the family's section of the start-up banner (omit it to show nothing). */
+  banner?(site: BannerSite): BannerSection;
 }

@@ -1,20 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
-import { startFogbankProcess } from './helpers/fogbank-process.ts';
+import { describe, it } from 'node:test';
+import { REPO } from '../harness/paths.ts';
+import { spawnOwned, startFogbankProcess, withTimeout } from '../harness/process.ts';
+import { tempDir } from '../harness/temp.ts';
 
-const dirs: string[] = [];
-function dataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'fogbank-cli-'));
-  dirs.push(dir);
-  return dir;
-}
-after(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const dataDir = (): string => tempDir('cli');
 
 async function call(url: string, token: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, any> }> {
   const response = await fetch(`${url}/compute/v1/${path}`, {
@@ -41,13 +34,11 @@ describe('fogbank start as a process', () => {
     assert.ok(server.lines.some((line) => line.includes(`gcloud config set auth/access_token_file ${tokenFile}`)));
     assert.ok(server.lines.some((line) => line.includes(`gcloud config set api_endpoint_overrides/compute ${server.url}/compute/v1/`)));
     assert.equal((await call(server.url, token, 'GET', 'projects/p/global/instanceTemplates')).status, 200);
-    server.child.kill('SIGTERM');
-    assert.equal(await server.exited, 0);
+    assert.equal(await server.stop('SIGTERM'), 0);
     // The same token is used again on the next start.
     const again = await startFogbankProcess(['--port', '0', '--data-dir', dir, '--log-level', 'warn']);
     assert.equal((await call(again.url, token, 'GET', 'projects/p/global/instanceTemplates')).status, 200);
-    again.child.kill('SIGINT');
-    assert.equal(await again.exited, 0);
+    assert.equal(await again.stop('SIGINT'), 0);
   });
 
   it('restarting on the same data directory keeps templates and operations', async () => {
@@ -55,8 +46,7 @@ describe('fogbank start as a process', () => {
     const first = await startFogbankProcess(['--port', '0', '--data-dir', dir, '--admin-token', 'tok', '--operations', 'instant', '--log-level', 'warn']);
     const op = await call(first.url, 'tok', 'POST', 'projects/p/global/instanceTemplates', { name: 'kept', properties: { machineType: 'e2-small' } });
     assert.equal(op.json['status'], 'DONE');
-    first.child.kill('SIGTERM');
-    assert.equal(await first.exited, 0);
+    assert.equal(await first.stop('SIGTERM'), 0);
     const second = await startFogbankProcess(['--port', '0', '--data-dir', dir, '--admin-token', 'tok', '--log-level', 'warn']);
     try {
       const template = await call(second.url, 'tok', 'GET', 'projects/p/global/instanceTemplates/kept');
@@ -67,8 +57,7 @@ describe('fogbank start as a process', () => {
       assert.equal(again.json['status'], 'DONE');
       assert.equal(again.json['id'], op.json['id']);
     } finally {
-      second.child.kill('SIGTERM');
-      await second.exited;
+      await second.stop('SIGTERM');
     }
   });
 
@@ -80,19 +69,28 @@ describe('fogbank start as a process', () => {
     const writers = [0, 1, 2, 3].map(async (writer) => {
       for (let i = 0; !stop && i < 500; i++) {
         const name = `t-${writer}-${i}`;
+        // Two allowed outcomes per insert: a 200 (acknowledged), or no answer at all because
+        // the server was killed mid-request (never acknowledged). Anything else fails the test.
+        let op: Awaited<ReturnType<typeof call>>;
         try {
-          const op = await call(first.url, 'tok', 'POST', 'projects/p/global/instanceTemplates', { name, properties: { machineType: 'e2-small' } });
-          if (op.status === 200) acknowledged.push({ name, operation: String(op.json['name']) });
+          op = await call(first.url, 'tok', 'POST', 'projects/p/global/instanceTemplates', { name, properties: { machineType: 'e2-small' } });
         } catch {
-          return; // the server died mid-request: that insert was never acknowledged
+          return;
         }
+        assert.equal(op.status, 200, JSON.stringify(op.json));
+        acknowledged.push({ name, operation: String(op.json['name']) });
       }
     });
-    while (acknowledged.length < 40) await new Promise((resolve) => setTimeout(resolve, 5));
-    first.child.kill('SIGKILL');
+    // Bounded: the writers stop on their own after 2000 inserts, well past 40.
+    const enough = (async () => {
+      while (acknowledged.length < 40) await new Promise((resolve) => setTimeout(resolve, 5));
+    })();
+    await Promise.race([enough, Promise.all(writers)]);
+    assert.ok(acknowledged.length >= 40, `only ${acknowledged.length} inserts were acknowledged`);
+    const killed = first.stop('SIGKILL');
     stop = true;
     await Promise.all(writers);
-    assert.equal(await first.exited, 'SIGKILL');
+    assert.equal(await killed, 'SIGKILL');
     const second = await startFogbankProcess(['--port', '0', '--data-dir', dir, '--admin-token', 'tok', '--log-level', 'warn']);
     try {
       for (const { name, operation } of acknowledged) {
@@ -104,30 +102,47 @@ describe('fogbank start as a process', () => {
         assert.equal(template.status, 200, `template ${name}`);
       }
     } finally {
-      second.child.kill('SIGTERM');
-      await second.exited;
+      await second.stop('SIGTERM');
     }
   });
 
   it('the bundle that npm start runs serves the same API', async () => {
-    const root = new URL('../../', import.meta.url);
-    execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root });
+    execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: REPO, timeout: 120_000 });
+    const bundle = join(REPO, 'dist/fogbank.mjs');
     const dir = dataDir();
-    const server = await startFogbankProcess(['--port', '0', '--data-dir', dir, '--admin-token', 'tok', '--operations', 'instant', '--log-level', 'warn'], new URL('dist/fogbank.mjs', root).pathname);
+    const server = await startFogbankProcess(['--port', '0', '--data-dir', dir, '--admin-token', 'tok', '--operations', 'instant', '--log-level', 'warn'], { entry: bundle });
     try {
       const op = await call(server.url, 'tok', 'POST', 'projects/p/global/instanceTemplates', { name: 'bundled', properties: { machineType: 'e2-small' } });
       assert.equal(op.json['status'], 'DONE');
       assert.equal((await call(server.url, 'tok', 'GET', 'projects/p/global/instanceTemplates/bundled')).status, 200);
       assert.equal((await call(server.url, 'tok', 'POST', 'projects/p/regions/us-central1/securityPolicies', { name: 'pol' })).status, 200);
     } finally {
-      server.child.kill('SIGTERM');
-      assert.equal(await server.exited, 0);
+      assert.equal(await server.stop('SIGTERM'), 0);
     }
-    const help = execFileSync(process.execPath, [new URL('dist/fogbank.mjs', root).pathname, 'protoc', '--help'], { encoding: 'utf8' });
+    const help = execFileSync(process.execPath, [bundle, 'protoc', '--help'], { encoding: 'utf8', timeout: 60_000 });
     assert.equal(help.match(/^Usage: fogbank protoc/gm)?.length, 1);
   });
 
   it('rejects unknown flags with a usage message and exit code 2', async () => {
-    await assert.rejects(startFogbankProcess(['--bogus']), /unknown flag --bogus/);
+    await assert.rejects(startFogbankProcess(['--bogus']), /ended \(2\) before printing[^]*fogbank: unknown flag --bogus/);
   });
+});
+
+// `npm start` (a prestart build, then the bundle) must hand signals to fogbank and exit 0, both
+// for a terminal's Ctrl-C, which reaches the whole process group, and for a signal sent to npm.
+// This file is the only one that builds dist/, so builds never race.
+describe('npm start', () => {
+  for (const [how, toGroup] of [['Ctrl-C in a terminal (SIGINT to the process group)', true], ['SIGINT sent to npm alone', false]] as const) {
+    it(`stops fogbank and exits 0 on ${how}`, async () => {
+      const npm = spawnOwned('npm', ['start', '--', '--port', '0', '--ephemeral', '--log-level', 'warn'], { cwd: REPO, detached: true });
+      await npm.waitForLine(/listening on http:\/\/127\.0\.0\.1:\d+/, 120_000);
+      if (toGroup) {
+        assert.equal(await npm.stop('SIGINT'), 0);
+      } else {
+        process.kill(npm.child.pid!, 'SIGINT');
+        assert.equal(await withTimeout(npm.exited, 15_000, 'npm start to exit after SIGINT'), 0);
+      }
+      assert.ok(npm.lines.includes('fogbank: SIGINT, shutting down'), npm.lines.join('\n'));
+    });
+  }
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startFogbank, type RunningFogbank } from '../../src/cli/start.ts';
-import { Kubectl } from './helpers/kubectl.ts';
+import { Kubectl } from '../harness/kubectl.ts';
 
 const ADMIN = 'kubectl-rbac-admin';
 const ALICE = 'kubectl-rbac-alice';

@@ -4,7 +4,7 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startFogbank, type RunningFogbank } from '../../src/cli/start.ts';
-import { findKubectl, Kubectl, type KubectlResult } from './helpers/kubectl.ts';
+import { findKubectl, Kubectl, type KubectlResult } from '../harness/kubectl.ts';
 
 const TOKEN = 'kubectl-writes-admin';
 const G = 'clusterrole.rbac.authorization.k8s.io';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startFogbank, type RunningFogbank } from '../../src/cli/start.ts';
-import { findKubectl, Kubectl } from './helpers/kubectl.ts';
+import { findKubectl, Kubectl } from '../harness/kubectl.ts';
 
 const TOKEN = 'kubectl-e2e-admin';
 

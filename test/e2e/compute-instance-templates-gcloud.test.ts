@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import { startFogbank, type RunningFogbank } from '../../src/cli/start.ts';
-import { Gcloud } from './helpers/gcloud.ts';
+import { skipUnless } from '../harness/clients.ts';
+import { startFogbank, type RunningFogbank } from '../harness/server.ts';
+import { Gcloud } from '../harness/gcloud.ts';
 
 const TOKEN = 'e2e-instance-templates';
 
-describe('gcloud compute instance-templates against fogbank (realistic operations)', () => {
+describe('gcloud compute instance-templates against fogbank (realistic operations)', { skip: skipUnless('gcloud') }, () => {
   let server: RunningFogbank;
   let gcloud: Gcloud;
 
@@ -15,6 +16,7 @@ describe('gcloud compute instance-templates against fogbank (realistic operation
     gcloud = new Gcloud(server.url, TOKEN);
   });
   after(async () => {
+    gcloud.dispose();
     await server.close();
   });
 

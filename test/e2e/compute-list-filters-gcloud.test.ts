@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startFogbank, type RunningFogbank } from '../../src/cli/start.ts';
-import { Gcloud } from './helpers/gcloud.ts';
+import { Gcloud } from '../harness/gcloud.ts';
 
 const TOKEN = 'e2e-list-filters';
 

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { startFogbank, type RunningFogbank } from '../../src/cli/start.ts';
 import { seededIds } from '../../src/core/ids.ts';
-import { Gcloud } from './helpers/gcloud.ts';
+import { Gcloud } from '../harness/gcloud.ts';
 
 const TOKEN = 'e2e-policy-roundtrip';
 const POLICIES = 50;

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import { startFogbank, type RunningFogbank } from '../../src/cli/start.ts';
-import { Gcloud } from './helpers/gcloud.ts';
+import { skipUnless } from '../harness/clients.ts';
+import { startFogbank, type RunningFogbank } from '../harness/server.ts';
+import { Gcloud } from '../harness/gcloud.ts';
 
 const TOKEN = 'e2e-security-policies';
 
-describe('gcloud compute security-policies against fogbank (realistic operations)', () => {
+describe('gcloud compute security-policies against fogbank (realistic operations)', { skip: skipUnless('gcloud') }, () => {
   let server: RunningFogbank;
   let gcloud: Gcloud;
   let policyUrl: string;
@@ -18,6 +19,7 @@ describe('gcloud compute security-policies against fogbank (realistic operations
     policyUrl = `${server.url}/compute/v1/projects/p/regions/us-central1/securityPolicies/pol`;
   });
   after(async () => {
+    gcloud.dispose();
     await server.close();
   });
 

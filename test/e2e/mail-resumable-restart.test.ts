@@ -5,7 +5,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { startFogbankProcess, type FogbankProcess } from './helpers/fogbank-process.ts';
+import { startFogbankProcess, type FogbankProcess } from '../harness/process.ts';
 
 const MIB = 1024 * 1024;
 const TOKEN = 'resume-admin';

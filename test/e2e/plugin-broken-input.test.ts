@@ -17,17 +17,17 @@ import {
   PROTOC_INCLUDE,
   readTree,
   REPO,
-  requireTool,
+  clientPath,
   run,
-  SHARED_PROTOS,
+  googleapisProtos,
   tempDir,
-} from './plugin-harness.ts';
+} from '../harness/protos.ts';
 
 const work = tempDir('broken');
 const plugin = fogbankPluginExecutable(work);
 const BIN = join(REPO, 'bin/protoc-gen-fogbank.js');
 const KNOWN = 'known parameters are comments, enum_hints, import_extension, rest_clients';
-const setBytes = readFileSync(descriptorSet(['corpus/proto3.proto', 'broken/bad_template.proto', 'broken/bad_field.proto'], work, [FIXTURE_PROTOS, SHARED_PROTOS]));
+const setBytes = readFileSync(descriptorSet(['corpus/proto3.proto', 'broken/bad_template.proto', 'broken/bad_field.proto'], work, [FIXTURE_PROTOS, googleapisProtos()]));
 const schemaFiles = fromBinary(FileDescriptorSetSchema, setBytes).file;
 
 function request(files: string[], parameter = ''): Uint8Array {
@@ -94,7 +94,7 @@ test('real protoc shows an unknown parameter as the generator error and writes n
   const out = join(work, 'param-out');
   mkdirSync(out);
   const r = run(
-    requireTool(PROTOC.newest),
+    PROTOC.newest,
     [`-I${FIXTURE_PROTOS}`, `-I${PROTOC_INCLUDE}`, `--plugin=protoc-gen-fogbank=${plugin}`, `--fogbank_out=${out}`, '--fogbank_opt=bogus=1', 'corpus/proto3.proto'],
     work,
   );

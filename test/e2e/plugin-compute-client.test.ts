@@ -9,8 +9,8 @@ import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
 import { fogbankPlugin } from '../../src/plugin/generators/index.ts';
 import { runInMemory } from '../../src/plugin/host/index.ts';
-import { startFogbank } from '../../src/cli/start.ts';
-import { COMPUTE_PROTO, descriptorSet, SHARED_PROTOS, tempDir, typecheck } from './plugin-harness.ts';
+import { startFogbank } from '../harness/server.ts';
+import { COMPUTE_PROTO, descriptorSet, googleapisProtos, tempDir, typecheck } from '../harness/protos.ts';
 
 // A user's program, written against the generated types: it must compile under tsc --strict.
 const USAGE = `import { GlobalOperationsClient, InstanceTemplatesClient, RegionOperationsClient, RegionSecurityPoliciesClient, type InstanceTemplate, type SecurityPolicyRule } from './compute.fogbank.js';
@@ -94,7 +94,7 @@ interface Usage {
 
 test('the generated compute client inserts an instance template and patches a security-policy rule in fogbank', async () => {
   const dir = tempDir('compute-client');
-  const schema = readFileSync(descriptorSet([COMPUTE_PROTO], dir, [SHARED_PROTOS]));
+  const schema = readFileSync(descriptorSet([COMPUTE_PROTO], dir, [googleapisProtos()]));
   const generated = await runInMemory({ schema, filesToGenerate: [COMPUTE_PROTO], generators: [{ plugin: fogbankPlugin }] });
   assert.equal(generated.exitCode, 0, generated.stderr);
   const codeDir = join(dir, 'gen');

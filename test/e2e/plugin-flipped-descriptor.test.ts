@@ -11,7 +11,7 @@ import { CodeGeneratorRequestSchema, CodeGeneratorResponseSchema, FileDescriptor
 import { fogbankPlugin } from '../../src/plugin/generators/index.ts';
 import { buildRequest, orderProtoFiles } from '../../src/plugin/host/index.ts';
 import { runNodePlugin } from '../../src/plugin/runtime/index.ts';
-import { descriptorSet, FIXTURE_PROTOS, fogbankPluginExecutable, REPO, run, tempDir } from './plugin-harness.ts';
+import { descriptorSet, FIXTURE_PROTOS, fogbankPluginExecutable, REPO, run, tempDir } from '../harness/protos.ts';
 
 const work = tempDir('flipped');
 after(() => rmSync(work, { recursive: true, force: true }));

@@ -13,12 +13,12 @@ import {
   PROTOC_INCLUDE,
   readTree,
   REPO,
-  requireTool,
+  clientPath,
   run,
-  SHARED_PROTOS,
+  googleapisProtos,
   tempDir,
   typecheck,
-} from './plugin-harness.ts';
+} from '../harness/protos.ts';
 
 const CORPUS = ['corpus/common/types.proto', 'corpus/proto2.proto', 'corpus/proto3.proto', 'corpus/library.proto'];
 const EDITIONS = ['editions/edition2023.proto'];
@@ -29,16 +29,53 @@ const plugin = fogbankPluginExecutable(work);
 function protocGenerate(protoc: string, out: string, files: readonly string[]) {
   mkdirSync(out, { recursive: true });
   return run(
-    requireTool(protoc),
-    [`-I${FIXTURE_PROTOS}`, `-I${SHARED_PROTOS}`, `-I${PROTOC_INCLUDE}`, `--plugin=protoc-gen-fogbank=${plugin}`, `--fogbank_out=${out}`, ...files],
+    protoc,
+    [`-I${FIXTURE_PROTOS}`, `-I${googleapisProtos()}`, `-I${PROTOC_INCLUDE}`, `--plugin=protoc-gen-fogbank=${plugin}`, `--fogbank_out=${out}`, ...files],
     work,
   );
 }
 
-test('protoc 36.2 output for compute.proto and the corpus compiles with tsc --strict', () => {
+/**
+ * once memoizes a step several tests build on (a generated tree, a buf module), so every test
+ * runs alone, under --test-name-pattern, or in any order, and the work is still done once.
+ */
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
+}
+
+/** newestTree is protoc 36.2's output for the corpus, editions and compute.proto. */
+const newestTree = once(() => {
   const out = join(work, 'newest');
   const r = protocGenerate(PROTOC.newest, out, [...CORPUS, ...EDITIONS, COMPUTE_PROTO]);
   assert.equal(r.status, 0, r.stderr);
+  return out;
+});
+
+/** bufModule is a buf module holding the corpus, editions and compute.proto with its imports. */
+const bufModule = once(() => {
+  const root = join(work, 'buf');
+  mkdirSync(join(root, 'protos/google'), { recursive: true });
+  cpSync(join(FIXTURE_PROTOS, 'corpus'), join(root, 'protos/corpus'), { recursive: true });
+  cpSync(join(FIXTURE_PROTOS, 'editions'), join(root, 'protos/editions'), { recursive: true });
+  cpSync(join(googleapisProtos(), 'google/api'), join(root, 'protos/google/api'), { recursive: true });
+  cpSync(join(googleapisProtos(), 'google/cloud'), join(root, 'protos/google/cloud'), { recursive: true });
+  writeFileSync(join(root, 'buf.yaml'), 'version: v2\nmodules:\n  - path: protos\n');
+  writeFileSync(join(root, 'buf.gen.yaml'), `version: v2\nplugins:\n  - local: ${plugin}\n    out: gen\n`);
+  return root;
+});
+
+/** bufGenerated is `buf generate`'s output tree (under the module's gen/). */
+const bufGenerated = once(() => {
+  const root = bufModule();
+  const paths = ['protos/corpus', 'protos/editions', `protos/${COMPUTE_PROTO}`].flatMap((p) => ['--path', p]);
+  const r = run(clientPath('buf'), ['generate', '--template', 'buf.gen.yaml', ...paths], root);
+  assert.equal(r.status, 0, r.stderr);
+  return join(root, 'gen');
+});
+
+test('protoc 36.2 output for compute.proto and the corpus compiles with tsc --strict', () => {
+  const out = newestTree();
   const compute = readFileSync(join(out, 'google/cloud/compute/v1/compute.fogbank.ts'), 'utf8');
   assert.match(compute, /^export class InstanceTemplatesClient \{$/m);
   assert.match(compute, /^  insert\(request: InsertInstanceTemplateRequest, options\?: \$rest\.CallOptions\): Promise<Operation> \{$/m);
@@ -51,7 +88,7 @@ test('protoc 36.2 output for compute.proto and the corpus compiles with tsc --st
 });
 
 test('the corpus output has the JSON shapes of proto2, proto3, editions and well-known types', () => {
-  const tree = join(work, 'newest');
+  const tree = newestTree();
   const shapes = readFileSync(join(tree, 'corpus/proto3.fogbank.ts'), 'utf8');
   for (const line of [
     '  fInt64?: string;',
@@ -84,33 +121,21 @@ test('protoc 3.21.0 runs protoc-gen-fogbank with the same output', () => {
   const out = join(work, 'oldest');
   const r = protocGenerate(PROTOC.oldest, out, CORPUS);
   assert.equal(r.status, 0, r.stderr);
-  const newest = readTree(join(work, 'newest', 'corpus'));
+  const newest = readTree(join(newestTree(), 'corpus'));
   assert.deepEqual(readTree(join(out, 'corpus')), newest);
 });
 
 test('buf generate runs protoc-gen-fogbank on compute.proto and the corpus with the same output as protoc', () => {
-  const root = join(work, 'buf');
-  mkdirSync(join(root, 'protos/google'), { recursive: true });
-  cpSync(join(FIXTURE_PROTOS, 'corpus'), join(root, 'protos/corpus'), { recursive: true });
-  cpSync(join(FIXTURE_PROTOS, 'editions'), join(root, 'protos/editions'), { recursive: true });
-  cpSync(join(SHARED_PROTOS, 'google/api'), join(root, 'protos/google/api'), { recursive: true });
-  cpSync(join(SHARED_PROTOS, 'google/cloud'), join(root, 'protos/google/cloud'), { recursive: true });
-  writeFileSync(join(root, 'buf.yaml'), 'version: v2\nmodules:\n  - path: protos\n');
-  writeFileSync(join(root, 'buf.gen.yaml'), `version: v2\nplugins:\n  - local: ${plugin}\n    out: gen\n`);
-  const buf = requireTool(join(REPO, 'node_modules/.bin/buf'));
-  const paths = ['protos/corpus', 'protos/editions', `protos/${COMPUTE_PROTO}`].flatMap((p) => ['--path', p]);
-  const r = run(buf, ['generate', '--template', 'buf.gen.yaml', ...paths], root);
-  assert.equal(r.status, 0, r.stderr);
-  // Identical bytes to the protoc tree, which the first test compiled under tsc --strict.
-  const newest = readTree(join(work, 'newest'));
+  const gen = bufGenerated();
+  // Identical bytes to the protoc tree, which the first test compiles under tsc --strict.
+  const newest = readTree(newestTree());
   const expected = Object.fromEntries(Object.entries(newest).filter(([k]) => k.endsWith('.ts')));
-  assert.deepEqual(readTree(join(root, 'gen')), expected);
+  assert.deepEqual(readTree(gen), expected);
 });
 
 test('fogbank protoc, fed a buf build image, generates the same tree in-process', async () => {
-  const root = join(work, 'buf');
-  const buf = requireTool(join(REPO, 'node_modules/.bin/buf'));
-  const image = run(buf, ['build', '-o', 'image.binpb'], root);
+  const root = bufModule();
+  const image = run(clientPath('buf'), ['build', '-o', 'image.binpb'], root);
   assert.equal(image.status, 0, image.stderr);
   const out = join(work, 'host');
   mkdirSync(out);
@@ -122,6 +147,6 @@ test('fogbank protoc, fed a buf build image, generates the same tree in-process'
   });
   assert.equal(stderr.join(''), '');
   assert.equal(code, 0);
-  const bufTree = Object.fromEntries(Object.entries(readTree(join(root, 'gen'))).filter(([k]) => !k.startsWith('google/')));
+  const bufTree = Object.fromEntries(Object.entries(readTree(bufGenerated())).filter(([k]) => !k.startsWith('google/')));
   assert.deepEqual(readTree(out), bufTree);
 });

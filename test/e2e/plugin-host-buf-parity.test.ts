@@ -5,7 +5,8 @@ import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { runProtocCommand } from '../../src/cli/fogbank-protoc.ts';
-import { descriptorSet, FIXTURE_PROTOS, readTree, REPO, requireTool, run, tempDir, writeReplayPlugin, type ReplayPlugin } from './plugin-harness.ts';
+import { clientPath } from '../harness/clients.ts';
+import { descriptorSet, FIXTURE_PROTOS, readTree, REPO, run, tempDir, writeReplayPlugin, type ReplayPlugin } from '../harness/protos.ts';
 
 interface BufScenario {
   readonly name: string;
@@ -85,7 +86,7 @@ const SCENARIOS: readonly BufScenario[] = [
 const plain = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, '');
 
 describe('host parity with buf generate 1.75 (--compat=buf)', () => {
-  const buf = requireTool(join(REPO, 'node_modules/.bin/buf'));
+  const buf = clientPath('buf');
   const schemaDir = tempDir('buf-parity-schema');
   const schema = descriptorSet(['parity/plain.proto', 'parity/optional.proto', 'editions/edition2023.proto'], schemaDir);
   for (const s of SCENARIOS) {

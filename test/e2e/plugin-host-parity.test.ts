@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import { runProtocCommand } from '../../src/cli/fogbank-protoc.ts';
-import { descriptorSet, PROTOC, readTree, requireTool, run, tempDir, writeReplayPlugin, type ReplayPlugin } from './plugin-harness.ts';
+import { descriptorSet, PROTOC, readTree, run, tempDir, writeReplayPlugin, type ReplayPlugin } from '../harness/protos.ts';
 
 interface Scenario {
   readonly name: string;
@@ -257,7 +257,7 @@ const editionsSchema = descriptorSet(['editions/edition2023.proto'], tempDir('pa
 
 for (const version of ['oldest', 'newest'] as const) {
   describe(`host parity with protoc ${version === 'oldest' ? '3.21.0' : '36.2'}`, () => {
-    const protoc = requireTool(PROTOC[version]);
+    const protoc = PROTOC[version];
     const compat = version === 'oldest' ? ['--compat=protoc-legacy'] : [];
     for (const s of SCENARIOS) {
       if (s.only !== undefined && s.only !== version) continue;

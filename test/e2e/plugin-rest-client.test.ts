@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { before, test } from 'node:test';
 import { fogbankPlugin } from '../../src/plugin/generators/index.ts';
 import { runInMemory } from '../../src/plugin/host/index.ts';
-import { descriptorSet, SHARED_PROTOS, FIXTURE_PROTOS, tempDir } from './plugin-harness.ts';
+import { descriptorSet, googleapisProtos, FIXTURE_PROTOS, tempDir } from '../harness/protos.ts';
 
 interface Call {
   url: string;
@@ -53,7 +53,7 @@ async function call(rpc: keyof LibraryClient, request: object, r: Reply = { stat
 
 before(async () => {
   const dir = tempDir('rest-client');
-  const schema = readFileSync(descriptorSet(['corpus/library.proto'], dir, [FIXTURE_PROTOS, SHARED_PROTOS]));
+  const schema = readFileSync(descriptorSet(['corpus/library.proto'], dir, [FIXTURE_PROTOS, googleapisProtos()]));
   const result = await runInMemory({ schema, filesToGenerate: ['corpus/library.proto'], generators: [{ plugin: fogbankPlugin }] });
   assert.equal(result.stderr, '');
   assert.equal(result.exitCode, 0);
@@ -148,7 +148,7 @@ test('a JSON error response is thrown as ApiError with the parsed error', async 
 
 test('rest_clients=false generates the types only, without the support module', async () => {
   const dir = tempDir('rest-off');
-  const schema = readFileSync(descriptorSet(['corpus/library.proto'], dir, [FIXTURE_PROTOS, SHARED_PROTOS]));
+  const schema = readFileSync(descriptorSet(['corpus/library.proto'], dir, [FIXTURE_PROTOS, googleapisProtos()]));
   const result = await runInMemory({
     schema,
     filesToGenerate: ['corpus/library.proto'],

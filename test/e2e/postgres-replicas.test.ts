@@ -5,8 +5,10 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { startPostgres, type PostgresServer } from '../../src/store/postgres-server.fixture.ts';
-import { startFogbankProcess, type FogbankProcess } from './helpers/fogbank-process.ts';
-import { Gcloud } from './helpers/gcloud.ts';
+import { FOGBANK_VERSION } from '../../src/core/version.ts';
+import { startFogbankProcess, type FogbankProcess } from '../harness/process.ts';
+import { Gcloud } from '../harness/gcloud.ts';
+import { tempDir } from '../harness/temp.ts';
 
 // Several `fogbank start --store postgres://…` processes on one real PostgreSQL database, as a
 // team runs them behind a load balancer; replicas die by SIGKILL, never politely.
@@ -46,7 +48,8 @@ describe('fogbank replicas on one PostgreSQL', () => {
   });
 
   const replica = async (url: string, operations: 'realistic' | 'instant'): Promise<FogbankProcess> => {
-    const proc = await startFogbankProcess(['--port', '0', '--store', url, '--admin-token', TOKEN, '--operations', operations, '--log-level', 'error']);
+    // Each replica keeps its own files (kubeconfig, spooled uploads) in a directory the harness removes.
+    const proc = await startFogbankProcess(['--port', '0', '--store', url, '--data-dir', tempDir('replica'), '--admin-token', TOKEN, '--operations', operations, '--log-level', 'error']);
     processes.push(proc);
     return proc;
   };
@@ -59,7 +62,7 @@ describe('fogbank replicas on one PostgreSQL', () => {
     const url = await server.createDatabase(`replicas_${++databases}`);
     const a = await replica(url, 'realistic');
     const b = await replica(url, 'realistic');
-    assert.equal(a.lines[0], `fogbank listening on ${a.url} (store: postgres, ${url})`);
+    assert.ok(a.lines[0]!.startsWith(`fogbank ${FOGBANK_VERSION} listening on ${a.url} (store: postgres, ${url}, data: `), a.lines[0]);
     const throughA = new Gcloud(a.url, TOKEN);
     const throughB = new Gcloud(b.url, TOKEN);
     gclouds.push(throughA, throughB);

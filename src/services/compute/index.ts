@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_BODY_LIMIT } from '../../core/server.ts';
 import type { ServiceContext, ServiceDefinition } from '../../core/service.ts';
+import { computeBanner } from './banner.ts';
 import { registerCatalogRoutes } from './catalog/index.ts';
 import { registerInstanceTemplateRoutes, TemplateService } from './instance-templates/index.ts';
 import { MEMORY_MAX_RETAINED_OPERATIONS, OperationService, registerOperationRoutes } from './operations/index.ts';
@@ -19,6 +20,7 @@ export const computeService: ServiceDefinition = {
   fallback: true,
   renderError: renderComputeError,
   errorBodyProblem: computeErrorBodyProblem,
+  banner: computeBanner,
   async register(app: FastifyInstance, context: ServiceContext) {
     const operations = new OperationService({
       store: context.store,

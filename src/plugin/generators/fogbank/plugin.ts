@@ -7,8 +7,10 @@ import { parseFogbankOptions } from './options.ts';
 import { REST_RUNTIME_FILE, REST_RUNTIME_SOURCE } from './rest-runtime.ts';
 import { TypeIndex } from './type-index.ts';
 
+import { FOGBANK_VERSION } from '../../../core/version.ts';
+
 /** FOGBANK_VERSION is printed in generated headers and by `protoc-gen-fogbank --version`. */
-export const FOGBANK_VERSION = '0.1.0';
+export { FOGBANK_VERSION };
 
 /**
  * fogbankPlugin is protoc-gen-fogbank: proto3-JSON TypeScript types and google.api.http fetch

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { startFogbank, type RunningFogbank } from '../../../cli/start.ts';
+import { startFogbank, type RunningFogbank } from '../../../../test/harness/server.ts';
 import { ManualClock, type Timers } from '../../../core/clock.ts';
 import { seededIds } from '../../../core/ids.ts';
 import { MemoryStore } from '../../../store/memory-store.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startFogbank, type RunningFogbank } from '../../../cli/start.ts';
+import { startFogbank, type RunningFogbank } from '../../../../test/harness/server.ts';
 import { ManualClock } from '../../../core/clock.ts';
 import { seededIds } from '../../../core/ids.ts';
 

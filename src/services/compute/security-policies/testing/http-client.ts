@@ -1,4 +1,4 @@
-import type { RunningFogbank } from '../../../../cli/start.ts';
+import type { RunningFogbank } from '../../../../../test/harness/server.ts';
 
 /** Reply is one HTTP answer, body parsed as JSON. */
 export interface Reply {

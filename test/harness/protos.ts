@@ -1,45 +1,74 @@
-// Shared helpers of the plugin e2e tests: real protoc binaries from npm, descriptor sets,
-// temporary trees, and a protoc-gen-fogbank executable that runs the TypeScript source.
+// Helpers of the plugin e2e tests: real protoc binaries from npm, googleapis protos from
+// devDependencies, descriptor sets, temporary trees, and a protoc-gen-fogbank executable that runs the TypeScript source.
 import { spawnSync } from 'node:child_process';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { CodeGeneratorResponseSchema, GeneratedCodeInfoSchema } from '@bufbuild/protobuf/wkt';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { clientPath } from './clients.ts';
+import { REPO } from './paths.ts';
+import { tempDir } from './temp.ts';
 
-/** REPO is the repository root. */
-export const REPO = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+export { clientPath, REPO, tempDir };
+
 /** FIXTURE_PROTOS holds the plugin test protos. */
 export const FIXTURE_PROTOS = join(REPO, 'test/fixtures/protos');
-/** SHARED_PROTOS holds googleapis' compute.proto and google/api (shared/ beside the repo). */
-export const SHARED_PROTOS = resolve(REPO, '../shared/testdata/protos');
-/** COMPUTE_PROTO is compute.proto's name inside SHARED_PROTOS. */
+/** COMPUTE_PROTO is googleapis' compute.proto, by its import name. */
 export const COMPUTE_PROTO = 'google/cloud/compute/v1/compute.proto';
 
-/** PROTOC names the two npm protoc packages the parity tests run: 3.21.0 and 36.2. */
+/** PROTOC names the two npm protoc packages the parity tests run: 3.21.0 and 36.2, for this platform. */
 export const PROTOC = {
-  oldest: join(REPO, 'node_modules/protoc-oldest/bin/protoc-linux-x86_64'),
-  newest: join(REPO, 'node_modules/protoc-newest/bin/protoc-linux-x86_64'),
+  get oldest(): string {
+    return clientPath('protoc-oldest');
+  },
+  get newest(): string {
+    return clientPath('protoc');
+  },
 } as const;
 
-/** protocInclude is the WKT include directory shipped with the newest protoc package. */
+/** PROTOC_INCLUDE is the WKT include directory shipped with the newest protoc package. */
 export const PROTOC_INCLUDE = join(REPO, 'node_modules/protoc-newest/include');
 
-/** requireTool fails loudly when a tool the test needs is missing, instead of passing silently. */
-export function requireTool(path: string): string {
-  if (!existsSync(path)) throw new Error(`missing ${path}: run npm ci (it is a devDependency)`);
-  return path;
+/**
+ * GOOGLEAPIS_SOURCES are where the official protos ship in devDependencies: compute.proto and
+ * extended_operations.proto in @google-cloud/compute, google/api/*.proto in google-gax.
+ */
+const GOOGLEAPIS_SOURCES = [join(REPO, 'node_modules/@google-cloud/compute/build/protos'), join(REPO, 'node_modules/google-gax/build/protos')];
+
+let googleapisRoot: string | undefined;
+
+/**
+ * googleapisProtos returns one include directory holding compute.proto and exactly the files it
+ * imports (google/protobuf/* aside, which come with protoc), copied from devDependencies into a
+ * harness-owned temporary directory once per test process.
+ */
+export function googleapisProtos(): string {
+  if (googleapisRoot !== undefined) return googleapisRoot;
+  const root = tempDir('googleapis');
+  const pending = [COMPUTE_PROTO];
+  const seen = new Set<string>();
+  while (pending.length > 0) {
+    const name = pending.pop()!;
+    if (seen.has(name) || name.startsWith('google/protobuf/')) continue;
+    seen.add(name);
+    const source = GOOGLEAPIS_SOURCES.map((dir) => join(dir, name)).find((file) => existsSync(file));
+    if (source === undefined) throw new Error(`${name} is in none of ${GOOGLEAPIS_SOURCES.join(', ')}: run npm ci`);
+    const text = readFileSync(source, 'utf8');
+    mkdirSync(dirname(join(root, name)), { recursive: true });
+    writeFileSync(join(root, name), text);
+    for (const match of text.matchAll(/^import\s+(?:public\s+|weak\s+)?"([^"]+)";/gm)) pending.push(match[1]!);
+  }
+  googleapisRoot = root;
+  return root;
 }
 
-/** tempDir makes a fresh directory under the OS temp dir. */
-export function tempDir(prefix: string): string {
-  return mkdtempSync(join(tmpdir(), `fogbank-${prefix}-`));
-}
+/** RUN_TIMEOUT_MS bounds one protoc, buf, plugin or tsc run. */
+const RUN_TIMEOUT_MS = 180_000;
 
 /** run runs a command and returns its status and output; it never throws on failure. */
 export function run(cmd: string, args: readonly string[], cwd: string, input?: Uint8Array) {
-  const r = spawnSync(cmd, args, { cwd, input, maxBuffer: 1 << 30 });
+  const r = spawnSync(cmd, args, { cwd, input, maxBuffer: 1 << 30, timeout: RUN_TIMEOUT_MS, killSignal: 'SIGKILL' });
   if (r.error) throw r.error;
   return { status: r.status ?? -1, signal: r.signal, stdout: r.stdout, stderr: r.stderr.toString('utf8') };
 }
@@ -55,7 +84,7 @@ export function descriptorSet(files: readonly string[], dir: string, includes: r
     '--include_source_info',
     ...files,
   ];
-  const r = run(requireTool(PROTOC.newest), args, dir);
+  const r = run(PROTOC.newest, args, dir);
   if (r.status !== 0) throw new Error(`protoc failed: ${r.stderr}`);
   return out;
 }

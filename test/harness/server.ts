@@ -1,0 +1,30 @@
+// fogbank started in the test's own process: loopback, a free port, memory store and no log
+// output unless a test asks otherwise. Every server started here is closed when the file ends,
+// even when a test forgets or fails before its own `after` hook.
+import { startFogbank as startServer, type RunningFogbank, type StartOptions } from '../../src/cli/start.ts';
+import { onTestProcessExit } from './exit.ts';
+
+export type { RunningFogbank, StartOptions };
+
+const running = new Set<RunningFogbank>();
+
+onTestProcessExit(() => {
+  // Synchronous last resort: stop listening so the process can end; stores are in memory or in
+  // temp dirs the harness removes.
+  for (const server of running) server.app.server.close();
+  running.clear();
+});
+
+/** startFogbank starts fogbank in-process with test defaults (127.0.0.1, port 0, memory store, silent); options override them. */
+export async function startFogbank(options: StartOptions = {}): Promise<RunningFogbank> {
+  const server = await startServer({ host: '127.0.0.1', port: 0, store: 'memory', logLevel: 'silent', ...options });
+  running.add(server);
+  const close = server.close.bind(server);
+  return {
+    ...server,
+    close: async () => {
+      running.delete(server);
+      await close();
+    },
+  };
+}

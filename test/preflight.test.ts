@@ -1,0 +1,10 @@
+// The suite's one check that every client the end-to-end tests drive is installed. A missing
+// client fails here, once, with a line naming what to install; the suites that need it skip.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ALL_CLIENTS, locateClient, missingClientMessage } from './harness/clients.ts';
+
+test('every client the end-to-end tests drive is installed', () => {
+  const missing = ALL_CLIENTS.filter((client) => locateClient(client) === undefined).map(missingClientMessage);
+  assert.ok(missing.length === 0, missing.join('\n'));
+});
