@@ -12,13 +12,14 @@ import type { ServiceContext, ServiceDefinition } from '../../core/service.ts';
 import { clusterErrorBodyProblem, renderClusterError, useClusterErrors, YamlBodyError } from './apimachinery/error-serializer.ts';
 import { notFoundPath } from './apimachinery/status.ts';
 import type { WatchSettings } from './apimachinery/watch.ts';
+import { clusterBanner } from './banner.ts';
 import { useClusterAuth, userOf } from './cluster-auth.ts';
 import { aggregatedFormOf } from './discovery.ts';
 import { Rbac, runAs } from './rbac/rbac-service.ts';
 import type { ClusterRuntime } from './runtime.ts';
 import { SERVED_VERSION } from './version.ts';
 
-export { clusterBannerLines, kubeconfigText, KUBECONFIG_FILE_NAME } from './kubeconfig.ts';
+export { kubeconfigText, KUBECONFIG_FILE_NAME } from './kubeconfig.ts';
 
 /** CLUSTER_GROUP_PREFIXES are the named groups served, without their domain. */
 export const CLUSTER_GROUP_PREFIXES: readonly string[] = ['rbac.authorization', 'events'];
@@ -49,6 +50,7 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
     pathPrefixes: CLUSTER_PATH_PREFIXES,
     renderError: renderClusterError,
     errorBodyProblem: clusterErrorBodyProblem,
+    banner: clusterBanner,
     async register(app: FastifyInstance, context: ServiceContext) {
       const bodyLimit = app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT;
       useClusterErrors(app, bodyLimit);

@@ -1,6 +1,5 @@
 /**
- * The kubeconfig `fogbank start` writes next to its data (server and admin token), and the
- * banner lines that tell the user how to point kubectl at it.
+ * The kubeconfig `fogbank start` writes next to its data (server and admin token).
  */
 
 /** KUBECONFIG_FILE_NAME is the file name under the data directory. */
@@ -40,9 +39,4 @@ export function kubeconfigText(server: string, token: string, name = 'fogbank'):
     `current-context: ${name}`,
     '',
   ].join('\n');
-}
-
-/** clusterBannerLines are the start-up lines for the cluster API (printed next to the gcloud ones). */
-export function clusterBannerLines(kubeconfigPath: string): string[] {
-  return [`export KUBECONFIG=${kubeconfigPath}`];
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { API_PATHS } from '../../core/identifiers.ts';
+import { googleClientBanner } from '../../core/google-client-banner.ts';
 import { googleEnvelopeProblem } from '../../core/google-error-envelope.ts';
 import type { ServiceContext, ServiceDefinition } from '../../core/service.ts';
 import { openFileArea, UploadEngine } from '../../core/uploads/index.ts';
@@ -25,6 +26,7 @@ export const mailService: ServiceDefinition = {
   pathPrefixes: [...MAIL_PREFIXES.metadata, ...MAIL_PREFIXES.upload, ...MAIL_PREFIXES.resumable],
   renderError: renderMailError,
   errorBodyProblem: (status: number, body: unknown) => googleEnvelopeProblem(status, body, true),
+  banner: (site) => googleClientBanner(site, 'mail (Gmail API)', '/gmail/v1', 'gmail'),
   async register(app: FastifyInstance, context: ServiceContext) {
     const area = openFileArea(context.dataDir, 'mail');
     const engine = new UploadEngine({ family: 'mail', store: context.store, clock: context.clock, ids: context.ids, area });

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { API_PATHS } from '../../core/identifiers.ts';
 import { DEFAULT_BODY_LIMIT } from '../../core/server.ts';
+import { googleClientBanner } from '../../core/google-client-banner.ts';
 import { googleEnvelopeProblem } from '../../core/google-error-envelope.ts';
 import type { ServiceContext, ServiceDefinition } from '../../core/service.ts';
 import { ArtifactStore } from './artifacts.ts';
@@ -28,6 +29,7 @@ export const publisherService: ServiceDefinition = {
   pathPrefixes: [...PUBLISHER_BASES, ...PUBLISHER_BASES.map((base) => `/upload${base}`), ...PUBLISHER_BASES.map((base) => `/resumable/upload${base}`), DOWNLOAD_PREFIX],
   renderError: renderPublisherError,
   errorBodyProblem: (status: number, body: unknown) => googleEnvelopeProblem(status, body, true),
+  banner: (site) => googleClientBanner(site, 'publisher (Android Publisher API)', '/androidpublisher/v3', 'androidpublisher'),
   async register(app: FastifyInstance, context: ServiceContext) {
     const bodyLimit = app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT;
     const area = openFileArea(context.dataDir, 'publisher');
