@@ -41,7 +41,7 @@ export class UploadEngine {
   readonly #methods = new Map<string, UploadMethod<unknown>>();
 
   constructor(private readonly options: UploadEngineOptions) {
-    this.#sessions = new ResumableSessions(options.family, options.store, options.clock, options.ids, options.area);
+    this.#sessions = new ResumableSessions(options.family, options.store, options.clock, options.ids);
   }
 
   /** open sweeps expired sessions and orphaned files; call once before serving. */
@@ -148,13 +148,16 @@ export class UploadEngine {
   }
 
   async #finishSession(method: UploadMethod<unknown>, session: SessionRecord): Promise<UploadAnswer> {
-    const file = await this.#sessions.hash(session.id);
+    const file = await this.#sessions.spool(session.id, this.#spoolPath());
     let answer: UploadAnswer;
     try {
       answer = await method.complete({ metadata: session.metadata, media: { ...file, mediaType: session.mediaType } }, session.context);
     } catch (error) {
       await this.#sessions.abandon(session.id);
       throw error;
+    } finally {
+      // The method moved or linked what it keeps; the spool itself is never kept.
+      await rm(file.path, { force: true });
     }
     await this.#sessions.finish(session, answer);
     return answer;
