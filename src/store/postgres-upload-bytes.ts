@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type pg from 'pg';
 import { unavailableOr } from './postgres-connection.ts';
-import { pieces, UploadOffsetError, type UploadBytes } from './upload-bytes.ts';
+import { pieces, streamTo, UploadOffsetError, type UploadBytes } from './upload-bytes.ts';
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -87,6 +87,10 @@ export class PostgresUploadBytes implements UploadBytes {
       })(),
       { objectMode: false },
     );
+  }
+
+  async copyTo(id: string, path: string): Promise<void> {
+    await streamTo(this.read(id), path);
   }
 
   async remove(id: string): Promise<void> {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { after, describe, it, test } from 'node:test';
 import { MemoryStore } from './memory-store.ts';
 import { startPostgres, type PostgresServer } from './postgres-server.fixture.ts';
@@ -116,6 +116,18 @@ for (const [name, open] of backends) {
       assert.equal(racing.filter((outcome) => outcome.status === 'fulfilled').length, 1);
       assert.equal(await a.uploads.size('u'), 5);
       assert.match((await readAll(b.uploads, 'u')).toString(), /^abc(de|DE)$/);
+    });
+
+    it('copies an upload to a local file, which outlives the upload', async () => {
+      const [a, b] = await open();
+      const bytes = pattern(UPLOAD_PIECE + 99, 3);
+      await a.uploads.append('copied', 0, chunks([bytes]));
+      const dir = await mkdtemp(join(tmpdir(), 'fogbank-upload-copy-'));
+      dirs.push(dir);
+      await b.uploads.copyTo('copied', join(dir, 'spool'));
+      await b.uploads.remove('copied');
+      assert.ok(readFileSync(join(dir, 'spool')).equals(bytes));
+      await assert.rejects(b.uploads.copyTo('copied', join(dir, 'spool')), { code: 'EEXIST' });
     });
 
     it('sweeps the uploads under a prefix that no session keeps', async () => {

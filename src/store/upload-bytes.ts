@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { mkdir, open, readdir, rm, stat } from 'node:fs/promises';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { link, mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
 /** UPLOAD_PIECE is the most bytes an append commits in one step (and a PostgreSQL chunk row holds): 1 MiB. */
 export const UPLOAD_PIECE = 1024 * 1024;
@@ -30,6 +31,12 @@ export interface UploadBytes {
   size(id: string): Promise<number>;
   /** read streams every committed byte of upload `id`, in order (an empty stream when it has none). */
   read(id: string): Readable;
+  /**
+   * copyTo puts every committed byte of upload `id` in a new local file at `path` (which must
+   * not exist), for a reader that needs random access: a backend keeping uploads as local files
+   * hard-links the file when it can (no copy; the link outlives remove), the others stream.
+   */
+  copyTo(id: string, path: string): Promise<void>;
   /** remove forgets upload `id` (finished or abandoned). */
   remove(id: string): Promise<void>;
   /**
@@ -91,8 +98,10 @@ export async function* pieces(source: AsyncIterable<Uint8Array>, size = UPLOAD_P
 /**
  * FileUploadBytes keeps each upload as one file under `dir` (the SQLite store's data directory:
  * one process, so a file per upload is all the sharing needed, and large bodies stay out of the
- * database). File names are the hex of the id, so any id is a safe name. An append is flushed
- * to disk (fsync) before it returns, so the size it reports survives a crash.
+ * database). File names are the hex of the id, so any id is a safe name. Durability is the
+ * SQLite store's: every piece is handed to the OS (write()) before the append returns, so the
+ * size it reports survives `kill -9` of the process; only an OS crash can lose the last pieces,
+ * and then the file is shorter, never torn in the middle of what it reports.
  */
 export class FileUploadBytes implements UploadBytes {
   // Appends to one upload are serialised, so the offset check and the writes cannot interleave.
@@ -128,7 +137,6 @@ export class FileUploadBytes implements UploadBytes {
         written += piece.length;
       }
     } finally {
-      await handle.sync().catch(() => undefined);
       await handle.close();
     }
     return written;
@@ -169,6 +177,18 @@ export class FileUploadBytes implements UploadBytes {
     );
   }
 
+  async copyTo(id: string, path: string): Promise<void> {
+    try {
+      // Upload files are only ever appended to, and a finished upload is never appended to again.
+      await link(this.#file(id), path);
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'EXDEV' && code !== 'ENOENT' && code !== 'EPERM') throw error;
+    }
+    await streamTo(this.read(id), path);
+  }
+
   async remove(id: string): Promise<void> {
     await rm(this.#file(id), { force: true });
   }
@@ -190,6 +210,16 @@ export class FileUploadBytes implements UploadBytes {
 
   #file(id: string): string {
     return join(this.directory(), Buffer.from(id, 'utf8').toString('hex'));
+  }
+}
+
+/** streamTo writes `source` into a new file at `path`, removing it again when the copy fails. */
+export async function streamTo(source: Readable, path: string): Promise<void> {
+  try {
+    await pipeline(source, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
+  } catch (error) {
+    await rm(path, { force: true });
+    throw error;
   }
 }
 

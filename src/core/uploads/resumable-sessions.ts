@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { Transform, type Readable } from 'node:stream';
 import type { Clock } from '../clock.ts';
 import type { IdSource } from '../ids.ts';
@@ -5,7 +6,7 @@ import { UploadOffsetError, type Store } from '../../store/index.ts';
 import { badContentRange, mediaTooLarge, sessionNotFound } from './errors.ts';
 import type { ContentRange } from './content-range.ts';
 import type { UploadAnswer } from './upload-method.ts';
-import { feed, spoolToFile, type SpooledFile } from './spool.ts';
+import { feed, hashFile, type SpooledFile } from './spool.ts';
 
 /** SESSION_LIFETIME_MS is how long a resumable session lives (a week, as Google documents for its upload sessions). */
 export const SESSION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
@@ -157,12 +158,19 @@ export class ResumableSessions {
   }
 
   /**
-   * spool streams a finished session's bytes from the store into a new local file at `path`,
-   * hashing them on the way (a session may span restarts and replicas, so no running hash
-   * survives), for the method to inspect with random access.
+   * spool puts a finished session's bytes in a new local file at `path` for the method to
+   * inspect with random access (a link where the store keeps them as local files, a streamed
+   * copy otherwise), then reads it once for its SHA-256: a session may span restarts and
+   * replicas, so no running hash survives.
    */
   async spool(id: string, path: string): Promise<SpooledFile> {
-    return spoolToFile(this.store.uploads.read(this.#bytes(id)), path, Number.MAX_SAFE_INTEGER);
+    await this.store.uploads.copyTo(this.#bytes(id), path);
+    try {
+      return { path, ...(await hashFile(path)) };
+    } catch (error) {
+      await rm(path, { force: true });
+      throw error;
+    }
   }
 
   /** finish records the method's answer and drops the bytes; later status queries get the answer again. */
