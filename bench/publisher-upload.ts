@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { bundleItems, writeZip, zeros } from '../src/services/publisher/artifact-builder.fixture.ts';
+import { startPostgres } from '../src/store/postgres-server.fixture.ts';
 import { ensureBuilt, median, rssMb, startProcess } from './lib/processes.ts';
 
 /**
@@ -15,6 +16,8 @@ import { ensureBuilt, median, rssMb, startProcess } from './lib/processes.ts';
  * a raw loopback TCP socket into a file — the floor any HTTP upload sits on — in the same run.
  * Prints MiB/s, the ratios, and fogbank's RSS growth.
  * Size: PUBLISHER_BENCH_MIB (default 1024); rounds: PUBLISHER_BENCH_ROUNDS (default 3).
+ * PUBLISHER_BENCH_STORE=postgres runs fogbank on a temporary PostgreSQL (resumable bytes in
+ * chunk rows) instead of the default SQLite store.
  */
 const main = ensureBuilt();
 const MIB = Number(process.env['PUBLISHER_BENCH_MIB'] ?? '1024');
@@ -81,7 +84,10 @@ try {
   const payload = MIB * 1024 * 1024;
   await writeZip(bundle, [...bundleItems({ packageName: PACKAGE, versionCode: 1 }), { name: 'base/assets/payload.bin', stream: () => zeros(payload), size: payload }]);
   const size = statSync(bundle).size;
-  const server = await startProcess([main, 'start', '--port', '0', '--data-dir', join(work, 'data'), '--admin-token', 'bench', '--log-level', 'error']);
+  const postgres = process.env['PUBLISHER_BENCH_STORE'] === 'postgres' ? await startPostgres() : undefined;
+  const store = postgres === undefined ? [] : ['--store', await postgres.createDatabase('bench_publisher')];
+  const server = await startProcess([main, 'start', '--port', '0', '--data-dir', join(work, 'data'), ...store, '--admin-token', 'bench', '--log-level', 'error']);
+  console.log(`store: ${postgres === undefined ? 'sqlite' : 'postgres'}`);
   try {
     const rssBefore = rssMb(server.child.pid!);
     let rssPeak = rssBefore;
@@ -110,6 +116,7 @@ try {
     console.log(`fogbank RSS                     : ${rssBefore.toFixed(0)} MiB before, ${rssPeak.toFixed(0)} MiB peak (+${(rssPeak - rssBefore).toFixed(0)} MiB)`);
   } finally {
     await server.stop();
+    await postgres?.stop();
   }
 } finally {
   rmSync(work, { recursive: true, force: true });

@@ -5,8 +5,8 @@ import { pieces, streamTo, UploadOffsetError, type UploadBytes } from './upload-
 
 const UNIQUE_VIOLATION = '23505';
 
-/** READ_ROWS is how many chunk rows a read fetches per query: a few MiB in memory at most. */
-const READ_ROWS = 4;
+/** READ_ROWS is how many chunk rows a read fetches per query (each arrives as hex text, twice its size): a few MiB in memory at most. */
+const READ_ROWS = 2;
 
 /** The committed size of upload $1: the end of its last chunk row (rows are contiguous), found through the primary key. */
 const SIZE_OF = 'coalesce((SELECT "offset" + octet_length(data) FROM fogbank_upload_chunks WHERE upload = $1 ORDER BY "offset" DESC LIMIT 1), 0)';
