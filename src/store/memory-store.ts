@@ -217,6 +217,7 @@ export class MemoryStore implements Store {
     await this.#mutex.run(async () => {
       this.#closed = true;
     });
+    this.uploads.close();
   }
 
   #check(): void {

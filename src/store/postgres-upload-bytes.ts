@@ -1,14 +1,22 @@
+import { Readable } from 'node:stream';
 import type pg from 'pg';
 import { unavailableOr } from './postgres-connection.ts';
-import { UploadOffsetError, type UploadBytes } from './upload-bytes.ts';
+import { pieces, streamTo, UploadOffsetError, type UploadBytes } from './upload-bytes.ts';
 
 const UNIQUE_VIOLATION = '23505';
 
+/** READ_ROWS is how many chunk rows a read fetches per query (each arrives as hex text, twice its size): a few MiB in memory at most. */
+const READ_ROWS = 2;
+
+/** The committed size of upload $1: the end of its last chunk row (rows are contiguous), found through the primary key. */
+const SIZE_OF = 'coalesce((SELECT "offset" + octet_length(data) FROM fogbank_upload_chunks WHERE upload = $1 ORDER BY "offset" DESC LIMIT 1), 0)';
+
 /**
- * PostgresUploadBytes keeps upload bytes in fogbank_upload_chunks, one bytea row per appended
- * chunk, so every replica reads and extends the same upload. The offset check and the insert
- * are one statement; two replicas appending at the same offset at once collide on the primary
- * key, and the loser gets UploadOffsetError like any stale chunk.
+ * PostgresUploadBytes keeps upload bytes in fogbank_upload_chunks, one bytea row of at most
+ * UPLOAD_PIECE bytes per committed piece, so every replica reads and extends the same upload
+ * with bounded memory. Each row's offset check and insert are one statement; two replicas
+ * appending at the same offset at once collide on the primary key, and the loser gets
+ * UploadOffsetError like any stale chunk.
  */
 export class PostgresUploadBytes implements UploadBytes {
   readonly #pool: pg.Pool;
@@ -17,16 +25,25 @@ export class PostgresUploadBytes implements UploadBytes {
     this.#pool = pool;
   }
 
-  async append(id: string, offset: number, bytes: Uint8Array): Promise<number> {
+  async append(id: string, offset: number, source: AsyncIterable<Uint8Array>): Promise<number> {
+    const size = await this.size(id);
+    if (size !== offset) throw new UploadOffsetError(id, offset, size);
+    let end = offset;
+    for await (const piece of pieces(source)) {
+      await this.#insert(id, end, piece);
+      end += piece.length;
+    }
+    return end;
+  }
+
+  async #insert(id: string, offset: number, piece: Buffer): Promise<void> {
     try {
       const result = await this.#pool.query({
-        name: 'fogbank_upload_append',
-        text:
-          'INSERT INTO fogbank_upload_chunks (upload, "offset", data) SELECT $1, $2, $3 ' +
-          'WHERE (SELECT coalesce(max("offset" + octet_length(data)), 0) FROM fogbank_upload_chunks WHERE upload = $1) = $2',
-        values: [id, offset, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)],
+        name: 'fogbank_upload_append_piece',
+        text: `INSERT INTO fogbank_upload_chunks (upload, "offset", data) SELECT $1, $2, $3 WHERE ${SIZE_OF} = $2`,
+        values: [id, offset, piece],
       });
-      if (result.rowCount === 1) return offset + bytes.byteLength;
+      if (result.rowCount === 1) return;
     } catch (error) {
       if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION) throw unavailableOr(error);
     }
@@ -35,28 +52,45 @@ export class PostgresUploadBytes implements UploadBytes {
 
   async size(id: string): Promise<number> {
     try {
-      const result = await this.#pool.query<{ size: number }>({
-        name: 'fogbank_upload_size',
-        text: 'SELECT coalesce(max("offset" + octet_length(data)), 0)::int8 AS size FROM fogbank_upload_chunks WHERE upload = $1',
-        values: [id],
-      });
+      const result = await this.#pool.query<{ size: number }>({ name: 'fogbank_upload_size_of', text: `SELECT ${SIZE_OF}::int8 AS size`, values: [id] });
       return result.rows[0]?.size ?? 0;
     } catch (error) {
       throw unavailableOr(error);
     }
   }
 
-  async read(id: string): Promise<Buffer> {
-    try {
-      const result = await this.#pool.query<{ data: Buffer }>({
-        name: 'fogbank_upload_read',
-        text: 'SELECT data FROM fogbank_upload_chunks WHERE upload = $1 ORDER BY "offset"',
-        values: [id],
-      });
-      return Buffer.concat(result.rows.map((row) => row.data));
-    } catch (error) {
-      throw unavailableOr(error);
-    }
+  read(id: string): Readable {
+    const pool = this.#pool;
+    return Readable.from(
+      (async function* () {
+        let from = 0;
+        for (;;) {
+          let rows: { offset: number; data: Buffer }[];
+          try {
+            rows = (
+              await pool.query<{ offset: number; data: Buffer }>({
+                name: 'fogbank_upload_read_rows',
+                text: `SELECT "offset", data FROM fogbank_upload_chunks WHERE upload = $1 AND "offset" >= $2 ORDER BY "offset" LIMIT ${READ_ROWS}`,
+                values: [id, from],
+              })
+            ).rows;
+          } catch (error) {
+            throw unavailableOr(error);
+          }
+          for (const row of rows) {
+            if (row.offset !== from) throw new Error(`upload ${id} has a gap at byte ${from}`);
+            from += row.data.length;
+            yield row.data;
+          }
+          if (rows.length < READ_ROWS) return;
+        }
+      })(),
+      { objectMode: false },
+    );
+  }
+
+  async copyTo(id: string, path: string): Promise<void> {
+    await streamTo(this.read(id), path);
   }
 
   async remove(id: string): Promise<void> {
@@ -65,5 +99,23 @@ export class PostgresUploadBytes implements UploadBytes {
     } catch (error) {
       throw unavailableOr(error);
     }
+  }
+
+  async sweep(prefix: string, live: (ids: readonly string[]) => Promise<ReadonlySet<string>>): Promise<number> {
+    let ids: string[];
+    try {
+      const result = await this.#pool.query<{ upload: string }>({
+        name: 'fogbank_upload_list',
+        text: 'SELECT DISTINCT upload FROM fogbank_upload_chunks WHERE left(upload, char_length($1)) = $1',
+        values: [prefix],
+      });
+      ids = result.rows.map((row) => row.upload);
+    } catch (error) {
+      throw unavailableOr(error);
+    }
+    const keep = await live(ids);
+    const orphans = ids.filter((id) => !keep.has(id));
+    for (const id of orphans) await this.remove(id);
+    return orphans.length;
   }
 }

@@ -1,24 +1,51 @@
-import { appendFile, mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { link, mkdir, open, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
+/** UPLOAD_PIECE is the most bytes an append commits in one step (and a PostgreSQL chunk row holds): 1 MiB. */
+export const UPLOAD_PIECE = 1024 * 1024;
 
 /**
  * UploadBytes keeps the bytes of resumable upload sessions where every process serving the
  * store reaches them, so an upload started through one replica can be resumed through another
- * (the session's metadata is an ordinary record; only the bytes live here). Bytes are only
- * ever appended at the end, as resumable upload protocols send them.
+ * (the session's metadata is an ordinary record; only the bytes live here). Bytes are only ever
+ * appended at the end, as resumable upload protocols send them, and always streamed: no method
+ * holds more than a piece (UPLOAD_PIECE) of one upload in memory.
  */
 export interface UploadBytes {
   /**
-   * append adds `bytes` to upload `id` at `offset`, which must be its current size (a retried or
-   * out-of-order chunk throws UploadOffsetError); returns the new size.
+   * append streams `source` onto upload `id` at `offset`, which must be its committed size (a
+   * stale or out-of-order chunk throws UploadOffsetError before a byte is taken, as does a chunk
+   * that loses a race with another process appending to the same upload). Bytes are committed
+   * in order, in pieces of at most UPLOAD_PIECE, each all or nothing. When `source` fails (the
+   * client went away, a limit was hit) everything it delivered before failing is committed —
+   * what Google's protocol reports as received in the next 308 `Range` — and its error is
+   * rethrown. A failure of the backend itself leaves the upload at its last committed piece.
+   * Returns the new committed size.
    */
-  append(id: string, offset: number, bytes: Uint8Array): Promise<number>;
-  /** size is how many bytes upload `id` holds (0 when it has none). */
+  append(id: string, offset: number, source: AsyncIterable<Uint8Array>): Promise<number>;
+  /** size is how many bytes upload `id` has committed (0 when it has none). */
   size(id: string): Promise<number>;
-  /** read returns every byte of upload `id`. */
-  read(id: string): Promise<Buffer>;
+  /** read streams every committed byte of upload `id`, in order (an empty stream when it has none). */
+  read(id: string): Readable;
+  /**
+   * copyTo puts every committed byte of upload `id` in a new local file at `path` (which must
+   * not exist), for a reader that needs random access: a backend keeping uploads as local files
+   * hard-links the file when it can (no copy; the link outlives remove), the others stream.
+   */
+  copyTo(id: string, path: string): Promise<void>;
   /** remove forgets upload `id` (finished or abandoned). */
   remove(id: string): Promise<void>;
+  /**
+   * sweep removes the uploads under `prefix` that `live` does not keep: it first lists the
+   * uploads holding bytes, then asks `live` which of them still belong to a session. Sessions
+   * are recorded before their first byte, so one started during the sweep is never taken for an
+   * orphan. Returns how many were removed.
+   */
+  sweep(prefix: string, live: (ids: readonly string[]) => Promise<ReadonlySet<string>>): Promise<number>;
 }
 
 /** UploadOffsetError is thrown when a chunk does not start where the upload ends. */
@@ -33,66 +60,86 @@ export class UploadOffsetError extends Error {
   }
 }
 
-/** MemoryUploadBytes keeps upload bytes in process memory (the memory store). */
-export class MemoryUploadBytes implements UploadBytes {
-  readonly #chunks = new Map<string, Buffer[]>();
-
-  async append(id: string, offset: number, bytes: Uint8Array): Promise<number> {
-    // No await before the push: the check and the append happen in one turn.
-    const size = this.#sizeOf(id);
-    if (offset !== size) throw new UploadOffsetError(id, offset, size);
-    let chunks = this.#chunks.get(id);
-    if (chunks === undefined) this.#chunks.set(id, (chunks = []));
-    chunks.push(Buffer.from(bytes));
-    return size + bytes.byteLength;
+/**
+ * pieces re-cuts `source` into pieces of `size` bytes (the last one shorter). When `source`
+ * fails, the bytes it delivered so far come out as a last piece before the error, so a backend
+ * commits every received byte.
+ */
+export async function* pieces(source: AsyncIterable<Uint8Array>, size = UPLOAD_PIECE): AsyncGenerator<Buffer> {
+  let held: Buffer[] = [];
+  let length = 0;
+  const take = (): Buffer => {
+    const joined = held.length === 1 ? held[0]! : Buffer.concat(held, length);
+    held = [];
+    length = 0;
+    return joined;
+  };
+  try {
+    for await (const chunk of source) {
+      let rest = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      while (length + rest.length >= size) {
+        held.push(rest.subarray(0, size - length));
+        length = size;
+        rest = rest.subarray(held[held.length - 1]!.length);
+        yield take();
+      }
+      if (rest.length > 0) {
+        held.push(rest);
+        length += rest.length;
+      }
+    }
+  } catch (error) {
+    if (length > 0) yield take();
+    throw error;
   }
-
-  async size(id: string): Promise<number> {
-    return this.#sizeOf(id);
-  }
-
-  #sizeOf(id: string): number {
-    return (this.#chunks.get(id) ?? []).reduce((total, chunk) => total + chunk.byteLength, 0);
-  }
-
-  async read(id: string): Promise<Buffer> {
-    return Buffer.concat(this.#chunks.get(id) ?? []);
-  }
-
-  async remove(id: string): Promise<void> {
-    this.#chunks.delete(id);
-  }
+  if (length > 0) yield take();
 }
 
 /**
  * FileUploadBytes keeps each upload as one file under `dir` (the SQLite store's data directory:
  * one process, so a file per upload is all the sharing needed, and large bodies stay out of the
- * database). File names are the hex of the id, so any id is a safe name.
+ * database). File names are the hex of the id, so any id is a safe name. Durability is the
+ * SQLite store's: every piece is handed to the OS (write()) before the append returns, so the
+ * size it reports survives `kill -9` of the process; only an OS crash can lose the last pieces,
+ * and then the file is shorter, never torn in the middle of what it reports.
  */
 export class FileUploadBytes implements UploadBytes {
-  readonly #dir: string;
-  // Appends to one upload are serialised, so the offset check and the write cannot interleave.
+  // Appends to one upload are serialised, so the offset check and the writes cannot interleave.
   readonly #tails = new Map<string, Promise<unknown>>();
 
-  constructor(dir: string) {
-    this.#dir = dir;
+  constructor(private readonly dir: string) {}
+
+  /** directory is the folder holding the upload files. */
+  protected directory(): string {
+    return this.dir;
   }
 
-  async append(id: string, offset: number, bytes: Uint8Array): Promise<number> {
+  async append(id: string, offset: number, source: AsyncIterable<Uint8Array>): Promise<number> {
     const previous = this.#tails.get(id) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(async () => {
-      const size = await this.size(id);
-      if (offset !== size) throw new UploadOffsetError(id, offset, size);
-      await mkdir(this.#dir, { recursive: true });
-      await appendFile(this.#file(id), bytes);
-      return size + bytes.byteLength;
-    });
+    const next = previous.catch(() => undefined).then(() => this.#append(id, offset, source));
     this.#tails.set(id, next);
     try {
       return await next;
     } finally {
       if (this.#tails.get(id) === next) this.#tails.delete(id);
     }
+  }
+
+  async #append(id: string, offset: number, source: AsyncIterable<Uint8Array>): Promise<number> {
+    const size = await this.size(id);
+    if (offset !== size) throw new UploadOffsetError(id, offset, size);
+    await mkdir(this.directory(), { recursive: true, mode: 0o700 });
+    const handle = await open(this.#file(id), 'a', 0o600);
+    let written = size;
+    try {
+      for await (const piece of pieces(source)) {
+        await writeAll(handle, piece);
+        written += piece.length;
+      }
+    } finally {
+      await handle.close();
+    }
+    return written;
   }
 
   async size(id: string): Promise<number> {
@@ -104,20 +151,110 @@ export class FileUploadBytes implements UploadBytes {
     }
   }
 
-  async read(id: string): Promise<Buffer> {
+  read(id: string): Readable {
+    const file = this.#file(id);
+    return Readable.from(
+      (async function* () {
+        let handle;
+        try {
+          handle = await open(file, 'r');
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+          throw error;
+        }
+        try {
+          for (;;) {
+            const buffer = Buffer.allocUnsafe(UPLOAD_PIECE);
+            const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+            if (bytesRead === 0) return;
+            yield buffer.subarray(0, bytesRead);
+          }
+        } finally {
+          await handle.close();
+        }
+      })(),
+      { objectMode: false },
+    );
+  }
+
+  async copyTo(id: string, path: string): Promise<void> {
     try {
-      return await readFile(this.#file(id));
+      // Upload files are only ever appended to, and a finished upload is never appended to again.
+      await link(this.#file(id), path);
+      return;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return Buffer.alloc(0);
-      throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'EXDEV' && code !== 'ENOENT' && code !== 'EPERM') throw error;
     }
+    await streamTo(this.read(id), path);
   }
 
   async remove(id: string): Promise<void> {
     await rm(this.#file(id), { force: true });
   }
 
+  async sweep(prefix: string, live: (ids: readonly string[]) => Promise<ReadonlySet<string>>): Promise<number> {
+    let names: string[];
+    try {
+      names = await readdir(this.directory());
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw error;
+    }
+    const ids = names.filter((name) => /^(?:[0-9a-f]{2})+$/.test(name)).map((name) => Buffer.from(name, 'hex').toString('utf8')).filter((id) => id.startsWith(prefix));
+    const keep = await live(ids);
+    const orphans = ids.filter((id) => !keep.has(id));
+    for (const id of orphans) await this.remove(id);
+    return orphans.length;
+  }
+
   #file(id: string): string {
-    return join(this.#dir, Buffer.from(id, 'utf8').toString('hex'));
+    return join(this.directory(), Buffer.from(id, 'utf8').toString('hex'));
+  }
+}
+
+/** streamTo writes `source` into a new file at `path`, removing it again when the copy fails. */
+export async function streamTo(source: Readable, path: string): Promise<void> {
+  try {
+    await pipeline(source, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
+  } catch (error) {
+    await rm(path, { force: true });
+    throw error;
+  }
+}
+
+async function writeAll(handle: import('node:fs/promises').FileHandle, piece: Buffer): Promise<void> {
+  let done = 0;
+  while (done < piece.length) done += (await handle.write(piece, done, piece.length - done, null)).bytesWritten;
+}
+
+/**
+ * MemoryUploadBytes is the memory store's: uploads live in files of a temporary directory made
+ * on the first append and removed when the store closes, so an upload of gigabytes never sits
+ * in process memory even when nothing else is kept on disk.
+ */
+export class MemoryUploadBytes extends FileUploadBytes {
+  #dir: string | undefined;
+  readonly #cleanup = (): void => this.close();
+
+  constructor() {
+    super('');
+  }
+
+  protected override directory(): string {
+    if (this.#dir === undefined) {
+      this.#dir = mkdtempSync(join(tmpdir(), 'fogbank-uploads-'));
+      // A store nobody closes (a test, a crash of the caller) still leaves nothing behind.
+      process.once('exit', this.#cleanup);
+    }
+    return this.#dir;
+  }
+
+  /** close removes the temporary directory and every upload in it. */
+  close(): void {
+    if (this.#dir === undefined) return;
+    rmSync(this.#dir, { recursive: true, force: true });
+    this.#dir = undefined;
+    process.off('exit', this.#cleanup);
   }
 }

@@ -59,3 +59,8 @@ export function sessionNotFound(uploadId: string): UploadError {
 export function badContentRange(detail: string): UploadError {
   return new UploadError(400, 'badRequest', 'INVALID_ARGUMENT', detail);
 }
+
+/** completionInProgress is the retryable 503 for a final chunk that arrives while another request (on any replica) completes the same session. */
+export function completionInProgress(): UploadError {
+  return new UploadError(503, 'backendError', 'UNAVAILABLE', 'The upload is being completed by another request. Query its status to get the result.');
+}

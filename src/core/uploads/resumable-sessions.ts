@@ -1,23 +1,19 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { readdir, rm, stat } from 'node:fs/promises';
-import { createHash } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import { Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { Clock } from '../clock.ts';
 import type { IdSource } from '../ids.ts';
-import type { Store } from '../../store/store.ts';
-import type { FileArea } from './file-area.ts';
+import { UploadOffsetError, type Store } from '../../store/index.ts';
 import { badContentRange, mediaTooLarge, sessionNotFound } from './errors.ts';
 import type { ContentRange } from './content-range.ts';
 import type { UploadAnswer } from './upload-method.ts';
-import { feed } from './spool.ts';
+import { feed, hashFile, type SpooledFile } from './spool.ts';
 
 /** SESSION_LIFETIME_MS is how long a resumable session lives (a week, as Google documents for its upload sessions). */
 export const SESSION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 
 const KIND = 'uploads.sessions';
 
-/** SessionRecord is a resumable session as the store keeps it; its bytes are the file `<area>/sessions/<id>`. */
+/** SessionRecord is a resumable session as the store keeps it; its bytes are `store.uploads` under `<family>/<id>`. */
 export interface SessionRecord {
   readonly id: string;
   readonly methodId: string;
@@ -39,8 +35,10 @@ export type ChunkOutcome = { readonly kind: 'incomplete'; readonly received: num
 
 /**
  * ResumableSessions keeps resumable upload sessions of one family: records in the store, bytes
- * in files, so a session survives a restart on the same data directory. The bytes on disk are
- * the truth about what was received; PUTs on one session are serialised.
+ * in the store's upload bytes, so a session survives a restart and is continued through any
+ * replica of a shared store. The committed bytes are the truth about what was received; PUTs
+ * on one session are serialised within a process, and across processes the store's offset
+ * check lets only one of two racing chunks in.
  */
 export class ResumableSessions {
   readonly #locks = new Map<string, Promise<unknown>>();
@@ -50,21 +48,20 @@ export class ResumableSessions {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly ids: IdSource,
-    private readonly area: FileArea,
   ) {}
 
-  /** sweep forgets expired sessions and removes files no session owns (left by a crash or a memory store). */
+  /** sweep forgets expired sessions and removes upload bytes no session owns (left by a crash). */
   async sweep(): Promise<void> {
     const records = await this.store.list<SessionRecord>(KIND, { prefix: `${this.family}/` });
-    const live = new Set<string>();
     for (const record of records) {
       if (this.#expired(record.value)) await this.#forget(record.value.id);
-      else live.add(record.value.id);
     }
-    const folder = this.area.path('sessions', '.keep').replace(/\/\.keep$/, '');
-    for (const name of await readdir(folder)) {
-      if (!live.has(name)) await rm(this.#file(name), { force: true });
-    }
+    // The session records are listed again after the bytes, so a session started meanwhile (on
+    // another replica) is never taken for an orphan.
+    await this.store.uploads.sweep(`${this.family}/`, async () => {
+      const live = await this.store.list<SessionRecord>(KIND, { prefix: `${this.family}/` });
+      return new Set(live.filter((record) => record.value.result === null).map((record) => this.#bytes(record.value.id)));
+    });
   }
 
   /** create starts a session and returns its `upload_id`. */
@@ -77,7 +74,7 @@ export class ResumableSessions {
 
   /** get finds a live session; unknown and expired ones are a 404. */
   async get(id: string): Promise<SessionRecord> {
-    // The id names a file: anything but the alphabet ids are made of is simply unknown.
+    // Anything but the alphabet ids are made of is simply unknown.
     if (!/^[A-Za-z0-9_-]{1,128}$/.test(id)) throw sessionNotFound(id);
     const record = await this.store.get<SessionRecord>(KIND, `${this.family}/${id}`);
     if (record === undefined) throw sessionNotFound(id);
@@ -88,13 +85,9 @@ export class ResumableSessions {
     return record.value;
   }
 
-  /** received is how many bytes of the session are on disk. */
+  /** received is how many bytes of the session are committed. */
   async received(id: string): Promise<number> {
-    try {
-      return (await stat(this.#file(id))).size;
-    } catch {
-      return 0;
-    }
+    return this.store.uploads.size(this.#bytes(id));
   }
 
   /** exclusive runs `fn` with no other PUT of the same session in flight. */
@@ -114,7 +107,7 @@ export class ResumableSessions {
    * append writes one PUT's bytes at the session's end: bytes the session already has (a client
    * re-sending an overlapping chunk) are skipped, a chunk starting past the end is refused (as
    * Google does), and bytes beyond the declared chunk or total are refused. Whatever arrived
-   * before a client dropped stays on disk, and the next status query reports it.
+   * before a client dropped is committed, and the next status query reports it.
    */
   async append(session: SessionRecord, range: Exclude<ContentRange, { kind: 'query' }>, body: Readable, contentLength: number | undefined): Promise<ChunkOutcome> {
     const received = await this.received(session.id);
@@ -149,29 +142,41 @@ export class ResumableSessions {
         callback(null, keep);
       },
     });
-    await pipeline(feed(body, writer), createWriteStream(this.#file(session.id), { flags: 'a', mode: 0o600 }));
-    const now = await this.received(session.id);
+    let now: number;
+    try {
+      now = await this.store.uploads.append(this.#bytes(session.id), received, feed(body, writer));
+    } catch (error) {
+      if (!(error instanceof UploadOffsetError)) throw error;
+      // Another replica committed bytes of this session between our size check and our append.
+      body.resume();
+      throw badContentRange(`Invalid request. Another request added bytes to this upload at the same time; ${error.size} byte(s) are uploaded now. Query the upload status and resume from there.`);
+    }
     const finalTotal = total ?? (range.kind === 'whole' ? now : undefined);
     if (finalTotal !== undefined && total === undefined) await this.#settleTotal(session, finalTotal);
     if (finalTotal !== undefined && now >= finalTotal) return { kind: 'ready', session: await this.get(session.id), received: now };
     return { kind: 'incomplete', received: now };
   }
 
-  /** hash reads a finished session's file once for its SHA-256 (a session may span restarts, so no running hash survives). */
-  async hash(id: string): Promise<{ path: string; size: number; sha256: string }> {
-    const hash = createHash('sha256');
-    let size = 0;
-    for await (const chunk of createReadStream(this.#file(id)) as AsyncIterable<Buffer>) {
-      hash.update(chunk);
-      size += chunk.length;
+  /**
+   * spool puts a finished session's bytes in a new local file at `path` for the method to
+   * inspect with random access (a link where the store keeps them as local files, a streamed
+   * copy otherwise), then reads it once for its SHA-256: a session may span restarts and
+   * replicas, so no running hash survives.
+   */
+  async spool(id: string, path: string): Promise<SpooledFile> {
+    await this.store.uploads.copyTo(this.#bytes(id), path);
+    try {
+      return { path, ...(await hashFile(path)) };
+    } catch (error) {
+      await rm(path, { force: true });
+      throw error;
     }
-    return { path: this.#file(id), size, sha256: hash.digest('hex') };
   }
 
   /** finish records the method's answer and drops the bytes; later status queries get the answer again. */
   async finish(session: SessionRecord, result: UploadAnswer): Promise<void> {
     await this.store.transact((tx) => tx.put(KIND, `${this.family}/${session.id}`, { ...session, result }));
-    await rm(this.#file(session.id), { force: true });
+    await this.store.uploads.remove(this.#bytes(session.id));
   }
 
   /** abandon forgets a session whose completion failed: the client must start again. */
@@ -197,10 +202,11 @@ export class ResumableSessions {
 
   async #forget(id: string): Promise<void> {
     await this.store.transact((tx) => tx.delete(KIND, `${this.family}/${id}`));
-    await rm(this.#file(id), { force: true });
+    await this.store.uploads.remove(this.#bytes(id));
   }
 
-  #file(id: string): string {
-    return this.area.path('sessions', id);
+  /** #bytes names a session's upload bytes: per family, like its record. */
+  #bytes(id: string): string {
+    return `${this.family}/${id}`;
   }
 }

@@ -173,6 +173,23 @@ describe('uploadType=resumable', () => {
     assert.equal(done.json().text, 'Hello, x');
   });
 
+  test('a final chunk while another replica holds the completion lease: 503, then the status query completes', async () => {
+    const store = new MemoryStore();
+    const app = await serve(store);
+    const url = await initiate(app, { 'x-upload-content-length': '5' });
+    const id = new URL(url, 'http://x').searchParams.get('upload_id')!;
+    assert.equal(await store.leases.acquire(`uploads.complete/test/${id}`, 'another replica', 60_000), true);
+    const busy = await app.inject({ method: 'PUT', url, headers: { 'content-range': 'bytes 0-4/5' }, payload: 'Hello' });
+    assert.equal(busy.statusCode, 503);
+    assert.deepEqual(busy.json().error, { code: 503, message: 'The upload is being completed by another request. Query its status to get the result.', status: 'UNAVAILABLE', reason: 'backendError' });
+    await store.leases.release(`uploads.complete/test/${id}`, 'another replica');
+    const status = await app.inject({ method: 'PUT', url, headers: { 'content-range': 'bytes */5' } });
+    assert.equal(status.statusCode, 200);
+    assert.equal(status.json().text, 'Hello');
+    const again = await app.inject({ method: 'PUT', url, headers: { 'content-range': 'bytes */5' } });
+    assert.deepEqual(again.json(), status.json());
+  });
+
   test('a whole body without Content-Range, too much data, unknown and expired sessions', async () => {
     const clock = new ManualClock();
     const store = new MemoryStore();

@@ -4,9 +4,9 @@ import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { IdSource } from '../ids.ts';
-import type { Store } from '../../store/store.ts';
+import { HeldLease, type Store } from '../../store/index.ts';
 import { parseContentRange, rangeHeader } from './content-range.ts';
-import { invalidUploadType, mediaTooLarge, unsupportedMediaType, wrongUrlForUpload } from './errors.ts';
+import { completionInProgress, invalidUploadType, mediaTooLarge, unsupportedMediaType, wrongUrlForUpload } from './errors.ts';
 import type { FileArea } from './file-area.ts';
 import { acceptsMediaType, parseContentType } from './media-type.ts';
 import { METADATA_LIMIT, parseMetadata, readMultipartRelated } from './multipart-related.ts';
@@ -29,6 +29,9 @@ type UploadProtocol = 'media' | 'multipart' | 'resumable';
 
 const JSON_TYPE = 'application/json; charset=UTF-8';
 
+/** COMPLETION_LEASE_MS is the lease on a completing session; renewed while the method runs, so only a dead replica's expires. */
+const COMPLETION_LEASE_MS = 30_000;
+
 /**
  * UploadEngine serves Google's three upload protocols for one family's media methods:
  * `uploadType=media` (the body is the media), `uploadType=multipart` (`multipart/related`: JSON
@@ -39,9 +42,13 @@ const JSON_TYPE = 'application/json; charset=UTF-8';
 export class UploadEngine {
   readonly #sessions: ResumableSessions;
   readonly #methods = new Map<string, UploadMethod<unknown>>();
+  /** #holder names this engine when it holds a session's completion lease. */
+  readonly #holder: string;
 
   constructor(private readonly options: UploadEngineOptions) {
-    this.#sessions = new ResumableSessions(options.family, options.store, options.clock, options.ids, options.area);
+    this.#sessions = new ResumableSessions(options.family, options.store, options.clock, options.ids);
+    // Not a resource id: it only tells this engine's lease holds from other replicas'.
+    this.#holder = randomUUID();
   }
 
   /** open sweeps expired sessions and orphaned files; call once before serving. */
@@ -99,14 +106,14 @@ export class UploadEngine {
     if (!acceptsMediaType(method.limits, mediaType)) throw unsupportedMediaType(mediaType, method.limits.accept);
     refuseDeclaredLength(request, method.limits.maxSize);
     const spooled = await spoolToFile(bodyOf(request), this.#spoolPath(), method.limits.maxSize);
-    return send(reply, await this.#complete(method, { metadata: {}, media: { ...spooled, mediaType } }, context));
+    return send(reply, await this.#completeSpooled(method, { metadata: {}, media: { ...spooled, mediaType } }, context));
   }
 
   async #multipart<C>(method: UploadMethod<C>, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const context = await this.#begin(method, request);
     refuseDeclaredLength(request, method.limits.maxSize + METADATA_LIMIT);
     const upload = await readMultipartRelated(bodyOf(request), request.headers['content-type'] ?? '', this.#spoolPath(), method.limits);
-    return send(reply, await this.#complete(method, { metadata: upload.metadata, media: { ...upload.media, mediaType: upload.mediaType } }, context));
+    return send(reply, await this.#completeSpooled(method, { metadata: upload.metadata, media: { ...upload.media, mediaType: upload.mediaType } }, context));
   }
 
   async #initiate<C>(method: UploadMethod<C>, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -135,26 +142,49 @@ export class UploadEngine {
       }
       if (range.kind === 'query') {
         drain(request);
-        return reply.code(308).headers({ ...headers, ...rangeHeader(await this.#sessions.received(uploadId)), 'content-length': '0' }).send();
+        const received = await this.#sessions.received(uploadId);
+        // Every byte is there but no answer was recorded (the replica completing it died, or
+        // lost the race to another): the status query completes the upload.
+        if (session.total !== null && received >= session.total) return send(reply.headers(headers), await this.#finishSession(session));
+        return reply.code(308).headers({ ...headers, ...rangeHeader(received), 'content-length': '0' }).send();
       }
       const length = header(request, 'content-length');
       const outcome = await this.#sessions.append(session, range, bodyOf(request), length === undefined ? undefined : Number(length));
       if (outcome.kind === 'incomplete') return reply.code(308).headers({ ...headers, ...rangeHeader(outcome.received), 'content-length': '0' }).send();
-      const method = this.#methods.get(outcome.session.methodId);
-      if (method === undefined) throw new Error(`upload session ${uploadId} names an unknown method ${outcome.session.methodId}`);
-      const answer = await this.#finishSession(method, outcome.session);
-      return send(reply.headers(headers), answer);
+      return send(reply.headers(headers), await this.#finishSession(outcome.session));
     });
   }
 
-  async #finishSession(method: UploadMethod<unknown>, session: SessionRecord): Promise<UploadAnswer> {
-    const file = await this.#sessions.hash(session.id);
+  /**
+   * #finishSession runs the method once for a session whose bytes are all there. Replicas of a
+   * shared store may both see the last byte (a client retrying the final chunk elsewhere), so
+   * completion holds a lease on the session; the other gets a retryable 503 and, on its status
+   * query, the answer.
+   */
+  async #finishSession(ready: SessionRecord): Promise<UploadAnswer> {
+    const method = this.#methods.get(ready.methodId);
+    if (method === undefined) throw new Error(`upload session ${ready.id} names an unknown method ${ready.methodId}`);
+    const lease = await HeldLease.take(this.options.store.leases, `uploads.complete/${this.options.family}/${ready.id}`, this.#holder, COMPLETION_LEASE_MS);
+    if (lease === undefined) throw completionInProgress();
+    try {
+      const session = await this.#sessions.get(ready.id);
+      return session.result ?? (await this.#complete(method, session));
+    } finally {
+      await lease.release();
+    }
+  }
+
+  async #complete(method: UploadMethod<unknown>, session: SessionRecord): Promise<UploadAnswer> {
+    const file = await this.#sessions.spool(session.id, this.#spoolPath());
     let answer: UploadAnswer;
     try {
       answer = await method.complete({ metadata: session.metadata, media: { ...file, mediaType: session.mediaType } }, session.context);
     } catch (error) {
       await this.#sessions.abandon(session.id);
       throw error;
+    } finally {
+      // The method moved or linked what it keeps; the spool itself is never kept.
+      await rm(file.path, { force: true });
     }
     await this.#sessions.finish(session, answer);
     return answer;
@@ -169,7 +199,7 @@ export class UploadEngine {
     }
   }
 
-  async #complete<C>(method: UploadMethod<C>, upload: CompletedUpload, context: C): Promise<UploadAnswer> {
+  async #completeSpooled<C>(method: UploadMethod<C>, upload: CompletedUpload, context: C): Promise<UploadAnswer> {
     try {
       return await method.complete(upload, context);
     } finally {
