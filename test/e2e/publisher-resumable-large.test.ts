@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { bundleItems, writeZip, zeros } from '../../src/services/publisher/artifact-builder.fixture.ts';
-import { startFogbankProcess, type FogbankProcess } from './helpers/fogbank-process.ts';
+import { startFogbankProcess, type FogbankProcess } from '../harness/process.ts';
 
 // A large bundle uploaded with uploadType=resumable, chunk by chunk, to fogbank on the SQLite
 // store: a chunk is cut off half way, fogbank is killed and restarted, the status query says

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { bundleItems, writeZip, zeros } from '../../src/services/publisher/artifact-builder.fixture.ts';
 import { startPostgres, type PostgresServer } from '../../src/store/postgres-server.fixture.ts';
-import { startFogbankProcess, type FogbankProcess } from './helpers/fogbank-process.ts';
+import { startFogbankProcess, type FogbankProcess } from '../harness/process.ts';
 
 // Resumable uploads on two `fogbank start --store postgres://…` replicas: a session initiated
 // through A is continued and completed through B. Each replica has its own data directory, so
