@@ -5,10 +5,14 @@
 //   ci            `npm ci` and `npm ci && npm test`: .ci/run runs them on a fresh clone (running
 //                 them here would reinstall the checkout and recurse into this suite)
 //   bench         benchmarks: measured by hand, not run by the suite; checked to name real scripts
+//   replicas      steps that need a PostgreSQL server of the reader's: test/e2e/postgres-replicas.test.ts
+//                 performs the same steps against a real temporary PostgreSQL (the equivalent
+//                 script); here every `fogbank start` line of the block must parse as written
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { parseStartArgs } from '../../src/cli/args.ts';
 import { skipUnless } from '../harness/clients.ts';
 import { gcloudEnv } from '../harness/gcloud.ts';
 import { REPO } from '../harness/paths.ts';
@@ -48,6 +52,11 @@ function sandbox(): string {
   return dir;
 }
 
+/** shellWords splits a command line's arguments as the shell would for plain words and quoted strings (no expansions). */
+function shellWords(text: string): string[] {
+  return [...text.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)].map((match) => match[1] ?? match[2] ?? match[3]!);
+}
+
 /** bash runs a block with bash -euo pipefail in dir. */
 function bash(body: string, dir: string, env: NodeJS.ProcessEnv = process.env) {
   return runToEnd('bash', ['-euo', 'pipefail', '-c', body], { cwd: dir, env }, 170_000);
@@ -56,7 +65,7 @@ function bash(body: string, dir: string, env: NodeJS.ProcessEnv = process.env) {
 describe('documentation commands', () => {
   it('every block says how it is checked', () => {
     assert.ok(BLOCKS.length >= 6, `found only ${BLOCKS.length} sh blocks`);
-    for (const block of BLOCKS) assert.ok(['run', 'with-fogbank', 'serves', 'ci', 'bench'].includes(block.mode), `${block.file}:${block.line}: unknown mode '${block.mode}'`);
+    for (const block of BLOCKS) assert.ok(['run', 'with-fogbank', 'serves', 'ci', 'bench', 'replicas'].includes(block.mode), `${block.file}:${block.line}: unknown mode '${block.mode}'`);
   });
 
   for (const block of BLOCKS) {
@@ -97,6 +106,15 @@ describe('documentation commands', () => {
           const last = ci.trimEnd().split('\n').at(-1);
           assert.equal(last, 'npm ci && npm test');
           assert.ok(['npm ci', 'npm ci && npm test'].includes(block.body.trim()), block.body);
+        });
+        break;
+      case 'replicas':
+        it(name, () => {
+          assert.ok(existsSync(join(REPO, 'test/e2e/postgres-replicas.test.ts')), 'the equivalent script is gone');
+          for (const line of block.body.split('\n')) {
+            const start = /fogbank start (.*?)\s*&?$/.exec(line);
+            if (start !== null) assert.doesNotThrow(() => parseStartArgs(shellWords(start[1]!)), line);
+          }
         });
         break;
       case 'bench':

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startFogbank, type RunningFogbank } from '../../src/cli/start.ts';
+import { startFogbank, type RunningFogbank } from '../harness/server.ts';
 import { findKubectl, Kubectl, type KubectlResult } from '../harness/kubectl.ts';
 
 const TOKEN = 'kubectl-writes-admin';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startFogbank, type RunningFogbank } from '../../src/cli/start.ts';
+import { startFogbank, type RunningFogbank } from '../harness/server.ts';
 import { FamilyErrors } from '../../src/core/family-errors.ts';
 import { registeredRoutes, type RegisteredRoute } from '../../src/core/route-registry.ts';
 import { DEFAULT_BODY_LIMIT } from '../../src/core/server.ts';
@@ -34,8 +34,6 @@ let server: RunningFogbank;
 
 before(async () => {
   server = await startFogbank({ host: '127.0.0.1', port: 0, ephemeral: true, operations: 'instant', adminToken: FUZZ_TOKEN, logLevel: 'silent' });
-  // Families seed what a fresh instance holds (the cluster's namespaces) after listening: let that finish first.
-  await server.settled;
   // Existing state, so requests also reach resources that exist (and "unchanged" is not trivially true).
   const seed = async (path: string, body: unknown): Promise<void> => {
     const response = await server.app.inject({ method: 'POST', url: path, headers: { authorization: `Bearer ${FUZZ_TOKEN}` }, payload: body as object });

@@ -15,10 +15,15 @@ onTestProcessExit(() => {
   running.clear();
 });
 
-/** startFogbank starts fogbank in-process with test defaults (127.0.0.1, port 0, memory store, silent); options override them. */
+/**
+ * startFogbank starts fogbank in-process with test defaults (127.0.0.1, port 0, memory store,
+ * silent); options override them. It resolves once the families' deferred start-up work is done
+ * (the cluster's namespaces and default policy), so a test sees a settled store.
+ */
 export async function startFogbank(options: StartOptions = {}): Promise<RunningFogbank> {
   const server = await startServer({ host: '127.0.0.1', port: 0, store: 'memory', logLevel: 'silent', ...options });
   running.add(server);
+  await server.settled;
   const close = server.close.bind(server);
   return {
     ...server,
