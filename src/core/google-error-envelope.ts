@@ -4,6 +4,33 @@
  * Compute's front end often omits `status`; the newer APIs (mail, publisher) always carry it.
  */
 
+/** GoogleErrorFields are what one error puts in the envelope. */
+export interface GoogleErrorFields {
+  readonly httpStatus: number;
+  readonly message: string;
+  /** The `errors[0].reason` word (`invalid`, `notFound`, `badRequest`, …). */
+  readonly reason: string;
+  /** The canonical status word (`INVALID_ARGUMENT`, …); compute often leaves it out. */
+  readonly status?: string | undefined;
+  /** More members of the `errors[0]` entry (compute's `location`, say). */
+  readonly extra?: Readonly<Record<string, unknown>> | undefined;
+  /** The `details` list (typed detail objects); an empty or absent one is left out. */
+  readonly details?: readonly unknown[] | undefined;
+}
+
+/** googleErrorBody renders one error as Google's JSON error envelope (the one renderer of compute, mail and publisher). */
+export function googleErrorBody(error: GoogleErrorFields): Record<string, unknown> {
+  return {
+    error: {
+      code: error.httpStatus,
+      message: error.message,
+      errors: [{ message: error.message, domain: 'global', reason: error.reason, ...error.extra }],
+      ...(error.status === undefined ? {} : { status: error.status }),
+      ...(error.details === undefined || error.details.length === 0 ? {} : { details: error.details }),
+    },
+  };
+}
+
 /**
  * googleEnvelopeProblem says what keeps `body` from being an error answer with HTTP `status` in
  * Google's envelope (the code equal to the status, the first entry's message equal to the top

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Store } from '../store/store.ts';
 import type { Authenticator } from './auth.ts';
 import type { Clock, Timers } from './clock.ts';
@@ -66,6 +66,11 @@ export interface BannerSection {
   readonly apis: readonly { readonly name: string; readonly baseUrl: string }[];
   /** Per client (gcloud, kubectl, a client library), the commands or settings that point it here. */
   readonly clients: readonly { readonly name: string; readonly setup: readonly string[] }[];
+}
+
+/** errorSiteOf describes a request for a family's renderError. */
+export function errorSiteOf(request: FastifyRequest, bodyLimit: number): ErrorSite {
+  return { method: request.method, path: request.url.split('?')[0] ?? request.url, contentType: request.headers['content-type'], bodyLimit };
 }
 
 /**

@@ -1,8 +1,9 @@
+import { googleErrorBody } from '../../core/google-error-envelope.ts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { TransportProblemError, transportProblemOf } from '../../core/errors.ts';
 import { MalformedJsonError, pointAtJsonError } from '../../core/json-body.ts';
 import { DEFAULT_BODY_LIMIT } from '../../core/server.ts';
-import type { ErrorResponse, ErrorSite } from '../../core/service.ts';
+import { errorSiteOf, type ErrorResponse, type ErrorSite } from '../../core/service.ts';
 import { UploadError, wrongUrlForUpload } from '../../core/uploads/index.ts';
 import { MailError } from './errors.ts';
 
@@ -39,15 +40,7 @@ export function toMailError(error: unknown, site: ErrorSite): MailError {
 
 /** mailErrorBody renders a MailError as Google's JSON error envelope with `status`. */
 export function mailErrorBody(error: MailError): Record<string, unknown> {
-  return {
-    error: {
-      code: error.httpStatus,
-      message: error.message,
-      errors: [{ message: error.message, domain: 'global', reason: error.reason, ...error.extra }],
-      status: error.status,
-      ...(error.details === undefined ? {} : { details: error.details }),
-    },
-  };
+  return googleErrorBody(error);
 }
 
 /** renderMailError is the mail family's one error serializer (ServiceDefinition.renderError). */
@@ -56,15 +49,12 @@ export function renderMailError(error: unknown, site: ErrorSite): ErrorResponse 
   return { status: mailError.httpStatus, headers: { ...mailError.headers(), 'content-type': 'application/json; charset=UTF-8' }, body: mailErrorBody(mailError) };
 }
 
-function siteOf(request: FastifyRequest, bodyLimit: number): ErrorSite {
-  return { method: request.method, path: request.url.split('?')[0] ?? request.url, contentType: request.headers['content-type'], bodyLimit };
-}
 
 /** useMailErrors makes every error of this context answer in the mail dialect (core answers unknown paths under the mail prefixes through renderMailError). */
 export function useMailErrors(app: FastifyInstance): void {
   const bodyLimit = app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT;
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const response = renderMailError(error, siteOf(request, error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? (reply.routeOptions.bodyLimit ?? bodyLimit) : bodyLimit));
+    const response = renderMailError(error, errorSiteOf(request, error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? (reply.routeOptions.bodyLimit ?? bodyLimit) : bodyLimit));
     if (response.status >= 500) request.log.error({ err: error }, 'mail request failed');
     if (!reply.raw.headersSent && !reply.raw.destroyed) return reply.code(response.status).headers(response.headers).send(response.body);
     return reply;

@@ -1,7 +1,8 @@
+import { googleErrorBody } from '../../core/google-error-envelope.ts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { TransportProblemError, transportProblemOf } from '../../core/errors.ts';
 import { MalformedJsonError } from '../../core/json-body.ts';
-import type { ErrorResponse, ErrorSite } from '../../core/service.ts';
+import { errorSiteOf, type ErrorResponse, type ErrorSite } from '../../core/service.ts';
 import { badRequest, internalError, notFound, PublisherError } from './errors.ts';
 // At merge with core/uploads: import UploadError from '../../core/uploads/index.ts' instead.
 import { UploadError } from '../../core/uploads/index.ts';
@@ -32,15 +33,7 @@ export function toPublisherError(error: unknown, site: ErrorSite): PublisherErro
 
 /** publisherErrorBody renders a PublisherError as Google's JSON error envelope. */
 export function publisherErrorBody(error: PublisherError): Record<string, unknown> {
-  return {
-    error: {
-      code: error.httpStatus,
-      message: error.message,
-      errors: [{ message: error.message, domain: 'global', reason: error.reason, ...error.extra }],
-      status: error.status,
-      ...(error.details.length === 0 ? {} : { details: error.details }),
-    },
-  };
+  return googleErrorBody(error);
 }
 
 /** renderPublisherError is the publisher family's one error serializer (ServiceDefinition.renderError). */
@@ -53,14 +46,11 @@ export function renderPublisherError(error: unknown, site: ErrorSite): ErrorResp
   };
 }
 
-function siteOf(request: FastifyRequest, bodyLimit: number): ErrorSite {
-  return { method: request.method, path: request.url.split('?')[0] ?? request.url, contentType: request.headers['content-type'], bodyLimit };
-}
 
 /** usePublisherErrors makes every error of this context answer in the publisher dialect. */
 export function usePublisherErrors(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const response = renderPublisherError(error, siteOf(request, bodyLimit));
+    const response = renderPublisherError(error, errorSiteOf(request, bodyLimit));
     if (response.status >= 500) request.log.error({ err: error }, 'publisher request failed');
     return reply.code(response.status).headers(response.headers).send(response.body);
   });
@@ -69,7 +59,7 @@ export function usePublisherErrors(app: FastifyInstance, bodyLimit: number): voi
 /** usePublisherNotFound answers unknown paths under a publisher prefix (the scope's) in the publisher dialect. */
 export function usePublisherNotFound(app: FastifyInstance, bodyLimit: number): void {
   app.setNotFoundHandler((request, reply) => {
-    const site = siteOf(request, bodyLimit);
+    const site = errorSiteOf(request, bodyLimit);
     const response = renderPublisherError(new TransportProblemError({ httpStatus: 404, kind: 'not-found', detail: site.path }), site);
     return reply.code(response.status).headers(response.headers).send(response.body);
   });

@@ -6,7 +6,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { transportProblemOf } from '../../../core/errors.ts';
 import { MalformedJsonError } from '../../../core/json-body.ts';
-import type { ErrorResponse, ErrorSite } from '../../../core/service.ts';
+import { errorSiteOf, type ErrorResponse, type ErrorSite } from '../../../core/service.ts';
 import {
   badRequest,
   internalError,
@@ -87,15 +87,11 @@ export function clusterErrorBodyProblem(status: number, body: unknown): string |
   return undefined;
 }
 
-/** siteOf describes a request for renderClusterError. */
-export function siteOf(request: FastifyRequest, bodyLimit: number): ErrorSite {
-  return { method: request.method, path: request.url.split('?')[0] ?? request.url, contentType: request.headers['content-type'], bodyLimit };
-}
 
 /** useClusterErrors makes every error of this context answer as a Status. */
 export function useClusterErrors(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const response = renderClusterError(error, siteOf(request, bodyLimit));
+    const response = renderClusterError(error, errorSiteOf(request, bodyLimit));
     if (response.status >= 500) request.log.error({ err: error }, 'cluster request failed');
     return reply.code(response.status).headers(response.headers).send(Buffer.from(JSON.stringify(response.body)));
   });

@@ -1,21 +1,14 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { TransportProblemError, transportProblemOf } from '../../../core/errors.ts';
 import { JsonEncodingError, JsonTooDeepError, MalformedJsonError, pointAtJsonError } from '../../../core/json-body.ts';
-import { googleEnvelopeProblem } from '../../../core/google-error-envelope.ts';
-import type { ErrorResponse, ErrorSite } from '../../../core/service.ts';
+import { googleErrorBody, googleEnvelopeProblem } from '../../../core/google-error-envelope.ts';
+import { errorSiteOf, type ErrorResponse, type ErrorSite } from '../../../core/service.ts';
 import { ComputeError } from './errors.ts';
 import { invalidPayload } from './decode-resource.ts';
 
 /** computeErrorBody renders a ComputeError as the compute wire envelope. */
 export function computeErrorBody(error: ComputeError): Record<string, unknown> {
-  return {
-    error: {
-      code: error.httpStatus,
-      message: error.message,
-      errors: [{ message: error.message, domain: 'global', reason: error.reason, ...error.extra }],
-      ...(error.status === undefined ? {} : { status: error.status }),
-    },
-  };
+  return googleErrorBody(error);
 }
 
 /** toComputeError maps anything thrown inside the compute family onto its dialect. */
@@ -75,15 +68,11 @@ export function computeErrorBodyProblem(status: number, body: unknown): string |
   return googleEnvelopeProblem(status, body, false);
 }
 
-/** siteOf describes a request for renderError. */
-export function siteOf(request: FastifyRequest, bodyLimit: number): ErrorSite {
-  return { method: request.method, path: request.url.split('?')[0] ?? request.url, contentType: request.headers['content-type'], bodyLimit };
-}
 
 /** useComputeErrors makes every error of this context answer in the compute dialect. */
 export function useComputeErrors(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const response = renderComputeError(error, siteOf(request, bodyLimit));
+    const response = renderComputeError(error, errorSiteOf(request, bodyLimit));
     if (response.status >= 500) request.log.error({ err: error }, 'compute request failed');
     return reply.code(response.status).headers(response.headers).send(response.body);
   });
@@ -92,7 +81,7 @@ export function useComputeErrors(app: FastifyInstance, bodyLimit: number): void 
 /** useComputeNotFound answers unknown routes under a compute prefix in the compute dialect. */
 export function useComputeNotFound(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
-    const site = siteOf(request, 0);
+    const site = errorSiteOf(request, 0);
     const response = renderComputeError(new TransportProblemError({ httpStatus: 404, kind: 'not-found', detail: site.path }), site);
     return reply.code(response.status).headers(response.headers).send(response.body);
   });
