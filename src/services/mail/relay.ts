@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Store } from '../../store/store.ts';
 import type { RawSource } from './message-files.ts';
 import { key, KINDS, type MessageRecord, type RelayState } from './model.ts';
@@ -11,7 +11,7 @@ import { key, KINDS, type MessageRecord, type RelayState } from './model.ts';
  * touches the stored messages.
  */
 export class Relay {
-  readonly #transport: Transporter;
+  readonly #transport: Promise<Transporter>;
   readonly #inFlight = new Set<Promise<void>>();
 
   constructor(
@@ -19,14 +19,15 @@ export class Relay {
     private readonly store: Store,
   ) {
     // A local catcher rarely has a certificate; no TLS upgrade unless smtps:// is asked for.
-    this.#transport = nodemailer.createTransport({ url, ignoreTLS: !url.startsWith('smtps:'), pool: true, maxConnections: 4 });
+    // The SMTP client loads only when a relay is configured (start-up time).
+    this.#transport = import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport({ url, ignoreTLS: !url.startsWith('smtps:'), pool: true, maxConnections: 4 }));
   }
 
   /** forward relays the raw file from `from` to every recipient and records the outcome on the sender's message. */
   forward(mailbox: string, messageId: string, raw: Buffer | RawSource, from: string, to: readonly string[]): void {
     if (to.length === 0) return;
     const job = this.#transport
-      .sendMail({ envelope: { from, to: [...to] }, raw: Buffer.isBuffer(raw) ? raw : raw.kind === 'bytes' ? raw.bytes : createReadStream(raw.path) })
+      .then((transport) => transport.sendMail({ envelope: { from, to: [...to] }, raw: Buffer.isBuffer(raw) ? raw : raw.kind === 'bytes' ? raw.bytes : createReadStream(raw.path) }))
       .then(
         (info: { response?: unknown }) => this.#record(mailbox, messageId, { state: 'relayed', detail: String(info.response ?? '') }),
         (error: unknown) => this.#record(mailbox, messageId, { state: 'failed', detail: error instanceof Error ? error.message : String(error) }),
@@ -39,7 +40,7 @@ export class Relay {
   /** close waits for relays in flight, then closes the SMTP connections. */
   async close(): Promise<void> {
     await Promise.all([...this.#inFlight]);
-    this.#transport.close();
+    (await this.#transport).close();
   }
 
   async #record(mailbox: string, messageId: string, relay: RelayState): Promise<void> {

@@ -7,7 +7,7 @@
  */
 
 import { createHash } from 'node:crypto';
-import { Certificate, ContentInfo, SignedData } from 'pkijs';
+import type { Certificate, SignedData } from 'pkijs';
 import { invalidUpload } from './errors.ts';
 import type { ZipArchive } from './zip-archive.ts';
 
@@ -29,7 +29,9 @@ export async function signingCertificate(archive: ZipArchive, what: string): Pro
   if (sfName === undefined) throw invalidUpload(`The ${what}'s JAR signature block ${block} has no signature file ${signatureFile}.`);
   const blockBytes = await archive.read(block, MAX_SIGNATURE_ENTRY_BYTES, what);
   const sfBytes = await archive.read(sfName, MAX_SIGNATURE_ENTRY_BYTES, what);
-  const signed = parseSignedData(blockBytes, block, what);
+  // The CMS library loads on first use (start-up time).
+  const pkijs = await import('pkijs');
+  const signed = parseSignedData(pkijs, blockBytes, block, what);
   let signer: Certificate | null | undefined;
   try {
     const result = await signed.verify({ signer: 0, data: toArrayBuffer(sfBytes), checkChain: false, extendedMode: true });
@@ -39,11 +41,11 @@ export async function signingCertificate(archive: ZipArchive, what: string): Pro
     const why = error instanceof Error ? error.message : String((error as { message?: unknown }).message ?? error);
     throw invalidUpload(`The ${what}'s JAR signature ${block} does not verify against ${sfName}: ${why.replace(/\.$/, '')}.`);
   }
-  if (!(signer instanceof Certificate)) throw invalidUpload(`The ${what}'s JAR signature ${block} does not carry the signer's certificate.`);
+  if (!(signer instanceof pkijs.Certificate)) throw invalidUpload(`The ${what}'s JAR signature ${block} does not carry the signer's certificate.`);
   return Buffer.from(signer.toSchema().toBER(false));
 }
 
-function parseSignedData(bytes: Buffer, block: string, what: string): SignedData {
+function parseSignedData({ ContentInfo, SignedData }: typeof import('pkijs'), bytes: Buffer, block: string, what: string): SignedData {
   try {
     const info = ContentInfo.fromBER(toArrayBuffer(bytes));
     if (info.contentType !== ContentInfo.SIGNED_DATA) throw new Error(`content type ${info.contentType} is not signedData`);
