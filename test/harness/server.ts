@@ -3,6 +3,7 @@
 // even when a test forgets or fails before its own `after` hook.
 import { startFogbank as startServer, type RunningFogbank, type StartOptions } from '../../src/cli/start.ts';
 import { onTestProcessExit } from './exit.ts';
+import { tempDir } from './temp.ts';
 
 export type { RunningFogbank, StartOptions };
 
@@ -21,7 +22,10 @@ onTestProcessExit(() => {
  * (the cluster's namespaces and default policy), so a test sees a settled store.
  */
 export async function startFogbank(options: StartOptions = {}): Promise<RunningFogbank> {
-  const server = await startServer({ host: '127.0.0.1', port: 0, store: 'memory', logLevel: 'silent', ...options });
+  // Without a data directory of the test's own, files (kubeconfig, spooled uploads) would land in
+  // ./.fogbank of whatever directory the suite runs in: give every server one the harness removes.
+  const dataDir = options.ephemeral === true || options.dataDir !== undefined ? {} : { dataDir: tempDir('server') };
+  const server = await startServer({ host: '127.0.0.1', port: 0, store: 'memory', logLevel: 'silent', ...dataDir, ...options });
   running.add(server);
   await server.settled;
   const close = server.close.bind(server);
