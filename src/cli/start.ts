@@ -91,8 +91,9 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     lock?.release();
     throw error;
   }
+  let built: FastifyInstance | undefined;
   try {
-    const app = await buildServer(
+    const app = (built = await buildServer(
       {
         store,
         clock: options.clock ?? systemClock,
@@ -107,7 +108,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
       // The cluster family takes its one start-up option (the event TTL) here.
       options.eventTtlSeconds === undefined ? SERVICES : SERVICES.map((service) => (service.name === 'cluster' ? createClusterService({ eventTtlSeconds: options.eventTtlSeconds! }) : service)),
       { logLevel, logFormat: options.logFormat ?? 'text', bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT },
-    );
+    ));
     const host = options.host ?? '127.0.0.1';
     await app.listen({ host, port: options.port ?? 8780 });
     const address = app.server.address();
@@ -141,6 +142,9 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
         })()),
     };
   } catch (error) {
+    // A start that fails after the families registered (the port is taken, say) stops their
+    // background work and removes their temporary files before the store closes.
+    await built?.close().catch(() => undefined);
     await store.close();
     lock?.release();
     throw error;

@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { onTestProcessExit } from './exit.ts';
 import { REPO } from './paths.ts';
+import { tempDir } from './temp.ts';
 
 /** MAIN is the CLI entry in TypeScript, run through tsx. */
 const MAIN = join(REPO, 'src/cli/main.ts');
@@ -138,9 +139,12 @@ export interface FogbankProcessOptions {
 /** spawnFogbank runs `fogbank ARGS` (any command) and returns at once. */
 export function spawnFogbank(args: readonly string[], options: FogbankProcessOptions = {}): Spawned {
   const command = options.entry === undefined ? ['--import', 'tsx', MAIN] : [options.entry];
+  const env = options.env ?? process.env;
   return spawnOwned(process.execPath, [...command, ...args], {
     cwd: REPO,
-    env: options.env ?? process.env,
+    // Its temporary files (an --ephemeral server's upload spools) go where the harness removes
+    // them, even when the test ends the process with SIGKILL and it cannot clean up itself.
+    env: { ...env, TMPDIR: env['TMPDIR'] !== undefined && env['TMPDIR'] !== process.env['TMPDIR'] ? env['TMPDIR'] : tempDir('process-tmp') },
     ...(options.uid === undefined ? {} : { uid: options.uid }),
     ...(options.gid === undefined ? {} : { gid: options.gid }),
   });
