@@ -6,6 +6,7 @@ import { ChangeHub, subscribeWithBacklog } from './change-hub.ts';
 import { LocalLeases } from './local-leases.ts';
 import { Mutex } from './mutex.ts';
 import { MemoryUploadBytes } from './upload-bytes.ts';
+import { DEFAULT_CHANGE_RETENTION } from './queued-transaction.ts';
 import {
   CompactedError,
   ConflictError,
@@ -27,7 +28,6 @@ export interface MemoryStoreOptions {
   readonly changeRetention?: number;
 }
 
-const DEFAULT_RETENTION = 100_000;
 
 /** MemoryStore keeps everything in process memory: for tests and `--ephemeral`. */
 export class MemoryStore implements Store {
@@ -45,7 +45,7 @@ export class MemoryStore implements Store {
   #closed = false;
 
   constructor(options: MemoryStoreOptions = {}) {
-    this.#retention = options.changeRetention ?? DEFAULT_RETENTION;
+    this.#retention = options.changeRetention ?? DEFAULT_CHANGE_RETENTION;
   }
 
   async currentRevision(): Promise<number> {

@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import type { Change, ChangeType, ListOptions, StoredRecord } from './store.ts';
+import { toChange, toRecord, type ChangeRow, type RecordRow } from './sql-rows.ts';
+import type { Change, ListOptions, StoredRecord } from './store.ts';
 
 /**
  * The SQL of the PostgreSQL backend, one place. Named statements are prepared once per
@@ -26,42 +27,6 @@ export function commitWrite(revision: number, compactTo: number | undefined): st
     compactTo === undefined ? '' : `DELETE FROM fogbank_changes WHERE revision <= ${compactTo}; UPDATE fogbank_meta SET value = ${compactTo} WHERE key = 'oldest'; `;
   // NOTIFY is delivered at COMMIT, in commit order, to every listening replica.
   return `UPDATE fogbank_meta SET value = ${revision} WHERE key = 'revision'; ${compact}SELECT pg_notify('${CHANGES_CHANNEL}', '${revision}'); COMMIT`;
-}
-
-/** RecordRow is a row of fogbank_records. */
-export interface RecordRow {
-  readonly kind: string;
-  readonly key: string;
-  readonly value: string;
-  readonly create_revision: number;
-  readonly revision: number;
-}
-
-/** ChangeRow is a row of fogbank_changes. */
-export interface ChangeRow {
-  readonly revision: number;
-  readonly type: string;
-  readonly kind: string;
-  readonly key: string;
-  readonly value: string;
-  readonly create_revision: number;
-}
-
-/** toRecord parses a record row. */
-export function toRecord(row: RecordRow): StoredRecord {
-  return { kind: row.kind, key: row.key, value: JSON.parse(row.value) as unknown, createRevision: row.create_revision, revision: row.revision };
-}
-
-/** toChange parses a change row. */
-export function toChange(row: ChangeRow): Change {
-  return {
-    type: row.type as ChangeType,
-    kind: row.kind,
-    key: row.key,
-    value: JSON.parse(row.value) as unknown,
-    revision: row.revision,
-    createRevision: row.create_revision,
-  };
 }
 
 /** Queryable is a pool or a client: what reads run on. */

@@ -8,6 +8,7 @@ import { migratePostgres } from './postgres-migrations.ts';
 import { BEGIN_WRITE, commitWrite, countRecords, selectChanges, selectMeta, selectRecord, selectRecords } from './postgres-sql.ts';
 import { PostgresTransaction } from './postgres-transaction.ts';
 import { PostgresUploadBytes } from './postgres-upload-bytes.ts';
+import { DEFAULT_CHANGE_RETENTION, DEFAULT_COMPACTION_BATCH, type QueuedTransaction } from './queued-transaction.ts';
 import {
   CompactedError,
   StoreClosedError,
@@ -34,19 +35,10 @@ export interface PostgresStoreOptions extends PostgresConnectionOptions {
   readonly onTrouble?: (message: string) => void;
 }
 
-const DEFAULT_RETENTION = 100_000;
-const DEFAULT_COMPACTION_BATCH = 1_000;
 // Bounds how long the first transaction of a group waits for the others before its commit, and
 // the savepoints (subtransactions) of one PostgreSQL transaction: past 64, PostgreSQL's
 // per-backend subtransaction cache overflows and every other session's snapshots slow down.
 const MAX_GROUP = 64;
-
-/** A queued `transact` call. */
-interface Job {
-  readonly fn: (tx: Transaction) => Promise<unknown>;
-  readonly resolve: (result: unknown) => void;
-  readonly reject: (error: unknown) => void;
-}
 
 /**
  * PostgresStore keeps state in a PostgreSQL database that several fogbank replicas share.
@@ -78,7 +70,7 @@ export class PostgresStore implements Store {
   readonly #mutex = new Mutex();
   readonly #retention: number;
   readonly #compactionBatch: number;
-  readonly #queue: Job[] = [];
+  readonly #queue: QueuedTransaction[] = [];
   #draining = false;
   #closed = false;
 
@@ -119,7 +111,7 @@ export class PostgresStore implements Store {
 
   private constructor(pool: pg.Pool, url: string, revision: number, options: PostgresStoreOptions) {
     this.#pool = pool;
-    this.#retention = options.changeRetention ?? DEFAULT_RETENTION;
+    this.#retention = options.changeRetention ?? DEFAULT_CHANGE_RETENTION;
     this.#compactionBatch = options.compactionBatch ?? DEFAULT_COMPACTION_BATCH;
     this.leases = new PostgresLeases(pool);
     this.uploads = new PostgresUploadBytes(pool);
@@ -210,7 +202,7 @@ export class PostgresStore implements Store {
     }
   }
 
-  async #commitGroup(group: readonly Job[]): Promise<void> {
+  async #commitGroup(group: readonly QueuedTransaction[]): Promise<void> {
     let client: pg.PoolClient;
     try {
       client = await this.#pool.connect();
@@ -221,7 +213,7 @@ export class PostgresStore implements Store {
     // A connection lost mid-group must not become an unhandled 'error' event.
     const onError = (): void => undefined;
     client.on('error', onError);
-    const done: { job: Job; tx: PostgresTransaction; result: unknown }[] = [];
+    const done: { job: QueuedTransaction; tx: PostgresTransaction; result: unknown }[] = [];
     let broken: unknown;
     try {
       const begun = (await client.query(BEGIN_WRITE)) as unknown as pg.QueryResult<{ key: string; value: number }>[];

@@ -1,5 +1,6 @@
 import type { RecordCache } from './record-cache.ts';
-import type { ChangeRow, ListParams, ReadStatements, RecordRow } from './sqlite-statements.ts';
+import type { ListParams, ReadStatements } from './sqlite-statements.ts';
+import { changeWithValue, toChange as parseChange, toRecord, type ChangeRow, type RecordRow } from './sql-rows.ts';
 import type { Change, ChangeType, ListOptions, StoredRecord } from './store.ts';
 
 /** Tombstone marks a record deleted by a transaction that has not committed yet. */
@@ -60,22 +61,10 @@ export function readChanges(
   return rows.map((row) => toChange(row, cache));
 }
 
-/** toRecord parses a row. */
-export function toRecord(row: RecordRow): StoredRecord {
-  return { kind: row.kind, key: row.key, value: JSON.parse(row.value), createRevision: row.create_revision, revision: row.revision };
-}
-
 function toChange(row: ChangeRow, cache: RecordCache): Change {
   // A change at the record's current revision has the cached record's value: skip the parse.
   const cached = cache.get(row.kind, row.key, row.revision);
-  return {
-    type: row.type as ChangeType,
-    kind: row.kind,
-    key: row.key,
-    value: cached !== undefined ? cached.value : JSON.parse(row.value),
-    revision: row.revision,
-    createRevision: row.create_revision,
-  };
+  return cached !== undefined ? changeWithValue(row, cached.value) : parseChange(row);
 }
 
 // SQLite reads a negative LIMIT as "no limit".

@@ -1,23 +1,5 @@
 import type Database from 'better-sqlite3';
-
-/** RecordRow is a `records` row as better-sqlite3 returns it. */
-export interface RecordRow {
-  readonly kind: string;
-  readonly key: string;
-  readonly value: string;
-  readonly create_revision: number;
-  readonly revision: number;
-}
-
-/** ChangeRow is a `changes` row as better-sqlite3 returns it. */
-export interface ChangeRow {
-  readonly revision: number;
-  readonly type: string;
-  readonly kind: string;
-  readonly key: string;
-  readonly value: string;
-  readonly create_revision: number;
-}
+import type { ChangeRow, RecordRow } from './sql-rows.ts';
 
 const RECORD_COLUMNS = 'kind, key, value, create_revision, revision';
 // Keys between `prefix` and `prefix || x'ff'` are exactly the keys starting with `prefix`:

@@ -9,6 +9,7 @@ import { countRecords, isTombstone, listRecords, readChanges, readRecord } from 
 import { ReadStatements, WriteStatements } from './sqlite-statements.ts';
 import { SqliteTransaction } from './sqlite-transaction.ts';
 import { FileUploadBytes } from './upload-bytes.ts';
+import { DEFAULT_CHANGE_RETENTION, DEFAULT_COMPACTION_BATCH, type QueuedTransaction } from './queued-transaction.ts';
 import {
   CompactedError,
   StoreClosedError,
@@ -35,18 +36,9 @@ export interface SqliteStoreOptions {
   readonly recordCacheSize?: number;
 }
 
-const DEFAULT_RETENTION = 100_000;
-const DEFAULT_COMPACTION_BATCH = 1_000;
 const DEFAULT_CACHE_SIZE = 10_000;
 // Bounds how long the first transaction of a group waits for the others to run before its commit.
 const MAX_GROUP = 256;
-
-/** A queued `transact` call. */
-interface Job {
-  readonly fn: (tx: Transaction) => Promise<unknown>;
-  readonly resolve: (result: unknown) => void;
-  readonly reject: (error: unknown) => void;
-}
 
 /**
  * SqliteStore is the embedded default backend: one database file, WAL journal.
@@ -85,7 +77,7 @@ export class SqliteStore implements Store {
   readonly #cache: RecordCache;
   readonly #retention: number;
   readonly #compactionBatch: number;
-  readonly #queue: Job[] = [];
+  readonly #queue: QueuedTransaction[] = [];
   #draining = false;
   #revision: number;
   #oldest: number;
@@ -116,7 +108,7 @@ export class SqliteStore implements Store {
     this.#write = new WriteStatements(writer);
     this.#read = new ReadStatements(reader);
     this.#cache = new RecordCache(options.recordCacheSize ?? DEFAULT_CACHE_SIZE);
-    this.#retention = options.changeRetention ?? DEFAULT_RETENTION;
+    this.#retention = options.changeRetention ?? DEFAULT_CHANGE_RETENTION;
     this.#compactionBatch = options.compactionBatch ?? DEFAULT_COMPACTION_BATCH;
     this.#revision = Math.max(this.#write.readRevision.get() ?? 0, this.#write.newestChange.get() ?? 0);
     const first = this.#write.oldestChange.get();
@@ -209,9 +201,9 @@ export class SqliteStore implements Store {
     }
   }
 
-  async #commitGroup(group: readonly Job[]): Promise<void> {
+  async #commitGroup(group: readonly QueuedTransaction[]): Promise<void> {
     const w = this.#write;
-    const done: { job: Job; tx: SqliteTransaction; result: unknown }[] = [];
+    const done: { job: QueuedTransaction; tx: SqliteTransaction; result: unknown }[] = [];
     let revision = this.#revision;
     let oldest = this.#oldest;
     try {

@@ -1,5 +1,6 @@
 import type { RecordCache } from './record-cache.ts';
-import { countRecords, isTombstone, listRecords, readRecord, toRecord, writeKey, type Tombstone } from './sqlite-reads.ts';
+import { countRecords, isTombstone, listRecords, readRecord, writeKey, type Tombstone } from './sqlite-reads.ts';
+import { toRecord } from './sql-rows.ts';
 import type { WriteStatements } from './sqlite-statements.ts';
 import { ConflictError, type Change, type ChangeType, type ListOptions, type StoredRecord, type Transaction, type WriteOptions } from './store.ts';
 
