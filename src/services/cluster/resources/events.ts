@@ -289,6 +289,19 @@ function referenceFields(prefix: string, reference: ObjectReference | undefined)
   return out;
 }
 
+/** eventFields are an event's field-selector fields, named as the view that serves it names them. */
+function eventFields(event: CoreEvent, reference: string, reporting: string): Record<string, string> {
+  return {
+    'metadata.name': event.metadata.name ?? '',
+    'metadata.namespace': event.metadata.namespace ?? '',
+    ...referenceFields(reference, event.involvedObject),
+    reason: event.reason ?? '',
+    [reporting]: event.reportingComponent ?? '',
+    source: event.source?.component ?? '',
+    type: event.type ?? '',
+  };
+}
+
 /** EVENT_STORE_KIND is where events live, whichever view wrote them. */
 export const EVENT_STORE_KIND = 'cluster/events';
 
@@ -309,15 +322,8 @@ export const eventsV1View = {
   listSchemaName: 'io.k8s.api.events.v1.EventList',
   toExternal: toEventsV1,
   toInternal: fromEventsV1,
-  selectableFields: (event) => ({
-    'metadata.name': event.metadata.name ?? '',
-    'metadata.namespace': event.metadata.namespace ?? '',
-    ...referenceFields('regarding', event.involvedObject),
-    reason: event.reason ?? '',
-    reportingController: event.reportingComponent ?? '',
-    source: event.source?.component ?? '',
-    type: event.type ?? '',
-  }),
+  // The same stored fields under events.k8s.io/v1's names.
+  selectableFields: (event) => eventFields(event, 'regarding', 'reportingController'),
 } satisfies ResourceView<CoreEvent, EventsV1Event>;
 
 /** coreEventsView serves the same events at core v1 (what `kubectl get events` and `describe` read). */
@@ -337,13 +343,5 @@ export const coreEventsView = {
   listSchemaName: 'io.k8s.api.core.v1.EventList',
   toExternal: toCoreV1,
   toInternal: fromCoreV1,
-  selectableFields: (event) => ({
-    'metadata.name': event.metadata.name ?? '',
-    'metadata.namespace': event.metadata.namespace ?? '',
-    ...referenceFields('involvedObject', event.involvedObject),
-    reason: event.reason ?? '',
-    reportingComponent: event.reportingComponent ?? '',
-    source: event.source?.component ?? '',
-    type: event.type ?? '',
-  }),
+  selectableFields: (event) => eventFields(event, 'involvedObject', 'reportingComponent'),
 } satisfies ResourceView<CoreEvent, CoreEvent>;
