@@ -1,7 +1,7 @@
 import type { RecordCache } from './record-cache.ts';
 import type { ListParams, ReadStatements } from './sqlite-statements.ts';
-import { changeWithValue, toChange as parseChange, toRecord, type ChangeRow, type RecordRow } from './sql-rows.ts';
-import type { Change, ChangeType, ListOptions, StoredRecord } from './store.ts';
+import { changeWithValue, toChange as parseChange, toRecord, type ChangeRow } from './sql-rows.ts';
+import type { Change, ListOptions, StoredRecord } from './store.ts';
 
 /** Tombstone marks a record deleted by a transaction that has not committed yet. */
 export interface Tombstone {

@@ -17,7 +17,6 @@ import {
   PROTOC_INCLUDE,
   readTree,
   REPO,
-  clientPath,
   run,
   googleapisProtos,
   tempDir,

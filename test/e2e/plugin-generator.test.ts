@@ -12,7 +12,6 @@ import {
   PROTOC,
   PROTOC_INCLUDE,
   readTree,
-  REPO,
   clientPath,
   run,
   googleapisProtos,

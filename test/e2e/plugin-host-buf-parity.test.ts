@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { runProtocCommand } from '../../src/cli/fogbank-protoc.ts';
 import { clientPath } from '../harness/clients.ts';
-import { descriptorSet, FIXTURE_PROTOS, readTree, REPO, run, tempDir, writeReplayPlugin, type ReplayPlugin } from '../harness/protos.ts';
+import { descriptorSet, FIXTURE_PROTOS, readTree, run, tempDir, writeReplayPlugin, type ReplayPlugin } from '../harness/protos.ts';
 
 interface BufScenario {
   readonly name: string;

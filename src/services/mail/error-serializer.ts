@@ -1,6 +1,6 @@
 import { googleErrorBody } from '../../core/google-error-envelope.ts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { TransportProblemError, transportProblemOf } from '../../core/errors.ts';
+import { transportProblemOf } from '../../core/errors.ts';
 import { MalformedJsonError, pointAtJsonError } from '../../core/json-body.ts';
 import { DEFAULT_BODY_LIMIT } from '../../core/server.ts';
 import { errorSiteOf, type ErrorResponse, type ErrorSite } from '../../core/service.ts';
