@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import type pg from 'pg';
+import { writeNewFile } from '../core/new-file.ts';
 import { unavailableOr } from './postgres-connection.ts';
-import { pieces, streamTo, UploadOffsetError, type UploadBytes } from './upload-bytes.ts';
+import { pieces, UploadOffsetError, type UploadBytes } from './upload-bytes.ts';
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -90,7 +91,7 @@ export class PostgresUploadBytes implements UploadBytes {
   }
 
   async copyTo(id: string, path: string): Promise<void> {
-    await streamTo(this.read(id), path);
+    await writeNewFile(this.read(id), path);
   }
 
   async remove(id: string): Promise<void> {

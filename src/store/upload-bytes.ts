@@ -1,9 +1,9 @@
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { link, mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeNewFile } from '../core/new-file.ts';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 
 /** UPLOAD_PIECE is the most bytes an append commits in one step (and a PostgreSQL chunk row holds): 1 MiB. */
 export const UPLOAD_PIECE = 1024 * 1024;
@@ -186,7 +186,7 @@ export class FileUploadBytes implements UploadBytes {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'EXDEV' && code !== 'ENOENT' && code !== 'EPERM') throw error;
     }
-    await streamTo(this.read(id), path);
+    await writeNewFile(this.read(id), path);
   }
 
   async remove(id: string): Promise<void> {
@@ -210,16 +210,6 @@ export class FileUploadBytes implements UploadBytes {
 
   #file(id: string): string {
     return join(this.directory(), Buffer.from(id, 'utf8').toString('hex'));
-  }
-}
-
-/** streamTo writes `source` into a new file at `path`, removing it again when the copy fails. */
-export async function streamTo(source: Readable, path: string): Promise<void> {
-  try {
-    await pipeline(source, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
-  } catch (error) {
-    await rm(path, { force: true });
-    throw error;
   }
 }
 

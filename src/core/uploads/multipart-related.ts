@@ -1,11 +1,10 @@
-import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import type { Readable, Transform, Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { Splitter, type MimeNode } from '@zone-eu/mailsplit';
 import { badMetadata, badMultipart, unsupportedMediaType } from './errors.ts';
 import { acceptsMediaType, parseContentType, type MediaLimits } from './media-type.ts';
+import { writeNewFile } from '../new-file.ts';
 import { feed, meteredHash, type SpooledFile } from './spool.ts';
 
 /** METADATA_LIMIT is the largest JSON metadata part (or resumable initiation body) accepted, in bytes. */
@@ -116,7 +115,7 @@ function watchForDelimiter(source: Readable, delimiter: string): { seen(): boole
 
 async function spoolDecoded(decoded: Readable, path: string, maxSize: number): Promise<SpooledFile> {
   const meter = meteredHash(maxSize);
-  await pipeline(decoded, meter.stream, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
+  await writeNewFile(decoded, path, meter.stream);
   return { path, ...meter.result() };
 }
 

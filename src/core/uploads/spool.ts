@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import { Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { writeNewFile } from '../new-file.ts';
 import { mediaTooLarge } from './errors.ts';
 
 /** SpooledFile is a body written to disk: where it is, how many bytes, and their SHA-256. */
@@ -45,12 +44,7 @@ export function meteredHash(maxSize: number): MeteredHash {
  */
 export async function spoolToFile(source: Readable, path: string, maxSize: number): Promise<SpooledFile> {
   const meter = meteredHash(maxSize);
-  try {
-    await pipeline(feed(source, meter.stream), createWriteStream(path, { flags: 'wx', mode: 0o600 }));
-  } catch (error) {
-    await rm(path, { force: true });
-    throw error;
-  }
+  await writeNewFile(feed(source, meter.stream), path);
   return { path, ...meter.result() };
 }
 

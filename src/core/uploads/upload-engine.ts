@@ -12,7 +12,7 @@ import { acceptsMediaType, parseContentType } from './media-type.ts';
 import { METADATA_LIMIT, parseMetadata, readMultipartRelated } from './multipart-related.ts';
 import { ResumableSessions, type SessionRecord } from './resumable-sessions.ts';
 import { spoolToFile } from './spool.ts';
-import type { CompletedUpload, UploadAnswer, UploadMethod } from './upload-method.ts';
+import type { UploadAnswer, UploadMethod } from './upload-method.ts';
 
 /** UploadEngineOptions are what an engine needs: the family it serves, state, time, ids and its file area. */
 export interface UploadEngineOptions {
@@ -105,15 +105,19 @@ export class UploadEngine {
     const context = await this.#begin(method, request);
     if (!acceptsMediaType(method.limits, mediaType)) throw unsupportedMediaType(mediaType, method.limits.accept);
     refuseDeclaredLength(request, method.limits.maxSize);
-    const spooled = await spoolToFile(bodyOf(request), this.#spoolPath(), method.limits.maxSize);
-    return send(reply, await this.#completeSpooled(method, { metadata: {}, media: { ...spooled, mediaType } }, context));
+    return this.#withSpool(async (path) => {
+      const spooled = await spoolToFile(bodyOf(request), path, method.limits.maxSize);
+      return send(reply, await method.complete({ metadata: {}, media: { ...spooled, mediaType } }, context));
+    });
   }
 
   async #multipart<C>(method: UploadMethod<C>, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const context = await this.#begin(method, request);
     refuseDeclaredLength(request, method.limits.maxSize + METADATA_LIMIT);
-    const upload = await readMultipartRelated(bodyOf(request), request.headers['content-type'] ?? '', this.#spoolPath(), method.limits);
-    return send(reply, await this.#completeSpooled(method, { metadata: upload.metadata, media: { ...upload.media, mediaType: upload.mediaType } }, context));
+    return this.#withSpool(async (path) => {
+      const upload = await readMultipartRelated(bodyOf(request), request.headers['content-type'] ?? '', path, method.limits);
+      return send(reply, await method.complete({ metadata: upload.metadata, media: { ...upload.media, mediaType: upload.mediaType } }, context));
+    });
   }
 
   async #initiate<C>(method: UploadMethod<C>, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -175,17 +179,15 @@ export class UploadEngine {
   }
 
   async #complete(method: UploadMethod<unknown>, session: SessionRecord): Promise<UploadAnswer> {
-    const file = await this.#sessions.spool(session.id, this.#spoolPath());
-    let answer: UploadAnswer;
-    try {
-      answer = await method.complete({ metadata: session.metadata, media: { ...file, mediaType: session.mediaType } }, session.context);
-    } catch (error) {
-      await this.#sessions.abandon(session.id);
-      throw error;
-    } finally {
-      // The method moved or linked what it keeps; the spool itself is never kept.
-      await rm(file.path, { force: true });
-    }
+    const answer = await this.#withSpool(async (path) => {
+      const file = await this.#sessions.spool(session.id, path);
+      try {
+        return await method.complete({ metadata: session.metadata, media: { ...file, mediaType: session.mediaType } }, session.context);
+      } catch (error) {
+        await this.#sessions.abandon(session.id);
+        throw error;
+      }
+    });
     await this.#sessions.finish(session, answer);
     return answer;
   }
@@ -199,17 +201,18 @@ export class UploadEngine {
     }
   }
 
-  async #completeSpooled<C>(method: UploadMethod<C>, upload: CompletedUpload, context: C): Promise<UploadAnswer> {
+  /**
+   * #withSpool runs `work` with a fresh spool path and removes whatever is at that path when it
+   * ends, however it ends: a method moves or links what it keeps, and a body that failed
+   * half-way (parse error, disconnect, 413) leaves nothing behind.
+   */
+  async #withSpool<T>(work: (path: string) => Promise<T>): Promise<T> {
+    const path = this.options.area.path('spool', randomUUID());
     try {
-      return await method.complete(upload, context);
+      return await work(path);
     } finally {
-      // The method moved or linked what it keeps; the spool itself is never kept.
-      await rm(upload.media.path, { force: true });
+      await rm(path, { force: true });
     }
-  }
-
-  #spoolPath(): string {
-    return this.options.area.path('spool', randomUUID());
   }
 }
 

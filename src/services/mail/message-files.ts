@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { link, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { writeNewFile } from '../../core/new-file.ts';
 import type { FileArea } from '../../core/uploads/index.ts';
 import type { ReadView } from '../../store/store.ts';
 import { KINDS, type FileRefs } from './model.ts';
@@ -96,12 +96,7 @@ export class MessageFiles {
   async #writeFile(body: Readable): Promise<StoredRaw> {
     const name = `${randomUUID()}.eml`;
     const target = this.#path(name);
-    try {
-      await pipeline(body, createWriteStream(target, { flags: 'wx', mode: 0o600 }));
-    } catch (error) {
-      await rm(target, { force: true });
-      throw error;
-    }
+    await writeNewFile(body, target);
     return { name, size: (await stat(target)).size };
   }
 
