@@ -5,6 +5,7 @@ export { compareKeys };
 import { ChangeHub, subscribeWithBacklog } from './change-hub.ts';
 import { LocalLeases } from './local-leases.ts';
 import { Mutex } from './mutex.ts';
+import { MemoryFileBytes } from './file-bytes.ts';
 import { MemoryUploadBytes } from './upload-bytes.ts';
 import { DEFAULT_CHANGE_RETENTION } from './queued-transaction.ts';
 import {
@@ -34,6 +35,7 @@ export class MemoryStore implements Store {
   readonly backend = 'memory';
   readonly leases = new LocalLeases();
   readonly uploads = new MemoryUploadBytes();
+  readonly files = new MemoryFileBytes();
   readonly #records = new Map<string, Map<string, StoredRecord>>();
   /** Each kind's keys in list order, so a page costs the page (see sorted-keys.ts). */
   readonly #order = new Map<string, SortedKeys>();
@@ -218,6 +220,7 @@ export class MemoryStore implements Store {
       this.#closed = true;
     });
     this.uploads.close();
+    this.files.close();
   }
 
   #check(): void {

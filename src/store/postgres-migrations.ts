@@ -56,6 +56,25 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'shared files',
+    // size is NULL while a file is being written; written_at is when it was started, then
+    // finished (sweeps spare files younger than their grace). Chunks go with their file.
+    sql: `
+      CREATE TABLE fogbank_files (
+        id text COLLATE "C" PRIMARY KEY,
+        size bigint,
+        written_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE TABLE fogbank_file_chunks (
+        file text COLLATE "C" NOT NULL REFERENCES fogbank_files (id) ON DELETE CASCADE,
+        "offset" bigint NOT NULL,
+        data bytea NOT NULL,
+        PRIMARY KEY (file, "offset")
+      );
+    `,
+  },
 ];
 
 /** MIGRATION_LOCK is the advisory lock key that serialises migrations of replicas starting at once. */

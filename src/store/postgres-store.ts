@@ -7,6 +7,7 @@ import { PostgresLeases } from './postgres-leases.ts';
 import { migratePostgres } from './postgres-migrations.ts';
 import { BEGIN_WRITE, commitWrite, countRecords, selectChanges, selectMeta, selectRecord, selectRecords } from './postgres-sql.ts';
 import { PostgresTransaction } from './postgres-transaction.ts';
+import { PostgresFileBytes } from './postgres-file-bytes.ts';
 import { PostgresUploadBytes } from './postgres-upload-bytes.ts';
 import { DEFAULT_CHANGE_RETENTION, DEFAULT_COMPACTION_BATCH, type QueuedTransaction } from './queued-transaction.ts';
 import {
@@ -65,6 +66,7 @@ export class PostgresStore implements Store {
   readonly backend = 'postgres';
   readonly leases: PostgresLeases;
   readonly uploads: PostgresUploadBytes;
+  readonly files: PostgresFileBytes;
   readonly #pool: pg.Pool;
   readonly #feed: PostgresFeed;
   readonly #mutex = new Mutex();
@@ -115,6 +117,7 @@ export class PostgresStore implements Store {
     this.#compactionBatch = options.compactionBatch ?? DEFAULT_COMPACTION_BATCH;
     this.leases = new PostgresLeases(pool);
     this.uploads = new PostgresUploadBytes(pool);
+    this.files = new PostgresFileBytes(pool);
     this.#feed = new PostgresFeed(
       connectionConfig(url, options),
       { changesAfter: (after, limit) => this.changesSince(after, { limit }) },

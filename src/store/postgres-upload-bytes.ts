@@ -1,13 +1,12 @@
 import { Readable } from 'node:stream';
 import type pg from 'pg';
 import { writeNewFile } from '../core/new-file.ts';
+import { readChunks, UNIQUE_VIOLATION, type ChunkTable } from './postgres-chunks.ts';
 import { unavailableOr } from './postgres-connection.ts';
 import { pieces, UploadOffsetError, type UploadBytes } from './upload-bytes.ts';
 
-const UNIQUE_VIOLATION = '23505';
-
-/** READ_ROWS is how many chunk rows a read fetches per query (each arrives as hex text, twice its size): a few MiB in memory at most. */
-const READ_ROWS = 2;
+/** UPLOAD_CHUNKS is where upload bytes live. */
+const UPLOAD_CHUNKS: ChunkTable = { table: 'fogbank_upload_chunks', owner: 'upload' };
 
 /** The committed size of upload $1: the end of its last chunk row (rows are contiguous), found through the primary key. */
 const SIZE_OF = 'coalesce((SELECT "offset" + octet_length(data) FROM fogbank_upload_chunks WHERE upload = $1 ORDER BY "offset" DESC LIMIT 1), 0)';
@@ -61,33 +60,7 @@ export class PostgresUploadBytes implements UploadBytes {
   }
 
   read(id: string): Readable {
-    const pool = this.#pool;
-    return Readable.from(
-      (async function* () {
-        let from = 0;
-        for (;;) {
-          let rows: { offset: number; data: Buffer }[];
-          try {
-            rows = (
-              await pool.query<{ offset: number; data: Buffer }>({
-                name: 'fogbank_upload_read_rows',
-                text: `SELECT "offset", data FROM fogbank_upload_chunks WHERE upload = $1 AND "offset" >= $2 ORDER BY "offset" LIMIT ${READ_ROWS}`,
-                values: [id, from],
-              })
-            ).rows;
-          } catch (error) {
-            throw unavailableOr(error);
-          }
-          for (const row of rows) {
-            if (row.offset !== from) throw new Error(`upload ${id} has a gap at byte ${from}`);
-            from += row.data.length;
-            yield row.data;
-          }
-          if (rows.length < READ_ROWS) return;
-        }
-      })(),
-      { objectMode: false },
-    );
+    return Readable.from(readChunks(this.#pool, UPLOAD_CHUNKS, id, 0), { objectMode: false });
   }
 
   async copyTo(id: string, path: string): Promise<void> {

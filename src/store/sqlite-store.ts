@@ -8,6 +8,7 @@ import { RecordCache } from './record-cache.ts';
 import { countRecords, isTombstone, listRecords, readChanges, readRecord } from './sqlite-reads.ts';
 import { ReadStatements, WriteStatements } from './sqlite-statements.ts';
 import { SqliteTransaction } from './sqlite-transaction.ts';
+import { LocalFileBytes } from './file-bytes.ts';
 import { FileUploadBytes } from './upload-bytes.ts';
 import { DEFAULT_CHANGE_RETENTION, DEFAULT_COMPACTION_BATCH, type QueuedTransaction } from './queued-transaction.ts';
 import {
@@ -68,6 +69,8 @@ export class SqliteStore implements Store {
   readonly leases = new LocalLeases();
   /** uploads live as files in `uploads/` beside the database file. */
   readonly uploads: FileUploadBytes;
+  /** files live beside the database file, each at its id's relative path (`mail/raw/…`). */
+  readonly files: LocalFileBytes;
   readonly #writer: Database.Database;
   readonly #reader: Database.Database;
   readonly #write: WriteStatements;
@@ -93,7 +96,7 @@ export class SqliteStore implements Store {
       writer.pragma('synchronous = NORMAL');
       migrate(writer, file);
       reader = new Database(file, { readonly: true, fileMustExist: true });
-      return new SqliteStore(writer, reader, join(dirname(file), 'uploads'), options);
+      return new SqliteStore(writer, reader, dirname(file), options);
     } catch (error) {
       reader?.close();
       writer.close();
@@ -101,8 +104,9 @@ export class SqliteStore implements Store {
     }
   }
 
-  private constructor(writer: Database.Database, reader: Database.Database, uploadDir: string, options: SqliteStoreOptions) {
-    this.uploads = new FileUploadBytes(uploadDir);
+  private constructor(writer: Database.Database, reader: Database.Database, dir: string, options: SqliteStoreOptions) {
+    this.uploads = new FileUploadBytes(join(dir, 'uploads'));
+    this.files = new LocalFileBytes(dir);
     this.#writer = writer;
     this.#reader = reader;
     this.#write = new WriteStatements(writer);

@@ -20,6 +20,7 @@
  */
 
 import { UnavailableError } from '../core/errors.ts';
+import type { FileBytes } from './file-bytes.ts';
 import type { UploadBytes } from './upload-bytes.ts';
 
 /** StoredRecord is one record as the store holds it. */
@@ -119,6 +120,8 @@ export interface Store extends ReadView {
   readonly leases: Leases;
   /** uploads hold the bytes of resumable upload sessions, reachable from every process on this store. */
   readonly uploads: UploadBytes;
+  /** files hold immutable byte files (large raw messages, bundles) named by records, reachable from every process on this store. */
+  readonly files: FileBytes;
   /** health checks that the backend answers now (a round trip to the database for postgres). */
   health(): Promise<StoreHealth>;
   /** close flushes and releases the backend; further calls fail. */

@@ -1,85 +1,29 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { after, describe, it, test } from 'node:test';
 import { MemoryStore } from './memory-store.ts';
-import { startPostgres, type PostgresServer } from './postgres-server.fixture.ts';
-import { PostgresStore } from './postgres-store.ts';
-import { SqliteStore } from './sqlite-store.ts';
-import type { Store } from './store.ts';
-import { UPLOAD_PIECE, UploadOffsetError, type UploadBytes } from './upload-bytes.ts';
+import { chunks, pattern, readAll, StorePairs } from './store-pairs.fixture.ts';
+import { UPLOAD_PIECE, UploadOffsetError } from './upload-bytes.ts';
 
 // Upload bytes behave the same on every backend; on PostgreSQL, across replicas too.
 
-const dirs: string[] = [];
-let postgres: Promise<PostgresServer> | undefined;
-let databases = 0;
-const opened: Store[] = [];
+const pairs = new StorePairs('uploads');
+after(() => pairs.close());
 
-after(async () => {
-  await Promise.all(opened.map((store) => store.close()));
-  if (postgres !== undefined) await (await postgres).stop();
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
-});
-
-/** Each backend opens a pair of stores on the same state: two replicas where that exists. */
-const backends: [string, () => Promise<[Store, Store]>][] = [
-  ['memory', async () => {
-    const store = new MemoryStore();
-    opened.push(store);
-    return [store, store];
-  }],
-  ['sqlite', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'fogbank-uploads-'));
-    dirs.push(dir);
-    const store = SqliteStore.open(join(dir, 'fogbank.db'));
-    opened.push(store);
-    return [store, store];
-  }],
-  ['postgres', async () => {
-    const server = await (postgres ??= startPostgres());
-    const url = await server.createDatabase(`uploads_${++databases}`);
-    const a = await PostgresStore.open(url);
-    const b = await PostgresStore.open(url);
-    opened.push(a, b);
-    return [a, b];
-  }],
-];
-
-/** chunks is an async source of the given pieces; `fail` makes it die after them, as a dropped client does. */
-async function* chunks(parts: readonly Uint8Array[], fail?: Error): AsyncGenerator<Uint8Array> {
-  for (const part of parts) yield part;
-  if (fail !== undefined) throw fail;
-}
-
-async function readAll(uploads: UploadBytes, id: string): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const part of uploads.read(id)) parts.push(part as Buffer);
-  return Buffer.concat(parts);
-}
-
-/** pattern is `size` bytes that differ at every offset (a misplaced piece shows). */
-function pattern(size: number, seed = 0): Buffer {
-  const bytes = Buffer.alloc(size);
-  for (let i = 0; i < size; i++) bytes[i] = (i * 31 + seed + (i >> 16)) & 0xff;
-  return bytes;
-}
-
-for (const [name, open] of backends) {
+for (const [name, open] of pairs.backends) {
   describe(`upload bytes: ${name}`, () => {
     it('appends chunks in order and reads them back from the other replica', async () => {
       const [a, b] = await open();
       const id = 'projects/p/uploads/1 ünïcode';
       assert.equal(await b.uploads.size(id), 0);
-      assert.deepEqual(await readAll(b.uploads, id), Buffer.alloc(0));
+      assert.deepEqual(await readAll(b.uploads.read(id)), Buffer.alloc(0));
       assert.equal(await a.uploads.append(id, 0, chunks([Buffer.from('hel'), Buffer.from('lo ')])), 6);
       assert.equal(await b.uploads.append(id, 6, chunks([new Uint8Array([0, 255, 1])])), 9);
       assert.equal(await a.uploads.append(id, 9, chunks([Buffer.from('world')])), 14);
       assert.equal(await a.uploads.append(id, 14, chunks([])), 14);
       assert.equal(await a.uploads.size(id), 14);
-      assert.deepEqual(await readAll(b.uploads, id), Buffer.concat([Buffer.from('hello '), Buffer.from([0, 255, 1]), Buffer.from('world')]));
+      assert.deepEqual(await readAll(b.uploads.read(id)), Buffer.concat([Buffer.from('hello '), Buffer.from([0, 255, 1]), Buffer.from('world')]));
       await b.uploads.remove(id);
       assert.equal(await a.uploads.size(id), 0);
     });
@@ -92,7 +36,7 @@ for (const [name, open] of backends) {
       const split = (bytes: Buffer, step: number): Buffer[] => Array.from({ length: Math.ceil(bytes.length / step) }, (_, i) => bytes.subarray(i * step, (i + 1) * step));
       assert.equal(await a.uploads.append('big', 0, chunks(split(first, 65_537))), first.length);
       assert.equal(await b.uploads.append('big', first.length, chunks(split(second, 300_001))), first.length + second.length);
-      assert.ok((await readAll(a.uploads, 'big')).equals(Buffer.concat([first, second])));
+      assert.ok((await readAll(a.uploads.read('big'))).equals(Buffer.concat([first, second])));
     });
 
     it('keeps every byte a failing source delivered before it failed, and rethrows its error', async () => {
@@ -100,7 +44,7 @@ for (const [name, open] of backends) {
       const sent = pattern(UPLOAD_PIECE + 1000);
       await assert.rejects(a.uploads.append('cut', 0, chunks([sent.subarray(0, 600_000), sent.subarray(600_000)], new Error('client went away'))), /client went away/);
       assert.equal(await b.uploads.size('cut'), sent.length);
-      assert.ok((await readAll(b.uploads, 'cut')).equals(sent));
+      assert.ok((await readAll(b.uploads.read('cut'))).equals(sent));
     });
 
     it('refuses a chunk that does not continue the upload, and one of two racing chunks', async () => {
@@ -115,15 +59,14 @@ for (const [name, open] of backends) {
       const racing = await Promise.allSettled([a.uploads.append('u', 3, chunks([Buffer.from('de')])), b.uploads.append('u', 3, chunks([Buffer.from('DE')]))]);
       assert.equal(racing.filter((outcome) => outcome.status === 'fulfilled').length, 1);
       assert.equal(await a.uploads.size('u'), 5);
-      assert.match((await readAll(b.uploads, 'u')).toString(), /^abc(de|DE)$/);
+      assert.match((await readAll(b.uploads.read('u'))).toString(), /^abc(de|DE)$/);
     });
 
     it('copies an upload to a local file, which outlives the upload', async () => {
       const [a, b] = await open();
       const bytes = pattern(UPLOAD_PIECE + 99, 3);
       await a.uploads.append('copied', 0, chunks([bytes]));
-      const dir = await mkdtemp(join(tmpdir(), 'fogbank-upload-copy-'));
-      dirs.push(dir);
+      const dir = await pairs.tempDir();
       await b.uploads.copyTo('copied', join(dir, 'spool'));
       await b.uploads.remove('copied');
       assert.ok(readFileSync(join(dir, 'spool')).equals(bytes));

@@ -1,8 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { link, mkdir, open, readdir, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeNewFile } from '../core/new-file.ts';
+import { LazyTempDir } from './lazy-temp-dir.ts';
 import { Readable } from 'node:stream';
 
 /** UPLOAD_PIECE is the most bytes an append commits in one step (and a PostgreSQL chunk row holds): 1 MiB. */
@@ -152,29 +151,7 @@ export class FileUploadBytes implements UploadBytes {
   }
 
   read(id: string): Readable {
-    const file = this.#file(id);
-    return Readable.from(
-      (async function* () {
-        let handle;
-        try {
-          handle = await open(file, 'r');
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-          throw error;
-        }
-        try {
-          for (;;) {
-            const buffer = Buffer.allocUnsafe(UPLOAD_PIECE);
-            const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
-            if (bytesRead === 0) return;
-            yield buffer.subarray(0, bytesRead);
-          }
-        } finally {
-          await handle.close();
-        }
-      })(),
-      { objectMode: false },
-    );
+    return readLocalFile(this.#file(id), 0, undefined);
   }
 
   async copyTo(id: string, path: string): Promise<void> {
@@ -213,6 +190,37 @@ export class FileUploadBytes implements UploadBytes {
   }
 }
 
+/**
+ * readLocalFile streams the file at `path` from byte `start`, in pieces of UPLOAD_PIECE. A file
+ * that does not exist is an empty stream, or the error `missing` makes when it is given.
+ */
+export function readLocalFile(path: string, start: number, missing: (() => Error) | undefined): Readable {
+  return Readable.from(
+    (async function* () {
+      let handle;
+      try {
+        handle = await open(path, 'r');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        if (missing === undefined) return;
+        throw missing();
+      }
+      try {
+        for (let position = start; ; ) {
+          const buffer = Buffer.allocUnsafe(UPLOAD_PIECE);
+          const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+          if (bytesRead === 0) return;
+          position += bytesRead;
+          yield buffer.subarray(0, bytesRead);
+        }
+      } finally {
+        await handle.close();
+      }
+    })(),
+    { objectMode: false },
+  );
+}
+
 async function writeAll(handle: import('node:fs/promises').FileHandle, piece: Buffer): Promise<void> {
   let done = 0;
   while (done < piece.length) done += (await handle.write(piece, done, piece.length - done, null)).bytesWritten;
@@ -224,27 +232,18 @@ async function writeAll(handle: import('node:fs/promises').FileHandle, piece: Bu
  * in process memory even when nothing else is kept on disk.
  */
 export class MemoryUploadBytes extends FileUploadBytes {
-  #dir: string | undefined;
-  readonly #cleanup = (): void => this.close();
+  readonly #dir = new LazyTempDir('fogbank-uploads-');
 
   constructor() {
     super('');
   }
 
   protected override directory(): string {
-    if (this.#dir === undefined) {
-      this.#dir = mkdtempSync(join(tmpdir(), 'fogbank-uploads-'));
-      // A store nobody closes (a test, a crash of the caller) still leaves nothing behind.
-      process.once('exit', this.#cleanup);
-    }
-    return this.#dir;
+    return this.#dir.path();
   }
 
   /** close removes the temporary directory and every upload in it. */
   close(): void {
-    if (this.#dir === undefined) return;
-    rmSync(this.#dir, { recursive: true, force: true });
-    this.#dir = undefined;
-    process.off('exit', this.#cleanup);
+    this.#dir.remove();
   }
 }

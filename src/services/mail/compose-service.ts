@@ -150,7 +150,8 @@ export class ComposeService {
       }),
     );
     if (separate && recipients.length === 0) await this.files.remove(outgoing.deliveryFile.name);
-    this.relay?.forward(mailbox, sent.id, outgoing.deliveryFile.inline ?? (await this.files.source(outgoing.deliveryFile.name)), mailbox, everyone);
+    const delivered = outgoing.deliveryFile;
+    this.relay?.forward(mailbox, sent.id, delivered.inline ?? (() => this.files.stream({ kind: 'kept', name: delivered.name })), mailbox, everyone);
     return minimal(sent);
   }
 

@@ -31,7 +31,7 @@ export const mailService: ServiceDefinition = {
     const area = openFileArea(context.dataDir, 'mail');
     const engine = new UploadEngine({ family: 'mail', store: context.store, clock: context.clock, ids: context.ids, area });
     await engine.open();
-    const files = new MessageFiles(area, context.store);
+    const files = new MessageFiles(context.store);
     await files.sweep();
     const relay = context.mailRelay === undefined ? undefined : new Relay(context.mailRelay, context.store);
     const routes: MailRoutes = {

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { link, readdir, readFile, rm, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
-import { writeNewFile } from '../../core/new-file.ts';
-import type { FileArea } from '../../core/uploads/index.ts';
-import type { ReadView } from '../../store/store.ts';
+import { buffer } from 'node:stream/consumers';
+import type { Store } from '../../store/store.ts';
 import { KINDS, type FileRefs } from './model.ts';
 
-/** RawSource is a raw RFC 822 message as it arrived: bytes decoded from JSON `raw`, or an uploaded file. */
-export type RawSource = { readonly kind: 'bytes'; readonly bytes: Buffer } | { readonly kind: 'file'; readonly path: string };
+/**
+ * RawSource is a raw RFC 822 message: bytes decoded from JSON `raw`, an uploaded local file, or
+ * a message already kept (a draft being sent), by its name.
+ */
+export type RawSource = { readonly kind: 'bytes'; readonly bytes: Buffer } | { readonly kind: 'file'; readonly path: string } | { readonly kind: 'kept'; readonly name: string };
 
 /** StoredRaw is a message's raw bytes once kept: a name, its size, and the bytes themselves when they are kept inline. */
 export interface StoredRaw {
@@ -19,36 +19,37 @@ export interface StoredRaw {
 }
 
 /**
- * INLINE_RAW_LIMIT is the largest message kept inside the store rather than as a file. Creating
- * a file costs about a millisecond on an ordinary ext4 volume (measured on the project machine),
- * more than the rest of a send; small messages arrive whole in a JSON body anyway, so they go
- * into the same transaction as their records. Anything larger — every upload — is a file.
+ * INLINE_RAW_LIMIT is the largest message kept inside the store's records rather than as a
+ * store file. Creating a file costs about a millisecond on an ordinary ext4 volume (measured on
+ * the project machine), more than the rest of a send; small messages arrive whole in a JSON body
+ * anyway, so they go into the same transaction as their records. Anything larger — every
+ * upload — is a file.
  */
 export const INLINE_RAW_LIMIT = 64 * 1024;
 
 const INLINE_PREFIX = 'inline-';
 
+/** FOLDER is where mail keeps its raw files in `store.files`. */
+const FOLDER = 'mail/raw/';
+
 /**
  * MessageFiles keeps raw messages: small ones inline in the store (kind `mail.files`, with their
- * share count), larger ones as files under the mail file area (`raw/<name>.eml`), streamed in and
- * out. The copies of one send in several mailboxes share one raw (see mailbox-writes.ts
- * shareFile), so delivering to many recipients stores the bytes once.
+ * share count), larger ones as store files (`mail/raw/<name>.eml`, reachable from every replica
+ * sharing the store), streamed in and out. The copies of one send in several mailboxes share one
+ * raw (see mailbox-writes.ts shareFile), so delivering to many recipients stores the bytes once.
+ * A file is written before the records naming it commit; a write that fails removes it, and
+ * `sweep` removes those a crash left behind.
  */
 export class MessageFiles {
-  constructor(
-    private readonly area: FileArea,
-    private readonly store: ReadView,
-  ) {}
+  constructor(private readonly store: Store) {}
 
-  /**
-   * sweep removes raw files no stored message refers to: left behind when fogbank stopped
-   * between writing a message's file and committing its records.
-   */
+  /** sweep removes raw files no stored message refers to: left behind when fogbank stopped between writing a message's file and committing its records. */
   async sweep(): Promise<void> {
-    const folder = dirname(this.#path('probe'));
-    for (const name of await readdir(folder)) {
-      if ((await this.store.get<FileRefs>(KINDS.files, name)) === undefined) await rm(join(folder, name), { force: true });
-    }
+    await this.store.files.sweep(FOLDER, async (ids) => {
+      const live = new Set<string>();
+      for (const id of ids) if ((await this.store.get<FileRefs>(KINDS.files, id.slice(FOLDER.length))) !== undefined) live.add(id);
+      return live;
+    });
   }
 
   /** write keeps `headers` followed by the source's body (from `bodyOffset`), streaming a file source. */
@@ -58,54 +59,53 @@ export class MessageFiles {
       if (bytes.length <= INLINE_RAW_LIMIT) return { name: `${INLINE_PREFIX}${randomUUID()}`, size: bytes.length, inline: bytes };
       return this.#writeFile(Readable.from([bytes]));
     }
-    return this.#writeFile(Readable.from(concatStreams(headers, source.path, bodyOffset)));
+    return this.#writeFile(concat(headers, this.stream(source, bodyOffset)));
   }
 
-  /** adopt keeps an uploaded file as it is (a hard link, no copy): for messages whose headers need no change. */
-  async adopt(path: string): Promise<StoredRaw> {
+  /** adopt keeps a message whose headers need no change as it is: an upload is hard-linked where the store can, a kept one copied inside the store. */
+  async adopt(source: Exclude<RawSource, { kind: 'bytes' }>): Promise<StoredRaw> {
     const name = `${randomUUID()}.eml`;
-    await link(path, this.#path(name));
-    return { name, size: (await stat(path)).size };
+    const size = source.kind === 'file' ? await this.store.files.adopt(FOLDER + name, source.path, 'link') : await this.store.files.copy(FOLDER + source.name, FOLDER + name);
+    return { name, size };
   }
 
-  /** source is a kept message as a RawSource (its bytes when inline, else its file). */
+  /** source is a kept message as a RawSource (its bytes when inline). */
   async source(name: string): Promise<RawSource> {
-    if (!name.startsWith(INLINE_PREFIX)) return { kind: 'file', path: this.#path(name) };
+    if (!name.startsWith(INLINE_PREFIX)) return { kind: 'kept', name };
     const record = await this.store.get<FileRefs>(KINDS.files, name);
     if (record?.value.data === undefined) throw new Error(`the inline message ${name} is missing from the store`);
     return { kind: 'bytes', bytes: Buffer.from(record.value.data, 'base64') };
   }
 
+  /** stream streams a source from byte `start`. */
+  stream(source: RawSource, start = 0): Readable {
+    if (source.kind === 'bytes') return Readable.from([source.bytes.subarray(start)]);
+    return source.kind === 'file' ? createReadStream(source.path, { start }) : this.store.files.read(FOLDER + source.name, start);
+  }
+
   /** read streams a kept message. */
   async read(name: string): Promise<Readable> {
-    const source = await this.source(name);
-    return source.kind === 'bytes' ? Readable.from([source.bytes]) : createReadStream(source.path);
+    return this.stream(await this.source(name));
   }
 
   /** bytes reads a kept message whole (for `format=raw`, whose JSON answer holds it anyway). */
   async bytes(name: string): Promise<Buffer> {
     const source = await this.source(name);
-    return source.kind === 'bytes' ? source.bytes : readFile(source.path);
+    return source.kind === 'bytes' ? source.bytes : buffer(this.stream(source));
   }
 
   /** remove drops a raw no message uses any more (an inline one went with its store record). */
   async remove(name: string): Promise<void> {
-    if (!name.startsWith(INLINE_PREFIX)) await rm(this.#path(name), { force: true });
+    if (!name.startsWith(INLINE_PREFIX)) await this.store.files.remove(FOLDER + name);
   }
 
-  async #writeFile(body: Readable): Promise<StoredRaw> {
+  async #writeFile(body: AsyncIterable<Uint8Array>): Promise<StoredRaw> {
     const name = `${randomUUID()}.eml`;
-    const target = this.#path(name);
-    await writeNewFile(body, target);
-    return { name, size: (await stat(target)).size };
-  }
-
-  #path(name: string): string {
-    return this.area.path('raw', name);
+    return { name, size: await this.store.files.write(FOLDER + name, body) };
   }
 }
 
-async function* concatStreams(head: Buffer, path: string, start: number): AsyncGenerator<Buffer> {
+async function* concat(head: Buffer, rest: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
   yield head;
-  for await (const chunk of createReadStream(path, { start }) as AsyncIterable<Buffer>) yield chunk;
+  yield* rest;
 }

@@ -32,7 +32,7 @@ export interface RelayState {
   readonly detail?: string;
 }
 
-/** MessageRecord is one message in one mailbox. Its raw bytes are the file `file` under the mail file area. */
+/** MessageRecord is one message in one mailbox. Its raw bytes are the store file `mail/raw/<file>` (or inline in its `mail.files` record). */
 export interface MessageRecord {
   readonly id: string;
   readonly threadId: string;
@@ -43,7 +43,7 @@ export interface MessageRecord {
   readonly internalDate: number;
   readonly sizeEstimate: number;
   readonly payload: StoredPart;
-  /** The raw message file's name under the file area's `raw/` folder. */
+  /** The raw message's name: a store file under `mail/raw/`, or an inline raw (see message-files.ts). */
   readonly file: string;
   readonly search: SearchFields;
   readonly relay?: RelayState;

@@ -6,7 +6,7 @@ import type { Clock } from '../../core/clock.ts';
 import type { IdSource } from '../../core/ids.ts';
 import { invalidArgument } from './errors.ts';
 import { allRecipients, addressesOf, readRecipients, type Recipients } from './mime/addresses.ts';
-import { headerValue, readHeaderBlock, readHeaderBlockFromFile } from './mime/header-block.ts';
+import { headerValue, readHeaderBlock, readHeaderBlockFrom } from './mime/header-block.ts';
 import { parseMessage, snippetOf, type ParsedMessage, type StoredPart } from './mime/parse-message.ts';
 import type { MessageFiles, RawSource, StoredRaw } from './message-files.ts';
 import type { SearchFields } from './model.ts';
@@ -39,7 +39,7 @@ export type ComposeMode = 'send' | 'draft';
  * keep their exact bytes, so `format=raw` returns what was sent.
  */
 export async function composeOutgoing(source: RawSource, sender: string, mode: ComposeMode, files: MessageFiles, clock: Clock, ids: IdSource): Promise<OutgoingMessage> {
-  const block = source.kind === 'bytes' ? readHeaderBlock(source.bytes) : await readHeaderBlockFromFile(source.path);
+  const block = source.kind === 'bytes' ? readHeaderBlock(source.bytes) : await readHeaderBlockFrom(files.stream(source));
   const { headers, bodyOffset } = block;
   const recipients = readRecipients(headers);
   if (mode === 'send' && allRecipients(recipients).length === 0) throw invalidArgument('Recipient address required');
@@ -50,7 +50,7 @@ export async function composeOutgoing(source: RawSource, sender: string, mode: C
   if (!headers.hasHeader('date')) append(headers, 'Date', rfc2822Date(clock.now()));
   const senderHeaders = headers.changed || original === undefined ? headers.build(lineEnd) : original;
   let senderFile: StoredRaw;
-  if (source.kind === 'file' && !headers.changed) senderFile = await files.adopt(source.path);
+  if (source.kind !== 'bytes' && !headers.changed) senderFile = await files.adopt(source);
   else senderFile = await files.write(senderHeaders, source, bodyOffset);
   let deliveryFile = senderFile;
   if (headers.hasHeader('bcc')) {

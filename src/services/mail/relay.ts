@@ -1,7 +1,6 @@
-import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
 import type { Transporter } from 'nodemailer';
 import type { Store } from '../../store/store.ts';
-import type { RawSource } from './message-files.ts';
 import { key, KINDS, type MessageRecord, type RelayState } from './model.ts';
 
 /**
@@ -23,11 +22,11 @@ export class Relay {
     this.#transport = import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport({ url, ignoreTLS: !url.startsWith('smtps:'), pool: true, maxConnections: 4 }));
   }
 
-  /** forward relays the raw file from `from` to every recipient and records the outcome on the sender's message. */
-  forward(mailbox: string, messageId: string, raw: Buffer | RawSource, from: string, to: readonly string[]): void {
+  /** forward relays the raw message (its bytes, or a function opening them) from `from` to every recipient and records the outcome on the sender's message. */
+  forward(mailbox: string, messageId: string, raw: Buffer | (() => Readable), from: string, to: readonly string[]): void {
     if (to.length === 0) return;
     const job = this.#transport
-      .then((transport) => transport.sendMail({ envelope: { from, to: [...to] }, raw: Buffer.isBuffer(raw) ? raw : raw.kind === 'bytes' ? raw.bytes : createReadStream(raw.path) }))
+      .then((transport) => transport.sendMail({ envelope: { from, to: [...to] }, raw: Buffer.isBuffer(raw) ? raw : raw() }))
       .then(
         (info: { response?: unknown }) => this.#record(mailbox, messageId, { state: 'relayed', detail: String(info.response ?? '') }),
         (error: unknown) => this.#record(mailbox, messageId, { state: 'failed', detail: error instanceof Error ? error.message : String(error) }),

@@ -1,11 +1,10 @@
 /**
- * Internal-sharing artifacts: every accepted upload is kept — its bytes as a file under the
- * data directory, its description as a store record keyed by package — so the download page
- * and the admin listing can serve it later, across restarts.
+ * Internal-sharing artifacts: every accepted upload is kept — its bytes as a store file, its
+ * description as a store record keyed by package — so the download page and the admin listing
+ * can serve it later, across restarts and through every replica sharing the store.
  */
 
-import { mkdir, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import type { Clock } from '../../core/clock.ts';
 import type { IdSource } from '../../core/ids.ts';
 import type { Store } from '../../store/store.ts';
@@ -34,7 +33,7 @@ export interface ArtifactRecord {
   readonly contentType: string;
   /** RFC 3339 time of the upload. */
   readonly createTime: string;
-  /** The bytes' file, relative to the artifacts directory. */
+  /** The bytes' store file, under `publisher/artifacts/` (`<packageName>/<id>.aab|apk`). */
   readonly file: string;
 }
 
@@ -42,7 +41,7 @@ export interface ArtifactRecord {
 export interface NewArtifact {
   readonly kind: ArtifactKind;
   readonly packageName: string;
-  /** The received file; it is moved into the artifacts directory. */
+  /** The received file; it is handed over to the store's files (the caller removes it if it is still there). */
   readonly path: string;
   readonly size: number;
   readonly sha256: string;
@@ -53,21 +52,38 @@ export interface NewArtifact {
   readonly certificateSubject: string;
 }
 
-/** ArtifactStore keeps artifacts: records in the store, bytes under `dir`. */
+/** FOLDER is where artifact bytes live in `store.files`. */
+const FOLDER = 'publisher/artifacts/';
+
+/**
+ * ArtifactStore keeps artifacts: records and bytes in the store. The bytes are written first,
+ * then the record; a failed record write removes the bytes, and `sweep` removes those a crash
+ * left behind.
+ */
 export class ArtifactStore {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly ids: IdSource,
-    /** The directory artifact files live in. */
-    readonly dir: string,
   ) {}
 
-  /** create moves the received file into place and records the artifact; on failure nothing is left behind. */
+  /** sweep removes artifact files no record names. */
+  async sweep(): Promise<void> {
+    await this.store.files.sweep(FOLDER, async (ids) => {
+      const live = new Set<string>();
+      for (const id of ids) {
+        const match = /^([^/]+)\/([^/.]+)\.(?:aab|apk)$/.exec(id.slice(FOLDER.length));
+        if (match !== null && (await this.get(match[1]!, match[2]!))?.file === id.slice(FOLDER.length)) live.add(id);
+      }
+      return live;
+    });
+  }
+
+  /** create hands the received file to the store and records the artifact; on failure nothing is left behind. */
   async create(artifact: NewArtifact): Promise<ArtifactRecord> {
     // Opaque and unguessable, like Play's download tokens: the link is the capability.
     const id = this.ids.bytes(18).toString('base64url');
-    const file = join(artifact.packageName, `${id}.${artifact.kind === 'bundle' ? 'aab' : 'apk'}`);
+    const file = `${artifact.packageName}/${id}.${artifact.kind === 'bundle' ? 'aab' : 'apk'}`;
     const record: ArtifactRecord = {
       id,
       packageName: artifact.packageName,
@@ -83,13 +99,11 @@ export class ArtifactStore {
       createTime: new Date(this.clock.now()).toISOString(),
       file,
     };
-    const target = join(this.dir, file);
-    await mkdir(join(this.dir, artifact.packageName), { recursive: true });
-    await rename(artifact.path, target);
+    await this.store.files.adopt(FOLDER + file, artifact.path, 'move');
     try {
       await this.store.transact((tx) => tx.put(ARTIFACT_KIND, `${artifact.packageName}/${id}`, record, { expectRevision: 0 }));
     } catch (error) {
-      await rm(target, { force: true });
+      await this.store.files.remove(FOLDER + file);
       throw error;
     }
     return record;
@@ -106,8 +120,8 @@ export class ArtifactStore {
     return records.sort((a, b) => a.createRevision - b.createRevision).map((record) => record.value);
   }
 
-  /** pathOf is the file holding an artifact's bytes. */
-  pathOf(record: ArtifactRecord): string {
-    return join(this.dir, record.file);
+  /** read streams an artifact's bytes. */
+  read(record: ArtifactRecord): Readable {
+    return this.store.files.read(FOLDER + record.file);
   }
 }

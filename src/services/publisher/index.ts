@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { API_PATHS } from '../../core/identifiers.ts';
 import { DEFAULT_BODY_LIMIT } from '../../core/server.ts';
@@ -35,7 +34,9 @@ export const publisherService: ServiceDefinition = {
     const area = openFileArea(context.dataDir, 'publisher');
     const engine = new UploadEngine({ family: 'publisher', store: context.store, clock: context.clock, ids: context.ids, area });
     await engine.open();
-    const service = new PublisherService(new ArtifactStore(context.store, context.clock, context.ids, join(area.dir, 'artifacts')), new FogbankSigner(area.dir, context.clock, context.ids));
+    const artifacts = new ArtifactStore(context.store, context.clock, context.ids);
+    await artifacts.sweep();
+    const service = new PublisherService(artifacts, new FogbankSigner(area.dir, context.clock, context.ids));
     const limit = context.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
     const options: RouteOptions = {
       service,

@@ -5,7 +5,6 @@
  * the metadata address, and fogbank's own download pages and admin listing.
  */
 
-import { createReadStream } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Authenticator } from '../../core/auth.ts';
 import type { ArtifactRecord } from './artifacts.ts';
@@ -77,7 +76,7 @@ export function registerDownloadRoutes(scope: FastifyInstance, options: RouteOpt
       .type(record.kind === 'bundle' ? 'application/octet-stream' : 'application/vnd.android.package-archive')
       .header('content-length', String(record.size))
       .header('content-disposition', `attachment; filename="${fileName}"`)
-      .send(createReadStream(options.service.artifacts.pathOf(record)));
+      .send(options.service.artifacts.read(record));
   });
 }
 

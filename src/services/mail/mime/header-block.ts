@@ -1,4 +1,3 @@
-import { open } from 'node:fs/promises';
 import { Headers } from '@zone-eu/mailsplit';
 import libmime from 'libmime';
 import { invalidArgument } from '../errors.ts';
@@ -19,9 +18,12 @@ export interface MessageHeader {
   readonly value: string;
 }
 
-/** findBodyOffset finds the end of the header section in `bytes` (CRLF or bare-LF blank line), or -1 when it is not there yet. */
-export function findBodyOffset(bytes: Buffer): number {
-  for (let i = bytes.indexOf(0x0a); i !== -1; i = bytes.indexOf(0x0a, i + 1)) {
+/**
+ * findBodyOffset finds the end of the header section in `bytes` (CRLF or bare-LF blank line), or
+ * -1 when it is not there yet; `from` skips a start already searched.
+ */
+export function findBodyOffset(bytes: Buffer, from = 0): number {
+  for (let i = bytes.indexOf(0x0a, from); i !== -1; i = bytes.indexOf(0x0a, i + 1)) {
     if (i === 0) return 1;
     const next = bytes[i + 1];
     if (next === 0x0a) return i + 2;
@@ -37,23 +39,17 @@ export function readHeaderBlock(bytes: Buffer): HeaderBlock {
   return { headers: parseHeaders(bytes.subarray(0, bodyOffset)), bodyOffset };
 }
 
-/** readHeaderBlockFromFile reads just enough of a raw message file to parse its header section. */
-export async function readHeaderBlockFromFile(path: string): Promise<HeaderBlock> {
-  const handle = await open(path, 'r');
-  try {
-    let bytes = Buffer.alloc(0);
-    const chunk = Buffer.alloc(64 * 1024);
-    for (;;) {
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, bytes.length);
-      bytes = Buffer.concat([bytes, chunk.subarray(0, bytesRead)]);
-      const end = findBodyOffset(bytes);
-      if (end !== -1) return { headers: parseHeaders(bytes.subarray(0, end)), bodyOffset: end };
-      if (bytesRead === 0) return { headers: parseHeaders(bytes), bodyOffset: bytes.length };
-      if (bytes.length > HEADER_BLOCK_LIMIT) throw invalidArgument(`Invalid RFC822 message: the header section is longer than ${HEADER_BLOCK_LIMIT} bytes.`);
-    }
-  } finally {
-    await handle.close();
+/** readHeaderBlockFrom reads just enough of a raw message stream to parse its header section (and stops reading it there). */
+export async function readHeaderBlockFrom(stream: AsyncIterable<Uint8Array>): Promise<HeaderBlock> {
+  let bytes = Buffer.alloc(0);
+  for await (const chunk of stream) {
+    const searched = Math.max(0, bytes.length - 2);
+    bytes = Buffer.concat([bytes, chunk]);
+    const end = findBodyOffset(bytes, searched);
+    if (end !== -1) return { headers: parseHeaders(bytes.subarray(0, end)), bodyOffset: end };
+    if (bytes.length > HEADER_BLOCK_LIMIT) throw invalidArgument(`Invalid RFC822 message: the header section is longer than ${HEADER_BLOCK_LIMIT} bytes.`);
   }
+  return { headers: parseHeaders(bytes), bodyOffset: bytes.length };
 }
 
 function parseHeaders(section: Buffer): Headers {
