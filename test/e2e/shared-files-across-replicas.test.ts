@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { createReadStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createReadStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { androidpublisher, auth as publisherAuth, type androidpublisher_v3 } from '@googleapis/androidpublisher';
 import { auth as gmailAuth, gmail, type gmail_v1 } from '@googleapis/gmail';
 import { bundleItems, writeZip, zeros } from '../../src/services/publisher/artifact-builder.fixture.ts';
-import { startPostgres, type PostgresServer } from '../../src/store/postgres-server.fixture.ts';
-import { startFogbankProcess, type FogbankProcess } from '../harness/process.ts';
+import type { FogbankProcess } from '../harness/process.ts';
+import { startReplicaPair, type ReplicaPair } from '../harness/replicas.ts';
 
 // Files written through one `fogbank start --store postgres://…` replica are read through
 // another: a raw message above the inline limit (format=raw, its attachment, a draft sent
@@ -64,24 +63,16 @@ function attachmentBytes(size: number, seed: number): Buffer {
 }
 
 describe('store files across replicas on one PostgreSQL', () => {
-  let server: PostgresServer;
   let a: FogbankProcess;
   let b: FogbankProcess;
-  const work = mkdtempSync(join(tmpdir(), 'fogbank-shared-files-'));
+  let work: string;
+  let replicas: ReplicaPair | undefined;
 
   before(async () => {
-    server = await startPostgres();
-    const url = await server.createDatabase('shared_files');
-    const replica = (name: string) => startFogbankProcess(['--port', '0', '--store', url, '--data-dir', join(work, name), '--admin-token', TOKEN, '--log-level', 'error']);
-    a = await replica('a');
-    b = await replica('b');
+    replicas = await startReplicaPair('shared_files', TOKEN);
+    ({ a, b, work } = replicas);
   });
-  after(async () => {
-    for (const proc of [a, b]) proc?.child.kill('SIGKILL');
-    await Promise.all([a, b].map((proc) => proc?.exited));
-    await server?.stop();
-    rmSync(work, { recursive: true, force: true });
-  });
+  after(() => replicas?.stop());
 
   /** readOnB checks, through B, bob's copy of a message sent through A: raw bytes and attachment. */
   async function readOnB(sentBody: Buffer, attachment: Buffer, subject: string): Promise<void> {

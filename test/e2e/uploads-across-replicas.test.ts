@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { bundleItems, writeZip, zeros } from '../../src/services/publisher/artifact-builder.fixture.ts';
-import { startPostgres, type PostgresServer } from '../../src/store/postgres-server.fixture.ts';
-import { startFogbankProcess, type FogbankProcess } from '../harness/process.ts';
+import type { FogbankProcess } from '../harness/process.ts';
+import { startReplicaPair, type ReplicaPair } from '../harness/replicas.ts';
 
 // Resumable uploads on two `fogbank start --store postgres://…` replicas: a session initiated
 // through A is continued and completed through B. Each replica has its own data directory, so
@@ -30,24 +29,16 @@ async function call(url: string, method: string, headers: Record<string, string>
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
 describe('resumable uploads across replicas on one PostgreSQL', () => {
-  let server: PostgresServer;
   let a: FogbankProcess;
   let b: FogbankProcess;
-  const work = mkdtempSync(join(tmpdir(), 'fogbank-upload-replicas-'));
+  let work: string;
+  let replicas: ReplicaPair | undefined;
 
   before(async () => {
-    server = await startPostgres();
-    const url = await server.createDatabase('upload_replicas');
-    const replica = (name: string) => startFogbankProcess(['--port', '0', '--store', url, '--data-dir', join(work, name), '--admin-token', TOKEN, '--log-level', 'error']);
-    a = await replica('a');
-    b = await replica('b');
+    replicas = await startReplicaPair('upload_replicas', TOKEN);
+    ({ a, b, work } = replicas);
   });
-  after(async () => {
-    for (const proc of [a, b]) proc?.child.kill('SIGKILL');
-    await Promise.all([a, b].map((proc) => proc?.exited));
-    await server?.stop();
-    rmSync(work, { recursive: true, force: true });
-  });
+  after(() => replicas?.stop());
 
   /** initiate starts a resumable session through `base` and returns its upload address (path and query). */
   async function initiate(base: string, path: string, headers: Record<string, string>, metadata: string): Promise<string> {
