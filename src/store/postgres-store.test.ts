@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
+import { Readable } from 'node:stream';
 import { SchemaTooNewError } from './migrations.ts';
+import { migratePostgres, POSTGRES_MIGRATIONS } from './postgres-migrations.ts';
 import { startPostgres, type PostgresServer } from './postgres-server.fixture.ts';
 import { PostgresStore } from './postgres-store.ts';
 import { ConflictError, StoreUnavailableError, type Change, type Store } from './store.ts';
@@ -108,11 +110,27 @@ describe('postgres store across replicas', () => {
     await client.connect();
     try {
       const rows = (await client.query('SELECT version FROM fogbank_schema ORDER BY version')).rows;
-      assert.deepEqual(rows, [{ version: 1 }]);
+      assert.deepEqual(rows, POSTGRES_MIGRATIONS.map((migration) => ({ version: migration.version })));
     } finally {
       await client.end();
     }
     assert.equal((await stores[3]!.transact((tx) => tx.put('k', 'a', 1))).revision, 1);
+  });
+
+  it('upgrades a database an older fogbank made, keeping its records', async () => {
+    const url = await freshDatabase();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      assert.deepEqual(await migratePostgres(client, url, POSTGRES_MIGRATIONS.slice(0, 1)), [1]);
+      await client.query(`INSERT INTO fogbank_records (kind, key, value, create_revision, revision) VALUES ('k', 'old', '"kept"', 1, 1)`);
+      await client.query(`UPDATE fogbank_meta SET value = 1 WHERE key = 'revision'`);
+    } finally {
+      await client.end();
+    }
+    const store = await open(url);
+    assert.equal((await store.get('k', 'old'))?.value, 'kept');
+    assert.equal(await store.files.write('fam/new', Readable.from([Buffer.from('file')])), 4);
   });
 
   it('refuses a database written by a newer fogbank', async () => {
@@ -126,7 +144,7 @@ describe('postgres store across replicas', () => {
       assert.ok(error instanceof SchemaTooNewError);
       assert.equal(
         error.message,
-        `the database ${url} has schema version 7, but this fogbank only knows versions up to 1: upgrade fogbank, or point --store at another database`,
+        `the database ${url} has schema version 7, but this fogbank only knows versions up to ${POSTGRES_MIGRATIONS.length}: upgrade fogbank, or point --store at another database`,
       );
       return true;
     });
