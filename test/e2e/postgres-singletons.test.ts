@@ -11,7 +11,8 @@ import { tempDir } from '../harness/temp.ts';
 // Run-once background work (Event TTL expiry, the ClusterRole aggregation controller, Operation
 // retention) with two `fogbank start --store postgres://…` replicas on one database: each runs on
 // exactly one replica, and a kill -9 of that replica hands it to the other. Each replica says in
-// its log which of that work it runs.
+// its log which of that work it runs. And the real kubectl watching through one replica prints
+// what is written through the other.
 
 const TOKEN = 'e2e-singletons';
 const SINGLETONS = ['compute/operation-retention', 'cluster/clusterrole-aggregation', 'cluster/event-expiry'];
@@ -63,7 +64,7 @@ function event(name: string): unknown {
   return { metadata: { name }, involvedObject: { kind: 'Namespace', name: 'default', namespace: 'default' }, reason: 'Expiring', message: `${name} lives two seconds`, type: 'Normal' };
 }
 
-describe('singleton background work across replicas on one PostgreSQL', () => {
+describe('replicas on one PostgreSQL: singleton background work, and watches across replicas', () => {
   let server: PostgresServer;
   const processes: FogbankProcess[] = [];
   const kubectls: Kubectl[] = [];
@@ -80,8 +81,10 @@ describe('singleton background work across replicas on one PostgreSQL', () => {
     await server?.stop();
   });
 
-  const replica = async (url: string, logLevel: 'info' | 'error'): Promise<FogbankProcess> => {
-    const proc = await startFogbankProcess(['--port', '0', '--store', url, '--data-dir', tempDir('replica'), '--admin-token', TOKEN, '--operations', 'instant', '--event-ttl', '2s', '--log-level', logLevel]);
+  /** replica starts `fogbank start` on the database; the singleton tests expire events after 2 s and log what each replica runs. */
+  const replica = async (url: string, options: { singletons: boolean } = { singletons: true }): Promise<FogbankProcess> => {
+    const flags = options.singletons ? ['--event-ttl', '2s', '--log-level', 'info'] : ['--log-level', 'error'];
+    const proc = await startFogbankProcess(['--port', '0', '--store', url, '--data-dir', tempDir('replica'), '--admin-token', TOKEN, '--operations', 'instant', ...flags]);
     processes.push(proc);
     return proc;
   };
@@ -113,9 +116,9 @@ describe('singleton background work across replicas on one PostgreSQL', () => {
 
   it('each runs on exactly one replica, and kill -9 of that replica hands all of it to the other', { timeout: 240_000 }, async (t) => {
     const url = await server.createDatabase('singletons');
-    const a = await replica(url, 'info');
+    const a = await replica(url);
     await waitFor('A to run every singleton', () => running(a).size === SINGLETONS.length);
-    const b = await replica(url, 'info');
+    const b = await replica(url);
     // B is up and settled (its cluster parts loaded) while A lives: it runs none of them.
     assert.equal((await request(b.url, 'GET', '/api/v1/namespaces/default')).status, 200);
     await new Promise((resolve) => setTimeout(resolve, 4_000));
@@ -167,7 +170,7 @@ describe('singleton background work across replicas on one PostgreSQL', () => {
 
   it('a replica shutting down cleanly releases its singletons at once, and the next replica takes them', { timeout: 120_000 }, async () => {
     const url = await server.createDatabase('singletons_clean');
-    const a = await replica(url, 'info');
+    const a = await replica(url);
     await waitFor('A to run every singleton', () => running(a).size === SINGLETONS.length);
     assert.equal(await a.stop('SIGTERM'), 0);
     assert.deepEqual([...running(a)], []);
@@ -178,45 +181,23 @@ describe('singleton background work across replicas on one PostgreSQL', () => {
       assert.equal(await store.leases.acquire(name, 'probe', 1), true, name);
       await store.leases.release(name, 'probe');
     }
-    const b = await replica(url, 'info');
+    const b = await replica(url);
     await waitFor('B to run every singleton', () => running(b).size === SINGLETONS.length);
     await b.stop('SIGKILL');
-  });
-});
-
-describe('kubectl get -w across replicas on one PostgreSQL', () => {
-  let server: PostgresServer;
-  const processes: FogbankProcess[] = [];
-  const kubectls: Kubectl[] = [];
-
-  before(async () => {
-    server = await startPostgres();
-  });
-  after(async () => {
-    for (const proc of processes) proc.child.kill('SIGKILL');
-    await Promise.all(processes.map((proc) => proc.exited));
-    for (const kubectl of kubectls) kubectl.cleanup();
-    await server?.stop();
   });
 
   it('a watch through B prints the ADDED, MODIFIED and DELETED of ClusterRoles and Events written through A', { timeout: 120_000 }, async () => {
     const url = await server.createDatabase('watch');
-    const start = async (): Promise<FogbankProcess> => {
-      const proc = await startFogbankProcess(['--port', '0', '--store', url, '--data-dir', tempDir('replica'), '--admin-token', TOKEN, '--log-level', 'error']);
-      processes.push(proc);
-      return proc;
-    };
-    const a = await start();
-    const b = await start();
-    const throughA = new Kubectl(a.url, TOKEN);
-    const throughB = new Kubectl(b.url, TOKEN);
-    kubectls.push(throughA, throughB);
+    const a = await replica(url, { singletons: false });
+    const b = await replica(url, { singletons: false });
+    const throughA = kubectl(a);
+    const throughB = kubectl(b);
     const roles = throughB.start(['get', 'clusterroles', '-w', '--output-watch-events']);
     const events = throughB.start(['get', 'events', '-n', 'default', '-w', '--output-watch-events']);
     try {
+      // kubectl lists, prints the list as ADDED lines, then watches from the list's resourceVersion:
+      // whatever is written after the list arrives as a watch event, so nothing is missed.
       await waitFor('the initial ClusterRole list', () => /^ADDED\s+cluster-admin\s+\d{4}-/m.test(roles.output()));
-      await waitFor('the Event watch to start', () => /No resources found|EVENT/.test(events.output()) || events.output() === '');
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
 
       const kubectlOk = async (args: string[]): Promise<void> => {
         const result = await throughA.run(args);
