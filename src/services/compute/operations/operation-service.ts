@@ -117,8 +117,16 @@ export class OperationService {
   async open(): Promise<void> {
     const { store } = this.options;
     this.#subscription = await store.subscribe(await store.currentRevision(), (change) => this.#onChange(change), { kinds: [OPERATIONS_KIND] });
+    // One read of every Operation serves both a first sweep here and the resumption of unfinished ones.
     const all = await store.list<StoredOperation>(OPERATIONS_KIND);
-    this.#retention = await (this.options.singleton ?? runHere)('compute/operation-retention', () => this.#sweepPeriodically());
+    let unswept: readonly StoredRecord<StoredOperation>[] | undefined = all;
+    this.#retention = await (this.options.singleton ?? runHere)('compute/operation-retention', () => {
+      const records = unswept;
+      unswept = undefined;
+      return this.#sweepPeriodically(records);
+    });
+    // A replica elected later reads afresh.
+    unswept = undefined;
     const cutoff = this.options.clock.now() - (this.options.retentionMs ?? DEFAULT_RETENTION_MS);
     const done = all.filter((r) => r.value.status === 'DONE' && (r.value.endTime ?? 0) >= cutoff).sort((a, b) => (a.value.endTime ?? 0) - (b.value.endTime ?? 0));
     for (const record of done) this.#completed(record.key);
@@ -266,8 +274,8 @@ export class OperationService {
   }
 
   /** sweepPeriodically sweeps now (a new leader may take over from one that died) and every RETENTION_SWEEP_MS until stopped. */
-  async #sweepPeriodically(): Promise<{ stop(): Promise<void> }> {
-    let sweeping: Promise<unknown> = this.sweep().catch(() => undefined);
+  async #sweepPeriodically(records?: readonly StoredRecord<StoredOperation>[]): Promise<{ stop(): Promise<void> }> {
+    let sweeping: Promise<unknown> = this.sweep(records).catch(() => undefined);
     await sweeping;
     const timer = setInterval(() => {
       sweeping = sweeping.then(() => this.sweep()).catch(() => undefined);
