@@ -45,7 +45,7 @@ export interface ClusterRuntime {
   readonly serveResource: typeof serveResource;
   readonly discovery: Discovery;
   readonly openapi: OpenApiDocuments;
-  /** close ends every watch, stops event expiry and the aggregation controller. */
+  /** close ends every watch, stops event expiry and the aggregation controller (handing them to another replica). */
   close(): Promise<void>;
 }
 
@@ -72,9 +72,12 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
   const active = new ActiveWatches();
   const handlers: HandlerContext = { registry, index, watch: { settings: { ...DEFAULT_WATCH_SETTINGS, ...options.watch }, active }, random: randomFrom(context) };
   await seedNamespaces(registry);
-  await options.rbac.start(registry, options.bootstrapPolicy);
-  const expiry = new EventExpiry(context.store, context.clock, options.eventTtlSeconds);
-  expiry.start();
+  await options.rbac.start(registry, options.bootstrapPolicy, context.singleton);
+  const expiry = await context.singleton('cluster/event-expiry', () => {
+    const sweeper = new EventExpiry(context.store, context.clock, options.eventTtlSeconds);
+    sweeper.start();
+    return sweeper;
+  });
   return {
     handlers,
     resolveTarget,
@@ -82,7 +85,7 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     discovery: new Discovery([...CLUSTER_VIEWS.map(discoveryResourceOf), ...ACCESS_REVIEW_RESOURCES], options.groups, options.spelling),
     openapi: new OpenApiDocuments(CLUSTER_VIEWS, options.groups, options.spelling),
     async close() {
-      expiry.stop();
+      await expiry.stop();
       await options.rbac.stop();
       active.closeAll();
     },
