@@ -52,7 +52,8 @@ const MAX_GROUP = 256;
  * the trade we want for a local emulator (FULL would fsync on every commit).
  *
  * Group commit: the cost of a commit is mostly writing its pages to the WAL, so transactions
- * that queue up while one runs are committed together: one `BEGIN IMMEDIATE … COMMIT` around
+ * that queue up while one runs, or arrive in the same turn of the event loop (a group starts one
+ * turn after its first transaction), are committed together: one `BEGIN IMMEDIATE … COMMIT` around
  * several functions, each in its own savepoint (a throwing one is rolled back alone). Every
  * function still runs alone and sees all earlier writes, and none is acknowledged (its promise
  * resolved, its changes published) before the shared COMMIT is done, so the contract holds.
