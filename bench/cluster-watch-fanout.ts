@@ -6,9 +6,10 @@ import { cpuMs, ensureBuilt, startProcess } from './lib/processes.ts';
  * created at RATE per second; prints the delivery latency (create sent → event line received)
  * over every (watcher, event) pair, p50/p99/max (goal: p99 < 50 ms at 1,000 watchers and
  * 500 writes/s). The writer and the watchers share this one client process, on the same machine
- * as the server, so the client's own receiving load is part of what is measured; it is kept
- * cheap (each read is scanned as Latin-1 text for the event's name, never parsed as JSON), and the CPU time
- * each process spent is printed per delivered event, which says where the time went.
+ * as the server, so the client's own receiving load is part of what is measured. It is kept
+ * cheap (each read is scanned as Latin-1 text for the event's name, never parsed as JSON), and
+ * the CPU time of server and client per delivered pair is printed: on a busy machine that, more
+ * than the latency, says what the server costs.
  */
 const WATCHERS = Number(process.env['WATCHERS'] ?? 1000);
 const RATE = Number(process.env['RATE'] ?? 500);
