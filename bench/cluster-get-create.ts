@@ -4,11 +4,15 @@ import { join } from 'node:path';
 import type autocannon from 'autocannon';
 import { printTable, runLoad, type LoadResult } from './lib/load.ts';
 import { BARE_SERVER, ensureBuilt, startProcess } from './lib/processes.ts';
+import { startPostgres, type PostgresServer } from '../src/store/postgres-server.fixture.ts';
 
 /**
  * Cluster API throughput against a bare node:http server doing the same requests, in the same
  * run: GET one ClusterRole by name (goal ≥ 0.5× bare) and create an Event with the SQLite store
- * (goal ≥ 0.25× bare). Runs the bundled CLI, as users do.
+ * (goal ≥ 0.25× bare), each also with the PostgreSQL store (a temporary local server, see
+ * postgres-server.fixture.ts) with synchronous_commit=off (the durability SQLite's
+ * synchronous=NORMAL gives) and with its default (fsync on every commit). Runs the bundled CLI,
+ * as users do.
  */
 const main = ensureBuilt();
 const TOKEN = 'bench';
@@ -73,10 +77,26 @@ const fresh = (): string => {
 const fogbank = (store: 'memory' | 'sqlite'): string[] =>
   store === 'memory' ? [main, 'start', '--port', '0', '--ephemeral', '--admin-token', TOKEN, '--log-level', 'warn'] : [main, 'start', '--port', '0', '--data-dir', fresh(), '--admin-token', TOKEN, '--log-level', 'warn'];
 
+// One PostgreSQL server per setting for the whole run, a fresh database per measurement.
+const postgres: [string, PostgresServer][] = [
+  ['sync_commit off', await startPostgres({ synchronous_commit: 'off' })],
+  ['fsync/commit', await startPostgres({})],
+];
+let databases = 0;
+const onPostgres = async (requests: (prefix: string) => autocannon.Request[]): Promise<{ label: string; result: LoadResult }[]> => {
+  const rows: { label: string; result: LoadResult }[] = [];
+  for (const [setting, server] of postgres) {
+    const url = await server.createDatabase(`bench_${++databases}`);
+    rows.push(await measure(`fogbank postgres (${setting})`, [main, 'start', '--port', '0', '--store', url, '--data-dir', fresh(), '--admin-token', TOKEN, '--log-level', 'warn'], requests));
+  }
+  return rows;
+};
+
 const gets = [
   await measure('bare node:http', [...BARE_SERVER], () => getRole),
   await measure('fogbank --ephemeral (memory)', fogbank('memory'), () => getRole),
   await measure('fogbank sqlite', fogbank('sqlite'), () => getRole),
+  ...(await onPostgres(() => getRole)),
 ];
 printTable('GET one ClusterRole by name (16 connections); goal ≥ 0.5× bare', gets);
 console.log('');
@@ -84,6 +104,8 @@ const creates = [
   await measure('bare node:http', [...BARE_SERVER], createEvent),
   await measure('fogbank sqlite', fogbank('sqlite'), createEvent),
   await measure('fogbank --ephemeral (memory)', fogbank('memory'), createEvent),
+  ...(await onPostgres(createEvent)),
 ];
 printTable('create an events.k8s.io/v1 Event (16 connections); goal ≥ 0.25× bare with SQLite', creates);
 for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+for (const [, server] of postgres) await server.stop();

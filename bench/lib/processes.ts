@@ -16,10 +16,15 @@ export interface Started {
   stop(): Promise<void>;
 }
 
-/** startProcess spawns `node ARGS` and resolves once it prints `listening on URL`. */
+/**
+ * startProcess spawns `node ARGS` and resolves once it prints `listening on URL`. With
+ * `BENCH_CPU_PROF=DIR` in the environment the server writes a V8 CPU profile into DIR when it stops.
+ */
 export function startProcess(args: readonly string[]): Promise<Started> {
   const began = performance.now();
-  const child = spawn(process.execPath, [...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const profileDir = process.env['BENCH_CPU_PROF'];
+  const profile = profileDir === undefined || profileDir === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
+  const child = spawn(process.execPath, [...profile, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   return new Promise((resolve, reject) => {
     const reader = createInterface({ input: child.stdout! });
@@ -46,6 +51,17 @@ export function rssMb(pid: number): number {
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 'NaN');
   return kb / 1024;
 }
+
+/** cpuMs reads the CPU time (user + system) a process has used so far, from /proc, in milliseconds. */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The fields after the parenthesised command name; utime and stime are the 14th and 15th overall.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+
+// USER_HZ, the unit of the times in /proc: 100 on every Linux this runs on.
+const CLOCK_TICKS = 100;
 
 /** ensureBuilt bundles the CLI (as `npm start` does before it runs), so benchmarks measure what users run. */
 export function ensureBuilt(): string {

@@ -40,6 +40,8 @@ export interface StartOptions {
   readonly uploadLimit?: number;
   /** How long cluster API events live, in seconds (default one hour). */
   readonly eventTtlSeconds?: number;
+  /** How long a replica leads singleton work (event expiry, controllers, retention) without renewing (default 10 s). */
+  readonly leaderTtlMs?: number;
   readonly clock?: Clock;
   readonly timers?: Timers;
   readonly ids?: IdSource;
@@ -107,7 +109,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
       },
       // The cluster family takes its one start-up option (the event TTL) here.
       options.eventTtlSeconds === undefined ? SERVICES : SERVICES.map((service) => (service.name === 'cluster' ? createClusterService({ eventTtlSeconds: options.eventTtlSeconds! }) : service)),
-      { logLevel, logFormat: options.logFormat ?? 'text', bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT },
+      { logLevel, logFormat: options.logFormat ?? 'text', bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT, ...(options.leaderTtlMs === undefined ? {} : { leaderTtlMs: options.leaderTtlMs }) },
     ));
     const host = options.host ?? '127.0.0.1';
     await app.listen({ host, port: options.port ?? 8780 });

@@ -7,6 +7,7 @@ import { fastifyLogger, quietLogController, useRequestLog, type LogFormat, type 
 import { useJsonBodies } from './json-body.ts';
 import { RouteRecorder } from './route-registry.ts';
 import type { ServiceContext, ServiceDefinition, ServiceHandle } from './service.ts';
+import { Singletons } from './singletons.ts';
 
 /** ServerOptions shape the HTTP layer. */
 export interface ServerOptions {
@@ -15,7 +16,12 @@ export interface ServerOptions {
   readonly logFormat?: LogFormat;
   /** Largest accepted request body, in bytes; larger ones get the family's 413. */
   readonly bodyLimit: number;
+  /** How long a replica's leadership of singleton work lasts without renewal (default 10 s). */
+  readonly leaderTtlMs?: number;
 }
+
+/** ServerContext is what core assembles before the server: everything a family gets but the singleton runner, which the server adds. */
+export type ServerContext = Omit<ServiceContext, 'singleton'>;
 
 /** DEFAULT_BODY_LIMIT is the request body limit (1 MiB) when none is configured. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -31,7 +37,7 @@ const MAX_PARAM_LENGTH = 64 * 1024;
  * app first stops the services' background work (their handles), then drains requests. Anything
  * answered before or outside a family's handlers is phrased by the family owning the path.
  */
-export async function buildServer(context: ServiceContext, services: readonly ServiceDefinition[], options: ServerOptions): Promise<FastifyInstance> {
+export async function buildServer(serverContext: ServerContext, services: readonly ServiceDefinition[], options: ServerOptions): Promise<FastifyInstance> {
   const errors = new FamilyErrors(services, options.bodyLimit);
   // Sockets whose later bytes Node could not parse: an earlier request on them must not run.
   const unreadable = new WeakSet<Socket>();
@@ -60,6 +66,12 @@ export async function buildServer(context: ServiceContext, services: readonly Se
   app.server.on('connect', (request: IncomingMessage, socket: Socket) => {
     errors.answerOnSocket({ httpStatus: 400, kind: 'bad-request', detail: MALFORMED_REQUEST }, 'CONNECT', request.url ?? '/', socket);
   });
+  // Which replica runs each singleton matters only when replicas share the store: say so in the log.
+  const singletons = new Singletons(serverContext.store.leases, {
+    ...(options.leaderTtlMs === undefined ? {} : { ttlMs: options.leaderTtlMs }),
+    ...(serverContext.store.leases.shared ? { report: (name: string, running: boolean) => app.log.info(`this replica ${running ? 'now runs' : 'no longer runs'} ${name}`) } : {}),
+  });
+  const context: ServiceContext = { ...serverContext, singleton: singletons.run };
   const routes = new RouteRecorder(app);
   if (options.logLevel !== 'silent') useRequestLog(app);
   useJsonBodies(app);
@@ -84,6 +96,7 @@ export async function buildServer(context: ServiceContext, services: readonly Se
   // Long polls (Operation wait, watches) must end before in-flight requests are awaited.
   app.addHook('preClose', async () => {
     await Promise.all(handles.map((handle) => handle.close()));
+    await singletons.close();
   });
   await app.ready();
   return app;

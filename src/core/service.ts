@@ -4,6 +4,7 @@ import type { Authenticator } from './auth.ts';
 import type { Clock, Timers } from './clock.ts';
 import type { OperationsMode } from './config.ts';
 import type { IdSource } from './ids.ts';
+import type { RunSingleton } from './singletons.ts';
 
 /** ServiceContext is everything core hands a service: state, time, ids, identity and options. */
 export interface ServiceContext {
@@ -19,6 +20,12 @@ export interface ServiceContext {
   readonly mailRelay?: string;
   /** The largest accepted media upload, in bytes; undefined means the family's default. */
   readonly uploadLimit?: number;
+  /**
+   * singleton runs background work that must run once among replicas sharing the store (expiry
+   * sweeps, controllers) on one elected replica, handing it over when that replica stops or dies.
+   * The family stops what it started in its ServiceHandle.close (core stops what is left after).
+   */
+  readonly singleton: RunSingleton;
 }
 
 /** ServiceHandle lets a service stop its background work when the server shuts down. */

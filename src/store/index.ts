@@ -24,6 +24,6 @@ export { LocalLeases } from './local-leases.ts';
 export { SchemaTooNewError } from './migrations.ts';
 export { openStore, SQLITE_FILE_NAME, type OpenStoreOptions } from './open-store.ts';
 export { UploadOffsetError, type UploadBytes } from './upload-bytes.ts';
-export { Leader, type LeaderOptions } from './leader.ts';
+export { DEFAULT_LEADER_TTL_MS, Leader, type LeaderOptions, type SingletonWork, type StartSingleton } from './leader.ts';
 export { HeldLease } from './held-lease.ts';
 export { redactUrl } from './postgres-connection.ts';

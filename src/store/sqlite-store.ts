@@ -4,6 +4,7 @@ import { ChangeHub, subscribeWithBacklog } from './change-hub.ts';
 import { migrate } from './migrations.ts';
 import { LocalLeases } from './local-leases.ts';
 import { Mutex } from './mutex.ts';
+import { RecentChanges } from './recent-changes.ts';
 import { RecordCache } from './record-cache.ts';
 import { countRecords, isTombstone, listRecords, readChanges, readRecord } from './sqlite-reads.ts';
 import { ReadStatements, WriteStatements } from './sqlite-statements.ts';
@@ -38,6 +39,8 @@ export interface SqliteStoreOptions {
 }
 
 const DEFAULT_CACHE_SIZE = 10_000;
+// The newest changes kept in memory for reads of the feed's tail (see RecentChanges).
+const RECENT_CHANGES = 1024;
 // Bounds how long the first transaction of a group waits for the others to run before its commit.
 const MAX_GROUP = 256;
 
@@ -50,7 +53,8 @@ const MAX_GROUP = 256;
  * the trade we want for a local emulator (FULL would fsync on every commit).
  *
  * Group commit: the cost of a commit is mostly writing its pages to the WAL, so transactions
- * that queue up while one runs are committed together: one `BEGIN IMMEDIATE … COMMIT` around
+ * that queue up while one runs, or arrive in the same turn of the event loop (a group starts one
+ * turn after its first transaction), are committed together: one `BEGIN IMMEDIATE … COMMIT` around
  * several functions, each in its own savepoint (a throwing one is rolled back alone). Every
  * function still runs alone and sees all earlier writes, and none is acknowledged (its promise
  * resolved, its changes published) before the shared COMMIT is done, so the contract holds.
@@ -78,6 +82,7 @@ export class SqliteStore implements Store {
   readonly #hub = new ChangeHub();
   readonly #mutex = new Mutex();
   readonly #cache: RecordCache;
+  readonly #recent: RecentChanges;
   readonly #retention: number;
   readonly #compactionBatch: number;
   readonly #queue: QueuedTransaction[] = [];
@@ -117,6 +122,7 @@ export class SqliteStore implements Store {
     this.#revision = Math.max(this.#write.readRevision.get() ?? 0, this.#write.newestChange.get() ?? 0);
     const first = this.#write.oldestChange.get();
     this.#oldest = first === null || first === undefined ? this.#revision : first - 1;
+    this.#recent = new RecentChanges(RECENT_CHANGES, this.#revision);
   }
 
   async currentRevision(): Promise<number> {
@@ -148,14 +154,19 @@ export class SqliteStore implements Store {
       this.#queue.push({ fn, resolve: resolve as (result: unknown) => void, reject });
       if (this.#draining) return;
       this.#draining = true;
-      void this.#mutex.run(() => this.#drain());
+      // The group starts after the current turn of the event loop, so the requests read in this
+      // turn join it; the mutex slot is taken now, which keeps a close() called meanwhile after it.
+      void this.#mutex.run(async () => {
+        await new Promise((next) => setImmediate(next));
+        await this.#drain();
+      });
     });
   }
 
   async changesSince(revision: number, options: { readonly kinds?: readonly string[]; readonly limit?: number } = {}): Promise<Change[]> {
     this.#check();
     if (revision < this.#oldest) throw new CompactedError(revision, this.#oldest);
-    return readChanges(this.#committedView(), this.#cache, revision, options);
+    return this.#recent.since(revision, options) ?? readChanges(this.#committedView(), this.#cache, revision, options);
   }
 
   async health(): Promise<StoreHealth> {
@@ -263,6 +274,7 @@ export class SqliteStore implements Store {
         else this.#cache.set(entry);
       }
     }
+    for (const { tx } of done) this.#recent.append(tx.changes);
     for (const { tx } of done) this.#hub.publish(tx.changes);
     for (const { job, result } of done) job.resolve(result);
   }
@@ -276,3 +288,4 @@ export class SqliteStore implements Store {
     if (this.#closed) throw new StoreClosedError();
   }
 }
+

@@ -18,7 +18,11 @@ export function lastActivity(event: CoreEvent): number {
   return times.length === 0 ? 0 : Math.max(...times);
 }
 
-/** EventExpiry deletes expired events periodically. */
+/**
+ * EventExpiry deletes expired events periodically. Replicas sharing a store run it on one elected
+ * replica (`context.singleton`); a replica taking over sweeps at once, since the one before it
+ * may have died just before its next sweep.
+ */
 export class EventExpiry {
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<number> | undefined;
@@ -29,17 +33,19 @@ export class EventExpiry {
     readonly ttlSeconds: number,
   ) {}
 
-  /** start sweeps every min(TTL, 60 s); the timer never holds the process open. */
+  /** start sweeps now and then every min(TTL, 60 s); the timer never holds the process open. */
   start(): void {
     const interval = Math.max(1, Math.min(this.ttlSeconds, 60)) * 1000;
+    void this.sweep().catch(() => undefined);
     this.#timer = setInterval(() => void this.sweep().catch(() => undefined), interval);
     this.#timer.unref();
   }
 
-  /** stop ends the sweeping. */
-  stop(): void {
+  /** stop ends the sweeping and waits for a sweep in progress (so the next leader's sweep does not overlap it). */
+  async stop(): Promise<void> {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#timer = undefined;
+    await this.#running?.catch(() => undefined);
   }
 
   /** sweep deletes every expired event now and returns how many went. */

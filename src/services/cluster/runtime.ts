@@ -12,9 +12,10 @@ import { GenericRegistry, type RegistryHooks } from './apimachinery/registry.ts'
 import { resolveTarget, serveResource, ViewIndex, type HandlerContext } from './apimachinery/resource-handlers.ts';
 import type { AnyView } from './apimachinery/strategy.ts';
 import { ActiveWatches, DEFAULT_WATCH_SETTINGS, type WatchSettings } from './apimachinery/watch.ts';
-import { Discovery } from './discovery.ts';
+import { Discovery, discoveryResourceOf } from './discovery.ts';
 import { EventExpiry } from './event-expiry.ts';
 import { OpenApiDocuments } from './openapi.ts';
+import { ACCESS_REVIEW_RESOURCES } from './rbac/access-reviews.ts';
 import type { Rbac } from './rbac/rbac-service.ts';
 import { clusterRoleBindingsView } from './resources/cluster-role-bindings.ts';
 import { clusterRolesView } from './resources/cluster-roles.ts';
@@ -44,7 +45,7 @@ export interface ClusterRuntime {
   readonly serveResource: typeof serveResource;
   readonly discovery: Discovery;
   readonly openapi: OpenApiDocuments;
-  /** close ends every watch, stops event expiry and the aggregation controller. */
+  /** close ends every watch, stops event expiry and the aggregation controller (handing them to another replica). */
   close(): Promise<void>;
 }
 
@@ -71,17 +72,20 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
   const active = new ActiveWatches();
   const handlers: HandlerContext = { registry, index, watch: { settings: { ...DEFAULT_WATCH_SETTINGS, ...options.watch }, active }, random: randomFrom(context) };
   await seedNamespaces(registry);
-  await options.rbac.start(registry, options.bootstrapPolicy);
-  const expiry = new EventExpiry(context.store, context.clock, options.eventTtlSeconds);
-  expiry.start();
+  await options.rbac.start(registry, options.bootstrapPolicy, context.singleton);
+  const expiry = await context.singleton('cluster/event-expiry', () => {
+    const sweeper = new EventExpiry(context.store, context.clock, options.eventTtlSeconds);
+    sweeper.start();
+    return sweeper;
+  });
   return {
     handlers,
     resolveTarget,
     serveResource,
-    discovery: new Discovery(CLUSTER_VIEWS, options.groups, options.spelling),
+    discovery: new Discovery([...CLUSTER_VIEWS.map(discoveryResourceOf), ...ACCESS_REVIEW_RESOURCES], options.groups, options.spelling),
     openapi: new OpenApiDocuments(CLUSTER_VIEWS, options.groups, options.spelling),
     async close() {
-      expiry.stop();
+      await expiry.stop();
       await options.rbac.stop();
       active.closeAll();
     },

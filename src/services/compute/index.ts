@@ -28,6 +28,7 @@ export const computeService: ServiceDefinition = {
       timers: context.timers,
       ids: context.ids,
       mode: context.operations,
+      singleton: context.singleton,
       // In memory every kept Operation is heap: bound them by count as well as by age.
       ...(context.store.backend === 'memory' ? { maxRetained: MEMORY_MAX_RETAINED_OPERATIONS } : {}),
     });

@@ -16,7 +16,8 @@ import { badRequest, invalidObject, methodNotSupported } from './status.ts';
 import { notSupported, type FieldError } from './field-errors.ts';
 import { apiVersionOf, type AnyView } from './strategy.ts';
 import { parseIncludeObject, partialObject, toTable } from './table.ts';
-import { serveWatch, type ActiveWatches, type WatchSettings, type WatchEventType } from './watch.ts';
+import type { ActiveWatches, WatchSettings } from './watch.ts';
+import { startWatch } from './watch-stream.ts';
 
 /** ResourceTarget is a URL resolved to a resource: the view, the namespace and the name (for item URLs). */
 export interface ResourceTarget {
@@ -203,86 +204,4 @@ export function deleteRequestOf(query: Query, body: unknown): DeleteRequest {
   if (errors.length > 0) throw invalidObject({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', errors);
   const pre = options['preconditions'] as { uid?: string; resourceVersion?: string } | undefined;
   return { dryRun, preconditions: pre === undefined ? undefined : { ...(pre.uid === undefined ? {} : { uid: pre.uid }), ...(pre.resourceVersion === undefined ? {} : { resourceVersion: pre.resourceVersion }) } };
-}
-
-/** ENCODED caches encoded watch lines per store change (weakly: they go with the change). */
-const ENCODED = new WeakMap<object, Map<string, string>>();
-
-async function startWatch(context: HandlerContext, scope: RequestScope, query: ReturnType<typeof parseListQuery>, form: OutputForm, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const { view } = scope;
-  // Errors found before the stream starts are ordinary responses; serveWatch throws those first.
-  let started = false;
-  let headersSent = false;
-  const raw = reply.raw;
-  const include = form.kind === 'table' ? parseIncludeObject(single(query as unknown as Query, 'includeObject')) : 'Metadata';
-  const now = () => context.registry.clock.now();
-  const encode = (type: WatchEventType, object: KubeObject | Record<string, unknown>): string => {
-    if (type === 'ERROR' || type === 'BOOKMARK' || form.kind === 'object') return JSON.stringify({ type, object });
-    const kube = object as KubeObject;
-    if (form.kind === 'partial') return JSON.stringify({ type, object: partialObject(kube, form.version) });
-    const table = toTable(view, [{ stored: view.toInternal(structuredClone(kube)), object: kube }], { resourceVersion: kube.metadata.resourceVersion ?? '' }, { now: now(), version: form.version, include, noHeaders: headersSent });
-    headersSent = true;
-    return JSON.stringify({ type, object: table });
-  };
-  // With many watchers on one view, a change is encoded once, not once per watcher. Tables are
-  // per watcher (their headers depend on what that watcher was sent before).
-  const cacheKey = `${view.storeKind}|${view.group}/${view.version}|${scope.group}|${form.kind}`;
-  const encodeShared = (type: WatchEventType, given: KubeObject | Record<string, unknown> | (() => KubeObject), shared: object | undefined): string => {
-    const object = (): KubeObject | Record<string, unknown> => (typeof given === 'function' ? given() : given);
-    if (shared === undefined || form.kind === 'table') return `${encode(type, object())}\n`;
-    let byForm = ENCODED.get(shared);
-    if (byForm === undefined) ENCODED.set(shared, (byForm = new Map()));
-    const key = `${cacheKey}|${type}`;
-    let line = byForm.get(key);
-    if (line === undefined) byForm.set(key, (line = `${encode(type, object())}\n`));
-    return line;
-  };
-  const begin = (): void => {
-    if (started) return;
-    started = true;
-    reply.hijack();
-    raw.writeHead(200, { 'content-type': contentTypeOf(form, false), 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked' });
-    raw.flushHeaders();
-  };
-  let ended = false;
-  // Lines queued in one turn of the event loop go out in one write: a socket write is a system
-  // call, and with many watchers those calls, not the encoding, bound throughput. When the server
-  // is idle a turn holds one event, so this adds no latency; under load batches grow by themselves.
-  let pending: string[] = [];
-  let flushSoon: NodeJS.Immediate | undefined;
-  const flush = (): void => {
-    if (flushSoon !== undefined) clearImmediate(flushSoon);
-    flushSoon = undefined;
-    if (pending.length === 0 || raw.destroyed) return;
-    const text = pending.length === 1 ? pending[0]! : pending.join('');
-    pending = [];
-    raw.write(text);
-  };
-  await serveWatch(
-    context.registry,
-    scope,
-    query,
-    {
-      send(type, object, shared) {
-        if (ended) return;
-        begin();
-        pending.push(encodeShared(type, object, shared));
-        flushSoon ??= setImmediate(flush);
-      },
-      end() {
-        if (ended) return;
-        ended = true;
-        begin();
-        flush();
-        raw.end();
-      },
-      onClose(listener) {
-        request.raw.on('close', listener);
-        raw.on('close', listener);
-      },
-    },
-    { settings: context.watch.settings, active: context.watch.active, random: context.random() },
-  );
-  // Headers go out at once, even before the first event, so clients see the watch is open.
-  if (!ended) begin();
 }

@@ -17,14 +17,16 @@ import type { WatchQuery } from './query-options.ts';
 /** WatchEventType is the `type` of a watch event. */
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
-/** WatchSink is where a watch writes: one encoded event at a time, then the end. */
+/** WatchSink is where a watch writes: one event at a time, then the end. */
 export interface WatchSink {
+  /** send writes one event made for this watcher alone (initial state, bookmarks, a Status for ERROR). */
+  send(type: WatchEventType, object: KubeObject | Record<string, unknown>): void;
   /**
-   * send writes one event; `object` is a full object (or a Status for ERROR). `shared` is the
-   * store change it came from, the same object for every watcher, so sinks may cache the
-   * encoding of one change across watchers.
+   * sendChange writes one event from the store's change feed. `change` is the same object for
+   * every watcher, so a sink may encode it once for all of them; `present` builds its wire
+   * object (only called when the sink needs it).
    */
-  send(type: WatchEventType, object: KubeObject | Record<string, unknown> | (() => KubeObject), shared?: object): void;
+  sendChange(type: WatchEventType, change: Change, present: (change: Change) => KubeObject): void;
   end(): void;
   /** onClose registers what to do when the client goes away. */
   onClose(listener: () => void): void;
@@ -147,23 +149,22 @@ export async function serveWatch(
   }
   if (closed) return;
 
+  // A Change carries every field of a StoredRecord, so it is presented as it is.
+  const presentChange = (change: Change): KubeObject => registry.present(scope, change);
   const onChange = (change: Change): void => {
     if (closed || !change.key.startsWith(prefix)) return;
-    const value = change.value as KubeObject;
-    const record: StoredRecord = { kind: change.kind, key: change.key, value, revision: change.revision, createRevision: change.createRevision };
     if (!filtering) {
-      // Presented lazily: with many watchers, the sink encodes a change once for all of them.
-      sink.send(change.type === 'created' ? 'ADDED' : change.type === 'updated' ? 'MODIFIED' : 'DELETED', () => present(record), change);
+      sink.sendChange(change.type === 'created' ? 'ADDED' : change.type === 'updated' ? 'MODIFIED' : 'DELETED', change, presentChange);
       return;
     }
     const was = inSelection.has(change.key);
-    const now = change.type !== 'deleted' && selected(value);
+    const now = change.type !== 'deleted' && selected(change.value as KubeObject);
     if (now) {
       inSelection.add(change.key);
-      sink.send(was ? 'MODIFIED' : 'ADDED', present(record), change);
+      sink.sendChange(was ? 'MODIFIED' : 'ADDED', change, presentChange);
     } else if (was) {
       inSelection.delete(change.key);
-      sink.send('DELETED', present(record), change);
+      sink.sendChange('DELETED', change, presentChange);
     }
   };
   try {

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Vocabulary } from '../../../core/identifiers.ts';
+import type { RunSingleton, Singleton } from '../../../core/singletons.ts';
 import type { Store } from '../../../store/index.ts';
 import type { GenericRegistry, RequestScope } from '../apimachinery/registry.ts';
 import type { AnyView } from '../apimachinery/strategy.ts';
@@ -25,6 +26,7 @@ export class Rbac {
   /** beforeWrite is the registry hook refusing RBAC escalation. */
   readonly beforeWrite: ReturnType<typeof escalationCheck>;
   #controller: AggregationController | undefined;
+  #aggregation: Singleton | undefined;
 
   constructor(
     readonly store: Store,
@@ -40,22 +42,30 @@ export class Rbac {
     registerAccessReviews(app, this.authorizer, [AUTHORIZATION_GROUP, `authorization.${apiDomain}`]);
   }
 
-  /** start reconciles the default policy (unless told not to) and starts the aggregation controller. */
-  async start(registry: GenericRegistry, bootstrap: boolean): Promise<void> {
+  /**
+   * start reconciles the default policy (unless told not to) and runs the aggregation controller
+   * on the replica elected for it: a new leader re-lists every ClusterRole and reconciles, so
+   * whatever changed while no controller ran (the old leader died) converges.
+   */
+  async start(registry: GenericRegistry, bootstrap: boolean, singleton: RunSingleton): Promise<void> {
     const roles: RequestScope = { view: clusterRolesView as unknown as AnyView, group: clusterRolesView.group, namespace: undefined };
     const bindings: RequestScope = { view: clusterRoleBindingsView as unknown as AnyView, group: clusterRoleBindingsView.group, namespace: undefined };
     if (bootstrap) await reconcileBootstrapPolicy(registry, roles, bindings);
-    this.#controller = new AggregationController(this.store, registry, this.groups, roles);
-    await this.#controller.start();
+    this.#aggregation = await singleton('cluster/clusterrole-aggregation', async () => {
+      const controller = new AggregationController(this.store, registry, this.groups, roles);
+      await controller.start();
+      this.#controller = controller;
+      return controller;
+    });
   }
 
-  /** aggregationIdle resolves when the aggregation controller has nothing left to do. */
+  /** aggregationIdle resolves when the aggregation controller (the latest this replica ran) has nothing left to do. */
   async aggregationIdle(): Promise<void> {
     await this.#controller?.idle();
   }
 
-  /** stop ends the controller. */
+  /** stop ends the controller here and hands it over. */
   async stop(): Promise<void> {
-    await this.#controller?.stop();
+    await this.#aggregation?.stop();
   }
 }

@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { startFogbank, type RunningFogbank } from '../../../../test/harness/server.ts';
 import { ManualClock, type Timers } from '../../../core/clock.ts';
 import { seededIds } from '../../../core/ids.ts';
+import { StepTimers } from '../../../core/testing/step-timers.ts';
 import { MemoryStore } from '../../../store/memory-store.ts';
 import { openStore } from '../../../store/open-store.ts';
 import { alreadyExists, ComputeError } from '../shared/errors.ts';
@@ -26,35 +27,6 @@ const OPS = '/compute/v1/projects/p/global/operations';
 const T0 = Date.UTC(2025, 0, 1, 12, 0, 0, 250);
 const NAME = /^operation-(\d+)-([0-9a-f]{13})-([0-9a-f]{8})-([0-9a-f]{8})$/;
 const TIMEOUT = { timeout: 20_000 };
-
-/** StepTimers sleeps until `fire` is called; `sleepers` waits until enough work is asleep. */
-class StepTimers implements Timers {
-  readonly #sleeping: { ms: number; wake: () => void }[] = [];
-  #onSleep: (() => void)[] = [];
-
-  delay(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      this.#sleeping.push({ ms, wake: resolve });
-      const listeners = this.#onSleep;
-      this.#onSleep = [];
-      for (const listener of listeners) listener();
-    });
-  }
-
-  /** asleep lists the durations of the delays not yet fired. */
-  get asleep(): number[] {
-    return this.#sleeping.map((entry) => entry.ms);
-  }
-
-  async sleepers(count: number): Promise<void> {
-    while (this.#sleeping.length < count) await new Promise<void>((resolve) => this.#onSleep.push(resolve));
-  }
-
-  /** fire ends every delay now pending. */
-  fire(): void {
-    for (const entry of this.#sleeping.splice(0)) entry.wake();
-  }
-}
 
 const neverTimers: Timers = { delay: () => new Promise<void>(() => undefined) };
 const instantTimers: Timers = { delay: () => Promise.resolve() };

@@ -2,6 +2,7 @@ import type { PagedSource } from '../shared/list-query.ts';
 import type { Clock, Timers } from '../../../core/clock.ts';
 import type { OperationsMode } from '../../../core/config.ts';
 import { hexId, uint64Id, type IdSource } from '../../../core/ids.ts';
+import type { RunSingleton, Singleton } from '../../../core/singletons.ts';
 import { HeldLease } from '../../../store/held-lease.ts';
 import type { Change, Store, StoredRecord, Subscription, Transaction } from '../../../store/store.ts';
 import { ComputeError, internalError, notFound } from '../shared/errors.ts';
@@ -60,7 +61,15 @@ export interface OperationServiceOptions {
    * Operation is heap, and a day of sustained inserts would otherwise grow without bound.
    */
   readonly maxRetained?: number;
+  /**
+   * singleton runs the retention sweep on one of the replicas sharing the store (core's
+   * `context.singleton`); without it (a lone OperationService, as in unit tests) it runs here.
+   */
+  readonly singleton?: RunSingleton;
 }
+
+/** RETENTION_SWEEP_MS is how often the elected replica deletes Operations past their retention. */
+const RETENTION_SWEEP_MS = 10 * 60 * 1000;
 
 /** MEMORY_MAX_RETAINED_OPERATIONS is the count limit for completed Operations when the store is in memory (`--ephemeral`). */
 export const MEMORY_MAX_RETAINED_OPERATIONS = 10_000;
@@ -79,7 +88,7 @@ export class OperationService {
   readonly #waiters = new Map<string, Set<() => void>>();
   readonly #inFlight = new Set<Promise<unknown>>();
   #subscription: Subscription | undefined;
-  #sweeper: NodeJS.Timeout | undefined;
+  #retention: Singleton | undefined;
   #adopter: NodeJS.Timeout | undefined;
   /** Keys of the Operations this process is driving now. */
   readonly #driving = new Set<string>();
@@ -104,21 +113,26 @@ export class OperationService {
     this.#executors.set(action, executor);
   }
 
-  /** open attaches to the change feed (for wait), resumes unfinished Operations and starts the retention sweep. */
+  /** open attaches to the change feed (for wait), resumes unfinished Operations and runs the retention sweep (on the replica elected for it). */
   async open(): Promise<void> {
     const { store } = this.options;
     this.#subscription = await store.subscribe(await store.currentRevision(), (change) => this.#onChange(change), { kinds: [OPERATIONS_KIND] });
-    // One read of every Operation serves both the first sweep and the resumption of unfinished ones.
+    // One read of every Operation serves both a first sweep here and the resumption of unfinished ones.
     const all = await store.list<StoredOperation>(OPERATIONS_KIND);
-    await this.sweep(all);
+    let unswept: readonly StoredRecord<StoredOperation>[] | undefined = all;
+    this.#retention = await (this.options.singleton ?? runHere)('compute/operation-retention', () => {
+      const records = unswept;
+      unswept = undefined;
+      return this.#sweepPeriodically(records);
+    });
+    // A replica elected later reads afresh.
+    unswept = undefined;
     const cutoff = this.options.clock.now() - (this.options.retentionMs ?? DEFAULT_RETENTION_MS);
     const done = all.filter((r) => r.value.status === 'DONE' && (r.value.endTime ?? 0) >= cutoff).sort((a, b) => (a.value.endTime ?? 0) - (b.value.endTime ?? 0));
     for (const record of done) this.#completed(record.key);
     for (const record of all) {
       if (record.value.status !== 'DONE') this.#track(this.#drive(record.value));
     }
-    this.#sweeper = setInterval(() => void this.sweep().catch(() => undefined), 10 * 60 * 1000);
-    this.#sweeper.unref();
     // Replicas sharing the store adopt the unfinished Operations of one that died (its leases lapse).
     if (store.leases.shared) {
       this.#adopter = setInterval(() => void this.#adopt().catch(() => undefined), this.#leaseMs / 2);
@@ -130,7 +144,7 @@ export class OperationService {
   async close(): Promise<void> {
     this.#closed = true;
     this.#closing();
-    if (this.#sweeper) clearInterval(this.#sweeper);
+    await this.#retention?.stop();
     if (this.#adopter) clearInterval(this.#adopter);
     this.#subscription?.close();
     for (const waiters of this.#waiters.values()) for (const wake of waiters) wake();
@@ -257,6 +271,22 @@ export class OperationService {
       }
     });
     return expired.length;
+  }
+
+  /** sweepPeriodically sweeps now (a new leader may take over from one that died) and every RETENTION_SWEEP_MS until stopped. */
+  async #sweepPeriodically(records?: readonly StoredRecord<StoredOperation>[]): Promise<{ stop(): Promise<void> }> {
+    let sweeping: Promise<unknown> = this.sweep(records).catch(() => undefined);
+    await sweeping;
+    const timer = setInterval(() => {
+      sweeping = sweeping.then(() => this.sweep()).catch(() => undefined);
+    }, RETENTION_SWEEP_MS);
+    timer.unref();
+    return {
+      stop: async () => {
+        clearInterval(timer);
+        await sweeping;
+      },
+    };
   }
 
   #onChange(change: Change): void {
@@ -426,6 +456,21 @@ export class OperationService {
     }
   }
 }
+
+/** runHere runs singleton work in this process without an election (a lone OperationService). */
+const runHere: RunSingleton = async (_name, start) => {
+  const work = await start();
+  let running = true;
+  return {
+    get running() {
+      return running;
+    },
+    stop: async () => {
+      running = false;
+      await work.stop();
+    },
+  };
+};
 
 /** WorkFailure carries a failed work's error out of the transaction it rolled back. */
 class WorkFailure extends Error {

@@ -1,0 +1,113 @@
+/**
+ * Coalesced writes for many watch streams. A socket write is a system call plus Node's stream
+ * and chunked-encoding bookkeeping, and with many watchers those costs, not the encoding, bound
+ * throughput; so the lines queued for every stream go out together, one write per stream, from
+ * one scheduled flush for all streams (no timer per watcher). Streams that were queued the same
+ * lines in the same order (watchers of one resource without selectors) share one Buffer, framed
+ * once as an HTTP chunk and written straight to each socket.
+ *
+ * Pacing: a flush does not start sooner after the previous one than that one took, so writing
+ * to sockets takes at most about half of the process's time and the rest stays with the
+ * requests that make the changes. When the server is idle a flush is quick and an event goes
+ * out in the next turn; under load the batches grow with the cost of a flush, which is mostly
+ * one system call per stream however much the batch holds.
+ */
+import type { ServerResponse } from 'node:http';
+
+const CRLF = Buffer.from('\r\n');
+
+/** WatchOutput is one watch response's queue of encoded lines. */
+export class WatchOutput {
+  #lines: Buffer[] = [];
+  #queued = false;
+
+  constructor(
+    readonly raw: ServerResponse,
+    private readonly writes: WatchWrites,
+  ) {}
+
+  /** push queues one encoded line (ending in a newline) for the next flush. */
+  push(line: Buffer): void {
+    this.#lines.push(line);
+    if (this.#queued) return;
+    this.#queued = true;
+    this.writes.queue(this);
+  }
+
+  /** flush writes what is queued now (before the stream ends). */
+  flush(): void {
+    const lines = this.take();
+    if (lines !== undefined) this.raw.write(lines.length === 1 ? lines[0]! : Buffer.concat(lines));
+  }
+
+  /** take hands over the queued lines, or undefined when there are none or the client left. */
+  take(): Buffer[] | undefined {
+    this.#queued = false;
+    const lines = this.#lines;
+    if (lines.length === 0) return undefined;
+    this.#lines = [];
+    return this.raw.destroyed ? undefined : lines;
+  }
+
+  /**
+   * writeChunk writes one complete HTTP chunk (size line, data, CRLF) whose data starts at
+   * `dataStart`. Once the response has its socket and its chunked headers are out, everything
+   * the response wrote before is already in the socket's queue, so the chunk goes straight
+   * there; otherwise (not expected for a watch) the response frames the data itself.
+   */
+  writeChunk(chunk: Buffer, dataStart: number): void {
+    const raw = this.raw;
+    const socket = raw.socket;
+    if (socket !== null && raw.headersSent && raw.chunkedEncoding && !raw.writableEnded) socket.write(chunk);
+    else raw.write(chunk.subarray(dataStart, chunk.length - CRLF.length));
+  }
+}
+
+/** WatchWrites flushes every queued WatchOutput together. */
+export class WatchWrites {
+  #dirty: WatchOutput[] = [];
+  #scheduled = false;
+  /** When (performance.now()) the next flush may start. */
+  #nextAllowed = 0;
+
+  /** queue schedules `output` for the next flush (each output queues itself once per flush). */
+  queue(output: WatchOutput): void {
+    this.#dirty.push(output);
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    const wait = this.#nextAllowed - performance.now();
+    if (wait >= 1) setTimeout(this.#flushAll, wait);
+    else setImmediate(this.#flushAll);
+  }
+
+  readonly #flushAll = (): void => {
+    const began = performance.now();
+    this.#scheduled = false;
+    const dirty = this.#dirty;
+    this.#dirty = [];
+    let lastLines: readonly Buffer[] = [];
+    let chunk = CRLF;
+    let dataStart = 0;
+    for (const output of dirty) {
+      const lines = output.take();
+      if (lines === undefined) continue;
+      if (!sameLines(lines, lastLines)) {
+        let size = 0;
+        for (const line of lines) size += line.length;
+        const head = Buffer.from(`${size.toString(16)}\r\n`, 'latin1');
+        chunk = Buffer.concat([head, ...lines, CRLF], head.length + size + CRLF.length);
+        dataStart = head.length;
+        lastLines = lines;
+      }
+      output.writeChunk(chunk, dataStart);
+    }
+    const finished = performance.now();
+    this.#nextAllowed = finished + (finished - began);
+  };
+}
+
+function sameLines(a: readonly Buffer[], b: readonly Buffer[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
