@@ -1,10 +1,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, readdirSync } from 'node:fs';
+import { chownSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { onTestProcessExit } from '../../test/harness/exit.ts';
 
 /**
  * A real, throw-away PostgreSQL server for tests and benchmarks: initdb in a temporary
@@ -88,6 +89,12 @@ export async function startPostgres(settings: Readonly<Record<string, string>> =
       await waitReady(port, proc, () => log);
     };
     await launch();
+    // A test process that ends without `stop` (a cancelled test, SIGTERM from the runner) must
+    // not leave a detached server and its files behind.
+    onTestProcessExit(() => {
+      if (child !== undefined && child.exitCode === null && child.signalCode === null) killGroup(child);
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+    });
     const url = (database = 'postgres'): string => `postgres://fogbank@127.0.0.1:${port}/${database}`;
     const killChild = async (): Promise<void> => {
       const proc = child;
