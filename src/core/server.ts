@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { TransportProblemError } from './errors.ts';
+import { ConnectionDrain } from './connection-drain.ts';
 import { FamilyErrors, frameworkProblemOf, MALFORMED_REQUEST } from './family-errors.ts';
 import { fastifyLogger, quietLogController, useRequestLog, type LogFormat, type LogLevel } from './log.ts';
 import { useJsonBodies } from './json-body.ts';
@@ -59,6 +60,7 @@ export async function buildServer(serverContext: ServerContext, services: readon
       errors.answerClientError(error, socket as Socket);
     },
   });
+  const drain = new ConnectionDrain(app.server);
   // What Node would otherwise answer (or drop) by itself: an unmet Expect, a CONNECT.
   app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
     errors.answerResponse({ httpStatus: 417, kind: 'bad-request', detail: `Expectation '${String(request.headers.expect)}' is not supported.` }, request, response);
@@ -97,6 +99,7 @@ export async function buildServer(serverContext: ServerContext, services: readon
   app.addHook('preClose', async () => {
     await Promise.all(handles.map((handle) => handle.close()));
     await singletons.close();
+    drain.drain();
   });
   await app.ready();
   return app;
