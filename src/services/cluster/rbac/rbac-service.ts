@@ -6,15 +6,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { Vocabulary } from '../../../core/identifiers.ts';
 import type { Store } from '../../../store/index.ts';
-import type { GenericRegistry, RequestScope } from '../apimachinery/registry.ts';
-import type { AnyView } from '../apimachinery/strategy.ts';
-import { clusterRoleBindingsView } from '../resources/cluster-role-bindings.ts';
-import { clusterRolesView } from '../resources/cluster-roles.ts';
+import type { GenericRegistry } from '../apimachinery/registry.ts';
 import { AUTHORIZATION_GROUP, registerAccessReviews } from './access-reviews.ts';
-import { AggregationController } from './aggregation-controller.ts';
+import type { AggregationController } from './aggregation-controller.ts';
 import { useClusterAuthorization } from './authorize-requests.ts';
 import { Authorizer } from './authorizer.ts';
-import { reconcileBootstrapPolicy } from './bootstrap-policy.ts';
 import { escalationCheck } from './escalation.ts';
 
 export { runAs } from './escalation.ts';
@@ -42,11 +38,9 @@ export class Rbac {
 
   /** start reconciles the default policy (unless told not to) and starts the aggregation controller. */
   async start(registry: GenericRegistry, bootstrap: boolean): Promise<void> {
-    const roles: RequestScope = { view: clusterRolesView as unknown as AnyView, group: clusterRolesView.group, namespace: undefined };
-    const bindings: RequestScope = { view: clusterRoleBindingsView as unknown as AnyView, group: clusterRoleBindingsView.group, namespace: undefined };
-    if (bootstrap) await reconcileBootstrapPolicy(registry, roles, bindings);
-    this.#controller = new AggregationController(this.store, registry, this.groups, roles);
-    await this.#controller.start();
+    // Loaded with the family's working parts, not at process start.
+    const { startPolicy } = await import('./start-policy.ts');
+    this.#controller = await startPolicy(this.store, registry, this.groups, bootstrap);
   }
 
   /** aggregationIdle resolves when the aggregation controller has nothing left to do. */
