@@ -23,3 +23,13 @@ export interface LoadOnFirstUse<T> {
   (): Promise<T>;
   loaded(): Promise<T> | undefined;
 }
+
+/**
+ * commonJs gives the exports of a dynamically imported CommonJS package. Run natively, Node names
+ * its exports; bundled into a split chunk by esbuild, only the default export (the whole
+ * `module.exports`) is there, and named ones read as undefined (`Certificate is not a
+ * constructor`). The default export is the whole module either way, so it is preferred.
+ */
+export function commonJs<T extends object>(namespace: T): T {
+  return (namespace as T & { readonly default?: T }).default ?? namespace;
+}
