@@ -74,4 +74,11 @@ describe('fogbank start --help', () => {
     }
     assert.match(START_USAGE, /--port PORT +port to listen on; 0 picks a free one \(the banner shows it\) \(default: 8780\)/);
   });
+
+  it('keeps every description in one column, clear of the longest flag', () => {
+    const rows = START_USAGE.split('\n').filter((line) => line.startsWith('  -'));
+    const starts = rows.map((line) => /^ {2}\S+(?: \S+)? {2,}(?=\S)/.exec(line)?.[0].length);
+    assert.ok(starts.every((start) => start !== undefined), 'a description runs into its flag');
+    assert.equal(new Set(starts).size, 1, 'descriptions start at different columns');
+  });
 });

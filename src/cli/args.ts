@@ -161,19 +161,22 @@ export function parseDuration(value: string): number | undefined {
 
 const BY_NAME: ReadonlyMap<string, Flag> = new Map(FLAGS.map((flag) => [flag.name, flag]));
 
-/** START_USAGE is the help text of `fogbank start`: every flag with its default. */
-export const START_USAGE = [
-  'usage: fogbank start [flags]',
-  '',
-  'Serves every API on one port until SIGINT or SIGTERM (then exits 0).',
-  '',
-  'flags (--flag VALUE or --flag=VALUE; each at most once):',
-  ...FLAGS.map((flag) => {
-    const left = `  --${flag.name}${flag.value === undefined ? '' : ` ${flag.value}`}`;
-    return `${left.padEnd(44)}${flag.help} (default: ${flag.default})`;
-  }),
-  `  ${'-h, --help'.padEnd(42)}show this help`,
-].join('\n');
+/** START_USAGE is the help text of `fogbank start`: every flag with its default, in one aligned column. */
+export const START_USAGE = ((): string => {
+  const rows = [
+    ...FLAGS.map((flag) => [`--${flag.name}${flag.value === undefined ? '' : ` ${flag.value}`}`, `${flag.help} (default: ${flag.default})`] as const),
+    ['-h, --help', 'show this help'] as const,
+  ];
+  const width = Math.max(...rows.map(([left]) => left.length)) + 2;
+  return [
+    'usage: fogbank start [flags]',
+    '',
+    'Serves every API on one port until SIGINT or SIGTERM (then exits 0).',
+    '',
+    'flags (--flag VALUE or --flag=VALUE; each at most once):',
+    ...rows.map(([left, help]) => `  ${left.padEnd(width)}${help}`),
+  ].join('\n');
+})();
 
 /** defaultStartArgs are the values of `fogbank start` with no flags. */
 function defaultStartArgs(): StartArgs {

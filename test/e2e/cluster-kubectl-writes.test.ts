@@ -54,6 +54,27 @@ describe('cluster write paths with the real kubectl: apply, server-side apply, d
     assert.deepEqual((await json('applied')).rules[0].verbs, ['get', 'list'], 'diff stores nothing');
   });
 
+  it('moves from client-side to server-side apply without conflicts, and back (kubectl\'s migration against the server\'s last-applied handling)', async () => {
+    const path = file('moving.yaml', roleYaml('moving', ['get'], ['  labels:', '    team: a']));
+    assert.equal((await kubectl.run(['apply', '-f', path])).stdout, `${G}/moving created\n`);
+    writeFileSync(path, roleYaml('moving', ['get', 'list'], ['  labels:', '    team: b']));
+    const moved = await kubectl.run(['apply', '--server-side', '-f', path]);
+    assert.equal(moved.stdout, `${G}/moving serverside-applied\n`, moved.stderr);
+    assert.equal(moved.stderr, '');
+    const serverSide = await json('moving');
+    assert.deepEqual(serverSide.metadata.labels, { team: 'b' });
+    assert.deepEqual(serverSide.rules[0].verbs, ['get', 'list']);
+    // kubectl moved client-side apply's fields into its Apply entry and keeps the annotation under its own manager.
+    assert.deepEqual(serverSide.metadata.managedFields.map((e: { manager: string; operation: string }) => `${e.manager}/${e.operation}`), ['kubectl/Apply', 'kubectl-last-applied/Apply']);
+    assert.match(serverSide.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration'], /"labels":\{"team":"b"\}.*"verbs":\["get","list"\]/);
+    // The annotation kept up to date lets client-side apply take over again.
+    writeFileSync(path, roleYaml('moving', ['get'], ['  labels:', '    team: c']));
+    assert.equal((await kubectl.run(['apply', '-f', path])).stdout, `${G}/moving configured\n`);
+    const back = await json('moving');
+    assert.deepEqual(back.metadata.labels, { team: 'c' });
+    assert.deepEqual(back.rules[0].verbs, ['get']);
+  });
+
   it('server-side apply: creates, conflicts with a second manager with the real text, wins with --force-conflicts, dry-runs', async () => {
     const path = file('ssa.yaml', roleYaml('ssa', ['get'], ['  labels:', '    team: a']));
     assert.equal((await kubectl.run(['apply', '--server-side', '-f', path])).stdout, `${G}/ssa serverside-applied\n`);

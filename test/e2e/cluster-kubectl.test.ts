@@ -113,8 +113,12 @@ describe('cluster API with the real kubectl', () => {
     assert.equal(v1.stdout, 'event.events.k8s.io/demo-checked\n');
     const about = await kubectl.run(['get', 'events', '-A', '--field-selector', `involvedObject.kind=Namespace,involvedObject.name=demo,involvedObject.uid=${uid}`, '-o', 'name']);
     assert.equal(about.stdout, 'event/demo-checked\n');
+    // kubectl's namespace describer prints quotas and limit ranges, never events (describe.go);
+    // `kubectl events --for` is how kubectl shows the events about one object.
     const described = await kubectl.run(['describe', 'namespace', 'demo']);
     assert.match(described.stdout, /^Name:\s+demo\nLabels:\s+kubernetes.io\/metadata.name=demo\nAnnotations:\s+<none>\nStatus:\s+Active\n/);
+    const eventsFor = await kubectl.run(['events', '--for', 'namespace/demo', '-A']);
+    assert.match(eventsFor.stdout, /^NAMESPACE\s+LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE\ndefault\s+\d+s\s+Normal\s+Checked\s+Namespace\/demo\s+namespace looked at\n$/);
   });
 
   it('explains fields and serves raw discovery', async () => {
@@ -122,7 +126,12 @@ describe('cluster API with the real kubectl', () => {
     assert.match(explained.stdout, /^GROUP:\s+rbac.authorization.k8s.io\nKIND:\s+ClusterRole\nVERSION:\s+v1\n\nFIELD: rules <\[\]PolicyRule>\n/);
     assert.match(explained.stdout, /verbs\t<\[\]string> -required-/);
     const raw = JSON.parse((await kubectl.run(['get', '--raw', '/apis'])).stdout);
-    assert.deepEqual(raw.groups.map((group: { name: string }) => group.name), ['rbac.authorization.k8s.io', 'events.k8s.io']);
+    assert.deepEqual(raw.groups.map((group: { name: string }) => group.name), ['rbac.authorization.k8s.io', 'events.k8s.io', 'authorization.k8s.io']);
+    const resources = await kubectl.run(['api-resources', '--api-group=authorization.k8s.io', '--no-headers']);
+    assert.deepEqual(resources.stdout.trim().split('\n').map((line) => line.split(/\s+/).join(' ')), [
+      'selfsubjectaccessreviews authorization.k8s.io/v1 false SelfSubjectAccessReview',
+      'selfsubjectrulesreviews authorization.k8s.io/v1 false SelfSubjectRulesReview',
+    ]);
   });
 
   it('watches and sees a create made by another client', async () => {

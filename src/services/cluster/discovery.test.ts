@@ -17,7 +17,14 @@ describe('discovery, OpenAPI, representations and the api domain', () => {
     assert.equal(aggregated.headers['content-type'], 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
     assert.deepEqual(aggregated.body.items[0].versions[0].resources.map((r: { resource: string; scope: string }) => `${r.resource}:${r.scope}`), ['namespaces:Cluster', 'events:Namespaced']);
     const groups = await h.call('GET', '/apis', undefined, { accept: AGGREGATED });
-    assert.deepEqual(groups.body.items.map((item: { metadata: { name: string } }) => item.metadata.name), ['rbac.authorization.k8s.io', 'events.k8s.io']);
+    assert.deepEqual(groups.body.items.map((item: { metadata: { name: string } }) => item.metadata.name), ['rbac.authorization.k8s.io', 'events.k8s.io', 'authorization.k8s.io']);
+    const reviews = groups.body.items[2].versions[0].resources;
+    assert.deepEqual(reviews.map((r: { resource: string; scope: string; verbs: string[]; responseKind: { kind: string } }) => `${r.resource}:${r.scope}:${r.verbs.join(',')}:${r.responseKind.kind}`), [
+      'selfsubjectaccessreviews:Cluster:create:SelfSubjectAccessReview',
+      'selfsubjectrulesreviews:Cluster:create:SelfSubjectRulesReview',
+    ]);
+    const reviewList = await h.call('GET', '/apis/authorization.k8s.io/v1');
+    assert.deepEqual(reviewList.body.resources[0], { name: 'selfsubjectaccessreviews', singularName: 'selfsubjectaccessreview', namespaced: false, kind: 'SelfSubjectAccessReview', verbs: ['create'] });
     const legacy = await h.call('GET', '/apis/events.k8s.io/v1');
     assert.deepEqual(legacy.body, {
       kind: 'APIResourceList',
@@ -82,6 +89,6 @@ describe('a configured api domain', () => {
     const missing = await h.call('GET', '/apis/rbac.authorization.example.io/v1/clusterroles/none');
     assert.equal(missing.body.message, 'clusterroles.rbac.authorization.example.io "none" not found');
     const groups = await h.call('GET', '/apis');
-    assert.deepEqual(groups.body.groups.map((group: { name: string }) => group.name), ['rbac.authorization.example.io', 'events.example.io']);
+    assert.deepEqual(groups.body.groups.map((group: { name: string }) => group.name), ['rbac.authorization.example.io', 'events.example.io', 'authorization.example.io']);
   });
 });

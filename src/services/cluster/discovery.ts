@@ -6,11 +6,36 @@ import type { Spelling, Vocabulary } from '../../core/identifiers.ts';
 import { parseAccept } from './apimachinery/content-negotiation.ts';
 import type { AnyView } from './apimachinery/strategy.ts';
 
-/** ALL_VERBS are the verbs every resource here supports (namespaces lack deletecollection, as upstream). */
+/** ALL_VERBS are the verbs every stored resource here supports (namespaces lack deletecollection, as upstream). */
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
-function verbsOf(view: AnyView): string[] {
-  return view.resource === 'namespaces' ? ALL_VERBS.filter((verb) => verb !== 'deletecollection') : ALL_VERBS;
+/** DiscoveryResource is one resource as discovery lists it: a stored view, or a create-only virtual resource such as an access review. */
+export interface DiscoveryResource {
+  /** The canonical (real) group name; '' for the core group. */
+  readonly group: string;
+  readonly version: string;
+  readonly resource: string;
+  readonly singular: string;
+  readonly kind: string;
+  readonly namespaced: boolean;
+  readonly verbs: readonly string[];
+  readonly shortNames: readonly string[];
+  readonly categories: readonly string[];
+}
+
+/** discoveryResourceOf lists a stored view with every verb the generic registry serves for it. */
+export function discoveryResourceOf(view: AnyView): DiscoveryResource {
+  return {
+    group: view.group,
+    version: view.version,
+    resource: view.resource,
+    singular: view.singular,
+    kind: view.kind,
+    namespaced: view.strategy.namespaced,
+    verbs: view.resource === 'namespaces' ? ALL_VERBS.filter((verb) => verb !== 'deletecollection') : ALL_VERBS,
+    shortNames: view.shortNames,
+    categories: view.categories,
+  };
 }
 
 /** AggregatedForm is the aggregated discovery version a client accepts, if any. */
@@ -31,7 +56,7 @@ export function aggregatedFormOf(accept: string | undefined): AggregatedForm {
 /** Discovery answers the discovery documents for a set of views. */
 export class Discovery {
   constructor(
-    readonly views: readonly AnyView[],
+    readonly resources: readonly DiscoveryResource[],
     readonly groups: Vocabulary,
     readonly spelling: Spelling,
   ) {}
@@ -41,11 +66,11 @@ export class Discovery {
   }
 
   #namedGroups(): string[] {
-    return [...new Set(this.views.filter((view) => view.group !== '').map((view) => view.group))];
+    return [...new Set(this.resources.filter((entry) => entry.group !== '').map((entry) => entry.group))];
   }
 
   #versions(group: string): string[] {
-    return [...new Set(this.views.filter((view) => view.group === group).map((view) => view.version))];
+    return [...new Set(this.resources.filter((entry) => entry.group === group).map((entry) => entry.version))];
   }
 
   /** aggregated renders the APIGroupDiscoveryList for `/api` (core) or `/apis` (named groups). */
@@ -59,16 +84,16 @@ export class Discovery {
         metadata: { name: this.#groupName(group), creationTimestamp: null },
         versions: this.#versions(group).map((version) => ({
           version,
-          resources: this.views
-            .filter((view) => view.group === group && view.version === version)
-            .map((view) => ({
-              resource: view.resource,
-              responseKind: { group: '', version: '', kind: view.kind },
-              scope: view.strategy.namespaced ? 'Namespaced' : 'Cluster',
-              singularResource: view.singular,
-              verbs: verbsOf(view),
-              ...(view.shortNames.length === 0 ? {} : { shortNames: view.shortNames }),
-              ...(view.categories.length === 0 ? {} : { categories: view.categories }),
+          resources: this.resources
+            .filter((entry) => entry.group === group && entry.version === version)
+            .map((entry) => ({
+              resource: entry.resource,
+              responseKind: { group: '', version: '', kind: entry.kind },
+              scope: entry.namespaced ? 'Namespaced' : 'Cluster',
+              singularResource: entry.singular,
+              verbs: entry.verbs,
+              ...(entry.shortNames.length === 0 ? {} : { shortNames: entry.shortNames }),
+              ...(entry.categories.length === 0 ? {} : { categories: entry.categories }),
             })),
           freshness: 'Current',
         })),
@@ -102,21 +127,21 @@ export class Discovery {
   /** apiResourceList is `/api/v1` or `/apis/<group>/<version>`; undefined when nothing is served there. */
   apiResourceList(group: string, version: string): Record<string, unknown> | undefined {
     const canonical = group === '' ? '' : this.groups.canonical(group);
-    const views = this.views.filter((view) => view.group === canonical && view.version === version);
-    if (views.length === 0) return undefined;
+    const entries = this.resources.filter((entry) => entry.group === canonical && entry.version === version);
+    if (entries.length === 0) return undefined;
     const name = this.#groupName(canonical);
     return {
       kind: 'APIResourceList',
       apiVersion: 'v1',
       groupVersion: name === '' ? version : `${name}/${version}`,
-      resources: views.map((view) => ({
-        name: view.resource,
-        singularName: view.singular,
-        namespaced: view.strategy.namespaced,
-        kind: view.kind,
-        verbs: verbsOf(view),
-        ...(view.shortNames.length === 0 ? {} : { shortNames: view.shortNames }),
-        ...(view.categories.length === 0 ? {} : { categories: view.categories }),
+      resources: entries.map((entry) => ({
+        name: entry.resource,
+        singularName: entry.singular,
+        namespaced: entry.namespaced,
+        kind: entry.kind,
+        verbs: entry.verbs,
+        ...(entry.shortNames.length === 0 ? {} : { shortNames: entry.shortNames }),
+        ...(entry.categories.length === 0 ? {} : { categories: entry.categories }),
       })),
     };
   }

@@ -23,7 +23,7 @@ import { SERVED_VERSION } from './version.ts';
 export { kubeconfigText, KUBECONFIG_FILE_NAME } from './kubeconfig.ts';
 
 /** CLUSTER_GROUP_PREFIXES are the named groups served, without their domain. */
-export const CLUSTER_GROUP_PREFIXES: readonly string[] = ['rbac.authorization', 'events'];
+export const CLUSTER_GROUP_PREFIXES: readonly string[] = ['rbac.authorization', 'events', 'authorization'];
 
 /** CLUSTER_PATH_PREFIXES are the URL prefixes the family answers under. */
 export const CLUSTER_PATH_PREFIXES: readonly string[] = ['/api', '/apis', '/version', '/openapi', '/livez', '/readyz'];

@@ -12,9 +12,10 @@ import { GenericRegistry, type RegistryHooks } from './apimachinery/registry.ts'
 import { resolveTarget, serveResource, ViewIndex, type HandlerContext } from './apimachinery/resource-handlers.ts';
 import type { AnyView } from './apimachinery/strategy.ts';
 import { ActiveWatches, DEFAULT_WATCH_SETTINGS, type WatchSettings } from './apimachinery/watch.ts';
-import { Discovery } from './discovery.ts';
+import { Discovery, discoveryResourceOf } from './discovery.ts';
 import { EventExpiry } from './event-expiry.ts';
 import { OpenApiDocuments } from './openapi.ts';
+import { ACCESS_REVIEW_RESOURCES } from './rbac/access-reviews.ts';
 import type { Rbac } from './rbac/rbac-service.ts';
 import { clusterRoleBindingsView } from './resources/cluster-role-bindings.ts';
 import { clusterRolesView } from './resources/cluster-roles.ts';
@@ -78,7 +79,7 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     handlers,
     resolveTarget,
     serveResource,
-    discovery: new Discovery(CLUSTER_VIEWS, options.groups, options.spelling),
+    discovery: new Discovery([...CLUSTER_VIEWS.map(discoveryResourceOf), ...ACCESS_REVIEW_RESOURCES], options.groups, options.spelling),
     openapi: new OpenApiDocuments(CLUSTER_VIEWS, options.groups, options.spelling),
     async close() {
       expiry.stop();

@@ -138,7 +138,7 @@ export async function applyObject(context: { readonly registry: GenericRegistry;
   const time = formatTime(registry.clock.now());
   const apiVersion = apiVersionOf(view);
   const run = (live: KubeObject | undefined) =>
-    serverSideApply({ live, applied, manager: options.fieldManager, force: options.force, apiVersion, time, root: view.schemaName, walker });
+    serverSideApply({ live, applied, typeMeta: { apiVersion: body['apiVersion'], kind: body['kind'] }, manager: options.fieldManager, force: options.force, apiVersion, time, root: view.schemaName, walker });
   for (let attempt = 0; ; attempt++) {
     let managedFields: ManagedFieldsEntry[] = [];
     const writeOptions = { dryRun: options.dryRun, fieldManager: options.fieldManager, managedFields: () => managedFields };

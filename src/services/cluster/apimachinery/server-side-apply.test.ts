@@ -133,4 +133,51 @@ describe('server-side apply: ownership, conflicts, removal, list types (referenc
     assert.equal(managed.status, 400);
     assert.equal(managed.body.message, 'metadata.managedFields must be nil');
   });
+
+  describe('moving from client-side apply to server-side apply (the real last-applied manager and updater)', () => {
+    const LAST = 'kubectl.kubernetes.io/last-applied-configuration';
+    // What `kubectl apply` (client side) stores: the configuration as Go encodes it, and an Update entry.
+    const clientSideApply = async (name: string, labels: Record<string, string>) => {
+      const configuration = role(name, { metadata: { labels, annotations: {} }, rules: [GET_PODS] });
+      const lastApplied = `${JSON.stringify({ apiVersion: V, kind: 'ClusterRole', metadata: { annotations: {}, labels, name }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }] })}\n`;
+      const body = { ...configuration, metadata: { ...configuration.metadata, annotations: { [LAST]: lastApplied } } };
+      assert.equal((await h.call('POST', `${ROLES}?fieldManager=kubectl-client-side-apply`, body)).status, 201);
+    };
+
+    it('kubectl takes over, without conflicts, the fields the annotation says client-side apply set, and rewrites the annotation', async () => {
+      await clientSideApply('moving', { a: '1', b: '1' });
+      const moved = await apply('moving', 'kubectl', { metadata: { labels: { a: '2', b: '1' } }, rules: [GET_PODS, LIST_PODS] });
+      assert.equal(moved.status, 200, JSON.stringify(moved.body));
+      assert.deepEqual(moved.body.metadata.labels, { a: '2', b: '1' });
+      assert.deepEqual(moved.body.rules, [GET_PODS, LIST_PODS]);
+      assert.equal(
+        moved.body.metadata.annotations[LAST],
+        `{"apiVersion":"${V}","kind":"ClusterRole","metadata":{"labels":{"a":"2","b":"1"},"name":"moving"},"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get"]},{"apiGroups":[""],"resources":["pods"],"verbs":["list"]}]}\n`,
+      );
+      assert.deepEqual(moved.body.metadata.managedFields.map((e: { manager: string; operation: string }) => `${e.manager}/${e.operation}`), ['kubectl-client-side-apply/Update', 'kubectl/Apply']);
+    });
+
+    it('a field changed since client-side apply set it still conflicts; another manager gets every conflict', async () => {
+      await clientSideApply('drifted', { a: '1' });
+      assert.equal((await h.call('PATCH', `${ROLES}/drifted?fieldManager=kubectl-client-side-apply`, [{ op: 'replace', path: '/rules', value: [LIST_PODS] }], { 'content-type': 'application/json-patch+json' })).status, 200);
+      const drifted = await apply('drifted', 'kubectl', { metadata: { labels: { a: '2' } }, rules: [GET_PODS] });
+      assert.equal(drifted.status, 409);
+      assert.equal(drifted.body.message, 'Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using rbac.authorization.k8s.io/v1: .rules');
+      const other = await apply('drifted', 'helm', { metadata: { labels: { a: '2' } } });
+      assert.equal(other.status, 409);
+      assert.equal(other.body.message, 'Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using rbac.authorization.k8s.io/v1: .metadata.labels.a');
+    });
+
+    it('owning a map itself (an Update\'s `.`) and then not applying it keeps the keys still applied', async () => {
+      await clientSideApply('container', { a: '1' });
+      const migrated = await h.call('PATCH', `${ROLES}/container?fieldManager=kubectl`, [
+        { op: 'replace', path: '/metadata/managedFields', value: [entry('kubectl', { 'f:metadata': { 'f:labels': { '.': {}, 'f:a': {} } }, 'f:rules': {} })] },
+      ], { 'content-type': 'application/json-patch+json' });
+      assert.equal(migrated.status, 200);
+      const reapplied = await apply('container', 'kubectl', { metadata: { labels: { a: '1' } }, rules: [GET_PODS] });
+      assert.deepEqual(reapplied.body.metadata.labels, { a: '1' });
+      assert.deepEqual(reapplied.body.metadata.managedFields[0].fieldsV1, { 'f:metadata': { 'f:labels': { 'f:a': {} } }, 'f:rules': {} });
+    });
+  });
 });
+

@@ -6,9 +6,11 @@
  * removed unless someone else owns them; the applier's `Apply` entry becomes exactly the set of
  * fields it applied.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject, ManagedFieldsEntry } from './object-meta.ts';
 import { leafPathsOfTrie, pathsOf, pathText, removePath, SEP, trieOfPaths, valueAtPath, type SchemaWalker } from './field-set.ts';
 import type { Schema } from './schema.ts';
+import { encodeLikeGoEncoder } from './go-json.ts';
 import { StatusError } from './status.ts';
 
 type Json = Record<string, unknown>;
@@ -20,6 +22,8 @@ const isObject = (value: unknown): value is Json => value !== null && typeof val
 export interface ApplyRequest {
   readonly live: KubeObject | undefined;
   readonly applied: Json;
+  /** The applied configuration's apiVersion and kind as the client sent them (decoding drops them from `applied`). */
+  readonly typeMeta?: { readonly apiVersion: unknown; readonly kind: unknown };
   readonly manager: string;
   readonly force: boolean;
   /** The apiVersion written into the applier's managedFields entry. */
@@ -133,7 +137,10 @@ export function serverSideApply(request: ApplyRequest): ApplyResult {
     if (isApplier(entry)) return;
     for (const path of owned[index]!) if (changed.has(path)) conflicts.push({ entry, path });
   });
-  if (conflicts.length > 0 && !request.force) throw applyConflictError(dedupe(conflicts));
+  if (conflicts.length > 0 && !request.force) {
+    const remaining = conflictsAfterClientSideUpgrade(conflicts, request);
+    if (remaining.length > 0) throw applyConflictError(dedupe(remaining));
+  }
   for (const { entry, path } of conflicts) owned[previous.indexOf(entry)]!.delete(path);
 
   const applied = new Set(pathsOf(request.applied, root, walker, false));
@@ -145,8 +152,18 @@ export function serverSideApply(request: ApplyRequest): ApplyResult {
   };
   for (const path of before) {
     if (applied.has(path) || ownedByOthers(path)) continue;
+    if (isFieldContainer(path)) {
+      // Owning a struct or map itself (`.`, as an Update records it) is not owning what is in
+      // it: only what no one owns any more goes (structured-merge-diff's prune, then add-back).
+      const base = path.slice(0, -2);
+      for (const leaf of pathsOf(merged as Json, root, walker, false)) {
+        if (leaf.startsWith(`${base}${SEP}`) && !applied.has(leaf) && !ownedByOthers(leaf)) removePath(merged as Json, leaf);
+      }
+      continue;
+    }
     removePath(merged as Json, path);
   }
+  keepLastAppliedInStep(merged, request);
 
   const entries: ManagedFieldsEntry[] = [];
   const mine: ManagedFieldsEntry = { manager, operation: 'Apply', apiVersion: request.apiVersion, time: request.time, fieldsType: 'FieldsV1', fieldsV1: trieOfPaths(applied) };
@@ -162,6 +179,56 @@ export function serverSideApply(request: ApplyRequest): ApplyResult {
   });
   if (applierIndex === -1 && applied.size > 0) entries.push(mine);
   return { object: merged, managedFields: entries };
+}
+
+/** isFieldContainer tells a struct's or map's own `.` path from a list item's (`k:…` / `v:…` then `.`), which is the item's membership. */
+function isFieldContainer(path: string): boolean {
+  const steps = path.split(SEP);
+  return steps.length >= 2 && steps[steps.length - 1] === '.' && steps[steps.length - 2]!.startsWith('f:');
+}
+
+/**
+ * keepLastAppliedInStep is the real server's last-applied updater: after an apply by `kubectl`
+ * on an object that carries client-side apply's annotation, the annotation is rewritten to the
+ * configuration just applied (without the annotation itself), so a later client-side apply
+ * still computes its three-way patch from what was really applied last.
+ */
+function keepLastAppliedInStep(merged: KubeObject, request: ApplyRequest): void {
+  const annotations = merged.metadata.annotations;
+  if (request.manager !== UPGRADING_MANAGER || typeof annotations?.[LAST_APPLIED] !== 'string' || annotations[LAST_APPLIED] === '') return;
+  const configuration: Json = { ...request.typeMeta, ...structuredClone(request.applied) };
+  const metadata = configuration['metadata'];
+  if (isObject(metadata) && isObject(metadata['annotations'])) delete metadata['annotations'][LAST_APPLIED];
+  merged.metadata.annotations = { ...annotations, [LAST_APPLIED]: encodeLikeGoEncoder(configuration) };
+}
+
+/** UPGRADING_MANAGER is the one field manager whose applies take over from client-side apply (kubectl's own). */
+const UPGRADING_MANAGER = 'kubectl';
+/** LAST_APPLIED is the annotation in which client-side apply keeps the configuration it last applied. */
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/**
+ * conflictsAfterClientSideUpgrade is what remains of an apply's conflicts once the move from
+ * client-side to server-side apply is allowed for (the real server's last-applied manager): for
+ * the `kubectl` manager, a conflict on a field the live object's last-applied-configuration
+ * annotation holds with the live value is no conflict, since client-side apply is what set it.
+ * Any other manager, or a missing or unreadable annotation, keeps every conflict.
+ */
+function conflictsAfterClientSideUpgrade(conflicts: readonly ApplyConflict[], request: ApplyRequest): ApplyConflict[] {
+  const annotation = request.live?.metadata.annotations?.[LAST_APPLIED];
+  if (request.manager !== UPGRADING_MANAGER || typeof annotation !== 'string' || annotation === '') return [...conflicts];
+  let lastApplied: unknown;
+  try {
+    lastApplied = JSON.parse(annotation);
+  } catch {
+    return [...conflicts];
+  }
+  if (!isObject(lastApplied)) return [...conflicts];
+  const live = request.live as unknown as Json;
+  const agreeing = new Set(
+    pathsOf(lastApplied, request.root, request.walker, false).filter((path) => isDeepStrictEqual(valueAtPath(lastApplied, path), valueAtPath(live, path))),
+  );
+  return conflicts.filter((conflict) => !agreeing.has(conflict.path));
 }
 
 function dedupe(conflicts: readonly ApplyConflict[]): ApplyConflict[] {

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { invalid, type FieldError } from '../apimachinery/field-errors.ts';
+import type { DiscoveryResource } from '../discovery.ts';
 import { badRequest, invalidObject } from '../apimachinery/status.ts';
 import { userOf } from '../cluster-auth.ts';
 import type { Authorizer } from './authorizer.ts';
@@ -12,6 +13,12 @@ import type { Attributes } from './policy-rules.ts';
 
 /** AUTHORIZATION_GROUP is the API group of the review kinds. */
 export const AUTHORIZATION_GROUP = 'authorization.k8s.io';
+
+/** ACCESS_REVIEW_RESOURCES are the reviews as discovery lists them (`kubectl api-resources`): cluster-scoped, create only. */
+export const ACCESS_REVIEW_RESOURCES: readonly DiscoveryResource[] = [
+  { kind: 'SelfSubjectAccessReview', resource: 'selfsubjectaccessreviews', singular: 'selfsubjectaccessreview' },
+  { kind: 'SelfSubjectRulesReview', resource: 'selfsubjectrulesreviews', singular: 'selfsubjectrulesreview' },
+].map((review) => ({ ...review, group: AUTHORIZATION_GROUP, version: 'v1', namespaced: false, verbs: ['create'], shortNames: [], categories: [] }));
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value);
