@@ -11,7 +11,9 @@ import { BARE_SERVER, ensureBuilt, median, rssMb, startProcess } from './lib/pro
  *
  * Idle RSS is plain VmRSS read IDLE_MS (default 3000) after the `listening on` line, with no
  * request sent and no GC forced: `fogbank start` defers nothing past listening (each family loads
- * its heavy parts on its first request), so that is the process as it sits waiting.
+ * its heavy parts on its first request), so that is the process as it sits waiting. V8 gives back
+ * part of the heap start-up grew some seconds later on its own; a second table follows one
+ * process of each kind for 20 s to show when and how much.
  *
  * The work start-up no longer does moves to each family's first request, so the second part
  * times, in fresh `--ephemeral` processes, the first request to each family (which loads its
@@ -73,6 +75,24 @@ try {
   const fattest = results.reduce((a, b) => (a.rss > b.rss ? a : b));
   const ratio = worst.readyMs / baseline.readyMs;
   console.log(`targets: ready ≤ 2× bare → ${ratio <= 2 ? 'met' : 'MISSED'} (${ratio.toFixed(2)}×); idle RSS ≤ 80 MB → ${fattest.rss <= 80 ? 'met' : 'MISSED'} (${fattest.rss.toFixed(1)} MiB)`);
+
+  // Idle RSS over time, one process each: V8's memory reducer returns the heap start-up grew
+  // (mostly the young generation) after several idle seconds, with no GC asked for.
+  const moments = [1, 3, 5, 10, 15, 20];
+  console.log(`\nidle RSS MiB over time after listening, one process each (no request, no GC forced)`);
+  console.log(`${'server'.padEnd(26)} ${moments.map((s) => `${s} s`.padStart(6)).join(' ')}`);
+  for (const [label, args] of [['bare node:http', [...BARE_SERVER]], ['fogbank, sqlite store', [main, 'start', '--port', '0', '--data-dir', fresh(), '--admin-token', TOKEN, '--log-level', 'warn']], ['fogbank, --ephemeral', ephemeral()]] as const) {
+    const started = await startProcess(args);
+    const samples: number[] = [];
+    let waited = 0;
+    for (const moment of moments) {
+      await new Promise((resolve) => setTimeout(resolve, moment * 1000 - waited));
+      waited = moment * 1000;
+      samples.push(rssMb(started.child.pid!));
+    }
+    await started.stop();
+    console.log(`${label.padEnd(26)} ${samples.map((rss) => rss.toFixed(1).padStart(6)).join(' ')}`);
+  }
 
   // First request to each family, each in a fresh process. The publisher's first upload of an
   // unsigned bundle also makes the server's signing key (RSA 2048), once per data directory.
