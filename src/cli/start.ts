@@ -61,8 +61,13 @@ export interface RunningFogbank {
   readonly dataDir: string | undefined;
   readonly store: Store;
   readonly app: FastifyInstance;
-  /** settled resolves once every family's deferred start-up work is done (ServiceHandle.warmUp). */
-  readonly settled: Promise<void>;
+  /**
+   * warmUp does every family's deferred start-up work now (ServiceHandle.warmUp: loading its
+   * working parts, seeding what a fresh instance has) instead of on the family's first request,
+   * and resolves when it is done. `fogbank start` never calls it (start-up time and idle memory);
+   * tests do, to start from a settled store.
+   */
+  warmUp(): Promise<void>;
   /** close stops accepting, finishes in-flight requests, stops background work and closes the store. */
   close(): Promise<void>;
 }
@@ -122,11 +127,8 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
       writeFileSync(kubeconfigFile, kubeconfigText(`http://${urlHost}:${port}`, adminToken), { mode: 0o600 });
     }
     let closing: Promise<void> | undefined;
-    // Deferred start-up work runs now that clients can connect; a failure there is the failing
-    // family's to report on its next request, so it never escapes as an unhandled rejection.
-    const settled = warmUp(app).catch(() => undefined);
     return {
-      settled,
+      warmUp: () => warmUp(app),
       url: `http://${urlHost}:${port}`,
       host,
       port,

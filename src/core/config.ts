@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { TokenGrant } from './auth.ts';
+import { commonJs } from './lazy.ts';
 
 /** OperationsMode chooses how fast compute Operations finish. */
 export type OperationsMode = 'realistic' | 'instant';
@@ -32,14 +33,9 @@ export async function loadConfigFile(path: string): Promise<FileConfig> {
   return parseFileConfig(raw ?? {}, path);
 }
 
-/**
- * loadYamlParser loads the YAML parser on first use. `yaml` is CommonJS for Node: run natively,
- * its functions are named exports; bundled into a split chunk, only the default export (the
- * whole module) is there. Either way the parser is found.
- */
+/** loadYamlParser loads the YAML parser (CommonJS for Node) on first use. */
 export async function loadYamlParser(): Promise<(text: string) => unknown> {
-  const module = (await import('yaml')) as typeof import('yaml') & { readonly default?: typeof import('yaml') };
-  return module.parse ?? module.default!.parse;
+  return commonJs(await import('yaml')).parse;
 }
 
 /** parseFileConfig validates an already-parsed configuration document. */

@@ -33,9 +33,10 @@ export interface ServiceHandle {
   /** close stops background work (timers, watchers) and wakes anything long-polling. */
   close(): Promise<void>;
   /**
-   * warmUp finishes what the family deferred to keep start-up fast (loading its code, seeding the
-   * objects a fresh instance has). Core starts it once the server listens; requests that arrive
-   * sooner wait for the same work, so it only moves the cost off the first request.
+   * warmUp does now what the family otherwise does on its first request (loading its working
+   * parts, seeding the objects a fresh instance has). `fogbank start` does not call it, to keep
+   * start-up fast and idle memory low; tests do, to start from a settled store. Requests that
+   * arrive meanwhile wait for the same work.
    */
   warmUp?(): Promise<void>;
 }

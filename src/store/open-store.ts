@@ -1,8 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MemoryStore } from './memory-store.ts';
-import { PostgresStore } from './postgres-store.ts';
-import { SqliteStore } from './sqlite-store.ts';
 import type { Store } from './store.ts';
 
 /** OpenStoreOptions say where file-backed stores keep their data. */
@@ -33,9 +31,13 @@ export async function openStore(spec: string, options: OpenStoreOptions): Promis
   if (spec === 'memory') return new MemoryStore({ changeRetention: MEMORY_CHANGE_RETENTION });
   if (spec === 'sqlite') {
     await mkdir(options.dataDir, { recursive: true });
+    // The native binding loads only for a SQLite store (`--ephemeral` never needs it).
+    const { SqliteStore } = await import('./sqlite-store.ts');
     return SqliteStore.open(join(options.dataDir, SQLITE_FILE_NAME));
   }
   if (spec.startsWith('postgres://') || spec.startsWith('postgresql://')) {
+    // The driver loads only for a postgres store (start-up time and memory of every other one).
+    const { PostgresStore } = await import('./postgres-store.ts');
     return PostgresStore.open(spec, {
       ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
       ...(options.onTrouble === undefined ? {} : { onTrouble: options.onTrouble }),

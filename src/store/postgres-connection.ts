@@ -1,6 +1,8 @@
 import pg from 'pg';
 import { StoreUnavailableError } from './store.ts';
 
+export { redactUrl } from './redact-url.ts';
+
 /** PostgresConnectionOptions are the connection settings the PostgreSQL backend shares. */
 export interface PostgresConnectionOptions {
   /** How many connections the pool may open (default 10; at least 2: one writes while others read). */
@@ -69,15 +71,4 @@ export function isConnectionFailure(error: unknown): boolean {
 /** unavailableOr turns a connection failure into StoreUnavailableError and leaves other errors alone. */
 export function unavailableOr(error: unknown): unknown {
   return isConnectionFailure(error) ? new StoreUnavailableError(error) : error;
-}
-
-/** redactUrl hides the password of a connection URL, for messages and logs. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return url.replace(/:[^:@/]*@/, ':***@');
-  }
 }

@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { bundleItems, zipBuffer } from '../../src/services/publisher/artifact-builder.fixture.ts';
 import { REPO } from '../harness/paths.ts';
 import { spawnOwned, startFogbankProcess, withTimeout } from '../harness/process.ts';
 import { tempDir } from '../harness/temp.ts';
@@ -17,6 +18,41 @@ async function call(url: string, token: string, method: string, path: string, bo
   });
   const text = await response.text();
   return { status: response.status, json: text === '' ? {} : (JSON.parse(text) as Record<string, any>) };
+}
+
+/**
+ * firstRequestsToEveryFamily checks, against a fresh bundled server, the answers that come before
+ * and with each family's first request: the bundle loads each family's parts from its own chunk
+ * then (CommonJS packages among them), and the first answer must already be the right one.
+ */
+async function firstRequestsToEveryFamily(url: string, token: string): Promise<void> {
+  const auth = { authorization: `Bearer ${token}` };
+  // Pre-handler answers in each family's dialect, before anything of the family is loaded.
+  const malformed = await fetch(`${url}/gmail/v1/users/me/messages/send`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"raw":' });
+  assert.equal(malformed.status, 400);
+  assert.equal(((await malformed.json()) as { error: { status: string } }).error.status, 'INVALID_ARGUMENT');
+  const anonymous = await fetch(`${url}/api/v1/namespaces`);
+  assert.equal(anonymous.status, 401);
+  assert.equal(((await anonymous.json()) as { kind: string }).kind, 'Status');
+  // The cluster's first request already sees the seeded namespaces and the default policy.
+  const namespaces = (await (await fetch(`${url}/api/v1/namespaces`, { headers: auth })).json()) as { items: { metadata: { name: string } }[] };
+  assert.deepEqual(namespaces.items.map((item) => item.metadata.name).filter((name) => name === 'default' || name === 'kube-system'), ['default', 'kube-system']);
+  const role = await fetch(`${url}/apis/rbac.authorization.k8s.io/v1/clusterroles/cluster-admin`, { headers: auth });
+  assert.equal(role.status, 200);
+  const yaml = await fetch(`${url}/api/v1/namespaces`, { method: 'POST', headers: { ...auth, 'content-type': 'application/yaml' }, body: 'metadata:\n  name: from-yaml\n' });
+  assert.equal(yaml.status, 201);
+  // Mail composes with its MIME stack; publisher inspects an unsigned bundle and signs it with its own key (X.509 libraries).
+  const raw = Buffer.from('From: admin@fogbank.local\r\nTo: bob@example.com\r\nSubject: first\r\n\r\nhello\r\n').toString('base64url');
+  const sent = await fetch(`${url}/gmail/v1/users/me/messages/send`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ raw }) });
+  assert.equal(sent.status, 200, await sent.clone().text());
+  const bundle = await zipBuffer(bundleItems({ packageName: 'com.example.first', versionCode: 1 }));
+  const uploaded = await fetch(`${url}/upload/androidpublisher/v3/applications/internalappsharing/com.example.first/artifacts/bundle?uploadType=media`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/octet-stream' },
+    body: bundle,
+  });
+  assert.equal(uploaded.status, 200, await uploaded.clone().text());
+  assert.match(((await uploaded.json()) as { certificateFingerprint: string }).certificateFingerprint, /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
 }
 
 describe('fogbank start as a process', () => {
@@ -116,6 +152,7 @@ describe('fogbank start as a process', () => {
       assert.equal(op.json['status'], 'DONE');
       assert.equal((await call(server.url, 'tok', 'GET', 'projects/p/global/instanceTemplates/bundled')).status, 200);
       assert.equal((await call(server.url, 'tok', 'POST', 'projects/p/regions/us-central1/securityPolicies', { name: 'pol' })).status, 200);
+      await firstRequestsToEveryFamily(server.url, 'tok');
     } finally {
       assert.equal(await server.stop('SIGTERM'), 0);
     }

@@ -19,7 +19,8 @@ onTestProcessExit(() => {
 /**
  * startFogbank starts fogbank in-process with test defaults (127.0.0.1, port 0, memory store,
  * silent); options override them. It resolves once the families' deferred start-up work is done
- * (the cluster's namespaces and default policy), so a test sees a settled store.
+ * (`fogbank start` leaves it to each family's first request; here the cluster's namespaces and
+ * default policy are in the store before the test reads it).
  */
 export async function startFogbank(options: StartOptions = {}): Promise<RunningFogbank> {
   // Without a data directory of the test's own, files (kubeconfig, spooled uploads) would land in
@@ -27,7 +28,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
   const dataDir = options.ephemeral === true || options.dataDir !== undefined ? {} : { dataDir: tempDir('server') };
   const server = await startServer({ host: '127.0.0.1', port: 0, store: 'memory', logLevel: 'silent', ...dataDir, ...options });
   running.add(server);
-  await server.settled;
+  await server.warmUp();
   const close = server.close.bind(server);
   return {
     ...server,

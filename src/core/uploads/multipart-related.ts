@@ -2,13 +2,11 @@ import { rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import type { Readable, Transform, Writable } from 'node:stream';
 import { Splitter, type MimeNode } from '@zone-eu/mailsplit';
-import { badMetadata, badMultipart, unsupportedMediaType } from './errors.ts';
+import { badMultipart, unsupportedMediaType } from './errors.ts';
 import { acceptsMediaType, parseContentType, type MediaLimits } from './media-type.ts';
 import { writeNewFile } from '../new-file.ts';
 import { feed, meteredHash, type SpooledFile } from './spool.ts';
-
-/** METADATA_LIMIT is the largest JSON metadata part (or resumable initiation body) accepted, in bytes. */
-export const METADATA_LIMIT = 1024 * 1024;
+import { METADATA_LIMIT, parseMetadata } from './upload-metadata.ts';
 
 /** MultipartUpload is what a `multipart/related` upload carried: the JSON metadata and the media, spooled to a file. */
 export interface MultipartUpload {
@@ -117,17 +115,4 @@ async function spoolDecoded(decoded: Readable, path: string, maxSize: number): P
   const meter = meteredHash(maxSize);
   await writeNewFile(decoded, path, meter.stream);
   return { path, ...meter.result() };
-}
-
-/** parseMetadata reads upload metadata: empty means none (`{}`), anything else must be a JSON object. */
-export function parseMetadata(text: string): Record<string, unknown> {
-  if (text.trim() === '') return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw badMetadata('Unexpected token.');
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badMetadata('The metadata must be a JSON object.');
-  return value as Record<string, unknown>;
 }

@@ -9,10 +9,10 @@ import { parseContentRange, rangeHeader } from './content-range.ts';
 import { completionInProgress, invalidUploadType, mediaTooLarge, unsupportedMediaType, wrongUrlForUpload } from './errors.ts';
 import type { FileArea } from './file-area.ts';
 import { acceptsMediaType, parseContentType } from './media-type.ts';
-import { METADATA_LIMIT, parseMetadata, readMultipartRelated } from './multipart-related.ts';
 import { ResumableSessions, type SessionRecord } from './resumable-sessions.ts';
 import { spoolToFile } from './spool.ts';
 import type { UploadAnswer, UploadMethod } from './upload-method.ts';
+import { METADATA_LIMIT, parseMetadata } from './upload-metadata.ts';
 
 /** UploadEngineOptions are what an engine needs: the family it serves, state, time, ids and its file area. */
 export interface UploadEngineOptions {
@@ -114,6 +114,8 @@ export class UploadEngine {
   async #multipart<C>(method: UploadMethod<C>, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const context = await this.#begin(method, request);
     refuseDeclaredLength(request, method.limits.maxSize + METADATA_LIMIT);
+    // The MIME splitter (and the charset tables it brings) loads with the first multipart upload.
+    const { readMultipartRelated } = await import('./multipart-related.ts');
     return this.#withSpool(async (path) => {
       const upload = await readMultipartRelated(bodyOf(request), request.headers['content-type'] ?? '', path, method.limits);
       return send(reply, await method.complete({ metadata: upload.metadata, media: { ...upload.media, mediaType: upload.mediaType } }, context));

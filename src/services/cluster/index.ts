@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { loadYamlParser } from '../../core/config.ts';
+import { loadOnFirstUse } from '../../core/lazy.ts';
 import { DEFAULT_BODY_LIMIT } from '../../core/server.ts';
 import { apiGroupVocabulary, DEFAULT_API_DOMAIN, type Vocabulary } from '../../core/identifiers.ts';
 import type { ServiceContext, ServiceDefinition } from '../../core/service.ts';
@@ -62,25 +63,18 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
       });
       rbac.install(app, domain);
       useYamlBodies(app);
-      // The working parts load on the first request (start-up time); every route awaits them.
-      let loading: Promise<ClusterRuntime> | undefined;
-      // A failed start (the store unreachable, say) is retried by the next request, not kept.
-      const runtime = (): Promise<ClusterRuntime> =>
-        (loading ??= import('./runtime.ts')
-          .then((module) =>
-            module.startClusterRuntime(context, {
-              groups,
-              spelling,
-              eventTtlSeconds: options.eventTtlSeconds ?? DEFAULT_EVENT_TTL_SECONDS,
-              watch: options.watch,
-              rbac,
-              bootstrapPolicy: options.bootstrapPolicy ?? true,
-            }),
-          )
-          .catch((error: unknown) => {
-            loading = undefined;
-            throw error;
-          }));
+      // The working parts load on the first request (start-up time and idle memory); every route
+      // awaits them, so the first request already sees the initial namespaces and default policy.
+      const runtime = loadOnFirstUse<ClusterRuntime>(async () =>
+        (await import('./runtime.ts')).startClusterRuntime(context, {
+          groups,
+          spelling,
+          eventTtlSeconds: options.eventTtlSeconds ?? DEFAULT_EVENT_TTL_SECONDS,
+          watch: options.watch,
+          rbac,
+          bootstrapPolicy: options.bootstrapPolicy ?? true,
+        }),
+      );
 
       const json = (reply: FastifyReply, body: unknown, contentType = 'application/json') =>
         reply.code(200).header('content-type', contentType).header('cache-control', 'no-cache, private').send(Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)));
@@ -151,7 +145,7 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
       });
       return {
         close: async () => {
-          if (loading !== undefined) await (await loading.catch(() => undefined))?.close();
+          await (await runtime.loaded()?.catch(() => undefined))?.close();
         },
         warmUp: async () => {
           await runtime();

@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { API_PATHS } from '../../core/identifiers.ts';
 import { googleClientBanner } from '../../core/google-client-banner.ts';
 import { googleEnvelopeProblem } from '../../core/google-error-envelope.ts';
+import { loadOnFirstUse } from '../../core/lazy.ts';
 import type { ServiceContext, ServiceDefinition } from '../../core/service.ts';
 import { openFileArea, UploadEngine } from '../../core/uploads/index.ts';
-import { ComposeService } from './compose-service.ts';
 import { renderMailError, useMailErrors } from './error-serializer.ts';
 import { MailboxService } from './mailbox-service.ts';
 import { MessageFiles } from './message-files.ts';
@@ -36,7 +36,7 @@ export const mailService: ServiceDefinition = {
     const relay = context.mailRelay === undefined ? undefined : new Relay(context.mailRelay, context.store);
     const routes: MailRoutes = {
       auth: context.auth,
-      compose: new ComposeService(context.store, context.clock, context.ids, files, relay),
+      compose: loadOnFirstUse(async () => new (await import('./compose-service.ts')).ComposeService(context.store, context.clock, context.ids, files, relay)),
       mailboxes: new MailboxService(context.store, context.clock, files),
     };
     useMailErrors(app);

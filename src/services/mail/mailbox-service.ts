@@ -1,11 +1,13 @@
 import type { Clock } from '../../core/clock.ts';
 import type { Store } from '../../store/store.ts';
 import { invalidArgument, MailError, notFound } from './errors.ts';
-import { readPartBodies } from './mime/part-body.ts';
 import type { MessageFiles } from './message-files.ts';
 import { relabel, removeMessage } from './mailbox-writes.ts';
 import { historyKey, key, KINDS, SYSTEM_LABEL_IDS, type DraftRecord, type FileRefs, type HistoryRecord, type LabelRecord, type MailboxRecord, type MessageRecord } from './model.ts';
 import { parseQuery, type QueryContext } from './query.ts';
+
+/** partBodies loads the MIME splitter with the first read of a body part, not at start-up. */
+const partBodies = () => import('./mime/part-body.ts');
 import { findPart, inlinePartIds, partIdOfAttachment, renderMessage, type MessageFormat } from './render.ts';
 
 /** ListOptions are messages.list / threads.list / drafts.list parameters. */
@@ -47,7 +49,7 @@ export class MailboxService {
   async render(message: MessageRecord, format: MessageFormat, metadataHeaders: readonly string[]): Promise<Record<string, unknown>> {
     const raw = format === 'raw' ? await this.files.bytes(message.file) : undefined;
     const inline = format === 'full' ? inlinePartIds(message.payload) : new Set<string>();
-    const bodies = inline.size === 0 ? new Map<string, Buffer>() : await readPartBodies(await this.files.read(message.file), inline);
+    const bodies = inline.size === 0 ? new Map<string, Buffer>() : await (await partBodies()).readPartBodies(await this.files.read(message.file), inline);
     return renderMessage(message, format, metadataHeaders, raw, bodies);
   }
 
@@ -89,7 +91,7 @@ export class MailboxService {
     const partId = partIdOfAttachment(messageId, attachmentId);
     const part = findPart(message.payload, partId);
     if (part === undefined || part.parts !== undefined) throw notFound();
-    const body = (await readPartBodies(await this.files.read(message.file), new Set([partId]))).get(partId);
+    const body = (await (await partBodies()).readPartBodies(await this.files.read(message.file), new Set([partId]))).get(partId);
     if (body === undefined) throw notFound();
     return { attachmentId, size: body.length, data: body.toString('base64url') };
   }

@@ -18,7 +18,8 @@ const JSON_WRITE_LIMIT = Math.ceil((MESSAGE_MEDIA.maxSize * 4) / 3) + 64 * 1024;
 /** MailRoutes are the services the routes call. */
 export interface MailRoutes {
   readonly auth: Authenticator;
-  readonly compose: ComposeService;
+  /** Sending and drafts: loaded with the first write (the MIME stack is most of the family's code). */
+  readonly compose: () => Promise<ComposeService>;
   readonly mailboxes: MailboxService;
 }
 
@@ -36,7 +37,7 @@ export function registerMetadataRoutes(app: FastifyInstance, routes: MailRoutes)
   app.post('/users/:userId/messages/send', { bodyLimit: JSON_WRITE_LIMIT }, async (request) => {
     const { mailbox } = access(request, MAIL_SCOPES.send, 'caribou.api.proto.MailboxService.SendMessage');
     const message = body(request);
-    return compose.send(mailbox, rawFrom(message), stringOf(message['threadId']));
+    return (await compose()).send(mailbox, rawFrom(message), stringOf(message['threadId']));
   });
   app.get('/users/:userId/messages', async (request) => {
     const { mailbox } = access(request, MAIL_SCOPES.read, 'caribou.api.proto.MailboxService.ListMessages');
@@ -74,19 +75,19 @@ export function registerMetadataRoutes(app: FastifyInstance, routes: MailRoutes)
   app.post('/users/:userId/drafts', { bodyLimit: JSON_WRITE_LIMIT }, async (request) => {
     const { mailbox } = access(request, MAIL_SCOPES.draftWrite, 'caribou.api.proto.MailboxService.CreateDraft');
     const message = draftMessage(body(request));
-    return compose.createDraft(mailbox, rawFrom(message), stringOf(message['threadId']));
+    return (await compose()).createDraft(mailbox, rawFrom(message), stringOf(message['threadId']));
   });
   app.put('/users/:userId/drafts/:id', { bodyLimit: JSON_WRITE_LIMIT }, async (request) => {
     const { mailbox } = access(request, MAIL_SCOPES.draftWrite, 'caribou.api.proto.MailboxService.UpdateDraft');
     const message = draftMessage(body(request));
-    return compose.updateDraft(mailbox, params(request)['id']!, rawFrom(message), stringOf(message['threadId']));
+    return (await compose()).updateDraft(mailbox, params(request)['id']!, rawFrom(message), stringOf(message['threadId']));
   });
   app.post('/users/:userId/drafts/send', { bodyLimit: JSON_WRITE_LIMIT }, async (request) => {
     const { mailbox } = access(request, MAIL_SCOPES.draftWrite, 'caribou.api.proto.MailboxService.SendDraft');
     const b = body(request);
     const message = typeof b['message'] === 'object' && b['message'] !== null ? (b['message'] as Record<string, unknown>) : undefined;
     const raw = message !== undefined && message['raw'] !== undefined ? rawFrom(message) : undefined;
-    return compose.sendDraft(mailbox, draftIdOf(b), raw, stringOf(message?.['threadId']));
+    return (await compose()).sendDraft(mailbox, draftIdOf(b), raw, stringOf(message?.['threadId']));
   });
   app.get('/users/:userId/drafts', async (request) => {
     const { mailbox } = access(request, MAIL_SCOPES.draftRead, 'caribou.api.proto.MailboxService.ListDrafts');
@@ -100,7 +101,7 @@ export function registerMetadataRoutes(app: FastifyInstance, routes: MailRoutes)
   });
   app.delete('/users/:userId/drafts/:id', async (request, reply) => {
     const { mailbox } = access(request, MAIL_SCOPES.draftWrite, 'caribou.api.proto.MailboxService.DeleteDraft');
-    await compose.deleteDraft(mailbox, params(request)['id']!);
+    await (await compose()).deleteDraft(mailbox, params(request)['id']!);
     return reply.code(204).send();
   });
 
@@ -172,10 +173,10 @@ export function registerUploadRoutes(app: FastifyInstance, engine: UploadEngine,
   });
   const file = (upload: CompletedUpload): RawSource => ({ kind: 'file', path: upload.media.path });
   const draftMeta = (upload: CompletedUpload): Record<string, unknown> => (typeof upload.metadata['message'] === 'object' && upload.metadata['message'] !== null ? (upload.metadata['message'] as Record<string, unknown>) : {});
-  engine.route(app, 'POST', '/users/:userId/messages/send', method('gmail.users.messages.send', MAIL_SCOPES.send, 'caribou.api.proto.MailboxService.SendMessage', (upload, c) => compose.send(c.mailbox, file(upload), stringOf(upload.metadata['threadId']))), defaultProtocol);
-  engine.route(app, 'POST', '/users/:userId/drafts', method('gmail.users.drafts.create', MAIL_SCOPES.draftWrite, 'caribou.api.proto.MailboxService.CreateDraft', (upload, c) => compose.createDraft(c.mailbox, file(upload), stringOf(draftMeta(upload)['threadId']))), defaultProtocol);
-  engine.route(app, 'POST', '/users/:userId/drafts/send', method('gmail.users.drafts.send', MAIL_SCOPES.draftWrite, 'caribou.api.proto.MailboxService.SendDraft', (upload, c) => compose.sendDraft(c.mailbox, draftIdOf(upload.metadata), file(upload), stringOf(draftMeta(upload)['threadId']))), defaultProtocol);
-  engine.route(app, 'PUT', '/users/:userId/drafts/:id', method('gmail.users.drafts.update', MAIL_SCOPES.draftWrite, 'caribou.api.proto.MailboxService.UpdateDraft', (upload, c) => compose.updateDraft(c.mailbox, c.draftId!, file(upload), stringOf(draftMeta(upload)['threadId']))), defaultProtocol);
+  engine.route(app, 'POST', '/users/:userId/messages/send', method('gmail.users.messages.send', MAIL_SCOPES.send, 'caribou.api.proto.MailboxService.SendMessage', async (upload, c) => (await compose()).send(c.mailbox, file(upload), stringOf(upload.metadata['threadId']))), defaultProtocol);
+  engine.route(app, 'POST', '/users/:userId/drafts', method('gmail.users.drafts.create', MAIL_SCOPES.draftWrite, 'caribou.api.proto.MailboxService.CreateDraft', async (upload, c) => (await compose()).createDraft(c.mailbox, file(upload), stringOf(draftMeta(upload)['threadId']))), defaultProtocol);
+  engine.route(app, 'POST', '/users/:userId/drafts/send', method('gmail.users.drafts.send', MAIL_SCOPES.draftWrite, 'caribou.api.proto.MailboxService.SendDraft', async (upload, c) => (await compose()).sendDraft(c.mailbox, draftIdOf(upload.metadata), file(upload), stringOf(draftMeta(upload)['threadId']))), defaultProtocol);
+  engine.route(app, 'PUT', '/users/:userId/drafts/:id', method('gmail.users.drafts.update', MAIL_SCOPES.draftWrite, 'caribou.api.proto.MailboxService.UpdateDraft', async (upload, c) => (await compose()).updateDraft(c.mailbox, c.draftId!, file(upload), stringOf(draftMeta(upload)['threadId']))), defaultProtocol);
 }
 
 /** rawFrom decodes a Message's `raw` (base64url or base64, padded or not), or refuses a write without it. */

@@ -9,6 +9,7 @@ import { KeyObject, X509Certificate, type webcrypto } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../../core/clock.ts';
+import { commonJs } from '../../core/lazy.ts';
 import type { IdSource } from '../../core/ids.ts';
 
 const CERTIFICATE_FILE = 'signing-certificate.pem';
@@ -49,7 +50,9 @@ export class FogbankSigner {
 
 async function createSelfSigned(now: number, serial: Buffer): Promise<{ der: Buffer; privateKey: webcrypto.CryptoKey }> {
   // The X.509 libraries load on first use: most starts never make a certificate (start-up time).
-  const [{ Integer, Utf8String }, { AttributeTypeAndValue, Certificate }] = await Promise.all([import('asn1js'), import('pkijs')]);
+  const [asn1js, pkijs] = await Promise.all([import('asn1js'), import('pkijs')]);
+  const { Integer, Utf8String } = commonJs(asn1js);
+  const { AttributeTypeAndValue, Certificate } = commonJs(pkijs);
   const { subtle } = globalThis.crypto;
   const keys = await subtle.generateKey({ name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, ['sign', 'verify']);
   const certificate = new Certificate();

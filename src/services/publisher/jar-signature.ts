@@ -8,6 +8,7 @@
 
 import { createHash } from 'node:crypto';
 import type { Certificate, SignedData } from 'pkijs';
+import { commonJs } from '../../core/lazy.ts';
 import { invalidUpload } from './errors.ts';
 import type { ZipArchive } from './zip-archive.ts';
 
@@ -30,7 +31,7 @@ export async function signingCertificate(archive: ZipArchive, what: string): Pro
   const blockBytes = await archive.read(block, MAX_SIGNATURE_ENTRY_BYTES, what);
   const sfBytes = await archive.read(sfName, MAX_SIGNATURE_ENTRY_BYTES, what);
   // The CMS library loads on first use (start-up time).
-  const pkijs = await import('pkijs');
+  const pkijs = commonJs(await import('pkijs'));
   const signed = parseSignedData(pkijs, blockBytes, block, what);
   let signer: Certificate | null | undefined;
   try {

@@ -7,7 +7,7 @@
 import { X509Certificate } from 'node:crypto';
 import type { ArtifactRecord, ArtifactStore } from './artifacts.ts';
 import type { FogbankSigner } from './fogbank-signer.ts';
-import { inspectUpload, type ArtifactKind } from './inspect-upload.ts';
+import type { ArtifactKind } from './inspect-upload.ts';
 import type { UploadedMedia } from '../../core/uploads/index.ts';
 
 /** InternalAppSharingArtifact is the API resource (androidpublisher v3), exactly its three fields. */
@@ -29,6 +29,8 @@ export class PublisherService {
    * moved into the artifacts on success; on failure it is left for the upload engine to remove.
    */
   async uploadArtifact(kind: ArtifactKind, packageName: string, media: UploadedMedia): Promise<ArtifactRecord> {
+    // The archive, manifest and signature readers load with the first upload, not at start-up.
+    const { inspectUpload } = await import('./inspect-upload.ts');
     const inspection = await inspectUpload(media.path, media.size, kind, packageName);
     const certificate = inspection.certificate ?? (await this.signer.certificate());
     return this.artifacts.create({

@@ -7,15 +7,11 @@ import type { FastifyInstance } from 'fastify';
 import type { Vocabulary } from '../../../core/identifiers.ts';
 import type { RunSingleton, Singleton } from '../../../core/singletons.ts';
 import type { Store } from '../../../store/index.ts';
-import type { GenericRegistry, RequestScope } from '../apimachinery/registry.ts';
-import type { AnyView } from '../apimachinery/strategy.ts';
-import { clusterRoleBindingsView } from '../resources/cluster-role-bindings.ts';
-import { clusterRolesView } from '../resources/cluster-roles.ts';
+import type { GenericRegistry } from '../apimachinery/registry.ts';
 import { AUTHORIZATION_GROUP, registerAccessReviews } from './access-reviews.ts';
-import { AggregationController } from './aggregation-controller.ts';
+import type { AggregationController } from './aggregation-controller.ts';
 import { useClusterAuthorization } from './authorize-requests.ts';
 import { Authorizer } from './authorizer.ts';
-import { reconcileBootstrapPolicy } from './bootstrap-policy.ts';
 import { escalationCheck } from './escalation.ts';
 
 export { runAs } from './escalation.ts';
@@ -48,12 +44,11 @@ export class Rbac {
    * whatever changed while no controller ran (the old leader died) converges.
    */
   async start(registry: GenericRegistry, bootstrap: boolean, singleton: RunSingleton): Promise<void> {
-    const roles: RequestScope = { view: clusterRolesView as unknown as AnyView, group: clusterRolesView.group, namespace: undefined };
-    const bindings: RequestScope = { view: clusterRoleBindingsView as unknown as AnyView, group: clusterRoleBindingsView.group, namespace: undefined };
-    if (bootstrap) await reconcileBootstrapPolicy(registry, roles, bindings);
+    // Loaded with the family's working parts, not at process start.
+    const { reconcilePolicy, startAggregation } = await import('./start-policy.ts');
+    if (bootstrap) await reconcilePolicy(registry);
     this.#aggregation = await singleton('cluster/clusterrole-aggregation', async () => {
-      const controller = new AggregationController(this.store, registry, this.groups, roles);
-      await controller.start();
+      const controller = await startAggregation(this.store, registry, this.groups);
       this.#controller = controller;
       return controller;
     });

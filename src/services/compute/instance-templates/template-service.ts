@@ -7,10 +7,8 @@ import type { Store } from '../../../store/store.ts';
 import type { OperationService, StoredOperation } from '../operations/index.ts';
 import { requirePermission } from '../shared/authorize.ts';
 import { alreadyExists, internalError, notFound } from '../shared/errors.ts';
-import { decodeResource } from '../shared/decode-resource.ts';
 import type { Scope } from '../shared/locations.ts';
-import { normalizeTemplate, type NormalizedTemplate } from './normalize-template.ts';
-import { InstanceTemplateSchema, type InstanceTemplateInput } from './schema.ts';
+import type { NormalizedTemplate } from './normalize-template.ts';
 import { INSTANCE_TEMPLATES_KIND, templateKey, templatePath, type StoredTemplate } from './template.ts';
 
 interface InsertWork {
@@ -61,12 +59,18 @@ export class TemplateService {
 
   /** insert validates synchronously (400/403/409 on the request) and starts the Operation that creates the template. */
   async insert(project: string, scope: Scope, body: unknown, principal: Principal, requestId: string | undefined): Promise<StoredOperation> {
+    // The schema and the validators load with the first insert, not at start-up.
+    const { decodeTemplate } = await import('./decode-template.ts');
     const earlier = await this.operations.byRequestId(project, scope, requestId);
     if (earlier !== undefined) return earlier;
-    const input = decodeResource<InstanceTemplateInput>(InstanceTemplateSchema, body);
-    const template = normalizeTemplate(input, { project, checkPermission: (permission, path) => requirePermission(principal, permission, path) }, this.ids);
+    const template = decodeTemplate(body, { project, checkPermission: (permission, path) => requirePermission(principal, permission, path) }, this.ids);
     const path = templatePath(project, scope, template.name);
-    if ((await this.store.get(INSTANCE_TEMPLATES_KIND, templateKey(project, scope, template.name))) !== undefined) throw alreadyExists(path);
+    if ((await this.store.get(INSTANCE_TEMPLATES_KIND, templateKey(project, scope, template.name))) !== undefined) {
+      // A concurrent twin of this request (same requestId) may have created it meanwhile: its Operation is the answer.
+      const twin = await this.operations.byRequestId(project, scope, requestId);
+      if (twin !== undefined) return twin;
+      throw alreadyExists(path);
+    }
     const id = uint64Id(this.ids);
     const work: InsertWork = { project, scope, id, template };
     return this.operations.start({

@@ -1,5 +1,5 @@
 import { SECURITY_POLICY_TYPES, type Reading } from '../../../core/identifiers.ts';
-import { decodeResource, invalidPayload } from '../shared/decode-resource.ts';
+import { decodeResource } from '../shared/decode-resource.ts';
 import { conditionNotMet, invalidFieldValue } from '../shared/errors.ts';
 import { sameFingerprint } from '../shared/fingerprint.ts';
 import type { Scope } from '../shared/locations.ts';
@@ -12,6 +12,7 @@ import { DEFAULT_POLICY_TYPE, MAX_PRIORITY, MESSAGES, REGIONAL_POLICY_TYPES, typ
 import { OUTPUT_ONLY_POLICY_FIELDS, PolicySchema, SetLabelsSchema, type SecurityPolicyBody, type SetLabelsBody } from './model.ts';
 import { EMPTY_LABEL_FINGERPRINT, policyScopeOf, type StoredPolicy } from './policy.ts';
 import { defaultRule, prepareNewRule, preparePatchedRule, type RuleScope, type StoredRule } from './prepare-rule.ts';
+import { findRule } from './rule-priority.ts';
 
 /**
  * Every change to a security policy as a pure function from the stored policy and the request
@@ -119,13 +120,6 @@ export function removeRule(policy: StoredPolicy, priority: number, fingerprint: 
   return { ...policy, rules: policy.rules.filter((rule) => rule.priority !== priority), fingerprint };
 }
 
-/** findRule returns the rule at `priority` or throws the real 400. */
-export function findRule(policy: StoredPolicy, priority: number): StoredRule {
-  const rule = policy.rules.find((candidate) => candidate.priority === priority);
-  if (rule === undefined) throw invalidFieldValue('priority', String(priority), MESSAGES.noRuleAtPriority(policy.name, priority));
-  return rule;
-}
-
 /**
  * patchPolicy changes the policy's own fields. The `fingerprint` must be given and current
  * (compared as bytes, so either base64 alphabet works), else 412; the name and type are fixed;
@@ -168,16 +162,6 @@ export function setLabels(policy: StoredPolicy, body: unknown, env: ChangeEnv): 
   }
   const labelFingerprint = Object.keys(labels).length === 0 ? EMPTY_LABEL_FINGERPRINT : (env.labelFingerprint ?? env.fingerprint);
   return { ...policy, labels, labelFingerprint, fingerprint: env.fingerprint };
-}
-
-/** parsePriority reads the `priority` query parameter of the rule methods; absent means 0, as proto defaults do. */
-export function parsePriority(query: Record<string, unknown>): number {
-  const raw = query['priority'];
-  if (raw === undefined || raw === '') return 0;
-  const text = String(raw);
-  const value = /^-?\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(value) || value < -2147483648 || value > 2147483647) throw invalidPayload(`Invalid value at 'priority' (TYPE_INT32), "${text}"`);
-  return value;
 }
 
 /** POLICY_FIXED_FIELDS are members a patch mask may not name: output-only ones and those with their own method. */

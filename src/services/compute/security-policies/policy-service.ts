@@ -8,7 +8,7 @@ import type { OperationService, StoredOperation } from '../operations/index.ts';
 import { alreadyExists, notFound } from '../shared/errors.ts';
 import type { Scope } from '../shared/locations.ts';
 import { ExpressionCache } from './expression-cache.ts';
-import { addRule, buildPolicy, patchPolicy, patchRule, removeRule, setLabels, type ChangeEnv } from './policy-mutations.ts';
+import type { ChangeEnv } from './policy-mutations.ts';
 import { SECURITY_POLICIES_KIND, policyKey, policyPath, storedPolicy, type StoredPolicy } from './policy.ts';
 
 /** PolicyChange is one modification of an existing policy, as a durable Operation payload. */
@@ -36,6 +36,12 @@ export interface ChangeOptions {
 interface ChangeWork extends PolicyRef {
   readonly change: PolicyChange;
 }
+
+/**
+ * mutations loads validation and the changes themselves (the rule and policy schemas, the rules
+ * language's parser and checker) with the first policy change, not at start-up.
+ */
+const mutations = () => import('./policy-mutations.ts');
 
 const ACTIONS = {
   insert: 'securityPolicies.insert',
@@ -79,7 +85,7 @@ export class SecurityPolicyService {
       const work = payload as ChangeWork;
       const record = await tx.get<StoredPolicy>(SECURITY_POLICIES_KIND, policyKey(work.project, work.scope, work.name));
       if (record === undefined) throw notFound(policyPath(work.project, work.scope, work.name));
-      const next = this.#apply(storedPolicy(record.value), work.change, this.#env(work.change.method === 'setLabels'));
+      const next = await this.#apply(storedPolicy(record.value), work.change, this.#env(work.change.method === 'setLabels'));
       await tx.put(SECURITY_POLICIES_KIND, record.key, next, { expectRevision: record.revision });
       return { targetId: next.id };
     });
@@ -88,11 +94,17 @@ export class SecurityPolicyService {
 
   /** insert validates the body (400, 409 on the request) and starts the Operation that creates the policy. */
   async insert(project: string, scope: Scope, body: unknown, principal: Principal, options: ChangeOptions): Promise<StoredOperation> {
+    const { buildPolicy } = await mutations();
     const earlier = await this.operations.byRequestId(project, scope, options.requestId);
     if (earlier !== undefined) return earlier;
     const policy = buildPolicy(body, { project, scope, id: uint64Id(this.ids), creationTime: this.clock.now(), ...this.#env() });
     const path = policyPath(project, scope, policy.name);
-    if ((await this.store.get(SECURITY_POLICIES_KIND, policyKey(project, scope, policy.name))) !== undefined) throw alreadyExists(path);
+    if ((await this.store.get(SECURITY_POLICIES_KIND, policyKey(project, scope, policy.name))) !== undefined) {
+      // A concurrent twin of this request (same requestId) may have created it meanwhile: its Operation is the answer.
+      const twin = await this.operations.byRequestId(project, scope, options.requestId);
+      if (twin !== undefined) return twin;
+      throw alreadyExists(path);
+    }
     return this.operations.start({
       project,
       scope,
@@ -147,11 +159,12 @@ export class SecurityPolicyService {
    * gcloud prints "Updated" and reads the policy back (no rule method ends in `delete`).
    */
   async change(ref: PolicyRef, change: PolicyChange, principal: Principal, options: ChangeOptions): Promise<StoredOperation> {
+    await mutations();
     const earlier = await this.operations.byRequestId(ref.project, ref.scope, options.requestId);
     if (earlier !== undefined) return earlier;
     const policy = await this.get(ref);
     // Validation only: the fingerprint is drawn when the change is applied.
-    this.#apply(policy, change, { fingerprint: '', labelFingerprint: '', expressions: this.#expressions });
+    await this.#apply(policy, change, { fingerprint: '', labelFingerprint: '', expressions: this.#expressions });
     const work: ChangeWork = { project: ref.project, scope: ref.scope, name: ref.name, change };
     return this.operations.start({
       project: ref.project,
@@ -165,7 +178,8 @@ export class SecurityPolicyService {
     });
   }
 
-  #apply(policy: StoredPolicy, change: PolicyChange, env: ChangeEnv): StoredPolicy {
+  async #apply(policy: StoredPolicy, change: PolicyChange, env: ChangeEnv): Promise<StoredPolicy> {
+    const { addRule, patchPolicy, patchRule, removeRule, setLabels } = await mutations();
     switch (change.method) {
       case 'addRule':
         return addRule(policy, change.body, env);

@@ -4,7 +4,7 @@ import { boolParam } from '../shared/query-params.ts';
 import { aggregatedListResponse, listResponse } from '../shared/list-response.ts';
 import { scopePath } from '../shared/locations.ts';
 import { GLOBAL_AND_REGIONAL_ROUTES, routeContext, type RouteContext } from '../shared/route-context.ts';
-import { findRule, parsePriority } from './policy-mutations.ts';
+import { findRule, parsePriority } from './rule-priority.ts';
 import type { PolicyChange, PolicyRef, SecurityPolicyService } from './policy-service.ts';
 import { permissionPrefix, policyPath, renderPolicy, renderRule } from './policy.ts';
 import { preconfiguredExpressionSets } from './preconfigured-sets.ts';

@@ -1,5 +1,5 @@
 import { invalidFieldValue } from './errors.ts';
-import { compileFilter, type FilterPredicate } from './list-filter.ts';
+import type { FilterPredicate } from './list-filter.ts';
 import { boolParam } from './query-params.ts';
 
 /** ListQuery is the parsed common query of compute list methods. */
@@ -17,7 +17,7 @@ export interface ListQuery {
 export const MAX_RESULTS = 500;
 
 /** parseListQuery reads maxResults, pageToken, filter and orderBy with the real limits. */
-export function parseListQuery(query: Record<string, unknown>): ListQuery {
+export async function parseListQuery(query: Record<string, unknown>): Promise<ListQuery> {
   let maxResults = MAX_RESULTS;
   const rawMax = query['maxResults'];
   if (rawMax !== undefined) {
@@ -38,6 +38,8 @@ export function parseListQuery(query: Record<string, unknown>): ListQuery {
   }
   // Nothing here fails partially, but a value that is not a bool is still the real 400.
   boolParam(query, 'returnPartialSuccess');
+  // The filter language (and its regular-expression engine) loads with the first list, not at start-up.
+  const { compileFilter } = await import('./list-filter.ts');
   return { maxResults, ...position, filter: compileFilter(filterText), orderBy };
 }
 

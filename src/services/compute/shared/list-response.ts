@@ -27,7 +27,7 @@ export async function listResponse<T>(
   source: PagedSource<T> | (() => Promise<Record<string, unknown>[]>),
   render?: (resource: T) => Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
-  const query = parseListQuery(ctx.query);
+  const query = await parseListQuery(ctx.query);
   const page =
     render === undefined
       ? await pageFrom(positional(await (source as () => Promise<Record<string, unknown>[]>)()), (item) => item, query)
@@ -43,7 +43,7 @@ export async function aggregatedListResponse<T extends { readonly scope: Scope }
   source: PagedSource<T>,
   render: (resource: T) => Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
-  const query = parseListQuery(ctx.query);
+  const query = await parseListQuery(ctx.query);
   const includeAllScopes = boolParam(ctx.query, 'includeAllScopes');
   const page = await pageFrom(source, render, query);
   return wrap(ctx, envelope, groupByScope(page.items, field, includeAllScopes), page.nextPageToken);
