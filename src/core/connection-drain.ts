@@ -26,16 +26,22 @@ export class ConnectionDrain {
     server.on('request', (request: IncomingMessage, response: ServerResponse) => {
       const socket = request.socket;
       this.#busy.set(socket, (this.#busy.get(socket) ?? 0) + 1);
-      response.once('close', () => {
+      // Done when the answer is written and the body read to its end (an early answer, such as a
+      // 413, leaves the client still sending: cutting it off then would break its write).
+      let open = 2;
+      const done = (): void => {
+        if (--open > 0) return;
         const left = (this.#busy.get(socket) ?? 1) - 1;
         if (left > 0) this.#busy.set(socket, left);
         else this.#busy.delete(socket);
         if (this.#draining && left <= 0) socket.destroySoon();
-      });
+      };
+      response.once('close', done);
+      request.once('close', done);
     });
   }
 
-  /** drain ends the connections carrying no request now, and each other one when its last answer is written. */
+  /** drain ends the connections carrying no request now, and each other one when its last exchange is over. */
   drain(): void {
     this.#draining = true;
     for (const socket of this.#sockets) if (!this.#busy.has(socket)) socket.destroySoon();

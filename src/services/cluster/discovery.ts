@@ -10,18 +10,10 @@ import type { AnyView } from './apimachinery/strategy.ts';
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
 /** DiscoveryResource is one resource as discovery lists it: a stored view, or a create-only virtual resource such as an access review. */
-export interface DiscoveryResource {
-  /** The canonical (real) group name; '' for the core group. */
-  readonly group: string;
-  readonly version: string;
-  readonly resource: string;
-  readonly singular: string;
-  readonly kind: string;
+export type DiscoveryResource = Pick<AnyView, 'group' | 'version' | 'resource' | 'singular' | 'kind' | 'shortNames' | 'categories'> & {
   readonly namespaced: boolean;
   readonly verbs: readonly string[];
-  readonly shortNames: readonly string[];
-  readonly categories: readonly string[];
-}
+};
 
 /** discoveryResourceOf lists a stored view with every verb the generic registry serves for it. */
 export function discoveryResourceOf(view: AnyView): DiscoveryResource {
