@@ -137,5 +137,8 @@ describe('store files across replicas on one PostgreSQL', () => {
     const bytes = Buffer.from(await download.arrayBuffer());
     assert.equal(sha256(bytes), sha256(bundle));
     assert.ok(bytes.equals(bundle));
+    // Unsigned, so both carry fogbank's own certificate: one identity for every replica of the store.
+    const throughB = (await client.internalappsharingartifacts.uploadbundle({ packageName: PKG, media: { mimeType: 'application/octet-stream', body: createReadStream(file) } }, { rootUrl: `${b.url}/` } as never)).data as androidpublisher_v3.Schema$InternalAppSharingArtifact;
+    assert.equal(throughB.certificateFingerprint, artifact.certificateFingerprint);
   });
 });

@@ -1,8 +1,10 @@
 /**
- * The data directory's own signing identity. Play re-signs what internal app sharing hands out
- * with a key of its own, so an unsigned upload still gets a certificateFingerprint: fogbank's, a
- * self-signed RSA certificate made on first need and kept in the data directory, so the
- * fingerprint stays the same across restarts of the same data directory.
+ * fogbank's own signing identity. Play re-signs what internal app sharing hands out with a key
+ * of its own, so an unsigned upload still gets a certificateFingerprint: fogbank's, a self-signed
+ * RSA certificate made on first need and kept in the store, so the fingerprint stays the same
+ * across restarts and is the same on every replica sharing the store. A copy of the certificate
+ * (and its key) is written to `<data-dir>/publisher/` for `openssl`; a data directory from before
+ * the identity moved into the store has its identity taken over from those files.
  */
 
 import { KeyObject, X509Certificate, type webcrypto } from 'node:crypto';
@@ -11,17 +13,29 @@ import { join } from 'node:path';
 import type { Clock } from '../../core/clock.ts';
 import { commonJs } from '../../core/lazy.ts';
 import type { IdSource } from '../../core/ids.ts';
+import { ConflictError, type Store } from '../../store/index.ts';
 
 const CERTIFICATE_FILE = 'signing-certificate.pem';
 const KEY_FILE = 'signing-key.pem';
 const COMMON_NAME = 'fogbank internal app sharing';
 const VALIDITY_MS = 25 * 365 * 24 * 3600 * 1000;
+/** SIGNING_IDENTITY_KIND keeps the one identity (key `fogbank`) in the store. */
+export const SIGNING_IDENTITY_KIND = 'publisher.signingIdentity';
+const IDENTITY_KEY = 'fogbank';
 
-/** FogbankSigner hands out the data directory's signing certificate, creating it once. */
+/** SigningIdentity is the certificate and its private key, both PEM. */
+interface SigningIdentity {
+  readonly certificate: string;
+  readonly key: string;
+}
+
+/** FogbankSigner hands out fogbank's signing certificate, creating it once per store. */
 export class FogbankSigner {
   #certificate: Promise<Buffer> | undefined;
 
   constructor(
+    private readonly store: Store,
+    /** Where the openssl-readable copy goes (and a pre-store identity is found). */
     private readonly dir: string,
     private readonly clock: Clock,
     private readonly ids: IdSource,
@@ -35,16 +49,44 @@ export class FogbankSigner {
   }
 
   async #loadOrCreate(): Promise<Buffer> {
+    const identity = (await this.store.get<SigningIdentity>(SIGNING_IDENTITY_KIND, IDENTITY_KEY))?.value ?? (await this.#keep((await this.#fromFiles()) ?? (await this.#create())));
+    await this.#copyToFiles(identity);
+    return new X509Certificate(identity.certificate).raw;
+  }
+
+  /** #keep records an identity unless another replica recorded one first, whose identity then wins. */
+  async #keep(identity: SigningIdentity): Promise<SigningIdentity> {
     try {
-      return new X509Certificate(await readFile(join(this.dir, CERTIFICATE_FILE))).raw;
+      await this.store.transact((tx) => tx.put(SIGNING_IDENTITY_KIND, IDENTITY_KEY, identity, { expectRevision: 0 }));
+      return identity;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      if (!(error instanceof ConflictError)) throw error;
+      const kept = await this.store.get<SigningIdentity>(SIGNING_IDENTITY_KIND, IDENTITY_KEY);
+      if (kept === undefined) throw error;
+      return kept.value;
     }
+  }
+
+  async #fromFiles(): Promise<SigningIdentity | undefined> {
+    try {
+      return { certificate: await readFile(join(this.dir, CERTIFICATE_FILE), 'utf8'), key: await readFile(join(this.dir, KEY_FILE), 'utf8') };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  async #create(): Promise<SigningIdentity> {
     const { der, privateKey } = await createSelfSigned(this.clock.now(), this.ids.bytes(16));
+    return { certificate: new X509Certificate(der).toString(), key: KeyObject.from(privateKey).export({ type: 'pkcs8', format: 'pem' }).toString() };
+  }
+
+  async #copyToFiles(identity: SigningIdentity): Promise<void> {
+    const current = await readFile(join(this.dir, CERTIFICATE_FILE), 'utf8').catch(() => undefined);
+    if (current === identity.certificate) return;
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
-    await writeFile(join(this.dir, KEY_FILE), KeyObject.from(privateKey).export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
-    await writeFile(join(this.dir, CERTIFICATE_FILE), new X509Certificate(der).toString(), { mode: 0o644 });
-    return der;
+    await writeFile(join(this.dir, KEY_FILE), identity.key, { mode: 0o600 });
+    await writeFile(join(this.dir, CERTIFICATE_FILE), identity.certificate, { mode: 0o644 });
   }
 }
 

@@ -36,7 +36,7 @@ export const publisherService: ServiceDefinition = {
     await engine.open();
     const artifacts = new ArtifactStore(context.store, context.clock, context.ids);
     await artifacts.sweep();
-    const service = new PublisherService(artifacts, new FogbankSigner(area.dir, context.clock, context.ids));
+    const service = new PublisherService(artifacts, new FogbankSigner(context.store, area.dir, context.clock, context.ids));
     const limit = context.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
     const options: RouteOptions = {
       service,

@@ -5,11 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { create, toBinary } from '@bufbuild/protobuf';
-import { ManualClock } from '../../core/clock.ts';
-import { seededIds } from '../../core/ids.ts';
 import { apkItems, binaryManifest, bundleItems, jarSign, makeSigner, v2Sign, writeZip, zipBuffer } from './artifact-builder.fixture.ts';
 import { decodeBinaryManifest } from './binary-axml.ts';
-import { FogbankSigner } from './fogbank-signer.ts';
 import { inspectUpload } from './inspect-upload.ts';
 import { certificateFingerprint } from './jar-signature.ts';
 import { ANDROID_NAMESPACE, decodeProtoManifest } from './manifest.ts';
@@ -108,19 +105,7 @@ describe('APK Signature Scheme v2', () => {
   });
 });
 
-describe('fogbank signing identity', () => {
-  test('made once per data directory, kept across restarts, readable by openssl, fingerprinted as openssl prints it', async () => {
-    const dir = join(work, 'signer');
-    const first = await new FogbankSigner(dir, new ManualClock(), seededIds('signer')).certificate();
-    const again = await new FogbankSigner(dir, new ManualClock(), seededIds('other')).certificate();
-    assert.ok(first.equals(again));
-    const printed = execFileSync('openssl', ['x509', '-in', join(dir, 'signing-certificate.pem'), '-noout', '-fingerprint', '-sha256', '-subject'], { encoding: 'utf8' });
-    assert.match(printed, new RegExp(`Fingerprint=${certificateFingerprint(first)}\\n`, 'i'));
-    assert.match(printed, /subject=CN ?= ?fogbank internal app sharing/);
-    const other = await new FogbankSigner(join(work, 'signer-2'), new ManualClock(), seededIds('signer')).certificate();
-    assert.notEqual(certificateFingerprint(other), certificateFingerprint(first));
-  });
-
+describe('certificate fingerprints', () => {
   test('certificateFingerprint is colon-separated uppercase SHA-256', () => {
     const der = makeSigner('Format').certificateDer;
     writeFileSync(join(work, 'format.der'), der);
