@@ -19,6 +19,8 @@ import { BARE_SERVER, ensureBuilt, median, rssMb, startProcess } from './lib/pro
  * times, in fresh `--ephemeral` processes, the first request to each family (which loads its
  * parts) against the same request sent right after (RSS read after both).
  */
+/** MB_PER_MIB converts the MiB RSS is printed in to the decimal MB the target is stated in. */
+const MB_PER_MIB = 1.048576;
 const RUNS = Number(process.env['RUNS'] ?? 7);
 const IDLE_MS = Number(process.env['IDLE_MS'] ?? 3000);
 const TOKEN = 'b';
@@ -74,7 +76,7 @@ try {
   const worst = results.reduce((a, b) => (a.readyMs > b.readyMs ? a : b));
   const fattest = results.reduce((a, b) => (a.rss > b.rss ? a : b));
   const ratio = worst.readyMs / baseline.readyMs;
-  console.log(`targets: ready ≤ 2× bare → ${ratio <= 2 ? 'met' : 'MISSED'} (${ratio.toFixed(2)}×); idle RSS ≤ 80 MB → ${fattest.rss <= 80 ? 'met' : 'MISSED'} (${fattest.rss.toFixed(1)} MiB)`);
+  console.log(`targets: ready ≤ 2× bare → ${ratio <= 2 ? 'met' : 'MISSED'} (${ratio.toFixed(2)}×); idle RSS ≤ 80 MB → ${fattest.rss * MB_PER_MIB <= 80 ? 'met' : 'MISSED'} (${fattest.rss.toFixed(1)} MiB = ${(fattest.rss * MB_PER_MIB).toFixed(1)} MB)`);
 
   // Idle RSS over time, one process each: V8's memory reducer returns the heap start-up grew
   // (mostly the young generation) after several idle seconds, with no GC asked for.
