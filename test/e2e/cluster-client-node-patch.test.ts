@@ -2,20 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
 import { ADMIN_TOKEN, startHarness, type ClusterHarness } from '../../src/services/cluster/testing/harness.ts';
+import { kubeConfigFor } from '../harness/client-node.ts';
 
 describe('PATCH and server-side apply with @kubernetes/client-node', () => {
   let h: ClusterHarness;
   let kc: k8s.KubeConfig;
   before(async () => {
     h = await startHarness();
-    const server = await h.listen();
-    kc = new k8s.KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'fogbank', server, skipTLSVerify: true }],
-      users: [{ name: 'admin', token: ADMIN_TOKEN }],
-      contexts: [{ name: 'fogbank', cluster: 'fogbank', user: 'admin' }],
-      currentContext: 'fogbank',
-    });
+    kc = kubeConfigFor(await h.listen(), ADMIN_TOKEN);
   });
   after(async () => h.close());
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
 import { ADMIN_TOKEN, startHarness, type ClusterHarness } from '../../src/services/cluster/testing/harness.ts';
+import { kubeConfigFor } from '../harness/client-node.ts';
 
 async function waitFor(check: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 400; i++) {
@@ -32,14 +33,7 @@ describe('cluster API with @kubernetes/client-node', () => {
     // A short change feed so that a 410 can be forced; quick bookmarks; watches that name no
     // timeout end after a second (the real server: 30-60 minutes), so informers re-watch often.
     h = await startHarness({ store: { changeRetention: 40 }, watch: { bookmarkIntervalMs: 100, defaultTimeoutSeconds: () => 1 } });
-    const server = await h.listen();
-    kc = new k8s.KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'fogbank', server, skipTLSVerify: true }],
-      users: [{ name: 'admin', token: ADMIN_TOKEN }],
-      contexts: [{ name: 'fogbank', cluster: 'fogbank', user: 'admin' }],
-      currentContext: 'fogbank',
-    });
+    kc = kubeConfigFor(await h.listen(), ADMIN_TOKEN);
   });
   after(async () => h.close());
 

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startFogbank, type RunningFogbank } from '../harness/server.ts';
-import { findKubectl, Kubectl, type KubectlResult } from '../harness/kubectl.ts';
+import { Kubectl } from '../harness/kubectl.ts';
 
 const TOKEN = 'kubectl-writes-admin';
 const G = 'clusterrole.rbac.authorization.k8s.io';
@@ -21,14 +20,6 @@ describe('cluster write paths with the real kubectl: apply, server-side apply, d
     return path;
   };
   const json = async (name: string) => JSON.parse((await kubectl.run(['get', 'clusterrole', name, '-o', 'json', '--show-managed-fields'])).stdout);
-  // kubectl with extra environment (EDITOR), which the shared helper does not pass.
-  const runWithEnv = (args: readonly string[], env: Record<string, string>): Promise<KubectlResult> =>
-    new Promise((resolve) => {
-      execFile(findKubectl(), ['--kubeconfig', kubectl.kubeconfig, '--cache-dir', join(kubectl.dir, 'cache'), ...args], { env: { PATH: process.env['PATH'], HOME: kubectl.dir, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-        resolve({ code: error === null ? 0 : typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : 1, stdout, stderr });
-      });
-    });
-
   before(async () => {
     server = await startFogbank({ host: '127.0.0.1', port: 0, store: 'memory', adminToken: TOKEN, logLevel: 'silent' });
     kubectl = new Kubectl(server.url, TOKEN);
@@ -124,7 +115,7 @@ describe('cluster write paths with the real kubectl: apply, server-side apply, d
     await kubectl.run(['apply', '-f', file('edited.yaml', roleYaml('edited', ['get']))]);
     const editor = file('editor.sh', '#!/bin/sh\nsed -i "s/^  - get$/  - get\\n  - watch/" "$1"\n');
     chmodSync(editor, 0o755);
-    const edited = await runWithEnv(['edit', 'clusterrole', 'edited'], { EDITOR: editor });
+    const edited = await kubectl.run(['edit', 'clusterrole', 'edited'], { env: { EDITOR: editor } });
     assert.equal(edited.stdout, `${G}/edited edited\n`, edited.stderr);
     assert.deepEqual((await json('edited')).rules[0].verbs, ['get', 'watch']);
   });

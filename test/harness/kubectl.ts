@@ -34,18 +34,18 @@ export class Kubectl {
     return ['--kubeconfig', this.kubeconfig, '--cache-dir', join(this.dir, 'cache'), ...args];
   }
 
-  #env(): NodeJS.ProcessEnv {
-    return { PATH: process.env['PATH'], HOME: this.dir };
+  #env(extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
+    return { PATH: process.env['PATH'], HOME: this.dir, ...extra };
   }
 
-  /** run executes one command to completion (bounded at 60 s). */
-  run(args: readonly string[], input?: string): Promise<KubectlResult> {
+  /** run executes one command to completion (bounded at 60 s), with `input` on its stdin and `env` added to its environment (EDITOR, say). */
+  run(args: readonly string[], options: { readonly input?: string; readonly env?: Readonly<Record<string, string>> } = {}): Promise<KubectlResult> {
     return new Promise((resolve) => {
-      const child = execFile(this.#binary, this.#args(args), { env: this.#env(), timeout: 60_000 }, (error, stdout, stderr) => {
+      const child = execFile(this.#binary, this.#args(args), { env: this.#env(options.env), timeout: 60_000 }, (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : 1;
         resolve({ code, stdout, stderr });
       });
-      if (input !== undefined) child.stdin!.end(input);
+      if (options.input !== undefined) child.stdin!.end(options.input);
     });
   }
 
