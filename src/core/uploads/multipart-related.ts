@@ -1,4 +1,3 @@
-import { rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import type { Readable, Transform, Writable } from 'node:stream';
 import { Splitter, type MimeNode } from '@zone-eu/mailsplit';
@@ -20,6 +19,7 @@ export interface MultipartUpload {
  * then the media part) with mailsplit, so quoted boundaries, bare-LF line ends and transfer
  * encodings are read the way MIME defines them. The media part streams to `mediaPath` through
  * its transfer decoder while it is hashed and measured; only the JSON part is held in memory.
+ * The caller owns `mediaPath`: it removes the file whatever the outcome (the upload engine does).
  */
 export async function readMultipartRelated(source: Readable, contentTypeHeader: string, mediaPath: string, limits: MediaLimits): Promise<MultipartUpload> {
   const contentType = parseContentType(contentTypeHeader);
@@ -83,8 +83,8 @@ export async function readMultipartRelated(source: Readable, contentTypeHeader: 
     decoder?.destroy();
     source.unpipe(splitter as unknown as Transform);
     splitter.destroy();
+    // Settled before the error goes up, so the caller, which owns `mediaPath`, removes a finished file.
     await spooling?.catch(() => undefined);
-    await rm(mediaPath, { force: true });
     throw error;
   }
 }
