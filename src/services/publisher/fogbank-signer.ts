@@ -11,7 +11,7 @@ import { KeyObject, X509Certificate, type webcrypto } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../../core/clock.ts';
-import { commonJs } from '../../core/lazy.ts';
+import { commonJs, loadOnFirstUse } from '../../core/lazy.ts';
 import type { IdSource } from '../../core/ids.ts';
 import { ConflictError, type Store } from '../../store/index.ts';
 
@@ -31,7 +31,8 @@ interface SigningIdentity {
 
 /** FogbankSigner hands out fogbank's signing certificate, creating it once per store. */
 export class FogbankSigner {
-  #certificate: Promise<Buffer> | undefined;
+  /** certificate returns the DER of the signing certificate, reading or creating it on first use (a failed attempt is tried again). */
+  readonly certificate = loadOnFirstUse(() => this.#loadOrCreate());
 
   constructor(
     private readonly store: Store,
@@ -40,13 +41,6 @@ export class FogbankSigner {
     private readonly clock: Clock,
     private readonly ids: IdSource,
   ) {}
-
-  /** certificate returns the DER of the signing certificate, reading or creating it on first use. */
-  certificate(): Promise<Buffer> {
-    this.#certificate ??= this.#loadOrCreate();
-    this.#certificate.catch(() => (this.#certificate = undefined));
-    return this.#certificate;
-  }
 
   async #loadOrCreate(): Promise<Buffer> {
     const identity = (await this.store.get<SigningIdentity>(SIGNING_IDENTITY_KIND, IDENTITY_KEY))?.value ?? (await this.#keep((await this.#fromFiles()) ?? (await this.#create())));
