@@ -7,6 +7,7 @@ import { FamilyErrors, frameworkProblemOf, MALFORMED_REQUEST } from './family-er
 import { fastifyLogger, quietLogController, useRequestLog, type LogFormat, type LogLevel } from './log.ts';
 import { useJsonBodies } from './json-body.ts';
 import { RouteRecorder } from './route-registry.ts';
+import { SCHEMA_COMPILERS } from './schema-compilers.ts';
 import type { ServiceContext, ServiceDefinition, ServiceHandle } from './service.ts';
 import { Singletons } from './singletons.ts';
 
@@ -45,6 +46,7 @@ export async function buildServer(serverContext: ServerContext, services: readon
   const app = Fastify({
     logger: fastifyLogger(options.logLevel, options.logFormat ?? 'text'),
     logController: quietLogController(),
+    schemaController: { compilersFactory: SCHEMA_COMPILERS },
     bodyLimit: options.bodyLimit,
     // Keep-alive sockets that are idle must not hold shutdown open.
     forceCloseConnections: 'idle',

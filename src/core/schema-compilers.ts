@@ -1,0 +1,26 @@
+import { createRequire } from 'node:module';
+import type { FastifyServerOptions } from 'fastify';
+
+type CompilersFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
+const requireWhenNeeded = createRequire(import.meta.url);
+
+/**
+ * SCHEMA_COMPILERS are Fastify's own validator and serializer compilers (Ajv and
+ * fast-json-stringify), loaded only if a route ever declares a JSON schema. fogbank's families
+ * validate requests themselves, in each service's dialect, so none does; yet Fastify loads and
+ * builds both compilers for every server it creates unless it is given the factories. Measured
+ * with bench/startup.ts, building them was ~9 ms of start-up, and bundling their ~300 KB
+ * (scripts/bundle-options.mjs keeps them out of the bundle) cost parse time and idle memory.
+ */
+export const SCHEMA_COMPILERS = {
+  buildValidator: builderLoadedOnFirstCall('@fastify/ajv-compiler'),
+  buildSerializer: builderLoadedOnFirstCall('@fastify/fast-json-stringify-compiler'),
+} as unknown as CompilersFactory;
+
+type Builder = (...args: unknown[]) => unknown;
+
+/** builderLoadedOnFirstCall is the named package's factory (its export builds the builder), required when first called. */
+function builderLoadedOnFirstCall(name: string): Builder {
+  let builder: Builder | undefined;
+  return (...args) => (builder ??= (requireWhenNeeded(name) as () => Builder)())(...args);
+}
