@@ -16,7 +16,7 @@ import type { WatchSettings } from './apimachinery/watch.ts';
 import { clusterBanner } from './banner.ts';
 import { useClusterAuth, userOf } from './cluster-auth.ts';
 import { aggregatedFormOf } from './discovery.ts';
-import { Rbac, runAs } from './rbac/rbac-service.ts';
+import { Rbac } from './rbac/rbac-service.ts';
 import type { ClusterRuntime } from './runtime.ts';
 import { SERVED_VERSION } from './version.ts';
 
@@ -119,9 +119,9 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
           if (list === undefined) throw notFoundPath();
           return json(reply, list);
         }
-        const target = runtimeNow.resolveTarget(handlers.index, '', version, rest);
+        const target = runtimeNow.resolveTarget(handlers.index, '', version, rest, userOf(request));
         if (target === undefined) throw notFoundPath();
-        return runAs(userOf(request), () => runtimeNow.serveResource(handlers, target, request, reply));
+        return runtimeNow.serveResource(handlers, target, request, reply);
       });
       app.all('/apis/*', async (request, reply) => {
         const runtimeNow = await runtime();
@@ -139,9 +139,9 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
           if (list === undefined) throw notFoundPath();
           return json(reply, list);
         }
-        const target = runtimeNow.resolveTarget(handlers.index, group, version, rest);
+        const target = runtimeNow.resolveTarget(handlers.index, group, version, rest, userOf(request));
         if (target === undefined) throw notFoundPath();
-        return runAs(userOf(request), () => runtimeNow.serveResource(handlers, target, request, reply));
+        return runtimeNow.serveResource(handlers, target, request, reply);
       });
       return {
         close: async () => {

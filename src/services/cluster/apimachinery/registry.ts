@@ -6,6 +6,7 @@
  */
 import type { Clock } from '../../../core/clock.ts';
 import type { IdSource } from '../../../core/ids.ts';
+import type { UserInfo } from '../cluster-auth.ts';
 import { ConflictError, type Store, type StoredRecord, type Transaction } from '../../../store/index.ts';
 import { decodeContinue, encodeContinue } from './continue-token.ts';
 import type { FieldSelector } from './field-selector.ts';
@@ -35,6 +36,8 @@ export interface RequestScope {
   readonly group: string;
   /** The namespace from the URL; undefined for cluster-scoped resources and all-namespace lists. */
   readonly namespace: string | undefined;
+  /** The user a client's request acts for; undefined for the server's own writes (bootstrap policy, controllers), which no hook restricts. */
+  readonly requester?: UserInfo;
 }
 
 /** WriteOptions are the query options every write shares. */
@@ -81,7 +84,7 @@ export interface RegistryHooks {
   /** afterDelete runs in the deleting transaction (e.g. a namespace removes its events). */
   afterDelete(tx: Transaction, view: AnyView, object: KubeObject): Promise<void>;
   /** beforeWrite may refuse a validated create (old undefined) or update by throwing (e.g. RBAC escalation prevention). */
-  beforeWrite?(tx: Transaction, view: AnyView, object: KubeObject, old: KubeObject | undefined): Promise<void>;
+  beforeWrite?(tx: Transaction, scope: RequestScope, object: KubeObject, old: KubeObject | undefined): Promise<void>;
 }
 
 const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -244,7 +247,7 @@ export class GenericRegistry {
           if (strategy.namespaced && !(await this.hooks.namespaceExists(tx, meta.namespace!))) {
             throw notFound({ group: '', resource: 'namespaces' }, meta.namespace!);
           }
-          await this.hooks.beforeWrite?.(tx, view, object, undefined);
+          await this.hooks.beforeWrite?.(tx, scope, object, undefined);
           const key = this.keyOf(scope, meta.namespace, name);
           if (options.dryRun) {
             if ((await tx.get(view.storeKind, key)) !== undefined) throw alreadyExists(this.groupResource(scope), name);
@@ -347,7 +350,7 @@ export class GenericRegistry {
         { object: externalNext, fields: fieldsOf(externalNext, view.schemaName, view.schemas) },
         { object: externalOld, fields: fieldsOf(externalOld, view.schemaName, view.schemas) },
       );
-      await this.hooks.beforeWrite?.(tx, view, object, oldObject);
+      await this.hooks.beforeWrite?.(tx, scope, object, oldObject);
       // Unchanged but for the manager's timestamp: the real server skips the write.
       if (sameIgnoringTimes(object, oldObject)) return { record: old, deleted: false };
       if (options.dryRun) return { record: { ...old, value: object }, deleted: false };

@@ -5,6 +5,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Vocabulary } from '../../../core/identifiers.ts';
+import type { UserInfo } from '../cluster-auth.ts';
 import { contentTypeOf, negotiateOutput, type OutputForm } from './content-negotiation.ts';
 import { managerFromUserAgent } from './managed-fields.ts';
 import type { KubeObject } from './object-meta.ts';
@@ -41,21 +42,25 @@ export class ViewIndex {
   }
 }
 
-/** resolveTarget parses the part of a URL after `/api/v1` or `/apis/<g>/<v>`; undefined when no resource answers it. */
-export function resolveTarget(index: ViewIndex, group: string, version: string, segments: readonly string[]): ResourceTarget | undefined {
+/**
+ * resolveTarget parses the part of a URL after `/api/v1` or `/apis/<g>/<v>`, for a request made
+ * on behalf of `requester`; undefined when no resource answers it.
+ */
+export function resolveTarget(index: ViewIndex, group: string, version: string, segments: readonly string[], requester: UserInfo | undefined): ResourceTarget | undefined {
   const [first, second, third, fourth, ...rest] = segments;
   if (first === undefined || rest.length > 0) return undefined;
+  const scope = (view: AnyView, namespace: string | undefined): RequestScope => (requester === undefined ? { view, group, namespace } : { view, group, namespace, requester });
   if (first === 'namespaces' && second !== undefined && third !== undefined) {
     const view = index.find(group, version, third);
     if (view === undefined || !view.strategy.namespaced) return undefined;
-    return { scope: { view, group, namespace: second }, name: fourth };
+    return { scope: scope(view, second), name: fourth };
   }
   if (third !== undefined) return undefined;
   const view = index.find(group, version, first);
   if (view === undefined) return undefined;
   // A namespaced resource's item is only addressable inside its namespace.
   if (view.strategy.namespaced && second !== undefined) return undefined;
-  return { scope: { view, group, namespace: undefined }, name: second };
+  return { scope: scope(view, undefined), name: second };
 }
 
 /** HandlerContext is what resource handlers share. */

@@ -3,25 +3,17 @@
  * `pkg/registry/rbac/{clusterrole,clusterrolebinding}/policybased`): a user may only write a role
  * whose rules it already holds (or with the `escalate` verb), may only bind a role whose rules it
  * holds (or with the `bind` verb), and needs every permission to set or keep an aggregationRule.
- * The requesting user travels with the request through AsyncLocalStorage, so writes the server
+ * The requesting user travels in the request's scope (RequestScope.requester), so writes the server
  * makes itself (bootstrap policy, the aggregation controller) run unchecked, as the real ones do.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { UserInfo } from '../cluster-auth.ts';
 import type { KubeObject } from '../apimachinery/object-meta.ts';
-import type { AnyView } from '../apimachinery/strategy.ts';
+import type { RequestScope } from '../apimachinery/registry.ts';
 import type { ClusterRole, PolicyRule } from '../resources/cluster-roles.ts';
 import { RBAC_GROUP, type ClusterRoleBinding } from '../resources/cluster-role-bindings.ts';
 import { forbidden } from './authorize-requests.ts';
 import { CLUSTER_ROLE_BINDING_STORE_KIND, CLUSTER_ROLE_STORE_KIND, MASTERS_GROUP, type Authorizer } from './authorizer.ts';
 import { compactRules, compactString, goStrings, uncovered, type Attributes } from './policy-rules.ts';
-
-const requester = new AsyncLocalStorage<UserInfo>();
-
-/** runAs runs `fn` on behalf of `user` (undefined: the server itself). */
-export function runAs<T>(user: UserInfo | undefined, fn: () => T): T {
-  return user === undefined ? fn() : requester.run(user, fn);
-}
 
 /** FULL_AUTHORITY is what setting an aggregationRule requires: everything. */
 const FULL_AUTHORITY: readonly PolicyRule[] = [
@@ -36,7 +28,7 @@ function onlyGarbageCollectionFieldsChange(object: KubeObject, old: KubeObject):
 }
 
 /** escalationCheck is the registry's beforeWrite hook for the RBAC kinds. */
-export function escalationCheck(authorizer: Authorizer): (tx: unknown, view: AnyView, object: KubeObject, old: KubeObject | undefined) => Promise<void> {
+export function escalationCheck(authorizer: Authorizer): (tx: unknown, scope: RequestScope, object: KubeObject, old: KubeObject | undefined) => Promise<void> {
   const attributes = (verb: string, name: string): Attributes => ({ verb, resourceRequest: true, apiGroup: RBAC_GROUP, apiGroupSpelled: RBAC_GROUP, resource: 'clusterroles', subresource: '', name, namespace: '', path: '' });
   const confirmNoEscalation = (user: UserInfo, rules: readonly PolicyRule[]): string | undefined => {
     const canonical = rules.map((rule) => (rule.apiGroups === undefined ? rule : { ...rule, apiGroups: rule.apiGroups.map((group) => (group === '' || group === '*' ? group : authorizer.groups.canonical(group))) }));
@@ -45,8 +37,7 @@ export function escalationCheck(authorizer: Authorizer): (tx: unknown, view: Any
     const lines = [...new Set(compactRules(missing).map(compactString))].sort();
     return `user ${JSON.stringify(user.name)} (groups=${goStrings(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${lines.join('\n')}`;
   };
-  return async (_tx, view, object, old) => {
-    const user = requester.getStore();
+  return async (_tx, { view, requester: user }, object, old) => {
     if (user === undefined || user.groups.includes(MASTERS_GROUP)) return;
     if (old !== undefined && onlyGarbageCollectionFieldsChange(object, old)) return;
     const name = object.metadata.name ?? '';
