@@ -2,8 +2,10 @@ import type { StoredRecord } from './store.ts';
 
 /**
  * RecordCache keeps recently written or read records, already parsed, so a read of an unchanged
- * record skips JSON.parse. An entry is only trusted when its revision equals the row's current
- * revision, and revisions are never reused by committed writes, so a stale entry is harmless.
+ * record skips JSON.parse. An entry checked against the row's current revision (`get`) is
+ * trusted whatever wrote the row. The SQLite store also keeps every entry at its committed
+ * revision, setting or forgetting it with each commit (its data directory lock makes it the only
+ * writer), so outside a transaction an entry is the committed record itself (`committed`).
  * Cached values are shared between callers: the store contract treats values as immutable.
  */
 export class RecordCache {
@@ -18,6 +20,14 @@ export class RecordCache {
   get(kind: string, key: string, revision: number): StoredRecord | undefined {
     const record = this.#entries.get(cacheKey(kind, key));
     return record !== undefined && record.revision === revision ? record : undefined;
+  }
+
+  /**
+   * committed returns the cached record for (kind, key) without checking its revision: only for
+   * an owner that updates the cache with every commit, reading outside any transaction.
+   */
+  committed(kind: string, key: string): StoredRecord | undefined {
+    return this.#entries.get(cacheKey(kind, key));
   }
 
   /** set remembers a committed record, evicting the oldest insertion when full. */

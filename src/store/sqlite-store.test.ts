@@ -73,6 +73,40 @@ describe('sqlite store on disk', () => {
     }
   });
 
+  it('answers a cached get with the committed record while a write to it is in flight, and the new one once it commits', async () => {
+    const store = SqliteStore.open(file);
+    try {
+      await store.transact((tx) => tx.put('k', 'a', { v: 1 }));
+      assert.deepEqual((await store.get('k', 'a'))?.value, { v: 1 });
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let written!: () => void;
+      const wrote = new Promise<void>((resolve) => (written = resolve));
+      const committing = store.transact(async (tx) => {
+        await tx.put('k', 'a', { v: 2 });
+        written();
+        await held;
+      });
+      await wrote;
+      assert.deepEqual((await store.get('k', 'a'))?.value, { v: 1 }, 'uncommitted: still the committed value');
+      release();
+      await committing;
+      assert.deepEqual(await store.get('k', 'a'), { kind: 'k', key: 'a', value: { v: 2 }, createRevision: 1, revision: 2 });
+      await assert.rejects(
+        store.transact(async (tx) => {
+          await tx.put('k', 'a', { v: 3 });
+          throw new Error('changed my mind');
+        }),
+        /changed my mind/,
+      );
+      assert.deepEqual((await store.get('k', 'a'))?.value, { v: 2 }, 'a rolled-back write leaves the cached record as it was');
+      await store.transact((tx) => tx.delete('k', 'a'));
+      assert.equal(await store.get('k', 'a'), undefined);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('refuses values that JSON cannot hold', async () => {
     const store = SqliteStore.open(file);
     try {

@@ -132,6 +132,10 @@ export class SqliteStore implements Store {
 
   async get<T>(kind: string, key: string): Promise<StoredRecord<T> | undefined> {
     this.#check();
+    // Every commit sets or forgets the entries of what it wrote, before any reader runs: a cached
+    // entry is the committed record (a GET by name then costs no SQL).
+    const cached = this.#cache.committed(kind, key);
+    if (cached !== undefined) return cached as StoredRecord<T>;
     const record = readRecord(this.#committedView(), this.#cache, kind, key);
     // Committed, so safe to cache; re-setting a hit keeps hot records young.
     if (record !== undefined) this.#cache.set(record);
