@@ -107,6 +107,29 @@ describe('sqlite store on disk', () => {
     }
   });
 
+  it('lets a transaction read what an earlier one of the same commit group wrote, kept or rolled back, over the cached record', async () => {
+    const store = SqliteStore.open(file);
+    try {
+      await store.transact((tx) => tx.put('k', 'x', { v: 1 }));
+      assert.deepEqual((await store.get('k', 'x'))?.value, { v: 1 });
+      // Transactions queued in one turn commit as one group.
+      const [, seen] = await Promise.all([store.transact((tx) => tx.put('k', 'x', { v: 2 })), store.transact(async (tx) => (await tx.get('k', 'x'))?.value)]);
+      assert.deepEqual(seen, { v: 2 });
+      const [refused, after] = await Promise.allSettled([
+        store.transact(async (tx) => {
+          await tx.put('k', 'x', { v: 3 });
+          throw new Error('no');
+        }),
+        store.transact(async (tx) => (await tx.get('k', 'x'))?.value),
+      ]);
+      assert.equal(refused.status, 'rejected');
+      assert.deepEqual(after, { status: 'fulfilled', value: { v: 2 } });
+      assert.deepEqual((await store.get('k', 'x'))?.value, { v: 2 });
+    } finally {
+      await store.close();
+    }
+  });
+
   it('refuses values that JSON cannot hold', async () => {
     const store = SqliteStore.open(file);
     try {

@@ -234,9 +234,10 @@ export class SqliteStore implements Store {
     this.#inTransaction = true;
     // A lone job needs no savepoint: if it throws, rolling back the whole transaction undoes it.
     const savepoints = group.length > 1;
+    const groupWritten = new Set<string>();
     try {
       for (const job of group) {
-        const tx = new SqliteTransaction(w, this.#cache, revision);
+        const tx = new SqliteTransaction(w, this.#cache, revision, groupWritten);
         if (savepoints) w.savepoint.run();
         try {
           const result = await job.fn(tx);

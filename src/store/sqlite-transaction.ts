@@ -16,13 +16,16 @@ export class SqliteTransaction implements Transaction {
   readonly written = new Map<string, StoredRecord | Tombstone>();
   readonly #write: WriteStatements;
   readonly #cache: RecordCache;
+  /** The write keys every transaction of this commit group has written so far, kept or rolled back. */
+  readonly #groupWritten: Set<string>;
   #revision: number;
   #open = true;
 
-  constructor(write: WriteStatements, cache: RecordCache, revision: number) {
+  constructor(write: WriteStatements, cache: RecordCache, revision: number, groupWritten: Set<string>) {
     this.#write = write;
     this.#cache = cache;
     this.#revision = revision;
+    this.#groupWritten = groupWritten;
   }
 
   /** revision is the revision of this transaction's last write (its start revision before any). */
@@ -37,9 +40,13 @@ export class SqliteTransaction implements Transaction {
 
   async get<T>(kind: string, key: string): Promise<StoredRecord<T> | undefined> {
     this.#guard();
-    const own = this.written.get(writeKey(kind, key));
+    const id = writeKey(kind, key);
+    const own = this.written.get(id);
     if (own !== undefined) return isTombstone(own) ? undefined : (own as StoredRecord<T>);
-    return readRecord(this.#write, this.#cache, kind, key) as StoredRecord<T> | undefined;
+    // A row no transaction of this group has written is as last committed, and the store keeps
+    // the cache at the committed state (SqliteStore.get): a cached entry needs no SQL.
+    const committed = this.#groupWritten.has(id) ? undefined : this.#cache.committed(kind, key);
+    return (committed ?? readRecord(this.#write, this.#cache, kind, key)) as StoredRecord<T> | undefined;
   }
 
   async list<T>(kind: string, options: ListOptions = {}): Promise<StoredRecord<T>[]> {
@@ -64,7 +71,9 @@ export class SqliteTransaction implements Transaction {
     w.appendChange.run(revision, type, kind, key, json, createRevision);
     this.#revision = revision;
     const record: StoredRecord<T> = { kind, key, value, createRevision, revision };
-    this.written.set(writeKey(kind, key), record);
+    const id = writeKey(kind, key);
+    this.written.set(id, record);
+    this.#groupWritten.add(id);
     this.changes.push({ type, kind, key, value, revision, createRevision });
     return record;
   }
@@ -83,6 +92,7 @@ export class SqliteTransaction implements Transaction {
     w.appendChange.run(revision, 'deleted', kind, key, row.value, row.create_revision);
     this.#revision = revision;
     this.written.set(id, { kind, key, deleted: true });
+    this.#groupWritten.add(id);
     this.changes.push({ type: 'deleted', kind, key, value: record.value, revision, createRevision: row.create_revision });
     return record as StoredRecord<T>;
   }

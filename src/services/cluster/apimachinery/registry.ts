@@ -92,8 +92,13 @@ const MAX_GENERATE_ATTEMPTS = 8;
 
 /** formatTime renders a millisecond instant as a Kubernetes `Time` (RFC 3339, seconds). */
 export function formatTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  const second = Math.floor(ms / 1000);
+  // A write stamps several times within one second (creation, managedFields, the Event's own).
+  if (second !== lastFormatted.second) lastFormatted = { second, text: new Date(second * 1000).toISOString().replace('.000Z', 'Z') };
+  return lastFormatted.text;
 }
+
+let lastFormatted = { second: Number.NaN, text: '' };
 
 /** GenericRegistry serves every resource of the cluster family from one store. */
 export class GenericRegistry {
