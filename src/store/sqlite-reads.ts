@@ -18,8 +18,11 @@ export function readRecord(view: ReadStatements, cache: RecordCache, kind: strin
   // Asking for the revision first lets an unchanged record skip both the value copy and JSON.parse.
   const revision = view.revisionOf.get(kind, key);
   if (revision === undefined) return undefined;
-  const cached = cache.get(kind, key, revision);
-  if (cached !== undefined) return cached;
+  return cache.get(kind, key, revision) ?? readRow(view, kind, key);
+}
+
+/** readRow reads and parses one record through `view`, for a caller that knows the cache does not hold it. */
+export function readRow(view: ReadStatements, kind: string, key: string): StoredRecord | undefined {
   const row = view.record.get(kind, key);
   return row === undefined ? undefined : toRecord(row);
 }

@@ -1,5 +1,5 @@
 import type { RecordCache } from './record-cache.ts';
-import { countRecords, isTombstone, listRecords, readRecord, writeKey, type Tombstone } from './sqlite-reads.ts';
+import { countRecords, isTombstone, listRecords, readRecord, readRow, writeKey, type Tombstone } from './sqlite-reads.ts';
 import { toRecord } from './sql-rows.ts';
 import type { WriteStatements } from './sqlite-statements.ts';
 import { ConflictError, type Change, type ChangeType, type ListOptions, type StoredRecord, type Transaction, type WriteOptions } from './store.ts';
@@ -43,10 +43,10 @@ export class SqliteTransaction implements Transaction {
     const id = writeKey(kind, key);
     const own = this.written.get(id);
     if (own !== undefined) return isTombstone(own) ? undefined : (own as StoredRecord<T>);
-    // A row no transaction of this group has written is as last committed, and the store keeps
-    // the cache at the committed state (SqliteStore.get): a cached entry needs no SQL.
-    const committed = this.#groupWritten.has(id) ? undefined : this.#cache.committed(kind, key);
-    return (committed ?? readRecord(this.#write, this.#cache, kind, key)) as StoredRecord<T> | undefined;
+    // A row another transaction of this group wrote may differ from its cached committed record.
+    if (this.#groupWritten.has(id)) return readRecord(this.#write, this.#cache, kind, key) as StoredRecord<T> | undefined;
+    // Any other row is as last committed, which the store keeps the cache at (SqliteStore.get).
+    return (this.#cache.committed(kind, key) ?? readRow(this.#write, kind, key)) as StoredRecord<T> | undefined;
   }
 
   async list<T>(kind: string, options: ListOptions = {}): Promise<StoredRecord<T>[]> {

@@ -14,7 +14,6 @@ import { useClusterAuthorization } from './authorize-requests.ts';
 import { Authorizer } from './authorizer.ts';
 import { escalationCheck } from './escalation.ts';
 
-
 /** Rbac is the family's authorization machinery for one store. */
 export class Rbac {
   readonly authorizer: Authorizer;
