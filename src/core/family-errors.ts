@@ -25,7 +25,7 @@ export class FamilyErrors {
     private readonly bodyLimit: number,
   ) {
     this.prefixes = services
-      .flatMap((service) => service.pathPrefixes.map((prefix) => ({ prefix: prefix.replace(/\/+$/, ''), service })))
+      .flatMap((service) => [...service.pathPrefixes, ...(service.pathAliases ?? []).map((alias) => alias.alias)].map((prefix) => ({ prefix: prefix.replace(/\/+$/, ''), service })))
       .sort((a, b) => b.prefix.length - a.prefix.length);
     this.fallback = services.find((service) => service.fallback === true);
   }
@@ -55,7 +55,8 @@ export class FamilyErrors {
 
   /** reply sends the family's answer to `error` for a request Fastify knows about. */
   reply(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-    const response = this.render(error, request.method, pathOf(request.url), request.headers['content-type']);
+    // originalUrl: the path as the client sent it, before an alias was rewritten.
+    const response = this.render(error, request.method, pathOf(request.originalUrl), request.headers['content-type']);
     if (response.status >= 500) request.log.error({ err: error }, 'request failed outside any family handler');
     return reply.code(response.status).headers(response.headers).send(response.body);
   }

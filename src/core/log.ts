@@ -82,14 +82,15 @@ interface RequestLogSource {
   addHook(
     name: 'onResponse',
     hook: (
-      request: { method: string; url: string; log: Record<'info' | 'warn' | 'error', (obj: object, msg: string) => void> },
+      request: { method: string; originalUrl: string; log: Record<'info' | 'warn' | 'error', (obj: object, msg: string) => void> },
       reply: { statusCode: number; elapsedTime: number },
     ) => Promise<void>,
   ): unknown;
 }
 
 /**
- * useRequestLog logs one record per request once its response is sent: method, path, status
+ * useRequestLog logs one record per request once its response is sent: method, path (as the
+ * client sent it, before any alias was rewritten), status
  * and time; at info for success, warn for 4xx, error for 5xx, so `--log-level warn` shows only
  * the requests that failed. (Fastify's own pair of request records is turned off.)
  */
@@ -97,6 +98,6 @@ export function useRequestLog(app: RequestLogSource): void {
   app.addHook('onResponse', async (request, reply) => {
     const status = reply.statusCode;
     const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
-    request.log[level]({ method: request.method, url: request.url, statusCode: status, responseTime: reply.elapsedTime }, REQUEST_DONE);
+    request.log[level]({ method: request.method, url: request.originalUrl, statusCode: status, responseTime: reply.elapsedTime }, REQUEST_DONE);
   });
 }

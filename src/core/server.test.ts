@@ -19,10 +19,11 @@ import type { ErrorResponse, ServiceDefinition } from './service.ts';
 
 const deletes: string[] = [];
 
-function family(name: string, prefix: string, fallback: boolean, routes: (app: FastifyInstance) => void): ServiceDefinition {
+function family(name: string, prefix: string, fallback: boolean, routes: (app: FastifyInstance) => void, aliases: ServiceDefinition['pathAliases'] = []): ServiceDefinition {
   return {
     name,
     pathPrefixes: [prefix],
+    pathAliases: aliases,
     fallback,
     renderError(error: unknown, site): ErrorResponse {
       const problem = transportProblemOf(error) ?? { httpStatus: 500, kind: 'bad-request', detail: 'boom' };
@@ -41,9 +42,16 @@ const alpha = family('alpha', '/alpha/v1', true, (app) => {
     return {};
   });
 });
-const beta = family('beta', '/alpha/v1/beta/', false, (app) => {
-  app.get('/alpha/v1/beta/things', async () => ({ things: [] }));
-});
+// beta is also answered under `/b/v1`, an alias core routes as `/alpha/v1/beta`.
+const beta = family(
+  'beta',
+  '/alpha/v1/beta/',
+  false,
+  (app) => {
+    app.get('/alpha/v1/beta/things', async (request) => ({ things: [], sent: request.originalUrl }));
+  },
+  [{ alias: '/b/v1', canonical: '/alpha/v1/beta' }],
+);
 
 let app: FastifyInstance;
 let port: number;
@@ -67,6 +75,7 @@ describe('the owning family phrases what core answers', () => {
   // title, request bytes, status, family, kind, detail, the path the family was told
   const cases: [string, string, number, string, string, string, string][] = [
     ['an unknown path under the longer prefix', get('/alpha/v1/beta/nothing'), 404, 'beta', 'not-found', '/alpha/v1/beta/nothing', '/alpha/v1/beta/nothing'],
+    ['an unknown path under an alias, told as the client sent it', get('/b/v1/nothing?x=1'), 404, 'beta', 'not-found', '/b/v1/nothing', '/b/v1/nothing'],
     ['an unknown path under no prefix goes to the fallback', get('/elsewhere?x=1'), 404, 'alpha', 'not-found', '/elsewhere', '/elsewhere'],
     // Fastify's own text would echo the URL back.
     ['a malformed percent-escape', get('/alpha/v1/items/%zz'), 400, 'alpha', 'bad-url', MALFORMED, '/alpha/v1/items/%zz'],
@@ -91,6 +100,12 @@ describe('the owning family phrases what core answers', () => {
       else assert.equal(body[name]!.path, path);
     });
   }
+
+  it('serves an alias with the canonical route, and the handler sees what the client sent', async () => {
+    const reply = await sendRaw(port, get('/b/v1/things?y=2', 'Connection: close\r\n'));
+    assert.equal(reply.status, 200);
+    assert.deepEqual(JSON.parse(reply.body), { things: [], sent: '/b/v1/things?y=2' });
+  });
 
   it('lets a path segment be longer than 100 characters, for the family to judge', async () => {
     const name = 'n'.repeat(300);

@@ -6,6 +6,7 @@ import { ConnectionDrain } from './connection-drain.ts';
 import { FamilyErrors, frameworkProblemOf, MALFORMED_REQUEST } from './family-errors.ts';
 import { fastifyLogger, quietLogController, useRequestLog, type LogFormat, type LogLevel } from './log.ts';
 import { useJsonBodies } from './json-body.ts';
+import { aliasRewriter } from './path-aliases.ts';
 import { RouteRecorder } from './route-registry.ts';
 import { SCHEMA_COMPILERS } from './schema-compilers.ts';
 import type { ServiceContext, ServiceDefinition, ServiceHandle } from './service.ts';
@@ -43,6 +44,7 @@ export async function buildServer(serverContext: ServerContext, services: readon
   const errors = new FamilyErrors(services, options.bodyLimit);
   // Sockets whose later bytes Node could not parse: an earlier request on them must not run.
   const unreadable = new WeakSet<Socket>();
+  const routed = aliasRewriter(services.flatMap((service) => service.pathAliases ?? []));
   const app = Fastify({
     logger: fastifyLogger(options.logLevel, options.logFormat ?? 'text'),
     logController: quietLogController(),
@@ -56,6 +58,8 @@ export async function buildServer(serverContext: ServerContext, services: readon
     http: { requireHostHeader: false },
     // `/x/` and `/x` name the same resource, as on Google's front ends.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // A family's alias prefixes are routed as its canonical ones (path-aliases.ts).
+    rewriteUrl: (request) => routed(request.url ?? '/'),
     frameworkErrors: (error, request, reply) => errors.reply(new TransportProblemError(frameworkProblemOf(error)), request, reply),
     clientErrorHandler: (error, socket) => {
       unreadable.add(socket as Socket);
@@ -80,7 +84,7 @@ export async function buildServer(serverContext: ServerContext, services: readon
   if (options.logLevel !== 'silent') useRequestLog(app);
   useJsonBodies(app);
   useRequestGuard(app, unreadable);
-  app.setNotFoundHandler((request, reply) => errors.reply(new TransportProblemError({ httpStatus: 404, kind: 'not-found', detail: request.url.split('?')[0] ?? request.url }), request, reply));
+  app.setNotFoundHandler((request, reply) => errors.reply(new TransportProblemError({ httpStatus: 404, kind: 'not-found', detail: request.originalUrl.split('?')[0] ?? request.originalUrl }), request, reply));
   app.setErrorHandler((error, request, reply) => errors.reply(error, request, reply));
   // Load balancers take a replica whose database is unreachable out of rotation on the 503.
   app.get('/healthz', async (_request, reply) => {

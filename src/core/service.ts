@@ -3,6 +3,7 @@ import type { Store } from '../store/store.ts';
 import type { Authenticator } from './auth.ts';
 import type { Clock, Timers } from './clock.ts';
 import type { OperationsMode } from './config.ts';
+import type { PathAlias } from './path-aliases.ts';
 import type { IdSource } from './ids.ts';
 import type { RunSingleton } from './singletons.ts';
 
@@ -76,9 +77,9 @@ export interface BannerSection {
   readonly clients: readonly { readonly name: string; readonly setup: readonly string[] }[];
 }
 
-/** errorSiteOf describes a request for a family's renderError. */
+/** errorSiteOf describes a request for a family's renderError: the path is the one the client sent (before any alias was rewritten). */
 export function errorSiteOf(request: FastifyRequest, bodyLimit: number): ErrorSite {
-  return { method: request.method, path: request.url.split('?')[0] ?? request.url, contentType: request.headers['content-type'], bodyLimit };
+  return { method: request.method, path: request.originalUrl.split('?')[0] ?? request.originalUrl, contentType: request.headers['content-type'], bodyLimit };
 }
 
 /**
@@ -94,6 +95,12 @@ export interface ServiceDefinition {
    * prefix wins, and the family marked `fallback` answers paths that no prefix matches.
    */
   readonly pathPrefixes: readonly string[];
+  /**
+   * pathAliases are further prefixes answered exactly as a canonical one (path-aliases.ts): core
+   * rewrites them before routing, so `register` adds each route under the canonical prefix only.
+   * They count as the family's prefixes for the dialect of core's answers.
+   */
+  readonly pathAliases?: readonly PathAlias[];
   /** fallback marks the family that answers paths no family's prefix matches (compute: it is also served without a prefix). */
   readonly fallback?: boolean;
   /**

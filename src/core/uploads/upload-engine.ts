@@ -131,9 +131,10 @@ export class UploadEngine {
     const total = declaredLength === undefined || !/^\d+$/.test(declaredLength) ? null : Number(declaredLength);
     if (total !== null && total > method.limits.maxSize) throw mediaTooLarge(method.limits.maxSize);
     const metadata = parseMetadata(await readSmallBody(bodyOf(request)));
-    const path = request.url.split('?')[0] ?? request.url;
+    // The target as the client sent it (an alias stays an alias): the session URL is where it sends the bytes.
+    const path = request.originalUrl.split('?')[0] ?? request.originalUrl;
     const session = await this.#sessions.create({ methodId: method.id, path, context, metadata, mediaType, maxSize: method.limits.maxSize, total });
-    const location = `${request.protocol}://${request.headers.host ?? 'localhost'}${withUploadId(request.url, session.id)}`;
+    const location = `${request.protocol}://${request.headers.host ?? 'localhost'}${withUploadId(request.originalUrl, session.id)}`;
     return reply.code(200).headers({ location, 'x-guploader-uploadid': session.id, 'content-length': '0' }).send();
   }
 

@@ -13,10 +13,14 @@ import { computeErrorBodyProblem, renderComputeError, useComputeErrors, useCompu
 /** COMPUTE_PREFIX is where the compute API lives; requests without it are served too (an override with no path). */
 export const COMPUTE_PREFIX = '/compute/v1';
 
+/** UNPREFIXED is the compute API without its prefix: every resource path starts `projects/`. */
+const UNPREFIXED = { alias: '/projects', canonical: `${COMPUTE_PREFIX}/projects` };
+
 /** computeService is the compute API family: Operations, instance templates, security policies and the read-only catalog. */
 export const computeService: ServiceDefinition = {
   name: 'compute',
   pathPrefixes: [COMPUTE_PREFIX, '/batch/compute/v1'],
+  pathAliases: [UNPREFIXED],
   fallback: true,
   renderError: renderComputeError,
   errorBodyProblem: computeErrorBodyProblem,
@@ -37,22 +41,16 @@ export const computeService: ServiceDefinition = {
     const bodyLimit = app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT;
     useComputeErrors(app, bodyLimit);
     useComputeAuth(app, context.auth);
-    const routes = async (scope: FastifyInstance): Promise<void> => {
-      registerOperationRoutes(scope, operations);
-      registerCatalogRoutes(scope);
-      registerInstanceTemplateRoutes(scope, templates);
-      registerSecurityPolicyRoutes(scope, securityPolicies);
-    };
     await app.register(
       async (scope) => {
         useComputeNotFound(scope);
-        await routes(scope);
+        registerOperationRoutes(scope, operations);
+        registerCatalogRoutes(scope);
+        registerInstanceTemplateRoutes(scope, templates);
+        registerSecurityPolicyRoutes(scope, securityPolicies);
       },
       { prefix: COMPUTE_PREFIX },
     );
-    await app.register(async (scope) => {
-      await routes(scope);
-    });
     useComputeBatch(app, context.ids);
     await operations.open();
     return operations;

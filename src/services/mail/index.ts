@@ -11,19 +11,19 @@ import { MessageFiles } from './message-files.ts';
 import { Relay } from './relay.ts';
 import { registerMetadataRoutes, registerUploadRoutes, type MailRoutes } from './routes.ts';
 
-const API_BASES = [API_PATHS.spell('/gmail/v1', 'real'), API_PATHS.spell('/gmail/v1', 'spec')];
+const API_BASE = '/gmail/v1';
 
-/** MAIL_PREFIXES are the metadata, upload and resumable-upload addresses, in the real and the spec's spelling. */
-export const MAIL_PREFIXES = {
-  metadata: API_BASES,
-  upload: API_BASES.map((base) => `/upload${base}`),
-  resumable: API_BASES.map((base) => `/resumable/upload${base}`),
-};
+/** MAIL_PREFIXES are the metadata, upload and resumable-upload addresses, in the real spelling. */
+const MAIL_PREFIXES = { metadata: API_BASE, upload: `/upload${API_BASE}`, resumable: `/resumable/upload${API_BASE}` };
+
+/** MAIL_ALIASES are the same addresses in the spec's spelling (`/mail/v1`, identifiers.ts). */
+const MAIL_ALIASES = Object.values(MAIL_PREFIXES).map((canonical) => ({ alias: canonical.replace(API_BASE, API_PATHS.spell(API_BASE, 'spec')), canonical }));
 
 /** mailService is the mail API family (spec D, the Gmail API): send, drafts, mailboxes per recipient, over every upload protocol. */
 export const mailService: ServiceDefinition = {
   name: 'mail',
-  pathPrefixes: [...MAIL_PREFIXES.metadata, ...MAIL_PREFIXES.upload, ...MAIL_PREFIXES.resumable],
+  pathPrefixes: Object.values(MAIL_PREFIXES),
+  pathAliases: MAIL_ALIASES,
   renderError: renderMailError,
   errorBodyProblem: (status: number, body: unknown) => googleEnvelopeProblem(status, body, true),
   banner: (site) => googleClientBanner(site, 'mail (Gmail API)', '/gmail/v1', 'gmail'),
@@ -40,19 +40,15 @@ export const mailService: ServiceDefinition = {
       mailboxes: new MailboxService(context.store, context.clock, files),
     };
     useMailErrors(app);
-    for (const prefix of MAIL_PREFIXES.metadata) {
-      await app.register(async (scope) => registerMetadataRoutes(scope, routes), { prefix });
-    }
-    for (const [prefixes, protocol] of [[MAIL_PREFIXES.upload, undefined], [MAIL_PREFIXES.resumable, 'resumable']] as const) {
-      for (const prefix of prefixes) {
-        await app.register(
-          async (scope) => {
-            engine.streamBodies(scope);
-            registerUploadRoutes(scope, engine, routes, protocol);
-          },
-          { prefix },
-        );
-      }
+    await app.register(async (scope) => registerMetadataRoutes(scope, routes), { prefix: MAIL_PREFIXES.metadata });
+    for (const [prefix, protocol] of [[MAIL_PREFIXES.upload, undefined], [MAIL_PREFIXES.resumable, 'resumable']] as const) {
+      await app.register(
+        async (scope) => {
+          engine.streamBodies(scope);
+          registerUploadRoutes(scope, engine, routes, protocol);
+        },
+        { prefix },
+      );
     }
     return {
       async close() {

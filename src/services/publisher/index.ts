@@ -19,13 +19,20 @@ export const DEFAULT_UPLOAD_LIMIT = 2 * 1024 ** 3;
 /** APK_UPLOAD_LIMIT is Play's own limit for uploadapk (discovery `maxSize` 1073741824). */
 export const APK_UPLOAD_LIMIT = 1024 ** 3;
 
-/** PUBLISHER_BASES are the API base paths in both spellings (`/androidpublisher/v3`, `/publisher/v3`). */
-const PUBLISHER_BASES: readonly string[] = API_PATHS.terms.filter((term) => term.real === '/androidpublisher/v3').flatMap((term) => [term.real, term.spec]);
+/** API_BASE is the API base path in the real spelling. */
+const API_BASE = '/androidpublisher/v3';
+
+/** BASE_FORMS are the metadata, upload and resumable-upload addresses, each under API_BASE. */
+const BASE_FORMS = [API_BASE, `/upload${API_BASE}`, `/resumable/upload${API_BASE}`];
+
+/** PUBLISHER_ALIASES are the same addresses in the spec's spelling (`/publisher/v3`, identifiers.ts). */
+const PUBLISHER_ALIASES = BASE_FORMS.map((canonical) => ({ alias: canonical.replace(API_BASE, API_PATHS.spell(API_BASE, 'spec')), canonical }));
 
 /** publisherService is the publishing API family (spec E): internal app sharing uploads of bundles and APKs. */
 export const publisherService: ServiceDefinition = {
   name: 'publisher',
-  pathPrefixes: [...PUBLISHER_BASES, ...PUBLISHER_BASES.map((base) => `/upload${base}`), ...PUBLISHER_BASES.map((base) => `/resumable/upload${base}`), DOWNLOAD_PREFIX],
+  pathPrefixes: [...BASE_FORMS, DOWNLOAD_PREFIX],
+  pathAliases: PUBLISHER_ALIASES,
   renderError: renderPublisherError,
   errorBodyProblem: (status: number, body: unknown) => googleEnvelopeProblem(status, body, true),
   banner: (site) => googleClientBanner(site, 'publisher (Android Publisher API)', '/androidpublisher/v3', 'androidpublisher'),
@@ -46,11 +53,9 @@ export const publisherService: ServiceDefinition = {
       bodyLimit,
     };
     usePublisherErrors(app, bodyLimit);
-    for (const base of PUBLISHER_BASES) {
-      await app.register(async (scope) => registerUploadRoutes(scope, options, false), { prefix: `/upload${base}` });
-      await app.register(async (scope) => registerUploadRoutes(scope, options, true), { prefix: `/resumable/upload${base}` });
-      await app.register(async (scope) => registerMetadataRoutes(scope, options), { prefix: base });
-    }
+    await app.register(async (scope) => registerUploadRoutes(scope, options, false), { prefix: `/upload${API_BASE}` });
+    await app.register(async (scope) => registerUploadRoutes(scope, options, true), { prefix: `/resumable/upload${API_BASE}` });
+    await app.register(async (scope) => registerMetadataRoutes(scope, options), { prefix: API_BASE });
     await app.register(
       async (scope) => {
         await scope.register(async (inner) => registerDownloadRoutes(inner, options));

@@ -1,6 +1,6 @@
 /**
- * The publisher's route table, registered once under each spelling of the API base
- * (`/androidpublisher/v3` and the spec's `/publisher/v3`, see API_PATHS), in three forms: the
+ * The publisher's route table, registered under the real API base (`/androidpublisher/v3`; core
+ * routes the spec's `/publisher/v3` there, see the family's pathAliases) in three forms: the
  * upload address (`/upload/…` and `/resumable/upload/…`, bodies streamed by the upload engine),
  * the metadata address, and fogbank's own download pages and admin listing.
  */

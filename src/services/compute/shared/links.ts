@@ -12,7 +12,8 @@ export interface Links {
 /** linksFor derives the API root from the request. */
 export function linksFor(request: FastifyRequest): Links {
   const host = request.headers.host ?? `${request.hostname}`;
-  const prefix = request.url.startsWith('/compute/v1/') ? '/compute/v1/' : '/';
+  // originalUrl: unprefixed requests are routed as /compute/v1/… (pathAliases), but answered as sent.
+  const prefix = request.originalUrl.startsWith('/compute/v1/') ? '/compute/v1/' : '/';
   return { base: `${request.protocol}://${host}${prefix}` };
 }
 

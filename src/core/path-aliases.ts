@@ -1,0 +1,36 @@
+/**
+ * A family that answers the same API under a second path prefix (the spec's spelling of a base
+ * path, compute without its `/compute/v1`) declares it as an alias. Core rewrites an aliased path
+ * to its canonical prefix before routing (Fastify's `rewriteUrl`), so every route is registered
+ * once: route insertion was most of start-up, and each alias doubled its family's routes.
+ *
+ * The client's own path stays in `request.originalUrl`; everything that echoes a path back (error
+ * texts, an upload session's `Location`, compute's self-links) reads it, so the answer is in the
+ * spelling the client used.
+ */
+
+/** PathAlias is a prefix answered exactly as `canonical` is. */
+export interface PathAlias {
+  /** The prefix clients may send, e.g. `/mail/v1`. */
+  readonly alias: string;
+  /** The prefix the family's routes are registered under, e.g. `/gmail/v1`. */
+  readonly canonical: string;
+}
+
+/**
+ * aliasRewriter maps a request target to the one routed: a target whose path starts with an alias
+ * (followed by `/`, `?` or nothing) gets the canonical prefix instead; any other comes back as it
+ * is. Longer aliases win.
+ */
+export function aliasRewriter(aliases: readonly PathAlias[]): (url: string) => string {
+  const ordered = [...aliases].sort((a, b) => b.alias.length - a.alias.length);
+  return (url) => {
+    for (const { alias, canonical } of ordered) {
+      if (!url.startsWith(alias)) continue;
+      const next = url.charCodeAt(alias.length);
+      // NaN (the end), '/' or '?'
+      if (Number.isNaN(next) || next === 0x2f || next === 0x3f) return canonical + url.slice(alias.length);
+    }
+    return url;
+  };
+}
