@@ -26,11 +26,16 @@ export function aliasRewriter(aliases: readonly PathAlias[]): (url: string) => s
   const ordered = [...aliases].sort((a, b) => b.alias.length - a.alias.length);
   return (url) => {
     for (const { alias, canonical } of ordered) {
-      if (!url.startsWith(alias)) continue;
-      const next = url.charCodeAt(alias.length);
-      // NaN (the end), '/' or '?'
-      if (Number.isNaN(next) || next === 0x2f || next === 0x3f) return canonical + url.slice(alias.length);
+      if (isUnderPrefix(url, alias)) return canonical + url.slice(alias.length);
     }
     return url;
   };
+}
+
+/** isUnderPrefix is true when a request target's path is `prefix` or goes on below it (`prefix/…`, or `prefix?…`). */
+export function isUnderPrefix(target: string, prefix: string): boolean {
+  if (!target.startsWith(prefix)) return false;
+  const next = target.charCodeAt(prefix.length);
+  // NaN (the end), '/' or '?'
+  return Number.isNaN(next) || next === 0x2f || next === 0x3f;
 }

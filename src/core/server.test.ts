@@ -5,7 +5,7 @@ import { sendRaw } from '../../test/fuzz/raw-http.ts';
 import { MemoryStore } from '../store/memory-store.ts';
 import { Authenticator } from './auth.ts';
 import { ManualClock, realTimers } from './clock.ts';
-import { transportProblemOf } from './errors.ts';
+import { TransportProblemError, transportProblemOf } from './errors.ts';
 import { seededIds } from './ids.ts';
 import { registeredRoutes } from './route-registry.ts';
 import { buildServer } from './server.ts';
@@ -52,6 +52,10 @@ const beta = family(
   },
   [{ alias: '/b/v1', canonical: '/alpha/v1/beta' }],
 );
+// beta refuses unknown paths to callers that say so, as compute refuses them without credentials.
+beta.screenUnknownPath = (request) => {
+  if (request.headers['x-refuse'] !== undefined) throw new TransportProblemError({ httpStatus: 400, kind: 'bad-request', detail: `refused ${request.url}` });
+};
 
 let app: FastifyInstance;
 let port: number;
@@ -105,6 +109,21 @@ describe('the owning family phrases what core answers', () => {
     const reply = await sendRaw(port, get('/b/v1/things?y=2', 'Connection: close\r\n'));
     assert.equal(reply.status, 200);
     assert.deepEqual(JSON.parse(reply.body), { things: [], sent: '/b/v1/things?y=2' });
+  });
+
+  it("runs the owning family's screen before answering an unknown path, with the routed path", async () => {
+    const reply = await sendRaw(port, get('/b/v1/nothing', 'X-Refuse: 1\r\nConnection: close\r\n'));
+    assert.equal(reply.status, 400);
+    assert.deepEqual(JSON.parse(reply.body), { beta: { kind: 'bad-request', detail: 'refused /alpha/v1/beta/nothing', path: '/b/v1/nothing' } });
+    // A known path is the route's to judge, not the screen's.
+    assert.equal((await sendRaw(port, get('/b/v1/things', 'X-Refuse: 1\r\nConnection: close\r\n'))).status, 200);
+  });
+
+  it('answers an unknown path 404 whatever type its body has, without reading it', async () => {
+    const body = 'x'.repeat(100);
+    const reply = await sendRaw(port, `POST /alpha/v1/nothing HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+    assert.equal(reply.status, 404);
+    assert.deepEqual(JSON.parse(reply.body), { alpha: { kind: 'not-found', detail: '/alpha/v1/nothing', path: '/alpha/v1/nothing' } });
   });
 
   it('lets a path segment be longer than 100 characters, for the family to judge', async () => {

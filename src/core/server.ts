@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { TransportProblemError } from './errors.ts';
 import { ConnectionDrain } from './connection-drain.ts';
-import { FamilyErrors, frameworkProblemOf, MALFORMED_REQUEST } from './family-errors.ts';
+import { FamilyErrors, frameworkProblemOf, MALFORMED_REQUEST, pathOf } from './family-errors.ts';
 import { fastifyLogger, quietLogController, useRequestLog, type LogFormat, type LogLevel } from './log.ts';
 import { useJsonBodies } from './json-body.ts';
 import { aliasRewriter } from './path-aliases.ts';
@@ -100,6 +100,7 @@ export async function buildServer(serverContext: ServerContext, services: readon
       });
     });
   }
+  useUnknownPaths(app, errors, context);
   warmUps.set(app, () => Promise.all(handles.map((handle) => handle.warmUp?.())).then(() => undefined));
   // Long polls (Operation wait, watches) must end before in-flight requests are awaited.
   app.addHook('preClose', async () => {
@@ -112,6 +113,22 @@ export async function buildServer(serverContext: ServerContext, services: readon
 }
 
 const warmUps = new WeakMap<FastifyInstance, () => Promise<void>>();
+
+/**
+ * useUnknownPaths readies the one not-found handler (core's, for every family: Fastify inserts a
+ * not-found handler for every HTTP method on two paths, which made the scoped ones families had a
+ * good part of start-up). The owning family screens the request first (screenUnknownPath). A body
+ * of a type no parser reads is left unread rather than refused with 415: whatever it holds, the
+ * answer is that the path is unknown. Both are added after the families, so they reach only
+ * core's own context (its 404 handler and /healthz), not the families' routes.
+ */
+function useUnknownPaths(app: FastifyInstance, errors: FamilyErrors, context: ServiceContext): void {
+  app.addHook('onRequest', async (request) => {
+    if (!request.is404) return;
+    await errors.familyFor(pathOf(request.originalUrl))?.screenUnknownPath?.(request, context);
+  });
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+}
 
 /**
  * warmUp runs every family's deferred start-up work (ServiceHandle.warmUp) once and resolves when

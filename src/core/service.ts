@@ -117,6 +117,14 @@ export interface ServiceDefinition {
    */
   errorBodyProblem?(status: number, body: unknown): string | undefined;
   register(app: FastifyInstance, context: ServiceContext): Promise<ServiceHandle | void>;
+  /**
+   * screenUnknownPath runs before core answers 404 to a request under the family's prefixes (or,
+   * for the fallback family, under none) that no route matches: before its body is read, as a
+   * route's own hooks would. Throwing answers that instead; compute and the publisher
+   * authenticate here, so without credentials an unknown path gets the same 401 as a known one.
+   * `request.url` is the routed path (aliases already rewritten).
+   */
+  screenUnknownPath?(request: FastifyRequest, context: ServiceContext): Promise<void> | void;
   /** banner is the family's section of the start-up banner (omit it to show nothing). */
   banner?(site: BannerSite): BannerSection;
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { isUnderPrefix } from '../../core/path-aliases.ts';
 import { DEFAULT_BODY_LIMIT } from '../../core/server.ts';
 import type { ServiceContext, ServiceDefinition } from '../../core/service.ts';
 import { computeBanner } from './banner.ts';
@@ -6,9 +7,9 @@ import { registerCatalogRoutes } from './catalog/index.ts';
 import { registerInstanceTemplateRoutes, TemplateService } from './instance-templates/index.ts';
 import { MEMORY_MAX_RETAINED_OPERATIONS, OperationService, registerOperationRoutes } from './operations/index.ts';
 import { registerSecurityPolicyRoutes, SecurityPolicyService } from './security-policies/index.ts';
-import { useComputeAuth } from './shared/authorize.ts';
+import { authenticateCompute, useComputeAuth } from './shared/authorize.ts';
 import { useComputeBatch } from './shared/batch.ts';
-import { computeErrorBodyProblem, renderComputeError, useComputeErrors, useComputeNotFound } from './shared/error-serializer.ts';
+import { computeErrorBodyProblem, renderComputeError, useComputeErrors } from './shared/error-serializer.ts';
 
 /** COMPUTE_PREFIX is where the compute API lives; requests without it are served too (an override with no path). */
 export const COMPUTE_PREFIX = '/compute/v1';
@@ -25,6 +26,11 @@ export const computeService: ServiceDefinition = {
   renderError: renderComputeError,
   errorBodyProblem: computeErrorBodyProblem,
   banner: computeBanner,
+  // An unknown path under the prefix is authenticated like a known one; compute also answers
+  // paths under no family's prefix (fallback), and those are not its to guard.
+  screenUnknownPath(request, context) {
+    if (isUnderPrefix(request.url, COMPUTE_PREFIX)) authenticateCompute(request, context.auth);
+  },
   async register(app: FastifyInstance, context: ServiceContext) {
     const operations = new OperationService({
       store: context.store,
@@ -43,7 +49,6 @@ export const computeService: ServiceDefinition = {
     useComputeAuth(app, context.auth);
     await app.register(
       async (scope) => {
-        useComputeNotFound(scope);
         registerOperationRoutes(scope, operations);
         registerCatalogRoutes(scope);
         registerInstanceTemplateRoutes(scope, templates);

@@ -10,18 +10,21 @@ const principals = new WeakMap<FastifyRequest, Principal>();
 
 /** usePublisherAuth authenticates every request of the context it is added to, before its body is read. */
 export function usePublisherAuth(app: FastifyInstance, auth: Authenticator): void {
-  app.addHook('onRequest', async (request) => {
-    const query = request.query as Record<string, unknown> | undefined;
-    // A resumable session's chunks carry its upload_id, which was authorized when the session
-    // began: the session URI is the credential (as for the mail family's sessions).
-    if (typeof query?.['upload_id'] === 'string') return;
-    const accessToken = typeof query?.['access_token'] === 'string' ? query['access_token'] : undefined;
-    const identity = auth.identify(request.headers.authorization, accessToken);
-    if (identity.kind === 'anonymous') throw missingCredential();
-    if (identity.kind === 'unknown-token') throw invalidCredential();
-    if (!identity.principal.hasAnyScope([PUBLISHER_SCOPE])) throw insufficientScopes();
-    principals.set(request, identity.principal);
-  });
+  app.addHook('onRequest', async (request) => authenticatePublisher(request, auth));
+}
+
+/** authenticatePublisher identifies the caller and checks the API's scope, or throws the real 401 or 403. */
+export function authenticatePublisher(request: FastifyRequest, auth: Authenticator): void {
+  const query = request.query as Record<string, unknown> | undefined;
+  // A resumable session's chunks carry its upload_id, which was authorized when the session
+  // began: the session URI is the credential (as for the mail family's sessions).
+  if (typeof query?.['upload_id'] === 'string') return;
+  const accessToken = typeof query?.['access_token'] === 'string' ? query['access_token'] : undefined;
+  const identity = auth.identify(request.headers.authorization, accessToken);
+  if (identity.kind === 'anonymous') throw missingCredential();
+  if (identity.kind === 'unknown-token') throw invalidCredential();
+  if (!identity.principal.hasAnyScope([PUBLISHER_SCOPE])) throw insufficientScopes();
+  principals.set(request, identity.principal);
 }
 
 /** PACKAGE_NAME is Android's application id syntax: two or more dot-separated segments, each a letter then letters, digits or underscores. */

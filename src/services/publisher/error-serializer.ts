@@ -1,6 +1,6 @@
 import { googleErrorBody } from '../../core/google-error-envelope.ts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { TransportProblemError, transportProblemOf } from '../../core/errors.ts';
+import { transportProblemOf } from '../../core/errors.ts';
 import { MalformedJsonError } from '../../core/json-body.ts';
 import { errorSiteOf, type ErrorResponse, type ErrorSite } from '../../core/service.ts';
 import { badRequest, internalError, notFound, PublisherError } from './errors.ts';
@@ -52,15 +52,6 @@ export function usePublisherErrors(app: FastifyInstance, bodyLimit: number): voi
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const response = renderPublisherError(error, errorSiteOf(request, bodyLimit));
     if (response.status >= 500) request.log.error({ err: error }, 'publisher request failed');
-    return reply.code(response.status).headers(response.headers).send(response.body);
-  });
-}
-
-/** usePublisherNotFound answers unknown paths under a publisher prefix (the scope's) in the publisher dialect. */
-export function usePublisherNotFound(app: FastifyInstance, bodyLimit: number): void {
-  app.setNotFoundHandler((request, reply) => {
-    const site = errorSiteOf(request, bodyLimit);
-    const response = renderPublisherError(new TransportProblemError({ httpStatus: 404, kind: 'not-found', detail: site.path }), site);
     return reply.code(response.status).headers(response.headers).send(response.body);
   });
 }

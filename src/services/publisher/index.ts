@@ -1,11 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { API_PATHS } from '../../core/identifiers.ts';
+import { isUnderPrefix } from '../../core/path-aliases.ts';
 import { DEFAULT_BODY_LIMIT } from '../../core/server.ts';
 import { googleClientBanner } from '../../core/google-client-banner.ts';
 import { googleEnvelopeProblem } from '../../core/google-error-envelope.ts';
 import type { ServiceContext, ServiceDefinition } from '../../core/service.ts';
 import { ArtifactStore } from './artifacts.ts';
 import { DOWNLOAD_PREFIX } from './download-page.ts';
+import { authenticatePublisher } from './authorize.ts';
 import { renderPublisherError, usePublisherErrors } from './error-serializer.ts';
 import { FogbankSigner } from './fogbank-signer.ts';
 import { PublisherService } from './publisher-service.ts';
@@ -36,6 +38,11 @@ export const publisherService: ServiceDefinition = {
   renderError: renderPublisherError,
   errorBodyProblem: (status: number, body: unknown) => googleEnvelopeProblem(status, body, true),
   banner: (site) => googleClientBanner(site, 'publisher (Android Publisher API)', '/androidpublisher/v3', 'androidpublisher'),
+  // Unknown paths under the API's addresses are authenticated like known ones; the download
+  // pages take no credentials, so unknown paths there are simply unknown.
+  screenUnknownPath(request, context) {
+    if (BASE_FORMS.some((base) => isUnderPrefix(request.url, base))) authenticatePublisher(request, context.auth);
+  },
   async register(app: FastifyInstance, context: ServiceContext) {
     const bodyLimit = app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT;
     const area = openFileArea(context.dataDir, 'publisher');

@@ -10,7 +10,6 @@ import type { Authenticator } from '../../core/auth.ts';
 import type { ArtifactRecord } from './artifacts.ts';
 import { authorizePackage, usePublisherAuth } from './authorize.ts';
 import { downloadLinks, renderDownloadPage } from './download-page.ts';
-import { usePublisherNotFound } from './error-serializer.ts';
 import { notFound } from './errors.ts';
 import type { ArtifactKind } from './inspect-upload.ts';
 import type { PublisherService } from './publisher-service.ts';
@@ -39,7 +38,6 @@ type ArtifactParams = PackageParams & { readonly artifactId: string };
 export function registerUploadRoutes(scope: FastifyInstance, options: RouteOptions, resumable: boolean): void {
   options.engine.streamBodies(scope);
   usePublisherAuth(scope, options.auth);
-  usePublisherNotFound(scope, options.bodyLimit);
   for (const kind of ['bundle', 'apk'] as const) {
     options.engine.route(scope, 'POST', ARTIFACT_PATH[kind], options.methods[kind], resumable ? 'resumable' : undefined);
   }
@@ -48,7 +46,6 @@ export function registerUploadRoutes(scope: FastifyInstance, options: RouteOptio
 /** registerMetadataRoutes serves the metadata address under `scope`'s prefix: these methods take only media, so it answers Google's wrongUrlForUpload. */
 export function registerMetadataRoutes(scope: FastifyInstance, options: RouteOptions): void {
   usePublisherAuth(scope, options.auth);
-  usePublisherNotFound(scope, options.bodyLimit);
   for (const kind of ['bundle', 'apk'] as const) {
     scope.post<{ Params: PackageParams }>(ARTIFACT_PATH[kind], async (request) => {
       authorizePackage(request, options.auth, request.params.packageName);
@@ -59,7 +56,6 @@ export function registerMetadataRoutes(scope: FastifyInstance, options: RouteOpt
 
 /** registerDownloadRoutes serves each artifact's page and bytes without credentials: the unguessable link is the capability, as Play's links are. */
 export function registerDownloadRoutes(scope: FastifyInstance, options: RouteOptions): void {
-  usePublisherNotFound(scope, options.bodyLimit);
   const find = async (params: ArtifactParams): Promise<ArtifactRecord> => {
     const record = await options.service.artifacts.get(params.packageName, params.artifactId);
     if (record === undefined) throw notFound(`No internal app sharing artifact ${params.artifactId} for package ${params.packageName}.`);

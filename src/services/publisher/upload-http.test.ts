@@ -154,6 +154,17 @@ describe('paths and protocols', () => {
     assert.deepEqual(reply.body, envelope(404, 'NOT_FOUND', 'notFound', 'The requested URL /upload/androidpublisher/v3/applications/internalappsharing/x/artifacts/obb was not found on this server.'));
   });
 
+  test("an unknown path in the spec's spelling is told as sent, and needs credentials as a known one does", async () => {
+    const unknown = '/upload/publisher/v3/applications/internalappsharing/x/artifacts/obb';
+    const reply = await post(unknown, bundle);
+    assert.deepEqual(reply.body, envelope(404, 'NOT_FOUND', 'notFound', `The requested URL ${unknown} was not found on this server.`));
+    const anonymous = await post(unknown, bundle, null);
+    assert.equal(anonymous.status, 401);
+    assert.equal(anonymous.body.error.status, 'UNAUTHENTICATED');
+    // The download pages take no credentials: an unknown path there is only unknown.
+    assert.equal((await post('/_fogbank/publisher/nothing', undefined, null)).status, 404);
+  });
+
   test('the admin listing names every artifact of a package, oldest first, with its download link', async () => {
     const pkg = 'com.example.listed';
     const listedBundle = await zipBuffer(bundleItems({ packageName: pkg, versionCode: 9 }));

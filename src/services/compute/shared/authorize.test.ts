@@ -97,6 +97,7 @@ describe('authentication', () => {
     ['operation wait', 'POST', '/compute/v1/projects/p/global/operations/x/wait', undefined],
     ['image', 'GET', `/compute/v1/${DEBIAN}`, undefined],
     ['unknown route', 'GET', '/compute/v1/projects/p/global/widgets', undefined],
+    ['unknown route without the prefix', 'GET', '/projects/p/global/widgets', undefined],
   ];
   for (const [title, method, url, payload] of requests) {
     test(`no credential: ${title} → 401 with WWW-Authenticate`, async () => {

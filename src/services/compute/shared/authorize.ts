@@ -12,14 +12,17 @@ const principals = new WeakMap<FastifyRequest, Principal>();
 
 /** useComputeAuth authenticates every request of the compute context before it is handled. */
 export function useComputeAuth(app: FastifyInstance, auth: Authenticator): void {
-  app.addHook('onRequest', async (request) => {
-    const query = request.query as Record<string, unknown> | undefined;
-    const accessToken = typeof query?.['access_token'] === 'string' ? query['access_token'] : undefined;
-    const identity = auth.identify(request.headers.authorization, accessToken);
-    if (identity.kind === 'anonymous') throw missingCredential();
-    if (identity.kind === 'unknown-token') throw invalidCredential();
-    principals.set(request, identity.principal);
-  });
+  app.addHook('onRequest', async (request) => authenticateCompute(request, auth));
+}
+
+/** authenticateCompute identifies the caller (bearer token or `access_token`), or throws the real 401s. */
+export function authenticateCompute(request: FastifyRequest, auth: Authenticator): void {
+  const query = request.query as Record<string, unknown> | undefined;
+  const accessToken = typeof query?.['access_token'] === 'string' ? query['access_token'] : undefined;
+  const identity = auth.identify(request.headers.authorization, accessToken);
+  if (identity.kind === 'anonymous') throw missingCredential();
+  if (identity.kind === 'unknown-token') throw invalidCredential();
+  principals.set(request, identity.principal);
 }
 
 /** AccessCheck is what one method needs: read or write scopes, and one IAM permission on a resource. */

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { TransportProblemError, transportProblemOf } from '../../../core/errors.ts';
+import { transportProblemOf } from '../../../core/errors.ts';
 import { JsonEncodingError, JsonTooDeepError, MalformedJsonError, pointAtJsonError } from '../../../core/json-body.ts';
 import { googleErrorBody, googleEnvelopeProblem } from '../../../core/google-error-envelope.ts';
 import { errorSiteOf, type ErrorResponse, type ErrorSite } from '../../../core/service.ts';
@@ -74,15 +74,6 @@ export function useComputeErrors(app: FastifyInstance, bodyLimit: number): void 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const response = renderComputeError(error, errorSiteOf(request, bodyLimit));
     if (response.status >= 500) request.log.error({ err: error }, 'compute request failed');
-    return reply.code(response.status).headers(response.headers).send(response.body);
-  });
-}
-
-/** useComputeNotFound answers unknown routes under a compute prefix in the compute dialect. */
-export function useComputeNotFound(app: FastifyInstance): void {
-  app.setNotFoundHandler((request, reply) => {
-    const site = errorSiteOf(request, 0);
-    const response = renderComputeError(new TransportProblemError({ httpStatus: 404, kind: 'not-found', detail: site.path }), site);
     return reply.code(response.status).headers(response.headers).send(response.body);
   });
 }
