@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HTTP_REASON_PHRASES, TransportProblemError, transportProblemOf, type TransportProblem } from './errors.ts';
+import { isUnderPrefix } from './path-aliases.ts';
 import type { ErrorResponse, ErrorSite, ServiceDefinition } from './service.ts';
 
 /** MALFORMED_REQUEST is what Google's front end says of a request it cannot read at all. */
@@ -33,7 +34,7 @@ export class FamilyErrors {
   /** familyFor picks the family that owns `path` (no query string), or undefined when none does and there is no fallback. */
   familyFor(path: string): ServiceDefinition | undefined {
     for (const { prefix, service } of this.prefixes) {
-      if (path === prefix || path.startsWith(`${prefix}/`)) return service;
+      if (isUnderPrefix(path, prefix)) return service;
     }
     return this.fallback;
   }
