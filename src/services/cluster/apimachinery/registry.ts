@@ -9,6 +9,7 @@ import type { IdSource } from '../../../core/ids.ts';
 import type { UserInfo } from '../cluster-auth.ts';
 import { ConflictError, type Store, type StoredRecord, type Transaction } from '../../../store/index.ts';
 import { decodeContinue, encodeContinue } from './continue-token.ts';
+import { EncodedObjects } from './encoded-objects.ts';
 import type { FieldSelector } from './field-selector.ts';
 import type { LabelSelector } from './label-selector.ts';
 import { fieldsOf, recordUpdate } from './managed-fields.ts';
@@ -102,6 +103,8 @@ let lastFormatted = { second: Number.NaN, text: '' };
 
 /** GenericRegistry serves every resource of the cluster family from one store. */
 export class GenericRegistry {
+  readonly #encoded = new EncodedObjects();
+
   constructor(
     readonly store: Store,
     readonly clock: Clock,
@@ -128,12 +131,18 @@ export class GenericRegistry {
     return { kind: scope.view.kind, apiVersion: apiVersionOf({ group: scope.group, version: scope.view.version }), metadata, ...rest };
   }
 
-  /** get reads one object; a resourceVersion ahead of the store waits briefly, then is the real 504. */
-  async get(scope: RequestScope, name: string, resourceVersion: string | undefined): Promise<KubeObject> {
+  /** presentJson is `present` serialised, kept with the record for the next read of the same revision. */
+  presentJson(scope: RequestScope, record: StoredRecord): string {
+    const { view } = scope;
+    return this.#encoded.encoded(record, `${scope.group}/${view.version}/${view.resource}`, () => JSON.stringify(this.present(scope, record)));
+  }
+
+  /** read reads one object's record; a resourceVersion ahead of the store waits briefly, then is the real 504. */
+  async read(scope: RequestScope, name: string, resourceVersion: string | undefined): Promise<StoredRecord> {
     if (resourceVersion !== undefined && resourceVersion !== '' && resourceVersion !== '0') await this.waitForRevision(parseResourceVersion(resourceVersion));
     const record = await this.store.get(scope.view.storeKind, this.keyOf(scope, scope.namespace, name));
     if (record === undefined) throw notFound(this.groupResource(scope), name);
-    return this.present(scope, record);
+    return record;
   }
 
   /** waitForRevision holds a read until the store reaches `revision`, up to a short bound (the real server's "too large" wait). */

@@ -81,11 +81,18 @@ function warningHeader(warnings: readonly string[]): string[] {
   return warnings.map((text) => `299 - ${JSON.stringify(text)}`);
 }
 
+const asIs = (text: string): string => text;
+
 function send(reply: FastifyReply, status: number, body: unknown, contentType: string, warnings: readonly string[] = []): FastifyReply {
+  return sendText(reply, status, JSON.stringify(body), contentType, warnings);
+}
+
+function sendText(reply: FastifyReply, status: number, text: string, contentType: string, warnings: readonly string[] = []): FastifyReply {
   reply.code(status).header('content-type', contentType).header('cache-control', 'no-cache, private');
   if (warnings.length > 0) reply.header('warning', warningHeader(warnings));
-  // A Buffer keeps Fastify from rewriting the media type (it would quote `as=Table` and add a charset).
-  return reply.send(Buffer.from(JSON.stringify(body)));
+  // A serializer of its own keeps Fastify from rewriting the media type (it would quote `as=Table`
+  // and add a charset); a string goes out in one write with the headers.
+  return reply.serializer(asIs).send(text);
 }
 
 function fieldManagerOf(request: FastifyRequest, given: string | undefined): string {
@@ -156,7 +163,9 @@ export async function serveResource(context: HandlerContext, target: ResourceTar
   switch (request.method) {
     case 'GET': {
       const form = negotiateOutput(request.headers.accept);
-      return respond(200, await registry.get(scope, name, single(query, 'resourceVersion')), form);
+      const record = await registry.read(scope, name, single(query, 'resourceVersion'));
+      if (form.kind === 'object') return sendText(reply, 200, registry.presentJson(scope, record), 'application/json');
+      return respond(200, registry.present(scope, record), form);
     }
     case 'PUT': {
       const form = negotiateOutput(request.headers.accept);
