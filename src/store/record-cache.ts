@@ -1,3 +1,4 @@
+import { BoundedMap } from '../core/bounded-map.ts';
 import type { StoredRecord } from './store.ts';
 
 /**
@@ -9,11 +10,10 @@ import type { StoredRecord } from './store.ts';
  * Cached values are shared between callers: the store contract treats values as immutable.
  */
 export class RecordCache {
-  readonly #entries = new Map<string, StoredRecord>();
-  readonly #capacity: number;
+  readonly #entries: BoundedMap<string, StoredRecord>;
 
   constructor(capacity: number) {
-    this.#capacity = capacity;
+    this.#entries = new BoundedMap(capacity);
   }
 
   /** get returns the cached record for (kind, key) when it is exactly at `revision`. */
@@ -32,15 +32,8 @@ export class RecordCache {
 
   /** set remembers a committed record, evicting the oldest insertion when full. */
   set(record: StoredRecord): void {
-    if (this.#capacity <= 0) return;
-    const id = cacheKey(record.kind, record.key);
-    // Re-inserting moves the entry to the young end, so eviction is least-recently-written.
-    this.#entries.delete(id);
-    this.#entries.set(id, record);
-    if (this.#entries.size > this.#capacity) {
-      const oldest = this.#entries.keys().next();
-      if (oldest.done !== true) this.#entries.delete(oldest.value);
-    }
+    // Setting again makes the entry the newest, so eviction is least-recently-written.
+    this.#entries.set(cacheKey(record.kind, record.key), record);
   }
 
   /** forget drops (kind, key), after a delete. */

@@ -6,6 +6,7 @@
  * the record itself is the key; a new revision is a new record and misses. The number of records
  * kept is bounded, oldest first out, so memory stays flat however many objects are read.
  */
+import { BoundedMap } from '../../../core/bounded-map.ts';
 import type { StoredRecord } from '../../../store/index.ts';
 
 /** ENCODED_RECORDS is how many records keep their encodings. */
@@ -13,9 +14,11 @@ export const ENCODED_RECORDS = 4096;
 
 /** EncodedObjects maps (record, form) to the text that form of the record serialises to. */
 export class EncodedObjects {
-  readonly #byRecord = new Map<StoredRecord, Map<string, string>>();
+  readonly #byRecord: BoundedMap<StoredRecord, Map<string, string>>;
 
-  constructor(readonly capacity: number = ENCODED_RECORDS) {}
+  constructor(capacity: number = ENCODED_RECORDS) {
+    this.#byRecord = new BoundedMap(capacity);
+  }
 
   /** encoded returns the text of `record` in `form`, computed by `encode` when not kept yet. */
   encoded(record: StoredRecord, form: string, encode: () => string): string {
@@ -24,7 +27,6 @@ export class EncodedObjects {
     if (kept !== undefined) return kept;
     const text = encode();
     if (forms === undefined) {
-      if (this.#byRecord.size >= this.capacity) this.#byRecord.delete(this.#byRecord.keys().next().value!);
       forms = new Map();
       this.#byRecord.set(record, forms);
     }

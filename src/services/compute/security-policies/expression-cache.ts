@@ -1,3 +1,4 @@
+import { BoundedMap } from '../../../core/bounded-map.ts';
 import type { ExpressionContext } from './check-expression-semantics.ts';
 
 /**
@@ -7,19 +8,17 @@ import type { ExpressionContext } from './check-expression-semantics.ts';
  * owns one and hands it to validation. Bounded: the oldest entry goes first.
  */
 export class ExpressionCache {
-  readonly #verdicts = new Map<string, string | undefined>();
+  readonly #verdicts: BoundedMap<string, string | undefined>;
 
-  constructor(private readonly capacity = 2048) {}
+  constructor(capacity = 2048) {
+    this.#verdicts = new BoundedMap(capacity);
+  }
 
   /** verdict returns the problem with `text` (undefined when it is fine), computing it with `check` once. */
   verdict(text: string, context: ExpressionContext, check: () => string | undefined): string | undefined {
     const key = `${context.scope}\u0000${context.policyType}\u0000${text}`;
     if (this.#verdicts.has(key)) return this.#verdicts.get(key);
     const verdict = check();
-    if (this.#verdicts.size >= this.capacity) {
-      const oldest = this.#verdicts.keys().next();
-      if (oldest.done !== true) this.#verdicts.delete(oldest.value);
-    }
     this.#verdicts.set(key, verdict);
     return verdict;
   }
