@@ -89,6 +89,8 @@ export function locateJsonError(text: string): number | undefined {
  * strings; whether the text is valid JSON is JSON.parse's business.
  */
 export function findTooDeep(text: string): { readonly key: string; readonly position: number } | undefined {
+  // Every body passes here: one without more brackets than the limit cannot nest past it.
+  if (!hasMoreBrackets(text, MAX_JSON_DEPTH)) return undefined;
   let depth = 0;
   // The last string literal and whether a ':' followed it (it was then a member name).
   let lastString = '';
@@ -111,6 +113,16 @@ export function findTooDeep(text: string): { readonly key: string; readonly posi
     previous = char;
   }
   return undefined;
+}
+
+/** hasMoreBrackets tells whether `text` holds more than `limit` opening brackets, strings included. */
+function hasMoreBrackets(text: string, limit: number): boolean {
+  let opened = 0;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if ((code === 0x7b || code === 0x5b) && ++opened > limit) return true;
+  }
+  return false;
 }
 
 function decodeKey(literal: string): string {

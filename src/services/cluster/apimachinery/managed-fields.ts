@@ -75,6 +75,10 @@ export function recordUpdate(
   next: { readonly object: KubeObject; readonly fields: Record<string, unknown> },
   old: { readonly object: KubeObject; readonly fields: Record<string, unknown> } | undefined,
 ): ManagedFieldsEntry[] {
+  // A first write with no entries to carry owns every field it set: its trie is the object's.
+  if (old === undefined && (previous === undefined || previous.length === 0)) {
+    return Object.keys(next.fields).length === 0 ? [] : [{ manager, operation: 'Update', apiVersion, time, fieldsType: 'FieldsV1', fieldsV1: next.fields }];
+  }
   const nextLeaves = leafPaths(next.fields);
   const oldLeaves = new Set(old === undefined ? [] : leafPaths(old.fields));
   const changed = new Set(nextLeaves.filter((path) => !oldLeaves.has(path) || JSON.stringify(valueAt(next.object, path)) !== JSON.stringify(valueAt(old!.object, path))));
