@@ -55,6 +55,8 @@ export class WriteStatements extends ReadStatements {
   readonly rollbackToSavepoint: Database.Statement<[]>;
   /** upsert returns the row's create_revision: equal to the new revision exactly when it created the row. */
   readonly upsert: Database.Statement<[string, string, string, number, number], number>;
+  /** insertNew creates a row only where none is: a run that changed nothing met an existing row. */
+  readonly insertNew: Database.Statement<[string, string, string, number, number]>;
   readonly remove: Database.Statement<[string, string]>;
   readonly appendChange: Database.Statement<[number, string, string, string, string, number]>;
   readonly setRevision: Database.Statement<[number]>;
@@ -81,6 +83,7 @@ export class WriteStatements extends ReadStatements {
           'RETURNING create_revision',
       )
       .pluck();
+    this.insertNew = db.prepare('INSERT INTO records (kind, key, value, create_revision, revision) VALUES (?, ?, ?, ?, ?) ON CONFLICT (kind, key) DO NOTHING');
     this.remove = db.prepare('DELETE FROM records WHERE kind = ? AND key = ?');
     this.appendChange = db.prepare(
       'INSERT INTO changes (revision, type, kind, key, value, create_revision) VALUES (?, ?, ?, ?, ?, ?)',
