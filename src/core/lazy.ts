@@ -9,19 +9,32 @@
  */
 export function loadOnFirstUse<T>(load: () => Promise<T>): LoadOnFirstUse<T> {
   let loading: Promise<T> | undefined;
+  let value: { readonly loaded: T } | undefined;
   const get = (() =>
-    (loading ??= load().catch((error: unknown) => {
-      loading = undefined;
-      throw error;
-    }))) as LoadOnFirstUse<T>;
+    (loading ??= load().then(
+      (loaded) => {
+        value = { loaded };
+        return loaded;
+      },
+      (error: unknown) => {
+        loading = undefined;
+        throw error;
+      },
+    ))) as LoadOnFirstUse<T>;
   get.loaded = () => loading;
+  get.ready = () => value?.loaded;
   return get;
 }
 
-/** LoadOnFirstUse loads on its first call; `loaded()` is the load started so far, if any (for closing what was loaded, without loading it). */
+/**
+ * LoadOnFirstUse loads on its first call; `loaded()` is the load started so far, if any (for
+ * closing what was loaded, without loading it); `ready()` is the value once loaded, so the
+ * requests that come after need not wait a turn for an already settled promise.
+ */
 export interface LoadOnFirstUse<T> {
   (): Promise<T>;
   loaded(): Promise<T> | undefined;
+  ready(): T | undefined;
 }
 
 /**

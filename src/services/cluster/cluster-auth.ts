@@ -35,8 +35,8 @@ export function setUserOf(request: FastifyRequest, user: UserInfo): void {
 
 /** useClusterAuth authenticates every request of the cluster context before it is handled. */
 export function useClusterAuth(app: FastifyInstance, auth: Authenticator): void {
-  app.addHook('onRequest', async (request) => {
-    const path = request.url.split('?')[0] ?? '';
+  // Synchronous (a callback hook): every request passes here, and a promise per request adds up.
+  app.addHook('onRequest', (request, _reply, done) => {
     const identity = auth.identify(bearerOf(request.headers.authorization));
     if (identity.kind === 'principal') {
       const principal = identity.principal;
@@ -45,10 +45,13 @@ export function useClusterAuth(app: FastifyInstance, auth: Authenticator): void 
         name: admin ? 'system:admin' : principal.email,
         groups: admin ? ['system:masters', 'system:authenticated'] : [...principal.groups, 'system:authenticated'],
       });
+      done();
       return;
     }
+    const path = request.url.split('?')[0] ?? '';
     // A token nobody issued is refused even on public paths, as the real server does.
-    if (identity.kind === 'unknown-token' || !PUBLIC_PATHS.has(path.replace(/\/$/, ''))) throw unauthorized();
+    if (identity.kind === 'unknown-token' || !PUBLIC_PATHS.has(path.replace(/\/$/, ''))) done(unauthorized());
+    else done();
   });
 }
 

@@ -58,8 +58,9 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
       useClusterAuth(app, context.auth);
       const rbac = new Rbac(context.store, groups);
       // Authorizing needs the default policy reconciled, which the working parts do as they start.
-      app.addHook('onRequest', async (request) => {
-        if (userOf(request) !== undefined) await runtime();
+      app.addHook('onRequest', (request, _reply, done) => {
+        if (userOf(request) === undefined || runtime.ready() !== undefined) done();
+        else runtime().then(() => done(), done);
       });
       rbac.install(app, domain);
       useYamlBodies(app);
@@ -110,7 +111,7 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
       app.get('/api', async (request, reply) => discoveryAnswer(request, reply, true));
       app.get('/apis', async (request, reply) => discoveryAnswer(request, reply, false));
       app.all('/api/*', async (request, reply) => {
-        const runtimeNow = await runtime();
+        const runtimeNow = runtime.ready() ?? (await runtime());
         const { discovery, handlers } = runtimeNow;
         const [version, ...rest] = splitPath((request.params as { '*': string })['*']);
         if (version === undefined) throw notFoundPath();
@@ -124,7 +125,7 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
         return runtimeNow.serveResource(handlers, target, request, reply);
       });
       app.all('/apis/*', async (request, reply) => {
-        const runtimeNow = await runtime();
+        const runtimeNow = runtime.ready() ?? (await runtime());
         const { discovery, handlers } = runtimeNow;
         const [group, version, ...rest] = splitPath((request.params as { '*': string })['*']);
         if (group === undefined) throw notFoundPath();
