@@ -11,6 +11,7 @@ import { DEFAULT_BODY_LIMIT } from '../../core/server.ts';
 import { apiGroupVocabulary, DEFAULT_API_DOMAIN, type Vocabulary } from '../../core/identifiers.ts';
 import type { ServiceContext, ServiceDefinition } from '../../core/service.ts';
 import { clusterErrorBodyProblem, renderClusterError, useClusterErrors, YamlBodyError } from './apimachinery/error-serializer.ts';
+import { sendSerialized } from './apimachinery/send-serialized.ts';
 import { notFoundPath } from './apimachinery/status.ts';
 import type { WatchSettings } from './apimachinery/watch.ts';
 import { clusterBanner } from './banner.ts';
@@ -78,7 +79,7 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
       );
 
       const json = (reply: FastifyReply, body: unknown, contentType = 'application/json') =>
-        reply.code(200).header('content-type', contentType).header('cache-control', 'no-cache, private').send(Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)));
+        sendSerialized(reply.code(200).header('cache-control', 'no-cache, private'), contentType, typeof body === 'string' ? body : JSON.stringify(body));
 
       app.get('/version', async (_request, reply) =>
         json(reply, { ...SERVED_VERSION, gitCommit: '0000000000000000000000000000000000000000', gitTreeState: 'clean', buildDate: '2024-12-11T18:04:20Z', goVersion: 'go1.23.3', compiler: 'gc', platform: 'linux/amd64' }),
@@ -97,7 +98,7 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
         }
         reply.header('cache-control', hash === undefined ? 'no-cache, private' : 'public, immutable');
         if (hash !== undefined) reply.header('expires', new Date(context.clock.now() + 365 * 86400_000).toUTCString());
-        return reply.code(200).header('content-type', 'application/json').send(Buffer.from(document.json));
+        return sendSerialized(reply.code(200), 'application/json', document.json);
       });
 
       const discoveryAnswer = async (request: FastifyRequest, reply: FastifyReply, core: boolean) => {

@@ -7,6 +7,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { transportProblemOf } from '../../../core/errors.ts';
 import { MalformedJsonError } from '../../../core/json-body.ts';
 import { errorSiteOf, type ErrorResponse, type ErrorSite } from '../../../core/service.ts';
+import { sendSerialized } from './send-serialized.ts';
 import {
   badRequest,
   internalError,
@@ -93,6 +94,6 @@ export function useClusterErrors(app: FastifyInstance, bodyLimit: number): void 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const response = renderClusterError(error, errorSiteOf(request, bodyLimit));
     if (response.status >= 500) request.log.error({ err: error }, 'cluster request failed');
-    return reply.code(response.status).headers(response.headers).send(Buffer.from(JSON.stringify(response.body)));
+    return sendSerialized(reply.code(response.status).headers(response.headers), response.headers['content-type'] ?? 'application/json', JSON.stringify(response.body));
   });
 }

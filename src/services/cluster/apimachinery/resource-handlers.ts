@@ -13,6 +13,7 @@ import { servePatch } from './patch-handler.ts';
 import { dryRunOf, parseListQuery, parseWriteQuery, single, type Query } from './query-options.ts';
 import type { DeleteRequest, GenericRegistry, ListResult, RequestScope } from './registry.ts';
 import { decodeBody } from './request-body.ts';
+import { sendSerialized } from './send-serialized.ts';
 import { badRequest, invalidObject, methodNotSupported } from './status.ts';
 import { notSupported, type FieldError } from './field-errors.ts';
 import { apiVersionOf, type AnyView } from './strategy.ts';
@@ -81,18 +82,14 @@ function warningHeader(warnings: readonly string[]): string[] {
   return warnings.map((text) => `299 - ${JSON.stringify(text)}`);
 }
 
-const asIs = (text: string): string => text;
-
 function send(reply: FastifyReply, status: number, body: unknown, contentType: string, warnings: readonly string[] = []): FastifyReply {
   return sendText(reply, status, JSON.stringify(body), contentType, warnings);
 }
 
 function sendText(reply: FastifyReply, status: number, text: string, contentType: string, warnings: readonly string[] = []): FastifyReply {
-  reply.code(status).header('content-type', contentType).header('cache-control', 'no-cache, private');
+  reply.code(status).header('cache-control', 'no-cache, private');
   if (warnings.length > 0) reply.header('warning', warningHeader(warnings));
-  // A serializer of its own keeps Fastify from rewriting the media type (it would quote `as=Table`
-  // and add a charset); a string goes out in one write with the headers.
-  return reply.serializer(asIs).send(text);
+  return sendSerialized(reply, contentType, text);
 }
 
 function fieldManagerOf(request: FastifyRequest, given: string | undefined): string {

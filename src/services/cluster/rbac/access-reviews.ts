@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { invalid, type FieldError } from '../apimachinery/field-errors.ts';
 import type { DiscoveryResource } from '../discovery.ts';
+import { sendSerialized } from '../apimachinery/send-serialized.ts';
 import { badRequest, invalidObject } from '../apimachinery/status.ts';
 import { userOf } from '../cluster-auth.ts';
 import type { Authorizer } from './authorizer.ts';
@@ -32,7 +33,7 @@ function bodyOf(request: FastifyRequest, kind: string, apiVersion: string): Json
 }
 
 function answer(reply: FastifyReply, body: unknown): FastifyReply {
-  return reply.code(201).header('content-type', 'application/json').header('cache-control', 'no-cache, private').send(Buffer.from(JSON.stringify(body)));
+  return sendSerialized(reply.code(201).header('cache-control', 'no-cache, private'), 'application/json', JSON.stringify(body));
 }
 
 /** registerAccessReviews serves the two self reviews under `/apis/<authorization group>/v1` (either spelling of the group). */
