@@ -1,12 +1,11 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { Authenticator, type TokenGrant } from '../core/auth.ts';
 import { realTimers, systemClock, type Clock, type Timers } from '../core/clock.ts';
 import type { OperationsMode } from '../core/config.ts';
 import { cryptoIds, hexId, type IdSource } from '../core/ids.ts';
 import type { LogFormat, LogLevel } from '../core/log.ts';
-import { buildServer, DEFAULT_BODY_LIMIT, warmUp } from '../core/server.ts';
+import { buildServer, DEFAULT_BODY_LIMIT, type FogbankServer } from '../core/server.ts';
 import { createClusterService } from '../services/cluster/index.ts';
 import { KUBECONFIG_FILE_NAME, kubeconfigText } from '../services/cluster/kubeconfig.ts';
 import { SERVICES } from '../services/registry.ts';
@@ -60,7 +59,7 @@ export interface RunningFogbank {
   readonly kubeconfigFile: string | undefined;
   readonly dataDir: string | undefined;
   readonly store: Store;
-  readonly app: FastifyInstance;
+  readonly app: FogbankServer;
   /**
    * warmUp does every family's deferred start-up work now (ServiceHandle.warmUp: loading its
    * working parts, seeding what a fresh instance has) instead of on the family's first request,
@@ -98,7 +97,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     lock?.release();
     throw error;
   }
-  let built: FastifyInstance | undefined;
+  let built: FogbankServer | undefined;
   try {
     const app = (built = await buildServer(
       {
@@ -128,7 +127,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     }
     let closing: Promise<void> | undefined;
     return {
-      warmUp: () => warmUp(app),
+      warmUp: () => app.warmUp(),
       url: `http://${urlHost}:${port}`,
       host,
       port,

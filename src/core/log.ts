@@ -1,4 +1,4 @@
-import { LogController } from 'fastify';
+import { hostname } from 'node:os';
 
 /** LogLevel names the verbosity of the structured request log. */
 export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
@@ -23,7 +23,7 @@ export function isLogFormat(value: string): value is LogFormat {
 export type LogWrite = (line: string) => void;
 
 /** REQUEST_DONE is the message of the one record logged per request. */
-const REQUEST_DONE = 'request completed';
+export const REQUEST_DONE = 'request completed';
 
 /** PINO_LEVELS maps pino's numeric levels to their names. */
 const PINO_LEVELS: Readonly<Record<number, string>> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
@@ -72,9 +72,25 @@ export function fastifyLogger(level: LogLevel, format: LogFormat, write: LogWrit
   };
 }
 
-/** quietLogController turns off Fastify's own two records per request: useRequestLog writes one instead. */
-export function quietLogController(): LogController {
-  return new LogController({ disableRequestLogging: true });
+/** CoreLog writes core's own records (not a request's), in the server's format and at its level. */
+export type CoreLog = (level: 'info' | 'warn' | 'error', message: string, fields?: Readonly<Record<string, unknown>>) => void;
+
+/** LEVEL_NUMBERS are pino's numbers for the levels core writes, and the thresholds of each setting. */
+const LEVEL_NUMBERS: Readonly<Record<LogLevel | 'warn', number>> = { silent: Infinity, error: 50, warn: 40, info: 30, debug: 20 };
+
+/**
+ * coreLogger writes records the way the families' pino loggers do (the same JSON record, or the
+ * same text line rendered from it), for what core reports with no request and no Fastify app at
+ * hand (which replica runs a singleton).
+ */
+export function coreLogger(level: LogLevel, format: LogFormat, write: LogWrite = (line) => void process.stdout.write(line)): CoreLog {
+  const threshold = LEVEL_NUMBERS[level];
+  return (recordLevel, message, fields = {}) => {
+    const number = LEVEL_NUMBERS[recordLevel];
+    if (number < threshold) return;
+    const line = `${JSON.stringify({ level: number, time: Date.now(), pid: process.pid, hostname: hostname(), ...fields, msg: message })}\n`;
+    write(format === 'json' ? line : renderTextLine(line));
+  };
 }
 
 /** RequestLogSource is the part of a Fastify app the request log needs. */

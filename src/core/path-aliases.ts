@@ -1,8 +1,8 @@
 /**
  * A family that answers the same API under a second path prefix (the spec's spelling of a base
  * path, compute without its `/compute/v1`) declares it as an alias. Core rewrites an aliased path
- * to its canonical prefix before routing (Fastify's `rewriteUrl`), so every route is registered
- * once: route insertion was most of start-up, and each alias doubled its family's routes.
+ * to its canonical prefix before routing (core/server.ts, before the request reaches the family's
+ * app), so every route is registered once: each alias would double its family's routes.
  *
  * The client's own path stays in `request.originalUrl`; everything that echoes a path back (error
  * texts, an upload session's `Location`, compute's self-links) reads it, so the answer is in the

@@ -1,6 +1,4 @@
-import type { FastifyInstance } from 'fastify';
-
-/** RegisteredRoute is one route as Fastify registered it, and the family whose `register` added it. */
+/** RegisteredRoute is one route as a family's Fastify app registered it, and the family that registered it. */
 export interface RegisteredRoute {
   readonly method: string;
   /** The route's URL pattern with its prefix, e.g. `/compute/v1/projects/:project/global/instanceTemplates/:name`. */
@@ -9,37 +7,21 @@ export interface RegisteredRoute {
   readonly family: string | undefined;
 }
 
-const routesByApp = new WeakMap<FastifyInstance, RegisteredRoute[]>();
+const routesByServer = new WeakMap<object, () => readonly RegisteredRoute[]>();
 
 /**
- * RouteRecorder collects every route registered on an app (an `onRoute` hook), tagged with the
- * family being registered at the time. Tests walk the list, so a new route is covered by being
- * registered, never by being listed by hand.
+ * recordRoutes ties a server (built by buildServer) to what lists its routes: core's own, then each
+ * family's, as its app recorded them while it was built (an `onRoute` hook). Tests walk the list,
+ * so a new route is covered by being registered, never by being listed by hand.
  */
-export class RouteRecorder {
-  private family: string | undefined;
-  private readonly routes: RegisteredRoute[] = [];
-
-  constructor(app: FastifyInstance) {
-    routesByApp.set(app, this.routes);
-    app.addHook('onRoute', (route) => {
-      const methods = Array.isArray(route.method) ? route.method : [route.method];
-      for (const method of methods) this.routes.push({ method: String(method), url: route.url, family: this.family });
-    });
-  }
-
-  /** during tags the routes registered while `work` runs with the family's name. */
-  async during(family: string, work: () => Promise<void>): Promise<void> {
-    this.family = family;
-    try {
-      await work();
-    } finally {
-      this.family = undefined;
-    }
-  }
+export function recordRoutes(server: object, list: () => readonly RegisteredRoute[]): void {
+  routesByServer.set(server, list);
 }
 
-/** registeredRoutes lists every route of a server built by buildServer, in registration order. */
-export function registeredRoutes(app: FastifyInstance): readonly RegisteredRoute[] {
-  return routesByApp.get(app) ?? [];
+/**
+ * registeredRoutes lists every route of a server built by buildServer, in registration order: of
+ * the families built so far (each is built by its first request, or all at once by `warmUp`).
+ */
+export function registeredRoutes(server: object): readonly RegisteredRoute[] {
+  return routesByServer.get(server)?.() ?? [];
 }

@@ -8,7 +8,7 @@ import { ManualClock, realTimers } from './clock.ts';
 import { TransportProblemError, transportProblemOf } from './errors.ts';
 import { seededIds } from './ids.ts';
 import { registeredRoutes } from './route-registry.ts';
-import { buildServer } from './server.ts';
+import { buildServer, type FogbankServer } from './server.ts';
 import type { ErrorResponse, ServiceDefinition } from './service.ts';
 
 /**
@@ -57,7 +57,7 @@ beta.screenUnknownPath = (request) => {
   if (request.headers['x-refuse'] !== undefined) throw new TransportProblemError({ httpStatus: 400, kind: 'bad-request', detail: `refused ${request.url}` });
 };
 
-let app: FastifyInstance;
+let app: FogbankServer;
 let port: number;
 
 before(async () => {
@@ -151,7 +151,8 @@ describe('a body sent without framing', () => {
 });
 
 describe('registeredRoutes', () => {
-  it('lists every route with the family that registered it', () => {
+  it('lists every route with the family that registered it, once every family is built', async () => {
+    await app.warmUp();
     const routes = registeredRoutes(app).filter((route) => route.method !== 'HEAD');
     assert.deepEqual(routes, [
       { method: 'GET', url: '/healthz', family: undefined },
@@ -159,5 +160,77 @@ describe('registeredRoutes', () => {
       { method: 'DELETE', url: '/alpha/v1/items/:name', family: 'alpha' },
       { method: 'GET', url: '/alpha/v1/beta/things', family: 'beta' },
     ]);
+  });
+});
+
+describe('each family is built by its first request', () => {
+  const context = () => ({ store: new MemoryStore(), clock: new ManualClock(), timers: realTimers, ids: seededIds('lazy'), auth: new Authenticator('admin', []), operations: 'instant' as const });
+
+  it('builds no family to start or to answer /healthz, and each one once, however many requests wait for it', async () => {
+    const built: string[] = [];
+    const counted = (name: string, prefix: string, fallback: boolean): ServiceDefinition => {
+      const definition = family(name, prefix, fallback, (app) => {
+        app.get(`${prefix}/ping`, async () => ({ from: name }));
+      });
+      const register = definition.register.bind(definition);
+      return { ...definition, register: async (app, ctx) => (built.push(name), register(app, ctx)) };
+    };
+    const server = await buildServer(context(), [counted('first', '/first', true), counted('second', '/second', false)], { logLevel: 'silent', bodyLimit: 1024 });
+    try {
+      const health = await server.inject({ method: 'GET', url: '/healthz' });
+      assert.equal(health.statusCode, 200);
+      assert.deepEqual(JSON.parse(health.body), { status: 'ok', store: { backend: 'memory', ok: true } });
+      assert.equal((await server.inject({ method: 'HEAD', url: '/healthz/' })).body, '');
+      assert.deepEqual(built, []);
+      assert.deepEqual(registeredRoutes(server).map((route) => route.url), ['/healthz', '/healthz']);
+      const answers = await Promise.all([1, 2, 3].map(() => server.inject({ method: 'GET', url: '/second/ping' })));
+      assert.deepEqual(answers.map((answer) => JSON.parse(answer.body)), [{ from: 'second' }, { from: 'second' }, { from: 'second' }]);
+      assert.deepEqual(built, ['second']);
+      // Any other method on /healthz is an unknown path, the fallback family's to answer.
+      const posted = await server.inject({ method: 'POST', url: '/healthz' });
+      assert.equal(posted.statusCode, 404);
+      assert.deepEqual(JSON.parse(posted.body), { first: { kind: 'not-found', detail: '/healthz', path: '/healthz' } });
+      assert.deepEqual(built, ['second', 'first']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('answers in the family dialect when its build fails, and builds it with the next request', async () => {
+    let attempts = 0;
+    const flaky = family('flaky', '/flaky', true, (app) => {
+      app.get('/flaky/ping', async () => ({ ok: true }));
+    });
+    const register = flaky.register.bind(flaky);
+    flaky.register = async (app, ctx) => {
+      attempts += 1;
+      if (attempts === 1) throw new TransportProblemError({ httpStatus: 503, kind: 'unavailable', detail: 'store down' });
+      return register(app, ctx);
+    };
+    const server = await buildServer(context(), [flaky], { logLevel: 'silent', bodyLimit: 1024 });
+    try {
+      const failed = await server.inject({ method: 'GET', url: '/flaky/ping?x=1' });
+      assert.equal(failed.statusCode, 503);
+      assert.deepEqual(JSON.parse(failed.body), { flaky: { kind: 'unavailable', detail: 'store down', path: '/flaky/ping' } });
+      const served = await server.inject({ method: 'GET', url: '/flaky/ping' });
+      assert.equal(served.statusCode, 200);
+      assert.deepEqual(JSON.parse(served.body), { ok: true });
+      assert.equal(attempts, 2);
+      // The failed attempt recorded no route: each route is listed once.
+      assert.deepEqual(registeredRoutes(server).filter((route) => route.family === 'flaky').map((route) => `${route.method} ${route.url}`), ['GET /flaky/ping', 'HEAD /flaky/ping']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('answers a family first called while the server closes with its dialect 503, building nothing', async () => {
+    const built: string[] = [];
+    const late = family('late', '/late', true, () => {});
+    const server = await buildServer(context(), [{ ...late, register: async () => void built.push('late') }], { logLevel: 'silent', bodyLimit: 1024 });
+    await server.close();
+    const answer = await server.inject({ method: 'GET', url: '/late/x' });
+    assert.equal(answer.statusCode, 503);
+    assert.deepEqual(JSON.parse(answer.body), { late: { kind: 'unavailable', detail: 'The service is shutting down.', path: '/late/x' } });
+    assert.deepEqual(built, []);
   });
 });

@@ -1,15 +1,16 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyInstance } from 'fastify';
-import { TransportProblemError } from './errors.ts';
+import type { InjectOptions, Response as InjectResponse } from 'light-my-request';
+import { TransportProblemError, UnavailableError } from './errors.ts';
+import type { FamilyApp, FamilyAppSettings } from './family-app.ts';
 import { ConnectionDrain } from './connection-drain.ts';
-import { FamilyErrors, frameworkProblemOf, MALFORMED_REQUEST, pathOf } from './family-errors.ts';
-import { fastifyLogger, quietLogController, useRequestLog, type LogFormat, type LogLevel } from './log.ts';
-import { useJsonBodies } from './json-body.ts';
+import { FamilyErrors, MALFORMED_REQUEST, pathOf } from './family-errors.ts';
+import { answerHealthCheck, HEALTH_PATH, isHealthCheck } from './health-check.ts';
+import { loadOnFirstUse, type LoadOnFirstUse } from './lazy.ts';
+import { coreLogger, REQUEST_DONE, type LogFormat, type LogLevel } from './log.ts';
 import { aliasRewriter } from './path-aliases.ts';
-import { RouteRecorder } from './route-registry.ts';
-import { SCHEMA_COMPILERS } from './schema-compilers.ts';
-import type { ServiceContext, ServiceDefinition, ServiceHandle } from './service.ts';
+import { recordRoutes, type RegisteredRoute } from './route-registry.ts';
+import type { ServiceContext, ServiceDefinition } from './service.ts';
 import { Singletons } from './singletons.ts';
 
 /** ServerOptions shape the HTTP layer. */
@@ -30,139 +31,146 @@ export type ServerContext = Omit<ServiceContext, 'singleton'>;
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 /**
- * MAX_PARAM_LENGTH lifts the router's 100-character limit on a path segment (it answers 414 on
- * its own): segments are bounded by Node's header size, and each family judges its names.
+ * KEEP_ALIVE_TIMEOUT_MS is how long an idle keep-alive connection stays open (Fastify's default,
+ * above the 60 s that load balancers in front commonly keep theirs, so the server is not the one
+ * to cut a connection the balancer still means to use).
  */
-const MAX_PARAM_LENGTH = 64 * 1024;
+const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+
+/** FogbankServer is every family behind one HTTP server. */
+export interface FogbankServer {
+  /** The HTTP server every family answers on (listening once `listen` resolved). */
+  readonly server: Server;
+  listen(options: { readonly host: string; readonly port: number }): Promise<void>;
+  /** inject answers a request without a socket (light-my-request), exactly as one sent over HTTP would be. */
+  inject(options: InjectOptions | string): Promise<InjectResponse>;
+  /** warmUp builds every family now and runs its deferred start-up work (ServiceHandle.warmUp). */
+  warmUp(): Promise<void>;
+  /** close stops every family's background work, ends idle connections, and resolves when in-flight requests are done. */
+  close(): Promise<void>;
+}
 
 /**
- * buildServer assembles Fastify with every service in its own encapsulated context; closing the
- * app first stops the services' background work (their handles), then drains requests. Anything
+ * buildServer puts every service behind one HTTP server. A request goes to the family owning its
+ * path (the longest matching prefix, aliases rewritten to their canonical prefix; the fallback
+ * family takes the rest), and each family is its own Fastify app, built the first time a request
+ * reaches it (family-app.ts): `fogbank start` registers no route and loads no Fastify, so it is
+ * ready about as fast as a bare Node server, and a family nobody calls costs nothing. Whatever is
  * answered before or outside a family's handlers is phrased by the family owning the path.
  */
-export async function buildServer(serverContext: ServerContext, services: readonly ServiceDefinition[], options: ServerOptions): Promise<FastifyInstance> {
+export async function buildServer(serverContext: ServerContext, services: readonly ServiceDefinition[], options: ServerOptions): Promise<FogbankServer> {
   const errors = new FamilyErrors(services, options.bodyLimit);
-  // Sockets whose later bytes Node could not parse: an earlier request on them must not run.
+  const logLevel = options.logLevel;
+  const log = coreLogger(logLevel, options.logFormat ?? 'text');
   const unreadable = new WeakSet<Socket>();
   const routed = aliasRewriter(services.flatMap((service) => service.pathAliases ?? []));
-  const app = Fastify({
-    logger: fastifyLogger(options.logLevel, options.logFormat ?? 'text'),
-    logController: quietLogController(),
-    schemaController: { compilersFactory: SCHEMA_COMPILERS },
-    bodyLimit: options.bodyLimit,
-    // Keep-alive sockets that are idle must not hold shutdown open.
-    forceCloseConnections: 'idle',
-    // Requests still arriving while closing are served by the family, not by a bare Fastify 503.
-    return503OnClosing: false,
-    // Node would answer a missing Host with a bare 400 of its own; useRequestGuard answers it in the family's dialect.
-    http: { requireHostHeader: false },
-    // `/x/` and `/x` name the same resource, as on Google's front ends.
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
-    // A family's alias prefixes are routed as its canonical ones (path-aliases.ts).
-    rewriteUrl: (request) => routed(request.url ?? '/'),
-    frameworkErrors: (error, request, reply) => errors.reply(new TransportProblemError(frameworkProblemOf(error)), request, reply),
-    clientErrorHandler: (error, socket) => {
-      unreadable.add(socket as Socket);
-      errors.answerClientError(error, socket as Socket);
-    },
-  });
-  const drain = new ConnectionDrain(app.server);
-  // What Node would otherwise answer (or drop) by itself: an unmet Expect, a CONNECT.
-  app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
-    errors.answerResponse({ httpStatus: 417, kind: 'bad-request', detail: `Expectation '${String(request.headers.expect)}' is not supported.` }, request, response);
-  });
-  app.server.on('connect', (request: IncomingMessage, socket: Socket) => {
-    errors.answerOnSocket({ httpStatus: 400, kind: 'bad-request', detail: MALFORMED_REQUEST }, 'CONNECT', request.url ?? '/', socket);
-  });
   // Which replica runs each singleton matters only when replicas share the store: say so in the log.
   const singletons = new Singletons(serverContext.store.leases, {
     ...(options.leaderTtlMs === undefined ? {} : { ttlMs: options.leaderTtlMs }),
-    ...(serverContext.store.leases.shared ? { report: (name: string, running: boolean) => app.log.info(`this replica ${running ? 'now runs' : 'no longer runs'} ${name}`) } : {}),
+    ...(serverContext.store.leases.shared ? { report: (name: string, running: boolean) => log('info', `this replica ${running ? 'now runs' : 'no longer runs'} ${name}`) } : {}),
   });
   const context: ServiceContext = { ...serverContext, singleton: singletons.run };
-  const routes = new RouteRecorder(app);
-  if (options.logLevel !== 'silent') useRequestLog(app);
-  useJsonBodies(app);
-  useRequestGuard(app, unreadable);
-  app.setNotFoundHandler((request, reply) => errors.reply(new TransportProblemError({ httpStatus: 404, kind: 'not-found', detail: request.originalUrl.split('?')[0] ?? request.originalUrl }), request, reply));
-  app.setErrorHandler((error, request, reply) => errors.reply(error, request, reply));
-  // Load balancers take a replica whose database is unreachable out of rotation on the 503.
-  app.get('/healthz', async (_request, reply) => {
-    const store = await context.store.health().catch((error: unknown) => ({ backend: context.store.backend, ok: false, detail: String(error) }));
-    return reply.code(store.ok ? 200 : 503).send({ status: store.ok ? 'ok' : 'unavailable', store });
-  });
-  const handles: ServiceHandle[] = [];
-  for (const service of services) {
-    await routes.during(service.name, async () => {
-      await app.register(async (scope) => {
-        const handle = await service.register(scope, context);
-        if (handle) handles.push(handle);
+  const settings: Omit<FamilyAppSettings, 'routes'> = { logLevel, logFormat: options.logFormat ?? 'text', bodyLimit: options.bodyLimit, errors, unreadable, context };
+  const routes = new Map<ServiceDefinition, RegisteredRoute[]>(services.map((service) => [service, []]));
+  let closing = false;
+  const apps = new Map<ServiceDefinition, LoadOnFirstUse<FamilyApp>>(
+    services.map((service) => [
+      service,
+      loadOnFirstUse(async () => {
+        if (closing) throw new UnavailableError('The service is shutting down.');
+        return (await import('./family-app.ts')).buildFamilyApp(service, { ...settings, routes: routes.get(service)! });
+      }),
+    ]),
+  );
+
+  const answerFailure = (error: unknown, request: IncomingMessage, response: ServerResponse): void => {
+    const url = (request as { originalUrl?: string }).originalUrl ?? request.url ?? '/';
+    const rendered = errors.render(error, request.method ?? 'GET', pathOf(url), request.headers['content-type']);
+    if (rendered.status >= 500 && !(error instanceof UnavailableError)) log('error', `a family could not start: ${String((error as Error | undefined)?.stack ?? error)}`);
+    const body = JSON.stringify(rendered.body);
+    if (response.headersSent) return void response.destroy();
+    response.writeHead(rendered.status, { ...rendered.headers, 'content-length': String(Buffer.byteLength(body)) });
+    response.end(body);
+  };
+
+  const dispatch = (request: IncomingMessage, response: ServerResponse): void => {
+    const url = request.url ?? '/';
+    if (isHealthCheck(request.method, url)) {
+      const started = performance.now();
+      void answerHealthCheck(context.store, response, request).then((status) => {
+        if (logLevel !== 'silent') log('info', REQUEST_DONE, { method: request.method, url, statusCode: status, responseTime: performance.now() - started });
       });
-    });
-  }
-  useUnknownPaths(app, errors, context);
-  warmUps.set(app, () => Promise.all(handles.map((handle) => handle.warmUp?.())).then(() => undefined));
-  // Long polls (Operation wait, watches) must end before in-flight requests are awaited.
-  app.addHook('preClose', async () => {
-    await Promise.all(handles.map((handle) => handle.close()));
-    await singletons.close();
-    drain.drain();
-  });
-  await app.ready();
-  return app;
-}
-
-const warmUps = new WeakMap<FastifyInstance, () => Promise<void>>();
-
-/**
- * useUnknownPaths readies the one not-found handler (core's, for every family: Fastify inserts a
- * not-found handler for every HTTP method on two paths, which made the scoped ones families had a
- * good part of start-up). The owning family screens the request first (screenUnknownPath). A body
- * of a type no parser reads is left unread rather than refused with 415: whatever it holds, the
- * answer is that the path is unknown. Both are added after the families, so they reach only
- * core's own context (its 404 handler and /healthz), not the families' routes.
- */
-function useUnknownPaths(app: FastifyInstance, errors: FamilyErrors, context: ServiceContext): void {
-  app.addHook('onRequest', async (request) => {
-    if (!request.is404) return;
-    await errors.familyFor(pathOf(request.originalUrl))?.screenUnknownPath?.(request, context);
-  });
-  app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
-}
-
-/**
- * warmUp runs every family's deferred start-up work (ServiceHandle.warmUp) once and resolves when
- * it is done: the server is then settled, with no write pending that no request asked for.
- */
-export function warmUp(app: FastifyInstance): Promise<void> {
-  return warmUps.get(app)?.() ?? Promise.resolve();
-}
-
-/**
- * useRequestGuard refuses an HTTP/1.1 request without Host, and stops a request whose body was
- * sent without Content-Length or Transfer-Encoding (so HTTP says it has none, and its "body"
- * arrives as an unreadable next request): Node reports that unreadable request in the same pass
- * that delivered this one, so after one microtask the socket is known bad, the client has its
- * 400, and this request must not run — otherwise it would change state while the client reads a
- * failure. A request that names a Content-Type but frames no body is suspect, so it also waits
- * one turn of the event loop for bytes that were already on their way.
- */
-function useRequestGuard(app: FastifyInstance, unreadable: WeakSet<Socket>): void {
-  app.addHook('onRequest', (request, reply, done) => {
-    const socket = request.raw.socket;
-    const { headers } = request;
-    const suspect = headers['content-type'] !== undefined && headers['content-length'] === undefined && headers['transfer-encoding'] === undefined;
-    const decide = (): void => {
-      // The clientError answer already went out on this socket and it is closing.
-      if (unreadable.has(socket)) void reply.hijack();
-      done();
-    };
-    // HTTP/1.1 requires Host (Node's own check is off so that this answer is the family's).
-    if (headers.host === undefined && request.raw.httpVersion === '1.1') {
-      done(new TransportProblemError({ httpStatus: 400, kind: 'bad-request', detail: MALFORMED_REQUEST }));
       return;
     }
-    if (suspect) setImmediate(decide);
-    else queueMicrotask(decide);
+    const owner = errors.familyFor(url.charCodeAt(0) === 0x2f ? url : pathOf(url));
+    if (owner === undefined) {
+      answerFailure(new TransportProblemError({ httpStatus: 404, kind: 'not-found', detail: pathOf(url) }), request, response);
+      return;
+    }
+    const target = routed(url);
+    // The client's own path stays in originalUrl (Fastify reads it from there): answers echo it.
+    if (target !== url) {
+      (request as { originalUrl?: string }).originalUrl = url;
+      request.url = target;
+    }
+    const app = apps.get(owner)!;
+    const ready = app.ready();
+    if (ready !== undefined) ready.app.routing(request, response);
+    else app().then((built) => built.app.routing(request, response), (error: unknown) => answerFailure(error, request, response));
+  };
+
+  const server = createServer({ requireHostHeader: false }, dispatch);
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  // No limit on how long a request may take (watches and Operation waits are long polls).
+  server.requestTimeout = 0;
+  server.setTimeout(0);
+  const drain = new ConnectionDrain(server);
+  server.on('clientError', (error: Error, socket: Socket) => {
+    unreadable.add(socket);
+    errors.answerClientError(error, socket);
   });
+  // What Node would otherwise answer (or drop) by itself: an unmet Expect, a CONNECT.
+  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    errors.answerResponse({ httpStatus: 417, kind: 'bad-request', detail: `Expectation '${String(request.headers.expect)}' is not supported.` }, request, response);
+  });
+  server.on('connect', (request: IncomingMessage, socket: Socket) => {
+    errors.answerOnSocket({ httpStatus: 400, kind: 'bad-request', detail: MALFORMED_REQUEST }, 'CONNECT', request.url ?? '/', socket);
+  });
+
+  const built = async (): Promise<FamilyApp[]> => (await Promise.all([...apps.values()].map((app) => app.loaded()?.catch(() => undefined)))).filter((app) => app !== undefined);
+  let closed: Promise<void> | undefined;
+  const fogbank: FogbankServer = {
+    server,
+    listen: ({ host, port }) =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen({ host, port }, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      }),
+    inject: async (injected) => (await import('light-my-request')).inject(dispatch, injected),
+    warmUp: async () => {
+      const families = await Promise.all([...apps.values()].map((app) => app()));
+      await Promise.all(families.map((family) => family.handle?.warmUp?.()));
+    },
+    close: () =>
+      (closed ??= (async () => {
+        closing = true;
+        // Long polls (Operation wait, watches) end before in-flight requests are awaited.
+        await Promise.all((await built()).map((family) => family.app.close()));
+        await singletons.close();
+        drain.drain();
+        if (!server.listening) return;
+        const ended = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        await ended;
+      })()),
+  };
+  recordRoutes(fogbank, () => [
+    { method: 'GET', url: HEALTH_PATH, family: undefined },
+    { method: 'HEAD', url: HEALTH_PATH, family: undefined },
+    ...[...routes.values()].flat(),
+  ]);
+  return fogbank;
 }

@@ -83,8 +83,9 @@ export function errorSiteOf(request: FastifyRequest, bodyLimit: number): ErrorSi
 }
 
 /**
- * ServiceDefinition is one API family. `register` runs inside its own encapsulated Fastify
- * context, so the family's error serializer and not-found handler apply only to its routes.
+ * ServiceDefinition is one API family. Everything but `register` is read at start-up and should
+ * stay light; `register` builds the family's own Fastify app the first time a request reaches the
+ * family (core/family-app.ts), so it should bring its routes and services in with `import()`.
  */
 export interface ServiceDefinition {
   readonly name: string;
@@ -116,9 +117,10 @@ export interface ServiceDefinition {
    * renderError output.
    */
   errorBodyProblem?(status: number, body: unknown): string | undefined;
+  /** register adds the family's routes, hooks and background work to its app (called once, when the family is first called). */
   register(app: FastifyInstance, context: ServiceContext): Promise<ServiceHandle | void>;
   /**
-   * screenUnknownPath runs before core answers 404 to a request under the family's prefixes (or,
+   * screenUnknownPath runs before the family's app answers 404 to a request under its prefixes (or,
    * for the fallback family, under none) that no route matches: before its body is read, as a
    * route's own hooks would. Throwing answers that instead; compute and the publisher
    * authenticate here, so without credentials an unknown path gets the same 401 as a known one.

@@ -86,8 +86,11 @@ describe('replicas on one PostgreSQL: singleton background work, and watches acr
     const flags = options.singletons ? ['--event-ttl', '2s', '--log-level', 'info'] : ['--log-level', 'error'];
     const proc = await startFogbankProcess(['--port', '0', '--store', url, '--data-dir', tempDir('replica'), '--admin-token', TOKEN, '--operations', 'instant', ...flags]);
     processes.push(proc);
-    // The cluster family's parts, and with them its background work, load on its first request.
-    if (options.singletons) assert.equal((await request(proc.url, 'GET', '/api/v1/namespaces/default')).status, 200);
+    // A family is built, and its background work starts, with its first request.
+    if (options.singletons) {
+      assert.equal((await request(proc.url, 'GET', '/api/v1/namespaces/default')).status, 200);
+      assert.equal((await request(proc.url, 'GET', '/compute/v1/projects/p/global/operations')).status, 200);
+    }
     return proc;
   };
   const kubectl = (proc: FogbankProcess): Kubectl => {

@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { FastifyInstance } from 'fastify';
 import { Authenticator } from '../../core/auth.ts';
 import { ManualClock, realTimers } from '../../core/clock.ts';
 import { seededIds } from '../../core/ids.ts';
-import { buildServer } from '../../core/server.ts';
+import { buildServer, type FogbankServer } from '../../core/server.ts';
 import { MemoryStore } from '../../store/memory-store.ts';
 import { mailService } from './index.ts';
 
 // In-process requests through the public surface (both path spellings, every upload protocol).
-let app: FastifyInstance;
+let app: FogbankServer;
 const clock = new ManualClock(Date.UTC(2025, 5, 1));
 const ann = { authorization: 'Bearer ann' };
 const bob = { authorization: 'Bearer bob' };

@@ -1,19 +1,11 @@
-import type { FastifyInstance } from 'fastify';
 import { API_PATHS } from '../../core/identifiers.ts';
 import { isUnderPrefix } from '../../core/path-aliases.ts';
-import { DEFAULT_BODY_LIMIT } from '../../core/server.ts';
 import { googleClientBanner } from '../../core/google-client-banner.ts';
 import { googleEnvelopeProblem } from '../../core/google-error-envelope.ts';
-import type { ServiceContext, ServiceDefinition } from '../../core/service.ts';
-import { ArtifactStore } from './artifacts.ts';
+import type { ServiceDefinition } from '../../core/service.ts';
 import { DOWNLOAD_PREFIX } from './download-page.ts';
 import { authenticatePublisher } from './authorize.ts';
-import { renderPublisherError, usePublisherErrors } from './error-serializer.ts';
-import { FogbankSigner } from './fogbank-signer.ts';
-import { PublisherService } from './publisher-service.ts';
-import { openFileArea, UploadEngine } from '../../core/uploads/index.ts';
-import { registerAdminRoutes, registerDownloadRoutes, registerMetadataRoutes, registerUploadRoutes, type RouteOptions } from './routes.ts';
-import { artifactUploadMethod } from './upload-methods.ts';
+import { renderPublisherError } from './error-serializer.ts';
 
 /** DEFAULT_UPLOAD_LIMIT is the largest bundle accepted when none is configured: 2 GiB, well below Play's 10 GiB. */
 export const DEFAULT_UPLOAD_LIMIT = 2 * 1024 ** 3;
@@ -22,7 +14,7 @@ export const DEFAULT_UPLOAD_LIMIT = 2 * 1024 ** 3;
 export const APK_UPLOAD_LIMIT = 1024 ** 3;
 
 /** API_BASE is the API base path in the real spelling. */
-const API_BASE = '/androidpublisher/v3';
+export const API_BASE = '/androidpublisher/v3';
 
 /** BASE_FORMS are the metadata, upload and resumable-upload addresses, each under API_BASE. */
 const BASE_FORMS = [API_BASE, `/upload${API_BASE}`, `/resumable/upload${API_BASE}`];
@@ -43,37 +35,7 @@ export const publisherService: ServiceDefinition = {
   screenUnknownPath(request, context) {
     if (BASE_FORMS.some((base) => isUnderPrefix(request.url, base))) authenticatePublisher(request, context.auth);
   },
-  async register(app: FastifyInstance, context: ServiceContext) {
-    const bodyLimit = app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT;
-    const area = openFileArea(context.dataDir, 'publisher');
-    const engine = new UploadEngine({ family: 'publisher', store: context.store, clock: context.clock, ids: context.ids, area });
-    await engine.open();
-    const artifacts = new ArtifactStore(context.store, context.clock, context.ids);
-    await artifacts.sweep();
-    const service = new PublisherService(artifacts, new FogbankSigner(context.store, area.dir, context.clock, context.ids));
-    const limit = context.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
-    const options: RouteOptions = {
-      service,
-      auth: context.auth,
-      engine,
-      methods: { bundle: artifactUploadMethod('bundle', service, context.auth, limit), apk: artifactUploadMethod('apk', service, context.auth, Math.min(limit, APK_UPLOAD_LIMIT)) },
-      bodyLimit,
-    };
-    usePublisherErrors(app, bodyLimit);
-    await app.register(async (scope) => registerUploadRoutes(scope, options, false), { prefix: `/upload${API_BASE}` });
-    await app.register(async (scope) => registerUploadRoutes(scope, options, true), { prefix: `/resumable/upload${API_BASE}` });
-    await app.register(async (scope) => registerMetadataRoutes(scope, options), { prefix: API_BASE });
-    await app.register(
-      async (scope) => {
-        await scope.register(async (inner) => registerDownloadRoutes(inner, options));
-        await scope.register(async (inner) => registerAdminRoutes(inner, options));
-      },
-      { prefix: DOWNLOAD_PREFIX },
-    );
-    return {
-      async close() {
-        area.close();
-      },
-    };
+  async register(app, context) {
+    return (await import('./register.ts')).registerPublisher(app, context);
   },
 };

@@ -2,11 +2,11 @@
  * An in-process cluster API for tests: the cluster family alone on a memory store, driven with
  * `app.inject`, with a manual clock and seeded ids so answers are stable.
  */
-import type { FastifyInstance, HTTPMethods, LightMyRequestResponse } from 'fastify';
+import type { HTTPMethods, LightMyRequestResponse } from 'fastify';
 import { Authenticator } from '../../../core/auth.ts';
 import { ManualClock, realTimers } from '../../../core/clock.ts';
 import { seededIds } from '../../../core/ids.ts';
-import { buildServer } from '../../../core/server.ts';
+import { buildServer, type FogbankServer } from '../../../core/server.ts';
 import { MemoryStore, type MemoryStoreOptions } from '../../../store/index.ts';
 import { createClusterService, type ClusterOptions } from '../index.ts';
 
@@ -15,7 +15,7 @@ export const ADMIN_TOKEN = 'cluster-admin-token';
 
 /** ClusterHarness is a running in-process cluster API. */
 export interface ClusterHarness {
-  readonly app: FastifyInstance;
+  readonly app: FogbankServer;
   readonly store: MemoryStore;
   readonly clock: ManualClock;
   /** call sends a request as the admin (unless headers override) and parses a JSON answer. */

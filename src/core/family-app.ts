@@ -1,0 +1,131 @@
+import { createServer, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { TransportProblemError } from './errors.ts';
+import { frameworkProblemOf, MALFORMED_REQUEST, type FamilyErrors } from './family-errors.ts';
+import { fastifyLogger, useRequestLog, type LogFormat, type LogLevel } from './log.ts';
+import { useJsonBodies } from './json-body.ts';
+import type { RegisteredRoute } from './route-registry.ts';
+import { SCHEMA_COMPILERS } from './schema-compilers.ts';
+import type { ServiceContext, ServiceDefinition, ServiceHandle } from './service.ts';
+
+/**
+ * A family's own Fastify app: its routes, hooks and error dialect, built the first time a request
+ * reaches the family (server.ts dispatches by path prefix) and never listening itself. This module
+ * is loaded with the first family built, and Fastify with it: building the route tables of every
+ * family was most of `fogbank start`'s time, and a family nobody calls never pays it.
+ */
+
+/** FamilyAppSettings are what every family app shares: the server's options and core's answers. */
+export interface FamilyAppSettings {
+  readonly logLevel: LogLevel;
+  readonly logFormat: LogFormat;
+  readonly bodyLimit: number;
+  readonly errors: FamilyErrors;
+  /** Sockets whose later bytes Node could not parse: an earlier request on them must not run. */
+  readonly unreadable: WeakSet<Socket>;
+  readonly context: ServiceContext;
+  /** Where the family's routes are recorded once its app is built (route-registry.ts). */
+  readonly routes: RegisteredRoute[];
+}
+
+/** FamilyApp is a built family: the app that routes its requests and what its `register` handed back. */
+export interface FamilyApp {
+  readonly app: FastifyInstance;
+  readonly handle: ServiceHandle | undefined;
+}
+
+/**
+ * MAX_PARAM_LENGTH lifts the router's 100-character limit on a path segment (it answers 414 on
+ * its own): segments are bounded by Node's header size, and each family judges its names.
+ */
+const MAX_PARAM_LENGTH = 64 * 1024;
+
+/**
+ * buildFamilyApp registers `service` in an app of its own. Requests reach it through
+ * `app.routing(request, response)`; the app is given an http.Server that never listens (Fastify
+ * wants one), so the connection-level events stay with the server core listens on.
+ */
+export async function buildFamilyApp(service: ServiceDefinition, settings: FamilyAppSettings): Promise<FamilyApp> {
+  const { errors, context } = settings;
+  const app = Fastify({
+    logger: fastifyLogger(settings.logLevel, settings.logFormat),
+    // Fastify's own two records per request are off: useRequestLog writes one instead.
+    logController: new LogController({ disableRequestLogging: true }),
+    schemaController: { compilersFactory: SCHEMA_COMPILERS },
+    bodyLimit: settings.bodyLimit,
+    // Requests still arriving while closing are served by the family, not by a bare Fastify 503.
+    return503OnClosing: false,
+    // `/x/` and `/x` name the same resource, as on Google's front ends.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: (error, request, reply) => errors.reply(new TransportProblemError(frameworkProblemOf(error)), request, reply),
+    serverFactory: (): Server => createServer(),
+  });
+  const routes: RegisteredRoute[] = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of Array.isArray(route.method) ? route.method : [route.method]) routes.push({ method: String(method), url: route.url, family: service.name });
+  });
+  if (settings.logLevel !== 'silent') useRequestLog(app);
+  useJsonBodies(app);
+  useRequestGuard(app, settings.unreadable);
+  app.setNotFoundHandler((request, reply) => errors.reply(new TransportProblemError({ httpStatus: 404, kind: 'not-found', detail: request.originalUrl.split('?')[0] ?? request.originalUrl }), request, reply));
+  app.setErrorHandler((error, request, reply) => errors.reply(error, request, reply));
+  let handle: ServiceHandle | undefined;
+  await app.register(async (scope) => {
+    handle = (await service.register(scope, context)) ?? undefined;
+  });
+  useUnknownPaths(app, service, context);
+  // Long polls (Operation wait, watches) end before the server waits for in-flight requests.
+  app.addHook('preClose', async () => {
+    await handle?.close();
+  });
+  await app.ready();
+  // Only a build that succeeded counts: a failed one is tried again by the next request.
+  settings.routes.push(...routes);
+  return { app, handle };
+}
+
+/**
+ * useUnknownPaths readies the family's not-found answer: the family screens the request first
+ * (screenUnknownPath), and a body of a type no parser reads is left unread rather than refused with
+ * 415: whatever it holds, the answer is that the path is unknown. Both are added after the family
+ * registered, so they reach only the app's own context (its 404 handler), not the family's routes.
+ */
+function useUnknownPaths(app: FastifyInstance, service: ServiceDefinition, context: ServiceContext): void {
+  const screen = service.screenUnknownPath;
+  if (screen !== undefined) {
+    app.addHook('onRequest', async (request) => {
+      if (request.is404) await screen(request, context);
+    });
+  }
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+}
+
+/**
+ * useRequestGuard refuses an HTTP/1.1 request without Host, and stops a request whose body was
+ * sent without Content-Length or Transfer-Encoding (so HTTP says it has none, and its "body"
+ * arrives as an unreadable next request): Node reports that unreadable request in the same pass
+ * that delivered this one, so after one microtask the socket is known bad, the client has its
+ * 400, and this request must not run — otherwise it would change state while the client reads a
+ * failure. A request that names a Content-Type but frames no body is suspect, so it also waits
+ * one turn of the event loop for bytes that were already on their way.
+ */
+function useRequestGuard(app: FastifyInstance, unreadable: WeakSet<Socket>): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    const socket = request.raw.socket;
+    const { headers } = request;
+    const suspect = headers['content-type'] !== undefined && headers['content-length'] === undefined && headers['transfer-encoding'] === undefined;
+    const decide = (): void => {
+      // The clientError answer already went out on this socket and it is closing.
+      if (unreadable.has(socket)) void reply.hijack();
+      done();
+    };
+    // HTTP/1.1 requires Host (Node's own check is off so that this answer is the family's).
+    if (headers.host === undefined && request.raw.httpVersion === '1.1') {
+      done(new TransportProblemError({ httpStatus: 400, kind: 'bad-request', detail: MALFORMED_REQUEST }));
+      return;
+    }
+    if (suspect) setImmediate(decide);
+    else queueMicrotask(decide);
+  });
+}

@@ -1,0 +1,46 @@
+import type { FastifyInstance } from 'fastify';
+import { DEFAULT_BODY_LIMIT } from '../../core/server.ts';
+import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
+import { registerCatalogRoutes } from './catalog/index.ts';
+import { COMPUTE_PREFIX } from './index.ts';
+import { registerInstanceTemplateRoutes, TemplateService } from './instance-templates/index.ts';
+import { MEMORY_MAX_RETAINED_OPERATIONS, OperationService, registerOperationRoutes } from './operations/index.ts';
+import { registerSecurityPolicyRoutes, SecurityPolicyService } from './security-policies/index.ts';
+import { useComputeAuth } from './shared/authorize.ts';
+import { useComputeBatch } from './shared/batch.ts';
+import { useComputeErrors } from './shared/error-serializer.ts';
+
+/**
+ * registerCompute builds the compute family's app (computeService.register, loaded with the
+ * family's first request): Operations, instance templates, security policies, the catalog and the
+ * batch endpoint, and resumes the Operations a previous run left unfinished.
+ */
+export async function registerCompute(app: FastifyInstance, context: ServiceContext): Promise<ServiceHandle> {
+  const operations = new OperationService({
+    store: context.store,
+    clock: context.clock,
+    timers: context.timers,
+    ids: context.ids,
+    mode: context.operations,
+    singleton: context.singleton,
+    // In memory every kept Operation is heap: bound them by count as well as by age.
+    ...(context.store.backend === 'memory' ? { maxRetained: MEMORY_MAX_RETAINED_OPERATIONS } : {}),
+  });
+  const templates = new TemplateService(context.store, operations, context.clock, context.ids);
+  const securityPolicies = new SecurityPolicyService(context.store, operations, context.clock, context.ids);
+  const bodyLimit = app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  useComputeErrors(app, bodyLimit);
+  useComputeAuth(app, context.auth);
+  await app.register(
+    async (scope) => {
+      registerOperationRoutes(scope, operations);
+      registerCatalogRoutes(scope);
+      registerInstanceTemplateRoutes(scope, templates);
+      registerSecurityPolicyRoutes(scope, securityPolicies);
+    },
+    { prefix: COMPUTE_PREFIX },
+  );
+  useComputeBatch(app, context.ids);
+  await operations.open();
+  return operations;
+}

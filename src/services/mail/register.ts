@@ -1,0 +1,46 @@
+import type { FastifyInstance } from 'fastify';
+import { loadOnFirstUse } from '../../core/lazy.ts';
+import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
+import { openFileArea, UploadEngine } from '../../core/uploads/index.ts';
+import { useMailErrors } from './error-serializer.ts';
+import { MAIL_PREFIXES } from './index.ts';
+import { MailboxService } from './mailbox-service.ts';
+import { MessageFiles } from './message-files.ts';
+import { Relay } from './relay.ts';
+import { registerMetadataRoutes, registerUploadRoutes, type MailRoutes } from './routes.ts';
+
+/**
+ * registerMail builds the mail family's app (mailService.register, loaded with the family's first
+ * request): the metadata routes and the upload addresses, after sweeping raw message files a
+ * previous run left without records.
+ */
+export async function registerMail(app: FastifyInstance, context: ServiceContext): Promise<ServiceHandle> {
+  const area = openFileArea(context.dataDir, 'mail');
+  const engine = new UploadEngine({ family: 'mail', store: context.store, clock: context.clock, ids: context.ids, area });
+  await engine.open();
+  const files = new MessageFiles(context.store);
+  await files.sweep();
+  const relay = context.mailRelay === undefined ? undefined : new Relay(context.mailRelay, context.store);
+  const routes: MailRoutes = {
+    auth: context.auth,
+    compose: loadOnFirstUse(async () => new (await import('./compose-service.ts')).ComposeService(context.store, context.clock, context.ids, files, relay)),
+    mailboxes: new MailboxService(context.store, context.clock, files),
+  };
+  useMailErrors(app);
+  await app.register(async (scope) => registerMetadataRoutes(scope, routes), { prefix: MAIL_PREFIXES.metadata });
+  for (const [prefix, protocol] of [[MAIL_PREFIXES.upload, undefined], [MAIL_PREFIXES.resumable, 'resumable']] as const) {
+    await app.register(
+      async (scope) => {
+        engine.streamBodies(scope);
+        registerUploadRoutes(scope, engine, routes, protocol);
+      },
+      { prefix },
+    );
+  }
+  return {
+    async close() {
+      await relay?.close();
+      area.close();
+    },
+  };
+}

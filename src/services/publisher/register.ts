@@ -1,0 +1,51 @@
+import type { FastifyInstance } from 'fastify';
+import { DEFAULT_BODY_LIMIT } from '../../core/server.ts';
+import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
+import { openFileArea, UploadEngine } from '../../core/uploads/index.ts';
+import { ArtifactStore } from './artifacts.ts';
+import { DOWNLOAD_PREFIX } from './download-page.ts';
+import { usePublisherErrors } from './error-serializer.ts';
+import { FogbankSigner } from './fogbank-signer.ts';
+import { API_BASE, APK_UPLOAD_LIMIT, DEFAULT_UPLOAD_LIMIT } from './index.ts';
+import { PublisherService } from './publisher-service.ts';
+import { registerAdminRoutes, registerDownloadRoutes, registerMetadataRoutes, registerUploadRoutes, type RouteOptions } from './routes.ts';
+import { artifactUploadMethod } from './upload-methods.ts';
+
+/**
+ * registerPublisher builds the publishing family's app (publisherService.register, loaded with
+ * the family's first request): the upload, metadata, download and admin routes, after sweeping
+ * artifacts a previous run left half-stored.
+ */
+export async function registerPublisher(app: FastifyInstance, context: ServiceContext): Promise<ServiceHandle> {
+  const bodyLimit = app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const area = openFileArea(context.dataDir, 'publisher');
+  const engine = new UploadEngine({ family: 'publisher', store: context.store, clock: context.clock, ids: context.ids, area });
+  await engine.open();
+  const artifacts = new ArtifactStore(context.store, context.clock, context.ids);
+  await artifacts.sweep();
+  const service = new PublisherService(artifacts, new FogbankSigner(context.store, area.dir, context.clock, context.ids));
+  const limit = context.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
+  const options: RouteOptions = {
+    service,
+    auth: context.auth,
+    engine,
+    methods: { bundle: artifactUploadMethod('bundle', service, context.auth, limit), apk: artifactUploadMethod('apk', service, context.auth, Math.min(limit, APK_UPLOAD_LIMIT)) },
+    bodyLimit,
+  };
+  usePublisherErrors(app, bodyLimit);
+  await app.register(async (scope) => registerUploadRoutes(scope, options, false), { prefix: `/upload${API_BASE}` });
+  await app.register(async (scope) => registerUploadRoutes(scope, options, true), { prefix: `/resumable/upload${API_BASE}` });
+  await app.register(async (scope) => registerMetadataRoutes(scope, options), { prefix: API_BASE });
+  await app.register(
+    async (scope) => {
+      await scope.register(async (inner) => registerDownloadRoutes(inner, options));
+      await scope.register(async (inner) => registerAdminRoutes(inner, options));
+    },
+    { prefix: DOWNLOAD_PREFIX },
+  );
+  return {
+    async close() {
+      area.close();
+    },
+  };
+}
