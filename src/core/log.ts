@@ -72,16 +72,15 @@ export function fastifyLogger(level: LogLevel, format: LogFormat, write: LogWrit
   };
 }
 
-/** CoreLog writes core's own records (not a request's), in the server's format and at its level. */
+/** CoreLog writes core's own records (which replica runs a singleton, requests to /healthz), in the server's format and at its level. */
 export type CoreLog = (level: 'info' | 'warn' | 'error', message: string, fields?: Readonly<Record<string, unknown>>) => void;
 
 /** LEVEL_NUMBERS are pino's numbers for the levels core writes, and the thresholds of each setting. */
-const LEVEL_NUMBERS: Readonly<Record<LogLevel | 'warn', number>> = { silent: Infinity, error: 50, warn: 40, info: 30, debug: 20 };
+const LEVEL_NUMBERS: Readonly<Record<LogLevel, number>> = { silent: Infinity, error: 50, warn: 40, info: 30, debug: 20 };
 
 /**
  * coreLogger writes records the way the families' pino loggers do (the same JSON record, or the
- * same text line rendered from it), for what core reports with no request and no Fastify app at
- * hand (which replica runs a singleton).
+ * same text line rendered from it), for what core reports with no Fastify app at hand.
  */
 export function coreLogger(level: LogLevel, format: LogFormat, write: LogWrite = (line) => void process.stdout.write(line)): CoreLog {
   const threshold = LEVEL_NUMBERS[level];
