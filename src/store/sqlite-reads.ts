@@ -21,8 +21,21 @@ export function readRecord(view: ReadStatements, cache: RecordCache, kind: strin
   return cache.get(kind, key, revision) ?? readRow(view, kind, key);
 }
 
+/**
+ * readCommitted reads a row no uncommitted write has touched: the SQLite store sets or forgets the
+ * cache entries of everything each commit wrote, before any reader runs, so a cached entry is the
+ * committed record (no SQL at all), and a row read on a miss is committed too and is cached.
+ */
+export function readCommitted(view: ReadStatements, cache: RecordCache, kind: string, key: string): StoredRecord | undefined {
+  const cached = cache.committed(kind, key);
+  if (cached !== undefined) return cached;
+  const record = readRow(view, kind, key);
+  if (record !== undefined) cache.set(record);
+  return record;
+}
+
 /** readRow reads and parses one record through `view`, for a caller that knows the cache does not hold it. */
-export function readRow(view: ReadStatements, kind: string, key: string): StoredRecord | undefined {
+function readRow(view: ReadStatements, kind: string, key: string): StoredRecord | undefined {
   const row = view.record.get(kind, key);
   return row === undefined ? undefined : toRecord(row);
 }

@@ -6,7 +6,7 @@ import { LocalLeases } from './local-leases.ts';
 import { Mutex } from './mutex.ts';
 import { RecentChanges } from './recent-changes.ts';
 import { RecordCache } from './record-cache.ts';
-import { countRecords, isTombstone, listRecords, readChanges, readRow } from './sqlite-reads.ts';
+import { countRecords, isTombstone, listRecords, readChanges, readCommitted } from './sqlite-reads.ts';
 import { ReadStatements, WriteStatements } from './sqlite-statements.ts';
 import { SqliteTransaction } from './sqlite-transaction.ts';
 import { LocalFileBytes } from './file-bytes.ts';
@@ -132,14 +132,8 @@ export class SqliteStore implements Store {
 
   async get<T>(kind: string, key: string): Promise<StoredRecord<T> | undefined> {
     this.#check();
-    // Every commit sets or forgets the entries of what it wrote, before any reader runs: a cached
-    // entry is the committed record (a GET by name then costs no SQL), and a miss is a row to read.
-    const cached = this.#cache.committed(kind, key);
-    if (cached !== undefined) return cached as StoredRecord<T>;
-    const record = readRow(this.#committedView(), kind, key);
-    // Committed, so safe to cache.
-    if (record !== undefined) this.#cache.set(record);
-    return record as StoredRecord<T> | undefined;
+    // Outside a transaction every row is as last committed (a GET by name of a cached record costs no SQL).
+    return readCommitted(this.#committedView(), this.#cache, kind, key) as StoredRecord<T> | undefined;
   }
 
   async list<T>(kind: string, options: ListOptions = {}): Promise<StoredRecord<T>[]> {

@@ -1,5 +1,5 @@
 import type { RecordCache } from './record-cache.ts';
-import { countRecords, isTombstone, listRecords, readRecord, readRow, writeKey, type Tombstone } from './sqlite-reads.ts';
+import { countRecords, isTombstone, listRecords, readCommitted, readRecord, writeKey, type Tombstone } from './sqlite-reads.ts';
 import { toRecord } from './sql-rows.ts';
 import type { WriteStatements } from './sqlite-statements.ts';
 import { ConflictError, type Change, type ChangeType, type ListOptions, type StoredRecord, type Transaction, type WriteOptions } from './store.ts';
@@ -45,14 +45,9 @@ export class SqliteTransaction implements Transaction {
     if (own !== undefined) return isTombstone(own) ? undefined : (own as StoredRecord<T>);
     // A row another transaction of this group wrote may differ from its cached committed record.
     if (this.#groupWritten.has(id)) return readRecord(this.#write, this.#cache, kind, key) as StoredRecord<T> | undefined;
-    // Any other row is as last committed, which the store keeps the cache at (SqliteStore.get);
-    // so a row read here is committed too, and is cached like a read outside any transaction
-    // (a namespace every create checks stays cached however many writes pass it).
-    const cached = this.#cache.committed(kind, key);
-    if (cached !== undefined) return cached as StoredRecord<T>;
-    const record = readRow(this.#write, kind, key);
-    if (record !== undefined) this.#cache.set(record);
-    return record as StoredRecord<T> | undefined;
+    // Any other row is as last committed, read as outside any transaction (so a namespace every
+    // create checks stays cached however many writes pass it).
+    return readCommitted(this.#write, this.#cache, kind, key) as StoredRecord<T> | undefined;
   }
 
   async list<T>(kind: string, options: ListOptions = {}): Promise<StoredRecord<T>[]> {
