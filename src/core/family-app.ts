@@ -25,14 +25,13 @@ export interface FamilyAppSettings {
   /** Sockets whose later bytes Node could not parse: an earlier request on them must not run. */
   readonly unreadable: WeakSet<Socket>;
   readonly context: ServiceContext;
-  /** Where the family's routes are recorded once its app is built (route-registry.ts). */
-  readonly routes: RegisteredRoute[];
 }
 
-/** FamilyApp is a built family: the app that routes its requests and what its `register` handed back. */
+/** FamilyApp is a built family: the app that routes its requests, what its `register` handed back, and the routes it registered. */
 export interface FamilyApp {
   readonly app: FastifyInstance;
   readonly handle: ServiceHandle | undefined;
+  readonly routes: readonly RegisteredRoute[];
 }
 
 /**
@@ -80,9 +79,7 @@ export async function buildFamilyApp(service: ServiceDefinition, settings: Famil
     await handle?.close();
   });
   await app.ready();
-  // Only a build that succeeded counts: a failed one is tried again by the next request.
-  settings.routes.push(...routes);
-  return { app, handle };
+  return { app, handle, routes };
 }
 
 /**

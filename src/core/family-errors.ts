@@ -31,7 +31,7 @@ export class FamilyErrors {
     this.fallback = services.find((service) => service.fallback === true);
   }
 
-  /** familyFor picks the family that owns `path` (no query string), or undefined when none does and there is no fallback. */
+  /** familyFor picks the family that owns `path` (a query string may follow it), or undefined when none does and there is no fallback. */
   familyFor(path: string): ServiceDefinition | undefined {
     for (const { prefix, service } of this.prefixes) {
       if (isUnderPrefix(path, prefix)) return service;
@@ -85,12 +85,17 @@ export class FamilyErrors {
     socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
   }
 
-  /** answerResponse sends the family's answer to `problem` through a response Node opened itself (e.g. for an unmet `Expect`). */
-  answerResponse(problem: TransportProblem, request: IncomingMessage, response: ServerResponse): void {
-    const rendered = this.render(new TransportProblemError(problem), request.method ?? 'GET', pathOf(request.url ?? '/'), request.headers['content-type']);
+  /**
+   * answerResponse sends the family's answer to `error` through a response no Fastify app holds (an
+   * unmet `Expect`, a family that could not be built) and returns its status. The path is the one
+   * the client sent, before any alias was rewritten.
+   */
+  answerResponse(error: unknown, request: IncomingMessage & { readonly originalUrl?: string }, response: ServerResponse): number {
+    const rendered = this.render(error, request.method ?? 'GET', pathOf(request.originalUrl ?? request.url ?? '/'), request.headers['content-type']);
     const body = JSON.stringify(rendered.body);
     response.writeHead(rendered.status, { ...rendered.headers, 'content-length': String(Buffer.byteLength(body)) });
     response.end(body);
+    return rendered.status;
   }
 }
 

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { Store } from '../store/store.ts';
 
 /** HEALTH_PATH is core's own health check, outside every family. */
@@ -20,12 +20,12 @@ export function isHealthCheck(method: string | undefined, url: string): boolean 
  * state, or 503 `unavailable` when its database cannot be reached (load balancers take the
  * replica out of rotation on that).
  */
-export async function answerHealthCheck(store: Store, response: ServerResponse, request: IncomingMessage): Promise<number> {
+export async function answerHealthCheck(store: Store, response: ServerResponse): Promise<number> {
   const health = await store.health().catch((error: unknown) => ({ backend: store.backend, ok: false, detail: String(error) }));
   const status = health.ok ? 200 : 503;
   const body = JSON.stringify({ status: health.ok ? 'ok' : 'unavailable', store: health });
   response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)) });
   // Node leaves the body out of an answer to HEAD.
-  response.end(request.method === 'HEAD' ? undefined : body);
+  response.end(body);
   return status;
 }

@@ -84,10 +84,11 @@ const LEVEL_NUMBERS: Readonly<Record<LogLevel, number>> = { silent: Infinity, er
  */
 export function coreLogger(level: LogLevel, format: LogFormat, write: LogWrite = (line) => void process.stdout.write(line)): CoreLog {
   const threshold = LEVEL_NUMBERS[level];
+  const host = hostname();
   return (recordLevel, message, fields = {}) => {
     const number = LEVEL_NUMBERS[recordLevel];
     if (number < threshold) return;
-    const line = `${JSON.stringify({ level: number, time: Date.now(), pid: process.pid, hostname: hostname(), ...fields, msg: message })}\n`;
+    const line = `${JSON.stringify({ level: number, time: Date.now(), pid: process.pid, hostname: host, ...fields, msg: message })}\n`;
     write(format === 'json' ? line : renderTextLine(line));
   };
 }

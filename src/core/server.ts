@@ -9,7 +9,7 @@ import { answerHealthCheck, HEALTH_PATH, isHealthCheck } from './health-check.ts
 import { loadOnFirstUse, type LoadOnFirstUse } from './lazy.ts';
 import { coreLogger, REQUEST_DONE, type LogFormat, type LogLevel } from './log.ts';
 import { aliasRewriter } from './path-aliases.ts';
-import { recordRoutes, type RegisteredRoute } from './route-registry.ts';
+import { recordRoutes } from './route-registry.ts';
 import type { ServiceContext, ServiceDefinition } from './service.ts';
 import { Singletons } from './singletons.ts';
 
@@ -70,34 +70,28 @@ export async function buildServer(serverContext: ServerContext, services: readon
     ...(serverContext.store.leases.shared ? { report: (name: string, running: boolean) => log('info', `this replica ${running ? 'now runs' : 'no longer runs'} ${name}`) } : {}),
   });
   const context: ServiceContext = { ...serverContext, singleton: singletons.run };
-  const settings: Omit<FamilyAppSettings, 'routes'> = { logLevel, logFormat: options.logFormat ?? 'text', bodyLimit: options.bodyLimit, errors, unreadable, context };
-  const routes = new Map<ServiceDefinition, RegisteredRoute[]>(services.map((service) => [service, []]));
+  const settings: FamilyAppSettings = { logLevel, logFormat: options.logFormat ?? 'text', bodyLimit: options.bodyLimit, errors, unreadable, context };
   let closing = false;
   const apps = new Map<ServiceDefinition, LoadOnFirstUse<FamilyApp>>(
     services.map((service) => [
       service,
       loadOnFirstUse(async () => {
         if (closing) throw new UnavailableError('The service is shutting down.');
-        return (await import('./family-app.ts')).buildFamilyApp(service, { ...settings, routes: routes.get(service)! });
+        return (await import('./family-app.ts')).buildFamilyApp(service, settings);
       }),
     ]),
   );
 
   const answerFailure = (error: unknown, request: IncomingMessage, response: ServerResponse): void => {
-    const url = (request as { originalUrl?: string }).originalUrl ?? request.url ?? '/';
-    const rendered = errors.render(error, request.method ?? 'GET', pathOf(url), request.headers['content-type']);
-    if (rendered.status >= 500 && !(error instanceof UnavailableError)) log('error', `a family could not start: ${String((error as Error | undefined)?.stack ?? error)}`);
-    const body = JSON.stringify(rendered.body);
-    if (response.headersSent) return void response.destroy();
-    response.writeHead(rendered.status, { ...rendered.headers, 'content-length': String(Buffer.byteLength(body)) });
-    response.end(body);
+    const status = errors.answerResponse(error, request, response);
+    if (status >= 500 && !(error instanceof UnavailableError)) log('error', `a family could not start: ${String((error as Error | undefined)?.stack ?? error)}`);
   };
 
   const dispatch = (request: IncomingMessage, response: ServerResponse): void => {
     const url = request.url ?? '/';
     if (isHealthCheck(request.method, url)) {
       const started = performance.now();
-      void answerHealthCheck(context.store, response, request).then((status) => {
+      void answerHealthCheck(context.store, response).then((status) => {
         if (logLevel !== 'silent') log('info', REQUEST_DONE, { method: request.method, url, statusCode: status, responseTime: performance.now() - started });
       });
       return;
@@ -131,7 +125,7 @@ export async function buildServer(serverContext: ServerContext, services: readon
   });
   // What Node would otherwise answer (or drop) by itself: an unmet Expect, a CONNECT.
   server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
-    errors.answerResponse({ httpStatus: 417, kind: 'bad-request', detail: `Expectation '${String(request.headers.expect)}' is not supported.` }, request, response);
+    errors.answerResponse(new TransportProblemError({ httpStatus: 417, kind: 'bad-request', detail: `Expectation '${String(request.headers.expect)}' is not supported.` }), request, response);
   });
   server.on('connect', (request: IncomingMessage, socket: Socket) => {
     errors.answerOnSocket({ httpStatus: 400, kind: 'bad-request', detail: MALFORMED_REQUEST }, 'CONNECT', request.url ?? '/', socket);
@@ -167,10 +161,11 @@ export async function buildServer(serverContext: ServerContext, services: readon
         await ended;
       })()),
   };
+  // Core's own, then each built family's (a failed build is no family's: the next request retries it).
   recordRoutes(fogbank, () => [
     { method: 'GET', url: HEALTH_PATH, family: undefined },
     { method: 'HEAD', url: HEALTH_PATH, family: undefined },
-    ...[...routes.values()].flat(),
+    ...[...apps.values()].flatMap((app) => app.ready()?.routes ?? []),
   ]);
   return fogbank;
 }
