@@ -114,4 +114,24 @@ describe('watch (reference §1.3, §3.3, §3.4)', () => {
     assert.equal(new Set(watch.events.map((event) => event.object.metadata.name)).size, 50);
     watch.close();
   });
+
+  it('gives each view its own encoding of a shared change, also to a watcher replaying older changes', async () => {
+    const from = await h.store.currentRevision();
+    const eventsV1 = await openWatch(`${base}/apis/events.k8s.io/v1/namespaces/default/events?watch=true&resourceVersion=${from}`, ADMIN_TOKEN);
+    const coreV1 = await openWatch(`${base}/api/v1/namespaces/default/events?watch=true&resourceVersion=${from}`, ADMIN_TOKEN);
+    const body = (name: string) => ({ metadata: { name }, involvedObject: { kind: 'Pod', name: 'p', namespace: 'default' }, reason: 'Shared', message: name });
+    await h.call('POST', '/api/v1/namespaces/default/events', body('shared-1'));
+    await h.call('POST', '/api/v1/namespaces/default/events', body('shared-2'));
+    // Opened after both changes: it replays them while the two live watchers already had them.
+    const replaying = await openWatch(`${base}/apis/events.k8s.io/v1/namespaces/default/events?watch=true&resourceVersion=${from}`, ADMIN_TOKEN);
+    await h.call('POST', '/api/v1/namespaces/default/events', body('shared-3'));
+    for (const watch of [eventsV1, coreV1, replaying]) await watch.until((events) => events.length === 3, 'three events');
+    for (const watch of [eventsV1, replaying]) {
+      assert.deepEqual(summary(watch.events), ['ADDED:shared-1', 'ADDED:shared-2', 'ADDED:shared-3']);
+      assert.deepEqual(watch.events.map((event) => [event.object.apiVersion, event.object.note]), [1, 2, 3].map((n) => ['events.k8s.io/v1', `shared-${n}`]));
+    }
+    assert.deepEqual(summary(coreV1.events), ['ADDED:shared-1', 'ADDED:shared-2', 'ADDED:shared-3']);
+    assert.deepEqual(coreV1.events.map((event) => [event.object.apiVersion, event.object.message]), [1, 2, 3].map((n) => ['v1', `shared-${n}`]));
+    for (const watch of [eventsV1, coreV1, replaying]) watch.close();
+  });
 });
