@@ -6,12 +6,10 @@
 // difference is the ESM loader resolving and instantiating hundreds of small dependency modules
 // (Fastify's and TypeBox's). Type checking stays with tsc (`npm run typecheck`, run by `npm test`).
 //
-// Chunk names carry a content hash, so every change of the code makes new ones: the previous
-// build's chunks are removed first, or dist/chunks would keep every build's.
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
+// Earlier builds' chunks stay in dist/chunks: a running fogbank imports a family's chunk on that
+// family's first request, so removing them would break a server started before this build (the
+// test suite rebuilds dist/ while other tests run it, and `npm start` builds beside a running one).
 import { build } from 'esbuild';
 import { BUNDLE_OPTIONS } from './bundle-options.mjs';
 
-rmSync(join(BUNDLE_OPTIONS.outdir, 'chunks'), { recursive: true, force: true });
 await build(BUNDLE_OPTIONS);
