@@ -10,10 +10,9 @@ interface CheckpointerData {
 /** CheckpointRequest is what the main thread asks of the checkpoint thread. */
 type CheckpointRequest = 'checkpoint' | 'close';
 
-/** CheckpointReply is the outcome of one checkpoint: the log's length and how much of it is in the database, in frames. */
+/** CheckpointReply is the outcome of one checkpoint: the log's length in frames, or why it failed. */
 interface CheckpointReply {
   readonly log: number;
-  readonly checkpointed: number;
   readonly error?: string;
 }
 
@@ -32,10 +31,10 @@ function runCheckpointThread(port: MessagePort, data: CheckpointerData): void {
       process.exit(0);
     }
     try {
-      const [result] = db.pragma('wal_checkpoint(PASSIVE)') as { log: number; checkpointed: number }[];
-      port.postMessage({ log: result?.log ?? 0, checkpointed: result?.checkpointed ?? 0 } satisfies CheckpointReply);
+      const [result] = db.pragma('wal_checkpoint(PASSIVE)') as { log: number }[];
+      port.postMessage({ log: result?.log ?? 0 } satisfies CheckpointReply);
     } catch (error) {
-      port.postMessage({ log: 0, checkpointed: 0, error: error instanceof Error ? error.message : String(error) } satisfies CheckpointReply);
+      port.postMessage({ log: 0, error: error instanceof Error ? error.message : String(error) } satisfies CheckpointReply);
     }
   });
 }
@@ -64,8 +63,9 @@ export class Checkpointer {
   readonly #writer: Database.Database;
   #worker: Worker | undefined;
   #running = false;
-  /** Commits since the last background checkpoint was asked for, and since one last finished. */
+  /** Commits since a background checkpoint was last asked for. */
   #commits = 0;
+  /** Commits since a background checkpoint last finished (COMMITS_WITHOUT_CHECKPOINT). */
   #unchecked = 0;
   #restart = false;
   #failed = false;
