@@ -94,6 +94,17 @@ describe('RBAC: authorization, reviews, impersonation, escalation, default polic
     assert.equal(bobCannot.body.message, 'clusterroles.rbac.authorization.k8s.io is forbidden: User "bob" cannot list resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope');
   });
 
+  it('authorizes an impersonated user against a binding the admin wrote a moment before', async () => {
+    // The admin's own requests do not bring the policy up to date (system:masters needs none):
+    // an impersonating one must, or carol would be judged by the policy before her binding.
+    const asCarol = { 'impersonate-user': 'carol' };
+    assert.equal((await h.call('GET', ROLES, undefined, asCarol)).status, 403);
+    assert.equal((await h.call('POST', ROLES, { metadata: { name: 'role-lister' }, rules: [{ verbs: ['list'], apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'] }] })).status, 201);
+    const bound = await h.call('POST', BINDINGS, { metadata: { name: 'carol-lists' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'role-lister' }, subjects: [{ kind: 'User', name: 'carol' }] });
+    assert.equal(bound.status, 201);
+    assert.equal((await h.call('GET', ROLES, undefined, asCarol)).status, 200);
+  });
+
   it('prevents escalation on ClusterRole and ClusterRoleBinding writes with the real texts', async () => {
     await h.call('POST', ROLES, { metadata: { name: 'role-writer' }, rules: [{ verbs: ['create', 'update', 'patch'], apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles', 'clusterrolebindings'] }] });
     await h.call('POST', BINDINGS, { metadata: { name: 'alice-writes' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'role-writer' }, subjects: [{ kind: 'User', name: USER }] });
