@@ -70,6 +70,18 @@ export async function startWatch(context: HandlerContext, scope: RequestScope, q
     raw.flushHeaders();
   };
   let ended = false;
+  const closeListeners: (() => void)[] = [];
+  const backlogLimit = context.watch.settings.backlogLimitBytes;
+  // A client that has left this much unread gets no more events: the watch ends, as the real
+  // watch cache ends an unresponsive watcher's (WatchSettings.backlogLimitBytes). The initial
+  // events never get here: they wait for the client instead (serveWatch, WatchSink.ready).
+  const deliver = (encoded: Buffer): void => {
+    if (output.backlog() > backlogLimit) {
+      for (const listener of closeListeners) listener();
+      return;
+    }
+    output.push(encoded);
+  };
   await serveWatch(
     context.registry,
     scope,
@@ -78,13 +90,13 @@ export async function startWatch(context: HandlerContext, scope: RequestScope, q
       send(type, object) {
         if (ended) return;
         begin();
-        output.push(encode(type, object));
+        deliver(encode(type, object));
       },
       sendChange(type, change, present) {
         if (ended) return;
         begin();
         if (!shareable) {
-          output.push(encode(type, present(change)));
+          deliver(encode(type, present(change)));
           return;
         }
         const slot = slots[type];
@@ -92,7 +104,7 @@ export async function startWatch(context: HandlerContext, scope: RequestScope, q
           slot.encoded = encode(type, present(change));
           slot.change = change;
         }
-        output.push(slot.encoded);
+        deliver(slot.encoded);
       },
       end() {
         if (ended) return;
@@ -102,8 +114,12 @@ export async function startWatch(context: HandlerContext, scope: RequestScope, q
         raw.end();
       },
       onClose(listener) {
+        closeListeners.push(listener);
         request.raw.on('close', listener);
         raw.on('close', listener);
+      },
+      ready() {
+        return output.ready(backlogLimit / 2);
       },
     },
     { settings: context.watch.settings, active: context.watch.active, random: context.random() },

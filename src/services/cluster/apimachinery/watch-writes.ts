@@ -44,6 +44,31 @@ export class WatchOutput {
     this.writes.queue(this);
   }
 
+  /** backlog is how many bytes the connection holds that the client has not taken yet. */
+  backlog(): number {
+    return this.raw.socket?.writableLength ?? this.raw.writableLength;
+  }
+
+  /**
+   * ready writes what is queued now and resolves once the backlog is at most `bytes`, or the
+   * connection has closed.
+   */
+  async ready(bytes: number): Promise<void> {
+    this.flush();
+    const socket = this.raw.socket;
+    if (socket === null || socket.destroyed || socket.writableLength <= bytes) return;
+    // 'drain' comes once the socket's buffer is empty; 'close' if the client leaves meanwhile.
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        socket.off('drain', done);
+        socket.off('close', done);
+        resolve();
+      };
+      socket.on('drain', done);
+      socket.on('close', done);
+    });
+  }
+
   /** flush writes what is queued now (before the stream ends). */
   flush(): void {
     const lines = this.take();

@@ -28,8 +28,14 @@ export interface WatchSink {
    */
   sendChange(type: WatchEventType, change: Change, present: (change: Change) => KubeObject): void;
   end(): void;
-  /** onClose registers what to do when the client goes away. */
+  /** onClose registers what to do when the client goes away (or stops reading: see WatchSettings.backlogLimitBytes). */
   onClose(listener: () => void): void;
+  /**
+   * ready resolves once what was sent so far has mostly reached the client: the initial events
+   * are sent a page at a time, each after the client has taken most of the last (a large initial
+   * list to a slow client waits for it instead of piling up in memory).
+   */
+  ready(): Promise<void>;
 }
 
 /** WatchSettings tune watches for the whole family. */
@@ -38,12 +44,22 @@ export interface WatchSettings {
   readonly bookmarkIntervalMs: number;
   /** The timeout of a watch that named none, in seconds (the real server: 1800–3600, random). */
   readonly defaultTimeoutSeconds: (random: number) => number;
+  /**
+   * How many bytes a watch's connection may hold unsent before a new event ends the watch. The
+   * real watch cache does the same to a watcher whose buffer stays full ("Forcing watcher close
+   * due to unresponsiveness"): the stream ends cleanly, and clients such as client-go's reflector
+   * watch again from the last resourceVersion they saw. Without it, a client that stops reading
+   * would make the server hold every later event for it, without bound.
+   */
+  readonly backlogLimitBytes: number;
 }
 
 /** DEFAULT_WATCH_SETTINGS match the real server. */
 export const DEFAULT_WATCH_SETTINGS: WatchSettings = {
   bookmarkIntervalMs: 60_000,
   defaultTimeoutSeconds: (random) => 1800 + Math.floor(random * 1800),
+  // About 10,000 typical events, on top of what the kernel's socket buffers hold.
+  backlogLimitBytes: 8 * 1024 * 1024,
 };
 
 /** ActiveWatches tracks open watches so the service can end them on shutdown. */
@@ -135,7 +151,8 @@ export async function serveWatch(
           if (filtering) inSelection.add(record.key);
           if (fromState && !closed) sink.send('ADDED', present(record));
         }
-        if (!page.more || page.records.length === 0) break;
+        if (fromState && !closed) await sink.ready();
+        if (!page.more || page.records.length === 0 || closed) break;
         after = page.records[page.records.length - 1]!.key.slice(prefix.length);
       }
       if (fromState && query.sendInitialEvents === true && query.allowWatchBookmarks && !closed) bookmark(start, { 'k8s.io/initial-events-end': 'true' });
