@@ -30,6 +30,29 @@ describe('event expiry (--event-ttl)', () => {
     await store.close();
   });
 
+  it('sweeps a page at a time, whatever the number of events', async () => {
+    const store = new MemoryStore();
+    const clock = new ManualClock(new Date('2025-01-01T02:00:00Z'));
+    await store.transact(async (tx) => {
+      for (let i = 0; i < 2_500; i++) {
+        const name = `e${String(i).padStart(4, '0')}`;
+        await tx.put(EVENT_STORE_KIND, `default/${name}`, stored(name, i % 2 === 0 ? '2025-01-01T00:00:00Z' : '2025-01-01T01:30:00Z'));
+      }
+    });
+    const limits: (number | undefined)[] = [];
+    const list = store.list.bind(store);
+    store.list = ((kind, options) => {
+      limits.push(options?.limit);
+      return list(kind, options);
+    }) as typeof store.list;
+    assert.equal(await new EventExpiry(store, clock, 3600, 400).sweep(), 1_250);
+    assert.ok(limits.length > 1 && limits.every((limit) => limit === 400), `every read is one page: ${limits.join(', ')}`);
+    const left = await list(EVENT_STORE_KIND);
+    assert.equal(left.length, 1_250);
+    assert.ok(left.every((record) => Number(record.key.slice('default/e'.length)) % 2 === 1));
+    await store.close();
+  });
+
   it('reads --event-ttl as a duration', () => {
     assert.equal(parseDuration('1h'), 3600);
     assert.equal(parseDuration('1h30m'), 5400);

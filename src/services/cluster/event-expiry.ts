@@ -31,6 +31,8 @@ export class EventExpiry {
     readonly store: Store,
     readonly clock: Clock,
     readonly ttlSeconds: number,
+    /** How many events a sweep reads (and at most deletes) at a time. */
+    readonly pageSize = 1000,
   ) {}
 
   /** start sweeps now and then every min(TTL, 60 s); the timer never holds the process open. */
@@ -58,15 +60,29 @@ export class EventExpiry {
 
   async #sweep(): Promise<number> {
     const cutoff = this.clock.now() - this.ttlSeconds * 1000;
-    const expired = (await this.store.list<CoreEvent>(EVENT_STORE_KIND)).filter((record) => lastActivity(record.value) < cutoff);
-    if (expired.length === 0) return 0;
+    let removed = 0;
+    // A page at a time, each page's expired events deleted in one transaction before the next is
+    // read: however many events are stored, a sweep holds one page in memory, and the requests
+    // that arrive meanwhile are served between pages.
+    for (let after: string | undefined; ; ) {
+      const page = await this.store.list<CoreEvent>(EVENT_STORE_KIND, { limit: this.pageSize, ...(after === undefined ? {} : { after }) });
+      const expired = page.filter((record) => lastActivity(record.value) < cutoff).map(({ key, revision }) => ({ key, revision }));
+      if (expired.length > 0) removed += await this.#remove(expired);
+      if (page.length < this.pageSize) return removed;
+      after = page[page.length - 1]!.key;
+      // A store read may complete without leaving this turn of the event loop (SQLite): leave it.
+      await new Promise((next) => setImmediate(next));
+    }
+  }
+
+  #remove(expired: readonly { readonly key: string; readonly revision: number }[]): Promise<number> {
     return this.store.transact(async (tx) => {
       let removed = 0;
-      for (const record of expired) {
-        const current = await tx.get<CoreEvent>(EVENT_STORE_KIND, record.key);
+      for (const { key, revision } of expired) {
+        const current = await tx.get<CoreEvent>(EVENT_STORE_KIND, key);
         // Rewritten since the scan: it lives on.
-        if (current === undefined || current.revision !== record.revision) continue;
-        await tx.delete(EVENT_STORE_KIND, record.key);
+        if (current === undefined || current.revision !== revision) continue;
+        await tx.delete(EVENT_STORE_KIND, key);
         removed++;
       }
       return removed;
