@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 
 /** IdSource produces every identifier and random value a service needs, so tests get stable ones. */
 export interface IdSource {
-  /** bytes returns `n` random bytes. */
+  /** bytes returns `n` random bytes, in a Buffer the caller owns (and may change). */
   bytes(n: number): Buffer;
 }
 

@@ -455,7 +455,8 @@ export class GenericRegistry {
   }
 
   private uid(): string {
-    const b = Buffer.from(this.ids.bytes(16));
+    // bytes() hands out a Buffer of its own: set the version and variant bits in place.
+    const b = this.ids.bytes(16);
     b[6] = (b[6]! & 0x0f) | 0x40;
     b[8] = (b[8]! & 0x3f) | 0x80;
     const hex = b.toString('hex');
