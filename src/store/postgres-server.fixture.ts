@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -80,8 +80,8 @@ export async function startPostgres(settings: Readonly<Record<string, string>> =
       const proc = spawn(
         join(bin, 'postgres'),
         ['-D', data, '-p', String(port), '-k', dir, ...options],
-        // Its own process group, so a kill takes the backends with the postmaster at once (a
-        // backend outliving its postmaster would keep the next start from attaching shared memory).
+        // Its own process group, so nothing the runner sends its group reaches the server (its
+        // backends make themselves group leaders: killServer finds them by parent).
         { stdio: ['ignore', 'ignore', 'pipe'], detached: true, ...(owner === undefined ? {} : { uid: owner.uid, gid: owner.gid }) },
       );
       proc.stderr?.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)));
@@ -100,8 +100,9 @@ export async function startPostgres(settings: Readonly<Record<string, string>> =
       const proc = child;
       if (proc === undefined || proc.exitCode !== null || proc.signalCode !== null) return;
       const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-      killGroup(proc);
+      const backends = killServer(proc);
       await exited;
+      await processesGone(backends);
     };
     return {
       port,
@@ -134,13 +135,68 @@ export async function startPostgres(settings: Readonly<Record<string, string>> =
   }
 }
 
-/** killGroup SIGKILLs a server and every backend it forked. */
+/**
+ * killServer SIGKILLs a server and every backend it forked, and returns the backends' pids.
+ * PostgreSQL's backends each lead a process group of their own, so a kill of the postmaster's
+ * group misses them: a backend outliving its postmaster holds the shared memory the next start
+ * needs ("pre-existing shared memory block is still in use"). The postmaster is stopped first,
+ * so it forks none while its children are read.
+ */
+function killServer(proc: ChildProcess): number[] {
+  const pid = proc.pid;
+  if (pid === undefined) return [];
+  const signal = (target: number, name: NodeJS.Signals): void => {
+    try {
+      process.kill(target, name);
+    } catch {
+      // Already gone.
+    }
+  };
+  signal(pid, 'SIGSTOP');
+  const backends = childrenOf(pid);
+  for (const backend of backends) signal(backend, 'SIGKILL');
+  signal(-pid, 'SIGKILL');
+  signal(pid, 'SIGKILL');
+  return backends;
+}
+
+/** killGroup kills a server without waiting (on the way out of a test process). */
 function killGroup(proc: ChildProcess): void {
-  try {
-    if (proc.pid !== undefined) process.kill(-proc.pid, 'SIGKILL');
-  } catch {
-    proc.kill('SIGKILL');
+  killServer(proc);
+}
+
+/** childrenOf lists a process's children from /proc (none where there is no /proc). */
+function childrenOf(parent: number): number[] {
+  if (!existsSync('/proc')) return [];
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = procStat(Number(entry));
+    if (stat !== undefined && stat.parent === parent) children.push(Number(entry));
   }
+  return children;
+}
+
+/** procStat reads a process's state and parent pid from /proc/PID/stat; undefined once it is gone. */
+function procStat(pid: number): { state: string; parent: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The fields after the parenthesised command name: state, then the parent's pid.
+    const [state, parent] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: state ?? '', parent: Number(parent) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** processesGone resolves once each process has exited (gone, or a zombie nobody reaps): bounded, 5 s. */
+async function processesGone(pids: readonly number[]): Promise<void> {
+  const deadline = Date.now() + 5000;
+  const alive = (pid: number): boolean => {
+    const stat = procStat(pid);
+    return stat !== undefined && stat.state !== 'Z' && stat.state !== 'X';
+  };
+  while (pids.some(alive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 /** serverUser is the account the server runs as when we are root; undefined otherwise. */
