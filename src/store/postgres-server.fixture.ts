@@ -92,7 +92,7 @@ export async function startPostgres(settings: Readonly<Record<string, string>> =
     // A test process that ends without `stop` (a cancelled test, SIGTERM from the runner) must
     // not leave a detached server and its files behind.
     onTestProcessExit(() => {
-      if (child !== undefined && child.exitCode === null && child.signalCode === null) killGroup(child);
+      if (child !== undefined && child.exitCode === null && child.signalCode === null) killServer(child);
       rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
     });
     const url = (database = 'postgres'): string => `postgres://fogbank@127.0.0.1:${port}/${database}`;
@@ -129,7 +129,7 @@ export async function startPostgres(settings: Readonly<Record<string, string>> =
       },
     };
   } catch (error) {
-    if (child !== undefined && child.exitCode === null) killGroup(child);
+    if (child !== undefined && child.exitCode === null) killServer(child);
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
@@ -158,11 +158,6 @@ function killServer(proc: ChildProcess): number[] {
   signal(-pid, 'SIGKILL');
   signal(pid, 'SIGKILL');
   return backends;
-}
-
-/** killGroup kills a server without waiting (on the way out of a test process). */
-function killGroup(proc: ChildProcess): void {
-  killServer(proc);
 }
 
 /** childrenOf lists a process's children from /proc (none where there is no /proc). */
@@ -238,7 +233,7 @@ async function waitReady(port: number, proc: ChildProcess, log: () => string): P
       await client.end().catch(() => undefined);
     }
     if (Date.now() > deadline) {
-      killGroup(proc);
+      killServer(proc);
       throw new Error(`postgres did not accept connections on 127.0.0.1:${port} within 60 s: ${log()}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
