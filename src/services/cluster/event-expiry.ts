@@ -5,7 +5,7 @@
  * deleted, which watchers see as DELETED.
  */
 import type { Clock } from '../../core/clock.ts';
-import type { Store } from '../../store/index.ts';
+import type { Store, StoredRecord } from '../../store/index.ts';
 import type { CoreEvent } from './resources/events.ts';
 import { EVENT_STORE_KIND } from './resources/events.ts';
 
@@ -66,7 +66,7 @@ export class EventExpiry {
     // that arrive meanwhile are served between pages.
     for (let after: string | undefined; ; ) {
       const page = await this.store.list<CoreEvent>(EVENT_STORE_KIND, { limit: this.pageSize, ...(after === undefined ? {} : { after }) });
-      const expired = page.filter((record) => lastActivity(record.value) < cutoff).map(({ key, revision }) => ({ key, revision }));
+      const expired = page.filter((record) => lastActivity(record.value) < cutoff);
       if (expired.length > 0) removed += await this.#remove(expired);
       if (page.length < this.pageSize) return removed;
       after = page[page.length - 1]!.key;
@@ -75,7 +75,7 @@ export class EventExpiry {
     }
   }
 
-  #remove(expired: readonly { readonly key: string; readonly revision: number }[]): Promise<number> {
+  #remove(expired: readonly StoredRecord<CoreEvent>[]): Promise<number> {
     return this.store.transact(async (tx) => {
       let removed = 0;
       for (const { key, revision } of expired) {
