@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ServiceDefinition } from '../core/service.ts';
 import { computeService } from '../services/compute/index.ts';
-import { FOGBANK_VERSION } from '../core/version.ts';
+import { FOGBANK_VERSION } from '../lib/version.ts';
 import { renderBanner } from './banner.ts';
 
 test('the banner lists each family’s APIs and client setup lines, in registry order', () => {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { loadConfigFile } from '../core/config.ts';
-import { UnavailableError } from '../core/errors.ts';
-import { FOGBANK_VERSION } from '../core/version.ts';
+import { UnavailableError } from '../lib/errors.ts';
+import { FOGBANK_VERSION } from '../lib/version.ts';
 import { DataDirInUseError } from '../store/data-dir-lock.ts';
 import { redactUrl } from '../store/index.ts';
 import { SERVICES } from '../services/registry.ts';

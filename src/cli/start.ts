@@ -1,9 +1,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Authenticator, type TokenGrant } from '../core/auth.ts';
-import { realTimers, systemClock, type Clock, type Timers } from '../core/clock.ts';
+import { realTimers, systemClock, type Clock, type Timers } from '../lib/clock.ts';
 import type { OperationsMode } from '../core/config.ts';
-import { cryptoIds, hexId, type IdSource } from '../core/ids.ts';
+import { cryptoIds, hexId, type IdSource } from '../lib/ids.ts';
 import type { LogFormat, LogLevel } from '../core/log.ts';
 import { buildServer, DEFAULT_BODY_LIMIT, type FogbankServer } from '../core/server.ts';
 import { createClusterService } from '../services/cluster/index.ts';

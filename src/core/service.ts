@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Store } from '../store/store.ts';
 import type { Authenticator } from './auth.ts';
-import type { Clock, Timers } from './clock.ts';
+import type { Clock, Timers } from '../lib/clock.ts';
 import type { OperationsMode } from './config.ts';
 import type { PathAlias } from './path-aliases.ts';
-import type { IdSource } from './ids.ts';
+import type { IdSource } from '../lib/ids.ts';
 import type { RunSingleton } from './singletons.ts';
 
 /** ServiceContext is everything core hands a service: state, time, ids, identity and options. */

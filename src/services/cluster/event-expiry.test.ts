@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseDuration, parseStartArgs } from '../../cli/args.ts';
-import { ManualClock } from '../../core/clock.ts';
+import { ManualClock } from '../../lib/clock.ts';
 import { MemoryStore } from '../../store/index.ts';
 import { EventExpiry, lastActivity } from './event-expiry.ts';
 import { EVENT_STORE_KIND, type CoreEvent } from './resources/events.ts';

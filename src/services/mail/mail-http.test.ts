@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Authenticator } from '../../core/auth.ts';
-import { ManualClock, realTimers } from '../../core/clock.ts';
-import { seededIds } from '../../core/ids.ts';
+import { ManualClock, realTimers } from '../../lib/clock.ts';
+import { seededIds } from '../../lib/ids.ts';
 import { buildServer, type FogbankServer } from '../../core/server.ts';
 import { MemoryStore } from '../../store/memory-store.ts';
 import { mailService } from './index.ts';

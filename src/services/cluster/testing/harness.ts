@@ -4,8 +4,8 @@
  */
 import type { HTTPMethods, LightMyRequestResponse } from 'fastify';
 import { Authenticator } from '../../../core/auth.ts';
-import { ManualClock, realTimers } from '../../../core/clock.ts';
-import { seededIds } from '../../../core/ids.ts';
+import { ManualClock, realTimers } from '../../../lib/clock.ts';
+import { seededIds } from '../../../lib/ids.ts';
 import { buildServer, type FogbankServer } from '../../../core/server.ts';
 import { MemoryStore, type MemoryStoreOptions } from '../../../store/index.ts';
 import { createClusterService, type ClusterOptions } from '../index.ts';
