@@ -105,7 +105,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
         clock: options.clock ?? systemClock,
         timers: options.timers ?? realTimers,
         ids,
-        auth: new Authenticator(adminToken, options.tokens ?? []),
+        auth: new Authenticator(adminToken, options.tokens ?? [], SERVICES.flatMap((service) => service.scopes ?? [])),
         operations: options.operations ?? 'realistic',
         ...(dataDir === undefined ? {} : { dataDir }),
         ...(options.mailRelay === undefined ? {} : { mailRelay: options.mailRelay }),

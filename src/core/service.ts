@@ -3,6 +3,7 @@ import type { Store } from '../store/store.ts';
 import type { Authenticator } from './auth.ts';
 import type { Clock, Timers } from '../lib/clock.ts';
 import type { OperationsMode } from './config.ts';
+import type { Term } from './identifiers.ts';
 import type { PathAlias } from './path-aliases.ts';
 import type { IdSource } from '../lib/ids.ts';
 import type { RunSingleton } from './singletons.ts';
@@ -104,6 +105,12 @@ export interface ServiceDefinition {
   readonly pathAliases?: readonly PathAlias[];
   /** fallback marks the family that answers paths no family's prefix matches (compute: it is also served without a prefix). */
   readonly fallback?: boolean;
+  /**
+   * scopes are the family's OAuth scopes whose spec spelling differs from the real one
+   * (`…/auth/mail.send` is `…/auth/gmail.send`): core's Authenticator reads a grant or a
+   * requirement in either spelling as the real one.
+   */
+  readonly scopes?: readonly Term[];
   /**
    * renderError phrases anything thrown under the family's paths — its own typed errors, a
    * TransportProblem found by core or Fastify, or an unexpected exception (its dialect's 500) —

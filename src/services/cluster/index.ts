@@ -4,7 +4,8 @@
  * health endpoints. Everything resource-specific is a view + strategy under `resources/`; the
  * behaviour is the generic registry's under `apimachinery/`.
  */
-import { apiGroupVocabulary, DEFAULT_API_DOMAIN, type Vocabulary } from '../../core/identifiers.ts';
+import type { Vocabulary } from '../../core/identifiers.ts';
+import { apiGroupVocabulary, DEFAULT_API_DOMAIN } from './identifiers.ts';
 import type { ServiceDefinition } from '../../core/service.ts';
 import { clusterErrorBodyProblem, renderClusterError } from './apimachinery/error-serializer.ts';
 import type { WatchSettings } from './apimachinery/watch.ts';

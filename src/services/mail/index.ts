@@ -1,4 +1,4 @@
-import { API_PATHS } from '../../core/identifiers.ts';
+import { MAIL_API_PATH, MAIL_SCOPE_TERMS } from './identifiers.ts';
 import { googleClientBanner } from '../../core/google-client-banner.ts';
 import { googleEnvelopeProblem } from '../../core/google-error-envelope.ts';
 import type { ServiceDefinition } from '../../core/service.ts';
@@ -10,13 +10,14 @@ const API_BASE = '/gmail/v1';
 export const MAIL_PREFIXES = { metadata: API_BASE, upload: `/upload${API_BASE}`, resumable: `/resumable/upload${API_BASE}` };
 
 /** MAIL_ALIASES are the same addresses in the spec's spelling (`/mail/v1`, identifiers.ts). */
-const MAIL_ALIASES = Object.values(MAIL_PREFIXES).map((canonical) => ({ alias: canonical.replace(API_BASE, API_PATHS.spell(API_BASE, 'spec')), canonical }));
+const MAIL_ALIASES = Object.values(MAIL_PREFIXES).map((canonical) => ({ alias: canonical.replace(API_BASE, MAIL_API_PATH.spell(API_BASE, 'spec')), canonical }));
 
 /** mailService is the mail API family (spec D, the Gmail API): send, drafts, mailboxes per recipient, over every upload protocol. */
 export const mailService: ServiceDefinition = {
   name: 'mail',
   pathPrefixes: Object.values(MAIL_PREFIXES),
   pathAliases: MAIL_ALIASES,
+  scopes: MAIL_SCOPE_TERMS,
   renderError: renderMailError,
   errorBodyProblem: (status: number, body: unknown) => googleEnvelopeProblem(status, body, true),
   banner: (site) => googleClientBanner(site, 'mail (Gmail API)', '/gmail/v1', 'gmail'),

@@ -18,7 +18,7 @@ before(async () => {
   const auth = new Authenticator('admin', [
     { token: 'ann', email: 'ann@example.com', scopes: ['https://mail.google.com/'], permissions: [] },
     { token: 'bob', email: 'bob@example.com', scopes: ['mail.modify'], permissions: [] },
-  ]);
+  ], mailService.scopes);
   app = await buildServer({ store: new MemoryStore(), clock, timers: realTimers, ids: seededIds('mail-http'), auth, operations: 'instant' }, [mailService], { logLevel: 'silent', bodyLimit: 1024 * 1024 });
 });
 after(() => app.close());

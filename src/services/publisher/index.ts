@@ -1,4 +1,4 @@
-import { API_PATHS } from '../../core/identifiers.ts';
+import { PUBLISHER_API_PATH, PUBLISHER_SCOPE_TERMS } from './identifiers.ts';
 import { isUnderPrefix } from '../../core/path-aliases.ts';
 import { googleClientBanner } from '../../core/google-client-banner.ts';
 import { googleEnvelopeProblem } from '../../core/google-error-envelope.ts';
@@ -20,13 +20,14 @@ export const API_BASE = '/androidpublisher/v3';
 const BASE_FORMS = [API_BASE, `/upload${API_BASE}`, `/resumable/upload${API_BASE}`];
 
 /** PUBLISHER_ALIASES are the same addresses in the spec's spelling (`/publisher/v3`, identifiers.ts). */
-const PUBLISHER_ALIASES = BASE_FORMS.map((canonical) => ({ alias: canonical.replace(API_BASE, API_PATHS.spell(API_BASE, 'spec')), canonical }));
+const PUBLISHER_ALIASES = BASE_FORMS.map((canonical) => ({ alias: canonical.replace(API_BASE, PUBLISHER_API_PATH.spell(API_BASE, 'spec')), canonical }));
 
 /** publisherService is the publishing API family (spec E): internal app sharing uploads of bundles and APKs. */
 export const publisherService: ServiceDefinition = {
   name: 'publisher',
   pathPrefixes: [...BASE_FORMS, DOWNLOAD_PREFIX],
   pathAliases: PUBLISHER_ALIASES,
+  scopes: PUBLISHER_SCOPE_TERMS,
   renderError: renderPublisherError,
   errorBodyProblem: (status: number, body: unknown) => googleEnvelopeProblem(status, body, true),
   banner: (site) => googleClientBanner(site, 'publisher (Android Publisher API)', '/androidpublisher/v3', 'androidpublisher'),
