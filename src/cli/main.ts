@@ -4,10 +4,9 @@ import { UnavailableError } from '../lib/errors.ts';
 import { FOGBANK_VERSION } from '../lib/version.ts';
 import { DataDirInUseError } from '../store/data-dir-lock.ts';
 import { redactUrl } from '../store/index.ts';
-import { SERVICES } from '../services/registry.ts';
+import { SERVICES, startFogbank } from '../fogbank.ts';
 import { parseStartArgs, START_USAGE, UsageError, type StartArgs } from './args.ts';
 import { renderBanner } from './banner.ts';
-import { startFogbank } from './start.ts';
 
 const USAGE = `usage: fogbank <command> [flags]
 
@@ -87,9 +86,7 @@ async function runStart(args: StartArgs): Promise<number> {
     operations: args.operations,
     logLevel: args.logLevel,
     logFormat: args.logFormat,
-    ...(args.mailRelay === undefined ? {} : { mailRelay: args.mailRelay }),
-    ...(args.uploadLimit === undefined ? {} : { uploadLimit: args.uploadLimit }),
-    ...(args.eventTtlSeconds === undefined ? {} : { eventTtlSeconds: args.eventTtlSeconds }),
+    ...args.familyOptions,
   });
   if (received === undefined) process.stdout.write(renderBanner({ ...server, storeBackend: storeLabel(server.store.backend, args.store) }, SERVICES));
   const signal = await stopSignal;

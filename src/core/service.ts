@@ -3,6 +3,7 @@ import type { Store } from '../store/store.ts';
 import type { Authenticator } from './auth.ts';
 import type { Clock, Timers } from '../lib/clock.ts';
 import type { OperationsMode } from './config.ts';
+import type { FamilyOption, FamilyOptionValues } from './family-options.ts';
 import type { Term } from './identifiers.ts';
 import type { PathAlias } from './path-aliases.ts';
 import type { IdSource } from '../lib/ids.ts';
@@ -18,10 +19,8 @@ export interface ServiceContext {
   readonly operations: OperationsMode;
   /** dataDir is where families keep files (uploads, raw mail); undefined with `--ephemeral` (use a temporary FileArea). */
   readonly dataDir?: string;
-  /** mailRelay is the `--mail-relay smtp://host:port` every delivered message is forwarded to, when set. */
-  readonly mailRelay?: string;
-  /** The largest accepted media upload, in bytes; undefined means the family's default. */
-  readonly uploadLimit?: number;
+  /** options are the values given for the families' declared options (ServiceDefinition.options); absent ones take the family's default. */
+  readonly options?: FamilyOptionValues;
   /**
    * singleton runs background work that must run once among replicas sharing the store (expiry
    * sweeps, controllers) on one elected replica, handing it over when that replica stops or dies.
@@ -76,6 +75,13 @@ export interface BannerSection {
   readonly apis: readonly { readonly name: string; readonly baseUrl: string }[];
   /** Per client (gcloud, kubectl, a client library), the commands or settings that point it here. */
   readonly clients: readonly { readonly name: string; readonly setup: readonly string[] }[];
+}
+
+/** ClientFile is a file a family writes into the data directory at start, for its clients to read (the kubeconfig). */
+export interface ClientFile {
+  /** The file name under the data directory. */
+  readonly name: string;
+  readonly text: string;
 }
 
 /** errorSiteOf describes a request for a family's renderError: the path is the one the client sent (before any alias was rewritten). */
@@ -136,4 +142,11 @@ export interface ServiceDefinition {
   screenUnknownPath?(request: FastifyRequest, context: ServiceContext): Promise<void> | void;
   /** banner is the family's section of the start-up banner (omit it to show nothing). */
   banner?(site: BannerSite): BannerSection;
+  /**
+   * options are the family's settings: start() reads them by `key`, the command line by `--flag`
+   * and builds its help from them; the family reads the values from `context.options`.
+   */
+  readonly options?: readonly FamilyOption<unknown>[];
+  /** clientFiles are written (0600) into the data directory once fogbank listens, when it has one; each is rewritten at every start. */
+  clientFiles?(site: BannerSite): readonly ClientFile[];
 }

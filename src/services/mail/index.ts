@@ -3,6 +3,7 @@ import { googleClientBanner } from '../../core/google-client-banner.ts';
 import { googleEnvelopeProblem } from '../../core/google-error-envelope.ts';
 import type { ServiceDefinition } from '../../core/service.ts';
 import { renderMailError } from './error-serializer.ts';
+import { MAIL_RELAY_OPTION } from './options.ts';
 
 const API_BASE = '/gmail/v1';
 
@@ -18,6 +19,7 @@ export const mailService: ServiceDefinition = {
   pathPrefixes: Object.values(MAIL_PREFIXES),
   pathAliases: MAIL_ALIASES,
   scopes: MAIL_SCOPE_TERMS,
+  options: [MAIL_RELAY_OPTION],
   renderError: renderMailError,
   errorBodyProblem: (status: number, body: unknown) => googleEnvelopeProblem(status, body, true),
   banner: (site) => googleClientBanner(site, 'mail (Gmail API)', '/gmail/v1', 'gmail'),

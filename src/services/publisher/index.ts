@@ -6,6 +6,7 @@ import type { ServiceDefinition } from '../../core/service.ts';
 import { DOWNLOAD_PREFIX } from './download-page.ts';
 import { authenticatePublisher } from './authorize.ts';
 import { renderPublisherError } from './error-serializer.ts';
+import { UPLOAD_LIMIT_OPTION } from './options.ts';
 
 /** DEFAULT_UPLOAD_LIMIT is the largest bundle accepted when none is configured: 2 GiB, well below Play's 10 GiB. */
 export const DEFAULT_UPLOAD_LIMIT = 2 * 1024 ** 3;
@@ -28,6 +29,7 @@ export const publisherService: ServiceDefinition = {
   pathPrefixes: [...BASE_FORMS, DOWNLOAD_PREFIX],
   pathAliases: PUBLISHER_ALIASES,
   scopes: PUBLISHER_SCOPE_TERMS,
+  options: [UPLOAD_LIMIT_OPTION],
   renderError: renderPublisherError,
   errorBodyProblem: (status: number, body: unknown) => googleEnvelopeProblem(status, body, true),
   banner: (site) => googleClientBanner(site, 'publisher (Android Publisher API)', '/androidpublisher/v3', 'androidpublisher'),

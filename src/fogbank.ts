@@ -1,21 +1,28 @@
+/**
+ * fogbank as a library: startFogbank opens the store, assembles every family of
+ * services/registry.ts and listens. The command line (cli/) parses flags into these options and
+ * prints; tests, benches and programs call it directly.
+ */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Authenticator, type TokenGrant } from '../core/auth.ts';
-import { realTimers, systemClock, type Clock, type Timers } from '../lib/clock.ts';
-import type { OperationsMode } from '../core/config.ts';
-import { cryptoIds, hexId, type IdSource } from '../lib/ids.ts';
-import type { LogFormat, LogLevel } from '../core/log.ts';
-import { buildServer, DEFAULT_BODY_LIMIT, type FogbankServer } from '../core/server.ts';
-import { createClusterService } from '../services/cluster/index.ts';
-import { KUBECONFIG_FILE_NAME, kubeconfigText } from '../services/cluster/kubeconfig.ts';
-import { SERVICES } from '../services/registry.ts';
-import { lockDataDir } from '../store/data-dir-lock.ts';
-import { openStore } from '../store/open-store.ts';
-import { prepareDataDir } from './data-dir.ts';
-import type { Store } from '../store/store.ts';
+import { Authenticator, type TokenGrant } from './core/auth.ts';
+import type { OperationsMode } from './core/config.ts';
+import { pickOptionValues } from './core/family-options.ts';
+import type { LogFormat, LogLevel } from './core/log.ts';
+import { buildServer, DEFAULT_BODY_LIMIT, type FogbankServer } from './core/server.ts';
+import type { BannerSite } from './core/service.ts';
+import { type Clock, realTimers, systemClock, type Timers } from './lib/clock.ts';
+import { cryptoIds, hexId, type IdSource } from './lib/ids.ts';
+import { type FamilyStartOptions, SERVICES } from './services/registry.ts';
+import { prepareDataDir } from './store/data-dir.ts';
+import { lockDataDir } from './store/data-dir-lock.ts';
+import { openStore } from './store/open-store.ts';
+import type { Store } from './store/store.ts';
 
-/** StartOptions are the settings of one fogbank server (the CLI flags, as values). */
-export interface StartOptions {
+export { SERVICES };
+
+/** CoreStartOptions are the settings of one fogbank server that belong to no family (the CLI flags, as values). */
+export interface CoreStartOptions {
   readonly host?: string;
   readonly port?: number;
   /** `sqlite` (default), `memory`, or a `postgres://` URL. */
@@ -33,18 +40,15 @@ export interface StartOptions {
   /** How logs are written: text lines (default) or JSON records. */
   readonly logFormat?: LogFormat;
   readonly bodyLimit?: number;
-  /** Forward every delivered mail message to this SMTP server (`smtp://host:port`). */
-  readonly mailRelay?: string;
-  /** Largest accepted media upload (bundles, APKs), in bytes. */
-  readonly uploadLimit?: number;
-  /** How long cluster API events live, in seconds (default one hour). */
-  readonly eventTtlSeconds?: number;
   /** How long a replica leads singleton work (event expiry, controllers, retention) without renewing (default 10 s). */
   readonly leaderTtlMs?: number;
   readonly clock?: Clock;
   readonly timers?: Timers;
   readonly ids?: IdSource;
 }
+
+/** StartOptions are every setting of one fogbank server: core's and each family's own (ServiceDefinition.options). */
+export interface StartOptions extends CoreStartOptions, FamilyStartOptions {}
 
 /** RunningFogbank is a started server. */
 export interface RunningFogbank {
@@ -55,6 +59,8 @@ export interface RunningFogbank {
   readonly adminToken: string;
   /** Where the admin token is kept, when it was written to disk. */
   readonly adminTokenFile: string | undefined;
+  /** The files the families wrote for their clients (ServiceDefinition.clientFiles), by name, when there is a data directory. */
+  readonly clientFiles: ReadonlyMap<string, string>;
   /** The kubeconfig for the cluster API (`<data-dir>/kubeconfig`), when there is a data directory. */
   readonly kubeconfigFile: string | undefined;
   readonly dataDir: string | undefined;
@@ -85,6 +91,11 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
   let adminTokenFile: string | undefined;
   const ids = options.ids ?? cryptoIds;
   const logLevel = options.logLevel ?? 'silent';
+  // Checked before anything is opened: a family option of the wrong type is the caller's mistake.
+  const familyOptions = pickOptionValues(
+    SERVICES.flatMap((service) => service.options ?? []),
+    options as Readonly<Record<string, unknown>>,
+  );
   try {
     ({ token: adminToken, file: adminTokenFile } = resolveAdminToken(options.adminToken, dataDir, ids));
     store = await openStore(storeSpec, {
@@ -107,12 +118,10 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
         ids,
         auth: new Authenticator(adminToken, options.tokens ?? [], SERVICES.flatMap((service) => service.scopes ?? [])),
         operations: options.operations ?? 'realistic',
+        options: familyOptions,
         ...(dataDir === undefined ? {} : { dataDir }),
-        ...(options.mailRelay === undefined ? {} : { mailRelay: options.mailRelay }),
-        ...(options.uploadLimit === undefined ? {} : { uploadLimit: options.uploadLimit }),
       },
-      // The cluster family takes its one start-up option (the event TTL) here.
-      options.eventTtlSeconds === undefined ? SERVICES : SERVICES.map((service) => (service.name === 'cluster' ? createClusterService({ eventTtlSeconds: options.eventTtlSeconds! }) : service)),
+      SERVICES,
       { logLevel, logFormat: options.logFormat ?? 'text', bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT, ...(options.leaderTtlMs === undefined ? {} : { leaderTtlMs: options.leaderTtlMs }) },
     ));
     const host = options.host ?? '127.0.0.1';
@@ -120,20 +129,18 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : (options.port ?? 8780);
     const urlHost = host.includes(':') ? `[${host}]` : host;
-    const kubeconfigFile = dataDir === undefined ? undefined : join(dataDir, KUBECONFIG_FILE_NAME);
-    if (kubeconfigFile !== undefined) {
-      mkdirSync(dataDir!, { recursive: true, mode: 0o700 });
-      writeFileSync(kubeconfigFile, kubeconfigText(`http://${urlHost}:${port}`, adminToken), { mode: 0o600 });
-    }
+    const url = `http://${urlHost}:${port}`;
+    const clientFiles = writeClientFiles({ url, dataDir, adminToken, adminTokenFile });
     let closing: Promise<void> | undefined;
     return {
       warmUp: () => app.warmUp(),
-      url: `http://${urlHost}:${port}`,
+      url,
       host,
       port,
       adminToken,
       adminTokenFile,
-      kubeconfigFile,
+      clientFiles,
+      kubeconfigFile: clientFiles.get('kubeconfig'),
       dataDir,
       store,
       app,
@@ -152,6 +159,19 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     lock?.release();
     throw error;
   }
+}
+
+/** writeClientFiles writes every family's client files (the kubeconfig) into the data directory, if there is one, and names their paths. */
+function writeClientFiles(site: BannerSite): ReadonlyMap<string, string> {
+  const written = new Map<string, string>();
+  if (site.dataDir === undefined) return written;
+  mkdirSync(site.dataDir, { recursive: true, mode: 0o700 });
+  for (const file of SERVICES.flatMap((service) => service.clientFiles?.(site) ?? [])) {
+    const path = join(site.dataDir, file.name);
+    writeFileSync(path, file.text, { mode: 0o600 });
+    written.set(file.name, path);
+  }
+  return written;
 }
 
 /** resolveAdminToken takes the given token, else the one kept in the data directory, else makes and keeps one. */
