@@ -10,7 +10,7 @@ import type { OperationsMode } from './core/config.ts';
 import { pickOptionValues } from './core/family-options.ts';
 import type { LogFormat, LogLevel } from './core/log.ts';
 import { buildServer, DEFAULT_BODY_LIMIT, type FogbankServer } from './core/server.ts';
-import type { BannerSite } from './core/service.ts';
+import type { BannerSite, ServiceDefinition } from './core/service.ts';
 import { type Clock, realTimers, systemClock, type Timers } from './lib/clock.ts';
 import { cryptoIds, hexId, type IdSource } from './lib/ids.ts';
 import { type FamilyStartOptions, SERVICES } from './services/registry.ts';
@@ -25,8 +25,8 @@ export { SERVICES };
 export interface CoreStartOptions {
   readonly host?: string;
   readonly port?: number;
-  /** `sqlite` (default), `memory`, or a `postgres://` URL. */
-  readonly store?: string;
+  /** `sqlite` (default), `memory`, a `postgres://` URL, or a Store already open (fogbank closes it on close). */
+  readonly store?: string | Store;
   /** Connections a postgres store may open (default 10). */
   readonly storePoolSize?: number;
   /** Where SQLite, tokens and uploads live (default `./.fogbank`). */
@@ -45,6 +45,8 @@ export interface CoreStartOptions {
   readonly clock?: Clock;
   readonly timers?: Timers;
   readonly ids?: IdSource;
+  /** The families to serve (default: every family of services/registry.ts), e.g. one family configured in code. */
+  readonly services?: readonly ServiceDefinition[];
 }
 
 /** StartOptions are every setting of one fogbank server: core's and each family's own (ServiceDefinition.options). */
@@ -80,7 +82,9 @@ export interface RunningFogbank {
 /** startFogbank opens the store, assembles every service and listens. */
 export async function startFogbank(options: StartOptions = {}): Promise<RunningFogbank> {
   const ephemeral = options.ephemeral ?? false;
-  const storeSpec = ephemeral ? 'memory' : (options.store ?? 'sqlite');
+  const given = typeof options.store === 'object' ? options.store : undefined;
+  const storeSpec = given !== undefined || ephemeral ? 'memory' : typeof options.store === 'string' ? options.store : 'sqlite';
+  const services = options.services ?? SERVICES;
   const dataDir = ephemeral ? undefined : resolve(options.dataDir ?? '.fogbank');
   const needsDisk = dataDir !== undefined && (storeSpec === 'sqlite' || options.adminToken === undefined);
   if (needsDisk) prepareDataDir(dataDir);
@@ -93,12 +97,12 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
   const logLevel = options.logLevel ?? 'silent';
   // Checked before anything is opened: a family option of the wrong type is the caller's mistake.
   const familyOptions = pickOptionValues(
-    SERVICES.flatMap((service) => service.options ?? []),
+    services.flatMap((service) => service.options ?? []),
     options as Readonly<Record<string, unknown>>,
   );
   try {
     ({ token: adminToken, file: adminTokenFile } = resolveAdminToken(options.adminToken, dataDir, ids));
-    store = await openStore(storeSpec, {
+    store = given ?? await openStore(storeSpec, {
       dataDir: dataDir ?? '',
       ...(options.storePoolSize === undefined ? {} : { poolSize: options.storePoolSize }),
       // The store keeps reconnecting; say so, since requests meanwhile get 503s.
@@ -116,12 +120,12 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
         clock: options.clock ?? systemClock,
         timers: options.timers ?? realTimers,
         ids,
-        auth: new Authenticator(adminToken, options.tokens ?? [], SERVICES.flatMap((service) => service.scopes ?? [])),
+        auth: new Authenticator(adminToken, options.tokens ?? [], services.flatMap((service) => service.scopes ?? [])),
         operations: options.operations ?? 'realistic',
         options: familyOptions,
         ...(dataDir === undefined ? {} : { dataDir }),
       },
-      SERVICES,
+      services,
       { logLevel, logFormat: options.logFormat ?? 'text', bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT, ...(options.leaderTtlMs === undefined ? {} : { leaderTtlMs: options.leaderTtlMs }) },
     ));
     const host = options.host ?? '127.0.0.1';
@@ -130,7 +134,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     const port = typeof address === 'object' && address !== null ? address.port : (options.port ?? 8780);
     const urlHost = host.includes(':') ? `[${host}]` : host;
     const url = `http://${urlHost}:${port}`;
-    const clientFiles = writeClientFiles({ url, dataDir, adminToken, adminTokenFile });
+    const clientFiles = writeClientFiles(services, { url, dataDir, adminToken, adminTokenFile });
     let closing: Promise<void> | undefined;
     return {
       warmUp: () => app.warmUp(),
@@ -162,11 +166,11 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
 }
 
 /** writeClientFiles writes every family's client files (the kubeconfig) into the data directory, if there is one, and names their paths. */
-function writeClientFiles(site: BannerSite): ReadonlyMap<string, string> {
+function writeClientFiles(services: readonly ServiceDefinition[], site: BannerSite): ReadonlyMap<string, string> {
   const written = new Map<string, string>();
   if (site.dataDir === undefined) return written;
   mkdirSync(site.dataDir, { recursive: true, mode: 0o700 });
-  for (const file of SERVICES.flatMap((service) => service.clientFiles?.(site) ?? [])) {
+  for (const file of services.flatMap((service) => service.clientFiles?.(site) ?? [])) {
     const path = join(site.dataDir, file.name);
     writeFileSync(path, file.text, { mode: 0o600 });
     written.set(file.name, path);

@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { FOGBANK_VERSION } from '../../src/lib/version.ts';
 import { runToEnd, spawnFogbank, startFogbankProcess, withTimeout } from '../harness/process.ts';
 import { REPO } from '../harness/paths.ts';
-import { tempDir } from '../harness/temp.ts';
+import { tempDir } from '../../src/testing/temp.ts';
 
 const MAIN = join(REPO, 'src/cli/main.ts');
 

@@ -8,7 +8,7 @@ import { startPostgres, type PostgresServer } from '../../src/store/postgres-ser
 import { FOGBANK_VERSION } from '../../src/lib/version.ts';
 import { startFogbankProcess, type FogbankProcess } from '../harness/process.ts';
 import { Gcloud } from '../harness/gcloud.ts';
-import { tempDir } from '../harness/temp.ts';
+import { tempDir } from '../../src/testing/temp.ts';
 
 // Several `fogbank start --store postgres://…` processes on one real PostgreSQL database, as a
 // team runs them behind a load balancer; replicas die by SIGKILL, never politely.

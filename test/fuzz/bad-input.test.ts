@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startFogbank, type RunningFogbank } from '../harness/server.ts';
+import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
 import { FamilyErrors } from '../../src/core/family-errors.ts';
 import { registeredRoutes, type RegisteredRoute } from '../../src/core/route-registry.ts';
 import { DEFAULT_BODY_LIMIT } from '../../src/core/server.ts';

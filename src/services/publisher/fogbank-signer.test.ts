@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { tempDir } from '../../../test/harness/temp.ts';
+import { tempDir } from '../../testing/temp.ts';
 import { ManualClock } from '../../lib/clock.ts';
 import { seededIds } from '../../lib/ids.ts';
 import { MemoryStore } from '../../store/index.ts';

@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { startFogbank, type RunningFogbank } from '../../../test/harness/server.ts';
+import { startFogbank, type RunningFogbank } from '../../testing/fogbank.ts';
 import { ManualClock } from '../../lib/clock.ts';
 import { seededIds } from '../../lib/ids.ts';
 import { apkItems, bundleItems, jarSign, makeSigner, protoManifest, zipBuffer, type ZipItem } from './artifact-builder.fixture.ts';

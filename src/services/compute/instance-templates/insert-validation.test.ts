@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { startFogbank, type RunningFogbank } from '../../../../test/harness/server.ts';
+import { startFogbank, type RunningFogbank } from '../../../testing/fogbank.ts';
 import { ManualClock } from '../../../lib/clock.ts';
 import { seededIds } from '../../../lib/ids.ts';
 

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { startFogbank, type RunningFogbank } from '../../../../test/harness/server.ts';
+import { startFogbank, type RunningFogbank } from '../../../testing/fogbank.ts';
 import { ManualClock, type Timers } from '../../../lib/clock.ts';
 import { seededIds } from '../../../lib/ids.ts';
 import { StepTimers } from '../../../lib/testing/step-timers.ts';
