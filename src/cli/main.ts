@@ -6,7 +6,7 @@ import { DataDirInUseError } from '../store/data-dir-lock.ts';
 import { redactUrl } from '../store/index.ts';
 import { SERVICES, startFogbank } from '../fogbank.ts';
 import { parseStartArgs, START_USAGE, UsageError, type StartArgs } from './args.ts';
-import { renderBanner } from './banner.ts';
+import { renderBanner } from '../core/banner.ts';
 
 const USAGE = `usage: fogbank <command> [flags]
 
@@ -27,7 +27,7 @@ async function main(argv: readonly string[]): Promise<number> {
       }
       return runStart(parseStartArgs(rest, process.env));
     case 'protoc': {
-      const { runProtocCommand } = await import('./fogbank-protoc.ts');
+      const { runProtocCommand } = await import('../plugin/protoc-command.ts');
       return runProtocCommand([...rest]);
     }
     case 'version':
@@ -43,7 +43,7 @@ async function main(argv: readonly string[]): Promise<number> {
         return 0;
       }
       if (rest[0] === 'protoc') {
-        const { runProtocCommand } = await import('./fogbank-protoc.ts');
+        const { runProtocCommand } = await import('../plugin/protoc-command.ts');
         return runProtocCommand(['--help']);
       }
       process.stdout.write(`${USAGE}\n`);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { sendRaw } from '../../test/fuzz/raw-http.ts';
+import { sendRaw } from '../testing/raw-http.ts';
 import { MemoryStore } from '../store/memory-store.ts';
 import { Authenticator } from './auth.ts';
 import { ManualClock, realTimers } from '../lib/clock.ts';

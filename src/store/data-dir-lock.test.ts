@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { startFogbank } from '../fogbank.ts';
+import { startFogbank } from '../testing/fogbank.ts';
 import { DataDirInUseError, lockDataDir } from './data-dir-lock.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'fogbank-lock-unit-'));

@@ -9,7 +9,7 @@ import { ATTACKS, BODY_ATTACKS, FUZZ_TOKEN } from './attacks.ts';
 import { batchAnswers, errorDialectProblem, headPartIds } from './dialect.ts';
 import { startHealthProbe } from './health-probe.ts';
 import { Random } from './random.ts';
-import { sendRaw } from './raw-http.ts';
+import { sendRaw } from '../../src/testing/raw-http.ts';
 import { pathOfTarget, targetAsSeen, toBytes, type FuzzRequest } from './request.ts';
 import { KNOWN } from './route-params.ts';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sendRaw } from '../../../../test/fuzz/raw-http.ts';
+import { sendRaw } from '../../../testing/raw-http.ts';
 import { startFogbank, type RunningFogbank } from '../../../testing/fogbank.ts';
 
 /**

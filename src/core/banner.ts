@@ -1,4 +1,4 @@
-import type { BannerSite, ServiceDefinition } from '../core/service.ts';
+import type { BannerSite, ServiceDefinition } from './service.ts';
 import { FOGBANK_VERSION } from '../lib/version.ts';
 
 /** BannerServer is what the banner says about the running server. */
