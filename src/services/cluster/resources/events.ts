@@ -62,6 +62,11 @@ export interface EventsV1Event extends KubeObject {
 const LIMIT_128 = 128;
 const NOTE_LIMIT = 1024;
 
+/** goLength is a string's length as Go's `len()` counts it, in UTF-8 bytes (the limits are in bytes). */
+function goLength(value: string): number {
+  return Buffer.byteLength(value, 'utf8');
+}
+
 function set(value: string | undefined | null): boolean {
   return value !== undefined && value !== null && value !== '';
 }
@@ -169,14 +174,14 @@ function legacyValidateEvent(event: CoreEvent): FieldError[] {
     for (const problem of isQualifiedName(controller)) errors.push(invalid('reportingController', controller, problem));
     const instance = event.reportingInstance ?? '';
     if (instance === '') errors.push(required('reportingInstance'));
-    if (instance.length > LIMIT_128) errors.push(invalid('reportingInstance', '', `can have at most ${LIMIT_128} characters`));
+    if (goLength(instance) > LIMIT_128) errors.push(invalid('reportingInstance', '', `can have at most ${LIMIT_128} characters`));
     const action = event.action ?? '';
     if (action === '') errors.push(required('action'));
-    if (action.length > LIMIT_128) errors.push(invalid('action', '', `can have at most ${LIMIT_128} characters`));
+    if (goLength(action) > LIMIT_128) errors.push(invalid('action', '', `can have at most ${LIMIT_128} characters`));
     const reason = event.reason ?? '';
     if (reason === '') errors.push(required('reason'));
-    if (reason.length > LIMIT_128) errors.push(invalid('reason', '', `can have at most ${LIMIT_128} characters`));
-    if ((event.message ?? '').length > NOTE_LIMIT) errors.push(invalid('message', '', `can have at most ${NOTE_LIMIT} characters`));
+    if (goLength(reason) > LIMIT_128) errors.push(invalid('reason', '', `can have at most ${LIMIT_128} characters`));
+    if (goLength(event.message ?? '') > NOTE_LIMIT) errors.push(invalid('message', '', `can have at most ${NOTE_LIMIT} characters`));
   }
   for (const problem of isDns1123Subdomain(namespace)) errors.push(invalid('namespace', namespace, problem));
   return errors;
