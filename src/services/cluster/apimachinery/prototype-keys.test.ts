@@ -15,13 +15,7 @@ describe('prototype-named keys are ordinary keys in every patch type (never a 50
     h = await startHarness();
     await h.call('POST', ROLES, { metadata: { name: 'p', labels: { a: '1' } }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] });
   });
-  after(async () => {
-    await h.close();
-    // Whatever ran above, nothing reached Object.prototype or the builtins.
-    assert.equal(({} as Record<string, unknown>)['polluted'], undefined);
-    assert.equal((Object as unknown as Record<string, unknown>)['polluted'], undefined);
-    assert.equal((Object.prototype.toString as unknown as Record<string, unknown>)['polluted'], undefined);
-  });
+  after(async () => h.close());
 
   it('answers a JSON patch through a missing __proto__, constructor or prototype path like any missing path', async () => {
     const paths = ['/__proto__/polluted', '/constructor/prototype/polluted', '/metadata/__proto__/polluted', '/metadata/constructor/polluted', '/prototype/polluted', '/toString/polluted', '/metadata/labels/__proto__/polluted'];
@@ -96,5 +90,13 @@ describe('prototype-named keys are ordinary keys in every patch type (never a 50
     const created = await h.call('POST', `${ROLES}?fieldValidation=Strict`, '{"metadata":{"name":"q","__proto__":{"name":"x"}},"rules":[]}');
     assert.equal(created.status, 400);
     assert.equal(created.body.message, 'ClusterRole in version "v1" cannot be handled as a ClusterRole: strict decoding error: unknown field "metadata.__proto__"');
+  });
+
+  it('leaves Object.prototype and the builtins untouched after all the hostile patches above', () => {
+    assert.equal(({} as Record<string, unknown>)['polluted'], undefined);
+    assert.deepEqual(Object.keys(Object.prototype), []);
+    assert.equal((Object as unknown as Record<string, unknown>)['polluted'], undefined);
+    assert.equal((Object.prototype.toString as unknown as Record<string, unknown>)['polluted'], undefined);
+    assert.equal(Object.getPrototypeOf({}), Object.prototype);
   });
 });

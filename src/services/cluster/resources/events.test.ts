@@ -82,6 +82,13 @@ describe('Event validation (reference §5.2)', () => {
     for (const name of ['e-fits', 'c-fits']) assert.equal((await h.call('DELETE', `${V1}/namespaces/default/events/${name}`)).status, 200);
   });
 
+  it('counts the qualified-name limit of reportingController in bytes too (32 × "é" is 64 bytes)', async () => {
+    const response = await h.call('POST', `${V1}/namespaces/default/events`, event('e-rc', { reportingController: 'é'.repeat(32) }));
+    assert.equal(response.status, 422);
+    const causes = response.body.details.causes as Array<{ field: string; message: string }>;
+    assert.deepEqual(causes[0], { reason: 'FieldValueInvalid', field: 'reportingController', message: `Invalid value: "${'é'.repeat(32)}": name part must be no more than 63 characters` });
+  });
+
   it('needs regarding.namespace unless the event lives in default or kube-system', async () => {
     await h.call('POST', `${CORE}/namespaces`, { metadata: { name: 'team' } });
     await rejected(`${V1}/namespaces/team/events`, event('e3', { regarding: { kind: 'Node', name: 'n1' } }), 'Event "e3" is invalid: involvedObject.namespace: Invalid value: "": does not match event.namespace');

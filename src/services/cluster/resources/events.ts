@@ -6,7 +6,7 @@
  */
 import { ageSince } from '../apimachinery/human-duration.ts';
 import { immutable, invalid, required, type FieldError } from '../apimachinery/field-errors.ts';
-import { isDns1123Subdomain, isQualifiedName } from '../apimachinery/name-rules.ts';
+import { goLength, isDns1123Subdomain, isQualifiedName } from '../apimachinery/name-rules.ts';
 import { validateObjectMeta, type KubeObject } from '../apimachinery/object-meta.ts';
 import type { RequestInfo, ResourceStrategy, ResourceView } from '../apimachinery/strategy.ts';
 import { CORE_V1_SCHEMAS } from './core-schemas.ts';
@@ -61,11 +61,6 @@ export interface EventsV1Event extends KubeObject {
 
 const LIMIT_128 = 128;
 const NOTE_LIMIT = 1024;
-
-/** goLength is a string's length as Go's `len()` counts it, in UTF-8 bytes (the limits are in bytes). */
-function goLength(value: string): number {
-  return Buffer.byteLength(value, 'utf8');
-}
 
 function set(value: string | undefined | null): boolean {
   return value !== undefined && value !== null && value !== '';
