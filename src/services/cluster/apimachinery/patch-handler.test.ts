@@ -56,13 +56,29 @@ describe('PATCH content types over HTTP (reference §4.2)', () => {
       assert.equal(answer.status, 422, JSON.stringify(patch));
       assert.deepEqual(answer.body, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server rejected our request due to an error in our request', reason: 'Invalid', details: {}, code: 422 });
     }
-    const object = await h.call('PATCH', `${ROLES}/p`, { op: 'add' }, JSON_PATCH);
-    assert.equal(object.status, 400);
-    assert.equal(object.body.message, 'json: cannot unmarshal object into Go value of type jsonpatch.Patch');
     const invalid = await h.call('PATCH', `${ROLES}/p`, [{ op: 'remove', path: '/rules/0/verbs' }], JSON_PATCH);
     assert.equal(invalid.status, 422);
     assert.equal(invalid.body.message, 'ClusterRole.rbac.authorization.k8s.io "p" is invalid: rules[0].verbs: Required value: verbs must contain at least one value');
     assert.equal(await h.store.currentRevision(), before);
+  });
+
+  it('decodes a JSON patch body as the apiserver does: strictly into its operations first, unless fieldValidation=Ignore', async () => {
+    const cases: Array<[string, unknown, string]> = [
+      ['', { op: 'add' }, 'error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp'],
+      ['?fieldValidation=Ignore', { op: 'add' }, 'json: cannot unmarshal object into Go value of type jsonpatch.Patch'],
+      ['', [1], 'error decoding patch: json: cannot unmarshal number into Go value of type handlers.jsonPatchOp'],
+      ['?fieldValidation=Ignore', ['add'], 'json: cannot unmarshal string into Go value of type jsonpatch.Operation'],
+      ['?fieldValidation=Strict', [{ op: 'add', path: 1, value: 1 }], 'error decoding patch: json: cannot unmarshal number into Go struct field jsonPatchOp.path of type string'],
+    ];
+    for (const [query, body, message] of cases) {
+      const answer = await h.call('PATCH', `${ROLES}/p${query}`, body, JSON_PATCH);
+      assert.equal(answer.status, 400, message);
+      assert.equal(answer.body.message, message);
+      assert.equal(answer.body.reason, 'BadRequest');
+    }
+    // A null operation decodes (to an empty Operation) and then does not apply.
+    const nullOperation = await h.call('PATCH', `${ROLES}/p`, [null], JSON_PATCH);
+    assert.equal(nullOperation.status, 422);
   });
 
   it('answers a move of a parent into its own child with the 422 of a patch that does not apply', async () => {

@@ -13,7 +13,8 @@ import { applyMergePatch } from './merge-patch.ts';
 import { managerFromUserAgent } from './managed-fields.ts';
 import type { KubeObject, ManagedFieldsEntry } from './object-meta.ts';
 import type { Vocabulary } from '../../../core/identifiers.ts';
-import { parseWriteQuery, single, type Query, type WriteQuery } from './query-options.ts';
+import { ownValue } from '../../../core/own.ts';
+import { parseWriteQuery, single, type FieldValidation, type Query, type WriteQuery } from './query-options.ts';
 import { formatTime, type GenericRegistry, type RequestScope } from './registry.ts';
 import { decodeBody } from './request-body.ts';
 import type { HandlerContext } from './resource-handlers.ts';
@@ -48,7 +49,37 @@ export function walkerOf(view: AnyView): SchemaWalker {
 function goType(value: unknown): string {
   if (Array.isArray(value)) return 'array';
   if (value === null || value === undefined) return 'null';
+  if (typeof value === 'object') return 'object';
   return typeof value === 'boolean' ? 'bool' : typeof value;
+}
+
+/**
+ * decodeJsonPatch checks a JSON patch body as the apiserver decodes it: unless fieldValidation is
+ * Ignore, first strictly into its own `[]jsonPatchOp` (op, path and from are strings), then into
+ * evanphx/json-patch's `Patch`; a JSON `null` is a patch of no operations.
+ */
+function decodeJsonPatch(patch: unknown, validation: FieldValidation): unknown[] {
+  const strict = validation !== 'Ignore';
+  if (patch === undefined) throw badRequest(`${strict ? 'error decoding patch: ' : ''}unexpected end of JSON input`);
+  if (patch === null) return [];
+  if (!Array.isArray(patch)) {
+    throw badRequest(strict ? `error decoding patch: json: cannot unmarshal ${goType(patch)} into Go value of type []handlers.jsonPatchOp` : `json: cannot unmarshal ${goType(patch)} into Go value of type jsonpatch.Patch`);
+  }
+  for (const operation of patch) {
+    if (operation === null) continue;
+    if (typeof operation !== 'object' || Array.isArray(operation)) {
+      throw badRequest(strict ? `error decoding patch: json: cannot unmarshal ${goType(operation)} into Go value of type handlers.jsonPatchOp` : `json: cannot unmarshal ${goType(operation)} into Go value of type jsonpatch.Operation`);
+    }
+    if (!strict) continue;
+    for (const field of ['op', 'path', 'from']) {
+      const value = ownValue(operation as Record<string, unknown>, field);
+      if (value !== undefined && value !== null && typeof value !== 'string') throw badRequest(`error decoding patch: json: cannot unmarshal ${goType(value)} into Go struct field jsonPatchOp.${field} of type string`);
+    }
+  }
+  if (patch.length > MAX_JSON_PATCH_OPERATIONS) {
+    throw new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`);
+  }
+  return patch;
 }
 
 /** servePatch applies one PATCH request to the object `name`. */
@@ -65,11 +96,7 @@ export async function servePatch(context: HandlerContext, scope: RequestScope, n
 
   let operations: unknown[] | undefined;
   if (contentType === JSON_PATCH) {
-    if (!Array.isArray(patch)) throw badRequest(`json: cannot unmarshal ${goType(patch) === 'null' ? 'object' : goType(patch)} into Go value of type jsonpatch.Patch`);
-    if (patch.length > MAX_JSON_PATCH_OPERATIONS) {
-      throw new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`);
-    }
-    operations = patch;
+    operations = decodeJsonPatch(patch, options.fieldValidation);
   } else if (patch === undefined || patch === null || typeof patch !== 'object' || Array.isArray(patch)) {
     throw badRequest(`json: cannot unmarshal ${goType(patch)} into Go value of type map[string]interface {}`);
   }
