@@ -56,9 +56,9 @@ export function applyJsonPatch(current: unknown, operations: readonly unknown[])
   const renamed = operations.map((operation) => {
     if (operation === null || typeof operation !== 'object' || Array.isArray(operation)) return operation;
     const out = mapKeys(operation, (key) => key) as Record<string, unknown>;
-    if ('path' in out) out['path'] = renamePointer(out['path']);
-    if ('from' in out) out['from'] = renamePointer(out['from']);
-    if ('value' in out) out['value'] = mapKeys(out['value'], renameKey);
+    if (Object.hasOwn(out, 'path')) out['path'] = renamePointer(out['path']);
+    if (Object.hasOwn(out, 'from')) out['from'] = renamePointer(out['from']);
+    if (Object.hasOwn(out, 'value')) out['value'] = mapKeys(out['value'], renameKey);
     return out;
   });
   let patched: unknown;
