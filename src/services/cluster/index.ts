@@ -13,7 +13,7 @@ import { clusterBanner } from './banner.ts';
 export { kubeconfigText, KUBECONFIG_FILE_NAME } from './kubeconfig.ts';
 
 /** CLUSTER_GROUP_PREFIXES are the named groups served, without their domain. */
-export const CLUSTER_GROUP_PREFIXES: readonly string[] = ['rbac.authorization', 'events', 'authorization'];
+export const CLUSTER_GROUP_PREFIXES: readonly string[] = ['rbac.authorization', 'events', 'authorization', 'authentication'];
 
 /** CLUSTER_PATH_PREFIXES are the URL prefixes the family answers under. */
 export const CLUSTER_PATH_PREFIXES: readonly string[] = ['/api', '/apis', '/version', '/openapi', '/livez', '/readyz'];

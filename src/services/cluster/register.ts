@@ -7,6 +7,8 @@ import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
 import { useClusterErrors, YamlBodyError } from './apimachinery/error-serializer.ts';
 import { sendSerialized } from './apimachinery/send-serialized.ts';
 import { notFoundPath } from './apimachinery/status.ts';
+import { rethrowUndecodedBody, UndecodedBody } from './apimachinery/undecoded-body.ts';
+import { AUTHENTICATION_GROUP, registerSelfSubjectReview } from './authentication/self-subject-review.ts';
 import { useClusterAuth, userOf } from './cluster-auth.ts';
 import { aggregatedFormOf } from './discovery.ts';
 import { DEFAULT_EVENT_TTL_SECONDS, type ClusterOptions } from './index.ts';
@@ -40,6 +42,7 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
     else runtime().then(() => done(), done);
   });
   rbac.install(app, domain);
+  registerSelfSubjectReview(app, context.clock, [AUTHENTICATION_GROUP, `authentication.${domain}`]);
   useYamlBodies(app);
   // The working parts load on the first request (start-up time and idle memory); every route
   // awaits them, so the first request already sees the initial namespaces and default policy.
@@ -99,6 +102,7 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
     }
     const target = runtimeNow.resolveTarget(handlers.index, '', version, rest, userOf(request));
     if (target === undefined) throw notFoundPath();
+    rethrowUndecodedBody(request.body);
     return runtimeNow.serveResource(handlers, target, request, reply);
   });
   app.all('/apis/*', async (request, reply) => {
@@ -119,6 +123,7 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
     }
     const target = runtimeNow.resolveTarget(handlers.index, group, version, rest, userOf(request));
     if (target === undefined) throw notFoundPath();
+    rethrowUndecodedBody(request.body);
     return runtimeNow.serveResource(handlers, target, request, reply);
   });
   return {
@@ -135,7 +140,11 @@ function splitPath(path: string | undefined): string[] {
   return (path ?? '').split('/').filter((segment) => segment !== '').map((segment) => decodeURIComponent(segment));
 }
 
-/** useYamlBodies accepts YAML and Kubernetes protobuf request bodies (their decoders load on first use). */
+/**
+ * useYamlBodies accepts YAML and Kubernetes protobuf request bodies (their decoders load on first
+ * use). A protobuf body that does not decode (a kind not served here) is kept as an UndecodedBody
+ * for the route's handler, so an unknown route is still a 404.
+ */
 function useYamlBodies(app: FastifyInstance): void {
   app.addContentTypeParser(/^application\/vnd\.kubernetes\.protobuf(;.*)?$/i, { parseAs: 'buffer' }, (_request, body, done) => {
     import('./apimachinery/protobuf-body.ts').then(
@@ -143,7 +152,7 @@ function useYamlBodies(app: FastifyInstance): void {
         try {
           done(null, body.length === 0 ? undefined : decodeProtobufBody(body as Buffer));
         } catch (error) {
-          done(error as Error, undefined);
+          done(null, new UndecodedBody(error as Error));
         }
       },
       (error: unknown) => done(error as Error, undefined),
