@@ -77,11 +77,6 @@ export interface BannerSection {
   readonly clients: readonly { readonly name: string; readonly setup: readonly string[] }[];
 }
 
-/** errorSiteOf describes a request for a family's renderError: the path is the one the client sent (before any alias was rewritten). */
-export function errorSiteOf(request: FastifyRequest, bodyLimit: number): ErrorSite {
-  return { method: request.method, path: request.originalUrl.split('?')[0] ?? request.originalUrl, contentType: request.headers['content-type'], bodyLimit };
-}
-
 /**
  * ServiceDefinition is one API family. Everything but `register` is read at start-up and should
  * stay light; `register` builds the family's own Fastify app the first time a request reaches the
