@@ -102,7 +102,8 @@ export interface ServiceDefinition {
   /**
    * renderError phrases anything thrown under the family's paths — its own typed errors, a
    * TransportProblem found by core or Fastify, or an unexpected exception (its dialect's 500) —
-   * in the family's dialect. It is the family's one error serializer.
+   * in the family's dialect. It is the family's one error serializer, a pure function: core sends
+   * what it returns (error-answer.ts).
    */
   renderError(error: unknown, site: ErrorSite): ErrorResponse;
   /**
