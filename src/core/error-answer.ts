@@ -17,16 +17,18 @@ const asIs = (text: string): string => text;
  */
 export function errorAnswer(service: ServiceDefinition, errors: FamilyErrors, bodyLimit: number): ErrorAnswer {
   return (error, request, reply) => {
-    const raw = reply.raw;
-    if (raw.headersSent || raw.destroyed) {
-      request.log.error({ err: error }, `${service.name} request failed after its answer had started`);
-      if (!raw.writableEnded) raw.destroy();
-      return undefined;
-    }
     // Fastify judged the body against the route's own limit, which the 413 names.
     const limit = (error as { code?: unknown } | null)?.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? (reply.routeOptions.bodyLimit ?? bodyLimit) : bodyLimit;
     const response = renderSafely(service, errors, error, request, limit);
-    if (response.status >= 500) request.log.error({ err: error }, `${service.name} request failed`);
+    const raw = reply.raw;
+    const started = raw.headersSent;
+    if (started) request.log.error({ err: error }, `${service.name} request failed after its answer had started`);
+    else if (response.status >= 500) request.log.error({ err: error }, `${service.name} request failed`);
+    // Too late for an answer (or the client is gone): end the connection if the answer is incomplete.
+    if (started || raw.destroyed) {
+      if (!raw.writableEnded) raw.destroy();
+      return undefined;
+    }
     return reply.code(response.status).headers(response.headers).serializer(asIs).send(JSON.stringify(response.body));
   };
 }
