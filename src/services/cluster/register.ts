@@ -2,9 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { loadYamlParser } from '../../core/config.ts';
 import type { Vocabulary } from '../../core/identifiers.ts';
 import { loadOnFirstUse } from '../../core/lazy.ts';
-import { DEFAULT_BODY_LIMIT } from '../../core/server.ts';
 import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
-import { useClusterErrors, YamlBodyError } from './apimachinery/error-serializer.ts';
+import { YamlBodyError } from './apimachinery/error-serializer.ts';
 import { sendSerialized } from './apimachinery/send-serialized.ts';
 import { notFoundPath } from './apimachinery/status.ts';
 import { rethrowUndecodedBody, UndecodedBody } from './apimachinery/undecoded-body.ts';
@@ -32,8 +31,6 @@ export interface ClusterFamily {
  */
 export async function registerCluster(app: FastifyInstance, context: ServiceContext, family: ClusterFamily): Promise<ServiceHandle> {
   const { options, groups, domain, spelling } = family;
-  const bodyLimit = app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  useClusterErrors(app, bodyLimit);
   useClusterAuth(app, context.auth);
   const rbac = new Rbac(context.store, groups);
   // Authorizing needs the default policy reconciled, which the working parts do as they start.
