@@ -2,7 +2,8 @@ import { UnavailableError } from '../lib/errors.ts';
 
 /**
  * The error base every API family extends. A handler throws an ApiError subclass carrying its
- * wire data; the family's serializer (one per family, registered with its routes) writes it.
+ * wire data; the family's serializer (its ServiceDefinition.renderError) phrases it and core's one
+ * error answer (error-answer.ts) sends it.
  * Handlers never write an error body themselves.
  */
 

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { errorAnswer } from './error-answer.ts';
 import { TransportProblemError } from './errors.ts';
 import { frameworkProblemOf, MALFORMED_REQUEST, type FamilyErrors } from './family-errors.ts';
 import { fastifyLogger, useRequestLog, type LogFormat, type LogLevel } from './log.ts';
@@ -21,6 +22,7 @@ export interface FamilyAppSettings {
   readonly logLevel: LogLevel;
   readonly logFormat: LogFormat;
   readonly bodyLimit: number;
+  /** errors is core's last resort when a family's renderError itself fails. */
   readonly errors: FamilyErrors;
   /** Sockets whose later bytes Node could not parse: an earlier request on them must not run. */
   readonly unreadable: WeakSet<Socket>;
@@ -46,7 +48,9 @@ const MAX_PARAM_LENGTH = 64 * 1024;
  * wants one), so the connection-level events stay with the server core listens on.
  */
 export async function buildFamilyApp(service: ServiceDefinition, settings: FamilyAppSettings): Promise<FamilyApp> {
-  const { errors, context } = settings;
+  const { context } = settings;
+  // The app's one error handler: the family phrases, core answers (error-answer.ts).
+  const answer = errorAnswer(service, settings.errors, settings.bodyLimit);
   const app = Fastify({
     logger: fastifyLogger(settings.logLevel, settings.logFormat),
     // Fastify's own two records per request are off: useRequestLog writes one instead.
@@ -57,7 +61,7 @@ export async function buildFamilyApp(service: ServiceDefinition, settings: Famil
     return503OnClosing: false,
     // `/x/` and `/x` name the same resource, as on Google's front ends.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
-    frameworkErrors: (error, request, reply) => errors.reply(new TransportProblemError(frameworkProblemOf(error)), request, reply),
+    frameworkErrors: (error, request, reply) => answer(new TransportProblemError(frameworkProblemOf(error)), request, reply),
     serverFactory: (): Server => createServer(),
   });
   const routes: RegisteredRoute[] = [];
@@ -67,8 +71,8 @@ export async function buildFamilyApp(service: ServiceDefinition, settings: Famil
   if (settings.logLevel !== 'silent') useRequestLog(app);
   useJsonBodies(app);
   useRequestGuard(app, settings.unreadable);
-  app.setNotFoundHandler((request, reply) => errors.reply(new TransportProblemError({ httpStatus: 404, kind: 'not-found', detail: request.originalUrl.split('?')[0] ?? request.originalUrl }), request, reply));
-  app.setErrorHandler((error, request, reply) => errors.reply(error, request, reply));
+  app.setNotFoundHandler((request, reply) => answer(new TransportProblemError({ httpStatus: 404, kind: 'not-found', detail: request.originalUrl.split('?')[0] ?? request.originalUrl }), request, reply));
+  app.setErrorHandler(answer);
   let handle: ServiceHandle | undefined;
   await app.register(async (scope) => {
     handle = (await service.register(scope, context)) ?? undefined;

@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HTTP_REASON_PHRASES, TransportProblemError, transportProblemOf, type TransportProblem } from './errors.ts';
 import { isUnderPrefix } from './path-aliases.ts';
 import type { ErrorResponse, ErrorSite, ServiceDefinition } from './service.ts';
@@ -52,14 +51,6 @@ export class FamilyErrors {
     }
     const problem = (family === undefined ? transportProblemOf(error) : undefined) ?? { httpStatus: 500, kind: 'bad-request', detail: 'Internal error.' };
     return { status: problem.httpStatus, headers: { 'content-type': 'application/json; charset=utf-8' }, body: { error: { code: problem.httpStatus, message: problem.detail } } };
-  }
-
-  /** reply sends the family's answer to `error` for a request Fastify knows about. */
-  reply(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-    // originalUrl: the path as the client sent it, before an alias was rewritten.
-    const response = this.render(error, request.method, pathOf(request.originalUrl), request.headers['content-type']);
-    if (response.status >= 500) request.log.error({ err: error }, 'request failed outside any family handler');
-    return reply.code(response.status).headers(response.headers).send(response.body);
   }
 
   /**

@@ -21,3 +21,11 @@ export function dictionary<T>(): Record<string, T> {
 export function recordFromEntries<T>(entries: Iterable<readonly [string, T]>): Record<string, T> {
   return Object.fromEntries(entries) as Record<string, T>;
 }
+
+/**
+ * setOwn stores `value` under `key` as an own data property, so a `__proto__` key from input is an
+ * ordinary member (a plain `record[key] = value` would replace the prototype instead).
+ */
+export function setOwn<T>(record: Record<string, T>, key: string, value: NoInfer<T>): void {
+  Object.defineProperty(record, key, { value, writable: true, enumerable: true, configurable: true });
+}

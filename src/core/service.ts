@@ -84,11 +84,6 @@ export interface ClientFile {
   readonly text: string;
 }
 
-/** errorSiteOf describes a request for a family's renderError: the path is the one the client sent (before any alias was rewritten). */
-export function errorSiteOf(request: FastifyRequest, bodyLimit: number): ErrorSite {
-  return { method: request.method, path: request.originalUrl.split('?')[0] ?? request.originalUrl, contentType: request.headers['content-type'], bodyLimit };
-}
-
 /**
  * ServiceDefinition is one API family. Everything but `register` is read at start-up and should
  * stay light; `register` builds the family's own Fastify app the first time a request reaches the
@@ -120,7 +115,8 @@ export interface ServiceDefinition {
   /**
    * renderError phrases anything thrown under the family's paths — its own typed errors, a
    * TransportProblem found by core or Fastify, or an unexpected exception (its dialect's 500) —
-   * in the family's dialect. It is the family's one error serializer.
+   * in the family's dialect. It is the family's one error serializer, a pure function: core sends
+   * what it returns (error-answer.ts).
    */
   renderError(error: unknown, site: ErrorSite): ErrorResponse;
   /**

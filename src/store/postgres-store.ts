@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { subscribeWithBacklog } from './change-hub.ts';
-import { Mutex } from './mutex.ts';
+import { GroupCommit } from './group-commit.ts';
 import { connectionConfig, isConnectionFailure, poolConfig, redactUrl, unavailableOr, type PostgresConnectionOptions } from './postgres-connection.ts';
 import { PostgresFeed } from './postgres-feed.ts';
 import { PostgresLeases } from './postgres-leases.ts';
@@ -53,7 +53,7 @@ const MAX_GROUP = 64;
  * lock also gives `transact` its exclusive-access contract across replicas, so a
  * read-compare-write inside one transaction is safe everywhere.
  *
- * Group commit: transactions that queue in this process while one runs share one
+ * Group commit (group-commit.ts): transactions that queue in this process while one runs share one
  * BEGIN … COMMIT (one lock acquisition, one WAL flush), each writing one behind its own
  * savepoint, as the SQLite backend does; none is acknowledged before the shared COMMIT.
  *
@@ -69,11 +69,9 @@ export class PostgresStore implements Store {
   readonly files: PostgresFileBytes;
   readonly #pool: pg.Pool;
   readonly #feed: PostgresFeed;
-  readonly #mutex = new Mutex();
   readonly #retention: number;
   readonly #compactionBatch: number;
-  readonly #queue: QueuedTransaction[] = [];
-  #draining = false;
+  readonly #commits = new GroupCommit({ maxGroup: MAX_GROUP, commit: (group) => this.#commitGroup(group), isClosed: () => this.#closed });
   #closed = false;
 
   /**
@@ -144,12 +142,7 @@ export class PostgresStore implements Store {
 
   async transact<R>(fn: (tx: Transaction) => Promise<R>): Promise<R> {
     this.#check();
-    return new Promise<R>((resolve, reject) => {
-      this.#queue.push({ fn, resolve: resolve as (result: unknown) => void, reject });
-      if (this.#draining) return;
-      this.#draining = true;
-      void this.#mutex.run(() => this.#drain());
-    });
+    return this.#commits.submit(fn);
   }
 
   async changesSince(revision: number, options: { readonly kinds?: readonly string[]; readonly limit?: number } = {}): Promise<Change[]> {
@@ -183,8 +176,8 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
-    // Queued transactions run first: the mutex orders close after the drain already scheduled.
-    await this.#mutex.run(async () => {
+    // Queued transactions are committed first.
+    await this.#commits.exclusive(async () => {
       if (this.#closed) return;
       this.#closed = true;
       await this.#feed.close();
@@ -192,19 +185,7 @@ export class PostgresStore implements Store {
     });
   }
 
-  /** Runs queued transactions, a group per PostgreSQL transaction, until the queue is empty. */
-  async #drain(): Promise<void> {
-    try {
-      while (this.#queue.length > 0) {
-        const group = this.#queue.splice(0, MAX_GROUP);
-        if (this.#closed) for (const job of group) job.reject(new StoreClosedError());
-        else await this.#commitGroup(group);
-      }
-    } finally {
-      this.#draining = false;
-    }
-  }
-
+  /** Commits one group as one PostgreSQL transaction (GroupCommit's commit). */
   async #commitGroup(group: readonly QueuedTransaction[]): Promise<void> {
     let client: pg.PoolClient;
     try {

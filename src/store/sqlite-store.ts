@@ -4,7 +4,7 @@ import { ChangeHub, subscribeWithBacklog } from './change-hub.ts';
 import { Checkpointer } from './sqlite-checkpointer.ts';
 import { migrate } from './migrations.ts';
 import { LocalLeases } from './local-leases.ts';
-import { Mutex } from './mutex.ts';
+import { GroupCommit } from './group-commit.ts';
 import { RecentChanges } from './recent-changes.ts';
 import { RecordCache } from './record-cache.ts';
 import { countRecords, isTombstone, listRecords, readChanges, readCommitted } from './sqlite-reads.ts';
@@ -44,7 +44,10 @@ const DEFAULT_CACHE_SIZE = 10_000;
 const RECENT_CHANGES = 1024;
 // Bounds how long the first transaction of a group waits for the others to run before its commit.
 const MAX_GROUP = 256;
-// How many turns of the event loop a group gathers transactions for (see transact).
+// How many turns of the event loop a group gathers transactions for: the requests read in this
+// turn and the next join it, so under load a commit serves more of them (create Event on 16
+// connections: +4.7% requests per second over one turn; a third turn added nothing measurable),
+// and idle it costs microseconds.
 const GROUP_TURNS = 2;
 
 /**
@@ -55,7 +58,7 @@ const GROUP_TURNS = 2;
  * `kill -9` of the process; only an OS crash or power loss can lose the last commits, which is
  * the trade we want for a local emulator (FULL would fsync on every commit).
  *
- * Group commit: the cost of a commit is mostly writing its pages to the WAL, so transactions
+ * Group commit (group-commit.ts): the cost of a commit is mostly writing its pages to the WAL, so transactions
  * that queue up while one runs, or arrive within two turns of the event loop (a group starts two
  * turns after its first transaction), are committed together: one `BEGIN IMMEDIATE … COMMIT` around
  * several functions, each in its own savepoint (a throwing one is rolled back alone). Every
@@ -88,13 +91,11 @@ export class SqliteStore implements Store {
   readonly #write: WriteStatements;
   readonly #read: ReadStatements;
   readonly #hub = new ChangeHub();
-  readonly #mutex = new Mutex();
   readonly #cache: RecordCache;
   readonly #recent: RecentChanges;
   readonly #retention: number;
   readonly #compactionBatch: number;
-  readonly #queue: QueuedTransaction[] = [];
-  #draining = false;
+  readonly #commits = new GroupCommit({ maxGroup: MAX_GROUP, turns: GROUP_TURNS, commit: (group) => this.#commitGroup(group), isClosed: () => this.#closed });
   #revision: number;
   #oldest: number;
   #inTransaction = false;
@@ -160,19 +161,7 @@ export class SqliteStore implements Store {
 
   async transact<R>(fn: (tx: Transaction) => Promise<R>): Promise<R> {
     this.#check();
-    return new Promise<R>((resolve, reject) => {
-      this.#queue.push({ fn, resolve: resolve as (result: unknown) => void, reject });
-      if (this.#draining) return;
-      this.#draining = true;
-      // The group starts two turns of the event loop later, so the requests read in this turn and
-      // the next join it: under load a commit serves more of them (create Event on 16 connections:
-      // +4.7% requests per second over one turn; a third turn added nothing measurable), idle it
-      // costs microseconds. The mutex slot is taken now, which keeps a close() called meanwhile after it.
-      void this.#mutex.run(async () => {
-        for (let turn = 0; turn < GROUP_TURNS; turn++) await new Promise((next) => setImmediate(next));
-        await this.#drain();
-      });
-    });
+    return this.#commits.submit(fn);
   }
 
   async changesSince(revision: number, options: { readonly kinds?: readonly string[]; readonly limit?: number } = {}): Promise<Change[]> {
@@ -203,8 +192,8 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
-    // Queued transactions run first: the mutex orders close after the drain already scheduled.
-    await this.#mutex.run(async () => {
+    // Queued transactions are committed first.
+    await this.#commits.exclusive(async () => {
       if (this.#closed) return;
       this.#closed = true;
       this.#cache.clear();
@@ -216,19 +205,7 @@ export class SqliteStore implements Store {
     });
   }
 
-  /** Runs queued transactions, a group per SQLite transaction, until the queue is empty. */
-  async #drain(): Promise<void> {
-    try {
-      while (this.#queue.length > 0) {
-        const group = this.#queue.splice(0, MAX_GROUP);
-        if (this.#closed) for (const job of group) job.reject(new StoreClosedError());
-        else await this.#commitGroup(group);
-      }
-    } finally {
-      this.#draining = false;
-    }
-  }
-
+  /** Commits one group as one SQLite transaction (GroupCommit's commit). */
   async #commitGroup(group: readonly QueuedTransaction[]): Promise<void> {
     const w = this.#write;
     const done: { job: QueuedTransaction; tx: SqliteTransaction; result: unknown }[] = [];

@@ -126,7 +126,7 @@ describe('cluster API with the real kubectl', () => {
     assert.match(explained.stdout, /^GROUP:\s+rbac.authorization.k8s.io\nKIND:\s+ClusterRole\nVERSION:\s+v1\n\nFIELD: rules <\[\]PolicyRule>\n/);
     assert.match(explained.stdout, /verbs\t<\[\]string> -required-/);
     const raw = JSON.parse((await kubectl.run(['get', '--raw', '/apis'])).stdout);
-    assert.deepEqual(raw.groups.map((group: { name: string }) => group.name), ['rbac.authorization.k8s.io', 'events.k8s.io', 'authorization.k8s.io']);
+    assert.deepEqual(raw.groups.map((group: { name: string }) => group.name), ['rbac.authorization.k8s.io', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io']);
     const resources = await kubectl.run(['api-resources', '--api-group=authorization.k8s.io', '--no-headers']);
     assert.deepEqual(resources.stdout.trim().split('\n').map((line) => line.split(/\s+/).join(' ')), [
       'selfsubjectaccessreviews authorization.k8s.io/v1 false SelfSubjectAccessReview',

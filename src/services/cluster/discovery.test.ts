@@ -17,8 +17,8 @@ describe('discovery, OpenAPI, representations and the api domain', () => {
     assert.equal(aggregated.headers['content-type'], 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
     assert.deepEqual(aggregated.body.items[0].versions[0].resources.map((r: { resource: string; scope: string }) => `${r.resource}:${r.scope}`), ['namespaces:Cluster', 'events:Namespaced']);
     const groups = await h.call('GET', '/apis', undefined, { accept: AGGREGATED });
-    assert.deepEqual(groups.body.items.map((item: { metadata: { name: string } }) => item.metadata.name), ['rbac.authorization.k8s.io', 'events.k8s.io', 'authorization.k8s.io']);
-    const reviews = groups.body.items[2].versions[0].resources;
+    assert.deepEqual(groups.body.items.map((item: { metadata: { name: string } }) => item.metadata.name), ['rbac.authorization.k8s.io', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io']);
+    const reviews = groups.body.items[3].versions[0].resources;
     assert.deepEqual(reviews.map((r: { resource: string; scope: string; verbs: string[]; responseKind: { kind: string } }) => `${r.resource}:${r.scope}:${r.verbs.join(',')}:${r.responseKind.kind}`), [
       'selfsubjectaccessreviews:Cluster:create:SelfSubjectAccessReview',
       'selfsubjectrulesreviews:Cluster:create:SelfSubjectRulesReview',
@@ -89,6 +89,6 @@ describe('a configured api domain', () => {
     const missing = await h.call('GET', '/apis/rbac.authorization.example.io/v1/clusterroles/none');
     assert.equal(missing.body.message, 'clusterroles.rbac.authorization.example.io "none" not found');
     const groups = await h.call('GET', '/apis');
-    assert.deepEqual(groups.body.groups.map((group: { name: string }) => group.name), ['rbac.authorization.example.io', 'events.example.io', 'authorization.example.io']);
+    assert.deepEqual(groups.body.groups.map((group: { name: string }) => group.name), ['rbac.authorization.example.io', 'events.example.io', 'authentication.example.io', 'authorization.example.io']);
   });
 });

@@ -14,7 +14,7 @@ import { KUBECONFIG_FILE_NAME, kubeconfigText } from './kubeconfig.ts';
 import { EVENT_TTL_OPTION } from './options.ts';
 
 /** CLUSTER_GROUP_PREFIXES are the named groups served, without their domain. */
-export const CLUSTER_GROUP_PREFIXES: readonly string[] = ['rbac.authorization', 'events', 'authorization'];
+export const CLUSTER_GROUP_PREFIXES: readonly string[] = ['rbac.authorization', 'events', 'authorization', 'authentication'];
 
 /** CLUSTER_PATH_PREFIXES are the URL prefixes the family answers under. */
 export const CLUSTER_PATH_PREFIXES: readonly string[] = ['/api', '/apis', '/version', '/openapi', '/livez', '/readyz'];

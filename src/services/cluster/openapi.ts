@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Spelling, Vocabulary } from '../../core/identifiers.ts';
-import { toOpenApiSchemas } from './apimachinery/schema.ts';
+import { toOpenApiSchemas, type SchemaSet } from './apimachinery/schema.ts';
 import type { AnyView } from './apimachinery/strategy.ts';
 import { SERVED_VERSION } from './version.ts';
 
@@ -94,6 +94,16 @@ function jsonContent(schemaName: string): Record<string, unknown> {
   return { 'application/json': { schema: ref(schemaName) }, 'application/yaml': { schema: ref(schemaName) } };
 }
 
+/** CreateOnlyResource is a virtual resource served for `create` alone (a review), with the schemas of its group-version. */
+export interface CreateOnlyResource {
+  readonly group: string;
+  readonly version: string;
+  readonly resource: string;
+  readonly kind: string;
+  readonly schemaName: string;
+  readonly schemas: SchemaSet;
+}
+
 /** OpenApiDocuments builds and caches the v3 documents of every group-version served. */
 export class OpenApiDocuments {
   #cache = new Map<string, { readonly json: string; readonly hash: string }>();
@@ -102,11 +112,12 @@ export class OpenApiDocuments {
     readonly views: readonly AnyView[],
     readonly groups: Vocabulary,
     readonly spelling: Spelling,
+    readonly createOnly: readonly CreateOnlyResource[] = [],
   ) {}
 
   /** paths lists the documents' relative paths (`api/v1`, `apis/<group>/<version>`). */
   paths(): string[] {
-    return [...new Set(this.views.map((view) => this.#pathOf(view.group, view.version)))];
+    return [...new Set([...this.views, ...this.createOnly].map((entry) => this.#pathOf(entry.group, entry.version)))];
   }
 
   #pathOf(group: string, version: string): string {
@@ -138,14 +149,15 @@ export class OpenApiDocuments {
       return undefined;
     }
     const matching = this.views.filter((view) => view.group === group && view.version === version);
-    if (matching.length === 0) return undefined;
-    const json = JSON.stringify(this.#build(matching));
+    const createOnly = this.createOnly.filter((entry) => entry.group === group && entry.version === version);
+    if (matching.length === 0 && createOnly.length === 0) return undefined;
+    const json = JSON.stringify(this.#build(matching, createOnly));
     const entry = { json, hash: createHash('sha512').update(json).digest('hex').toUpperCase() };
     this.#cache.set(path, entry);
     return entry;
   }
 
-  #build(views: readonly AnyView[]): Record<string, unknown> {
+  #build(views: readonly AnyView[], createOnly: readonly CreateOnlyResource[]): Record<string, unknown> {
     const paths: Record<string, unknown> = {};
     const gvks: Record<string, { group: string; version: string; kind: string }> = {};
     let schemas = {};
@@ -209,6 +221,26 @@ export class OpenApiDocuments {
           parameters: [PRETTY],
         };
       }
+    }
+    for (const entry of createOnly) {
+      const group = this.groups.spell(entry.group, this.spelling);
+      const gvk = { group, kind: entry.kind, version: entry.version };
+      gvks[entry.schemaName] = gvk;
+      schemas = { ...schemas, ...entry.schemas };
+      const ok = { description: 'OK', content: jsonContent(entry.schemaName) };
+      paths[`/apis/${group}/${entry.version}/${entry.resource}`] = {
+        post: {
+          tags: [`${group.split('.')[0]}_${entry.version}`],
+          description: `create a ${entry.kind}`,
+          operationId: `create${entry.kind}`,
+          parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION],
+          requestBody: { content: { '*/*': { schema: ref(entry.schemaName) } }, required: true },
+          responses: { '200': ok, '201': { description: 'Created', content: jsonContent(entry.schemaName) }, '202': { description: 'Accepted', content: jsonContent(entry.schemaName) }, '401': { description: 'Unauthorized' } },
+          'x-kubernetes-action': 'post',
+          'x-kubernetes-group-version-kind': gvk,
+        },
+        parameters: [PRETTY],
+      };
     }
     return {
       openapi: '3.0.0',

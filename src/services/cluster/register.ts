@@ -2,11 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { loadYamlParser } from '../../core/config.ts';
 import type { Vocabulary } from '../../core/identifiers.ts';
 import { loadOnFirstUse } from '../../core/lazy.ts';
-import { DEFAULT_BODY_LIMIT } from '../../core/server.ts';
 import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
-import { useClusterErrors, YamlBodyError } from './apimachinery/error-serializer.ts';
+import { YamlBodyError } from './apimachinery/error-serializer.ts';
 import { sendSerialized } from './apimachinery/send-serialized.ts';
 import { notFoundPath } from './apimachinery/status.ts';
+import { rethrowUndecodedBody, UndecodedBody } from './apimachinery/undecoded-body.ts';
+import { AUTHENTICATION_GROUP, registerSelfSubjectReview } from './authentication/self-subject-review.ts';
 import { useClusterAuth, userOf } from './cluster-auth.ts';
 import { aggregatedFormOf } from './discovery.ts';
 import { optionValue } from '../../core/family-options.ts';
@@ -32,8 +33,6 @@ export interface ClusterFamily {
  */
 export async function registerCluster(app: FastifyInstance, context: ServiceContext, family: ClusterFamily): Promise<ServiceHandle> {
   const { options, groups, domain, spelling } = family;
-  const bodyLimit = app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  useClusterErrors(app, bodyLimit);
   useClusterAuth(app, context.auth);
   const rbac = new Rbac(context.store, groups);
   // Authorizing needs the default policy reconciled, which the working parts do as they start.
@@ -42,6 +41,7 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
     else runtime().then(() => done(), done);
   });
   rbac.install(app, domain);
+  registerSelfSubjectReview(app, context.clock, [AUTHENTICATION_GROUP, `authentication.${domain}`]);
   useYamlBodies(app);
   // The working parts load on the first request (start-up time and idle memory); every route
   // awaits them, so the first request already sees the initial namespaces and default policy.
@@ -101,6 +101,7 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
     }
     const target = runtimeNow.resolveTarget(handlers.index, '', version, rest, userOf(request));
     if (target === undefined) throw notFoundPath();
+    rethrowUndecodedBody(request.body);
     return runtimeNow.serveResource(handlers, target, request, reply);
   });
   app.all('/apis/*', async (request, reply) => {
@@ -121,6 +122,7 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
     }
     const target = runtimeNow.resolveTarget(handlers.index, group, version, rest, userOf(request));
     if (target === undefined) throw notFoundPath();
+    rethrowUndecodedBody(request.body);
     return runtimeNow.serveResource(handlers, target, request, reply);
   });
   return {
@@ -137,7 +139,11 @@ function splitPath(path: string | undefined): string[] {
   return (path ?? '').split('/').filter((segment) => segment !== '').map((segment) => decodeURIComponent(segment));
 }
 
-/** useYamlBodies accepts YAML and Kubernetes protobuf request bodies (their decoders load on first use). */
+/**
+ * useYamlBodies accepts YAML and Kubernetes protobuf request bodies (their decoders load on first
+ * use). A protobuf body that does not decode (a kind not served here) is kept as an UndecodedBody
+ * for the route's handler, so an unknown route is still a 404.
+ */
 function useYamlBodies(app: FastifyInstance): void {
   app.addContentTypeParser(/^application\/vnd\.kubernetes\.protobuf(;.*)?$/i, { parseAs: 'buffer' }, (_request, body, done) => {
     import('./apimachinery/protobuf-body.ts').then(
@@ -145,7 +151,7 @@ function useYamlBodies(app: FastifyInstance): void {
         try {
           done(null, body.length === 0 ? undefined : decodeProtobufBody(body as Buffer));
         } catch (error) {
-          done(error as Error, undefined);
+          done(null, new UndecodedBody(error as Error));
         }
       },
       (error: unknown) => done(error as Error, undefined),

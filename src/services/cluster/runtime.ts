@@ -16,6 +16,8 @@ import { Discovery, discoveryResourceOf } from './discovery.ts';
 import { EventExpiry } from './event-expiry.ts';
 import { OpenApiDocuments } from './openapi.ts';
 import { ACCESS_REVIEW_RESOURCES } from './rbac/access-reviews.ts';
+import { SELF_SUBJECT_REVIEW_RESOURCE } from './authentication/self-subject-review.ts';
+import { AUTHENTICATION_V1_SCHEMAS, SELF_SUBJECT_REVIEW_SCHEMA_NAME } from './authentication/self-subject-review-schemas.ts';
 import type { Rbac } from './rbac/rbac-service.ts';
 import { clusterRoleBindingsView } from './resources/cluster-role-bindings.ts';
 import { clusterRolesView } from './resources/cluster-roles.ts';
@@ -82,8 +84,8 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     handlers,
     resolveTarget,
     serveResource,
-    discovery: new Discovery([...CLUSTER_VIEWS.map(discoveryResourceOf), ...ACCESS_REVIEW_RESOURCES], options.groups, options.spelling),
-    openapi: new OpenApiDocuments(CLUSTER_VIEWS, options.groups, options.spelling),
+    discovery: new Discovery([...CLUSTER_VIEWS.map(discoveryResourceOf), SELF_SUBJECT_REVIEW_RESOURCE, ...ACCESS_REVIEW_RESOURCES], options.groups, options.spelling),
+    openapi: new OpenApiDocuments(CLUSTER_VIEWS, options.groups, options.spelling, [{ ...SELF_SUBJECT_REVIEW_RESOURCE, schemaName: SELF_SUBJECT_REVIEW_SCHEMA_NAME, schemas: AUTHENTICATION_V1_SCHEMAS }]),
     async close() {
       await expiry.stop();
       await options.rbac.stop();

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { DEFAULT_BODY_LIMIT } from '../../core/server.ts';
 import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
 import { registerCatalogRoutes } from './catalog/index.ts';
 import { COMPUTE_PREFIX } from './index.ts';
@@ -8,7 +7,6 @@ import { MEMORY_MAX_RETAINED_OPERATIONS, OperationService, registerOperationRout
 import { registerSecurityPolicyRoutes, SecurityPolicyService } from './security-policies/index.ts';
 import { useComputeAuth } from './shared/authorize.ts';
 import { useComputeBatch } from './shared/batch.ts';
-import { useComputeErrors } from './shared/error-serializer.ts';
 
 /**
  * registerCompute builds the compute family's app (computeService.register, loaded with the
@@ -28,8 +26,6 @@ export async function registerCompute(app: FastifyInstance, context: ServiceCont
   });
   const templates = new TemplateService(context.store, operations, context.clock, context.ids);
   const securityPolicies = new SecurityPolicyService(context.store, operations, context.clock, context.ids);
-  const bodyLimit = app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  useComputeErrors(app, bodyLimit);
   useComputeAuth(app, context.auth);
   await app.register(
     async (scope) => {

@@ -1,9 +1,7 @@
 import { googleErrorBody } from '../../core/google-error-envelope.ts';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { transportProblemOf } from '../../core/errors.ts';
 import { MalformedJsonError, pointAtJsonError } from '../../core/json-body.ts';
-import { DEFAULT_BODY_LIMIT } from '../../core/server.ts';
-import { errorSiteOf, type ErrorResponse, type ErrorSite } from '../../core/service.ts';
+import type { ErrorResponse, ErrorSite } from '../../core/service.ts';
 import { UploadError, wrongUrlForUpload } from '../../core/uploads/index.ts';
 import { MailError } from './errors.ts';
 
@@ -47,16 +45,4 @@ export function mailErrorBody(error: MailError): Record<string, unknown> {
 export function renderMailError(error: unknown, site: ErrorSite): ErrorResponse {
   const mailError = toMailError(error, site);
   return { status: mailError.httpStatus, headers: { ...mailError.headers(), 'content-type': 'application/json; charset=UTF-8' }, body: mailErrorBody(mailError) };
-}
-
-
-/** useMailErrors makes every error of this context answer in the mail dialect (core answers unknown paths under the mail prefixes through renderMailError). */
-export function useMailErrors(app: FastifyInstance): void {
-  const bodyLimit = app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const response = renderMailError(error, errorSiteOf(request, error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? (reply.routeOptions.bodyLimit ?? bodyLimit) : bodyLimit));
-    if (response.status >= 500) request.log.error({ err: error }, 'mail request failed');
-    if (!reply.raw.headersSent && !reply.raw.destroyed) return reply.code(response.status).headers(response.headers).send(response.body);
-    return reply;
-  });
 }

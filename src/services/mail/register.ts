@@ -3,7 +3,6 @@ import { optionValue } from '../../core/family-options.ts';
 import { loadOnFirstUse } from '../../core/lazy.ts';
 import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
 import { openFileArea, UploadEngine } from '../../core/uploads/index.ts';
-import { useMailErrors } from './error-serializer.ts';
 import { MAIL_PREFIXES } from './index.ts';
 import { MailboxService } from './mailbox-service.ts';
 import { MessageFiles } from './message-files.ts';
@@ -29,7 +28,6 @@ export async function registerMail(app: FastifyInstance, context: ServiceContext
     compose: loadOnFirstUse(async () => new (await import('./compose-service.ts')).ComposeService(context.store, context.clock, context.ids, files, relay)),
     mailboxes: new MailboxService(context.store, context.clock, files),
   };
-  useMailErrors(app);
   await app.register(async (scope) => registerMetadataRoutes(scope, routes), { prefix: MAIL_PREFIXES.metadata });
   for (const [prefix, protocol] of [[MAIL_PREFIXES.upload, undefined], [MAIL_PREFIXES.resumable, 'resumable']] as const) {
     await app.register(

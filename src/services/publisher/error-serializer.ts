@@ -1,11 +1,9 @@
 import { googleErrorBody } from '../../core/google-error-envelope.ts';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { transportProblemOf } from '../../core/errors.ts';
 import { MalformedJsonError } from '../../core/json-body.ts';
-import { errorSiteOf, type ErrorResponse, type ErrorSite } from '../../core/service.ts';
-import { badRequest, internalError, notFound, PublisherError } from './errors.ts';
-// At merge with core/uploads: import UploadError from '../../core/uploads/index.ts' instead.
+import type { ErrorResponse, ErrorSite } from '../../core/service.ts';
 import { UploadError } from '../../core/uploads/index.ts';
+import { badRequest, internalError, notFound, PublisherError } from './errors.ts';
 
 /** toPublisherError maps anything thrown inside the publisher family onto its dialect. */
 export function toPublisherError(error: unknown, site: ErrorSite): PublisherError {
@@ -44,14 +42,4 @@ export function renderPublisherError(error: unknown, site: ErrorSite): ErrorResp
     headers: { ...publisherError.headers(), 'content-type': 'application/json; charset=UTF-8' },
     body: publisherErrorBody(publisherError),
   };
-}
-
-
-/** usePublisherErrors makes every error of this context answer in the publisher dialect. */
-export function usePublisherErrors(app: FastifyInstance, bodyLimit: number): void {
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const response = renderPublisherError(error, errorSiteOf(request, bodyLimit));
-    if (response.status >= 500) request.log.error({ err: error }, 'publisher request failed');
-    return reply.code(response.status).headers(response.headers).send(response.body);
-  });
 }

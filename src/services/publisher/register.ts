@@ -5,7 +5,6 @@ import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
 import { openFileArea, UploadEngine } from '../../core/uploads/index.ts';
 import { ArtifactStore } from './artifacts.ts';
 import { DOWNLOAD_PREFIX } from './download-page.ts';
-import { usePublisherErrors } from './error-serializer.ts';
 import { FogbankSigner } from './fogbank-signer.ts';
 import { API_BASE, APK_UPLOAD_LIMIT, DEFAULT_UPLOAD_LIMIT } from './index.ts';
 import { UPLOAD_LIMIT_OPTION } from './options.ts';
@@ -34,7 +33,6 @@ export async function registerPublisher(app: FastifyInstance, context: ServiceCo
     methods: { bundle: artifactUploadMethod('bundle', service, context.auth, limit), apk: artifactUploadMethod('apk', service, context.auth, Math.min(limit, APK_UPLOAD_LIMIT)) },
     bodyLimit,
   };
-  usePublisherErrors(app, bodyLimit);
   await app.register(async (scope) => registerUploadRoutes(scope, options, false), { prefix: `/upload${API_BASE}` });
   await app.register(async (scope) => registerUploadRoutes(scope, options, true), { prefix: `/resumable/upload${API_BASE}` });
   await app.register(async (scope) => registerMetadataRoutes(scope, options), { prefix: API_BASE });

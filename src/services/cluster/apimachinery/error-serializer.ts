@@ -3,11 +3,9 @@
  * StatusErrors, problems core or Fastify found before a handler ran, unexpected exceptions)
  * becomes a `Status` object, as the Kubernetes API server answers.
  */
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { transportProblemOf } from '../../../core/errors.ts';
 import { MalformedJsonError } from '../../../core/json-body.ts';
-import { errorSiteOf, type ErrorResponse, type ErrorSite } from '../../../core/service.ts';
-import { sendSerialized } from './send-serialized.ts';
+import type { ErrorResponse, ErrorSite } from '../../../core/service.ts';
 import {
   badRequest,
   internalError,
@@ -86,14 +84,4 @@ export function clusterErrorBodyProblem(status: number, body: unknown): string |
   if (value['reason'] !== undefined && !/^[A-Z][A-Za-z]*$/.test(String(value['reason']))) return 'reason is not a StatusReason';
   if (value['details'] !== undefined && (typeof value['details'] !== 'object' || value['details'] === null)) return 'details is not an object';
   return undefined;
-}
-
-
-/** useClusterErrors makes every error of this context answer as a Status. */
-export function useClusterErrors(app: FastifyInstance, bodyLimit: number): void {
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const response = renderClusterError(error, errorSiteOf(request, bodyLimit));
-    if (response.status >= 500) request.log.error({ err: error }, 'cluster request failed');
-    return sendSerialized(reply.code(response.status).headers(response.headers), response.headers['content-type'] ?? 'application/json', JSON.stringify(response.body));
-  });
 }

@@ -5,6 +5,7 @@
  * set of paths is stored as the FieldsV1 trie managedFields carry. List and map types come from
  * the schema (`x-kubernetes-list-type`, `x-kubernetes-list-map-keys`, `x-kubernetes-map-type`).
  */
+import { ownValue } from '../../../core/own.ts';
 import type { Schema, SchemaSet } from './schema.ts';
 
 type Json = Record<string, unknown>;
@@ -33,7 +34,7 @@ export class SchemaWalker {
   child(schema: Resolved | undefined, step: string): Resolved | undefined {
     if (schema === undefined) return undefined;
     if (step.startsWith('f:')) {
-      if (schema.type === 'object') return this.resolve(schema.properties[step.slice(2)]);
+      if (schema.type === 'object') return this.resolve(ownValue(schema.properties, step.slice(2)));
       if (schema.type === 'map') return this.resolve(schema.values);
       return undefined;
     }
@@ -144,7 +145,7 @@ export function valueAtPath(object: unknown, path: string): unknown {
     if (step === '.') return true;
     if (step.startsWith('f:')) {
       if (!isObject(current)) return undefined;
-      current = current[step.slice(2)];
+      current = ownValue(current, step.slice(2));
     } else if (step.startsWith('k:')) {
       if (!Array.isArray(current)) return undefined;
       current = current.find((item) => matchesKey(item, step));

@@ -4,6 +4,7 @@
  * as one unit, e.g. `f:rules: {}`). Server-side apply conflicts come with part 2; this keeps the
  * entries real clients display and round-trip.
  */
+import { ownValue } from '../../../core/own.ts';
 import type { KubeObject, ManagedFieldsEntry } from './object-meta.ts';
 import { valueAtPath } from './field-set.ts';
 import type { Schema, SchemaSet } from './schema.ts';
@@ -23,7 +24,7 @@ export function fieldsOf(object: KubeObject, schemaName: string, schemas: Schema
     if (schema === undefined || value === null || typeof value !== 'object') return {};
     const s = resolve(schema);
     if (s.type === 'object' && s.mapType !== 'atomic') {
-      for (const [key, item] of Object.entries(value as Record<string, unknown>)) node[`f:${key}`] = walk(item, s.properties[key], true);
+      for (const [key, item] of Object.entries(value as Record<string, unknown>)) node[`f:${key}`] = walk(item, ownValue(s.properties, key), true);
       return node;
     }
     if (s.type === 'map') {

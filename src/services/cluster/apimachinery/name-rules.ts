@@ -26,6 +26,11 @@ export function regexError(message: string, format: string, ...examples: string[
   return `${text}regex used for validation is '${format}')`;
 }
 
+/** goLength is a string's length as Go's `len()` counts it: UTF-8 bytes (every limit here is in bytes). */
+export function goLength(value: string): number {
+  return Buffer.byteLength(value, 'utf8');
+}
+
 /** maxLenError is `must be no more than N characters`. */
 export function maxLenError(length: number): string {
   return `must be no more than ${length} characters`;
@@ -34,7 +39,7 @@ export function maxLenError(length: number): string {
 /** isDns1123Label checks an RFC 1123 label (namespace names). */
 export function isDns1123Label(value: string): string[] {
   const errors: string[] = [];
-  if (value.length > 63) errors.push(maxLenError(63));
+  if (goLength(value) > 63) errors.push(maxLenError(63));
   if (!DNS1123_LABEL.test(value)) {
     if (DNS1123_SUBDOMAIN.test(value)) errors.push('must not contain dots');
     else errors.push(regexError('a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \'-\', and must start and end with an alphanumeric character', DNS1123_LABEL_FMT, 'my-name', '123-abc'));
@@ -45,7 +50,7 @@ export function isDns1123Label(value: string): string[] {
 /** isDns1123Subdomain checks an RFC 1123 subdomain (event names and namespaces). */
 export function isDns1123Subdomain(value: string): string[] {
   const errors: string[] = [];
-  if (value.length > 253) errors.push(maxLenError(253));
+  if (goLength(value) > 253) errors.push(maxLenError(253));
   if (!DNS1123_SUBDOMAIN.test(value)) {
     errors.push(regexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character", DNS1123_SUBDOMAIN_FMT, 'example.com'));
   }
@@ -68,7 +73,7 @@ export function isQualifiedName(value: string): string[] {
     return [`a qualified name ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
   }
   if (name === '') errors.push('name part must be non-empty');
-  else if (name.length > 63) errors.push(`name part ${maxLenError(63)}`);
+  else if (goLength(name) > 63) errors.push(`name part ${maxLenError(63)}`);
   if (name !== '' && !QUALIFIED_NAME.test(name)) errors.push(`name part ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}`);
   return errors;
 }
@@ -76,7 +81,7 @@ export function isQualifiedName(value: string): string[] {
 /** isLabelValue checks a label value: empty, or at most 63 of the qualified-name charset. */
 export function isLabelValue(value: string): string[] {
   const errors: string[] = [];
-  if (value.length > 63) errors.push(maxLenError(63));
+  if (goLength(value) > 63) errors.push(maxLenError(63));
   if (!LABEL_VALUE.test(value)) {
     errors.push(regexError("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'));
   }

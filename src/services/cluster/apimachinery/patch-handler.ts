@@ -1,19 +1,20 @@
 /**
  * PATCH for every resource, in the four content types the real server accepts: JSON patch
- * (RFC 6902, through fast-json-patch), JSON merge patch (RFC 7386), strategic merge patch
+ * (RFC 6902, `json-patch.ts`), JSON merge patch (RFC 7386), strategic merge patch
  * (schema-driven) and apply (server-side apply). Each non-apply type computes the new object from
  * the current one inside the registry's update transaction; apply merges with ownership and may
  * create the object (201).
  */
 import type { FastifyRequest } from 'fastify';
-import fastJsonPatch from 'fast-json-patch';
 import { ACCEPTED_PATCH_TYPES } from './error-serializer.ts';
 import { SchemaWalker } from './field-set.ts';
+import { applyJsonPatch } from './json-patch.ts';
 import { applyMergePatch } from './merge-patch.ts';
 import { managerFromUserAgent } from './managed-fields.ts';
 import type { KubeObject, ManagedFieldsEntry } from './object-meta.ts';
 import type { Vocabulary } from '../../../core/identifiers.ts';
-import { parseWriteQuery, single, type Query, type WriteQuery } from './query-options.ts';
+import { ownValue } from '../../../core/own.ts';
+import { parseWriteQuery, single, type FieldValidation, type Query, type WriteQuery } from './query-options.ts';
 import { formatTime, type GenericRegistry, type RequestScope } from './registry.ts';
 import { decodeBody } from './request-body.ts';
 import type { HandlerContext } from './resource-handlers.ts';
@@ -33,6 +34,9 @@ const JSON_PATCH = 'application/json-patch+json';
 const STRATEGIC_PATCH = 'application/strategic-merge-patch+json';
 const APPLY_PATCH = 'application/apply-patch+yaml';
 
+/** The apiserver's bound on the operations of one JSON patch (`maxJSONPatchOperations`). */
+const MAX_JSON_PATCH_OPERATIONS = 10000;
+
 const walkers = new WeakMap<AnyView, SchemaWalker>();
 
 /** walkerOf is the (cached) schema walker of a view's schema set. */
@@ -45,7 +49,37 @@ export function walkerOf(view: AnyView): SchemaWalker {
 function goType(value: unknown): string {
   if (Array.isArray(value)) return 'array';
   if (value === null || value === undefined) return 'null';
+  if (typeof value === 'object') return 'object';
   return typeof value === 'boolean' ? 'bool' : typeof value;
+}
+
+/**
+ * decodeJsonPatch checks a JSON patch body as the apiserver decodes it: unless fieldValidation is
+ * Ignore, first strictly into its own `[]jsonPatchOp` (op, path and from are strings), then into
+ * evanphx/json-patch's `Patch`; a JSON `null` is a patch of no operations.
+ */
+function decodeJsonPatch(patch: unknown, validation: FieldValidation): unknown[] {
+  const strict = validation !== 'Ignore';
+  if (patch === undefined) throw badRequest(`${strict ? 'error decoding patch: ' : ''}unexpected end of JSON input`);
+  if (patch === null) return [];
+  if (!Array.isArray(patch)) {
+    throw badRequest(strict ? `error decoding patch: json: cannot unmarshal ${goType(patch)} into Go value of type []handlers.jsonPatchOp` : `json: cannot unmarshal ${goType(patch)} into Go value of type jsonpatch.Patch`);
+  }
+  for (const operation of patch) {
+    if (operation === null) continue;
+    if (typeof operation !== 'object' || Array.isArray(operation)) {
+      throw badRequest(strict ? `error decoding patch: json: cannot unmarshal ${goType(operation)} into Go value of type handlers.jsonPatchOp` : `json: cannot unmarshal ${goType(operation)} into Go value of type jsonpatch.Operation`);
+    }
+    if (!strict) continue;
+    for (const field of ['op', 'path', 'from']) {
+      const value = ownValue(operation as Record<string, unknown>, field);
+      if (value !== undefined && value !== null && typeof value !== 'string') throw badRequest(`error decoding patch: json: cannot unmarshal ${goType(value)} into Go struct field jsonPatchOp.${field} of type string`);
+    }
+  }
+  if (patch.length > MAX_JSON_PATCH_OPERATIONS) {
+    throw new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`);
+  }
+  return patch;
 }
 
 /** servePatch applies one PATCH request to the object `name`. */
@@ -60,10 +94,9 @@ export async function servePatch(context: HandlerContext, scope: RequestScope, n
   const patch: unknown = request.body;
   if (contentType === APPLY_PATCH) return applyObject({ registry, groups: context.index.groups }, scope, name, patch, { ...options, fieldManager, force: single(query, 'force') === 'true' });
 
-  let operations: fastJsonPatch.Operation[] | undefined;
+  let operations: unknown[] | undefined;
   if (contentType === JSON_PATCH) {
-    if (!Array.isArray(patch)) throw badRequest(`json: cannot unmarshal ${goType(patch) === 'null' ? 'object' : goType(patch)} into Go value of type jsonpatch.Patch`);
-    operations = patch as fastJsonPatch.Operation[];
+    operations = decodeJsonPatch(patch, options.fieldValidation);
   } else if (patch === undefined || patch === null || typeof patch !== 'object' || Array.isArray(patch)) {
     throw badRequest(`json: cannot unmarshal ${goType(patch)} into Go value of type map[string]interface {}`);
   }
@@ -83,38 +116,6 @@ export async function servePatch(context: HandlerContext, scope: RequestScope, n
     { dryRun: options.dryRun, fieldManager, allowCreate: false },
   );
   return { status: 200, object: result.object, warnings: [...warnings, ...result.warnings] };
-}
-
-/**
- * applyJsonPatch runs RFC 6902 operations on a copy of `current`. Failures carry the texts of
- * evanphx/json-patch as the real server relays them (400 for paths that do not resolve, 422 for a
- * failed `test`; texts from memory of that library).
- */
-export function applyJsonPatch(current: unknown, operations: readonly fastJsonPatch.Operation[]): unknown {
-  try {
-    return fastJsonPatch.applyPatch(structuredClone(current), operations as fastJsonPatch.Operation[], true, true).newDocument;
-  } catch (error) {
-    if (!(error instanceof fastJsonPatch.JsonPatchError)) throw error;
-    const operation = (error.operation ?? {}) as { op?: unknown; path?: unknown; from?: unknown };
-    const op = String(operation.op);
-    const path = String(operation.path);
-    switch (error.name) {
-      case 'TEST_OPERATION_FAILED':
-        throw new StatusError(422, 'Invalid', `testing value ${path} failed: test failed`, {});
-      case 'OPERATION_PATH_UNRESOLVABLE':
-      case 'OPERATION_PATH_CANNOT_ADD':
-      case 'OPERATION_VALUE_OUT_OF_BOUNDS':
-      case 'OPERATION_PATH_ILLEGAL_ARRAY_INDEX':
-        if (op === 'replace') throw badRequest(`jsonpatch replace operation does not apply: doc is missing key: ${path}`);
-        throw badRequest(`jsonpatch ${op} operation does not apply: doc is missing path: ${JSON.stringify(path)}`);
-      case 'OPERATION_FROM_UNRESOLVABLE':
-        throw badRequest(`jsonpatch ${op} operation does not apply: doc is missing from path: ${String(operation.from)}`);
-      case 'OPERATION_OP_INVALID':
-        throw badRequest(`Unexpected kind: ${op}`);
-      default:
-        throw badRequest(`invalid JSON patch operation: ${error.message}`);
-    }
-  }
 }
 
 /** ApplyOptions are the options of one server-side apply. */

@@ -83,6 +83,10 @@ const LAYOUTS: Readonly<Record<string, MessageLayout>> = {
       },
     },
   },
+  // Only the type matters: the review's status is the server's answer (kubectl whoami sends it empty).
+  'authentication.k8s.io/v1/SelfSubjectReview': {
+    1: { name: 'metadata', kind: 'message', layout: OBJECT_META },
+  },
   'authorization.k8s.io/v1/SelfSubjectRulesReview': {
     1: { name: 'metadata', kind: 'message', layout: OBJECT_META },
     2: { name: 'spec', kind: 'message', layout: { 1: { name: 'namespace', kind: 'string' } } },

@@ -168,6 +168,7 @@ export async function serveResource(context: HandlerContext, target: ResourceTar
       const form = negotiateOutput(request.headers.accept);
       const options = parseWriteQuery(query, 'UpdateOptions');
       const decoded = decodeBody(request.body, view, context.index.groups, options.fieldValidation);
+      checkUrlMatch(scope, name, decoded.object);
       const result = await registry.update(scope, name, () => decoded.object, { dryRun: options.dryRun, fieldManager: fieldManagerOf(request, options.fieldManager), allowCreate: true });
       return respond(result.created ? 201 : 200, result.object, form, [...decoded.warnings, ...result.warnings]);
     }
@@ -191,6 +192,19 @@ export async function serveResource(context: HandlerContext, target: ResourceTar
     default:
       throw methodNotSupported(gr, request.method.toLowerCase());
   }
+}
+
+/**
+ * checkUrlMatch holds a PUT body to its URL before anything is read from the store, as the update
+ * handler does (so a mismatch is 400 even when the URL names no object).
+ */
+function checkUrlMatch(scope: RequestScope, name: string, object: KubeObject): void {
+  const namespace = object.metadata.namespace ?? '';
+  if (scope.view.strategy.namespaced && scope.namespace !== undefined && namespace !== '' && namespace !== scope.namespace) {
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+  const bodyName = object.metadata.name ?? '';
+  if (bodyName !== name) throw badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
 }
 
 const PROPAGATION_POLICIES = ['Foreground', 'Background', 'Orphan'];

@@ -3,6 +3,7 @@
  * detection for fieldValidation, pruning) and the OpenAPI v3 documents kubectl reads, so what
  * `kubectl explain` shows is exactly what the server validates.
  */
+import { ownValue, setOwn } from '../../../core/own.ts';
 
 /** Schema is a wire type: the OpenAPI v3 subset the cluster resources need. */
 export type Schema =
@@ -45,7 +46,12 @@ export interface DecodeResult {
   readonly typeError?: string;
 }
 
-/** decodeWithSchema walks `body` against the schema named `root`, dropping unknown and null fields. */
+/**
+ * decodeWithSchema walks `body` against the schema named `root`, dropping unknown and null fields.
+ * A `null` list item becomes its type's zero value, as Go's decoder leaves it (`rules: [null]` is one
+ * empty PolicyRule, which validation then answers field by field). Member names are looked up and
+ * stored as own properties only, so `__proto__` or `constructor` are ordinary (unknown) names.
+ */
 export function decodeWithSchema(body: Record<string, unknown>, root: string, schemas: SchemaSet): DecodeResult {
   const unknownFields: string[] = [];
   let typeError: string | undefined;
@@ -109,14 +115,14 @@ export function decodeWithSchema(body: Record<string, unknown>, root: string, sc
         return value;
       case 'array': {
         if (!Array.isArray(value)) return mismatch(value, schema, struct, path);
-        return value.map((item, index) => walk(item, s.items, struct, path, `${where}[${index}]`) ?? null);
+        return value.map((item, index) => (item === null ? zeroValue(s.items) : (walk(item, s.items, struct, path, `${where}[${index}]`) ?? null)));
       }
       case 'map': {
         if (typeof value !== 'object' || Array.isArray(value)) return mismatch(value, schema, struct, path);
         const out: Record<string, unknown> = {};
         for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
           const decoded = walk(item, s.values, struct, path, `${where}.${key}`);
-          if (decoded !== undefined) out[key] = decoded;
+          if (decoded !== undefined) setOwn(out, key, decoded);
         }
         return out;
       }
@@ -125,16 +131,33 @@ export function decodeWithSchema(body: Record<string, unknown>, root: string, sc
         const out: Record<string, unknown> = {};
         for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
           const fieldPath = where === '' ? key : `${where}.${key}`;
-          const property = s.properties[key];
+          const property = ownValue(s.properties, key);
           if (property === undefined) {
             unknownFields.push(fieldPath);
             continue;
           }
           const decoded = walk(item, property, s.goName, path === '' ? key : `${path}.${key}`, fieldPath);
-          if (decoded !== undefined) out[key] = decoded;
+          if (decoded !== undefined) setOwn(out, key, decoded);
         }
         return out;
       }
+    }
+  };
+  // Go's zero value of a list item's type: an empty struct, "", 0, false; lists, maps and free JSON stay null.
+  const zeroValue = (schema: Schema): unknown => {
+    const s = resolve(schema);
+    switch (s.type) {
+      case 'object':
+        return {};
+      case 'string':
+        // A zero Time is written as null.
+        return s.format === undefined ? '' : null;
+      case 'integer':
+        return 0;
+      case 'boolean':
+        return false;
+      default:
+        return null;
     }
   };
   const value = walk(body, { $ref: root }, '', '', '') as Record<string, unknown> | undefined;

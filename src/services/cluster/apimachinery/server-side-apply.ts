@@ -7,6 +7,7 @@
  * fields it applied.
  */
 import { isDeepStrictEqual } from 'node:util';
+import { ownValue, setOwn } from '../../../core/own.ts';
 import type { KubeObject, ManagedFieldsEntry } from './object-meta.ts';
 import { leafPathsOfTrie, pathsOf, pathText, removePath, SEP, trieOfPaths, valueAtPath, type SchemaWalker } from './field-set.ts';
 import type { Schema } from './schema.ts';
@@ -95,7 +96,7 @@ export function mergeApplied(live: unknown, applied: unknown, schema: Resolved |
   if (schema.type === 'object' || schema.type === 'map') {
     if (!isObject(applied)) return structuredClone(applied);
     const out: Json = isObject(live) ? { ...live } : {};
-    for (const [key, value] of Object.entries(applied)) out[key] = mergeApplied(out[key], value, walker.child(schema, `f:${key}`), walker);
+    for (const [key, value] of Object.entries(applied)) setOwn(out, key, mergeApplied(ownValue(out, key), value, walker.child(schema, `f:${key}`), walker));
     return out;
   }
   if (schema.type === 'array' && Array.isArray(applied)) {

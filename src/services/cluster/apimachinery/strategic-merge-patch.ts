@@ -4,8 +4,10 @@
  * their merge key), every other list is replaced whole — plus the directives `$patch`
  * (replace/merge/delete), `$retainKeys`, `$setElementOrder/<list>` and
  * `$deleteFromPrimitiveList/<list>`. The strategies come from the same schemas that drive OpenAPI,
- * so `x-kubernetes-patch-strategy` in the documents is exactly what this code follows.
+ * so `x-kubernetes-patch-strategy` in the documents is exactly what this code follows. Member names
+ * are ordinary keys (`__proto__` included): read and written as own properties only.
  */
+import { ownValue, setOwn } from '../../../core/own.ts';
 import type { Schema, SchemaSet } from './schema.ts';
 import { badRequest } from './status.ts';
 
@@ -37,7 +39,7 @@ export function applyStrategicMergePatch(target: unknown, patch: Json, root: str
       base = Object.fromEntries(Object.entries(base).filter(([key]) => keep.has(key)));
     }
     const propertyOf = (key: string): Resolved | undefined => {
-      if (schema?.type === 'object') return resolve(schema.properties[key]);
+      if (schema?.type === 'object') return resolve(ownValue(schema.properties, key));
       if (schema?.type === 'map') return resolve(schema.values);
       return undefined;
     };
@@ -49,10 +51,10 @@ export function applyStrategicMergePatch(target: unknown, patch: Json, root: str
         const field = key.slice(DELETE_FROM.length);
         if (!Array.isArray(value)) throw badRequest(`invalid value for ${key}: must be a list`);
         after.push(() => {
-          const current = base[field];
+          const current = ownValue(base, field);
           if (!Array.isArray(current)) return;
           const drop = new Set(value.map((item) => JSON.stringify(item)));
-          base[field] = current.filter((item) => !drop.has(JSON.stringify(item)));
+          setOwn(base, field, current.filter((item) => !drop.has(JSON.stringify(item))));
         });
         continue;
       }
@@ -62,8 +64,8 @@ export function applyStrategicMergePatch(target: unknown, patch: Json, root: str
         const property = propertyOf(field);
         const mergeKey = property?.type === 'array' ? property.patchMergeKey : undefined;
         after.push(() => {
-          const current = base[field];
-          if (Array.isArray(current)) base[field] = reorder(current, value, mergeKey);
+          const current = ownValue(base, field);
+          if (Array.isArray(current)) setOwn(base, field, reorder(current, value, mergeKey));
         });
         continue;
       }
@@ -73,22 +75,22 @@ export function applyStrategicMergePatch(target: unknown, patch: Json, root: str
       }
       const property = propertyOf(key);
       if (property?.type === 'array' && Array.isArray(value)) {
-        const merged = mergeList(base[key], value, property, key);
+        const merged = mergeList(ownValue(base, key), value, property, key);
         if (merged === undefined) delete base[key];
-        else base[key] = merged;
+        else setOwn(base, key, merged);
         continue;
       }
       if (isObject(value) && (property === undefined || property.type === 'object' || property.type === 'map' || property.type === 'any')) {
         if (property?.type === 'any') {
-          base[key] = value;
+          setOwn(base, key, value);
           continue;
         }
-        const merged = mergeMap(base[key], value, property);
+        const merged = mergeMap(ownValue(base, key), value, property);
         if (merged === undefined) delete base[key];
-        else base[key] = merged;
+        else setOwn(base, key, merged);
         continue;
       }
-      base[key] = value;
+      setOwn(base, key, value);
     }
     for (const step of after) step();
     return base;
@@ -110,7 +112,7 @@ export function applyStrategicMergePatch(target: unknown, patch: Json, root: str
     if (mergeKey === undefined) throw badRequest(`no merge key declared for list ${field}`);
     for (const item of delta) {
       if (!isObject(item)) throw badRequest(`json: cannot unmarshal ${Array.isArray(item) ? 'array' : typeof item} into Go value of type map[string]interface {}`);
-      if (!(mergeKey in item)) throw badRequest(`map: ${goMap(item)} does not contain declared merge key: ${mergeKey}`);
+      if (!Object.hasOwn(item, mergeKey)) throw badRequest(`map: ${goMap(item)} does not contain declared merge key: ${mergeKey}`);
       const index = base.findIndex((existing) => isObject(existing) && JSON.stringify(existing[mergeKey]) === JSON.stringify(item[mergeKey]));
       if (item['$patch'] === 'delete') {
         if (index !== -1) base.splice(index, 1);
@@ -140,7 +142,7 @@ function withoutDirectives(value: Json): Json {
   const out: Json = {};
   for (const [key, item] of Object.entries(value)) {
     if (key === '$patch' || key === '$retainKeys' || key.startsWith(ORDER) || key.startsWith(DELETE_FROM)) continue;
-    out[key] = item;
+    setOwn(out, key, item);
   }
   return out;
 }

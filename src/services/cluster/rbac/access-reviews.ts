@@ -8,6 +8,7 @@ import { invalid, type FieldError } from '../apimachinery/field-errors.ts';
 import type { DiscoveryResource } from '../discovery.ts';
 import { sendSerialized } from '../apimachinery/send-serialized.ts';
 import { badRequest, invalidObject } from '../apimachinery/status.ts';
+import { rethrowUndecodedBody } from '../apimachinery/undecoded-body.ts';
 import { userOf } from '../cluster-auth.ts';
 import type { Authorizer } from './authorizer.ts';
 import type { Attributes } from './policy-rules.ts';
@@ -27,6 +28,7 @@ const text = (value: unknown): string => (typeof value === 'string' ? value : ''
 
 function bodyOf(request: FastifyRequest, kind: string, apiVersion: string): Json {
   const body = request.body;
+  rethrowUndecodedBody(body);
   if (!isObject(body)) throw badRequest(`couldn't get version/kind; json parse error: unexpected end of JSON input`);
   if (body['kind'] !== undefined && body['kind'] !== kind) throw badRequest(`${String(body['kind'])} in version "v1" cannot be handled as a ${kind}: no kind "${String(body['kind'])}" is registered for version "${apiVersion}"`);
   return body;

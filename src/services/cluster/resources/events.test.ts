@@ -55,6 +55,40 @@ describe('Event validation (reference §5.2)', () => {
     );
   });
 
+  it('counts the length limits in UTF-8 bytes, as Go\'s len() does, through both APIs', async () => {
+    // 513 × "é" is 513 UTF-16 units but 1,026 bytes; "€" is 3 bytes, "😀" 4 (and 2 UTF-16 units).
+    await rejected(
+      `${V1}/namespaces/default/events`,
+      event('e-bytes', { note: 'é'.repeat(513), reportingInstance: 'é'.repeat(65), action: '€'.repeat(43), reason: '😀'.repeat(33) }),
+      'Event "e-bytes" is invalid: [reportingInstance: Invalid value: "": can have at most 128 characters, action: Invalid value: "": can have at most 128 characters, reason: Invalid value: "": can have at most 128 characters, message: Invalid value: "": can have at most 1024 characters]',
+    );
+    const core = {
+      metadata: { name: 'c-bytes' },
+      involvedObject: { kind: 'Pod', name: 'web-1', namespace: 'default' },
+      eventTime: '2025-01-01T00:00:00.000000Z',
+      reportingComponent: 'example.com/controller',
+      reportingInstance: 'controller-1',
+      action: 'Reconcile',
+      reason: 'Reconciled',
+      type: 'Normal',
+      message: 'é'.repeat(513),
+    };
+    await rejected(`${CORE}/namespaces/default/events`, core, 'Event "c-bytes" is invalid: message: Invalid value: "": can have at most 1024 characters');
+    const fits = await h.call('POST', `${V1}/namespaces/default/events`, event('e-fits', { note: 'é'.repeat(512), reportingInstance: 'é'.repeat(64), action: '€'.repeat(42), reason: '😀'.repeat(32) }));
+    assert.equal(fits.status, 201, JSON.stringify(fits.body));
+    const coreFits = await h.call('POST', `${CORE}/namespaces/default/events`, { ...core, metadata: { name: 'c-fits' }, message: 'é'.repeat(512) });
+    assert.equal(coreFits.status, 201, JSON.stringify(coreFits.body));
+    // Leave the namespace as the later tests expect it.
+    for (const name of ['e-fits', 'c-fits']) assert.equal((await h.call('DELETE', `${V1}/namespaces/default/events/${name}`)).status, 200);
+  });
+
+  it('counts the qualified-name limit of reportingController in bytes too (32 × "é" is 64 bytes)', async () => {
+    const response = await h.call('POST', `${V1}/namespaces/default/events`, event('e-rc', { reportingController: 'é'.repeat(32) }));
+    assert.equal(response.status, 422);
+    const causes = response.body.details.causes as Array<{ field: string; message: string }>;
+    assert.deepEqual(causes[0], { reason: 'FieldValueInvalid', field: 'reportingController', message: `Invalid value: "${'é'.repeat(32)}": name part must be no more than 63 characters` });
+  });
+
   it('needs regarding.namespace unless the event lives in default or kube-system', async () => {
     await h.call('POST', `${CORE}/namespaces`, { metadata: { name: 'team' } });
     await rejected(`${V1}/namespaces/team/events`, event('e3', { regarding: { kind: 'Node', name: 'n1' } }), 'Event "e3" is invalid: involvedObject.namespace: Invalid value: "": does not match event.namespace');

@@ -6,7 +6,7 @@
  */
 import { ageSince } from '../apimachinery/human-duration.ts';
 import { immutable, invalid, required, type FieldError } from '../apimachinery/field-errors.ts';
-import { isDns1123Subdomain, isQualifiedName } from '../apimachinery/name-rules.ts';
+import { goLength, isDns1123Subdomain, isQualifiedName } from '../apimachinery/name-rules.ts';
 import { validateObjectMeta, type KubeObject } from '../apimachinery/object-meta.ts';
 import type { RequestInfo, ResourceStrategy, ResourceView } from '../apimachinery/strategy.ts';
 import { CORE_V1_SCHEMAS } from './core-schemas.ts';
@@ -169,14 +169,14 @@ function legacyValidateEvent(event: CoreEvent): FieldError[] {
     for (const problem of isQualifiedName(controller)) errors.push(invalid('reportingController', controller, problem));
     const instance = event.reportingInstance ?? '';
     if (instance === '') errors.push(required('reportingInstance'));
-    if (instance.length > LIMIT_128) errors.push(invalid('reportingInstance', '', `can have at most ${LIMIT_128} characters`));
+    if (goLength(instance) > LIMIT_128) errors.push(invalid('reportingInstance', '', `can have at most ${LIMIT_128} characters`));
     const action = event.action ?? '';
     if (action === '') errors.push(required('action'));
-    if (action.length > LIMIT_128) errors.push(invalid('action', '', `can have at most ${LIMIT_128} characters`));
+    if (goLength(action) > LIMIT_128) errors.push(invalid('action', '', `can have at most ${LIMIT_128} characters`));
     const reason = event.reason ?? '';
     if (reason === '') errors.push(required('reason'));
-    if (reason.length > LIMIT_128) errors.push(invalid('reason', '', `can have at most ${LIMIT_128} characters`));
-    if ((event.message ?? '').length > NOTE_LIMIT) errors.push(invalid('message', '', `can have at most ${NOTE_LIMIT} characters`));
+    if (goLength(reason) > LIMIT_128) errors.push(invalid('reason', '', `can have at most ${LIMIT_128} characters`));
+    if (goLength(event.message ?? '') > NOTE_LIMIT) errors.push(invalid('message', '', `can have at most ${NOTE_LIMIT} characters`));
   }
   for (const problem of isDns1123Subdomain(namespace)) errors.push(invalid('namespace', namespace, problem));
   return errors;

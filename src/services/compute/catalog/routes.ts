@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { arraySource } from '../shared/list-query.ts';
 import { notFound } from '../shared/errors.ts';
-import { aggregatedListResponse, listResponse } from '../shared/list-response.ts';
+import { registerAggregatedList } from '../shared/aggregated-route.ts';
+import { listResponse } from '../shared/list-response.ts';
 import { regionScope } from '../shared/locations.ts';
 import { routeContext, type RouteContext } from '../shared/route-context.ts';
 import { findImage, findImageByFamily, imagesOf, PUBLIC_IMAGE_PROJECTS } from './images.ts';
@@ -70,17 +71,12 @@ export function registerCatalogRoutes(app: FastifyInstance): void {
       renderDefaultSubnetwork(project, region, ctx.links),
     ]);
   });
-  app.get('/projects/:project/aggregated/subnetworks', async (request) => {
-    const ctx = routeContext(request);
-    const project = ctx.params['project']!;
-    ctx.authorize({ write: false, permission: 'compute.subnetworks.list', resource: `projects/${project}` });
-    return aggregatedListResponse(
-      ctx,
-      { kind: 'compute#subnetworkAggregatedList', path: `projects/${project}/aggregated/subnetworks` },
-      'subnetworks',
-      // Keyed by region in name order, the order the paged source requires.
-      arraySource([...defaultSubnetworks()].sort((a, b) => (a.region < b.region ? -1 : 1)), (subnet) => subnet.region),
-      (subnet) => renderDefaultSubnetwork(project, subnet.region, ctx.links),
-    );
+  registerAggregatedList(app, {
+    collection: 'subnetworks',
+    kind: 'compute#subnetworkAggregatedList',
+    permission: 'compute.subnetworks.list',
+    // Keyed by region in name order, the order the paged source requires.
+    source: () => arraySource([...defaultSubnetworks()].sort((a, b) => (a.region < b.region ? -1 : 1)), (subnet) => subnet.region),
+    render: (subnet, links, project) => renderDefaultSubnetwork(project, subnet.region, links),
   });
 }

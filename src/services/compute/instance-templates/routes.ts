@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { parseRequestId, renderOperation } from '../operations/index.ts';
-import { aggregatedListResponse, listResponse } from '../shared/list-response.ts';
+import { registerAggregatedList } from '../shared/aggregated-route.ts';
+import { listResponse } from '../shared/list-response.ts';
 import { scopePath } from '../shared/locations.ts';
 import { GLOBAL_AND_REGIONAL_ROUTES, routeContext } from '../shared/route-context.ts';
 import { renderTemplate, templatePath } from './template.ts';
@@ -44,16 +45,11 @@ export function registerInstanceTemplateRoutes(app: FastifyInstance, templates: 
       );
     });
   }
-  app.get('/projects/:project/aggregated/instanceTemplates', async (request) => {
-    const ctx = routeContext(request);
-    const project = ctx.params['project']!;
-    ctx.authorize({ write: false, permission: 'compute.instanceTemplates.list', resource: `projects/${project}` });
-    return aggregatedListResponse(
-      ctx,
-      { kind: 'compute#instanceTemplateAggregatedList', path: `projects/${project}/aggregated/instanceTemplates` },
-      'instanceTemplates',
-      templates.source(project),
-      (t) => renderTemplate(t, ctx.links),
-    );
+  registerAggregatedList(app, {
+    collection: 'instanceTemplates',
+    kind: 'compute#instanceTemplateAggregatedList',
+    permission: 'compute.instanceTemplates.list',
+    source: (project) => templates.source(project),
+    render: (template, links) => renderTemplate(template, links),
   });
 }

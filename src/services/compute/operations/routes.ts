@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { aggregatedListResponse, listResponse } from '../shared/list-response.ts';
+import { registerAggregatedList } from '../shared/aggregated-route.ts';
+import { listResponse } from '../shared/list-response.ts';
 import { GLOBAL, regionScope, scopePath, zoneScope, type Scope } from '../shared/locations.ts';
 import { routeContext, type Params } from '../shared/route-context.ts';
 import { renderOperation, operationPath } from './operation.ts';
@@ -56,16 +57,11 @@ export function registerOperationRoutes(app: FastifyInstance, operations: Operat
       );
     });
   }
-  app.get('/projects/:project/aggregated/operations', async (request) => {
-    const ctx = routeContext(request);
-    const project = ctx.params['project']!;
-    ctx.authorize({ write: false, permission: 'compute.globalOperations.list', resource: `projects/${project}` });
-    return aggregatedListResponse(
-      ctx,
-      { kind: 'compute#operationAggregatedList', path: `projects/${project}/aggregated/operations` },
-      'operations',
-      operations.source(project),
-      (op) => renderOperation(op, ctx.links),
-    );
+  registerAggregatedList(app, {
+    collection: 'operations',
+    kind: 'compute#operationAggregatedList',
+    permission: 'compute.globalOperations.list',
+    source: (project) => operations.source(project),
+    render: (operation, links) => renderOperation(operation, links),
   });
 }

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { parseRequestId, renderOperation } from '../operations/index.ts';
 import { boolParam } from '../shared/query-params.ts';
-import { aggregatedListResponse, listResponse } from '../shared/list-response.ts';
+import { registerAggregatedList } from '../shared/aggregated-route.ts';
+import { listResponse } from '../shared/list-response.ts';
 import { scopePath } from '../shared/locations.ts';
 import { GLOBAL_AND_REGIONAL_ROUTES, routeContext, type RouteContext } from '../shared/route-context.ts';
 import { findRule, parsePriority } from './rule-priority.ts';
@@ -92,17 +93,12 @@ export function registerSecurityPolicyRoutes(app: FastifyInstance, policies: Sec
       });
     }
   }
-  app.get('/projects/:project/aggregated/securityPolicies', async (request) => {
-    const ctx = routeContext(request);
-    const project = ctx.params['project']!;
-    ctx.authorize({ write: false, permission: 'compute.securityPolicies.list', resource: `projects/${project}` });
-    return aggregatedListResponse(
-      ctx,
-      { kind: 'compute#securityPoliciesAggregatedList', path: `projects/${project}/aggregated/securityPolicies` },
-      'securityPolicies',
-      policies.source(project),
-      (policy) => renderPolicy(policy, ctx.links),
-    );
+  registerAggregatedList(app, {
+    collection: 'securityPolicies',
+    kind: 'compute#securityPoliciesAggregatedList',
+    permission: 'compute.securityPolicies.list',
+    source: (project) => policies.source(project),
+    render: (policy, links) => renderPolicy(policy, links),
   });
 }
 

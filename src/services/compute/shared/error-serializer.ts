@@ -1,8 +1,7 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { transportProblemOf } from '../../../core/errors.ts';
 import { JsonEncodingError, JsonTooDeepError, MalformedJsonError, pointAtJsonError } from '../../../core/json-body.ts';
 import { googleErrorBody, googleEnvelopeProblem } from '../../../core/google-error-envelope.ts';
-import { errorSiteOf, type ErrorResponse, type ErrorSite } from '../../../core/service.ts';
+import type { ErrorResponse, ErrorSite } from '../../../core/service.ts';
 import { ComputeError } from './errors.ts';
 import { invalidPayload } from './decode-resource.ts';
 
@@ -66,14 +65,4 @@ export function renderComputeError(error: unknown, site: ErrorSite): ErrorRespon
 /** computeErrorBodyProblem checks a body against the compute envelope (ServiceDefinition.errorBodyProblem): `status` is optional there. */
 export function computeErrorBodyProblem(status: number, body: unknown): string | undefined {
   return googleEnvelopeProblem(status, body, false);
-}
-
-
-/** useComputeErrors makes every error of this context answer in the compute dialect. */
-export function useComputeErrors(app: FastifyInstance, bodyLimit: number): void {
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const response = renderComputeError(error, errorSiteOf(request, bodyLimit));
-    if (response.status >= 500) request.log.error({ err: error }, 'compute request failed');
-    return reply.code(response.status).headers(response.headers).send(response.body);
-  });
 }
