@@ -21,10 +21,10 @@ describe('lockDataDir', () => {
   });
 
   it('startFogbank refuses a data directory another server holds, and close releases it', async () => {
-    const first = await startFogbank({ port: 0, dataDir: join(dir, 'server'), adminToken: 'tok', logLevel: 'silent' });
-    await assert.rejects(startFogbank({ port: 0, dataDir: join(dir, 'server'), adminToken: 'tok', logLevel: 'silent' }), DataDirInUseError);
+    const first = await startFogbank({ store: 'sqlite', dataDir: join(dir, 'server'), adminToken: 'tok' });
+    await assert.rejects(startFogbank({ store: 'sqlite', dataDir: join(dir, 'server'), adminToken: 'tok' }), DataDirInUseError);
     await first.close();
-    const second = await startFogbank({ port: 0, dataDir: join(dir, 'server'), adminToken: 'tok', logLevel: 'silent' });
+    const second = await startFogbank({ store: 'sqlite', dataDir: join(dir, 'server'), adminToken: 'tok' });
     await second.close();
   });
 });
