@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { loadYamlParser } from '../../core/config.ts';
 import type { Vocabulary } from '../../core/identifiers.ts';
 import { loadOnFirstUse } from '../../core/lazy.ts';
+import { loadYamlBodyParser, YamlAliasingError, YamlTooDeepError } from '../../core/yaml-body.ts';
 import { DEFAULT_BODY_LIMIT } from '../../core/server.ts';
 import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
 import { useClusterErrors, YamlBodyError } from './apimachinery/error-serializer.ts';
@@ -151,12 +151,13 @@ function useYamlBodies(app: FastifyInstance): void {
   });
   app.addContentTypeParser(/^application\/(yaml|apply-patch\+yaml)(;.*)?$/i, { parseAs: 'string' }, (_request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
-    loadYamlParser().then(
+    loadYamlBodyParser().then(
       (parse) => {
         try {
-          done(null, text.trim() === '' ? undefined : (parse(text) as unknown));
+          done(null, text.trim() === '' ? undefined : parse(text));
         } catch (error) {
-          done(new YamlBodyError((error as Error).message), undefined);
+          // Depth and aliasing refusals keep their type; the family words them (error-serializer.ts).
+          done(error instanceof YamlTooDeepError || error instanceof YamlAliasingError ? error : new YamlBodyError((error as Error).message), undefined);
         }
       },
       (error: unknown) => done(error as Error, undefined),
