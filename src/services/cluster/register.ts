@@ -97,9 +97,10 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
       if (list === undefined) throw notFoundPath();
       return json(reply, list);
     }
-    const target = runtimeNow.resolveTarget(handlers.index, '', version, rest, userOf(request));
+    const watchPath = isWatchPath(rest);
+    const target = runtimeNow.resolveTarget(handlers.index, '', version, watchPath ? rest.slice(1) : rest, userOf(request));
     if (target === undefined) throw notFoundPath();
-    return runtimeNow.serveResource(handlers, target, request, reply);
+    return runtimeNow.serveResource(handlers, target, request, reply, watchPath);
   });
   app.all('/apis/*', async (request, reply) => {
     const runtimeNow = runtime.ready() ?? (await runtime());
@@ -117,9 +118,10 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
       if (list === undefined) throw notFoundPath();
       return json(reply, list);
     }
-    const target = runtimeNow.resolveTarget(handlers.index, group, version, rest, userOf(request));
+    const watchPath = isWatchPath(rest);
+    const target = runtimeNow.resolveTarget(handlers.index, group, version, watchPath ? rest.slice(1) : rest, userOf(request));
     if (target === undefined) throw notFoundPath();
-    return runtimeNow.serveResource(handlers, target, request, reply);
+    return runtimeNow.serveResource(handlers, target, request, reply, watchPath);
   });
   return {
     close: async () => {
@@ -129,6 +131,15 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
       await runtime();
     },
   };
+}
+
+/**
+ * isWatchPath tells a deprecated watch path (`…/{version}/watch/{resource}…`, still served by the
+ * apiserver and used by older clients such as ruby-kubeclient) from the rest. No resource is
+ * called `watch`, so the segment is unambiguous.
+ */
+function isWatchPath(rest: readonly string[]): boolean {
+  return rest.length >= 2 && rest[0] === 'watch';
 }
 
 function splitPath(path: string | undefined): string[] {
