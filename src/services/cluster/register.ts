@@ -57,8 +57,14 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
   const json = (reply: FastifyReply, body: unknown, contentType = 'application/json') =>
     sendSerialized(reply.code(200).header('cache-control', 'no-cache, private'), contentType, typeof body === 'string' ? body : JSON.stringify(body));
 
+  // The apiserver writes /version with responsewriters.WriteRawJSON: always indented, whatever was asked.
   app.get('/version', async (_request, reply) =>
-    json(reply, { ...SERVED_VERSION, gitCommit: '0000000000000000000000000000000000000000', gitTreeState: 'clean', buildDate: '2024-12-11T18:04:20Z', goVersion: 'go1.23.3', compiler: 'gc', platform: 'linux/amd64' }),
+    sendSerialized(
+      reply.code(200).header('cache-control', 'no-cache, private'),
+      'application/json',
+      JSON.stringify({ ...SERVED_VERSION, gitCommit: '0000000000000000000000000000000000000000', gitTreeState: 'clean', buildDate: '2024-12-11T18:04:20Z', goVersion: 'go1.23.3', compiler: 'gc', platform: 'linux/amd64' }, null, 2),
+      { negotiated: false },
+    ),
   );
   for (const path of ['/livez', '/readyz']) app.get(path, async (_request, reply) => reply.code(200).header('content-type', 'text/plain; charset=utf-8').send('ok'));
 
@@ -74,7 +80,7 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
     }
     reply.header('cache-control', hash === undefined ? 'no-cache, private' : 'public, immutable');
     if (hash !== undefined) reply.header('expires', new Date(context.clock.now() + 365 * 86400_000).toUTCString());
-    return sendSerialized(reply.code(200), 'application/json', document.json);
+    return sendSerialized(reply.code(200), 'application/json', document.json, { negotiated: false });
   });
 
   const discoveryAnswer = async (request: FastifyRequest, reply: FastifyReply, core: boolean) => {
