@@ -95,3 +95,15 @@ describe('nestsDeeperThan', () => {
     assert.equal(nestsDeeperThan(cycle, 100), true);
   });
 });
+
+describe('YAML body parser: JSON text', () => {
+  it('reads a YAML body that is JSON text (what kubectl sends to apply) to the same value the YAML parser gives', async () => {
+    const parse = await loadYamlBodyParser();
+    const items = Array.from({ length: 30000 }, (_, i) => ({ name: `x${i}`, v: [1, 2.5, null, true, 'é\u2028'] }));
+    const text = JSON.stringify({ apiVersion: 'v1', items });
+    assert.deepEqual(parse(text), { apiVersion: 'v1', items });
+    assert.deepEqual(parse(' [1, {"a": "b"}]\n'), [1, { a: 'b' }]);
+    assert.deepEqual(parse('{a: b}'), { a: 'b' }, 'flow YAML that is not JSON still parses as YAML');
+    assert.throws(() => parse(`{"a":${'['.repeat(150)}`), YamlTooDeepError);
+  });
+});

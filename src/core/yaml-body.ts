@@ -157,6 +157,22 @@ export function nestsDeeperThan(value: unknown, limit: number): boolean {
   return false;
 }
 
+/**
+ * parseJsonText parses a YAML body that is JSON text (what kubectl and most clients send as
+ * `application/apply-patch+yaml`) with JSON.parse, which reads it as the YAML parser would and
+ * about a hundred times faster: the `yaml` library takes seconds over a megabyte. Undefined when
+ * the text is not JSON.
+ */
+function parseJsonText(text: string): { readonly value: unknown } | undefined {
+  const first = text.trimStart()[0];
+  if (first !== '{' && first !== '[') return undefined;
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch {
+    return undefined;
+  }
+}
+
 /** YamlLibrary is the part of the `yaml` package the body parser uses. */
 export interface YamlLibrary {
   parse(text: string, options: { maxAliasCount: number }): unknown;
@@ -175,7 +191,8 @@ export function yamlBodyParser(library: YamlLibrary): (text: string) => unknown 
     if (line !== undefined) throw new YamlTooDeepError(line);
     let value: unknown;
     try {
-      value = library.parse(text, { maxAliasCount: MAX_YAML_ALIAS_COUNT });
+      const json = parseJsonText(text);
+      value = json !== undefined ? json.value : library.parse(text, { maxAliasCount: MAX_YAML_ALIAS_COUNT });
     } catch (error) {
       if (error instanceof ReferenceError && /Excessive alias count/.test(error.message)) throw new YamlAliasingError();
       throw error;
