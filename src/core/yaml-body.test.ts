@@ -107,3 +107,10 @@ describe('YAML body parser: JSON text', () => {
     assert.throws(() => parse(`{"a":${'['.repeat(150)}`), YamlTooDeepError);
   });
 });
+
+describe('YAML body parser: repeated keys', () => {
+  it('keeps the last value of a repeated mapping key, as go-yaml v2 decodes it', async () => {
+    const parse = await loadYamlBodyParser();
+    assert.deepEqual(parse('a: 1\nb: 2\na: 3\n'), { a: 3, b: 2 });
+  });
+});

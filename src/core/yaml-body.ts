@@ -175,14 +175,16 @@ function parseJsonText(text: string): { readonly value: unknown } | undefined {
 
 /** YamlLibrary is the part of the `yaml` package the body parser uses. */
 export interface YamlLibrary {
-  parse(text: string, options: { maxAliasCount: number }): unknown;
+  parse(text: string, options: { maxAliasCount: number; uniqueKeys: boolean }): unknown;
   Lexer: new () => { lex(source: string): Iterable<string> };
 }
 
 /**
  * yamlBodyParser returns the body parser over a loaded `yaml` package: the depth scan, the parse
  * with maxAliasCount, the depth of the value; YamlTooDeepError and YamlAliasingError for bodies
- * refused, the library's own errors for text that is not YAML.
+ * refused, the library's own errors for text that is not YAML. A repeated mapping key keeps its
+ * last value, as go-yaml v2's plain decoding (sigs.k8s.io/yaml) does; the library's own check
+ * would refuse it, comparing every key with every other (tens of seconds for 60,000 keys).
  */
 export function yamlBodyParser(library: YamlLibrary): (text: string) => unknown {
   const lex = (text: string): Iterable<string> => new library.Lexer().lex(text);
@@ -192,7 +194,7 @@ export function yamlBodyParser(library: YamlLibrary): (text: string) => unknown 
     let value: unknown;
     try {
       const json = parseJsonText(text);
-      value = json !== undefined ? json.value : library.parse(text, { maxAliasCount: MAX_YAML_ALIAS_COUNT });
+      value = json !== undefined ? json.value : library.parse(text, { maxAliasCount: MAX_YAML_ALIAS_COUNT, uniqueKeys: false });
     } catch (error) {
       if (error instanceof ReferenceError && /Excessive alias count/.test(error.message)) throw new YamlAliasingError();
       throw error;
