@@ -8,3 +8,8 @@ test('every client the end-to-end tests drive is installed', () => {
   const missing = ALL_CLIENTS.filter((client) => locateClient(client) === undefined).map(missingClientMessage);
   assert.ok(missing.length === 0, missing.join('\n'));
 });
+
+test('a missing Kubernetes client is named with the Debian package that provides it', () => {
+  assert.match(missingClientMessage('python3-kubernetes'), /^python3-kubernetes is not installed: .*apt-get install python3-kubernetes.*\/usr\/bin\/python3/);
+  assert.match(missingClientMessage('ruby-kubeclient'), /^ruby-kubeclient is not installed: .*apt-get install ruby-kubeclient/);
+});
