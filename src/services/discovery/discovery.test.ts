@@ -167,6 +167,8 @@ describe('Discovery documents point at fogbank', () => {
       ['/discovery/v1/apis/gmail/v9/rest', undefined],
       ['/discovery/v1/apis/storage/v1/rest', undefined],
       ['/discovery/v1/apis/gmail/v1/rpc', undefined],
+      ['/discovery/v2/apis', undefined],
+      ['/$discovery/rpc?version=v1', 'gmail.googleapis.com'],
       // v1 is compute's and gmail's: the host must say which.
       ['/$discovery/rest?version=v1', '127.0.0.1:8780'],
       ['/$discovery/rest?version=v2', 'gmail.googleapis.com'],

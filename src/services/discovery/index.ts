@@ -20,7 +20,8 @@ export function discoveryService(families: readonly ServiceDefinition[]): Servic
   const apis = loadOnFirstUse(async (): Promise<readonly DiscoveryApi[]> => (await Promise.all(families.map((family) => family.discovery?.() ?? []))).flat());
   return {
     name: 'discovery',
-    pathPrefixes: [DIRECTORY_PREFIX, HOST_DISCOVERY_PREFIX],
+    // All of /discovery is the service's: another version of it gets its 404, not another family's.
+    pathPrefixes: ['/discovery', HOST_DISCOVERY_PREFIX],
     renderError: renderDiscoveryError,
     errorBodyProblem: (status: number, body: unknown) => googleEnvelopeProblem(status, body, true),
     async register(app) {
