@@ -28,7 +28,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project', 'operation'],
     response: 'Operation',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.globalOperations.wait',
     httpMethod: 'POST',
@@ -40,7 +40,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project', 'operation'],
     response: 'Operation',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.globalOperations.delete',
     httpMethod: 'DELETE',
@@ -51,7 +51,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     },
     parameterOrder: ['project', 'operation'],
     scopes: WRITE,
-   },
+  },
   {
     id: 'compute.globalOperations.list',
     httpMethod: 'GET',
@@ -67,7 +67,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project'],
     response: 'OperationList',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.globalOperations.aggregatedList',
     httpMethod: 'GET',
@@ -85,7 +85,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project'],
     response: 'OperationAggregatedList',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.regionOperations.get',
     httpMethod: 'GET',
@@ -98,7 +98,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project', 'region', 'operation'],
     response: 'Operation',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.regionOperations.wait',
     httpMethod: 'POST',
@@ -111,7 +111,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project', 'region', 'operation'],
     response: 'Operation',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.regionOperations.delete',
     httpMethod: 'DELETE',
@@ -123,7 +123,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     },
     parameterOrder: ['project', 'region', 'operation'],
     scopes: WRITE,
-   },
+  },
   {
     id: 'compute.regionOperations.list',
     httpMethod: 'GET',
@@ -140,7 +140,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project', 'region'],
     response: 'OperationList',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.zoneOperations.get',
     httpMethod: 'GET',
@@ -153,7 +153,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project', 'zone', 'operation'],
     response: 'Operation',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.zoneOperations.wait',
     httpMethod: 'POST',
@@ -166,7 +166,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project', 'zone', 'operation'],
     response: 'Operation',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.zoneOperations.delete',
     httpMethod: 'DELETE',
@@ -178,7 +178,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     },
     parameterOrder: ['project', 'zone', 'operation'],
     scopes: WRITE,
-   },
+  },
   {
     id: 'compute.zoneOperations.list',
     httpMethod: 'GET',
@@ -195,7 +195,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project', 'zone'],
     response: 'OperationList',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.images.getFromFamily',
     httpMethod: 'GET',
@@ -207,7 +207,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project', 'family'],
     response: 'Image',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.images.get',
     httpMethod: 'GET',
@@ -219,7 +219,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project', 'image'],
     response: 'Image',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.images.list',
     httpMethod: 'GET',
@@ -235,7 +235,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project'],
     response: 'ImageList',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.networks.get',
     httpMethod: 'GET',
@@ -247,7 +247,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project', 'network'],
     response: 'Network',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.networks.list',
     httpMethod: 'GET',
@@ -263,7 +263,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project'],
     response: 'NetworkList',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.subnetworks.get',
     httpMethod: 'GET',
@@ -276,7 +276,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project', 'region', 'subnetwork'],
     response: 'Subnetwork',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.subnetworks.list',
     httpMethod: 'GET',
@@ -293,7 +293,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project', 'region'],
     response: 'SubnetworkList',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.subnetworks.aggregatedList',
     httpMethod: 'GET',
@@ -311,7 +311,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project'],
     response: 'SubnetworkAggregatedList',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.instanceTemplates.insert',
     httpMethod: 'POST',
@@ -324,7 +324,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     request: 'InstanceTemplate',
     response: 'Operation',
     scopes: WRITE,
-   },
+  },
   {
     id: 'compute.instanceTemplates.get',
     httpMethod: 'GET',
@@ -336,7 +336,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project', 'instanceTemplate'],
     response: 'InstanceTemplate',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.instanceTemplates.delete',
     httpMethod: 'DELETE',
@@ -349,7 +349,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project', 'instanceTemplate'],
     response: 'Operation',
     scopes: WRITE,
-   },
+  },
   {
     id: 'compute.instanceTemplates.list',
     httpMethod: 'GET',
@@ -365,7 +365,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project'],
     response: 'InstanceTemplateList',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.instanceTemplates.aggregatedList',
     httpMethod: 'GET',
@@ -383,7 +383,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project'],
     response: 'InstanceTemplateAggregatedList',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.regionInstanceTemplates.insert',
     httpMethod: 'POST',
@@ -397,7 +397,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     request: 'InstanceTemplate',
     response: 'Operation',
     scopes: WRITE,
-   },
+  },
   {
     id: 'compute.regionInstanceTemplates.get',
     httpMethod: 'GET',
@@ -410,7 +410,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project', 'region', 'instanceTemplate'],
     response: 'InstanceTemplate',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.regionInstanceTemplates.delete',
     httpMethod: 'DELETE',
@@ -424,7 +424,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project', 'region', 'instanceTemplate'],
     response: 'Operation',
     scopes: WRITE,
-   },
+  },
   {
     id: 'compute.regionInstanceTemplates.list',
     httpMethod: 'GET',
@@ -441,7 +441,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project', 'region'],
     response: 'InstanceTemplateList',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.securityPolicies.listPreconfiguredExpressionSets',
     httpMethod: 'GET',
@@ -457,7 +457,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project'],
     response: 'SecurityPoliciesListPreconfiguredExpressionSetsResponse',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.securityPolicies.insert',
     httpMethod: 'POST',
@@ -471,7 +471,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     request: 'SecurityPolicy',
     response: 'Operation',
     scopes: WRITE,
-   },
+  },
   {
     id: 'compute.securityPolicies.list',
     httpMethod: 'GET',
@@ -487,7 +487,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project'],
     response: 'SecurityPolicyList',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.securityPolicies.get',
     httpMethod: 'GET',
@@ -499,7 +499,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project', 'securityPolicy'],
     response: 'SecurityPolicy',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.securityPolicies.patch',
     httpMethod: 'PATCH',
@@ -514,7 +514,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     request: 'SecurityPolicy',
     response: 'Operation',
     scopes: WRITE,
-   },
+  },
   {
     id: 'compute.securityPolicies.delete',
     httpMethod: 'DELETE',
@@ -527,7 +527,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project', 'securityPolicy'],
     response: 'Operation',
     scopes: WRITE,
-   },
+  },
   {
     id: 'compute.securityPolicies.getRule',
     httpMethod: 'GET',
@@ -540,7 +540,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project', 'securityPolicy'],
     response: 'SecurityPolicyRule',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.securityPolicies.addRule',
     httpMethod: 'POST',
@@ -554,7 +554,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     request: 'SecurityPolicyRule',
     response: 'Operation',
     scopes: WRITE,
-   },
+  },
   {
     id: 'compute.securityPolicies.patchRule',
     httpMethod: 'POST',
@@ -570,7 +570,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     request: 'SecurityPolicyRule',
     response: 'Operation',
     scopes: WRITE,
-   },
+  },
   {
     id: 'compute.securityPolicies.removeRule',
     httpMethod: 'POST',
@@ -583,7 +583,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project', 'securityPolicy'],
     response: 'Operation',
     scopes: WRITE,
-   },
+  },
   {
     id: 'compute.securityPolicies.setLabels',
     httpMethod: 'POST',
@@ -596,7 +596,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     request: 'GlobalSetLabelsRequest',
     response: 'Operation',
     scopes: WRITE,
-   },
+  },
   {
     id: 'compute.securityPolicies.aggregatedList',
     httpMethod: 'GET',
@@ -614,7 +614,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project'],
     response: 'SecurityPoliciesAggregatedList',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.regionSecurityPolicies.insert',
     httpMethod: 'POST',
@@ -629,7 +629,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     request: 'SecurityPolicy',
     response: 'Operation',
     scopes: WRITE,
-   },
+  },
   {
     id: 'compute.regionSecurityPolicies.list',
     httpMethod: 'GET',
@@ -646,7 +646,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project', 'region'],
     response: 'SecurityPolicyList',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.regionSecurityPolicies.get',
     httpMethod: 'GET',
@@ -659,7 +659,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project', 'region', 'securityPolicy'],
     response: 'SecurityPolicy',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.regionSecurityPolicies.patch',
     httpMethod: 'PATCH',
@@ -675,7 +675,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     request: 'SecurityPolicy',
     response: 'Operation',
     scopes: WRITE,
-   },
+  },
   {
     id: 'compute.regionSecurityPolicies.delete',
     httpMethod: 'DELETE',
@@ -689,7 +689,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project', 'region', 'securityPolicy'],
     response: 'Operation',
     scopes: WRITE,
-   },
+  },
   {
     id: 'compute.regionSecurityPolicies.getRule',
     httpMethod: 'GET',
@@ -703,7 +703,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project', 'region', 'securityPolicy'],
     response: 'SecurityPolicyRule',
     scopes: READ,
-   },
+  },
   {
     id: 'compute.regionSecurityPolicies.addRule',
     httpMethod: 'POST',
@@ -718,7 +718,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     request: 'SecurityPolicyRule',
     response: 'Operation',
     scopes: WRITE,
-   },
+  },
   {
     id: 'compute.regionSecurityPolicies.patchRule',
     httpMethod: 'POST',
@@ -735,7 +735,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     request: 'SecurityPolicyRule',
     response: 'Operation',
     scopes: WRITE,
-   },
+  },
   {
     id: 'compute.regionSecurityPolicies.removeRule',
     httpMethod: 'POST',
@@ -749,7 +749,7 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['project', 'region', 'securityPolicy'],
     response: 'Operation',
     scopes: WRITE,
-   },
+  },
   {
     id: 'compute.regionSecurityPolicies.setLabels',
     httpMethod: 'POST',
@@ -764,7 +764,8 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
     request: 'RegionSetLabelsRequest',
     response: 'Operation',
     scopes: WRITE,
-   },];
+  },
+];
 
 /** COMPUTE_DISCOVERY is the compute v1 API fogbank serves. */
 export const COMPUTE_DISCOVERY: DiscoveryApi = {

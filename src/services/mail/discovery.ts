@@ -296,7 +296,8 @@ export const MAIL_METHODS: readonly DiscoveryMethod[] = [
     parameterOrder: ['userId'],
     response: 'ListHistoryResponse',
     scopes: ['https://mail.google.com/', 'https://www.googleapis.com/auth/gmail.metadata', 'https://www.googleapis.com/auth/gmail.modify', 'https://www.googleapis.com/auth/gmail.readonly'],
-  },];
+  },
+];
 
 const str = { type: 'string' } as const;
 const bytes = { type: 'string', format: 'byte' } as const;

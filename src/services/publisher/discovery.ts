@@ -45,7 +45,8 @@ export const PUBLISHER_METHODS: readonly DiscoveryMethod[] = [
     response: 'InternalAppSharingArtifact',
     scopes: SCOPES,
     mediaUpload: MEDIA_UPLOADAPK,
-  },];
+  },
+];
 
 /** PUBLISHER_DISCOVERY is the Android Publisher v3 API fogbank serves (the spec's `publisher`). */
 export const PUBLISHER_DISCOVERY: DiscoveryApi = {
