@@ -1,5 +1,6 @@
 // The suite's one check that every client the end-to-end tests drive is installed. A missing
-// client fails here, once, with a line naming what to install; the suites that need it skip.
+// client fails here, once, with a line naming what to install (Debian's python3-googleapi is
+// looked for in /usr/bin/python3, where Debian installs it); the suites that need it skip.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ALL_CLIENTS, locateClient, missingClientMessage } from './harness/clients.ts';

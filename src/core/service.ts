@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Store } from '../store/store.ts';
 import type { Authenticator } from './auth.ts';
 import type { Clock, Timers } from './clock.ts';
+import type { DiscoveryApi } from './discovery.ts';
 import type { OperationsMode } from './config.ts';
 import type { PathAlias } from './path-aliases.ts';
 import type { IdSource } from './ids.ts';
@@ -123,6 +124,11 @@ export interface ServiceDefinition {
    * `request.url` is the routed path (aliases already rewritten).
    */
   screenUnknownPath?(request: FastifyRequest, context: ServiceContext): Promise<void> | void;
+  /**
+   * discovery loads the Discovery descriptions of the Google APIs the family serves (core/
+   * discovery.ts), for the discovery service to render; it should bring them in with `import()`.
+   */
+  discovery?(): Promise<readonly DiscoveryApi[]>;
   /** banner is the family's section of the start-up banner (omit it to show nothing). */
   banner?(site: BannerSite): BannerSection;
 }

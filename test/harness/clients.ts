@@ -1,12 +1,13 @@
 // The real clients the end-to-end tests drive, found for the platform at hand. gcloud and kubectl
 // come with the machine; protoc (two versions) and buf come from devDependencies; the Python and
-// Ruby Kubernetes clients are Debian's packages (.ci/run installs them when missing).
+// Ruby clients are Debian's packages (.ci/run installs them when missing).
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { REPO } from './paths.ts';
 
 /** Client names one external program a test drives. */
-export type Client = 'gcloud' | 'kubectl' | 'protoc' | 'protoc-oldest' | 'buf' | 'python3-kubernetes' | 'ruby-kubeclient';
+export type Client = 'gcloud' | 'kubectl' | 'protoc' | 'protoc-oldest' | 'buf' | 'python3-kubernetes' | 'ruby-kubeclient' | 'python3-googleapi';
 
 /** INSTALL says, per client, what to install when it is missing. */
 const INSTALL: Readonly<Record<Client, string>> = {
@@ -17,6 +18,7 @@ const INSTALL: Readonly<Record<Client, string>> = {
   buf: 'run npm ci (buf is the devDependency @bufbuild/buf)',
   'python3-kubernetes': "install Debian's Python Kubernetes client (apt-get install python3-kubernetes; the tests run /usr/bin/python3, not a pyenv one)",
   'ruby-kubeclient': "install Debian's Ruby Kubernetes client (apt-get install ruby-kubeclient)",
+  'python3-googleapi': "install Debian's google-api-python-client for /usr/bin/python3 (apt-get install python3-googleapi; .ci/run does)",
 };
 
 /**
@@ -33,6 +35,24 @@ function rubyGem(name: string): string {
   const gems = '/usr/share/rubygems-integration/all/gems';
   const dir = existsSync(gems) ? readdirSync(gems).find((entry) => entry.startsWith(`${name}-`)) : undefined;
   return dir === undefined ? `/usr/lib/ruby/vendor_ruby/${name}.rb` : join(gems, dir, 'lib', `${name}.rb`);
+}
+
+/** DEBIAN_PYTHON is Debian's own interpreter: Debian's python3-* packages are importable there, not in a pyenv python3 on PATH. */
+export const DEBIAN_PYTHON = '/usr/bin/python3';
+
+let debianGoogleApi: string | null | undefined;
+
+/** debianGoogleApiPython returns DEBIAN_PYTHON when it imports the client, its credentials and its HTTP adapter, else undefined (checked once). */
+function debianGoogleApiPython(): string | undefined {
+  if (debianGoogleApi === undefined) {
+    try {
+      execFileSync(DEBIAN_PYTHON, ['-c', 'import googleapiclient.discovery, google.oauth2.credentials, google_auth_httplib2'], { stdio: 'ignore' });
+      debianGoogleApi = DEBIAN_PYTHON;
+    } catch {
+      debianGoogleApi = null;
+    }
+  }
+  return debianGoogleApi ?? undefined;
 }
 
 /** ProtocAsset is one entry of an npm protoc package's assets.json. */
@@ -81,6 +101,8 @@ export function locateClient(client: Client): string | undefined {
       return debianLibrary('/usr/bin/python3', '/usr/lib/python3/dist-packages/kubernetes/__init__.py');
     case 'ruby-kubeclient':
       return debianLibrary('/usr/bin/ruby', rubyGem('kubeclient'));
+    case 'python3-googleapi':
+      return debianGoogleApiPython();
   }
 }
 
@@ -90,7 +112,7 @@ export function missingClientMessage(client: Client): string {
 }
 
 /** ALL_CLIENTS lists every client the suite drives. */
-export const ALL_CLIENTS: readonly Client[] = ['gcloud', 'kubectl', 'protoc', 'protoc-oldest', 'buf', 'python3-kubernetes', 'ruby-kubeclient'];
+export const ALL_CLIENTS: readonly Client[] = ['gcloud', 'kubectl', 'protoc', 'protoc-oldest', 'buf', 'python3-kubernetes', 'ruby-kubeclient', 'python3-googleapi'];
 
 /**
  * clientPath returns a client's path or throws the one-line install message. Test files call

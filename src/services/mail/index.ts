@@ -20,6 +20,7 @@ export const mailService: ServiceDefinition = {
   renderError: renderMailError,
   errorBodyProblem: (status: number, body: unknown) => googleEnvelopeProblem(status, body, true),
   banner: (site) => googleClientBanner(site, 'mail (Gmail API)', '/gmail/v1', 'gmail'),
+  discovery: async () => [(await import('./discovery.ts')).MAIL_DISCOVERY],
   async register(app, context) {
     return (await import('./register.ts')).registerMail(app, context);
   },
