@@ -108,6 +108,11 @@ export interface ServiceDefinition {
    */
   renderError(error: unknown, site: ErrorSite): ErrorResponse;
   /**
+   * encodeError writes an error body on the wire for this request (default: compact JSON); the
+   * cluster indents it when the request asks for pretty output, as the apiserver does.
+   */
+  encodeError?(body: unknown, request: FastifyRequest): string;
+  /**
    * errorBodyProblem says what keeps `body` (parsed JSON) from being an error answer with `status`
    * in this family's dialect, or undefined when it is one. The bad-input fuzzer holds every error
    * answer under the family's paths to it; a family without it is held to the shape of its own
