@@ -89,6 +89,7 @@ async function runStart(args: StartArgs): Promise<number> {
     logFormat: args.logFormat,
     ...(args.mailRelay === undefined ? {} : { mailRelay: args.mailRelay }),
     ...(args.uploadLimit === undefined ? {} : { uploadLimit: args.uploadLimit }),
+    ...(args.uploadDeadlineSeconds === undefined ? {} : { uploadDeadlineMs: args.uploadDeadlineSeconds * 1000 }),
     ...(args.eventTtlSeconds === undefined ? {} : { eventTtlSeconds: args.eventTtlSeconds }),
   });
   if (received === undefined) process.stdout.write(renderBanner({ ...server, storeBackend: storeLabel(server.store.backend, args.store) }, SERVICES));

@@ -21,6 +21,8 @@ export interface ServiceContext {
   readonly mailRelay?: string;
   /** The largest accepted media upload, in bytes; undefined means the family's default. */
   readonly uploadLimit?: number;
+  /** How long a family may process a received upload before answering 503; undefined means the upload engine's default (30 s). */
+  readonly uploadDeadlineMs?: number;
   /**
    * singleton runs background work that must run once among replicas sharing the store (expiry
    * sweeps, controllers) on one elected replica, handing it over when that replica stops or dies.

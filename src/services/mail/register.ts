@@ -16,7 +16,7 @@ import { registerMetadataRoutes, registerUploadRoutes, type MailRoutes } from '.
  */
 export async function registerMail(app: FastifyInstance, context: ServiceContext): Promise<ServiceHandle> {
   const area = openFileArea(context.dataDir, 'mail');
-  const engine = new UploadEngine({ family: 'mail', store: context.store, clock: context.clock, ids: context.ids, area });
+  const engine = new UploadEngine({ family: 'mail', store: context.store, clock: context.clock, ids: context.ids, area, ...(context.uploadDeadlineMs === undefined ? {} : { completionDeadlineMs: context.uploadDeadlineMs }) });
   await engine.open();
   const files = new MessageFiles(context.store);
   await files.sweep();
@@ -39,6 +39,8 @@ export async function registerMail(app: FastifyInstance, context: ServiceContext
   }
   return {
     async close() {
+      // Uploads still being processed are answered now: the shutdown does not wait for them.
+      engine.close();
       await relay?.close();
       area.close();
     },
