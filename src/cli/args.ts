@@ -17,6 +17,8 @@ export interface StartArgs {
   storePoolSize: number;
   /** Forward every delivered mail message to this SMTP server. */
   mailRelay: string | undefined;
+  /** The most recipients a sent mail message may have (`--mail-max-recipients`); absent means Gmail's 100. */
+  mailMaxRecipients?: number;
   /** Largest accepted media upload (bundles, APKs), in bytes; undefined for the family's default. */
   uploadLimit: number | undefined;
   /** How long a received upload may be processed before it is answered 503 (`--upload-deadline 30s`); absent means the default. */
@@ -123,6 +125,17 @@ const FLAGS: readonly Flag[] = [
     apply: (a, v) => {
       if (!/^smtps?:\/\/[^/:]+(:\d+)?\/?$/.test(v)) throw new UsageError(`--mail-relay must be smtp://host:port or smtps://host:port, not '${v}'`);
       a.mailRelay = v;
+    },
+  },
+  {
+    name: 'mail-max-recipients',
+    value: 'N',
+    default: '100, as the Gmail API',
+    help: 'most recipients (To, Cc and Bcc together) of one sent mail message; more is refused with 400',
+    apply: (a, v) => {
+      const count = Number(v);
+      if (!/^\d+$/.test(v) || count < 1 || count > 100_000) throw new UsageError(`--mail-max-recipients must be a number from 1 to 100000, not '${v}'`);
+      a.mailMaxRecipients = count;
     },
   },
   {

@@ -25,15 +25,20 @@ export function refOf(message: MessageRecord): { id: string; threadId: string; l
   return { id: message.id, threadId: message.threadId, labelIds: message.labelIds };
 }
 
-/** addMessage stores a new message (with its Message-ID index entry) and records messagesAdded. */
+/**
+ * addMessage stores a new message (with its Message-ID index entry) and records messagesAdded:
+ * one read (the mailbox's history counter) and the writes, as a message carries the id of the
+ * change that made it.
+ */
 export async function addMessage(tx: Transaction, mailbox: string, message: Omit<MessageRecord, 'historyId'>): Promise<MessageRecord> {
-  const historyId = await nextHistoryIdPeek(tx, mailbox);
+  const historyId = await nextHistoryId(tx, mailbox);
   const stored: MessageRecord = { ...message, historyId };
   await tx.put(KINDS.messages, key(mailbox, message.id), stored, { expectRevision: 0 });
   if (message.search.rfc822msgid !== '') {
     await tx.put(KINDS.messageIds, key(mailbox, message.search.rfc822msgid), { id: message.id, threadId: message.threadId });
   }
-  await recordHistory(tx, mailbox, { messages: [{ id: message.id, threadId: message.threadId }], messagesAdded: [{ message: refOf(stored) }] });
+  const change: HistoryChange = { messages: [{ id: message.id, threadId: message.threadId }], messagesAdded: [{ message: refOf(stored) }] };
+  await tx.put(KINDS.history, historyKey(mailbox, historyId), { id: historyId, ...change } satisfies HistoryRecord);
   return stored;
 }
 

@@ -23,7 +23,7 @@ export async function registerMail(app: FastifyInstance, context: ServiceContext
   const relay = context.mailRelay === undefined ? undefined : new Relay(context.mailRelay, context.store);
   const routes: MailRoutes = {
     auth: context.auth,
-    compose: loadOnFirstUse(async () => new (await import('./compose-service.ts')).ComposeService(context.store, context.clock, context.ids, files, relay)),
+    compose: loadOnFirstUse(async () => new (await import('./compose-service.ts')).ComposeService(context.store, context.clock, context.ids, files, relay, context.mailMaxRecipients)),
     mailboxes: new MailboxService(context.store, context.clock, files),
   };
   useMailErrors(app);
