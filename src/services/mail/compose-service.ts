@@ -4,7 +4,7 @@ import type { Store, Transaction } from '../../store/store.ts';
 import { notFound } from './errors.ts';
 import { allRecipients } from './mime/addresses.ts';
 import type { MessageFiles, RawSource, StoredRaw } from './message-files.ts';
-import { addMessage, removeMessage, shareFile } from './mailbox-writes.ts';
+import { addMessage, addMessages, removeMessage, shareFile } from './mailbox-writes.ts';
 import { key, KINDS, newDraftId, newMessageId, type DraftRecord, type MessageRecord } from './model.ts';
 import { composeOutgoing, withoutBcc, type ComposeMode, type OutgoingMessage } from './outgoing.ts';
 import { MAX_RECIPIENTS_PER_MESSAGE } from './recipient-limit.ts';
@@ -138,8 +138,9 @@ export class ComposeService {
   /**
    * #deliver stores the sender's copy and every recipient's in one transaction. Everything that
    * does not depend on what the mailboxes hold now — ids, the copies' records (one shared body:
-   * the payload without Bcc, the search fields) — is made before it, so the transaction only
-   * reads threads when the message answers another and writes each copy's rows.
+   * the payload without Bcc, the search fields) — is made before it, so the transaction reads
+   * threads only when the message answers another, then every mailbox's counter at once, and
+   * writes every copy's rows in one batch.
    */
   async #deliver(mailbox: string, outgoing: OutgoingMessage, threadId: string | undefined, alsoInTransaction: ((tx: Transaction) => Promise<void>) | undefined): Promise<MinimalMessage> {
     const everyone = allRecipients(outgoing.recipients);
@@ -159,13 +160,14 @@ export class ComposeService {
         await shareFile(tx, outgoing.senderFile, separate ? 1 : 1 + recipients.length, outgoing.text);
         if (separate && recipients.length > 0) await shareFile(tx, outgoing.deliveryFile, recipients.length, outgoing.text);
         const thread = await threadFor(tx, mailbox, senderId, outgoing.references, outgoing.subject, threadId, true);
-        const message = await addMessage(tx, mailbox, { ...senderCopy, threadId: thread });
+        const added = [{ mailbox, message: { ...senderCopy, threadId: thread } }];
         for (const { recipient, id } of copies) {
           // A message that answers nothing starts its own thread in every mailbox: no read needed.
           const copyThread = answers ? await threadFor(tx, recipient, id, outgoing.references, outgoing.subject, undefined, false) : id;
-          await addMessage(tx, recipient, { ...delivered, id, threadId: copyThread });
+          added.push({ mailbox: recipient, message: { ...delivered, id, threadId: copyThread } });
         }
-        return message;
+        const [message] = await addMessages(tx, added);
+        return message!;
       }),
     );
     if (separate && recipients.length === 0) await this.files.remove(outgoing.deliveryFile.name);

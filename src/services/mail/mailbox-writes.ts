@@ -1,4 +1,4 @@
-import type { Transaction } from '../../store/store.ts';
+import type { PutRequest, Transaction } from '../../store/store.ts';
 import type { StoredRaw } from './message-files.ts';
 import { historyKey, key, KINDS, type FileRefs, type HistoryRecord, type MailboxRecord, type MessageRecord } from './model.ts';
 
@@ -39,6 +39,37 @@ export async function addMessage(tx: Transaction, mailbox: string, message: Omit
   }
   const change: HistoryChange = { messages: [{ id: message.id, threadId: message.threadId }], messagesAdded: [{ message: refOf(stored) }] };
   await tx.put(KINDS.history, historyKey(mailbox, historyId), { id: historyId, ...change } satisfies HistoryRecord);
+  return stored;
+}
+
+/** NewMessage is a message to add to a mailbox, before it has a history id. */
+export interface NewMessage {
+  readonly mailbox: string;
+  readonly message: Omit<MessageRecord, 'historyId'>;
+}
+
+/**
+ * addMessages adds one message to each of several distinct mailboxes, as addMessage each would,
+ * in one read of their history counters and one batch of writes (a send to a hundred recipients
+ * is two round trips to a networked store, not five hundred).
+ */
+export async function addMessages(tx: Transaction, added: readonly NewMessage[]): Promise<MessageRecord[]> {
+  const mailboxes = added.map((entry) => entry.mailbox);
+  if (new Set(mailboxes).size !== mailboxes.length) throw new Error('addMessages needs distinct mailboxes: each reads its counter once');
+  const counters = await tx.getMany<MailboxRecord>(KINDS.mailboxes, mailboxes);
+  const writes: PutRequest[] = [];
+  const stored = added.map(({ mailbox, message }, i) => {
+    const current = counters[i]?.value;
+    const counter: MailboxRecord = current === undefined ? { historyId: 1, nextLabel: 1 } : { ...current, historyId: current.historyId + 1 };
+    const historyId = counter.historyId;
+    const record: MessageRecord = { ...message, historyId };
+    const change: HistoryChange = { messages: [{ id: message.id, threadId: message.threadId }], messagesAdded: [{ message: refOf(record) }] };
+    writes.push({ kind: KINDS.mailboxes, key: mailbox, value: counter }, { kind: KINDS.messages, key: key(mailbox, message.id), value: record, options: { expectRevision: 0 } });
+    if (message.search.rfc822msgid !== '') writes.push({ kind: KINDS.messageIds, key: key(mailbox, message.search.rfc822msgid), value: { id: message.id, threadId: message.threadId } });
+    writes.push({ kind: KINDS.history, key: historyKey(mailbox, historyId), value: { id: historyId, ...change } satisfies HistoryRecord });
+    return record;
+  });
+  await tx.putMany(writes);
   return stored;
 }
 
