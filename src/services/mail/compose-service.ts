@@ -50,16 +50,16 @@ export class ComposeService {
   }
 
   /** send delivers a raw message from `mailbox` to its To, Cc and Bcc. */
-  async send(mailbox: string, source: RawSource, threadId: string | undefined): Promise<MinimalMessage> {
+  async send(mailbox: string, source: RawSource, threadId: string | undefined, signal?: AbortSignal): Promise<MinimalMessage> {
     const outgoing = await composeOutgoing(source, mailbox, this.#send, this.files, this.clock, this.ids);
-    return this.#deliver(mailbox, outgoing, threadId, undefined);
+    return this.#deliver(mailbox, outgoing, threadId, undefined, signal);
   }
 
   /** createDraft stores a raw message as a draft (label DRAFT); no recipient is needed yet. */
-  async createDraft(mailbox: string, source: RawSource, threadId: string | undefined): Promise<DraftAnswer> {
+  async createDraft(mailbox: string, source: RawSource, threadId: string | undefined, signal?: AbortSignal): Promise<DraftAnswer> {
     const outgoing = await composeOutgoing(source, mailbox, DRAFT, this.files, this.clock, this.ids);
     const draftId = newDraftId(this.ids);
-    return this.#guard(outgoing, async () =>
+    return this.#guard(outgoing, signal, async () =>
       this.store.transact(async (tx) => {
         const message = await this.#storeDraftMessage(tx, mailbox, outgoing, threadId);
         await tx.put(KINDS.drafts, key(mailbox, draftId), { id: draftId, messageId: message.id } satisfies DraftRecord, { expectRevision: 0 });
@@ -69,11 +69,11 @@ export class ComposeService {
   }
 
   /** updateDraft replaces a draft's message (it gets a new message id, as in Gmail). */
-  async updateDraft(mailbox: string, draftId: string, source: RawSource, threadId: string | undefined): Promise<DraftAnswer> {
+  async updateDraft(mailbox: string, draftId: string, source: RawSource, threadId: string | undefined, signal?: AbortSignal): Promise<DraftAnswer> {
     await this.#draft(mailbox, draftId);
     const outgoing = await composeOutgoing(source, mailbox, DRAFT, this.files, this.clock, this.ids);
     const replaced: string[] = [];
-    const answer = await this.#guard(outgoing, async () =>
+    const answer = await this.#guard(outgoing, signal, async () =>
       this.store.transact(async (tx) => {
         const draft = await tx.get<DraftRecord>(KINDS.drafts, key(mailbox, draftId));
         if (draft === undefined) throw notFound();
@@ -90,7 +90,7 @@ export class ComposeService {
   }
 
   /** sendDraft sends a draft (after replacing its message when `source` is given) and deletes it. */
-  async sendDraft(mailbox: string, draftId: string, source: RawSource | undefined, threadId: string | undefined): Promise<MinimalMessage> {
+  async sendDraft(mailbox: string, draftId: string, source: RawSource | undefined, threadId: string | undefined, signal?: AbortSignal): Promise<MinimalMessage> {
     const { draft, message } = await this.#draft(mailbox, draftId);
     const raw: RawSource = source ?? (await this.files.source(message.file));
     const outgoing = await composeOutgoing(raw, mailbox, this.#send, this.files, this.clock, this.ids);
@@ -102,7 +102,7 @@ export class ComposeService {
       const draftMessage = await tx.get<MessageRecord>(KINDS.messages, key(mailbox, draft.messageId));
       const file = draftMessage === undefined ? undefined : await removeMessage(tx, mailbox, draftMessage.value);
       if (file !== undefined) unused.push(file);
-    });
+    }, signal);
     await Promise.all(unused.map((file) => this.files.remove(file)));
     return sent;
   }
@@ -142,7 +142,7 @@ export class ComposeService {
    * threads only when the message answers another, then every mailbox's counter at once, and
    * writes every copy's rows in one batch.
    */
-  async #deliver(mailbox: string, outgoing: OutgoingMessage, threadId: string | undefined, alsoInTransaction: ((tx: Transaction) => Promise<void>) | undefined): Promise<MinimalMessage> {
+  async #deliver(mailbox: string, outgoing: OutgoingMessage, threadId: string | undefined, alsoInTransaction: ((tx: Transaction) => Promise<void>) | undefined, signal?: AbortSignal): Promise<MinimalMessage> {
     const everyone = allRecipients(outgoing.recipients);
     const recipients = everyone.filter((address) => address !== mailbox);
     const toSelf = recipients.length !== everyone.length;
@@ -153,7 +153,7 @@ export class ComposeService {
     const delivered = this.#record('', '', ['INBOX', 'UNREAD'], outgoing, outgoing.deliveryFile, true, now);
     const copies = recipients.map((recipient) => ({ recipient, id: newMessageId(now, this.ids) }));
     const answers = outgoing.references.length > 0;
-    const sent = await this.#guard(outgoing, async () =>
+    const sent = await this.#guard(outgoing, signal, async () =>
       this.store.transact(async (tx) => {
         await alsoInTransaction?.(tx);
         // One raw file serves every copy that has the same bytes; it is unlinked with its last message.
@@ -190,9 +190,13 @@ export class ComposeService {
     };
   }
 
-  /** #guard removes every file the write made when the write fails, so nothing half-stored stays. */
-  async #guard<R>(outgoing: OutgoingMessage, write: () => Promise<R>): Promise<R> {
+  /**
+   * #guard removes every file the write made when the write fails, so nothing half-stored stays;
+   * an upload already answered without us (`signal` aborted: deadline, shutdown) writes nothing.
+   */
+  async #guard<R>(outgoing: OutgoingMessage, signal: AbortSignal | undefined, write: () => Promise<R>): Promise<R> {
     try {
+      signal?.throwIfAborted();
       return await write();
     } catch (error) {
       const names = new Set([outgoing.senderFile.name, outgoing.deliveryFile.name]);

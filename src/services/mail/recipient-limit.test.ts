@@ -133,3 +133,23 @@ describe('delivery to many recipients', () => {
     }
   });
 });
+
+describe('an upload answered without the method (deadline, shutdown)', () => {
+  test('a send, a draft and a draft update whose signal is aborted store nothing and leave no file', async () => {
+    const { ComposeService } = await import('./compose-service.ts');
+    const { MessageFiles } = await import('./message-files.ts');
+    const store = new MemoryStore();
+    const files = new MessageFiles(store);
+    const compose = new ComposeService(store, new ManualClock(), seededIds('aborted'), files, undefined);
+    // Over the inline limit, so each attempt writes a store file first.
+    const source = { kind: 'bytes' as const, bytes: Buffer.from(`To: bob@example.com\r\nBcc: carol@example.com\r\nSubject: late\r\n\r\n${'x'.repeat(70_000)}`) };
+    const aborted = AbortSignal.abort(new Error('answered already'));
+    await assert.rejects(compose.send('ann@example.com', source, undefined, aborted), { message: 'answered already' });
+    await assert.rejects(compose.createDraft('ann@example.com', source, undefined, aborted), { message: 'answered already' });
+    assert.equal(await store.count(KINDS.messages), 0);
+    assert.equal(await store.count(KINDS.drafts), 0);
+    const kept: string[] = [];
+    await store.files.sweep('mail/raw/', async (ids) => (kept.push(...ids), new Set()));
+    assert.deepEqual(kept, [], 'a raw file was left behind');
+  });
+});
