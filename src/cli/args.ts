@@ -17,8 +17,12 @@ export interface StartArgs {
   storePoolSize: number;
   /** Forward every delivered mail message to this SMTP server. */
   mailRelay: string | undefined;
+  /** The most recipients a sent mail message may have (`--mail-max-recipients`); absent means Gmail's 100. */
+  mailMaxRecipients?: number;
   /** Largest accepted media upload (bundles, APKs), in bytes; undefined for the family's default. */
   uploadLimit: number | undefined;
+  /** How long a received upload may be processed before it is answered 503 (`--upload-deadline 30s`); absent means the default. */
+  uploadDeadlineSeconds?: number;
   /** How long cluster API events live (`--event-ttl 1h`); absent means the family's default. */
   eventTtlSeconds?: number;
 }
@@ -124,6 +128,17 @@ const FLAGS: readonly Flag[] = [
     },
   },
   {
+    name: 'mail-max-recipients',
+    value: 'N',
+    default: '100, as the Gmail API',
+    help: 'most recipients (To, Cc and Bcc together) of one sent mail message; more is refused with 400',
+    apply: (a, v) => {
+      const count = Number(v);
+      if (!/^\d+$/.test(v) || count < 1 || count > 100_000) throw new UsageError(`--mail-max-recipients must be a number from 1 to 100000, not '${v}'`);
+      a.mailMaxRecipients = count;
+    },
+  },
+  {
     name: 'upload-limit',
     value: 'BYTES|NK|NM|NG',
     default: '2G (APKs: 1G)',
@@ -134,6 +149,17 @@ const FLAGS: readonly Flag[] = [
       const bytes = match === null ? Number.NaN : Number(match[1]) * 1024 ** ' KMG'.indexOf((match[2] || ' ').toUpperCase());
       if (!Number.isSafeInteger(bytes) || bytes <= 0) throw new UsageError(`--upload-limit must be a positive number of bytes, optionally with K, M or G, not '${v}'`);
       a.uploadLimit = bytes;
+    },
+  },
+  {
+    name: 'upload-deadline',
+    value: 'DURATION',
+    default: '30s',
+    help: 'how long a received upload (bundle, APK, mail message) may be processed before the request is answered 503',
+    apply: (a, v) => {
+      const seconds = parseDuration(v);
+      if (seconds === undefined || seconds === 0) throw new UsageError(`--upload-deadline must be a duration such as 30s, 2m or 1h, not '${v}'`);
+      a.uploadDeadlineSeconds = seconds;
     },
   },
   {

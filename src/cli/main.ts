@@ -88,7 +88,9 @@ async function runStart(args: StartArgs): Promise<number> {
     logLevel: args.logLevel,
     logFormat: args.logFormat,
     ...(args.mailRelay === undefined ? {} : { mailRelay: args.mailRelay }),
+    ...(args.mailMaxRecipients === undefined ? {} : { mailMaxRecipients: args.mailMaxRecipients }),
     ...(args.uploadLimit === undefined ? {} : { uploadLimit: args.uploadLimit }),
+    ...(args.uploadDeadlineSeconds === undefined ? {} : { uploadDeadlineMs: args.uploadDeadlineSeconds * 1000 }),
     ...(args.eventTtlSeconds === undefined ? {} : { eventTtlSeconds: args.eventTtlSeconds }),
   });
   if (received === undefined) process.stdout.write(renderBanner({ ...server, storeBackend: storeLabel(server.store.backend, args.store) }, SERVICES));

@@ -37,6 +37,10 @@ export interface StartOptions {
   readonly mailRelay?: string;
   /** Largest accepted media upload (bundles, APKs), in bytes. */
   readonly uploadLimit?: number;
+  /** The most recipients a sent mail message may have (default 100, Gmail API's). */
+  readonly mailMaxRecipients?: number;
+  /** How long a received upload may be processed before the request is answered 503, in milliseconds (default 30 s). */
+  readonly uploadDeadlineMs?: number;
   /** How long cluster API events live, in seconds (default one hour). */
   readonly eventTtlSeconds?: number;
   /** How long a replica leads singleton work (event expiry, controllers, retention) without renewing (default 10 s). */
@@ -110,6 +114,8 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
         ...(dataDir === undefined ? {} : { dataDir }),
         ...(options.mailRelay === undefined ? {} : { mailRelay: options.mailRelay }),
         ...(options.uploadLimit === undefined ? {} : { uploadLimit: options.uploadLimit }),
+        ...(options.mailMaxRecipients === undefined ? {} : { mailMaxRecipients: options.mailMaxRecipients }),
+        ...(options.uploadDeadlineMs === undefined ? {} : { uploadDeadlineMs: options.uploadDeadlineMs }),
       },
       // The cluster family takes its one start-up option (the event TTL) here.
       options.eventTtlSeconds === undefined ? SERVICES : SERVICES.map((service) => (service.name === 'cluster' ? createClusterService({ eventTtlSeconds: options.eventTtlSeconds! }) : service)),

@@ -20,8 +20,12 @@ export interface ServiceContext {
   readonly dataDir?: string;
   /** mailRelay is the `--mail-relay smtp://host:port` every delivered message is forwarded to, when set. */
   readonly mailRelay?: string;
+  /** The most recipients a sent mail message may have; undefined means Gmail's (100). */
+  readonly mailMaxRecipients?: number;
   /** The largest accepted media upload, in bytes; undefined means the family's default. */
   readonly uploadLimit?: number;
+  /** How long a family may process a received upload before answering 503; undefined means the upload engine's default (30 s). */
+  readonly uploadDeadlineMs?: number;
   /**
    * singleton runs background work that must run once among replicas sharing the store (expiry
    * sweeps, controllers) on one elected replica, handing it over when that replica stops or dies.

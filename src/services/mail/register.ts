@@ -15,14 +15,14 @@ import { registerMetadataRoutes, registerUploadRoutes, type MailRoutes } from '.
  */
 export async function registerMail(app: FastifyInstance, context: ServiceContext): Promise<ServiceHandle> {
   const area = openFileArea(context.dataDir, 'mail');
-  const engine = new UploadEngine({ family: 'mail', store: context.store, clock: context.clock, ids: context.ids, area });
+  const engine = new UploadEngine({ family: 'mail', store: context.store, clock: context.clock, ids: context.ids, area, ...(context.uploadDeadlineMs === undefined ? {} : { completionDeadlineMs: context.uploadDeadlineMs }) });
   await engine.open();
   const files = new MessageFiles(context.store);
   await files.sweep();
   const relay = context.mailRelay === undefined ? undefined : new Relay(context.mailRelay, context.store);
   const routes: MailRoutes = {
     auth: context.auth,
-    compose: loadOnFirstUse(async () => new (await import('./compose-service.ts')).ComposeService(context.store, context.clock, context.ids, files, relay)),
+    compose: loadOnFirstUse(async () => new (await import('./compose-service.ts')).ComposeService(context.store, context.clock, context.ids, files, relay, context.mailMaxRecipients)),
     mailboxes: new MailboxService(context.store, context.clock, files),
   };
   await app.register(async (scope) => registerMetadataRoutes(scope, routes), { prefix: MAIL_PREFIXES.metadata });
@@ -37,6 +37,8 @@ export async function registerMail(app: FastifyInstance, context: ServiceContext
   }
   return {
     async close() {
+      // Uploads still being processed are answered now: the shutdown does not wait for them.
+      engine.close();
       await relay?.close();
       area.close();
     },
