@@ -40,6 +40,8 @@ export interface CoreStartOptions {
   /** How logs are written: text lines (default) or JSON records. */
   readonly logFormat?: LogFormat;
   readonly bodyLimit?: number;
+  /** How long a received upload may be processed before the request is answered 503, in milliseconds (default 30 s). */
+  readonly uploadDeadlineMs?: number;
   /** How long a replica leads singleton work (event expiry, controllers, retention) without renewing (default 10 s). */
   readonly leaderTtlMs?: number;
   readonly clock?: Clock;
@@ -124,6 +126,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
         operations: options.operations ?? 'realistic',
         options: familyOptions,
         ...(dataDir === undefined ? {} : { dataDir }),
+        ...(options.uploadDeadlineMs === undefined ? {} : { uploadDeadlineMs: options.uploadDeadlineMs }),
       },
       services,
       { logLevel, logFormat: options.logFormat ?? 'text', bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT, ...(options.leaderTtlMs === undefined ? {} : { leaderTtlMs: options.leaderTtlMs }) },

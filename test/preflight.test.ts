@@ -1,5 +1,6 @@
 // The suite's one check that every client the end-to-end tests drive is installed. A missing
-// client fails here, once, with a line naming what to install; the suites that need it skip.
+// client fails here, once, with a line naming what to install (Debian's python3-googleapi is
+// looked for in /usr/bin/python3, where Debian installs it); the suites that need it skip.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ALL_CLIENTS, locateClient, missingClientMessage } from './harness/clients.ts';
@@ -7,4 +8,9 @@ import { ALL_CLIENTS, locateClient, missingClientMessage } from './harness/clien
 test('every client the end-to-end tests drive is installed', () => {
   const missing = ALL_CLIENTS.filter((client) => locateClient(client) === undefined).map(missingClientMessage);
   assert.ok(missing.length === 0, missing.join('\n'));
+});
+
+test('a missing Kubernetes client is named with the Debian package that provides it', () => {
+  assert.match(missingClientMessage('python3-kubernetes'), /^python3-kubernetes is not installed: .*apt-get install python3-kubernetes.*\/usr\/bin\/python3/);
+  assert.match(missingClientMessage('ruby-kubeclient'), /^ruby-kubeclient is not installed: .*apt-get install ruby-kubeclient/);
 });

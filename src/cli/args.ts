@@ -1,6 +1,7 @@
 import type { OperationsMode } from '../core/config.ts';
 import { type FamilyOption, OptionError } from '../core/family-options.ts';
 import { isLogFormat, isLogLevel, type LogFormat, type LogLevel } from '../core/log.ts';
+import { parseDuration } from '../lib/duration.ts';
 import { SERVICES } from '../fogbank.ts';
 
 /** StartArgs are the parsed flags of `fogbank start`. */
@@ -19,6 +20,8 @@ export interface StartArgs {
   storePoolSize: number;
   /** The values of the families' own flags (ServiceDefinition.options), by option key; absent ones take the family's default. */
   familyOptions: Record<string, unknown>;
+  /** How long a received upload may be processed before it is answered 503 (`--upload-deadline 30s`); absent means the default. */
+  uploadDeadlineSeconds?: number;
 }
 
 /** UsageError is a command-line mistake; the CLI prints it with a pointer to the help and exits 2. */
@@ -110,6 +113,17 @@ const CORE_FLAGS: readonly Flag[] = [
     apply: (a, v) => {
       if (!isLogFormat(v)) throw new UsageError(`--log-format must be text or json, not '${v}'`);
       a.logFormat = v;
+    },
+  },
+  {
+    name: 'upload-deadline',
+    value: 'DURATION',
+    default: '30s',
+    help: 'how long a received upload (bundle, APK, mail message) may be processed before the request is answered 503',
+    apply: (a, v) => {
+      const seconds = parseDuration(v);
+      if (seconds === undefined || seconds === 0) throw new UsageError(`--upload-deadline must be a duration such as 30s, 2m or 1h, not '${v}'`);
+      a.uploadDeadlineSeconds = seconds;
     },
   },
 ];

@@ -86,6 +86,7 @@ async function runStart(args: StartArgs): Promise<number> {
     operations: args.operations,
     logLevel: args.logLevel,
     logFormat: args.logFormat,
+    ...(args.uploadDeadlineSeconds === undefined ? {} : { uploadDeadlineMs: args.uploadDeadlineSeconds * 1000 }),
     ...args.familyOptions,
   });
   if (received === undefined) process.stdout.write(renderBanner({ ...server, storeBackend: storeLabel(server.store.backend, args.store) }, SERVICES));

@@ -29,7 +29,8 @@ export function errorAnswer(service: ServiceDefinition, errors: FamilyErrors, bo
       if (!raw.writableEnded) raw.destroy();
       return undefined;
     }
-    return reply.code(response.status).headers(response.headers).serializer(asIs).send(JSON.stringify(response.body));
+    const text = service.encodeError?.(response.body, request) ?? JSON.stringify(response.body);
+    return reply.code(response.status).headers(response.headers).serializer(asIs).send(text);
   };
 }
 

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Store } from '../store/store.ts';
 import type { Authenticator } from './auth.ts';
 import type { Clock, Timers } from '../lib/clock.ts';
+import type { DiscoveryApi } from './discovery.ts';
 import type { OperationsMode } from './config.ts';
 import type { FamilyOption, FamilyOptionValues } from './family-options.ts';
 import type { Term } from './identifiers.ts';
@@ -21,6 +22,8 @@ export interface ServiceContext {
   readonly dataDir?: string;
   /** options are the values given for the families' declared options (ServiceDefinition.options); absent ones take the family's default. */
   readonly options?: FamilyOptionValues;
+  /** How long a family may process a received upload before answering 503; undefined means the upload engine's default (30 s). */
+  readonly uploadDeadlineMs?: number;
   /**
    * singleton runs background work that must run once among replicas sharing the store (expiry
    * sweeps, controllers) on one elected replica, handing it over when that replica stops or dies.
@@ -120,6 +123,11 @@ export interface ServiceDefinition {
    */
   renderError(error: unknown, site: ErrorSite): ErrorResponse;
   /**
+   * encodeError writes an error body on the wire for this request (default: compact JSON); the
+   * cluster indents it when the request asks for pretty output, as the apiserver does.
+   */
+  encodeError?(body: unknown, request: FastifyRequest): string;
+  /**
    * errorBodyProblem says what keeps `body` (parsed JSON) from being an error answer with `status`
    * in this family's dialect, or undefined when it is one. The bad-input fuzzer holds every error
    * answer under the family's paths to it; a family without it is held to the shape of its own
@@ -136,6 +144,11 @@ export interface ServiceDefinition {
    * `request.url` is the routed path (aliases already rewritten).
    */
   screenUnknownPath?(request: FastifyRequest, context: ServiceContext): Promise<void> | void;
+  /**
+   * discovery loads the Discovery descriptions of the Google APIs the family serves (core/
+   * discovery.ts), for the discovery service to render; it should bring them in with `import()`.
+   */
+  discovery?(): Promise<readonly DiscoveryApi[]>;
   /** banner is the family's section of the start-up banner (omit it to show nothing). */
   banner?(site: BannerSite): BannerSection;
   /**

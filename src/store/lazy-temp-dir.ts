@@ -2,6 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+/** LIVE are the directories made and not yet removed; one process exit hook removes them all (a hook each would trip Node's listener warning past ten stores). */
+const LIVE = new Set<LazyTempDir>();
+let hooked = false;
+
 /**
  * LazyTempDir is a temporary directory made on first use and removed by `remove` — or, for an
  * owner nobody closes (a test, a crash of the caller), when the process exits — so the memory
@@ -9,7 +13,6 @@ import { join } from 'node:path';
  */
 export class LazyTempDir {
   #dir: string | undefined;
-  readonly #cleanup = (): void => this.remove();
 
   constructor(private readonly prefix: string) {}
 
@@ -17,7 +20,13 @@ export class LazyTempDir {
   path(): string {
     if (this.#dir === undefined) {
       this.#dir = mkdtempSync(join(tmpdir(), this.prefix));
-      process.once('exit', this.#cleanup);
+      LIVE.add(this);
+      if (!hooked) {
+        hooked = true;
+        process.once('exit', () => {
+          for (const dir of LIVE) dir.remove();
+        });
+      }
     }
     return this.#dir;
   }
@@ -27,6 +36,6 @@ export class LazyTempDir {
     if (this.#dir === undefined) return;
     rmSync(this.#dir, { recursive: true, force: true });
     this.#dir = undefined;
-    process.off('exit', this.#cleanup);
+    LIVE.delete(this);
   }
 }

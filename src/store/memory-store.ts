@@ -15,6 +15,7 @@ import {
   type Change,
   type ChangeListener,
   type ListOptions,
+  type PutRequest,
   type Store,
   type StoreHealth,
   type StoredRecord,
@@ -130,6 +131,15 @@ export class MemoryStore implements Store {
           stage(kind, key, record);
           pending.push({ type: current ? 'updated' : 'created', kind, key, value, revision, createRevision: record.createRevision });
           return record;
+        },
+        getMany: async <T>(kind: string, keys: readonly string[]) => {
+          guard();
+          return keys.map((key) => read(kind, key) as StoredRecord<T> | undefined);
+        },
+        putMany: async (writes: readonly PutRequest[]) => {
+          const written: StoredRecord[] = [];
+          for (const write of writes) written.push(await tx.put(write.kind, write.key, write.value, write.options));
+          return written;
         },
         delete: async <T>(kind: string, key: string, options?: WriteOptions) => {
           guard();

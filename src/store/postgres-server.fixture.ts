@@ -14,7 +14,10 @@ import { onTestProcessExit } from '../testing/exit.ts';
  * does not come up, `startPostgres` throws, loudly, so the suite fails instead of skipping.
  *
  * As root (CI containers), PostgreSQL refuses to run, so the server runs as the `postgres` user
- * Debian's package creates (or `FOGBANK_PG_USER`).
+ * Debian's package creates (or `FOGBANK_PG_USER`). initdb and postgres then start in the
+ * temporary directory (made theirs), never in the suite's: a clone inside a private (0700)
+ * directory, as `mktemp -d` makes, is out of their reach, and initdb fails on it (PostgreSQL 13
+ * and 14: "could not change directory to …: Permission denied", exit 1; 15 only warns).
  */
 
 /** PostgresServer is a running temporary server. */
@@ -58,6 +61,9 @@ export function postgresBinDir(): string {
  */
 export const TEST_SETTINGS: Readonly<Record<string, string>> = { fsync: 'off' };
 
+/** UNREACHABLE_DIRECTORY is what a PostgreSQL program prints when it cannot return to its working directory. */
+const UNREACHABLE_DIRECTORY = /could not change directory to/;
+
 /** startPostgres starts a fresh server with `settings` (postgres -c options); the caller must `stop` it. */
 export async function startPostgres(settings: Readonly<Record<string, string>> = TEST_SETTINGS): Promise<PostgresServer> {
   const bin = postgresBinDir();
@@ -67,12 +73,17 @@ export async function startPostgres(settings: Readonly<Record<string, string>> =
   let child: ChildProcess | undefined;
   let log = '';
   try {
-    if (owner !== undefined) chownSync(dir, owner.uid, owner.gid);
+    if (owner !== undefined) {
+      chownSync(dir, owner.uid, owner.gid);
+      requireReachable(dir, owner);
+    }
     const init = spawnSync(join(bin, 'initdb'), ['-D', data, '-U', 'fogbank', '--auth=trust', '-E', 'UTF8', '--no-locale', '--no-sync'], {
       encoding: 'utf8',
+      cwd: dir,
       ...(owner === undefined ? {} : { uid: owner.uid, gid: owner.gid }),
     });
-    if (init.status !== 0) throw new Error(`initdb failed (${String(init.status ?? init.error)}): ${init.stderr}`);
+    // Fatal on some versions, a warning on others: treated alike, so a regression shows everywhere.
+    if (init.status !== 0 || UNREACHABLE_DIRECTORY.test(init.stderr)) throw new Error(`initdb failed (${String(init.status ?? init.error)}): ${init.stderr}`);
     const port = await freePort();
     const launch = async (): Promise<void> => {
       log = '';
@@ -82,7 +93,7 @@ export async function startPostgres(settings: Readonly<Record<string, string>> =
         ['-D', data, '-p', String(port), '-k', dir, ...options],
         // Its own process group, so nothing the runner sends its group reaches the server (its
         // backends make themselves group leaders: killServer finds them by parent).
-        { stdio: ['ignore', 'ignore', 'pipe'], detached: true, ...(owner === undefined ? {} : { uid: owner.uid, gid: owner.gid }) },
+        { stdio: ['ignore', 'ignore', 'pipe'], detached: true, cwd: dir, ...(owner === undefined ? {} : { uid: owner.uid, gid: owner.gid }) },
       );
       proc.stderr?.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)));
       child = proc;
@@ -194,8 +205,20 @@ async function processesGone(pids: readonly number[]): Promise<void> {
   while (pids.some(alive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
+/**
+ * requireReachable fails with the reason when the server's user cannot enter its own directory:
+ * a temporary directory (TMPDIR) inside one private to root would otherwise fail later and
+ * obscurely, in initdb.
+ */
+function requireReachable(dir: string, owner: { uid: number; gid: number; name: string }): void {
+  const probe = spawnSync('test', ['-w', dir, '-a', '-x', dir], { uid: owner.uid, gid: owner.gid, cwd: dir });
+  if (probe.status !== 0) {
+    throw new Error(`the test PostgreSQL server runs as '${owner.name}', which cannot enter its temporary directory ${dir}: set TMPDIR to a directory every user can reach (such as /tmp)`);
+  }
+}
+
 /** serverUser is the account the server runs as when we are root; undefined otherwise. */
-function serverUser(): { uid: number; gid: number } | undefined {
+function serverUser(): { uid: number; gid: number; name: string } | undefined {
   if (process.getuid?.() !== 0) return undefined;
   const name = process.env['FOGBANK_PG_USER'] ?? 'postgres';
   const uid = spawnSync('id', ['-u', name], { encoding: 'utf8' });
@@ -203,7 +226,7 @@ function serverUser(): { uid: number; gid: number } | undefined {
   if (uid.status !== 0 || gid.status !== 0) {
     throw new Error(`running as root, PostgreSQL must run as another user, but user '${name}' does not exist (set FOGBANK_PG_USER)`);
   }
-  return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
+  return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()), name };
 }
 
 async function freePort(): Promise<number> {

@@ -1,7 +1,8 @@
 import pg from 'pg';
 import { isConnectionFailure } from './postgres-connection.ts';
 import { countRecords, selectRecord, selectRecords } from './postgres-sql.ts';
-import { ConflictError, type Change, type ChangeType, type ListOptions, type StoredRecord, type Transaction, type WriteOptions } from './store.ts';
+import { toRecord, type RecordRow } from './sql-rows.ts';
+import { ConflictError, type Change, type ChangeType, type ListOptions, type PutRequest, type StoredRecord, type Transaction, type WriteOptions } from './store.ts';
 
 // One statement writes the record and appends its change; the change's type follows from
 // whether the upsert kept an older create_revision.
@@ -42,6 +43,26 @@ const DELETE = `WITH d AS (
 SELECT d.value, d.create_revision, d.revision,
   (SELECT revision FROM fogbank_records WHERE kind = $1 AND key = $2) AS actual
 FROM (SELECT 1) AS one LEFT JOIN d ON true`;
+
+// Many records in one statement: each row upserted and its change appended, as PUT does; a row
+// marked create-only is left alone when its record exists, and is then missing from the answer.
+const PUT_MANY = `WITH input AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::bool[]) AS t(kind, key, value, revision, create_only)
+), up AS (
+  INSERT INTO fogbank_records AS r (kind, key, value, create_revision, revision)
+  SELECT kind, key, value, revision, revision FROM input
+  ON CONFLICT (kind, key) DO UPDATE SET value = excluded.value, revision = excluded.revision
+  WHERE NOT EXISTS (SELECT 1 FROM input i WHERE i.kind = excluded.kind AND i.key = excluded.key AND i.create_only)
+  RETURNING r.kind, r.key, r.create_revision, r.revision
+), ch AS (
+  INSERT INTO fogbank_changes (revision, type, kind, key, value, create_revision)
+  SELECT up.revision, CASE WHEN up.create_revision = up.revision THEN 'created' ELSE 'updated' END, up.kind, up.key, input.value, up.create_revision
+  FROM up JOIN input ON input.kind = up.kind AND input.key = up.key
+)
+SELECT kind, key, create_revision FROM up`;
+
+/** PUT_MANY_BYTES bounds the JSON one PUT_MANY statement carries (a bigger batch is sent in several). */
+const PUT_MANY_BYTES = 4 * 1024 * 1024;
 
 /** A deleted record, in a transaction's own writes. */
 const GONE = null;
@@ -142,6 +163,85 @@ export class PostgresTransaction implements Transaction {
     return record;
   }
 
+  /** getMany answers own writes from memory and reads the rest in one statement. */
+  async getMany<T>(kind: string, keys: readonly string[]): Promise<(StoredRecord<T> | undefined)[]> {
+    this.#guard();
+    const missing = [...new Set(keys.filter((key) => !this.#written.has(writeKey(kind, key))))];
+    const found = new Map<string, StoredRecord>();
+    if (missing.length > 0) {
+      const result = await this.#guarded(() =>
+        this.#client.query<RecordRow>({
+          name: 'fogbank_get_many',
+          text: 'SELECT kind, key, value, create_revision, revision FROM fogbank_records WHERE kind = $1 AND key = ANY($2::text[])',
+          values: [kind, missing],
+        }),
+      );
+      for (const row of result.rows) found.set(row.key, toRecord(row));
+    }
+    return keys.map((key) => {
+      const own = this.#written.get(writeKey(kind, key));
+      if (own !== undefined) return (own ?? undefined) as StoredRecord<T> | undefined;
+      return found.get(key) as StoredRecord<T> | undefined;
+    });
+  }
+
+  /**
+   * putMany writes a batch in one statement (PUT_MANY, a chunk of at most PUT_MANY_BYTES of
+   * values at a time) when its keys are distinct and its preconditions are ones that statement
+   * can check: none, a create (`expectRevision: 0`), or any on a record this transaction already
+   * wrote (checked here, before anything is sent). Anything else is written put by put.
+   */
+  async putMany(writes: readonly PutRequest[]): Promise<StoredRecord[]> {
+    this.#guard();
+    const plans = writes.map((write, i) => {
+      const json = JSON.stringify(write.value);
+      if (json === undefined) throw new TypeError(`the value of ${write.kind}/${write.key} is not JSON-serialisable`);
+      const id = writeKey(write.kind, write.key);
+      const own = this.#written.get(id);
+      return { write, json, id, own, revision: this.#revision + i + 1, expected: write.options?.expectRevision };
+    });
+    const distinct = new Set(plans.map((plan) => plan.id)).size === plans.length;
+    if (plans.length < 2 || !distinct || plans.some((plan) => plan.expected !== undefined && plan.expected !== 0 && plan.own === undefined)) {
+      const written: StoredRecord[] = [];
+      for (const write of writes) written.push(await this.put(write.kind, write.key, write.value, write.options));
+      return written;
+    }
+    for (const plan of plans) {
+      const actual = plan.own === undefined ? undefined : (plan.own?.revision ?? 0);
+      if (plan.expected !== undefined && actual !== undefined && actual !== plan.expected) throw new ConflictError(plan.write.kind, plan.write.key, plan.expected, actual);
+    }
+    if (this.#inGroup && !this.#savepoint) {
+      await this.#guarded(() => this.#client.query('SAVEPOINT job'));
+      this.#savepoint = true;
+    }
+    const created = new Map<string, number>();
+    for (const chunk of chunked(plans, (plan) => plan.json.length, PUT_MANY_BYTES)) {
+      const createOnly = chunk.map((plan) => plan.expected === 0 && plan.own === undefined);
+      const result = await this.#guarded(() =>
+        this.#client.query<{ kind: string; key: string; create_revision: number }>({
+          name: 'fogbank_put_many',
+          text: PUT_MANY,
+          values: [chunk.map((plan) => plan.write.kind), chunk.map((plan) => plan.write.key), chunk.map((plan) => plan.json), chunk.map((plan) => plan.revision), createOnly],
+        }),
+      );
+      for (const row of result.rows) created.set(writeKey(row.kind, row.key), Number(row.create_revision));
+      const refused = chunk.find((plan) => !created.has(plan.id));
+      if (refused !== undefined) {
+        const current = await this.#guarded(() => selectRecord(this.#client, refused.write.kind, refused.write.key));
+        throw new ConflictError(refused.write.kind, refused.write.key, refused.expected ?? 0, current?.revision ?? 0);
+      }
+    }
+    const written = plans.map((plan) => {
+      const createRevision = created.get(plan.id)!;
+      const record: StoredRecord = { kind: plan.write.kind, key: plan.write.key, value: plan.write.value, createRevision, revision: plan.revision };
+      this.#written.set(plan.id, record);
+      this.changes.push({ type: createRevision === plan.revision ? 'created' : 'updated', kind: record.kind, key: record.key, value: record.value, revision: plan.revision, createRevision });
+      return record;
+    });
+    this.#revision += plans.length;
+    return written;
+  }
+
   async delete<T>(kind: string, key: string, options?: WriteOptions): Promise<StoredRecord<T> | undefined> {
     this.#guard();
     const expected = options?.expectRevision;
@@ -173,7 +273,7 @@ export class PostgresTransaction implements Transaction {
     if (!this.#inGroup || this.#savepoint) return this.#guarded(() => this.#client.query<R>({ name, text, values: [...values] }));
     // One round trip for both: the simple protocol takes several statements, but no parameters,
     // so the values go in as literals (escapeLiteral quotes them for standard_conforming_strings).
-    const inline = text.replace(/\$(\d+)/g, (_, n: string) => literal(values[Number(n) - 1] ?? null));
+    const inline = inlined(text, values);
     const results = await this.#guarded(() => this.#client.query(`SAVEPOINT job; ${inline}`) as unknown as Promise<pg.QueryResult<R>[]>);
     this.#savepoint = true;
     return results[results.length - 1]!;
@@ -192,6 +292,29 @@ export class PostgresTransaction implements Transaction {
   #guard(): void {
     if (!this.#open) throw new Error('the transaction has finished: use its handle only inside the transact function');
   }
+}
+
+/** chunked splits items, in order, into runs whose sizes add up to at most `limit` (an item larger than that is a run of its own). */
+function chunked<T>(items: readonly T[], size: (item: T) => number, limit: number): T[][] {
+  const runs: T[][] = [];
+  let run: T[] = [];
+  let total = 0;
+  for (const item of items) {
+    if (run.length > 0 && total + size(item) > limit) {
+      runs.push(run);
+      run = [];
+      total = 0;
+    }
+    run.push(item);
+    total += size(item);
+  }
+  if (run.length > 0) runs.push(run);
+  return runs;
+}
+
+/** inlined writes a statement's `$n` parameters in as literals, for the simple protocol. */
+function inlined(text: string, values: readonly (string | number | null)[]): string {
+  return text.replace(/\$(\d+)/g, (_, n: string) => literal(values[Number(n) - 1] ?? null));
 }
 
 function literal(value: string | number | null): string {

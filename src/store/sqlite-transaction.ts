@@ -2,7 +2,7 @@ import type { RecordCache } from './record-cache.ts';
 import { countRecords, isTombstone, listRecords, readCommitted, readRecord, writeKey, type Tombstone } from './sqlite-reads.ts';
 import { toRecord } from './sql-rows.ts';
 import type { WriteStatements } from './sqlite-statements.ts';
-import { ConflictError, type Change, type ChangeType, type ListOptions, type StoredRecord, type Transaction, type WriteOptions } from './store.ts';
+import { ConflictError, type Change, type ChangeType, type ListOptions, type PutRequest, type StoredRecord, type Transaction, type WriteOptions } from './store.ts';
 
 /**
  * SqliteTransaction is the handle one `transact` function gets. It runs its statements on the
@@ -84,6 +84,20 @@ export class SqliteTransaction implements Transaction {
     this.#groupWritten.add(id);
     this.changes.push({ type, kind, key, value, revision, createRevision });
     return record;
+  }
+
+  /** getMany reads each key as `get` does: SQLite is in this process, a batch would save nothing. */
+  async getMany<T>(kind: string, keys: readonly string[]): Promise<(StoredRecord<T> | undefined)[]> {
+    const records: (StoredRecord<T> | undefined)[] = [];
+    for (const key of keys) records.push(await this.get<T>(kind, key));
+    return records;
+  }
+
+  /** putMany writes each record as `put` does (its statements are synchronous and local). */
+  async putMany(writes: readonly PutRequest[]): Promise<StoredRecord[]> {
+    const written: StoredRecord[] = [];
+    for (const write of writes) written.push(await this.put(write.kind, write.key, write.value, write.options));
+    return written;
   }
 
   async delete<T>(kind: string, key: string, options?: WriteOptions): Promise<StoredRecord<T> | undefined> {

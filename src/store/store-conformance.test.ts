@@ -178,6 +178,108 @@ for (const backend of backends) {
       assert.equal((await store.transact((tx) => tx.delete('k', 'a', { expectRevision: 2 })))?.revision, 2);
     });
 
+    it('writes a batch as consecutive puts, and reads a batch with the transaction\'s own writes', async () => {
+      const store = await open();
+      await put(store, 'k', 'old', { v: 0 });
+      const value = { text: "quotes ' and \\ backslashes \" and ünïcode", list: [1, 2] };
+      const { written, seen } = await store.transact(async (tx) => {
+        await tx.put('k', 'own', 'mine');
+        const written = await tx.putMany([
+          { kind: 'k', key: 'a', value, options: { expectRevision: 0 } },
+          { kind: 'other', key: 'a', value: 2 },
+          { kind: 'k', key: 'old', value: { v: 1 }, options: { expectRevision: 1 } },
+          { kind: 'k', key: 'a', value: 'again', options: { expectRevision: 3 } },
+        ]);
+        const seen = await tx.getMany('k', ['a', 'missing', 'old', 'own', 'a']);
+        return { written, seen };
+      });
+      assert.deepEqual(written.map((r) => [r.kind, r.key, r.createRevision, r.revision]), [
+        ['k', 'a', 3, 3],
+        ['other', 'a', 4, 4],
+        ['k', 'old', 1, 5],
+        ['k', 'a', 3, 6],
+      ]);
+      assert.deepEqual(written[0]!.value, value);
+      assert.deepEqual(seen.map((r) => r?.value), ['again', undefined, { v: 1 }, 'mine', 'again']);
+      assert.equal(await store.currentRevision(), 6);
+      assert.deepEqual((await store.get('k', 'a'))?.value, 'again');
+      assert.deepEqual((await store.changesSince(2)).map((c) => [c.type, c.kind, c.key, c.revision]), [
+        ['created', 'k', 'a', 3],
+        ['created', 'other', 'a', 4],
+        ['updated', 'k', 'old', 5],
+        ['updated', 'k', 'a', 6],
+      ]);
+      assert.deepEqual(await store.transact((tx) => tx.getMany('k', ['old', 'nope'])), [await store.get('k', 'old'), undefined]);
+      assert.deepEqual(await store.transact((tx) => tx.putMany([])), []);
+    });
+
+    it('writes a batch of distinct keys: creates, updates, own-write preconditions, several megabytes', async () => {
+      const store = await open();
+      await put(store, 'k', 'existing', 'before');
+      const big = 'x'.repeat(100_000);
+      const written = await store.transact(async (tx) => {
+        await tx.put('k', 'own', 1);
+        return tx.putMany([
+          { kind: 'k', key: 'new', value: 'n', options: { expectRevision: 0 } },
+          { kind: 'k', key: 'existing', value: 'after' },
+          { kind: 'k', key: 'own', value: 2, options: { expectRevision: 2 } },
+          ...Array.from({ length: 50 }, (_, i) => ({ kind: 'big', key: String(i).padStart(2, '0'), value: { big, i } })),
+        ]);
+      });
+      assert.deepEqual(written.slice(0, 3).map((r) => [r.key, r.value, r.createRevision, r.revision]), [
+        ['new', 'n', 3, 3],
+        ['existing', 'after', 1, 4],
+        ['own', 2, 2, 5],
+      ]);
+      assert.equal(written.length, 53);
+      assert.equal(await store.currentRevision(), 55);
+      assert.deepEqual((await store.changesSince(2)).slice(0, 3).map((c) => [c.type, c.key, c.revision]), [
+        ['created', 'new', 3],
+        ['updated', 'existing', 4],
+        ['updated', 'own', 5],
+      ]);
+      assert.equal(await store.count('big'), 50);
+      assert.deepEqual((await store.get('big', '49'))?.value, { big, i: 49 });
+      assert.equal((await store.get('big', '49'))?.revision, 55);
+    });
+
+    it('undoes a failing batch alone, among concurrent transactions', async () => {
+      const store = await open();
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 12 }, (_, i) =>
+          store.transact(async (tx) => {
+            await tx.putMany([
+              { kind: 'k', key: `a-${String(i).padStart(2, '0')}`, value: i },
+              { kind: 'k', key: `b-${String(i).padStart(2, '0')}`, value: i, options: { expectRevision: 0 } },
+            ]);
+            if (i % 3 === 0) throw new Error(`fail ${i}`);
+            return i;
+          }),
+        ),
+      );
+      assert.deepEqual(outcomes.map((outcome) => outcome.status), Array.from({ length: 12 }, (_, i) => (i % 3 === 0 ? 'rejected' : 'fulfilled')));
+      const records = await store.list<number>('k');
+      assert.equal(records.length, 16);
+      assert.ok(records.every((record) => record.value % 3 !== 0));
+      assert.deepEqual(records.map((r) => r.revision).sort((a, b) => a - b), Array.from({ length: 16 }, (_, i) => i + 1));
+      assert.deepEqual((await store.changesSince(0)).map((c) => c.revision), Array.from({ length: 16 }, (_, i) => i + 1));
+    });
+
+    it('refuses a batch whose precondition fails, and the transaction it ends writes nothing', async () => {
+      const store = await open();
+      await put(store, 'k', 'taken', 1);
+      for (const batch of [
+        [{ kind: 'k', key: 'free', value: 1 }, { kind: 'k', key: 'taken', value: 2, options: { expectRevision: 0 } }, { kind: 'k', key: 'after', value: 3 }],
+        [{ kind: 'k', key: 'free', value: 1 }, { kind: 'k', key: 'free', value: 2, options: { expectRevision: 0 } }],
+      ]) {
+        await assert.rejects(store.transact((tx) => tx.putMany(batch)), (error: unknown) => error instanceof ConflictError && error.expected === 0);
+        assert.equal(await store.currentRevision(), 1);
+        assert.equal(await store.get('k', 'free'), undefined);
+        assert.equal(await store.get('k', 'after'), undefined);
+        assert.deepEqual(await store.changesSince(1), []);
+      }
+    });
+
     it('commits nothing when the transaction function throws', async () => {
       const store = await open();
       await put(store, 'k', 'kept', 1);

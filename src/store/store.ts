@@ -77,10 +77,30 @@ export interface ReadView {
   count(kind: string, options?: Pick<ListOptions, 'prefix'>): Promise<number>;
 }
 
+/** PutRequest is one write of a `putMany`. */
+export interface PutRequest<T = unknown> {
+  readonly kind: string;
+  readonly key: string;
+  readonly value: T;
+  readonly options?: WriteOptions;
+}
+
 /** Transaction is the write handle `transact` passes to its function. */
 export interface Transaction extends ReadView {
   /** put creates or replaces a record and returns it with its new revision. */
   put<T>(kind: string, key: string, value: T, options?: WriteOptions): Promise<StoredRecord<T>>;
+  /**
+   * getMany reads several records of one kind (as `get` each, own writes included), in the
+   * order of `keys`; a backend across a network reads them in one round trip.
+   */
+  getMany<T = unknown>(kind: string, keys: readonly string[]): Promise<(StoredRecord<T> | undefined)[]>;
+  /**
+   * putMany writes several records as `put` one after another would (consecutive revisions, in
+   * order) and returns them; a backend across a network sends them in one round trip. A failed
+   * precondition throws ConflictError, possibly after later writes of the batch ran: end the
+   * transaction with it (its writes are undone), never write on after catching it.
+   */
+  putMany(writes: readonly PutRequest[]): Promise<StoredRecord[]>;
   /** delete removes a record, returning what it held, or undefined when there was none. */
   delete<T = unknown>(kind: string, key: string, options?: WriteOptions): Promise<StoredRecord<T> | undefined>;
 }

@@ -45,7 +45,7 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   testing: ['lib', 'store', 'core', 'services', 'family', 'fogbank'],
   test: ['lib', 'store', 'core', 'plugin', 'services', 'family', 'fogbank', 'testing', 'test'],
   bench: ['lib', 'store', 'core', 'plugin', 'services', 'family', 'fogbank', 'testing', 'test', 'bench'],
-  scripts: [],
+  scripts: ['lib', 'store', 'core', 'plugin', 'services', 'family', 'fogbank'],
   other: ['lib', 'store', 'core', 'plugin', 'services', 'family', 'fogbank', 'cli', 'testing'],
 };
 

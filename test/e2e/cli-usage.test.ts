@@ -70,12 +70,14 @@ describe('fogbank command line', () => {
     const dir = join(parent, 'data');
     mkdirSync(dir);
     // Permission bits do not stop root: as root the directory is made immutable instead (which
-    // stops root too), or, where chattr is unavailable, fogbank runs as the unprivileged nobody.
+    // stops root too), or, where chattr is unavailable, fogbank runs as root without the
+    // capabilities that override permission bits (setpriv) — still the owner of the clone, which
+    // may sit in a directory only root can enter — or, without setpriv, as the unprivileged nobody.
     let immutable = false;
     let asUser = {};
     if (process.getuid?.() === 0) {
       immutable = spawnSync('chattr', ['+i', dir]).status === 0;
-      if (!immutable) asUser = { uid: 65534, gid: 65534 };
+      if (!immutable) asUser = spawnSync('setpriv', ['--version']).status === 0 ? { wrapper: ['setpriv', '--bounding-set=-dac_override,-dac_read_search'] } : { uid: 65534, gid: 65534 };
     }
     if (!immutable) chmodSync(dir, 0o555);
     try {

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { createReadStream, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { androidpublisher, auth as googleAuth, type androidpublisher_v3 } from '@googleapis/androidpublisher';
 import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
-import { apkItems, bundleItems, jarSign, makeSigner, v2Sign, writeZip, zipBuffer, type TestSigner } from '../../src/services/publisher/artifact-builder.fixture.ts';
+import { apkItems, bundleItems, compressedAs, jarSign, makeSigner, patchEntry, v2Sign, writeZip, zipBuffer, type TestSigner } from '../../src/services/publisher/artifact-builder.fixture.ts';
 
 /**
  * Internal app sharing through the real googleapis client (@googleapis/androidpublisher): bundles
@@ -178,5 +179,69 @@ describe('uploadapk', () => {
     );
     assert.equal(failure.status, 400);
     assert.equal(failure.message, 'The uploaded file is an Android App Bundle, not an APK (it has BundleConfig.pb or base/manifest/AndroidManifest.xml); upload bundles with uploadbundle (artifacts/bundle).');
+  });
+});
+
+describe('stored (uncompressed) entries, as zip, Python\'s zipfile and build tools write them', () => {
+  /** curlUpload posts `file` with curl (uploadType=media) and returns the status and parsed body; curl gives up after 60 s, so a hang fails the test. */
+  async function curlUpload(file: string, kind: 'bundle' | 'apk'): Promise<{ status: number; body: any }> {
+    const url = `${srv.url}/upload/androidpublisher/v3/applications/internalappsharing/${PACKAGE}/artifacts/${kind}?uploadType=media`;
+    const { stdout } = await promisify(execFile)('curl', ['-sS', '--max-time', '60', '-X', 'POST', '-H', `Authorization: Bearer ${TOKEN}`, '-H', 'Content-Type: application/octet-stream', '--data-binary', `@${file}`, '-w', '\n%{http_code}', url]);
+    const cut = stdout.lastIndexOf('\n');
+    return { status: Number(stdout.slice(cut + 1)), body: JSON.parse(stdout.slice(0, cut)) };
+  }
+
+  test('a stored jar-signed bundle through the googleapis client (media and multipart) gets its artifact', async () => {
+    const stored = join(work, 'stored.aab');
+    await writeZip(stored, compressedAs(jarSign(bundleItems({ packageName: PACKAGE, versionCode: 43 }), signer), 'stored'));
+    for (const requestBody of [undefined, {}]) {
+      const artifact = await uploadBundle(stored, PACKAGE, requestBody);
+      assert.equal(artifact.sha256, sha256sum(stored));
+      assert.equal(artifact.certificateFingerprint, opensslFingerprint(join(work, 'upload-cert.pem')));
+    }
+  });
+
+  test('a mixed bundle and a stored APK through the googleapis client get their artifacts', async () => {
+    const mixed = join(work, 'mixed.aab');
+    await writeZip(mixed, compressedAs(jarSign(bundleItems({ packageName: PACKAGE, versionCode: 44 }), signer), 'mixed'));
+    assert.equal((await uploadBundle(mixed)).sha256, sha256sum(mixed));
+    const storedApk = join(work, 'stored.apk');
+    writeFileSync(storedApk, v2Sign(await zipBuffer(compressedAs(apkItems({ packageName: PACKAGE, versionCode: 9 }), 'stored')), signer));
+    const artifact = (await client.internalappsharingartifacts.uploadapk({ packageName: PACKAGE, media: { body: createReadStream(storedApk) } }, { rootUrl: `${srv.url}/`, retry: false })).data;
+    assert.equal(artifact.sha256, sha256sum(storedApk));
+    assert.equal(artifact.certificateFingerprint, opensslFingerprint(join(work, 'upload-cert.pem')));
+  });
+
+  test('curl (uploadType=media) with a stored bundle and a stored APK gets the artifact answer', async () => {
+    const stored = join(work, 'curl-stored.aab');
+    await writeZip(stored, compressedAs(bundleItems({ packageName: PACKAGE, versionCode: 45 }), 'stored'));
+    const bundle = await curlUpload(stored, 'bundle');
+    assert.equal(bundle.status, 200);
+    assert.deepEqual(Object.keys(bundle.body).sort(), ['certificateFingerprint', 'downloadUrl', 'sha256']);
+    assert.equal(bundle.body.sha256, sha256sum(stored));
+    const storedApk = join(work, 'curl-stored.apk');
+    await writeZip(storedApk, compressedAs(apkItems({ packageName: PACKAGE, versionCode: 10 }), 'stored'));
+    const apk = await curlUpload(storedApk, 'apk');
+    assert.equal(apk.status, 200);
+    assert.equal(apk.body.sha256, sha256sum(storedApk));
+  });
+
+  test('curl with a corrupt stored bundle (a broken local header, a forged size, an unreadable method) gets a precise 400 at once', async () => {
+    const zip = await zipBuffer(compressedAs(bundleItems({ packageName: PACKAGE }), 'stored'));
+    const manifest = 'base/manifest/AndroidManifest.xml';
+    const cases: [Buffer, RegExp][] = [
+      [patchEntry(zip, manifest, { localSignature: 0 }), /^The bundle entry base\/manifest\/AndroidManifest\.xml cannot be read: there is no local file header at offset \d+\.$/],
+      [patchEntry(zip, manifest, { uncompressedSize: 1 }), /^The uploaded bundle is not a valid ZIP archive: compressed\/uncompressed size mismatch for stored file: \d+ != 1\.$/],
+      [patchEntry(zip, manifest, { method: 12 }), /^The uploaded bundle's entry base\/manifest\/AndroidManifest\.xml uses compression method 12; only stored \(0\) and deflated \(8\) entries are accepted\.$/],
+    ];
+    for (const [bytes, message] of cases) {
+      const file = join(work, 'corrupt-stored.aab');
+      writeFileSync(file, bytes);
+      const reply = await curlUpload(file, 'bundle');
+      assert.equal(reply.status, 400);
+      assert.equal(reply.body.error.status, 'INVALID_ARGUMENT');
+      assert.match(reply.body.error.message, message);
+    }
+    assert.deepEqual(readdirSync(join(work, 'data', 'publisher', 'spool')), []);
   });
 });

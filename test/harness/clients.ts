@@ -1,11 +1,13 @@
 // The real clients the end-to-end tests drive, found for the platform at hand. gcloud and kubectl
-// come with the machine; protoc (two versions) and buf come from devDependencies.
-import { existsSync, readFileSync } from 'node:fs';
+// come with the machine; protoc (two versions) and buf come from devDependencies; the Python and
+// Ruby clients are Debian's packages (.ci/run installs them when missing).
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { REPO } from './paths.ts';
 
 /** Client names one external program a test drives. */
-export type Client = 'gcloud' | 'kubectl' | 'protoc' | 'protoc-oldest' | 'buf';
+export type Client = 'gcloud' | 'kubectl' | 'protoc' | 'protoc-oldest' | 'buf' | 'python3-kubernetes' | 'ruby-kubeclient' | 'python3-googleapi';
 
 /** INSTALL says, per client, what to install when it is missing. */
 const INSTALL: Readonly<Record<Client, string>> = {
@@ -14,7 +16,44 @@ const INSTALL: Readonly<Record<Client, string>> = {
   protoc: 'run npm ci (protoc 36.2 is the devDependency protoc-newest)',
   'protoc-oldest': 'run npm ci (protoc 3.21.0 is the devDependency protoc-oldest)',
   buf: 'run npm ci (buf is the devDependency @bufbuild/buf)',
+  'python3-kubernetes': "install Debian's Python Kubernetes client (apt-get install python3-kubernetes; the tests run /usr/bin/python3, not a pyenv one)",
+  'ruby-kubeclient': "install Debian's Ruby Kubernetes client (apt-get install ruby-kubeclient)",
+  'python3-googleapi': "install Debian's google-api-python-client for /usr/bin/python3 (apt-get install python3-googleapi; .ci/run does)",
 };
+
+/**
+ * debianLibrary finds a Debian-packaged client library and the Debian interpreter that loads it
+ * (the interpreter's path is what locateClient returns). File checks only: importing the Python
+ * client takes seconds, and every suite asks at load time.
+ */
+function debianLibrary(interpreter: string, library: string): string | undefined {
+  return existsSync(interpreter) && existsSync(library) ? interpreter : undefined;
+}
+
+/** rubyGem is the Debian path of a gem's main file (rubygems-integration), any version. */
+function rubyGem(name: string): string {
+  const gems = '/usr/share/rubygems-integration/all/gems';
+  const dir = existsSync(gems) ? readdirSync(gems).find((entry) => entry.startsWith(`${name}-`)) : undefined;
+  return dir === undefined ? `/usr/lib/ruby/vendor_ruby/${name}.rb` : join(gems, dir, 'lib', `${name}.rb`);
+}
+
+/** DEBIAN_PYTHON is Debian's own interpreter: Debian's python3-* packages are importable there, not in a pyenv python3 on PATH. */
+export const DEBIAN_PYTHON = '/usr/bin/python3';
+
+let debianGoogleApi: string | null | undefined;
+
+/** debianGoogleApiPython returns DEBIAN_PYTHON when it imports the client, its credentials and its HTTP adapter, else undefined (checked once). */
+function debianGoogleApiPython(): string | undefined {
+  if (debianGoogleApi === undefined) {
+    try {
+      execFileSync(DEBIAN_PYTHON, ['-c', 'import googleapiclient.discovery, google.oauth2.credentials, google_auth_httplib2'], { stdio: 'ignore' });
+      debianGoogleApi = DEBIAN_PYTHON;
+    } catch {
+      debianGoogleApi = null;
+    }
+  }
+  return debianGoogleApi ?? undefined;
+}
 
 /** ProtocAsset is one entry of an npm protoc package's assets.json. */
 interface ProtocAsset {
@@ -58,6 +97,12 @@ export function locateClient(client: Client): string | undefined {
       const path = join(REPO, 'node_modules/.bin/buf');
       return existsSync(path) ? path : undefined;
     }
+    case 'python3-kubernetes':
+      return debianLibrary('/usr/bin/python3', '/usr/lib/python3/dist-packages/kubernetes/__init__.py');
+    case 'ruby-kubeclient':
+      return debianLibrary('/usr/bin/ruby', rubyGem('kubeclient'));
+    case 'python3-googleapi':
+      return debianGoogleApiPython();
   }
 }
 
@@ -67,7 +112,7 @@ export function missingClientMessage(client: Client): string {
 }
 
 /** ALL_CLIENTS lists every client the suite drives. */
-export const ALL_CLIENTS: readonly Client[] = ['gcloud', 'kubectl', 'protoc', 'protoc-oldest', 'buf'];
+export const ALL_CLIENTS: readonly Client[] = ['gcloud', 'kubectl', 'protoc', 'protoc-oldest', 'buf', 'python3-kubernetes', 'ruby-kubeclient', 'python3-googleapi'];
 
 /**
  * clientPath returns a client's path or throws the one-line install message. Test files call

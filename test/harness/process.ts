@@ -134,13 +134,16 @@ export interface FogbankProcessOptions {
   readonly env?: NodeJS.ProcessEnv;
   readonly uid?: number;
   readonly gid?: number;
+  /** A command that runs node with fogbank, as `setpriv …` (its words, before node's path). */
+  readonly wrapper?: readonly string[];
 }
 
 /** spawnFogbank runs `fogbank ARGS` (any command) and returns at once. */
 export function spawnFogbank(args: readonly string[], options: FogbankProcessOptions = {}): Spawned {
   const command = options.entry === undefined ? ['--import', 'tsx', MAIN] : [options.entry];
   const env = options.env ?? process.env;
-  return spawnOwned(process.execPath, [...command, ...args], {
+  const [program, ...words] = [...(options.wrapper ?? []), process.execPath, ...command, ...args] as [string, ...string[]];
+  return spawnOwned(program, words, {
     cwd: REPO,
     // Its temporary files (an --ephemeral server's upload spools) go where the harness removes
     // them, even when the test ends the process with SIGKILL and it cannot clean up itself.

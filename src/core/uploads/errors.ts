@@ -64,3 +64,13 @@ export function badContentRange(detail: string): UploadError {
 export function completionInProgress(): UploadError {
   return new UploadError(503, 'backendError', 'UNAVAILABLE', 'The upload is being completed by another request. Query its status to get the result.');
 }
+
+/**
+ * uploadNotProcessed is the retryable 503 for an upload whose processing did not end within the
+ * engine's deadline, or that was still being processed when the server shut down. Google's front
+ * end answers a backend that cannot answer with this envelope (reason backendError, status
+ * UNAVAILABLE, its fixed text); 503 tells the client its bytes were not taken and it may retry.
+ */
+export function uploadNotProcessed(): UploadError {
+  return new UploadError(503, 'backendError', 'UNAVAILABLE', 'The service is currently unavailable.');
+}

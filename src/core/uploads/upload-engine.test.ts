@@ -33,9 +33,10 @@ const echo: UploadMethod<{ who: string }> = {
   }),
 };
 
-async function serve(store: MemoryStore, clock = new ManualClock()): Promise<FastifyInstance> {
+async function serve(store: MemoryStore, clock = new ManualClock(), method: UploadMethod<{ who: string }> = echo, engineOut?: (engine: UploadEngine) => void, completionDeadlineMs?: number): Promise<FastifyInstance> {
   const app = Fastify();
-  const engine = new UploadEngine({ family: 'test', store, clock, ids: seededIds(String(Math.random())), area: openFileArea(dataDir, 'uploads') });
+  const engine = new UploadEngine({ family: 'test', store, clock, ids: seededIds(String(Math.random())), area: openFileArea(dataDir, 'uploads'), ...(completionDeadlineMs === undefined ? {} : { completionDeadlineMs }) });
+  engineOut?.(engine);
   await engine.open();
   app.setErrorHandler((error, _request, reply) => {
     if (error instanceof UploadError) return reply.code(error.httpStatus).send({ error: { code: error.httpStatus, message: error.message, status: error.status, reason: error.reason } });
@@ -43,7 +44,7 @@ async function serve(store: MemoryStore, clock = new ManualClock()): Promise<Fas
   });
   await app.register(async (scope) => {
     engine.streamBodies(scope);
-    engine.route(scope, 'POST', '/upload/things', echo);
+    engine.route(scope, 'POST', '/upload/things', method);
   });
   return app;
 }
@@ -207,5 +208,70 @@ describe('uploadType=resumable', () => {
     const stale = await initiate(app);
     clock.advance(SESSION_LIFETIME_MS + 1);
     assert.equal((await app.inject({ method: 'PUT', url: stale, headers: { 'content-range': 'bytes */*' } })).statusCode, 404);
+  });
+});
+
+describe('the processing deadline', () => {
+  /** stalling is a method that never answers; it records the signal it was given. */
+  function stalling(signals: AbortSignal[]): UploadMethod<{ who: string }> {
+    return { ...echo, id: 'test.stall', complete: (upload) => (signals.push(upload.signal), new Promise<never>(() => undefined)) };
+  }
+  // One store for the block: each MemoryStore registers a process exit hook.
+  const store = new MemoryStore();
+  const unavailable = { code: 503, message: 'The service is currently unavailable.', status: 'UNAVAILABLE', reason: 'backendError' };
+
+  for (const protocol of ['media', 'multipart', 'resumable'] as const) {
+    test(`a method that never answers (${protocol}): 503 backendError once the deadline passes, its signal aborted, no spool file left`, async () => {
+      const signals: AbortSignal[] = [];
+      const app = await serve(store, new ManualClock(), stalling(signals), undefined, 50);
+      let response;
+      if (protocol === 'media') {
+        response = await app.inject({ method: 'POST', url: '/upload/things?uploadType=media', headers: { 'content-type': 'message/rfc822' }, payload: 'Subject: x\r\n\r\n' });
+      } else if (protocol === 'multipart') {
+        const body = '--B\r\ncontent-type: application/json\r\n\r\n{}\r\n--B\r\ncontent-type: message/rfc822\r\n\r\nSubject: x\r\n--B--';
+        response = await app.inject({ method: 'POST', url: '/upload/things?uploadType=multipart', headers: { 'content-type': 'multipart/related; boundary=B' }, payload: body });
+      } else {
+        const started = await app.inject({ method: 'POST', url: '/upload/things?uploadType=resumable', headers: { 'x-upload-content-type': 'message/rfc822' } });
+        const location = new URL(String(started.headers['location']));
+        response = await app.inject({ method: 'PUT', url: `${location.pathname}${location.search}`, payload: 'Subject: x' });
+        // The session was given up with the answer: the client starts again.
+        assert.equal((await app.inject({ method: 'PUT', url: `${location.pathname}${location.search}`, headers: { 'content-range': 'bytes */*' } })).statusCode, 404);
+      }
+      assert.equal(response.statusCode, 503);
+      assert.deepEqual(response.json().error, unavailable);
+      assert.equal(signals.length, 1);
+      assert.equal(signals[0]!.aborted, true);
+      assert.deepEqual(readdirSync(join(dataDir, 'uploads', 'spool')), [], 'no spool file is left behind');
+    });
+  }
+
+  test('closing the engine answers the uploads it is processing at once, and any later one without running the method', async () => {
+    const signals: AbortSignal[] = [];
+    let engine: UploadEngine | undefined;
+    // The default deadline (30 s) would outlast the test: only close can answer here.
+    const app = await serve(store, new ManualClock(), stalling(signals), (made) => (engine = made));
+    const pending = app.inject({ method: 'POST', url: '/upload/things?uploadType=media', headers: { 'content-type': 'message/rfc822' }, payload: 'Subject: x' });
+    for (let i = 0; i < 500 && signals.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 2));
+    assert.equal(signals.length, 1, 'the method never started');
+    engine!.close();
+    const response = await pending;
+    assert.equal(response.statusCode, 503);
+    assert.deepEqual(response.json().error, unavailable);
+    const later = await app.inject({ method: 'POST', url: '/upload/things?uploadType=media', headers: { 'content-type': 'message/rfc822' }, payload: 'Subject: y' });
+    assert.equal(later.statusCode, 503);
+    assert.equal(signals.length, 1, 'the method ran after close');
+  });
+
+  test('a method that answers in time is not cut off, and a method failing late fails for nobody', async () => {
+    let fail: (error: Error) => void = () => undefined;
+    const late: UploadMethod<{ who: string }> = { ...echo, id: 'test.late', complete: () => new Promise<never>((_resolve, reject) => (fail = reject)) };
+    const app = await serve(store, new ManualClock(), late, undefined, 20);
+    const response = await app.inject({ method: 'POST', url: '/upload/things?uploadType=media', headers: { 'content-type': 'message/rfc822' }, payload: 'Subject: x' });
+    assert.equal(response.statusCode, 503);
+    // An unhandled rejection here would fail the test run.
+    fail(new Error('too late'));
+    await new Promise((resolve) => setImmediate(resolve));
+    const quick = await serve(store, new ManualClock(), echo, undefined, 5_000);
+    assert.equal((await quick.inject({ method: 'POST', url: '/upload/things?uploadType=media', headers: { 'content-type': 'message/rfc822' }, payload: 'Subject: x' })).statusCode, 200);
   });
 });

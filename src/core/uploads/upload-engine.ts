@@ -6,12 +6,12 @@ import type { Clock } from '../../lib/clock.ts';
 import type { IdSource } from '../../lib/ids.ts';
 import { HeldLease, type Store } from '../../store/index.ts';
 import { parseContentRange, rangeHeader } from './content-range.ts';
-import { completionInProgress, invalidUploadType, mediaTooLarge, unsupportedMediaType, wrongUrlForUpload } from './errors.ts';
+import { completionInProgress, invalidUploadType, mediaTooLarge, unsupportedMediaType, uploadNotProcessed, wrongUrlForUpload } from './errors.ts';
 import type { FileArea } from './file-area.ts';
 import { acceptsMediaType, parseContentType } from './media-type.ts';
 import { ResumableSessions, type SessionRecord } from './resumable-sessions.ts';
 import { spoolToFile } from './spool.ts';
-import type { UploadAnswer, UploadMethod } from './upload-method.ts';
+import type { CompletedUpload, UploadAnswer, UploadMethod } from './upload-method.ts';
 import { METADATA_LIMIT, parseMetadata } from './upload-metadata.ts';
 
 /** UploadEngineOptions are what an engine needs: the family it serves, state, time, ids and its file area. */
@@ -22,7 +22,16 @@ export interface UploadEngineOptions {
   readonly clock: Clock;
   readonly ids: IdSource;
   readonly area: FileArea;
+  /** How long a method may take to process a received upload before the request is answered 503 (default DEFAULT_COMPLETION_DEADLINE_MS). */
+  readonly completionDeadlineMs?: number;
 }
+
+/**
+ * DEFAULT_COMPLETION_DEADLINE_MS bounds a method's processing of a received upload: generous (a
+ * multi-gigabyte bundle is inspected in well under a second, its bytes are already on disk), and
+ * only there so that no fault in a method can leave a request unanswered.
+ */
+export const DEFAULT_COMPLETION_DEADLINE_MS = 30_000;
 
 /** UploadProtocol is the `uploadType` of a request, with `resumable` the default on the `/resumable/upload/...` alias. */
 type UploadProtocol = 'media' | 'multipart' | 'resumable';
@@ -44,6 +53,9 @@ export class UploadEngine {
   readonly #methods = new Map<string, UploadMethod<unknown>>();
   /** #holder names this engine when it holds a session's completion lease. */
   readonly #holder: string;
+  /** The completions running now, each stopped by its controller (deadline or close). */
+  readonly #running = new Set<AbortController>();
+  #closed = false;
 
   constructor(private readonly options: UploadEngineOptions) {
     this.#sessions = new ResumableSessions(options.family, options.store, options.clock, options.ids);
@@ -54,6 +66,15 @@ export class UploadEngine {
   /** open sweeps expired sessions and orphaned files; call once before serving. */
   async open(): Promise<void> {
     await this.#sessions.sweep();
+  }
+
+  /**
+   * close answers every upload still being processed with a 503 at once and refuses to process
+   * more, so a shutdown never waits for a method (call it before in-flight requests are awaited).
+   */
+  close(): void {
+    this.#closed = true;
+    for (const running of this.#running) running.abort(uploadNotProcessed());
   }
 
   /**
@@ -107,7 +128,7 @@ export class UploadEngine {
     refuseDeclaredLength(request, method.limits.maxSize);
     return this.#withSpool(async (path) => {
       const spooled = await spoolToFile(bodyOf(request), path, method.limits.maxSize);
-      return send(reply, await method.complete({ metadata: {}, media: { ...spooled, mediaType } }, context));
+      return send(reply, await this.#process(method, { metadata: {}, media: { ...spooled, mediaType } }, context));
     });
   }
 
@@ -118,7 +139,7 @@ export class UploadEngine {
     const { readMultipartRelated } = await import('./multipart-related.ts');
     return this.#withSpool(async (path) => {
       const upload = await readMultipartRelated(bodyOf(request), request.headers['content-type'] ?? '', path, method.limits);
-      return send(reply, await method.complete({ metadata: upload.metadata, media: { ...upload.media, mediaType: upload.mediaType } }, context));
+      return send(reply, await this.#process(method, { metadata: upload.metadata, media: { ...upload.media, mediaType: upload.mediaType } }, context));
     });
   }
 
@@ -185,7 +206,7 @@ export class UploadEngine {
     const answer = await this.#withSpool(async (path) => {
       const file = await this.#sessions.spool(session.id, path);
       try {
-        return await method.complete({ metadata: session.metadata, media: { ...file, mediaType: session.mediaType } }, session.context);
+        return await this.#process(method, { metadata: session.metadata, media: { ...file, mediaType: session.mediaType } }, session.context);
       } catch (error) {
         await this.#sessions.abandon(session.id);
         throw error;
@@ -193,6 +214,30 @@ export class UploadEngine {
     });
     await this.#sessions.finish(session, answer);
     return answer;
+  }
+
+  /**
+   * #process runs the method on a received upload under the engine's deadline: if the method has
+   * not answered by then (or the engine closes first), the request is answered 503 at once, the
+   * method's signal is aborted so it keeps nothing, and whatever it does later is ignored.
+   */
+  async #process<C>(method: UploadMethod<C>, upload: Omit<CompletedUpload, 'signal'>, context: C): Promise<UploadAnswer> {
+    const controller = new AbortController();
+    const stopped = new Promise<never>((_resolve, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason as Error), { once: true }));
+    // Nobody awaits `stopped` once the method answered; its rejection must not surface.
+    stopped.catch(() => undefined);
+    if (this.#closed) controller.abort(uploadNotProcessed());
+    const timer = setTimeout(() => controller.abort(uploadNotProcessed()), this.options.completionDeadlineMs ?? DEFAULT_COMPLETION_DEADLINE_MS);
+    this.#running.add(controller);
+    try {
+      const work = controller.signal.aborted ? stopped : method.complete({ ...upload, signal: controller.signal }, context);
+      // A method that fails after the answer was given fails for nobody.
+      work.catch(() => undefined);
+      return await Promise.race([work, stopped]);
+    } finally {
+      clearTimeout(timer);
+      this.#running.delete(controller);
+    }
   }
 
   async #begin<C>(method: UploadMethod<C>, request: FastifyRequest): Promise<C> {

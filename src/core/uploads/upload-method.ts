@@ -15,6 +15,11 @@ export interface UploadedMedia {
 export interface CompletedUpload {
   readonly metadata: Record<string, unknown>;
   readonly media: UploadedMedia;
+  /**
+   * Aborted when the request was already answered without the method (its deadline passed, or
+   * the server is shutting down): a method must not keep what it made after that.
+   */
+  readonly signal: AbortSignal;
 }
 
 /** UploadAnswer is the method's success response. */

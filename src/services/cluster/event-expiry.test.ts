@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EVENT_TTL_OPTION, parseDuration } from './options.ts';
+import { parseDuration } from '../../lib/duration.ts';
+import { EVENT_TTL_OPTION } from './options.ts';
 import { ManualClock } from '../../lib/clock.ts';
 import { MemoryStore } from '../../store/index.ts';
 import { EventExpiry, lastActivity } from './event-expiry.ts';

@@ -8,6 +8,7 @@ import type { Vocabulary } from '../../core/identifiers.ts';
 import { apiGroupVocabulary, DEFAULT_API_DOMAIN } from './identifiers.ts';
 import type { ServiceDefinition } from '../../core/service.ts';
 import { clusterErrorBodyProblem, renderClusterError } from './apimachinery/error-serializer.ts';
+import { indentLikeGo, wantsPretty } from './apimachinery/send-serialized.ts';
 import type { WatchSettings } from './apimachinery/watch.ts';
 import { clusterBanner } from './banner.ts';
 import { KUBECONFIG_FILE_NAME, kubeconfigText } from './kubeconfig.ts';
@@ -39,6 +40,10 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
     name: 'cluster',
     pathPrefixes: CLUSTER_PATH_PREFIXES,
     renderError: renderClusterError,
+    encodeError(body, request) {
+      const text = JSON.stringify(body);
+      return wantsPretty(request) ? indentLikeGo(text) : text;
+    },
     errorBodyProblem: clusterErrorBodyProblem,
     banner: clusterBanner,
     options: [EVENT_TTL_OPTION],

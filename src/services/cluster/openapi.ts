@@ -173,10 +173,10 @@ export class OpenApiDocuments {
       const scopeParams = view.strategy.namespaced ? [pathParam('namespace', 'object name and auth scope, such as for teams and projects')] : [];
       const ext = (action: string) => ({ 'x-kubernetes-action': action, 'x-kubernetes-group-version-kind': gvk });
       const kindName = view.kind;
-      const op = (verb: string, extra: Record<string, unknown>, action: string, responses: Record<string, unknown>) => ({
+      const op = (verb: string, extra: Record<string, unknown>, action: string, responses: Record<string, unknown>, operationId = `${verb}${kindName}`) => ({
         tags: [tag],
         description: extra['description'],
-        operationId: `${verb}${kindName}`,
+        operationId,
         ...(extra['parameters'] === undefined ? {} : { parameters: extra['parameters'] }),
         ...(extra['requestBody'] === undefined ? {} : { requestBody: extra['requestBody'] }),
         responses,
@@ -219,6 +219,29 @@ export class OpenApiDocuments {
         paths[`${base}/${view.resource}`] = {
           get: op('list', { description: `list or watch objects of kind ${kindName}`, parameters: LIST_PARAMS }, 'list', { '200': ok(view.listSchemaName), '401': { description: 'Unauthorized' } }),
           parameters: [PRETTY],
+        };
+      }
+      // The deprecated watch paths, served and documented as the apiserver still does (1.32).
+      const watched = { description: 'OK', content: { 'application/json': { schema: ref(`${META}.WatchEvent`) }, 'application/json;stream=watch': { schema: ref(`${META}.WatchEvent`) } } };
+      const watchCollection = view.strategy.namespaced ? `${base}/watch/namespaces/{namespace}/${view.resource}` : `${base}/watch/${view.resource}`;
+      const watchListDescription = `watch individual changes to a list of ${kindName}. deprecated: use the 'watch' parameter with a list operation instead.`;
+      paths[watchCollection] = {
+        get: op('watch', { description: watchListDescription }, 'watchlist', { '200': watched, '401': { description: 'Unauthorized' } }, `watch${kindName}List`),
+        parameters: [...LIST_PARAMS, ...scopeParams, PRETTY],
+      };
+      paths[`${watchCollection}/{name}`] = {
+        get: op(
+          'watch',
+          { description: `watch changes to an object of kind ${kindName}. deprecated: use the 'watch' parameter with a list operation, filtered to a single item with the 'fieldSelector' parameter.` },
+          'watch',
+          { '200': watched, '401': { description: 'Unauthorized' } },
+        ),
+        parameters: [...LIST_PARAMS, pathParam('name', `name of the ${kindName}`), ...scopeParams, PRETTY],
+      };
+      if (view.strategy.namespaced) {
+        paths[`${base}/watch/${view.resource}`] = {
+          get: op('watch', { description: watchListDescription }, 'watchlist', { '200': watched, '401': { description: 'Unauthorized' } }, `watch${kindName}ListForAllNamespaces`),
+          parameters: [...LIST_PARAMS, PRETTY],
         };
       }
     }

@@ -1,18 +1,9 @@
 /** The cluster family's settings (core/family-options.ts): how long Events live. */
 import { type FamilyOption, OptionError } from '../../core/family-options.ts';
+import { parseDuration } from '../../lib/duration.ts';
 
 /** DEFAULT_EVENT_TTL_SECONDS is how long an event lives after its last write (the real `--event-ttl` default: 1h). */
 export const DEFAULT_EVENT_TTL_SECONDS = 3600;
-
-const DURATION_UNITS: Readonly<Record<string, number>> = { h: 3600, m: 60, s: 1 };
-
-/** parseDuration reads a Go-style duration of whole units (`1h`, `30m`, `1h30m`, `90s`) in seconds, as kube-apiserver's --event-ttl takes it. */
-export function parseDuration(value: string): number | undefined {
-  if (!/^(\d+[hms])+$/.test(value)) return undefined;
-  let seconds = 0;
-  for (const [, amount, unit] of value.matchAll(/(\d+)([hms])/g)) seconds += Number(amount) * (DURATION_UNITS[unit ?? 's'] ?? 1);
-  return seconds;
-}
 
 /** EVENT_TTL_OPTION is `--event-ttl` (start() option `eventTtlSeconds`), kube-apiserver's flag of the same name. */
 export const EVENT_TTL_OPTION: FamilyOption<number> = {

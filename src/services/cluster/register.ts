@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { loadYamlParser } from '../../core/config.ts';
 import type { Vocabulary } from '../../core/identifiers.ts';
 import { loadOnFirstUse } from '../../core/lazy.ts';
+import { loadYamlBodyParser, YamlAliasingError, YamlTooDeepError } from '../../core/yaml-body.ts';
 import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
 import { YamlBodyError } from './apimachinery/error-serializer.ts';
 import { sendSerialized } from './apimachinery/send-serialized.ts';
@@ -59,8 +59,14 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
   const json = (reply: FastifyReply, body: unknown, contentType = 'application/json') =>
     sendSerialized(reply.code(200).header('cache-control', 'no-cache, private'), contentType, typeof body === 'string' ? body : JSON.stringify(body));
 
+  // The apiserver writes /version with responsewriters.WriteRawJSON: always indented, whatever was asked.
   app.get('/version', async (_request, reply) =>
-    json(reply, { ...SERVED_VERSION, gitCommit: '0000000000000000000000000000000000000000', gitTreeState: 'clean', buildDate: '2024-12-11T18:04:20Z', goVersion: 'go1.23.3', compiler: 'gc', platform: 'linux/amd64' }),
+    sendSerialized(
+      reply.code(200).header('cache-control', 'no-cache, private'),
+      'application/json',
+      JSON.stringify({ ...SERVED_VERSION, gitCommit: '0000000000000000000000000000000000000000', gitTreeState: 'clean', buildDate: '2024-12-11T18:04:20Z', goVersion: 'go1.23.3', compiler: 'gc', platform: 'linux/amd64' }, null, 2),
+      { negotiated: false },
+    ),
   );
   for (const path of ['/livez', '/readyz']) app.get(path, async (_request, reply) => reply.code(200).header('content-type', 'text/plain; charset=utf-8').send('ok'));
 
@@ -76,7 +82,7 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
     }
     reply.header('cache-control', hash === undefined ? 'no-cache, private' : 'public, immutable');
     if (hash !== undefined) reply.header('expires', new Date(context.clock.now() + 365 * 86400_000).toUTCString());
-    return sendSerialized(reply.code(200), 'application/json', document.json);
+    return sendSerialized(reply.code(200), 'application/json', document.json, { negotiated: false });
   });
 
   const discoveryAnswer = async (request: FastifyRequest, reply: FastifyReply, core: boolean) => {
@@ -99,10 +105,11 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
       if (list === undefined) throw notFoundPath();
       return json(reply, list);
     }
-    const target = runtimeNow.resolveTarget(handlers.index, '', version, rest, userOf(request));
+    const watchPath = isWatchPath(rest);
+    const target = runtimeNow.resolveTarget(handlers.index, '', version, watchPath ? rest.slice(1) : rest, userOf(request));
     if (target === undefined) throw notFoundPath();
     rethrowUndecodedBody(request.body);
-    return runtimeNow.serveResource(handlers, target, request, reply);
+    return runtimeNow.serveResource(handlers, target, request, reply, watchPath);
   });
   app.all('/apis/*', async (request, reply) => {
     const runtimeNow = runtime.ready() ?? (await runtime());
@@ -120,10 +127,11 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
       if (list === undefined) throw notFoundPath();
       return json(reply, list);
     }
-    const target = runtimeNow.resolveTarget(handlers.index, group, version, rest, userOf(request));
+    const watchPath = isWatchPath(rest);
+    const target = runtimeNow.resolveTarget(handlers.index, group, version, watchPath ? rest.slice(1) : rest, userOf(request));
     if (target === undefined) throw notFoundPath();
     rethrowUndecodedBody(request.body);
-    return runtimeNow.serveResource(handlers, target, request, reply);
+    return runtimeNow.serveResource(handlers, target, request, reply, watchPath);
   });
   return {
     close: async () => {
@@ -133,6 +141,15 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
       await runtime();
     },
   };
+}
+
+/**
+ * isWatchPath tells a deprecated watch path (`…/{version}/watch/{resource}…`, still served by the
+ * apiserver and used by older clients such as ruby-kubeclient) from the rest. No resource is
+ * called `watch`, so the segment is unambiguous.
+ */
+function isWatchPath(rest: readonly string[]): boolean {
+  return rest.length >= 2 && rest[0] === 'watch';
 }
 
 function splitPath(path: string | undefined): string[] {
@@ -159,12 +176,13 @@ function useYamlBodies(app: FastifyInstance): void {
   });
   app.addContentTypeParser(/^application\/(yaml|apply-patch\+yaml)(;.*)?$/i, { parseAs: 'string' }, (_request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
-    loadYamlParser().then(
+    loadYamlBodyParser().then(
       (parse) => {
         try {
-          done(null, text.trim() === '' ? undefined : (parse(text) as unknown));
+          done(null, text.trim() === '' ? undefined : parse(text));
         } catch (error) {
-          done(new YamlBodyError((error as Error).message), undefined);
+          // Depth and aliasing refusals keep their type; the family words them (error-serializer.ts).
+          done(error instanceof YamlTooDeepError || error instanceof YamlAliasingError ? error : new YamlBodyError((error as Error).message), undefined);
         }
       },
       (error: unknown) => done(error as Error, undefined),

@@ -24,6 +24,7 @@ export const computeService: ServiceDefinition = {
   screenUnknownPath(request, context) {
     if (isUnderPrefix(request.url, COMPUTE_PREFIX)) authenticateCompute(request, context.auth);
   },
+  discovery: async () => [(await import('./discovery.ts')).COMPUTE_DISCOVERY],
   async register(app, context) {
     return (await import('./register.ts')).registerCompute(app, context);
   },

@@ -4,9 +4,10 @@ import type { Store, Transaction } from '../../store/store.ts';
 import { notFound } from './errors.ts';
 import { allRecipients } from './mime/addresses.ts';
 import type { MessageFiles, RawSource, StoredRaw } from './message-files.ts';
-import { addMessage, removeMessage, shareFile } from './mailbox-writes.ts';
+import { addMessage, addMessages, removeMessage, shareFile } from './mailbox-writes.ts';
 import { key, KINDS, newDraftId, newMessageId, type DraftRecord, type MessageRecord } from './model.ts';
-import { composeOutgoing, withoutBcc, type OutgoingMessage } from './outgoing.ts';
+import { composeOutgoing, withoutBcc, type ComposeMode, type OutgoingMessage } from './outgoing.ts';
+import { MAX_RECIPIENTS_PER_MESSAGE } from './recipient-limit.ts';
 import type { Relay } from './relay.ts';
 import { threadFor } from './threading.ts';
 
@@ -25,6 +26,8 @@ export interface DraftAnswer {
 
 const minimal = (message: MessageRecord): MinimalMessage => ({ id: message.id, threadId: message.threadId, labelIds: message.labelIds });
 
+const DRAFT: ComposeMode = { kind: 'draft' };
+
 /**
  * ComposeService is the mail API's writing side: messages.send and the drafts lifecycle. A sent
  * message lands in the sender's mailbox (SENT, Bcc visible) and in every recipient's (INBOX,
@@ -32,25 +35,31 @@ const minimal = (message: MessageRecord): MinimalMessage => ({ id: message.id, t
  * that fails are removed again.
  */
 export class ComposeService {
+  readonly #send: ComposeMode;
+
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly ids: IdSource,
     private readonly files: MessageFiles,
     private readonly relay: Relay | undefined,
-  ) {}
+    /** The most recipients a sent message may have (Gmail API: 100). */
+    maxRecipients: number = MAX_RECIPIENTS_PER_MESSAGE,
+  ) {
+    this.#send = { kind: 'send', maxRecipients };
+  }
 
   /** send delivers a raw message from `mailbox` to its To, Cc and Bcc. */
-  async send(mailbox: string, source: RawSource, threadId: string | undefined): Promise<MinimalMessage> {
-    const outgoing = await composeOutgoing(source, mailbox, 'send', this.files, this.clock, this.ids);
-    return this.#deliver(mailbox, outgoing, threadId, undefined);
+  async send(mailbox: string, source: RawSource, threadId: string | undefined, signal?: AbortSignal): Promise<MinimalMessage> {
+    const outgoing = await composeOutgoing(source, mailbox, this.#send, this.files, this.clock, this.ids);
+    return this.#deliver(mailbox, outgoing, threadId, undefined, signal);
   }
 
   /** createDraft stores a raw message as a draft (label DRAFT); no recipient is needed yet. */
-  async createDraft(mailbox: string, source: RawSource, threadId: string | undefined): Promise<DraftAnswer> {
-    const outgoing = await composeOutgoing(source, mailbox, 'draft', this.files, this.clock, this.ids);
+  async createDraft(mailbox: string, source: RawSource, threadId: string | undefined, signal?: AbortSignal): Promise<DraftAnswer> {
+    const outgoing = await composeOutgoing(source, mailbox, DRAFT, this.files, this.clock, this.ids);
     const draftId = newDraftId(this.ids);
-    return this.#guard(outgoing, async () =>
+    return this.#guard(outgoing, signal, async () =>
       this.store.transact(async (tx) => {
         const message = await this.#storeDraftMessage(tx, mailbox, outgoing, threadId);
         await tx.put(KINDS.drafts, key(mailbox, draftId), { id: draftId, messageId: message.id } satisfies DraftRecord, { expectRevision: 0 });
@@ -60,11 +69,11 @@ export class ComposeService {
   }
 
   /** updateDraft replaces a draft's message (it gets a new message id, as in Gmail). */
-  async updateDraft(mailbox: string, draftId: string, source: RawSource, threadId: string | undefined): Promise<DraftAnswer> {
+  async updateDraft(mailbox: string, draftId: string, source: RawSource, threadId: string | undefined, signal?: AbortSignal): Promise<DraftAnswer> {
     await this.#draft(mailbox, draftId);
-    const outgoing = await composeOutgoing(source, mailbox, 'draft', this.files, this.clock, this.ids);
+    const outgoing = await composeOutgoing(source, mailbox, DRAFT, this.files, this.clock, this.ids);
     const replaced: string[] = [];
-    const answer = await this.#guard(outgoing, async () =>
+    const answer = await this.#guard(outgoing, signal, async () =>
       this.store.transact(async (tx) => {
         const draft = await tx.get<DraftRecord>(KINDS.drafts, key(mailbox, draftId));
         if (draft === undefined) throw notFound();
@@ -81,10 +90,10 @@ export class ComposeService {
   }
 
   /** sendDraft sends a draft (after replacing its message when `source` is given) and deletes it. */
-  async sendDraft(mailbox: string, draftId: string, source: RawSource | undefined, threadId: string | undefined): Promise<MinimalMessage> {
+  async sendDraft(mailbox: string, draftId: string, source: RawSource | undefined, threadId: string | undefined, signal?: AbortSignal): Promise<MinimalMessage> {
     const { draft, message } = await this.#draft(mailbox, draftId);
     const raw: RawSource = source ?? (await this.files.source(message.file));
-    const outgoing = await composeOutgoing(raw, mailbox, 'send', this.files, this.clock, this.ids);
+    const outgoing = await composeOutgoing(raw, mailbox, this.#send, this.files, this.clock, this.ids);
     const unused: string[] = [];
     const sent = await this.#deliver(mailbox, outgoing, threadId ?? message.threadId, async (tx) => {
       const current = await tx.get<DraftRecord>(KINDS.drafts, key(mailbox, draftId));
@@ -93,7 +102,7 @@ export class ComposeService {
       const draftMessage = await tx.get<MessageRecord>(KINDS.messages, key(mailbox, draft.messageId));
       const file = draftMessage === undefined ? undefined : await removeMessage(tx, mailbox, draftMessage.value);
       if (file !== undefined) unused.push(file);
-    });
+    }, signal);
     await Promise.all(unused.map((file) => this.files.remove(file)));
     return sent;
   }
@@ -126,42 +135,54 @@ export class ComposeService {
     return addMessage(tx, mailbox, this.#record(id, thread, ['DRAFT'], outgoing, outgoing.senderFile, false));
   }
 
-  async #deliver(mailbox: string, outgoing: OutgoingMessage, threadId: string | undefined, alsoInTransaction: ((tx: Transaction) => Promise<void>) | undefined): Promise<MinimalMessage> {
+  /**
+   * #deliver stores the sender's copy and every recipient's in one transaction. Everything that
+   * does not depend on what the mailboxes hold now — ids, the copies' records (one shared body:
+   * the payload without Bcc, the search fields) — is made before it, so the transaction reads
+   * threads only when the message answers another, then every mailbox's counter at once, and
+   * writes every copy's rows in one batch.
+   */
+  async #deliver(mailbox: string, outgoing: OutgoingMessage, threadId: string | undefined, alsoInTransaction: ((tx: Transaction) => Promise<void>) | undefined, signal?: AbortSignal): Promise<MinimalMessage> {
     const everyone = allRecipients(outgoing.recipients);
     const recipients = everyone.filter((address) => address !== mailbox);
     const toSelf = recipients.length !== everyone.length;
     const separate = outgoing.deliveryFile.name !== outgoing.senderFile.name;
-    const sent = await this.#guard(outgoing, async () =>
+    const now = this.clock.now();
+    const senderId = newMessageId(now, this.ids);
+    const senderCopy = this.#record(senderId, senderId, toSelf ? ['SENT', 'INBOX', 'UNREAD'] : ['SENT'], outgoing, outgoing.senderFile, false, now);
+    const delivered = this.#record('', '', ['INBOX', 'UNREAD'], outgoing, outgoing.deliveryFile, true, now);
+    const copies = recipients.map((recipient) => ({ recipient, id: newMessageId(now, this.ids) }));
+    const answers = outgoing.references.length > 0;
+    const sent = await this.#guard(outgoing, signal, async () =>
       this.store.transact(async (tx) => {
         await alsoInTransaction?.(tx);
         // One raw file serves every copy that has the same bytes; it is unlinked with its last message.
         await shareFile(tx, outgoing.senderFile, separate ? 1 : 1 + recipients.length, outgoing.text);
         if (separate && recipients.length > 0) await shareFile(tx, outgoing.deliveryFile, recipients.length, outgoing.text);
-        const id = newMessageId(this.clock.now(), this.ids);
-        const thread = await threadFor(tx, mailbox, id, outgoing.references, outgoing.subject, threadId, true);
-        const labels = toSelf ? ['SENT', 'INBOX', 'UNREAD'] : ['SENT'];
-        const message = await addMessage(tx, mailbox, this.#record(id, thread, labels, outgoing, outgoing.senderFile, false));
-        for (const recipient of recipients) {
-          const copyId = newMessageId(this.clock.now(), this.ids);
-          const copyThread = await threadFor(tx, recipient, copyId, outgoing.references, outgoing.subject, undefined, false);
-          await addMessage(tx, recipient, this.#record(copyId, copyThread, ['INBOX', 'UNREAD'], outgoing, outgoing.deliveryFile, true));
+        const thread = await threadFor(tx, mailbox, senderId, outgoing.references, outgoing.subject, threadId, true);
+        const added = [{ mailbox, message: { ...senderCopy, threadId: thread } }];
+        for (const { recipient, id } of copies) {
+          // A message that answers nothing starts its own thread in every mailbox: no read needed.
+          const copyThread = answers ? await threadFor(tx, recipient, id, outgoing.references, outgoing.subject, undefined, false) : id;
+          added.push({ mailbox: recipient, message: { ...delivered, id, threadId: copyThread } });
         }
-        return message;
+        const [message] = await addMessages(tx, added);
+        return message!;
       }),
     );
     if (separate && recipients.length === 0) await this.files.remove(outgoing.deliveryFile.name);
-    const delivered = outgoing.deliveryFile;
-    this.relay?.forward(mailbox, sent.id, delivered.inline ?? (() => this.files.stream({ kind: 'kept', name: delivered.name })), mailbox, everyone);
+    const deliveredFile = outgoing.deliveryFile;
+    this.relay?.forward(mailbox, sent.id, deliveredFile.inline ?? (() => this.files.stream({ kind: 'kept', name: deliveredFile.name })), mailbox, everyone);
     return minimal(sent);
   }
 
-  #record(id: string, threadId: string, labelIds: string[], outgoing: OutgoingMessage, file: StoredRaw, delivered: boolean): Omit<MessageRecord, 'historyId'> {
+  #record(id: string, threadId: string, labelIds: string[], outgoing: OutgoingMessage, file: StoredRaw, delivered: boolean, now = this.clock.now()): Omit<MessageRecord, 'historyId'> {
     return {
       id,
       threadId,
       labelIds,
       snippet: outgoing.snippet,
-      internalDate: this.clock.now(),
+      internalDate: now,
       sizeEstimate: file.size,
       payload: delivered ? withoutBcc(outgoing.parsed.payload) : outgoing.parsed.payload,
       file: file.name,
@@ -169,9 +190,13 @@ export class ComposeService {
     };
   }
 
-  /** #guard removes every file the write made when the write fails, so nothing half-stored stays. */
-  async #guard<R>(outgoing: OutgoingMessage, write: () => Promise<R>): Promise<R> {
+  /**
+   * #guard removes every file the write made when the write fails, so nothing half-stored stays;
+   * an upload already answered without us (`signal` aborted: deadline, shutdown) writes nothing.
+   */
+  async #guard<R>(outgoing: OutgoingMessage, signal: AbortSignal | undefined, write: () => Promise<R>): Promise<R> {
     try {
+      signal?.throwIfAborted();
       return await write();
     } catch (error) {
       const names = new Set([outgoing.senderFile.name, outgoing.deliveryFile.name]);

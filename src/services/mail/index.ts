@@ -3,7 +3,7 @@ import { googleClientBanner } from '../../core/google-client-banner.ts';
 import { googleEnvelopeProblem } from '../../core/google-error-envelope.ts';
 import type { ServiceDefinition } from '../../core/service.ts';
 import { renderMailError } from './error-serializer.ts';
-import { MAIL_RELAY_OPTION } from './options.ts';
+import { MAIL_MAX_RECIPIENTS_OPTION, MAIL_RELAY_OPTION } from './options.ts';
 
 const API_BASE = '/gmail/v1';
 
@@ -19,10 +19,11 @@ export const mailService: ServiceDefinition = {
   pathPrefixes: Object.values(MAIL_PREFIXES),
   pathAliases: MAIL_ALIASES,
   scopes: MAIL_SCOPE_TERMS,
-  options: [MAIL_RELAY_OPTION],
+  options: [MAIL_RELAY_OPTION, MAIL_MAX_RECIPIENTS_OPTION],
   renderError: renderMailError,
   errorBodyProblem: (status: number, body: unknown) => googleEnvelopeProblem(status, body, true),
   banner: (site) => googleClientBanner(site, 'mail (Gmail API)', '/gmail/v1', 'gmail'),
+  discovery: async () => [(await import('./discovery.ts')).MAIL_DISCOVERY],
   async register(app, context) {
     return (await import('./register.ts')).registerMail(app, context);
   },

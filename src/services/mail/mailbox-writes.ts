@@ -1,4 +1,4 @@
-import type { Transaction } from '../../store/store.ts';
+import type { PutRequest, Transaction } from '../../store/store.ts';
 import type { StoredRaw } from './message-files.ts';
 import { historyKey, key, KINDS, type FileRefs, type HistoryRecord, type MailboxRecord, type MessageRecord } from './model.ts';
 
@@ -25,15 +25,51 @@ export function refOf(message: MessageRecord): { id: string; threadId: string; l
   return { id: message.id, threadId: message.threadId, labelIds: message.labelIds };
 }
 
-/** addMessage stores a new message (with its Message-ID index entry) and records messagesAdded. */
+/**
+ * addMessage stores a new message (with its Message-ID index entry) and records messagesAdded:
+ * one read (the mailbox's history counter) and the writes, as a message carries the id of the
+ * change that made it.
+ */
 export async function addMessage(tx: Transaction, mailbox: string, message: Omit<MessageRecord, 'historyId'>): Promise<MessageRecord> {
-  const historyId = await nextHistoryIdPeek(tx, mailbox);
+  const historyId = await nextHistoryId(tx, mailbox);
   const stored: MessageRecord = { ...message, historyId };
   await tx.put(KINDS.messages, key(mailbox, message.id), stored, { expectRevision: 0 });
   if (message.search.rfc822msgid !== '') {
     await tx.put(KINDS.messageIds, key(mailbox, message.search.rfc822msgid), { id: message.id, threadId: message.threadId });
   }
-  await recordHistory(tx, mailbox, { messages: [{ id: message.id, threadId: message.threadId }], messagesAdded: [{ message: refOf(stored) }] });
+  const change: HistoryChange = { messages: [{ id: message.id, threadId: message.threadId }], messagesAdded: [{ message: refOf(stored) }] };
+  await tx.put(KINDS.history, historyKey(mailbox, historyId), { id: historyId, ...change } satisfies HistoryRecord);
+  return stored;
+}
+
+/** NewMessage is a message to add to a mailbox, before it has a history id. */
+export interface NewMessage {
+  readonly mailbox: string;
+  readonly message: Omit<MessageRecord, 'historyId'>;
+}
+
+/**
+ * addMessages adds one message to each of several distinct mailboxes, as addMessage each would,
+ * in one read of their history counters and one batch of writes (a send to a hundred recipients
+ * is two round trips to a networked store, not five hundred).
+ */
+export async function addMessages(tx: Transaction, added: readonly NewMessage[]): Promise<MessageRecord[]> {
+  const mailboxes = added.map((entry) => entry.mailbox);
+  if (new Set(mailboxes).size !== mailboxes.length) throw new Error('addMessages needs distinct mailboxes: each reads its counter once');
+  const counters = await tx.getMany<MailboxRecord>(KINDS.mailboxes, mailboxes);
+  const writes: PutRequest[] = [];
+  const stored = added.map(({ mailbox, message }, i) => {
+    const current = counters[i]?.value;
+    const counter: MailboxRecord = current === undefined ? { historyId: 1, nextLabel: 1 } : { ...current, historyId: current.historyId + 1 };
+    const historyId = counter.historyId;
+    const record: MessageRecord = { ...message, historyId };
+    const change: HistoryChange = { messages: [{ id: message.id, threadId: message.threadId }], messagesAdded: [{ message: refOf(record) }] };
+    writes.push({ kind: KINDS.mailboxes, key: mailbox, value: counter }, { kind: KINDS.messages, key: key(mailbox, message.id), value: record, options: { expectRevision: 0 } });
+    if (message.search.rfc822msgid !== '') writes.push({ kind: KINDS.messageIds, key: key(mailbox, message.search.rfc822msgid), value: { id: message.id, threadId: message.threadId } });
+    writes.push({ kind: KINDS.history, key: historyKey(mailbox, historyId), value: { id: historyId, ...change } satisfies HistoryRecord });
+    return record;
+  });
+  await tx.putMany(writes);
   return stored;
 }
 

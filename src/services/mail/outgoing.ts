@@ -10,6 +10,7 @@ import { headerValue, readHeaderBlock, readHeaderBlockFrom } from './mime/header
 import { parseMessage, snippetOf, type ParsedMessage, type StoredPart } from './mime/parse-message.ts';
 import type { MessageFiles, RawSource, StoredRaw } from './message-files.ts';
 import type { SearchFields } from './model.ts';
+import { checkRecipientCount } from './recipient-limit.ts';
 
 /** OutgoingMessage is a message written as its sender's copy, ready to be stored (and delivered). */
 export interface OutgoingMessage {
@@ -28,12 +29,16 @@ export interface OutgoingMessage {
   readonly subject: string;
 }
 
-/** ComposeMode says what the message is for: sending needs recipients, a draft does not. */
-export type ComposeMode = 'send' | 'draft';
+/**
+ * ComposeMode says what the message is for: sending needs recipients, and at most
+ * `maxRecipients` of them; a draft needs neither (the limits apply when it is sent).
+ */
+export type ComposeMode = { readonly kind: 'send'; readonly maxRecipients: number } | { readonly kind: 'draft' };
 
 /**
  * composeOutgoing does to a raw message what Gmail does before storing it: checks To, Cc and
- * Bcc, requires a recipient when sending, fills in or rewrites From to the sender, adds
+ * Bcc, requires a recipient and at most the recipient limit when sending (before a byte is
+ * written), fills in or rewrites From to the sender, adds
  * Message-ID and Date when missing, writes the sender's copy (Bcc kept) and, when there is Bcc,
  * a copy without it for the recipients, then parses the payload. Headers that need no change
  * keep their exact bytes, so `format=raw` returns what was sent.
@@ -42,7 +47,11 @@ export async function composeOutgoing(source: RawSource, sender: string, mode: C
   const block = source.kind === 'bytes' ? readHeaderBlock(source.bytes) : await readHeaderBlockFrom(files.stream(source));
   const { headers, bodyOffset } = block;
   const recipients = readRecipients(headers);
-  if (mode === 'send' && allRecipients(recipients).length === 0) throw invalidArgument('Recipient address required');
+  if (mode.kind === 'send') {
+    const count = allRecipients(recipients).length;
+    if (count === 0) throw invalidArgument('Recipient address required');
+    checkRecipientCount(count, mode.maxRecipients);
+  }
   const original = source.kind === 'bytes' ? source.bytes.subarray(0, bodyOffset) : undefined;
   const lineEnd = usesBareLf(original ?? headers.build()) ? '\n' : '\r\n';
   fillFrom(headers, sender);

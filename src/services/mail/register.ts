@@ -6,7 +6,7 @@ import { openFileArea, UploadEngine } from '../../core/uploads/index.ts';
 import { MAIL_PREFIXES } from './index.ts';
 import { MailboxService } from './mailbox-service.ts';
 import { MessageFiles } from './message-files.ts';
-import { MAIL_RELAY_OPTION } from './options.ts';
+import { MAIL_MAX_RECIPIENTS_OPTION, MAIL_RELAY_OPTION } from './options.ts';
 import { Relay } from './relay.ts';
 import { registerMetadataRoutes, registerUploadRoutes, type MailRoutes } from './routes.ts';
 
@@ -17,7 +17,7 @@ import { registerMetadataRoutes, registerUploadRoutes, type MailRoutes } from '.
  */
 export async function registerMail(app: FastifyInstance, context: ServiceContext): Promise<ServiceHandle> {
   const area = openFileArea(context.dataDir, 'mail');
-  const engine = new UploadEngine({ family: 'mail', store: context.store, clock: context.clock, ids: context.ids, area });
+  const engine = new UploadEngine({ family: 'mail', store: context.store, clock: context.clock, ids: context.ids, area, ...(context.uploadDeadlineMs === undefined ? {} : { completionDeadlineMs: context.uploadDeadlineMs }) });
   await engine.open();
   const files = new MessageFiles(context.store);
   await files.sweep();
@@ -25,7 +25,7 @@ export async function registerMail(app: FastifyInstance, context: ServiceContext
   const relay = relayUrl === undefined ? undefined : new Relay(relayUrl, context.store);
   const routes: MailRoutes = {
     auth: context.auth,
-    compose: loadOnFirstUse(async () => new (await import('./compose-service.ts')).ComposeService(context.store, context.clock, context.ids, files, relay)),
+    compose: loadOnFirstUse(async () => new (await import('./compose-service.ts')).ComposeService(context.store, context.clock, context.ids, files, relay, optionValue(MAIL_MAX_RECIPIENTS_OPTION, context.options))),
     mailboxes: new MailboxService(context.store, context.clock, files),
   };
   await app.register(async (scope) => registerMetadataRoutes(scope, routes), { prefix: MAIL_PREFIXES.metadata });
@@ -40,6 +40,8 @@ export async function registerMail(app: FastifyInstance, context: ServiceContext
   }
   return {
     async close() {
+      // Uploads still being processed are answered now: the shutdown does not wait for them.
+      engine.close();
       await relay?.close();
       area.close();
     },

@@ -253,6 +253,54 @@ export async function zipBuffer(items: readonly ZipItem[]): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** Compression is how a test archive keeps its entries: all deflated, all stored (zip's choice for tiny files, Python's zipfile default), or mixed as build tools mix them. */
+export type Compression = 'deflated' | 'stored' | 'mixed';
+
+/** COMPRESSIONS lists every Compression, for tests that run each. */
+export const COMPRESSIONS: readonly Compression[] = ['deflated', 'stored', 'mixed'];
+
+/** compressedAs sets how each in-memory item is kept: `mixed` stores every other entry, starting with the first. */
+export function compressedAs(items: readonly ZipItem[], compression: Compression): ZipItem[] {
+  return items.map((item, i) => ('data' in item ? { ...item, compress: compression === 'deflated' || (compression === 'mixed' && i % 2 === 1) } : item));
+}
+
+/** EntryHeaderPatch is what patchEntry may rewrite in an entry's headers. */
+export interface EntryHeaderPatch {
+  readonly method?: number;
+  readonly flags?: number;
+  readonly crc32?: number;
+  readonly compressedSize?: number;
+  readonly uncompressedSize?: number;
+  /** The local header's signature (a broken local header). */
+  readonly localSignature?: number;
+}
+
+/**
+ * patchEntry rewrites fields of the headers of entry `name` in a ZIP held in memory — the central
+ * directory record and the local header alike (the signature only in the local one) — to forge
+ * archives no writer would make.
+ */
+export function patchEntry(zip: Buffer, name: string, patch: EntryHeaderPatch): Buffer {
+  const out = Buffer.from(zip);
+  let found = false;
+  for (let at = out.indexOf('PK\x01\x02'); at !== -1; at = out.indexOf('PK\x01\x02', at + 4)) {
+    if (out.toString('utf8', at + 46, at + 46 + out.readUInt16LE(at + 28)) !== name) continue;
+    found = true;
+    const local = out.readUInt32LE(at + 42);
+    // Central record field offsets are the local header's plus 2 (the "version made by" field).
+    for (const base of [local, at + 2]) {
+      if (patch.flags !== undefined) out.writeUInt16LE(patch.flags, base + 6);
+      if (patch.method !== undefined) out.writeUInt16LE(patch.method, base + 8);
+      if (patch.crc32 !== undefined) out.writeUInt32LE(patch.crc32 >>> 0, base + 14);
+      if (patch.compressedSize !== undefined) out.writeUInt32LE(patch.compressedSize, base + 18);
+      if (patch.uncompressedSize !== undefined) out.writeUInt32LE(patch.uncompressedSize, base + 22);
+    }
+    if (patch.localSignature !== undefined) out.writeUInt32LE(patch.localSignature >>> 0, local);
+  }
+  if (!found) throw new Error(`no entry ${name} in the archive`);
+  return out;
+}
+
 /** zeros streams `size` zero bytes without holding them. */
 export function zeros(size: number, chunk = 1024 * 1024): Readable {
   const block = Buffer.alloc(chunk);

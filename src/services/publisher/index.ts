@@ -38,6 +38,7 @@ export const publisherService: ServiceDefinition = {
   screenUnknownPath(request, context) {
     if (BASE_FORMS.some((base) => isUnderPrefix(request.url, base))) authenticatePublisher(request, context.auth);
   },
+  discovery: async () => [(await import('./discovery.ts')).PUBLISHER_DISCOVERY],
   async register(app, context) {
     return (await import('./register.ts')).registerPublisher(app, context);
   },

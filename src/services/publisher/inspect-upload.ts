@@ -59,7 +59,7 @@ export async function inspectUpload(path: string, size: number, kind: ArtifactKi
     const certificate = blockCertificate ?? (await signingCertificate(archive, what));
     return { manifest, certificate };
   } finally {
-    archive.close();
+    await archive.close();
   }
 }
 

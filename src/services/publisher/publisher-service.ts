@@ -26,13 +26,16 @@ export class PublisherService {
 
   /**
    * uploadArtifact inspects a received bundle or APK for `packageName` and keeps it: the file is
-   * moved into the artifacts on success; on failure it is left for the upload engine to remove.
+   * moved into the artifacts on success; on failure, or once `signal` is aborted, it is left for
+   * the upload engine to remove.
    */
-  async uploadArtifact(kind: ArtifactKind, packageName: string, media: UploadedMedia): Promise<ArtifactRecord> {
+  async uploadArtifact(kind: ArtifactKind, packageName: string, media: UploadedMedia, signal?: AbortSignal): Promise<ArtifactRecord> {
     // The archive, manifest and signature readers load with the first upload, not at start-up.
     const { inspectUpload } = await import('./inspect-upload.ts');
     const inspection = await inspectUpload(media.path, media.size, kind, packageName);
     const certificate = inspection.certificate ?? (await this.signer.certificate());
+    // The request was answered without us (deadline, shutdown): keep nothing.
+    signal?.throwIfAborted();
     return this.artifacts.create({
       kind,
       packageName,

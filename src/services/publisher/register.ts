@@ -20,7 +20,7 @@ import { artifactUploadMethod } from './upload-methods.ts';
 export async function registerPublisher(app: FastifyInstance, context: ServiceContext): Promise<ServiceHandle> {
   const bodyLimit = app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const area = openFileArea(context.dataDir, 'publisher');
-  const engine = new UploadEngine({ family: 'publisher', store: context.store, clock: context.clock, ids: context.ids, area });
+  const engine = new UploadEngine({ family: 'publisher', store: context.store, clock: context.clock, ids: context.ids, area, ...(context.uploadDeadlineMs === undefined ? {} : { completionDeadlineMs: context.uploadDeadlineMs }) });
   await engine.open();
   const artifacts = new ArtifactStore(context.store, context.clock, context.ids);
   await artifacts.sweep();
@@ -45,6 +45,8 @@ export async function registerPublisher(app: FastifyInstance, context: ServiceCo
   );
   return {
     async close() {
+      // Uploads still being processed are answered now: the shutdown does not wait for them.
+      engine.close();
       area.close();
     },
   };

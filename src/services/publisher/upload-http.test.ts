@@ -265,7 +265,7 @@ describe('bad uploads', () => {
     const lying = patchCentralSize(big, 'base/manifest/AndroidManifest.xml', 100);
     const reply = await post(bundleUrl(), lying);
     assert.equal(reply.status, 400);
-    assert.match(reply.body.error.message, /^The bundle entry base\/manifest\/AndroidManifest\.xml cannot be read: too many bytes in the stream\. expected 100\. got at least \d+\.$/);
+    assert.equal(reply.body.error.message, 'The bundle entry base/manifest/AndroidManifest.xml cannot be read: it inflates to more than the 100 bytes its header declares.');
     assert.deepEqual(leftovers(), []);
   });
 

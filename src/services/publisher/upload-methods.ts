@@ -40,7 +40,7 @@ export function artifactUploadMethod(kind: ArtifactKind, service: PublisherServi
       return { packageName, origin: `${request.protocol}://${request.host}` };
     },
     async complete(upload: CompletedUpload, context: ArtifactUploadContext): Promise<UploadAnswer> {
-      const record = await service.uploadArtifact(kind, context.packageName, upload.media);
+      const record = await service.uploadArtifact(kind, context.packageName, upload.media, upload.signal);
       return { status: 200, body: toResource(record, downloadLinks(context.origin, record).page) };
     },
   };

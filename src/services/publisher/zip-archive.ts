@@ -1,13 +1,14 @@
 /**
  * A ZIP archive opened from a file for inspection: the central directory is read (through
- * yauzl, never the whole file), checked for sanity and for bomb-like declared sizes, and single
- * small entries are inflated with a hard cap. Nothing here knows about bundles or APKs.
+ * yauzl, never the whole file), checked for sanity, for compression methods Play can read and
+ * for bomb-like declared sizes, and single small entries are read with a hard cap
+ * (zip-entry-data.ts). Nothing here knows about bundles or APKs.
  */
 
-import { open as openFile } from 'node:fs/promises';
-import type { Readable } from 'node:stream';
+import { open as openFile, type FileHandle } from 'node:fs/promises';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
-import { invalidUpload, PublisherError } from './errors.ts';
+import { invalidUpload } from './errors.ts';
+import { readEntryData, SUPPORTED_METHODS } from './zip-entry-data.ts';
 
 /** ZipLimits bound what an archive may declare before fogbank refuses it as a ZIP bomb. */
 export interface ZipLimits {
@@ -27,11 +28,14 @@ export const DEFAULT_ZIP_LIMITS: ZipLimits = { maxEntries: 100_000, maxExpandedB
 
 const ZIP_LOCAL_HEADER = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
 const RATIO_FLOOR = 1024 * 1024;
+/** ENCRYPTED is general-purpose flag bit 0: the entry's data is encrypted. */
+const ENCRYPTED = 0x1;
 
 /** ZipArchive is an opened, checked archive: its entries by name, and a capped reader. */
 export class ZipArchive {
   private constructor(
-    private readonly zip: ZipFile,
+    private readonly file: FileHandle,
+    private readonly fileSize: number,
     /** entries by file name (directories excluded). */
     readonly entries: ReadonlyMap<string, Entry>,
     /** Where the central directory starts (an APK's signing block ends there). */
@@ -43,21 +47,25 @@ export class ZipArchive {
    * 400 naming what is wrong with the upload; `what` names the upload in messages ("bundle").
    */
   static async open(path: string, what: string, limits: ZipLimits = DEFAULT_ZIP_LIMITS): Promise<ZipArchive> {
-    await requireZipMagic(path, what);
-    const zip = await new Promise<ZipFile>((resolve, reject) => {
-      yauzl.open(path, { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false }, (error, opened) => {
-        if (error !== null || opened === undefined) reject(invalidUpload(`The uploaded ${what} is not a valid ZIP archive: ${describe(error)}.`));
-        else resolve(opened);
-      });
-    });
-    // yauzl starts its entry cursor at the central directory's offset (its typings call it boolean).
-    const centralDirectoryOffset = Number(zip.readEntryCursor);
+    const file = await openFile(path, 'r');
     try {
+      await requireZipMagic(file, what);
+      const fileSize = (await file.stat()).size;
+      // yauzl reads the directory through the same descriptor. Its ZipFile is never closed: that
+      // would close the descriptor under the FileHandle, which this archive closes instead.
+      const zip = await new Promise<ZipFile>((resolve, reject) => {
+        yauzl.fromFd(file.fd, { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false }, (error, opened) => {
+          if (error !== null || opened === undefined) reject(invalidUpload(`The uploaded ${what} is not a valid ZIP archive: ${describe(error)}.`));
+          else resolve(opened);
+        });
+      });
+      // yauzl starts its entry cursor at the central directory's offset (its typings call it boolean).
+      const centralDirectoryOffset = Number(zip.readEntryCursor);
       if (zip.entryCount > limits.maxEntries) throw invalidUpload(`The uploaded ${what} has ${zip.entryCount} entries; at most ${limits.maxEntries} are accepted.`);
-      const entries = await readDirectory(zip, what, limits);
-      return new ZipArchive(zip, entries, centralDirectoryOffset);
+      const entries = await readDirectory(zip, what, limits, centralDirectoryOffset);
+      return new ZipArchive(file, fileSize, entries, centralDirectoryOffset);
     } catch (error) {
-      zip.close();
+      await file.close();
       throw error;
     }
   }
@@ -68,54 +76,29 @@ export class ZipArchive {
   }
 
   /**
-   * read inflates one entry into memory, refusing it when it declares, or turns out to hold, more
-   * than `maxBytes` (the cap protects against headers that lie about their size).
+   * read returns one entry's bytes, refusing it when it declares, or turns out to hold, more than
+   * `maxBytes` (the cap protects against headers that lie about their size).
    */
   async read(name: string, maxBytes: number, what: string): Promise<Buffer> {
     const entry = this.entries.get(name);
     if (entry === undefined) throw new Error(`no entry ${name}`);
     if (entry.uncompressedSize > maxBytes) throw invalidUpload(`The ${what} entry ${name} declares ${entry.uncompressedSize} bytes; at most ${maxBytes} are accepted.`);
-    const stream = await new Promise<Readable>((resolve, reject) => {
-      this.zip.openReadStream(entry, (error, opened) => {
-        if (error !== null || opened === undefined) reject(invalidUpload(`The ${what} entry ${name} cannot be read: ${describe(error)}.`));
-        else resolve(opened);
-      });
-    });
-    const chunks: Buffer[] = [];
-    let total = 0;
-    try {
-      for await (const chunk of stream) {
-        total += (chunk as Buffer).length;
-        if (total > maxBytes) throw invalidUpload(`The ${what} entry ${name} inflates to more than ${maxBytes} bytes.`);
-        chunks.push(chunk as Buffer);
-      }
-    } catch (error) {
-      stream.destroy();
-      // yauzl reports corrupt data (bad deflate stream, size or CRC mismatch) as plain Errors.
-      if (error instanceof PublisherError) throw error;
-      throw invalidUpload(`The ${what} entry ${name} cannot be read: ${describe(error)}.`);
-    }
-    return Buffer.concat(chunks, total);
+    return readEntryData(this.file, this.fileSize, entry, maxBytes, `The ${what} entry ${name}`);
   }
 
   /** close releases the file descriptor. */
-  close(): void {
-    this.zip.close();
+  async close(): Promise<void> {
+    await this.file.close();
   }
 }
 
-async function requireZipMagic(path: string, what: string): Promise<void> {
-  const handle = await openFile(path, 'r');
-  try {
-    const head = Buffer.alloc(4);
-    const { bytesRead } = await handle.read(head, 0, 4, 0);
-    if (bytesRead < 4 || !head.equals(ZIP_LOCAL_HEADER)) throw invalidUpload(`The uploaded ${what} is not a ZIP archive (it does not start with a ZIP local file header).`);
-  } finally {
-    await handle.close();
-  }
+async function requireZipMagic(file: FileHandle, what: string): Promise<void> {
+  const head = Buffer.alloc(4);
+  const { bytesRead } = await file.read(head, 0, 4, 0);
+  if (bytesRead < 4 || !head.equals(ZIP_LOCAL_HEADER)) throw invalidUpload(`The uploaded ${what} is not a ZIP archive (it does not start with a ZIP local file header).`);
 }
 
-function readDirectory(zip: ZipFile, what: string, limits: ZipLimits): Promise<Map<string, Entry>> {
+function readDirectory(zip: ZipFile, what: string, limits: ZipLimits, centralDirectoryOffset: number): Promise<Map<string, Entry>> {
   return new Promise((resolve, reject) => {
     const entries = new Map<string, Entry>();
     let expanded = 0;
@@ -135,6 +118,20 @@ function readDirectory(zip: ZipFile, what: string, limits: ZipLimits): Promise<M
         const ratio = entry.uncompressedSize / Math.max(1, entry.compressedSize);
         if (entry.uncompressedSize > RATIO_FLOOR && ratio > limits.maxRatio) {
           refuse(invalidUpload(`The uploaded ${what} looks like a ZIP bomb: entry ${entry.fileName} declares ${entry.uncompressedSize} bytes from ${entry.compressedSize} compressed.`));
+          return;
+        }
+        // Cheap, and it catches sizes no reader could honour in entries inspection never reads.
+        const dataEnd = entry.relativeOffsetOfLocalHeader + 30 + entry.fileNameLength + entry.compressedSize;
+        if (dataEnd > centralDirectoryOffset) {
+          refuse(invalidUpload(`The uploaded ${what}'s entry ${entry.fileName} declares ${entry.compressedSize} bytes of data at offset ${entry.relativeOffsetOfLocalHeader}, past the start of the central directory (offset ${centralDirectoryOffset}).`));
+          return;
+        }
+        if (!SUPPORTED_METHODS.has(entry.compressionMethod)) {
+          refuse(invalidUpload(`The uploaded ${what}'s entry ${entry.fileName} uses compression method ${entry.compressionMethod}; only stored (0) and deflated (8) entries are accepted.`));
+          return;
+        }
+        if ((entry.generalPurposeBitFlag & ENCRYPTED) !== 0) {
+          refuse(invalidUpload(`The uploaded ${what}'s entry ${entry.fileName} is encrypted; encrypted entries are not accepted.`));
           return;
         }
         if (entries.has(entry.fileName)) {

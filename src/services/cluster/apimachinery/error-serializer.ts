@@ -4,8 +4,9 @@
  * becomes a `Status` object, as the Kubernetes API server answers.
  */
 import { transportProblemOf } from '../../../core/errors.ts';
-import { MalformedJsonError } from '../../../core/json-body.ts';
+import { JsonTooDeepError, MAX_JSON_DEPTH, MalformedJsonError } from '../../../core/json-body.ts';
 import type { ErrorResponse, ErrorSite } from '../../../core/service.ts';
+import { YamlAliasingError, YamlTooDeepError } from '../../../core/yaml-body.ts';
 import {
   badRequest,
   internalError,
@@ -25,6 +26,8 @@ export const ACCEPTED_PATCH_TYPES: readonly string[] = ['application/json-patch+
 
 /** goJsonError words a JSON.parse failure the way Go's encoding/json does. */
 function goJsonError(error: MalformedJsonError): string {
+  // Go's scanner stops at the bracket one level too deep; its limit is 10000, fogbank's lower.
+  if (error instanceof JsonTooDeepError) return `invalid character '${error.body[error.position ?? 0] ?? '['}' exceeded max depth`;
   if (/end of JSON input|Unterminated/.test(error.detail) || error.position === undefined || error.position >= error.body.length) return 'unexpected end of JSON input';
   const char = error.body[error.position] ?? '';
   return `invalid character '${char}' looking for beginning of value`;
@@ -35,6 +38,12 @@ export function toStatusError(error: unknown, site: ErrorSite): StatusError {
   if (error instanceof StatusError) return error;
   if (error instanceof MalformedJsonError) return badRequest(`couldn't get version/kind; json parse error: ${goJsonError(error)}`);
   if (error instanceof YamlBodyError) return badRequest(`error converting YAML to JSON: ${error.message}`);
+  // go-yaml's words (scannerc.go, decode.go), with fogbank's depth limit: its own is 10000, and
+  // it names the line only past the first.
+  if (error instanceof YamlTooDeepError) {
+    return badRequest(`error converting YAML to JSON: yaml: ${error.line !== undefined && error.line > 1 ? `line ${error.line}: ` : ''}exceeded max depth of ${MAX_JSON_DEPTH}`);
+  }
+  if (error instanceof YamlAliasingError) return badRequest('error converting YAML to JSON: yaml: document contains excessive aliasing');
   if (error instanceof Error && error.name === 'ProtobufBodyError') return badRequest(error.message);
   const problem = transportProblemOf(error);
   if (problem !== undefined) {

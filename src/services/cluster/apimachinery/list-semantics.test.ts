@@ -80,7 +80,6 @@ describe('list: resourceVersion, pagination and selectors (reference §3)', () =
     const cases: [string, string][] = [
       ['resourceVersion=abc', 'invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax'],
       ['limit=ten', 'strconv.ParseInt: parsing "ten": invalid syntax'],
-      ['watch=maybe', 'strconv.ParseBool: parsing "maybe": invalid syntax'],
       ['continue=%21%21', 'invalid continue token: continue key is not valid: illegal base64 data at input byte 0'],
       [`continue=${Buffer.from('{"v":"meta.k8s.io/v1","rv":0,"start":"a\\u0000"}').toString('base64url')}`, 'invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)'],
       [`continue=${encodeContinue(3, 'a')}&resourceVersion=3`, 'specifying resource version is not allowed when using continue'],

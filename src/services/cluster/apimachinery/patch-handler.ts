@@ -14,7 +14,7 @@ import { managerFromUserAgent } from './managed-fields.ts';
 import type { KubeObject, ManagedFieldsEntry } from './object-meta.ts';
 import type { Vocabulary } from '../../../core/identifiers.ts';
 import { ownValue } from '../../../core/own.ts';
-import { parseWriteQuery, single, type FieldValidation, type Query, type WriteQuery } from './query-options.ts';
+import { parseWriteQuery, type FieldValidation, type Query, type WriteQuery } from './query-options.ts';
 import { formatTime, type GenericRegistry, type RequestScope } from './registry.ts';
 import { decodeBody } from './request-body.ts';
 import type { HandlerContext } from './resource-handlers.ts';
@@ -92,7 +92,7 @@ export async function servePatch(context: HandlerContext, scope: RequestScope, n
   const options = parseWriteQuery(query, 'PatchOptions', contentType === APPLY_PATCH ? 'apply' : true);
   const fieldManager = options.fieldManager ?? managerFromUserAgent(request.headers['user-agent']);
   const patch: unknown = request.body;
-  if (contentType === APPLY_PATCH) return applyObject({ registry, groups: context.index.groups }, scope, name, patch, { ...options, fieldManager, force: single(query, 'force') === 'true' });
+  if (contentType === APPLY_PATCH) return applyObject({ registry, groups: context.index.groups }, scope, name, patch, { ...options, fieldManager });
 
   let operations: unknown[] | undefined;
   if (contentType === JSON_PATCH) {

@@ -6,6 +6,7 @@ import { forbidden, notSupported, required, type FieldError } from './field-erro
 import { FieldSelectorSyntaxError, parseFieldSelector, type FieldSelector } from './field-selector.ts';
 import { LabelSelectorSyntaxError, parseLabelSelector } from './label-selector.ts';
 import type { ListQuery } from './registry.ts';
+import { clampToNumber, parseInt64, queryFlag } from './query-values.ts';
 import { badRequest, invalidObject } from './status.ts';
 
 /** Query is a request's query string as Fastify parses it. */
@@ -17,22 +18,24 @@ export function single(query: Query, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** parseBool reads a boolean query value as Go's strconv.ParseBool does. */
+/** parseBool reads a boolean query parameter as the apiserver does (queryFlag): `0`/`false` are false, any other value true. */
 export function parseBool(query: Query, name: string): boolean | undefined {
-  const value = single(query, name);
-  if (value === undefined) return undefined;
-  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(value)) return true;
-  if (['0', 'f', 'F', 'false', 'FALSE', 'False', ''].includes(value)) return value === '' ? undefined : false;
-  throw badRequest(`strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
+  return queryFlag(single(query, name));
 }
 
-/** parseInteger reads an integer query value as Go's strconv.ParseInt does. */
-export function parseInteger(query: Query, name: string): number | undefined {
+/** parseInteger reads an int64 query parameter as the apiserver does (strconv.ParseInt; an empty value is invalid syntax too). */
+export function parseInteger(query: Query, name: string): bigint | undefined {
   const value = single(query, name);
-  if (value === undefined || value === '') return undefined;
-  if (!/^[-+]?\d+$/.test(value)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(value)}: invalid syntax`);
-  return Number(value);
+  return value === undefined ? undefined : parseInt64(value);
 }
+
+/**
+ * MAX_LIMIT caps `limit`: any larger value asks for the same thing (every item), and the stores
+ * take a safe integer.
+ */
+const MAX_LIMIT = Number.MAX_SAFE_INTEGER;
+/** MAX_TIMEOUT_SECONDS caps `timeoutSeconds` at what one Node timer can wait (about 24.8 days). */
+export const MAX_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 
 /** WatchQuery is a parsed list request that may be a watch. */
 export interface WatchQuery extends ListQuery {
@@ -44,7 +47,13 @@ export interface WatchQuery extends ListQuery {
 
 /** parseListQuery reads and validates list/watch options; `supportedFields` are the resource's field labels. */
 export function parseListQuery(query: Query, supportedFields: ReadonlySet<string>): WatchQuery {
+  // The decoder reads the parameters in ListOptions' field order and stops at the first it cannot
+  // read; the selectors are parsed after that, when the options convert to the internal version.
   const watch = parseBool(query, 'watch') ?? false;
+  const allowWatchBookmarks = parseBool(query, 'allowWatchBookmarks') ?? false;
+  const timeoutSeconds = parseInteger(query, 'timeoutSeconds');
+  const limitValue = parseInteger(query, 'limit');
+  const sendInitialEvents = parseBool(query, 'sendInitialEvents');
   const labelText = single(query, 'labelSelector') ?? '';
   const fieldText = single(query, 'fieldSelector') ?? '';
   let labelSelector;
@@ -64,11 +73,9 @@ export function parseListQuery(query: Query, supportedFields: ReadonlySet<string
   for (const requirement of fieldSelector.requirements) {
     if (!supportedFields.has(requirement.field)) throw badRequest(`field label not supported: ${requirement.field}`);
   }
-  const limitValue = parseInteger(query, 'limit');
   const continueToken = single(query, 'continue') || undefined;
   const resourceVersion = single(query, 'resourceVersion') || undefined;
   const match = single(query, 'resourceVersionMatch') || undefined;
-  const sendInitialEvents = parseBool(query, 'sendInitialEvents');
   const errors: FieldError[] = [];
   if (watch) {
     if (sendInitialEvents !== undefined && match !== 'NotOlderThan') {
@@ -89,18 +96,17 @@ export function parseListQuery(query: Query, supportedFields: ReadonlySet<string
     if (sendInitialEvents !== undefined) errors.push(forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
   }
   if (errors.length > 0) throw invalidObject({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', errors);
-  const timeoutSeconds = parseInteger(query, 'timeoutSeconds');
   return {
     watch,
     labelSelector,
     fieldSelector,
-    limit: limitValue !== undefined && limitValue > 0 ? limitValue : undefined,
+    limit: limitValue !== undefined && limitValue > 0n ? clampToNumber(limitValue, MAX_LIMIT) : undefined,
     continueToken,
     resourceVersion,
     resourceVersionMatch: match === 'Exact' || match === 'NotOlderThan' ? match : undefined,
-    allowWatchBookmarks: parseBool(query, 'allowWatchBookmarks') ?? false,
+    allowWatchBookmarks,
     sendInitialEvents,
-    timeoutSeconds: timeoutSeconds !== undefined && timeoutSeconds > 0 ? timeoutSeconds : undefined,
+    timeoutSeconds: timeoutSeconds !== undefined && timeoutSeconds > 0n ? clampToNumber(timeoutSeconds, MAX_TIMEOUT_SECONDS) : undefined,
   };
 }
 
@@ -112,6 +118,8 @@ export interface WriteQuery {
   readonly dryRun: boolean;
   readonly fieldManager: string | undefined;
   readonly fieldValidation: FieldValidation;
+  /** force is PatchOptions.force read as the apiserver reads it (`force=True`, `force=1`, … are true); false elsewhere. */
+  readonly force: boolean;
 }
 
 /** parseWriteQuery validates dryRun, fieldManager and fieldValidation (`kind` names the options type in errors). */
@@ -134,7 +142,7 @@ export function parseWriteQuery(query: Query, kind: 'CreateOptions' | 'UpdateOpt
   const validation = single(query, 'fieldValidation') ?? '';
   if (!['', 'Ignore', 'Warn', 'Strict'].includes(validation)) errors.push(notSupported('fieldValidation', validation, ['', 'Ignore', 'Warn', 'Strict']));
   if (errors.length > 0) throw invalidObject({ group: 'meta.k8s.io', kind }, '', errors);
-  return { dryRun, fieldManager, fieldValidation: validation === '' ? 'Warn' : (validation as FieldValidation) };
+  return { dryRun, fieldManager, fieldValidation: validation === '' ? 'Warn' : (validation as FieldValidation), force: isPatch === 'apply' && parseBool(query, 'force') === true };
 }
 
 /** dryRunOf reads `dryRun` (only `All` is valid), recording errors. */

@@ -15,6 +15,7 @@ import type { LabelSelector } from './label-selector.ts';
 import { fieldsOf, recordUpdate } from './managed-fields.ts';
 import { validateObjectMeta, validateObjectMetaUpdate, type KubeObject, type ManagedFieldsEntry, type ObjectMeta } from './object-meta.ts';
 import { listAtRevision, RevisionCompactedError } from './snapshot.ts';
+import { goQuote, uint64Problem } from './query-values.ts';
 import {
   alreadyExists,
   badRequest,
@@ -146,15 +147,15 @@ export class GenericRegistry {
   }
 
   /** waitForRevision holds a read until the store reaches `revision`, up to a short bound (the real server's "too large" wait). */
-  async waitForRevision(revision: number): Promise<number> {
+  async waitForRevision(revision: bigint): Promise<number> {
     let current = await this.store.currentRevision();
-    if (revision <= current) return current;
+    if (revision <= BigInt(current)) return current;
     // The store commits in-process, so a short wait covers a write already on its way.
     const deadline = this.clock.now() + 3000;
     while (this.clock.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       current = await this.store.currentRevision();
-      if (revision <= current) return current;
+      if (revision <= BigInt(current)) return current;
     }
     throw tooLargeResourceVersion(revision, current);
   }
@@ -182,7 +183,8 @@ export class GenericRegistry {
       const requested = parseResourceVersion(query.resourceVersion);
       const exact = query.resourceVersionMatch === 'Exact' || (query.resourceVersionMatch === undefined && query.limit !== undefined);
       const current = await this.waitForRevision(requested);
-      revision = exact ? requested : current;
+      // The wait returns only once the store has reached `requested`, so it is a safe integer here.
+      revision = exact ? Number(requested) : current;
     } else {
       revision = await this.store.currentRevision();
     }
@@ -325,7 +327,7 @@ export class GenericRegistry {
       const requested = bodyMeta.resourceVersion;
       if (requested === undefined || requested === '') {
         if (!strategy.allowUnconditionalUpdate) throw invalidObject(strategy.invalidKind, name, [{ type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: '', detail: 'must be specified for an update' }]);
-      } else if (parseResourceVersion(requested) !== old.revision) {
+      } else if (parseResourceVersion(requested) !== BigInt(old.revision)) {
         throw conflict(gr, name, OPTIMISTIC_LOCK_MESSAGE);
       }
       // `next` hands over a freshly decoded object; a shallow copy is enough (see create).
@@ -464,12 +466,17 @@ export class GenericRegistry {
   }
 }
 
-/** parseResourceVersion reads a resourceVersion query or field; non-integers are the real 400. */
-export function parseResourceVersion(value: string): number {
-  if (!/^\d+$/.test(value)) {
-    throw badRequest(`invalid resource version: resourceVersion: Invalid value: ${JSON.stringify(value)}: strconv.ParseUint: parsing ${JSON.stringify(value)}: invalid syntax`);
+/**
+ * parseResourceVersion reads a resourceVersion query or field as the apiserver's versioner does
+ * (strconv.ParseUint(value, 10, 64)): anything else is the real 400 at once, a value past uint64
+ * included. A BigInt, so a valid version past 2^53 keeps every digit.
+ */
+export function parseResourceVersion(value: string): bigint {
+  const problem = uint64Problem(value);
+  if (problem !== undefined) {
+    throw badRequest(`invalid resource version: resourceVersion: Invalid value: ${goQuote(value)}: strconv.ParseUint: parsing ${goQuote(value)}: ${problem}`);
   }
-  return Number(value);
+  return BigInt(value);
 }
 
 const META_ORDER = [

@@ -10,12 +10,13 @@ import { contentTypeOf, negotiateOutput, type OutputForm } from './content-negot
 import { managerFromUserAgent } from './managed-fields.ts';
 import type { KubeObject } from './object-meta.ts';
 import { servePatch } from './patch-handler.ts';
-import { dryRunOf, parseListQuery, parseWriteQuery, single, type Query } from './query-options.ts';
+import { dryRunOf, parseInteger, parseListQuery, parseWriteQuery, single, type Query } from './query-options.ts';
 import type { DeleteRequest, GenericRegistry, ListResult, RequestScope } from './registry.ts';
 import { decodeBody } from './request-body.ts';
 import { sendSerialized } from './send-serialized.ts';
 import { badRequest, invalidObject, methodNotSupported } from './status.ts';
 import { notSupported, type FieldError } from './field-errors.ts';
+import { FieldSelector } from './field-selector.ts';
 import { apiVersionOf, type AnyView } from './strategy.ts';
 import { parseIncludeObject, partialObject, toTable } from './table.ts';
 import type { ActiveWatches, WatchSettings } from './watch.ts';
@@ -96,8 +97,28 @@ function fieldManagerOf(request: FastifyRequest, given: string | undefined): str
   return given ?? managerFromUserAgent(request.headers['user-agent']);
 }
 
-/** serveResource answers one request to a resolved resource URL. */
-export async function serveResource(context: HandlerContext, target: ResourceTarget, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+/**
+ * serveWatchPath answers the deprecated watch paths (`/api/v1/watch/…`, `/apis/{g}/{v}/watch/…`)
+ * as the apiserver's WATCH and WATCHLIST routes do: a GET that is a watch whatever `watch` says
+ * (the options are still validated as sent), and a named one a watch of that object through a
+ * `metadata.name` field selector, which a selector given with it must agree with.
+ */
+async function serveWatchPath(context: HandlerContext, target: ResourceTarget, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  const { scope, name } = target;
+  if (request.method !== 'GET') throw methodNotSupported(context.registry.groupResource(scope), request.method.toLowerCase());
+  const form = negotiateOutput(request.headers.accept);
+  const listQuery = parseListQuery((request.query ?? {}) as Query, fieldLabels(scope.view));
+  let { fieldSelector } = listQuery;
+  if (name !== undefined) {
+    if (fieldSelector.empty) fieldSelector = new FieldSelector([{ field: 'metadata.name', operator: '=', value: name }]);
+    else if (fieldSelector.exactValue('metadata.name') !== name) throw badRequest("fieldSelector metadata.name doesn't match requested name");
+  }
+  return startWatch(context, scope, { ...listQuery, watch: true, fieldSelector }, form, request, reply);
+}
+
+/** serveResource answers one request to a resolved resource URL; `watchPath` marks one reached through a deprecated `/watch/` path. */
+export async function serveResource(context: HandlerContext, target: ResourceTarget, request: FastifyRequest, reply: FastifyReply, watchPath = false): Promise<unknown> {
+  if (watchPath) return serveWatchPath(context, target, request, reply);
   const { registry } = context;
   const { scope, name } = target;
   const { view } = scope;
@@ -211,6 +232,9 @@ const PROPAGATION_POLICIES = ['Foreground', 'Background', 'Orphan'];
 
 /** deleteRequestOf reads DeleteOptions from the query and the optional body, with the real checks. */
 export function deleteRequestOf(query: Query, body: unknown): DeleteRequest {
+  // DeleteOptions decode from the query first (a gracePeriodSeconds strconv cannot read is a 400
+  // before any check); fogbank deletes at once, so the value itself is not used.
+  parseInteger(query, 'gracePeriodSeconds');
   const errors: FieldError[] = [];
   let dryRun = dryRunOf(query, errors);
   const options = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};

@@ -137,7 +137,7 @@ export function notAcceptable(produced: readonly string[]): StatusError {
 }
 
 /** tooLargeResourceVersion is the 504 for a resourceVersion the store has not reached. */
-export function tooLargeResourceVersion(requested: number, current: number): StatusError {
+export function tooLargeResourceVersion(requested: bigint, current: number): StatusError {
   return new StatusError(504, 'Timeout', `Timeout: Too large resource version: ${requested}, current: ${current}`, {
     causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
     retryAfterSeconds: 1,

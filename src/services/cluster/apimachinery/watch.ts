@@ -101,9 +101,10 @@ export async function serveWatch(
   const fromState = query.sendInitialEvents === true || (query.sendInitialEvents === undefined && (rv === undefined || rv === '0'));
   let start: number;
   if (rv !== undefined && rv !== '0') {
-    start = parseResourceVersion(rv);
-    const current = await registry.waitForRevision(start);
-    if (fromState) start = current;
+    const requested = parseResourceVersion(rv);
+    const current = await registry.waitForRevision(requested);
+    // Reached by the store, so a safe integer.
+    start = fromState ? current : Number(requested);
   } else {
     start = await store.currentRevision();
   }

@@ -7,6 +7,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Vocabulary } from '../../../core/identifiers.ts';
 import { setUserOf, userOf, type UserInfo } from '../cluster-auth.ts';
+import { queryFlag } from '../apimachinery/query-values.ts';
 import { badRequest, StatusError } from '../apimachinery/status.ts';
 import { MASTERS_GROUP, type Authorizer } from './authorizer.ts';
 import type { Attributes } from './policy-rules.ts';
@@ -34,6 +35,9 @@ export function attributesOf(method: string, url: string, groups: Vocabulary): A
     return nonResource;
   }
   if (rest.length === 0) return nonResource;
+  // A deprecated `/watch/` path is a watch whatever the method (RequestInfoFactory's special verb).
+  const watchPath = rest[0] === 'watch' && rest.length >= 2;
+  if (watchPath) rest = rest.slice(1);
   let namespace = '';
   if (rest[0] === 'namespaces' && rest.length > 1) {
     namespace = rest[1]!;
@@ -42,7 +46,10 @@ export function attributesOf(method: string, url: string, groups: Vocabulary): A
   const [resource = '', name = '', subresource = ''] = rest;
   const query = rawQuery === '' ? undefined : new URLSearchParams(rawQuery);
   let verb: string;
-  switch (method.toUpperCase()) {
+  switch (watchPath ? 'WATCH' : method.toUpperCase()) {
+    case 'WATCH':
+      verb = 'watch';
+      break;
     case 'POST':
       verb = 'create';
       break;
@@ -57,7 +64,7 @@ export function attributesOf(method: string, url: string, groups: Vocabulary): A
       break;
     case 'GET':
     case 'HEAD':
-      verb = name !== '' ? 'get' : ['1', 'true'].includes(query?.get('watch') ?? '') ? 'watch' : 'list';
+      verb = name !== '' ? 'get' : queryFlag(query?.get('watch') ?? undefined) === true ? 'watch' : 'list';
       break;
     default:
       verb = method.toLowerCase();

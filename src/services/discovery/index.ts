@@ -1,0 +1,31 @@
+import type { DiscoveryApi } from '../../core/discovery.ts';
+import { googleEnvelopeProblem } from '../../core/google-error-envelope.ts';
+import { loadOnFirstUse } from '../../core/lazy.ts';
+import type { ServiceDefinition } from '../../core/service.ts';
+import { renderDiscoveryError } from './errors.ts';
+
+/** DIRECTORY_PREFIX is the Discovery service's own address, as on www.googleapis.com. */
+export const DIRECTORY_PREFIX = '/discovery/v1';
+
+/** HOST_DISCOVERY_PREFIX is the per-API address (`https://gmail.googleapis.com/$discovery/rest?version=v1`). */
+export const HOST_DISCOVERY_PREFIX = '/$discovery';
+
+/**
+ * discoveryService is the Discovery service over the families given (registry.ts passes every
+ * API family): it owns `/discovery/v1/…` and `/$discovery/…`, and asks each family that serves a
+ * Google API for its description (ServiceDefinition.discovery), so no family imports another and
+ * the documents are rendered from what the families declare beside their routes.
+ */
+export function discoveryService(families: readonly ServiceDefinition[]): ServiceDefinition {
+  const apis = loadOnFirstUse(async (): Promise<readonly DiscoveryApi[]> => (await Promise.all(families.map((family) => family.discovery?.() ?? []))).flat());
+  return {
+    name: 'discovery',
+    // All of /discovery is the service's: another version of it gets its 404, not another family's.
+    pathPrefixes: ['/discovery', HOST_DISCOVERY_PREFIX],
+    renderError: renderDiscoveryError,
+    errorBodyProblem: (status: number, body: unknown) => googleEnvelopeProblem(status, body, true),
+    async register(app) {
+      (await import('./register.ts')).registerDiscovery(app, apis);
+    },
+  };
+}
