@@ -88,9 +88,10 @@ export class FuzzServer {
   /** stop ends the current process and waits for it. */
   async stop(): Promise<void> {
     const child = this.child;
-    if (child === undefined) return;
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
     const gone = new Promise((resolve) => child.once('exit', resolve));
-    child.disconnect();
+    if (child.connected) child.disconnect();
+    else child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
     await gone;
     clearTimeout(timer);
