@@ -267,6 +267,9 @@ describe('bad-input fuzzer', () => {
       const { probes, worstMs } = await probe.stop();
       worst = worstMs;
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      const serverCpu = ((await fuzz.state())?.cpuMs ?? 0) / 1000;
+      const { user, system } = process.cpuUsage();
+      t.diagnostic(`CPU: server process ${serverCpu.toFixed(1)} s (the last one started), fuzzer ${((user + system) / 1e6).toFixed(1)} s`);
       const table = [...counts].map(([family, c]) => `${family}: ${c.requests} requests, ${c.crashes} crashes, ${c.stalls} stalls > 1 s, ${c.serverErrors} 5xx, ${c.nonDialect} non-dialect errors, ${c.storeChanged} rejected-but-stored, ${c.pollution} prototype pollution (${c.faithfulWaits} faithful resourceVersion waits; ${c.seconds.toFixed(1)} s)`);
       t.diagnostic(`seed ${SEED}; ${seconds} s; ${probes} /healthz probes, worst ${Math.round(worstMs)} ms; server deaths: ${fuzz.deaths.length}`);
       for (const line of table) t.diagnostic(line);

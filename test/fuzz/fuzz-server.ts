@@ -7,6 +7,8 @@ export interface ServerState {
   readonly revision: number;
   /** Names on Object.prototype that were not there at start (prototype pollution). */
   readonly polluted: readonly string[];
+  /** CPU time the process has used, in milliseconds. */
+  readonly cpuMs: number;
 }
 
 const CHILD = fileURLToPath(new URL('./server-child.ts', import.meta.url));
@@ -64,7 +66,7 @@ export class FuzzServer {
   /** state asks the process for its store revision and prototype check; undefined when it is gone. */
   async state(): Promise<ServerState | undefined> {
     const reply = await this.ask({ kind: 'state' });
-    return reply === undefined ? undefined : { revision: reply['revision'] as number, polluted: reply['polluted'] as string[] };
+    return reply === undefined ? undefined : { revision: reply['revision'] as number, polluted: reply['polluted'] as string[], cpuMs: reply['cpuMs'] as number };
   }
 
   /** kindsChanged lists the store kinds written after `from` up to `to`, as the process reports them. */

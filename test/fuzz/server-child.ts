@@ -21,7 +21,8 @@ process.on('message', (message: { id: number; kind: 'state' } | { id: number; ki
   if (message.kind === 'state') {
     void server.store.currentRevision().then((revision) => {
       const polluted = Object.getOwnPropertyNames(Object.prototype).filter((name) => !PROTOTYPE_NAMES.has(name));
-      process.send!({ id: message.id, revision, polluted });
+      const { user, system } = process.cpuUsage();
+      process.send!({ id: message.id, revision, polluted, cpuMs: (user + system) / 1000 });
     });
     return;
   }
