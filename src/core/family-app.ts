@@ -9,6 +9,7 @@ import { useJsonBodies } from './json-body.ts';
 import type { RegisteredRoute } from './route-registry.ts';
 import { SCHEMA_COMPILERS } from './schema-compilers.ts';
 import type { ServiceContext, ServiceDefinition, ServiceHandle } from './service.ts';
+import { drainUnreadBody } from './unread-body.ts';
 
 /**
  * A family's own Fastify app: its routes, hooks and error dialect, built the first time a request
@@ -71,6 +72,12 @@ export async function buildFamilyApp(service: ServiceDefinition, settings: Famil
   if (settings.logLevel !== 'silent') useRequestLog(app);
   useJsonBodies(app);
   useRequestGuard(app, settings.unreadable);
+  // An error answered before the body was read waits for the rest of it (bounded): closing on
+  // unread bytes resets the connection, and the client could lose the answer (unread-body.ts).
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (reply.statusCode >= 400) await drainUnreadBody(request.raw);
+    return payload;
+  });
   app.setNotFoundHandler((request, reply) => answer(new TransportProblemError({ httpStatus: 404, kind: 'not-found', detail: request.originalUrl.split('?')[0] ?? request.originalUrl }), request, reply));
   app.setErrorHandler(answer);
   let handle: ServiceHandle | undefined;

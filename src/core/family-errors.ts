@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { HTTP_REASON_PHRASES, TransportProblemError, transportProblemOf, type TransportProblem } from './errors.ts';
+import { renderNeutralError } from './neutral-error.ts';
 import { isUnderPrefix } from './path-aliases.ts';
 import type { ErrorResponse, ErrorSite, ServiceDefinition } from './service.ts';
 
@@ -13,8 +14,9 @@ const REQUEST_LINE_LIMIT = 8 * 1024;
 /**
  * FamilyErrors answers everything that happens before or outside a family's handlers (bad
  * URLs, unreadable requests, oversized headers, unknown paths) in the dialect of the family
- * that owns the path: the longest matching `pathPrefixes` entry wins, the `fallback` family
- * answers the rest.
+ * that owns the path: the longest matching `pathPrefixes` entry wins, a `fallback` family (none
+ * of fogbank's own is one) answers the rest, and without one core's neutral answer does
+ * (neutral-error.ts).
  */
 export class FamilyErrors {
   private readonly prefixes: readonly { readonly prefix: string; readonly service: ServiceDefinition }[];
@@ -49,8 +51,8 @@ export class FamilyErrors {
         // Answers written from socket events must never throw: that would take the process down.
       }
     }
-    const problem = (family === undefined ? transportProblemOf(error) : undefined) ?? { httpStatus: 500, kind: 'bad-request', detail: 'Internal error.' };
-    return { status: problem.httpStatus, headers: { 'content-type': 'application/json; charset=utf-8' }, body: { error: { code: problem.httpStatus, message: problem.detail } } };
+    // No family owns the path (or its serializer failed): core's one neutral answer.
+    return renderNeutralError(family === undefined ? error : undefined);
   }
 
   /**

@@ -6,7 +6,7 @@ export const HEALTH_PATH = '/healthz';
 
 /**
  * isHealthCheck is true for `GET` or `HEAD /healthz` (with or without a trailing slash or a query);
- * any other method on it is an unknown path, answered by the fallback family.
+ * any other method on it is an unknown path, which no family owns (core's neutral answer).
  */
 export function isHealthCheck(method: string | undefined, url: string): boolean {
   if ((method !== 'GET' && method !== 'HEAD') || !url.startsWith(HEALTH_PATH)) return false;

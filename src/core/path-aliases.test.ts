@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { aliasRewriter } from './path-aliases.ts';
+import { aliasRewriter, versionlessPrefix } from './path-aliases.ts';
 
 const routed = aliasRewriter([
   { alias: '/mail/v1', canonical: '/gmail/v1' },
@@ -24,4 +24,12 @@ test('a path that merely starts with the same characters is not an alias', () =>
   assert.equal(routed('/projectsx/p'), '/projectsx/p');
   assert.equal(routed('/gmail/v1/users/me/profile'), '/gmail/v1/users/me/profile');
   assert.equal(routed('/x/mail/v1'), '/x/mail/v1');
+});
+
+test('a base path without its version names every version of the API', () => {
+  assert.equal(versionlessPrefix('/gmail/v1'), '/gmail');
+  assert.equal(versionlessPrefix('/upload/androidpublisher/v3'), '/upload/androidpublisher');
+  assert.equal(versionlessPrefix('/batch/compute/v1'), '/batch/compute');
+  assert.equal(versionlessPrefix('/compute/v2beta1'), '/compute');
+  assert.equal(versionlessPrefix('/_fogbank/publisher'), '/_fogbank/publisher');
 });

@@ -39,3 +39,13 @@ export function isUnderPrefix(target: string, prefix: string): boolean {
   // NaN (the end), '/' or '?'
   return Number.isNaN(next) || next === 0x2f || next === 0x3f;
 }
+
+/**
+ * versionlessPrefix is an API base path without its version (`/gmail/v1` → `/gmail`,
+ * `/upload/androidpublisher/v3` → `/upload/androidpublisher`): a family lists it among its
+ * prefixes so that a version it does not serve (`/gmail/v2/…`) is still its own to answer, with
+ * its 404 in its dialect, and not core's neutral answer.
+ */
+export function versionlessPrefix(base: string): string {
+  return base.replace(/\/v\d+(?:(?:alpha|beta)\d*)?$/, '');
+}

@@ -53,8 +53,8 @@ export interface FogbankServer {
 
 /**
  * buildServer puts every service behind one HTTP server. A request goes to the family owning its
- * path (the longest matching prefix, aliases rewritten to their canonical prefix; the fallback
- * family takes the rest), and each family is its own Fastify app, built the first time a request
+ * path (the longest matching prefix, aliases rewritten to their canonical prefix; a path no
+ * family owns gets core's neutral answer, neutral-error.ts), and each family is its own Fastify app, built the first time a request
  * reaches it (family-app.ts): `fogbank start` registers no route and loads no Fastify, so it is
  * ready about as fast as a bare Node server, and a family nobody calls costs nothing. Whatever is
  * answered before or outside a family's handlers is phrased by the family owning the path.

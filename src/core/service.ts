@@ -98,7 +98,9 @@ export interface ServiceDefinition {
    * pathPrefixes are the URL path prefixes the family answers under (`/compute/v1`, `/apis`, …).
    * Core uses them to pick the dialect of answers given before any of the family's handlers ran
    * (malformed URLs, oversized headers or path segments, unknown paths): the longest matching
-   * prefix wins, and the family marked `fallback` answers paths that no prefix matches.
+   * prefix wins, a family marked `fallback` answers paths that no prefix matches, and without one
+   * core's neutral answer does (neutral-error.ts). A family lists its base paths without their
+   * version too (`/gmail`), so that a version it does not serve is refused in its dialect.
    */
   readonly pathPrefixes: readonly string[];
   /**
@@ -107,7 +109,7 @@ export interface ServiceDefinition {
    * They count as the family's prefixes for the dialect of core's answers.
    */
   readonly pathAliases?: readonly PathAlias[];
-  /** fallback marks the family that answers paths no family's prefix matches (compute: it is also served without a prefix). */
+  /** fallback marks a family that answers paths no family's prefix matches; none of fogbank's own is one (they get core's neutral answer). */
   readonly fallback?: boolean;
   /**
    * scopes are the family's OAuth scopes whose spec spelling differs from the real one

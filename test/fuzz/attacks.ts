@@ -18,12 +18,15 @@ export interface AttackContext {
   readonly routes: readonly RegisteredRoute[];
 }
 
-type Attack = (context: AttackContext) => FuzzRequest;
+/** Attack generates one request against a route. */
+export type Attack = (context: AttackContext) => FuzzRequest;
 
 const JSON_TYPE = ['Content-Type', 'application/json'] as const;
-const AUTH = ['Authorization', `Bearer ${FUZZ_TOKEN}`] as const;
+/** AUTH is the admin's Authorization header. */
+export const AUTH = ['Authorization', `Bearer ${FUZZ_TOKEN}`] as const;
 
-function request(context: AttackContext, attack: string, parts: Partial<Omit<FuzzRequest, 'body'>> & { body?: Buffer | string }): FuzzRequest {
+/** request builds an attack's request: the route's method and a filled path, the admin token, and a JSON body unless told otherwise. */
+export function request(context: AttackContext, attack: string, parts: Partial<Omit<FuzzRequest, 'body'>> & { body?: Buffer | string }): FuzzRequest {
   const { route, random } = context;
   const body = typeof parts.body === 'string' ? Buffer.from(parts.body) : parts.body;
   return {
@@ -37,7 +40,8 @@ function request(context: AttackContext, attack: string, parts: Partial<Omit<Fuz
   };
 }
 
-const base = (context: AttackContext): unknown => plausibleBody(context.route.method, context.route.url, context.random) ?? { name: 'x' };
+/** base is the route's plausible body, or a bare named object. */
+export const base = (context: AttackContext): unknown => plausibleBody(context.route.method, context.route.url, context.random) ?? { name: 'x' };
 
 /** BODY_ATTACKS are the attacks that work through a request body: they go mostly to routes that read one. */
 export const BODY_ATTACKS: ReadonlySet<string> = new Set(['malformed json', 'wrong types', 'prototype keys', 'deep structures', 'invalid utf-8', 'oversized body', 'wrong content type']);

@@ -1,3 +1,4 @@
+import { clusterBody, isClusterPath } from './cluster.ts';
 import type { Random } from './random.ts';
 
 /**
@@ -29,6 +30,9 @@ const exprRule = (random: Random): Json => ({ priority: 2000, action: 'deny(403)
 
 /** plausibleBody is a valid-looking body for the route, or undefined for routes that take none. */
 export function plausibleBody(method: string, pattern: string, random: Random): Json | undefined {
+  if (isClusterPath(pattern)) return clusterBody(method, pattern, random) as Json | undefined;
+  const mail = mailBody(method, pattern);
+  if (mail !== undefined) return mail;
   const tail = pattern.slice(pattern.lastIndexOf('/') + 1);
   const name = `fz-${random.text(8, 'abcdefghijklmnopqrstuvwxyz0123456789')}`;
   if (method === 'POST' && tail === 'instanceTemplates') {
@@ -39,6 +43,19 @@ export function plausibleBody(method: string, pattern: string, random: Random): 
   if (tail === 'addRule' || tail === 'patchRule') return random.chance(0.5) ? RULE : exprRule(random);
   if (tail === 'setLabels') return { labels: { env: 'fuzz' }, labelFingerprint: 'AAAAAAAAAAA=' };
   if (method === 'POST' || method === 'PUT' || method === 'PATCH') return { name, description: 'fuzz' };
+  return undefined;
+}
+
+/** MAIL_RAW is a small RFC 822 message as the mail API's `raw` carries it. */
+export const MAIL_RAW = Buffer.from('From: fuzz@example.com\r\nTo: someone@example.com\r\nSubject: fuzz\r\n\r\nfuzz\r\n').toString('base64url');
+
+function mailBody(method: string, pattern: string): Json | undefined {
+  if (!/^\/(?:upload\/|resumable\/upload\/)?gmail\//.test(pattern)) return undefined;
+  if (pattern.endsWith('/messages/send')) return { raw: MAIL_RAW };
+  if (pattern.endsWith('/drafts/send')) return { id: 'r-missing', message: { raw: MAIL_RAW } };
+  if (pattern.endsWith('/drafts') || pattern.endsWith('/drafts/:id')) return { message: { raw: MAIL_RAW } };
+  if (pattern.endsWith('/modify')) return { addLabelIds: ['STARRED'], removeLabelIds: ['UNREAD'] };
+  if (pattern.endsWith('/labels') && method === 'POST') return { name: 'fuzz-label' };
   return undefined;
 }
 

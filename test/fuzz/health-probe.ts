@@ -14,9 +14,10 @@ const PROBE_INTERVAL_MS = 100;
 /**
  * startHealthProbe asks /healthz over its own keep-alive connection, one probe after another,
  * while the fuzz run goes on: a request that blocks the event loop shows up as a probe that
- * waited that long. `stop` ends the loop and reports.
+ * waited that long. `port` may be a function, for a server that is restarted under the probe.
+ * `stop` ends the loop and reports.
  */
-export function startHealthProbe(port: number): { stop(): Promise<ProbeResult> } {
+export function startHealthProbe(port: number | (() => number)): { stop(): Promise<ProbeResult> } {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   let running = true;
   let probes = 0;
@@ -29,7 +30,7 @@ export function startHealthProbe(port: number): { stop(): Promise<ProbeResult> }
         probes++;
         resolve();
       };
-      const probe = request({ host: '127.0.0.1', port, path: '/healthz', agent }, (response) => {
+      const probe = request({ host: '127.0.0.1', port: typeof port === 'number' ? port : port(), path: '/healthz', agent }, (response) => {
         response.resume();
         response.on('end', done);
       });

@@ -35,8 +35,8 @@ export function pathOfTarget(target: string): string {
 
 /**
  * targetAsSeen is the request-target the server can read from what was sent: a raw head's own
- * request line when it has one (a garbage head has none, and the server answers it in the
- * fallback family's dialect), the intended target otherwise.
+ * request line when it has one (a garbage head has none, and core answers it with its neutral
+ * answer), the intended target otherwise.
  */
 export function targetAsSeen(request: FuzzRequest): string {
   if (request.raw === undefined) return request.target;

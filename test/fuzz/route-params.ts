@@ -1,7 +1,17 @@
 import type { Random } from './random.ts';
 
 /** KNOWN names resources the fuzz run creates first, so requests also reach existing state. */
-export const KNOWN = { project: 'p', region: 'us-central1', zone: 'us-central1-a', template: 'fuzz-template', policy: 'fuzz-policy' } as const;
+export const KNOWN = {
+  project: 'p',
+  region: 'us-central1',
+  zone: 'us-central1-a',
+  template: 'fuzz-template',
+  policy: 'fuzz-policy',
+  clusterrole: 'fuzz-role',
+  clusterrolebinding: 'fuzz-binding',
+  namespace: 'fuzz-ns',
+  event: 'fuzz-event',
+} as const;
 
 /** Plausible values for each kind of path parameter, by the parameter's name. */
 const PLAUSIBLE: Readonly<Record<string, readonly string[]>> = {
@@ -15,6 +25,12 @@ const PLAUSIBLE: Readonly<Record<string, readonly string[]>> = {
   network: ['default', 'missing-network'],
   subnetwork: ['default', 'missing-subnet'],
   operation: ['operation-0-missing', 'operation-1'],
+  clusterrole: [KNOWN.clusterrole, 'view', 'missing-role', 'Bad_Name'],
+  clusterrolebinding: [KNOWN.clusterrolebinding, 'missing-binding'],
+  namespace: [KNOWN.namespace, 'default', 'missing-ns'],
+  event: [KNOWN.event, 'missing-event'],
+  userId: ['me', 'someone@example.com', 'other@example.com'],
+  packageName: ['com.example.fuzz', 'com.example.other', 'Not.A.Package'],
 };
 
 /** Path values that reach Object.prototype when a table is indexed with them carelessly (zones are `<region>-<letter>`). */

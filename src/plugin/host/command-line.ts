@@ -4,6 +4,7 @@ import { fromBinary } from '@bufbuild/protobuf';
 import { FileDescriptorSetSchema, type FileDescriptorProto } from '@bufbuild/protobuf/wkt';
 import type { Plugin } from '../runtime/plugin.ts';
 import { COMPAT_MODES, isCompatMode, type CompatMode } from './compat.ts';
+import { DEFAULT_COMPILER_VERSIONS, parseCompilerVersion, type CompilerVersion } from './compiler-version.ts';
 import { HostError } from './errors.ts';
 import { execPlugin, inProcessPlugin } from './plugin-process.ts';
 import { orderProtoFiles } from './request.ts';
@@ -31,6 +32,9 @@ Runs protoc plugins on an already compiled schema and writes their output as pro
                               use the executable PATH for NAME
   --compat=${COMPAT_MODES.join('|')}
                               whose response handling to reproduce (default protoc)
+  --compiler_version=MAJOR.MINOR.PATCH[-SUFFIX] | none
+                              the request's compiler_version (default: what the
+                              --compat compiler sends: 7.36.2, 3.21.0, none for buf)
   --version                   print the version and exit
 `;
 
@@ -41,6 +45,8 @@ interface ParsedCommand {
   readonly plugins: Map<string, string>;
   readonly files: string[];
   compat: CompatMode;
+  /** compilerVersion is `--compiler_version` as given: null for `none`, undefined for the mode's default. */
+  compilerVersion: CompilerVersion | null | undefined;
 }
 
 /**
@@ -88,6 +94,7 @@ export async function runHostCommand(argv: readonly string[], io: HostIo): Promi
     filesToGenerate: parsed.files,
     generators,
     compat: parsed.compat,
+    compilerVersion: parsed.compilerVersion === undefined ? DEFAULT_COMPILER_VERSIONS[parsed.compat] : (parsed.compilerVersion ?? undefined),
     stderr: io.stderr,
   });
   if (!result.ok) return 1;
@@ -102,6 +109,7 @@ function parseArguments(argv: readonly string[]): ParsedCommand | string {
     plugins: new Map(),
     files: [],
     compat: 'protoc',
+    compilerVersion: undefined,
   };
   for (const arg of argv) {
     if (!arg.startsWith('-')) {
@@ -118,7 +126,8 @@ function parseArguments(argv: readonly string[]): ParsedCommand | string {
     else if (flag === '--compat') {
       if (!isCompatMode(value)) throw new HostError(`Unknown --compat value: ${value} (expected ${COMPAT_MODES.join(', ')})`);
       parsed.compat = value;
-    } else if (flag === '--plugin') {
+    } else if (flag === '--compiler_version') parsed.compilerVersion = parseCompilerVersion(value) ?? null;
+    else if (flag === '--plugin') {
       const at = value.indexOf('=');
       if (at < 0) parsed.plugins.set(value.slice(value.lastIndexOf('/') + 1), value);
       else parsed.plugins.set(value.slice(0, at), value.slice(at + 1));

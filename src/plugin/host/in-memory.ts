@@ -3,6 +3,7 @@ import { fromBinary } from '@bufbuild/protobuf';
 import { FileDescriptorSetSchema, type FileDescriptorProto } from '@bufbuild/protobuf/wkt';
 import type { Plugin } from '../runtime/plugin.ts';
 import type { CompatMode } from './compat.ts';
+import { DEFAULT_COMPILER_VERSIONS, type CompilerVersion } from './compiler-version.ts';
 import { inProcessPlugin, type PluginInvoker } from './plugin-process.ts';
 import { orderProtoFiles } from './request.ts';
 import { runGenerators } from './run-generators.ts';
@@ -26,6 +27,8 @@ export interface InMemoryRunOptions {
   readonly filesToGenerate: readonly string[];
   readonly generators: readonly InMemoryGenerator[];
   readonly compat?: CompatMode;
+  /** compilerVersion overrides the compat mode's compiler_version; null sends none. */
+  readonly compilerVersion?: CompilerVersion | null;
 }
 
 /** InMemoryRunResult is what protoc would have printed, exited with and written. */
@@ -49,6 +52,7 @@ export async function runInMemory(options: InMemoryRunOptions): Promise<InMemory
     protoFiles: orderProtoFiles({ files, filesToGenerate: options.filesToGenerate }),
     filesToGenerate: options.filesToGenerate,
     compat,
+    compilerVersion: options.compilerVersion === undefined ? DEFAULT_COMPILER_VERSIONS[compat] : (options.compilerVersion ?? undefined),
     stderr: report,
     generators: options.generators.map((g) => {
       const isPlugin = typeof g.plugin !== 'function';

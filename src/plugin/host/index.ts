@@ -1,5 +1,6 @@
 // The compiler side of the plugin protocol: build requests, run plugins, apply responses as protoc does.
 export { COMPAT_MODES, isCompatMode, type CompatMode } from './compat.ts';
+export { DEFAULT_COMPILER_VERSIONS, parseCompilerVersion, type CompilerVersion } from './compiler-version.ts';
 export { HostError } from './errors.ts';
 export { cEscape } from './c-escape.ts';
 export { protocInsert, bufInsert, type InsertResult } from './insert-content.ts';

@@ -1,11 +1,12 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import {
   CodeGeneratorRequestSchema,
-  type CodeGeneratorRequest,
+  VersionSchema,
   type FieldDescriptorProto,
   type FileDescriptorProto,
   type DescriptorProto,
 } from '@bufbuild/protobuf/wkt';
+import type { CompilerVersion } from './compiler-version.ts';
 import { HostError } from './errors.ts';
 
 /** RequestSource is the compiled schema a run starts from (a descriptor set's files). */
@@ -39,23 +40,37 @@ export function orderProtoFiles(source: RequestSource): FileDescriptorProto[] {
 }
 
 /**
- * buildRequest encodes a CodeGeneratorRequest. `parameter` is set only when non-empty, as protoc
- * does; `source_file_descriptors` carries the files to generate (protoc 24+).
+ * buildRequest encodes a CodeGeneratorRequest in protoc's field order: file_to_generate (1),
+ * parameter (2, only when non-empty, as protoc does), compiler_version (3, when given, `suffix`
+ * always set), proto_file (15), source_file_descriptors (17, the files to generate: protoc 24+,
+ * buf). plugin.proto declares compiler_version last, so a plain toBinary would write it after
+ * the files; protoc's C++ serializer writes by field number, and so does this.
  */
 export function buildRequest(
   protoFiles: readonly FileDescriptorProto[],
   filesToGenerate: readonly string[],
   parameter: string,
   withSourceDescriptors: boolean,
+  compilerVersion?: CompilerVersion,
 ): Uint8Array {
   const wanted = new Set(filesToGenerate);
-  const request: CodeGeneratorRequest = create(CodeGeneratorRequestSchema, {
-    fileToGenerate: [...filesToGenerate],
+  const head = create(CodeGeneratorRequestSchema, { fileToGenerate: [...filesToGenerate] });
+  if (parameter !== '') head.parameter = parameter;
+  const version = create(CodeGeneratorRequestSchema);
+  if (compilerVersion !== undefined) version.compilerVersion = create(VersionSchema, { ...compilerVersion });
+  const files = create(CodeGeneratorRequestSchema, {
     protoFile: [...protoFiles],
     sourceFileDescriptors: withSourceDescriptors ? protoFiles.filter((f) => wanted.has(f.name)) : [],
   });
-  if (parameter !== '') request.parameter = parameter;
-  return toBinary(CodeGeneratorRequestSchema, request);
+  // Encoded messages concatenate into their merge: three parts, each holding its own fields.
+  const parts = [head, version, files].map((part) => toBinary(CodeGeneratorRequestSchema, part));
+  const out = new Uint8Array(parts.reduce((total, part) => total + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
 }
 
 // protoc gives plugins json_name on every field; descriptor sets from other tools may not.

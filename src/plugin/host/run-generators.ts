@@ -2,6 +2,7 @@ import type { FileDescriptorProto } from '@bufbuild/protobuf/wkt';
 import { hasProto3Optional } from '../runtime/editions.ts';
 import { cEscape } from './c-escape.ts';
 import type { CompatMode } from './compat.ts';
+import type { CompilerVersion } from './compiler-version.ts';
 import { featureProblems } from './feature-check.ts';
 import { OutputContext, type OpenStream } from './output-context.ts';
 import type { PluginInvoker } from './plugin-process.ts';
@@ -29,6 +30,8 @@ export interface GeneratorRun {
   readonly filesToGenerate: readonly string[];
   readonly generators: readonly GeneratorDirective[];
   readonly compat: CompatMode;
+  /** compilerVersion is the request's compiler_version; undefined sends none (compiler-version.ts has each mode's default). */
+  readonly compilerVersion: CompilerVersion | undefined;
   readonly stderr: (text: string) => void;
 }
 
@@ -81,7 +84,8 @@ async function generateOne(
   context: OutputContext,
 ): Promise<string | undefined> {
   const buf = run.compat === 'buf';
-  const request = buildRequest(run.protoFiles, run.filesToGenerate, d.parameter, run.compat === 'protoc');
+  // protoc 24+ and buf 1.75 send source_file_descriptors (observed); protoc 3.21 does not.
+  const request = buildRequest(run.protoFiles, run.filesToGenerate, d.parameter, run.compat !== 'protoc-legacy', run.compilerVersion);
   const outcome = await d.invoke(request, run.stderr);
   const bufName = d.displayName ?? d.pluginName;
   if (outcome.kind === 'signal') {

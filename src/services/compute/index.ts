@@ -1,4 +1,4 @@
-import { isUnderPrefix } from '../../core/path-aliases.ts';
+import { isUnderPrefix, versionlessPrefix } from '../../core/path-aliases.ts';
 import type { ServiceDefinition } from '../../core/service.ts';
 import { computeBanner } from './banner.ts';
 import { authenticateCompute } from './shared/authorize.ts';
@@ -13,14 +13,15 @@ const UNPREFIXED = { alias: '/projects', canonical: `${COMPUTE_PREFIX}/projects`
 /** computeService is the compute API family: Operations, instance templates, security policies and the read-only catalog. */
 export const computeService: ServiceDefinition = {
   name: 'compute',
-  pathPrefixes: [COMPUTE_PREFIX, '/batch/compute/v1'],
+  // Every version (`/compute/beta/…` is compute's to refuse); without a prefix only `/projects/…`
+  // is compute's, and any other path no family owns gets core's neutral answer.
+  pathPrefixes: [COMPUTE_PREFIX, '/batch/compute/v1', ...[COMPUTE_PREFIX, '/batch/compute/v1'].map(versionlessPrefix)],
   pathAliases: [UNPREFIXED],
-  fallback: true,
   renderError: renderComputeError,
   errorBodyProblem: computeErrorBodyProblem,
   banner: computeBanner,
-  // An unknown path under the prefix is authenticated like a known one; compute also answers
-  // paths under no family's prefix (fallback), and those are not its to guard.
+  // An unknown path under the prefix is authenticated like a known one; under a version fogbank
+  // does not serve there is nothing to guard.
   screenUnknownPath(request, context) {
     if (isUnderPrefix(request.url, COMPUTE_PREFIX)) authenticateCompute(request, context.auth);
   },

@@ -1,4 +1,5 @@
 import { MAIL_API_PATH, MAIL_SCOPE_TERMS } from './identifiers.ts';
+import { versionlessPrefix } from '../../core/path-aliases.ts';
 import { googleClientBanner } from '../../core/google-client-banner.ts';
 import { googleEnvelopeProblem } from '../../core/google-error-envelope.ts';
 import type { ServiceDefinition } from '../../core/service.ts';
@@ -16,7 +17,8 @@ const MAIL_ALIASES = Object.values(MAIL_PREFIXES).map((canonical) => ({ alias: c
 /** mailService is the mail API family (spec D, the Gmail API): send, drafts, mailboxes per recipient, over every upload protocol. */
 export const mailService: ServiceDefinition = {
   name: 'mail',
-  pathPrefixes: Object.values(MAIL_PREFIXES),
+  // Every version of the API's addresses, in both spellings: `/gmail/v2/…` is the mail API's to refuse.
+  pathPrefixes: [...Object.values(MAIL_PREFIXES), ...[...Object.values(MAIL_PREFIXES), ...MAIL_ALIASES.map((alias) => alias.alias)].map(versionlessPrefix)],
   pathAliases: MAIL_ALIASES,
   scopes: MAIL_SCOPE_TERMS,
   options: [MAIL_RELAY_OPTION, MAIL_MAX_RECIPIENTS_OPTION],

@@ -1,5 +1,5 @@
 import { PUBLISHER_API_PATH, PUBLISHER_SCOPE_TERMS } from './identifiers.ts';
-import { isUnderPrefix } from '../../core/path-aliases.ts';
+import { isUnderPrefix, versionlessPrefix } from '../../core/path-aliases.ts';
 import { googleClientBanner } from '../../core/google-client-banner.ts';
 import { googleEnvelopeProblem } from '../../core/google-error-envelope.ts';
 import type { ServiceDefinition } from '../../core/service.ts';
@@ -26,7 +26,8 @@ const PUBLISHER_ALIASES = BASE_FORMS.map((canonical) => ({ alias: canonical.repl
 /** publisherService is the publishing API family (spec E): internal app sharing uploads of bundles and APKs. */
 export const publisherService: ServiceDefinition = {
   name: 'publisher',
-  pathPrefixes: [...BASE_FORMS, DOWNLOAD_PREFIX],
+  // Every version of the API's addresses, in both spellings: `/androidpublisher/v9/…` is the publisher's to refuse.
+  pathPrefixes: [...BASE_FORMS, DOWNLOAD_PREFIX, ...[...BASE_FORMS, ...PUBLISHER_ALIASES.map((alias) => alias.alias)].map(versionlessPrefix)],
   pathAliases: PUBLISHER_ALIASES,
   scopes: PUBLISHER_SCOPE_TERMS,
   options: [UPLOAD_LIMIT_OPTION],
