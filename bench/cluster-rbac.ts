@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type autocannon from 'autocannon';
-import { apiGroupVocabulary, DEFAULT_API_DOMAIN } from '../src/core/identifiers.ts';
+import { apiGroupVocabulary, DEFAULT_API_DOMAIN } from '../src/services/cluster/identifiers.ts';
 import { CLUSTER_GROUP_PREFIXES } from '../src/services/cluster/index.ts';
 import { attributesOf } from '../src/services/cluster/rbac/authorize-requests.ts';
 import { Authorizer } from '../src/services/cluster/rbac/authorizer.ts';

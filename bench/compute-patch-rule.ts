@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
-import { startFogbank } from '../src/cli/start.ts';
+import { startFogbank } from '../src/fogbank.ts';
 
 const SECONDS = Number(process.argv[2] ?? 5);
 const CONNECTIONS = 16;

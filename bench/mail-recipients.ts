@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { startFogbank, type RunningFogbank } from '../src/cli/start.ts';
+import { startFogbank, type RunningFogbank } from '../src/fogbank.ts';
 import { startPostgres } from '../src/store/postgres-server.fixture.ts';
 
 /**

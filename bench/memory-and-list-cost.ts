@@ -1,6 +1,6 @@
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { startFogbank } from '../src/cli/start.ts';
+import { startFogbank } from '../src/fogbank.ts';
 import { BARE_SERVER, ensureBuilt, median, rssMb, startProcess, type Started } from './lib/processes.ts';
 
 /**

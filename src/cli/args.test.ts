@@ -16,20 +16,19 @@ describe('fogbank start flags', () => {
       config: undefined,
       logLevel: 'info',
       logFormat: 'text',
-      mailRelay: undefined,
-      uploadLimit: undefined,
+      familyOptions: {},
     });
   });
 
   it('reads `--flag value` and `--flag=value`', () => {
     const args = parseStartArgs(['--host', '0.0.0.0', '--port=0', '--data-dir', '/tmp/x', '--store=memory', '--store-pool-size', '4', '--admin-token', 't', '--operations=instant', '--config', 'c.yaml', '--log-level', 'debug', '--log-format=json', '--mail-relay', 'smtp://127.0.0.1:1025']);
-    assert.deepEqual(args, { host: '0.0.0.0', port: 0, dataDir: '/tmp/x', ephemeral: false, store: 'memory', storePoolSize: 4, adminToken: 't', operations: 'instant', config: 'c.yaml', logLevel: 'debug', logFormat: 'json', mailRelay: 'smtp://127.0.0.1:1025', uploadLimit: undefined });
+    assert.deepEqual(args, { host: '0.0.0.0', port: 0, dataDir: '/tmp/x', ephemeral: false, store: 'memory', storePoolSize: 4, adminToken: 't', operations: 'instant', config: 'c.yaml', logLevel: 'debug', logFormat: 'json', familyOptions: { mailRelay: 'smtp://127.0.0.1:1025' } });
     assert.equal(parseStartArgs(['--ephemeral', '--store', 'memory']).ephemeral, true);
-    assert.equal(parseStartArgs(['--upload-limit', '512M']).uploadLimit, 512 * 1024 ** 2);
-    assert.equal(parseStartArgs(['--upload-limit=1048576']).uploadLimit, 1048576);
-    assert.equal(parseStartArgs(['--event-ttl', '1h30m']).eventTtlSeconds, 5400);
+    assert.equal(parseStartArgs(['--upload-limit', '512M']).familyOptions['uploadLimit'], 512 * 1024 ** 2);
+    assert.equal(parseStartArgs(['--upload-limit=1048576']).familyOptions['uploadLimit'], 1048576);
+    assert.equal(parseStartArgs(['--event-ttl', '1h30m']).familyOptions['eventTtlSeconds'], 5400);
     assert.equal(parseStartArgs(['--upload-deadline', '2m']).uploadDeadlineSeconds, 120);
-    assert.equal(parseStartArgs(['--mail-max-recipients', '500']).mailMaxRecipients, 500);
+    assert.equal(parseStartArgs(['--mail-max-recipients', '500']).familyOptions['mailMaxRecipients'], 500);
   });
 
   it('takes the store from FOGBANK_STORE unless --store is given', () => {

@@ -1,5 +1,8 @@
-import { isLogFormat, isLogLevel, type LogFormat, type LogLevel } from '../core/log.ts';
 import type { OperationsMode } from '../core/config.ts';
+import { type FamilyOption, OptionError } from '../core/family-options.ts';
+import { isLogFormat, isLogLevel, type LogFormat, type LogLevel } from '../core/log.ts';
+import { parseDuration } from '../lib/duration.ts';
+import { SERVICES } from '../fogbank.ts';
 
 /** StartArgs are the parsed flags of `fogbank start`. */
 export interface StartArgs {
@@ -15,16 +18,10 @@ export interface StartArgs {
   logFormat: LogFormat;
   /** Connections in the PostgreSQL store's pool. */
   storePoolSize: number;
-  /** Forward every delivered mail message to this SMTP server. */
-  mailRelay: string | undefined;
-  /** The most recipients a sent mail message may have (`--mail-max-recipients`); absent means Gmail's 100. */
-  mailMaxRecipients?: number;
-  /** Largest accepted media upload (bundles, APKs), in bytes; undefined for the family's default. */
-  uploadLimit: number | undefined;
+  /** The values of the families' own flags (ServiceDefinition.options), by option key; absent ones take the family's default. */
+  familyOptions: Record<string, unknown>;
   /** How long a received upload may be processed before it is answered 503 (`--upload-deadline 30s`); absent means the default. */
   uploadDeadlineSeconds?: number;
-  /** How long cluster API events live (`--event-ttl 1h`); absent means the family's default. */
-  eventTtlSeconds?: number;
 }
 
 /** UsageError is a command-line mistake; the CLI prints it with a pointer to the help and exits 2. */
@@ -44,7 +41,8 @@ interface Flag {
   readonly apply: (args: StartArgs, value: string) => void;
 }
 
-const FLAGS: readonly Flag[] = [
+/** CORE_FLAGS are the flags that belong to no family. */
+const CORE_FLAGS: readonly Flag[] = [
   { name: 'host', value: 'HOST', default: '127.0.0.1', help: 'address to listen on', apply: (a, v) => (a.host = v) },
   {
     name: 'port',
@@ -118,40 +116,6 @@ const FLAGS: readonly Flag[] = [
     },
   },
   {
-    name: 'mail-relay',
-    value: 'smtp://host:port',
-    default: 'none',
-    help: 'also deliver every sent mail message to this SMTP server (e.g. Mailpit)',
-    apply: (a, v) => {
-      if (!/^smtps?:\/\/[^/:]+(:\d+)?\/?$/.test(v)) throw new UsageError(`--mail-relay must be smtp://host:port or smtps://host:port, not '${v}'`);
-      a.mailRelay = v;
-    },
-  },
-  {
-    name: 'mail-max-recipients',
-    value: 'N',
-    default: '100, as the Gmail API',
-    help: 'most recipients (To, Cc and Bcc together) of one sent mail message; more is refused with 400',
-    apply: (a, v) => {
-      const count = Number(v);
-      if (!/^\d+$/.test(v) || count < 1 || count > 100_000) throw new UsageError(`--mail-max-recipients must be a number from 1 to 100000, not '${v}'`);
-      a.mailMaxRecipients = count;
-    },
-  },
-  {
-    name: 'upload-limit',
-    value: 'BYTES|NK|NM|NG',
-    default: '2G (APKs: 1G)',
-    help: 'largest app bundle or APK accepted by the publishing API',
-    apply: (a, v) => {
-      // Binary multiples, as upload limits are usually written (512M is 512 MiB).
-      const match = /^(\d+)([KMG]?)$/i.exec(v);
-      const bytes = match === null ? Number.NaN : Number(match[1]) * 1024 ** ' KMG'.indexOf((match[2] || ' ').toUpperCase());
-      if (!Number.isSafeInteger(bytes) || bytes <= 0) throw new UsageError(`--upload-limit must be a positive number of bytes, optionally with K, M or G, not '${v}'`);
-      a.uploadLimit = bytes;
-    },
-  },
-  {
     name: 'upload-deadline',
     value: 'DURATION',
     default: '30s',
@@ -162,28 +126,27 @@ const FLAGS: readonly Flag[] = [
       a.uploadDeadlineSeconds = seconds;
     },
   },
-  {
-    name: 'event-ttl',
-    value: 'DURATION',
-    default: '1h',
-    help: 'how long cluster API Events live after their last write (e.g. 30m, 1h30m)',
-    apply: (a, v) => {
-      const seconds = parseDuration(v);
-      if (seconds === undefined || seconds === 0) throw new UsageError(`--event-ttl must be a duration such as 1h, 30m or 90s, not '${v}'`);
-      a.eventTtlSeconds = seconds;
-    },
-  },
 ];
 
-const DURATION_UNITS: Readonly<Record<string, number>> = { h: 3600, m: 60, s: 1 };
-
-/** parseDuration reads a Go-style duration of whole units (`1h`, `30m`, `1h30m`, `90s`) in seconds, as kube-apiserver's --event-ttl takes it. */
-export function parseDuration(value: string): number | undefined {
-  if (!/^(\d+[hms])+$/.test(value)) return undefined;
-  let seconds = 0;
-  for (const [, amount, unit] of value.matchAll(/(\d+)([hms])/g)) seconds += Number(amount) * DURATION_UNITS[unit!]!;
-  return seconds;
+/** familyFlag is a family's option (ServiceDefinition.options) as a flag: its parse error is a usage error. */
+function familyFlag(option: FamilyOption<unknown>): Flag {
+  return {
+    name: option.flag,
+    value: option.value,
+    default: option.default,
+    help: option.help,
+    apply: (args, text) => {
+      try {
+        args.familyOptions[option.key] = option.parse(text);
+      } catch (error) {
+        throw error instanceof OptionError ? new UsageError(error.message) : error;
+      }
+    },
+  };
 }
+
+/** FLAGS are core's flags, then each family's, in the order of services/registry.ts. */
+const FLAGS: readonly Flag[] = [...CORE_FLAGS, ...SERVICES.flatMap((service) => service.options ?? []).map(familyFlag)];
 
 const BY_NAME: ReadonlyMap<string, Flag> = new Map(FLAGS.map((flag) => [flag.name, flag]));
 
@@ -218,8 +181,7 @@ function defaultStartArgs(): StartArgs {
     logLevel: 'info',
     logFormat: 'text',
     storePoolSize: 10,
-    mailRelay: undefined,
-    uploadLimit: undefined,
+    familyOptions: {},
   };
 }
 

@@ -1,13 +1,12 @@
 #!/usr/bin/env node
 import { loadConfigFile } from '../core/config.ts';
-import { UnavailableError } from '../core/errors.ts';
-import { FOGBANK_VERSION } from '../core/version.ts';
+import { UnavailableError } from '../lib/errors.ts';
+import { FOGBANK_VERSION } from '../lib/version.ts';
 import { DataDirInUseError } from '../store/data-dir-lock.ts';
 import { redactUrl } from '../store/index.ts';
-import { SERVICES } from '../services/registry.ts';
+import { SERVICES, startFogbank } from '../fogbank.ts';
 import { parseStartArgs, START_USAGE, UsageError, type StartArgs } from './args.ts';
-import { renderBanner } from './banner.ts';
-import { startFogbank } from './start.ts';
+import { renderBanner } from '../core/banner.ts';
 
 const USAGE = `usage: fogbank <command> [flags]
 
@@ -28,7 +27,7 @@ async function main(argv: readonly string[]): Promise<number> {
       }
       return runStart(parseStartArgs(rest, process.env));
     case 'protoc': {
-      const { runProtocCommand } = await import('./fogbank-protoc.ts');
+      const { runProtocCommand } = await import('../plugin/protoc-command.ts');
       return runProtocCommand([...rest]);
     }
     case 'version':
@@ -44,7 +43,7 @@ async function main(argv: readonly string[]): Promise<number> {
         return 0;
       }
       if (rest[0] === 'protoc') {
-        const { runProtocCommand } = await import('./fogbank-protoc.ts');
+        const { runProtocCommand } = await import('../plugin/protoc-command.ts');
         return runProtocCommand(['--help']);
       }
       process.stdout.write(`${USAGE}\n`);
@@ -87,11 +86,8 @@ async function runStart(args: StartArgs): Promise<number> {
     operations: args.operations,
     logLevel: args.logLevel,
     logFormat: args.logFormat,
-    ...(args.mailRelay === undefined ? {} : { mailRelay: args.mailRelay }),
-    ...(args.mailMaxRecipients === undefined ? {} : { mailMaxRecipients: args.mailMaxRecipients }),
-    ...(args.uploadLimit === undefined ? {} : { uploadLimit: args.uploadLimit }),
     ...(args.uploadDeadlineSeconds === undefined ? {} : { uploadDeadlineMs: args.uploadDeadlineSeconds * 1000 }),
-    ...(args.eventTtlSeconds === undefined ? {} : { eventTtlSeconds: args.eventTtlSeconds }),
+    ...args.familyOptions,
   });
   if (received === undefined) process.stdout.write(renderBanner({ ...server, storeBackend: storeLabel(server.store.backend, args.store) }, SERVICES));
   const signal = await stopSignal;

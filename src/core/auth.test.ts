@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ADMIN_EMAIL, Authenticator, Principal, expandScope } from './auth.ts';
+import { ADMIN_EMAIL, Authenticator, Principal, ScopeNames } from './auth.ts';
+
+const expandScope = (scope: string): string => new ScopeNames().expand(scope);
 
 describe('Authenticator', () => {
   const auth = new Authenticator('admin-token', [{ token: 'reader', email: 'r@example.com', scopes: ['compute.readonly'], permissions: ['compute.instanceTemplates.get'] }]);

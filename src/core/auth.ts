@@ -5,7 +5,7 @@
  * failures in their own dialect; this module only answers "who is this" and "may they".
  */
 
-import { REAL_SCOPE_BASE, SCOPES } from './identifiers.ts';
+import { REAL_SCOPE_BASE, type Term, Vocabulary } from './identifiers.ts';
 
 /** SCOPE_BASE is the common prefix of OAuth scope identifiers. */
 export const SCOPE_BASE = REAL_SCOPE_BASE;
@@ -24,11 +24,29 @@ export interface TokenGrant {
   readonly groups?: readonly string[];
 }
 
+/**
+ * ScopeNames reads scope names as grants and requirements write them: a short name expands
+ * against SCOPE_BASE, and either spelling of a scope the families declared
+ * (`ServiceDefinition.scopes`) reads as the real one, so `mail.send` and `gmail.send` are one grant.
+ */
+export class ScopeNames {
+  readonly #spellings: Vocabulary;
+  constructor(terms: readonly Term[] = []) {
+    this.#spellings = new Vocabulary(terms);
+  }
+
+  /** expand turns a scope name into its full URL, in the real spelling. */
+  expand(scope: string): string {
+    return this.#spellings.canonical(scope.includes('://') || scope === '*' ? scope : `${SCOPE_BASE}/${scope}`);
+  }
+}
+
 /** Principal is an authenticated caller. */
 export class Principal {
   readonly #scopes: ReadonlySet<string>;
   readonly #exact: ReadonlySet<string>;
   readonly #prefixes: readonly string[];
+  readonly #names: ScopeNames;
   constructor(
     readonly email: string,
     scopes: readonly string[] | 'all',
@@ -37,8 +55,10 @@ export class Principal {
     readonly groups: readonly string[] = [],
     /** The app packages the principal may publish; undefined means any package. */
     readonly apps?: readonly string[],
+    names: ScopeNames = new ScopeNames(),
   ) {
-    this.#scopes = new Set(scopes === 'all' ? ['*'] : scopes.map(expandScope));
+    this.#names = names;
+    this.#scopes = new Set(scopes === 'all' ? ['*'] : scopes.map((scope) => names.expand(scope)));
     const perms = permissions === 'all' ? ['*'] : permissions;
     this.#exact = new Set(perms.filter((p) => !p.endsWith('*')));
     this.#prefixes = perms.filter((p) => p.endsWith('*')).map((p) => p.slice(0, -1));
@@ -47,7 +67,7 @@ export class Principal {
   /** hasAnyScope is true when the token carries at least one of `scopes` (full URLs). */
   hasAnyScope(scopes: readonly string[]): boolean {
     if (this.#scopes.has('*')) return true;
-    return scopes.some((scope) => this.#scopes.has(SCOPES.canonical(scope)));
+    return scopes.some((scope) => this.#scopes.has(this.#names.expand(scope)));
   }
 
   /** hasPermission is true when a grant covers `permission`. */
@@ -55,11 +75,6 @@ export class Principal {
     if (this.#exact.has(permission)) return true;
     return this.#prefixes.some((prefix) => permission.startsWith(prefix));
   }
-}
-
-/** expandScope turns a short scope name into its full URL, in the real spelling (`mail.send` is `gmail.send`). */
-export function expandScope(scope: string): string {
-  return SCOPES.canonical(scope.includes('://') || scope === '*' ? scope : `${SCOPE_BASE}/${scope}`);
 }
 
 /** Identity is the outcome of reading a request's credentials. */
@@ -76,9 +91,11 @@ export class Authenticator {
   readonly #byToken = new Map<string, Principal>();
   readonly #listedApps = new Set<string>();
 
-  constructor(adminToken: string, grants: readonly TokenGrant[] = []) {
+  /** `scopes` are the families' scopes in both spellings (ServiceDefinition.scopes). */
+  constructor(adminToken: string, grants: readonly TokenGrant[] = [], scopes: readonly Term[] = []) {
+    const names = new ScopeNames(scopes);
     for (const grant of grants) {
-      this.#byToken.set(grant.token, new Principal(grant.email, grant.scopes, grant.permissions, grant.groups ?? [], grant.apps));
+      this.#byToken.set(grant.token, new Principal(grant.email, grant.scopes, grant.permissions, grant.groups ?? [], grant.apps, names));
       for (const app of grant.apps ?? []) this.#listedApps.add(app);
     }
     this.#byToken.set(adminToken, new Principal(ADMIN_EMAIL, 'all', 'all'));

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { tempDir } from '../../test/harness/temp.ts';
+import { tempDir } from '../testing/temp.ts';
 import { ConfigError, loadConfigFile, parseFileConfig } from './config.ts';
 
 describe('config file', () => {

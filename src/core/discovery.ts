@@ -1,3 +1,4 @@
+import type { Term } from './identifiers.ts';
 /**
  * What a family tells the discovery service about the Google API it serves (ServiceDefinition.
  * discovery): the methods its routes answer, with their real ids, paths and parameters, and the
@@ -65,6 +66,8 @@ export interface DiscoveryApi {
   readonly batchPath: string;
   /** Every OAuth scope the API knows, with what it grants. */
   readonly scopes: Readonly<Record<string, string>>;
+  /** The scopes whose spec spelling differs from the real one (`…/auth/mail.send`), for documents asked for by the spec's name. */
+  readonly scopeTerms?: readonly Term[];
   readonly methods: readonly DiscoveryMethod[];
   readonly schemas: Readonly<Record<string, DiscoverySchema>>;
 }

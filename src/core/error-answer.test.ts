@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MemoryStore } from '../store/memory-store.ts';
 import { Authenticator } from './auth.ts';
-import { ManualClock, realTimers } from './clock.ts';
+import { ManualClock, realTimers } from '../lib/clock.ts';
 import { transportProblemOf } from './errors.ts';
-import { seededIds } from './ids.ts';
+import { seededIds } from '../lib/ids.ts';
 import { buildServer, type FogbankServer } from './server.ts';
 import type { ErrorResponse, ServiceDefinition } from './service.ts';
 

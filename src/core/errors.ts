@@ -1,3 +1,5 @@
+import { UnavailableError } from '../lib/errors.ts';
+
 /**
  * The error base every API family extends. A handler throws an ApiError subclass carrying its
  * wire data; the family's serializer (its ServiceDefinition.renderError) phrases it and core's one
@@ -73,15 +75,6 @@ export interface TransportProblem {
   readonly httpStatus: number;
   readonly kind: TransportProblemKind;
   readonly detail: string;
-}
-
-/**
- * UnavailableError says a dependency every family shares (the store's database) cannot be
- * reached right now. It is not the request's fault and retrying later can succeed, so each
- * family answers it as its own 503 (transportProblemOf classifies it as `unavailable`).
- */
-export class UnavailableError extends Error {
-  override readonly name: string = 'UnavailableError';
 }
 
 /** transportProblemOf classifies an error thrown by Fastify itself, or returns undefined for any other error. */

@@ -5,8 +5,9 @@
  * `/publisher/v3`, `{scope_base}/publisher`); real clients send and parse the real ones
  * (`CLOUD_ARMOR`, `/gmail/v1`, `/androidpublisher/v3`, `…/auth/androidpublisher`). fogbank
  * accepts both as the same value, stores the real (canonical) spelling, answers in the spelling
- * the client used, and uses the real one when the client gave none. Every family reads its
- * vocabularies from here, so the mapping is never written twice.
+ * the client used, and uses the real one when the client gave none. This is the mechanism; each
+ * family keeps its own terms once, in its `identifiers.ts`, and declares its OAuth scopes to core
+ * (`ServiceDefinition.scopes`) so the tokens file may use either spelling.
  */
 
 /** Spelling names which vocabulary a client used: the real service's or the spec's neutral one. */
@@ -77,56 +78,5 @@ export function spellingOfAny(vocabulary: Vocabulary, values: readonly (string |
   return undefined;
 }
 
-/** SECURITY_POLICY_TYPES is compute's `SecurityPolicy.type` enum: CLOUD_ARMOR is what the spec calls EDGEGUARD. */
-export const SECURITY_POLICY_TYPES = new Vocabulary([
-  { real: 'CLOUD_ARMOR', spec: 'EDGEGUARD' },
-  { real: 'CLOUD_ARMOR_EDGE', spec: 'EDGEGUARD_EDGE' },
-  { real: 'CLOUD_ARMOR_NETWORK', spec: 'EDGEGUARD_NETWORK' },
-  { real: 'CLOUD_ARMOR_INTERNAL_SERVICE', spec: 'EDGEGUARD_INTERNAL_SERVICE' },
-]);
-
-/** SECURITY_PRODUCT names the security-policy product in prose (error texts use the real words). */
-export const SECURITY_PRODUCT: Term = { real: 'Cloud Armor', spec: 'EDGEGUARD' };
-
-/** API_PATHS maps the spec's neutral API base paths to the ones real client libraries call. */
-export const API_PATHS = new Vocabulary([
-  { real: '/gmail/v1', spec: '/mail/v1' },
-  { real: '/androidpublisher/v3', spec: '/publisher/v3' },
-]);
-
 /** REAL_SCOPE_BASE is the common prefix of Google OAuth scope identifiers (the spec's `{scope_base}`). */
 export const REAL_SCOPE_BASE = 'https://www.googleapis.com/auth';
-
-/** FULL_MAILBOX_SCOPE is the mail API's full-access scope, which has no `{scope_base}` form. */
-export const FULL_MAILBOX_SCOPE = 'https://mail.google.com/';
-
-/**
- * SCOPES maps the spec's neutral scope names (`{scope_base}/mail.send`, written here with the
- * real base) to the real ones. Short names in the tokens file expand against REAL_SCOPE_BASE
- * first, then read through this vocabulary, so `mail.send` and `gmail.send` are one grant.
- */
-export const SCOPES = new Vocabulary(
-  [
-    ['gmail.modify', 'mail.modify'],
-    ['gmail.compose', 'mail.compose'],
-    ['gmail.addons.current.action.compose', 'mail.addons.current.action.compose'],
-    ['gmail.send', 'mail.send'],
-    ['gmail.readonly', 'mail.readonly'],
-    ['gmail.labels', 'mail.labels'],
-    ['gmail.metadata', 'mail.metadata'],
-    ['gmail.insert', 'mail.insert'],
-    ['androidpublisher', 'publisher'],
-  ].map(([real, spec]) => ({ real: `${REAL_SCOPE_BASE}/${real!}`, spec: `${REAL_SCOPE_BASE}/${spec!}` })),
-);
-
-/** DEFAULT_API_DOMAIN is the cluster API's group-name suffix (the spec's `{api_domain}`) that real clients hard-code. */
-export const DEFAULT_API_DOMAIN = 'k8s.io';
-
-/**
- * apiGroupVocabulary maps cluster API group names under a configured domain to the real
- * `k8s.io` ones (`rbac.authorization.example.io` ↔ `rbac.authorization.k8s.io`). With the
- * default domain both spellings are the same.
- */
-export function apiGroupVocabulary(groupPrefixes: readonly string[], domain: string = DEFAULT_API_DOMAIN): Vocabulary {
-  return new Vocabulary(groupPrefixes.map((prefix) => ({ real: `${prefix}.${DEFAULT_API_DOMAIN}`, spec: `${prefix}.${domain}` })));
-}

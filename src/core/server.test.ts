@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { sendRaw } from '../../test/fuzz/raw-http.ts';
+import { sendRaw } from '../testing/raw-http.ts';
 import { MemoryStore } from '../store/memory-store.ts';
 import { Authenticator } from './auth.ts';
-import { ManualClock, realTimers } from './clock.ts';
+import { ManualClock, realTimers } from '../lib/clock.ts';
 import { TransportProblemError, transportProblemOf } from './errors.ts';
-import { seededIds } from './ids.ts';
+import { seededIds } from '../lib/ids.ts';
 import { registeredRoutes } from './route-registry.ts';
 import { buildServer, type FogbankServer } from './server.ts';
 import type { ErrorResponse, ServiceDefinition } from './service.ts';

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { InjectOptions, Response as InjectResponse } from 'light-my-request';
-import { TransportProblemError, UnavailableError } from './errors.ts';
+import { UnavailableError } from '../lib/errors.ts';
+import { TransportProblemError } from './errors.ts';
 import type { FamilyApp, FamilyAppSettings } from './family-app.ts';
 import { ConnectionDrain } from './connection-drain.ts';
 import { FamilyErrors, MALFORMED_REQUEST, pathOf } from './family-errors.ts';

@@ -1,11 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Store } from '../store/store.ts';
 import type { Authenticator } from './auth.ts';
-import type { Clock, Timers } from './clock.ts';
+import type { Clock, Timers } from '../lib/clock.ts';
 import type { DiscoveryApi } from './discovery.ts';
 import type { OperationsMode } from './config.ts';
+import type { FamilyOption, FamilyOptionValues } from './family-options.ts';
+import type { Term } from './identifiers.ts';
 import type { PathAlias } from './path-aliases.ts';
-import type { IdSource } from './ids.ts';
+import type { IdSource } from '../lib/ids.ts';
 import type { RunSingleton } from './singletons.ts';
 
 /** ServiceContext is everything core hands a service: state, time, ids, identity and options. */
@@ -18,12 +20,8 @@ export interface ServiceContext {
   readonly operations: OperationsMode;
   /** dataDir is where families keep files (uploads, raw mail); undefined with `--ephemeral` (use a temporary FileArea). */
   readonly dataDir?: string;
-  /** mailRelay is the `--mail-relay smtp://host:port` every delivered message is forwarded to, when set. */
-  readonly mailRelay?: string;
-  /** The most recipients a sent mail message may have; undefined means Gmail's (100). */
-  readonly mailMaxRecipients?: number;
-  /** The largest accepted media upload, in bytes; undefined means the family's default. */
-  readonly uploadLimit?: number;
+  /** options are the values given for the families' declared options (ServiceDefinition.options); absent ones take the family's default. */
+  readonly options?: FamilyOptionValues;
   /** How long a family may process a received upload before answering 503; undefined means the upload engine's default (30 s). */
   readonly uploadDeadlineMs?: number;
   /**
@@ -82,6 +80,13 @@ export interface BannerSection {
   readonly clients: readonly { readonly name: string; readonly setup: readonly string[] }[];
 }
 
+/** ClientFile is a file a family writes into the data directory at start, for its clients to read (the kubeconfig). */
+export interface ClientFile {
+  /** The file name under the data directory. */
+  readonly name: string;
+  readonly text: string;
+}
+
 /**
  * ServiceDefinition is one API family. Everything but `register` is read at start-up and should
  * stay light; `register` builds the family's own Fastify app the first time a request reaches the
@@ -106,6 +111,12 @@ export interface ServiceDefinition {
   readonly pathAliases?: readonly PathAlias[];
   /** fallback marks a family that answers paths no family's prefix matches; none of fogbank's own is one (they get core's neutral answer). */
   readonly fallback?: boolean;
+  /**
+   * scopes are the family's OAuth scopes whose spec spelling differs from the real one
+   * (`…/auth/mail.send` is `…/auth/gmail.send`): core's Authenticator reads a grant or a
+   * requirement in either spelling as the real one.
+   */
+  readonly scopes?: readonly Term[];
   /**
    * renderError phrases anything thrown under the family's paths — its own typed errors, a
    * TransportProblem found by core or Fastify, or an unexpected exception (its dialect's 500) —
@@ -142,4 +153,11 @@ export interface ServiceDefinition {
   discovery?(): Promise<readonly DiscoveryApi[]>;
   /** banner is the family's section of the start-up banner (omit it to show nothing). */
   banner?(site: BannerSite): BannerSection;
+  /**
+   * options are the family's settings: start() reads them by `key`, the command line by `--flag`
+   * and builds its help from them; the family reads the values from `context.options`.
+   */
+  readonly options?: readonly FamilyOption<unknown>[];
+  /** clientFiles are written (0600) into the data directory once fogbank listens, when it has one; each is rewritten at every start. */
+  clientFiles?(site: BannerSite): readonly ClientFile[];
 }

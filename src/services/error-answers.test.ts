@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { sendRaw } from '../../test/fuzz/raw-http.ts';
-import { Authenticator } from '../core/auth.ts';
-import { ManualClock, realTimers } from '../core/clock.ts';
-import { seededIds } from '../core/ids.ts';
-import { buildServer, type FogbankServer } from '../core/server.ts';
+import { sendRaw } from '../testing/raw-http.ts';
 import type { ServiceDefinition } from '../core/service.ts';
-import { MemoryStore } from '../store/memory-store.ts';
+import { ManualClock } from '../lib/clock.ts';
+import { seededIds } from '../lib/ids.ts';
+import { type RunningFogbank, startFogbank } from '../testing/fogbank.ts';
 import { SERVICES } from './registry.ts';
 
 /**
@@ -41,15 +39,12 @@ function probed(service: ServiceDefinition): ServiceDefinition {
 
 const baseOf = (service: ServiceDefinition): string => service.pathPrefixes[0]!.replace(/\/+$/, '');
 
-let server: FogbankServer;
+let server: RunningFogbank;
 let port: number;
 
 before(async () => {
-  const context = { store: new MemoryStore(), clock: new ManualClock(), timers: realTimers, ids: seededIds('errors'), auth: new Authenticator(TOKEN, []), operations: 'instant' as const };
-  server = await buildServer(context, SERVICES.map(probed), { logLevel: 'silent', bodyLimit: 1024 * 1024 });
-  await server.listen({ host: '127.0.0.1', port: 0 });
-  const address = server.server.address();
-  port = typeof address === 'object' && address !== null ? address.port : 0;
+  server = await startFogbank({ ephemeral: true, clock: new ManualClock(), ids: seededIds('errors'), adminToken: TOKEN, operations: 'instant', bodyLimit: 1024 * 1024, services: SERVICES.map(probed) });
+  port = server.port;
 });
 after(async () => {
   await server.close();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sendRaw } from '../../test/fuzz/raw-http.ts';
-import { startFogbank, type RunningFogbank } from '../../test/harness/server.ts';
+import { sendRaw } from '../testing/raw-http.ts';
+import { startFogbank, type RunningFogbank } from '../testing/fogbank.ts';
 
 /**
  * Issue 24, item 14: a path under a version of an API fogbank does not serve is still that API's

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { startFogbank } from '../cli/start.ts';
+import { startFogbank } from '../testing/fogbank.ts';
 import { DataDirInUseError, lockDataDir } from './data-dir-lock.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'fogbank-lock-unit-'));
@@ -21,10 +21,10 @@ describe('lockDataDir', () => {
   });
 
   it('startFogbank refuses a data directory another server holds, and close releases it', async () => {
-    const first = await startFogbank({ port: 0, dataDir: join(dir, 'server'), adminToken: 'tok', logLevel: 'silent' });
-    await assert.rejects(startFogbank({ port: 0, dataDir: join(dir, 'server'), adminToken: 'tok', logLevel: 'silent' }), DataDirInUseError);
+    const first = await startFogbank({ store: 'sqlite', dataDir: join(dir, 'server'), adminToken: 'tok' });
+    await assert.rejects(startFogbank({ store: 'sqlite', dataDir: join(dir, 'server'), adminToken: 'tok' }), DataDirInUseError);
     await first.close();
-    const second = await startFogbank({ port: 0, dataDir: join(dir, 'server'), adminToken: 'tok', logLevel: 'silent' });
+    const second = await startFogbank({ store: 'sqlite', dataDir: join(dir, 'server'), adminToken: 'tok' });
     await second.close();
   });
 });

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { link, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
-import { writeNewFile } from '../core/new-file.ts';
+import { writeNewFile } from '../lib/new-file.ts';
 import { LazyTempDir } from './lazy-temp-dir.ts';
 import { readLocalFile } from './upload-bytes.ts';
 

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ManualClock } from '../core/clock.ts';
-import { Singletons } from '../core/singletons.ts';
-import { StepTimers } from '../core/testing/step-timers.ts';
+import { ManualClock } from '../lib/clock.ts';
+import { StepTimers } from '../lib/testing/step-timers.ts';
 import { HeldLease } from './held-lease.ts';
 import { Leader, type StartSingleton } from './leader.ts';
 import { LocalLeases } from './local-leases.ts';
@@ -142,19 +141,6 @@ describe('singleton work under a Leader, with a manual clock and timers', () => 
     await settle();
     assert.deepEqual([a.running, attempts], [true, 2]);
     await a.stop();
-  });
-
-  it('Singletons simply runs the work in a process that owns its store, and stops all of it on close', async () => {
-    const singletons = new Singletons(new LocalLeases(), { timers: new StepTimers() });
-    assert.equal(singletons.holder, 'this-process');
-    const journal = new Journal();
-    const expiry = await singletons.run('event-expiry', journal.work('expiry'));
-    const retention = await singletons.run('retention', journal.work('retention'));
-    assert.deepEqual([expiry.running, retention.running], [true, true]);
-    await expiry.stop();
-    await singletons.close();
-    assert.deepEqual([expiry.running, retention.running], [false, false]);
-    assert.deepEqual(journal.entries, ['expiry started', 'retention started', 'expiry stopped', 'retention stopped']);
   });
 });
 

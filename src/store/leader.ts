@@ -1,4 +1,4 @@
-import type { Timers } from '../core/clock.ts';
+import type { Timers } from '../lib/clock.ts';
 import type { Leases } from './store.ts';
 
 /** SingletonWork is background work a Leader started; `stop` ends it (and waits for a step in progress). */

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type pg from 'pg';
-import { writeNewFile } from '../core/new-file.ts';
+import { writeNewFile } from '../lib/new-file.ts';
 import { readChunks, UNIQUE_VIOLATION, type ChunkTable } from './postgres-chunks.ts';
 import { unavailableOr } from './postgres-connection.ts';
 import { pieces, UploadOffsetError, type UploadBytes } from './upload-bytes.ts';

@@ -1,4 +1,4 @@
-import { BoundedMap } from '../core/bounded-map.ts';
+import { BoundedMap } from '../lib/bounded-map.ts';
 import type { StoredRecord } from './store.ts';
 
 /**

@@ -19,7 +19,7 @@
  * `put` nor a value read back may be mutated afterwards. Copy before changing.
  */
 
-import { UnavailableError } from '../core/errors.ts';
+import { UnavailableError } from '../lib/errors.ts';
 import type { FileBytes } from './file-bytes.ts';
 import type { UploadBytes } from './upload-bytes.ts';
 

@@ -1,6 +1,6 @@
 import { link, mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeNewFile } from '../core/new-file.ts';
+import { writeNewFile } from '../lib/new-file.ts';
 import { LazyTempDir } from './lazy-temp-dir.ts';
 import { Readable } from 'node:stream';
 

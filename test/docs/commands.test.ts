@@ -17,7 +17,7 @@ import { skipUnless } from '../harness/clients.ts';
 import { gcloudEnv } from '../harness/gcloud.ts';
 import { REPO } from '../harness/paths.ts';
 import { runToEnd, spawnOwned, startFogbankProcess } from '../harness/process.ts';
-import { tempDir } from '../harness/temp.ts';
+import { tempDir } from '../../src/testing/temp.ts';
 
 /** Block is one fenced ```sh block. */
 interface Block {

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { bundleItems, zipBuffer } from '../../src/services/publisher/artifact-builder.fixture.ts';
 import { REPO } from '../harness/paths.ts';
 import { spawnOwned, startFogbankProcess, withTimeout } from '../harness/process.ts';
-import { tempDir } from '../harness/temp.ts';
+import { tempDir } from '../../src/testing/temp.ts';
 
 const dataDir = (): string => tempDir('cli');
 

@@ -6,10 +6,10 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { FOGBANK_VERSION } from '../../src/core/version.ts';
+import { FOGBANK_VERSION } from '../../src/lib/version.ts';
 import { runToEnd, spawnFogbank, startFogbankProcess, withTimeout } from '../harness/process.ts';
 import { REPO } from '../harness/paths.ts';
-import { tempDir } from '../harness/temp.ts';
+import { tempDir } from '../../src/testing/temp.ts';
 
 const MAIN = join(REPO, 'src/cli/main.ts');
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { skipUnless } from '../harness/clients.ts';
 import { Kubectl } from '../harness/kubectl.ts';
-import { startFogbank, type RunningFogbank } from '../harness/server.ts';
+import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
 
 const TOKEN = 'kubectl-pretty-e2e-admin';
 

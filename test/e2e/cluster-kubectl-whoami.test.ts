@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startFogbank, type RunningFogbank } from '../harness/server.ts';
+import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
 import { Kubectl } from '../harness/kubectl.ts';
 
 const ADMIN = 'kubectl-whoami-admin';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startFogbank, type RunningFogbank } from '../harness/server.ts';
+import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
 import { Kubectl } from '../harness/kubectl.ts';
 
 const TOKEN = 'kubectl-writes-admin';

@@ -7,8 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import { clientPath, skipUnless } from '../harness/clients.ts';
 import { REPO } from '../harness/paths.ts';
 import { spawnOwned, withTimeout } from '../harness/process.ts';
-import { startFogbank, type RunningFogbank } from '../harness/server.ts';
-import { tempDir } from '../harness/temp.ts';
+import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
+import { tempDir } from '../../src/testing/temp.ts';
 
 const TOKEN = 'python-kubernetes-e2e-admin';
 const SCRIPT = join(REPO, 'test/fixtures/clients/kubernetes-apply.py');

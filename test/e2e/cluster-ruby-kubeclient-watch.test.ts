@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { clientPath, skipUnless } from '../harness/clients.ts';
 import { REPO } from '../harness/paths.ts';
 import { spawnOwned, withTimeout } from '../harness/process.ts';
-import { startFogbank, type RunningFogbank } from '../harness/server.ts';
+import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
 
 const TOKEN = 'ruby-kubeclient-e2e-admin';
 const SCRIPT = join(REPO, 'test/fixtures/clients/kubeclient-watch.rb');

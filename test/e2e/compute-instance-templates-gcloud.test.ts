@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { skipUnless } from '../harness/clients.ts';
-import { startFogbank, type RunningFogbank } from '../harness/server.ts';
+import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
 import { Gcloud } from '../harness/gcloud.ts';
 
 const TOKEN = 'e2e-instance-templates';

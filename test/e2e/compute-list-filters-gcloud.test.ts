@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startFogbank, type RunningFogbank } from '../harness/server.ts';
+import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
 import { Gcloud } from '../harness/gcloud.ts';
 
 const TOKEN = 'e2e-list-filters';

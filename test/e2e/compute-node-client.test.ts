@@ -10,7 +10,7 @@ import {
 } from '@google-cloud/compute';
 // The auth library @google-cloud/compute itself depends on: an OAuth2 client holding a bearer token.
 import { OAuth2Client } from 'google-auth-library';
-import { startFogbank, type RunningFogbank } from '../harness/server.ts';
+import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
 
 const TOKEN = 'e2e-node-client';
 const PROJECT = 'p';

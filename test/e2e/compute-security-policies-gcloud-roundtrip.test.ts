@@ -3,8 +3,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { startFogbank, type RunningFogbank } from '../harness/server.ts';
-import { seededIds } from '../../src/core/ids.ts';
+import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
+import { seededIds } from '../../src/lib/ids.ts';
 import { Gcloud } from '../harness/gcloud.ts';
 
 const TOKEN = 'e2e-policy-roundtrip';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { skipUnless } from '../harness/clients.ts';
 import { Gcloud } from '../harness/gcloud.ts';
-import { startFogbank, type RunningFogbank } from '../harness/server.ts';
+import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
 
 const TOKEN = 'e2e-override';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Readable } from 'node:stream';
 import { auth, gmail, type gmail_v1 } from '@googleapis/gmail';
-import { startFogbank, type RunningFogbank } from '../harness/server.ts';
+import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
 
 // The real client with only rootUrl changed; a media call also takes rootUrl in its own options
 // (googleapis-common applies the client-wide rootUrl to the metadata URL only).

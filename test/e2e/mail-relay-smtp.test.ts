@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { SMTPServer } from 'smtp-server';
 import { auth, gmail, type gmail_v1 } from '@googleapis/gmail';
-import { startFogbank, type RunningFogbank } from '../harness/server.ts';
+import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
 import { KINDS, type MessageRecord } from '../../src/services/mail/model.ts';
 
 interface Caught {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { CodeGeneratorRequestSchema, CodeGeneratorResponseSchema, FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
-import { runProtocCommand } from '../../src/cli/fogbank-protoc.ts';
+import { runProtocCommand } from '../../src/plugin/protoc-command.ts';
 import { buildRequest, orderProtoFiles } from '../../src/plugin/host/index.ts';
 import {
   descriptorSet,

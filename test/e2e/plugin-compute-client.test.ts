@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
 import { fogbankPlugin } from '../../src/plugin/generators/index.ts';
 import { runInMemory } from '../../src/plugin/host/index.ts';
-import { startFogbank } from '../harness/server.ts';
+import { startFogbank } from '../../src/testing/fogbank.ts';
 import { COMPUTE_PROTO, descriptorSet, googleapisProtos, tempDir, typecheck } from '../harness/protos.ts';
 
 // A user's program, written against the generated types: it must compile under tsc --strict.

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { runProtocCommand } from '../../src/cli/fogbank-protoc.ts';
+import { runProtocCommand } from '../../src/plugin/protoc-command.ts';
 import {
   COMPUTE_PROTO,
   FIXTURE_PROTOS,

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { runProtocCommand } from '../../src/cli/fogbank-protoc.ts';
+import { runProtocCommand } from '../../src/plugin/protoc-command.ts';
 import { clientPath } from '../harness/clients.ts';
 import { descriptorSet, FIXTURE_PROTOS, readTree, run, tempDir, writeReplayPlugin, type ReplayPlugin } from '../harness/protos.ts';
 

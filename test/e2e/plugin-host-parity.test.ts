@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
-import { runProtocCommand } from '../../src/cli/fogbank-protoc.ts';
+import { runProtocCommand } from '../../src/plugin/protoc-command.ts';
 import { descriptorSet, PROTOC, readTree, run, tempDir, writeReplayPlugin, type ReplayPlugin } from '../harness/protos.ts';
 
 interface Scenario {

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { fromBinary } from '@bufbuild/protobuf';
 import { BinaryReader, WireType } from '@bufbuild/protobuf/wire';
 import { CodeGeneratorRequestSchema } from '@bufbuild/protobuf/wkt';
-import { runProtocCommand } from '../../src/cli/fogbank-protoc.ts';
+import { runProtocCommand } from '../../src/plugin/protoc-command.ts';
 import { clientPath } from '../harness/clients.ts';
 import { descriptorSet, FIXTURE_PROTOS, PROTOC, run, tempDir } from '../harness/protos.ts';
 

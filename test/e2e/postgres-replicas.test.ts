@@ -5,10 +5,10 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { startPostgres, type PostgresServer } from '../../src/store/postgres-server.fixture.ts';
-import { FOGBANK_VERSION } from '../../src/core/version.ts';
+import { FOGBANK_VERSION } from '../../src/lib/version.ts';
 import { startFogbankProcess, type FogbankProcess } from '../harness/process.ts';
 import { Gcloud } from '../harness/gcloud.ts';
-import { tempDir } from '../harness/temp.ts';
+import { tempDir } from '../../src/testing/temp.ts';
 
 // Several `fogbank start --store postgres://…` processes on one real PostgreSQL database, as a
 // team runs them behind a load balancer; replicas die by SIGKILL, never politely.

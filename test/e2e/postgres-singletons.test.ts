@@ -6,7 +6,7 @@ import { OPERATIONS_KIND, operationKey, type StoredOperation } from '../../src/s
 import { GLOBAL } from '../../src/services/compute/shared/locations.ts';
 import { Kubectl } from '../harness/kubectl.ts';
 import { startFogbankProcess, type FogbankProcess } from '../harness/process.ts';
-import { tempDir } from '../harness/temp.ts';
+import { tempDir } from '../../src/testing/temp.ts';
 
 // Run-once background work (Event TTL expiry, the ClusterRole aggregation controller, Operation
 // retention) with two `fogbank start --store postgres://…` replicas on one database: each runs on

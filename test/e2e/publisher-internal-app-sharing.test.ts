@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { androidpublisher, auth as googleAuth, type androidpublisher_v3 } from '@googleapis/androidpublisher';
-import { startFogbank, type RunningFogbank } from '../harness/server.ts';
+import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
 import { apkItems, bundleItems, compressedAs, jarSign, makeSigner, patchEntry, v2Sign, writeZip, zipBuffer, type TestSigner } from '../../src/services/publisher/artifact-builder.fixture.ts';
 
 /**

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { bundleItems, jarSign, makeSigner, writeZip, type ZipItem } from '../../src/services/publisher/artifact-builder.fixture.ts';
 import { locateClient, missingClientMessage } from '../harness/clients.ts';
-import { startFogbank, type RunningFogbank } from '../harness/server.ts';
+import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
 
 /**
  * google-api-python-client as Debian ships it (python3-googleapi 1.7.12, run by /usr/bin/python3,

@@ -12,7 +12,7 @@ import { FAMILY_ATTACKS } from './family-attacks.ts';
 import { FuzzServer, type ServerState } from './fuzz-server.ts';
 import { startHealthProbe } from './health-probe.ts';
 import { Random } from './random.ts';
-import { sendRaw, type RawReply } from './raw-http.ts';
+import { sendRaw, type RawReply } from '../../src/testing/raw-http.ts';
 import { pathOfTarget, targetAsSeen, toBytes, type FuzzRequest } from './request.ts';
 
 /**

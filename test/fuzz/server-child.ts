@@ -2,7 +2,7 @@
 // not an exception) is then a crash the fuzzer counts and survives, and the server and the
 // fuzzer's client run on two cores. Started by fuzz-server.ts; speaks to it over IPC.
 import { registeredRoutes } from '../../src/core/route-registry.ts';
-import { startFogbank } from '../harness/server.ts';
+import { startFogbank } from '../../src/testing/fogbank.ts';
 import { FUZZ_TOKEN } from './attacks.ts';
 import { KNOWN } from './route-params.ts';
 import { SEED_REQUESTS } from './seed-state.ts';

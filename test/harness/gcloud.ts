@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { clientPath } from './clients.ts';
-import { removeTempDir, tempDir } from './temp.ts';
+import { removeTempDir, tempDir } from '../../src/testing/temp.ts';
 
 /** GCLOUD_TIMEOUT_MS bounds one gcloud command. */
 const GCLOUD_TIMEOUT_MS = 120_000;

@@ -2,7 +2,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { kubeconfigText } from '../../src/services/cluster/index.ts';
+import { kubeconfigText } from '../../src/services/cluster/kubeconfig.ts';
 
 /** KubectlResult is what one kubectl command did. */
 export interface KubectlResult {

@@ -3,9 +3,9 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
-import { onTestProcessExit } from './exit.ts';
+import { onTestProcessExit } from '../../src/testing/exit.ts';
 import { REPO } from './paths.ts';
-import { tempDir } from './temp.ts';
+import { tempDir } from '../../src/testing/temp.ts';
 
 /** MAIN is the CLI entry in TypeScript, run through tsx. */
 const MAIN = join(REPO, 'src/cli/main.ts');

@@ -8,7 +8,7 @@ import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { clientPath } from './clients.ts';
 import { REPO } from './paths.ts';
-import { tempDir } from './temp.ts';
+import { tempDir } from '../../src/testing/temp.ts';
 
 export { clientPath, REPO, tempDir };
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { startPostgres, type PostgresServer } from '../../src/store/postgres-server.fixture.ts';
 import { startFogbankProcess, type FogbankProcess } from './process.ts';
-import { removeTempDir, tempDir } from './temp.ts';
+import { removeTempDir, tempDir } from '../../src/testing/temp.ts';
 
 /**
  * ReplicaPair is two `fogbank start --store postgres://…` processes, A and B, on one database

@@ -3,7 +3,7 @@ import type { Readable, Transform, Writable } from 'node:stream';
 import { Splitter, type MimeNode } from '@zone-eu/mailsplit';
 import { badMultipart, unsupportedMediaType } from './errors.ts';
 import { acceptsMediaType, parseContentType, type MediaLimits } from './media-type.ts';
-import { writeNewFile } from '../new-file.ts';
+import { writeNewFile } from '../../lib/new-file.ts';
 import { feed, meteredHash, type SpooledFile } from './spool.ts';
 import { METADATA_LIMIT, parseMetadata } from './upload-metadata.ts';
 

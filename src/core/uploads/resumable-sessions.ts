@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { Transform, type Readable } from 'node:stream';
-import type { Clock } from '../clock.ts';
-import type { IdSource } from '../ids.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { IdSource } from '../../lib/ids.ts';
 import { UploadOffsetError, type Store } from '../../store/index.ts';
 import { badContentRange, mediaTooLarge, sessionNotFound } from './errors.ts';
 import type { ContentRange } from './content-range.ts';

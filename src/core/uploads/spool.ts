@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Transform, type Readable } from 'node:stream';
-import { writeNewFile } from '../new-file.ts';
+import { writeNewFile } from '../../lib/new-file.ts';
 import { mediaTooLarge } from './errors.ts';
 
 /** SpooledFile is a body written to disk: where it is, how many bytes, and their SHA-256. */

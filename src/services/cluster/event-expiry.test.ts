@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseDuration, parseStartArgs } from '../../cli/args.ts';
-import { ManualClock } from '../../core/clock.ts';
+import { parseDuration } from '../../lib/duration.ts';
+import { EVENT_TTL_OPTION } from './options.ts';
+import { ManualClock } from '../../lib/clock.ts';
 import { MemoryStore } from '../../store/index.ts';
 import { EventExpiry, lastActivity } from './event-expiry.ts';
 import { EVENT_STORE_KIND, type CoreEvent } from './resources/events.ts';
@@ -58,7 +59,7 @@ describe('event expiry (--event-ttl)', () => {
     assert.equal(parseDuration('1h30m'), 5400);
     assert.equal(parseDuration('90s'), 90);
     assert.equal(parseDuration('1d'), undefined);
-    assert.equal(parseStartArgs(['--event-ttl', '30m']).eventTtlSeconds, 1800);
-    assert.throws(() => parseStartArgs(['--event-ttl=soon']), { message: "--event-ttl must be a duration such as 1h, 30m or 90s, not 'soon'" });
+    assert.equal(EVENT_TTL_OPTION.parse('30m'), 1800);
+    assert.throws(() => EVENT_TTL_OPTION.parse('soon'), { message: "--event-ttl must be a duration such as 1h, 30m or 90s, not 'soon'" });
   });
 });

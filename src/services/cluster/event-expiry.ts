@@ -4,7 +4,7 @@
  * observed activity (creation, lastTimestamp, series.lastObservedTime) is older than the TTL is
  * deleted, which watchers see as DELETED.
  */
-import type { Clock } from '../../core/clock.ts';
+import type { Clock } from '../../lib/clock.ts';
 import type { Store, StoredRecord } from '../../store/index.ts';
 import type { CoreEvent } from './resources/events.ts';
 import { EVENT_STORE_KIND } from './resources/events.ts';

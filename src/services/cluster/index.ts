@@ -4,14 +4,15 @@
  * health endpoints. Everything resource-specific is a view + strategy under `resources/`; the
  * behaviour is the generic registry's under `apimachinery/`.
  */
-import { apiGroupVocabulary, DEFAULT_API_DOMAIN, type Vocabulary } from '../../core/identifiers.ts';
+import type { Vocabulary } from '../../core/identifiers.ts';
+import { apiGroupVocabulary, DEFAULT_API_DOMAIN } from './identifiers.ts';
 import type { ServiceDefinition } from '../../core/service.ts';
 import { clusterErrorBodyProblem, renderClusterError } from './apimachinery/error-serializer.ts';
 import { indentLikeGo, wantsPretty } from './apimachinery/send-serialized.ts';
 import type { WatchSettings } from './apimachinery/watch.ts';
 import { clusterBanner } from './banner.ts';
-
-export { kubeconfigText, KUBECONFIG_FILE_NAME } from './kubeconfig.ts';
+import { KUBECONFIG_FILE_NAME, kubeconfigText } from './kubeconfig.ts';
+import { EVENT_TTL_OPTION } from './options.ts';
 
 /** CLUSTER_GROUP_PREFIXES are the named groups served, without their domain. */
 export const CLUSTER_GROUP_PREFIXES: readonly string[] = ['rbac.authorization', 'events', 'authorization', 'authentication'];
@@ -19,13 +20,11 @@ export const CLUSTER_GROUP_PREFIXES: readonly string[] = ['rbac.authorization', 
 /** CLUSTER_PATH_PREFIXES are the URL prefixes the family answers under. */
 export const CLUSTER_PATH_PREFIXES: readonly string[] = ['/api', '/apis', '/version', '/openapi', '/livez', '/readyz'];
 
-/** DEFAULT_EVENT_TTL_SECONDS is how long an event lives after its last write (the real `--event-ttl` default: 1h). */
-export const DEFAULT_EVENT_TTL_SECONDS = 3600;
-
 /** ClusterOptions configure the family. */
 export interface ClusterOptions {
   /** The `{api_domain}` of group names (default `k8s.io`); both spellings are accepted. */
   readonly apiDomain?: string;
+  /** How long events live, in seconds; when absent, `--event-ttl` (EVENT_TTL_OPTION) or its default. */
   readonly eventTtlSeconds?: number;
   readonly watch?: Partial<WatchSettings>;
   /** Whether the default RBAC policy is reconciled at start (default true, as on a real cluster). */
@@ -47,6 +46,8 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
     },
     errorBodyProblem: clusterErrorBodyProblem,
     banner: clusterBanner,
+    options: [EVENT_TTL_OPTION],
+    clientFiles: (site) => [{ name: KUBECONFIG_FILE_NAME, text: kubeconfigText(site.url, site.adminToken) }],
     async register(app, context) {
       return (await import('./register.ts')).registerCluster(app, context, { options, groups, domain, spelling });
     },

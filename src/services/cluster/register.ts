@@ -10,7 +10,9 @@ import { rethrowUndecodedBody, UndecodedBody } from './apimachinery/undecoded-bo
 import { AUTHENTICATION_GROUP, registerSelfSubjectReview } from './authentication/self-subject-review.ts';
 import { useClusterAuth, userOf } from './cluster-auth.ts';
 import { aggregatedFormOf } from './discovery.ts';
-import { DEFAULT_EVENT_TTL_SECONDS, type ClusterOptions } from './index.ts';
+import { optionValue } from '../../core/family-options.ts';
+import type { ClusterOptions } from './index.ts';
+import { DEFAULT_EVENT_TTL_SECONDS, EVENT_TTL_OPTION } from './options.ts';
 import { Rbac } from './rbac/rbac-service.ts';
 import type { ClusterRuntime } from './runtime.ts';
 import { SERVED_VERSION } from './version.ts';
@@ -47,7 +49,7 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
     (await import('./runtime.ts')).startClusterRuntime(context, {
       groups,
       spelling,
-      eventTtlSeconds: options.eventTtlSeconds ?? DEFAULT_EVENT_TTL_SECONDS,
+      eventTtlSeconds: options.eventTtlSeconds ?? optionValue(EVENT_TTL_OPTION, context.options) ?? DEFAULT_EVENT_TTL_SECONDS,
       watch: options.watch,
       rbac,
       bootstrapPolicy: options.bootstrapPolicy ?? true,

@@ -8,7 +8,7 @@
 
 import type { TSchema } from '@sinclair/typebox';
 import type { DiscoverySchema } from '../../core/discovery.ts';
-import { SECURITY_POLICY_TYPES } from '../../core/identifiers.ts';
+import { SECURITY_POLICY_TYPES } from './identifiers.ts';
 import { InstanceTemplateSchema } from './instance-templates/schema.ts';
 import { PolicySchema, RuleSchema, SetLabelsSchema } from './security-policies/model.ts';
 

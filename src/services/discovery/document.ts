@@ -5,7 +5,7 @@
  */
 
 import type { DiscoveryApi, DiscoveryMethod, DiscoveryParameter } from '../../core/discovery.ts';
-import { SCOPES, type Spelling } from '../../core/identifiers.ts';
+import { type Spelling, Vocabulary } from '../../core/identifiers.ts';
 
 type Json = Record<string, unknown>;
 
@@ -42,9 +42,14 @@ function methodPath(api: DiscoveryApi, method: DiscoveryMethod, spelling: Spelli
   return spelling === 'spec' && api.specName !== undefined && method.path.startsWith(real) ? `${api.specName}/${api.version}/${method.path.slice(real.length)}` : method.path;
 }
 
+/** spellScope writes a scope in the client's spelling of the API (the spec's `…/auth/mail.send` for `mail`). */
+function spellScope(api: DiscoveryApi, scope: string, spelling: Spelling): string {
+  return spelling === 'real' ? scope : new Vocabulary(api.scopeTerms ?? []).spell(scope, spelling);
+}
+
 function renderMethod(api: DiscoveryApi, method: DiscoveryMethod, spelling: Spelling): Json {
   const path = methodPath(api, method, spelling);
-  const scopes = method.scopes.map((scope) => SCOPES.spell(scope, spelling));
+  const scopes = method.scopes.map((scope) => spellScope(api, scope, spelling));
   const out: Json = {
     id: method.id,
     path,
@@ -100,7 +105,7 @@ function pruneEmpty(resources: Readonly<Record<string, ResourceNode>>): Json {
 /** renderDocument is the API's Discovery document, every URL in it pointing at `address`. */
 export function renderDocument(api: DiscoveryApi, address: Address, revision: string): Json {
   const name = apiName(api, address.spelling);
-  const scopes = Object.fromEntries(Object.entries(api.scopes).map(([scope, description]) => [SCOPES.spell(scope, address.spelling), { description }]));
+  const scopes = Object.fromEntries(Object.entries(api.scopes).map(([scope, description]) => [spellScope(api, scope, address.spelling), { description }]));
   return {
     kind: 'discovery#restDescription',
     discoveryVersion: 'v1',

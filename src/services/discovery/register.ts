@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { DiscoveryApi } from '../../core/discovery.ts';
 import type { LoadOnFirstUse } from '../../core/lazy.ts';
 import type { Spelling } from '../../core/identifiers.ts';
-import { FOGBANK_VERSION } from '../../core/version.ts';
+import { FOGBANK_VERSION } from '../../lib/version.ts';
 import { renderDirectory, renderDocument, type Address } from './document.ts';
 import { entityNotFound } from './errors.ts';
 import { DIRECTORY_PREFIX, HOST_DISCOVERY_PREFIX } from './index.ts';

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Authenticator, Principal } from '../../core/auth.ts';
-import { FULL_MAILBOX_SCOPE, REAL_SCOPE_BASE } from '../../core/identifiers.ts';
+import { REAL_SCOPE_BASE } from '../../core/identifiers.ts';
+import { FULL_MAILBOX_SCOPE } from './identifiers.ts';
 import { delegationDenied, insufficientScopes, invalidCredential, missingCredential } from './errors.ts';
 
 const scope = (name: string): string => `${REAL_SCOPE_BASE}/${name}`;
@@ -17,7 +18,7 @@ const SEND = scope('gmail.send');
  * MAIL_SCOPES says which scopes each kind of method accepts (any one suffices), from the
  * discovery document and spec D: sending also takes `gmail.send`, draft writes do not; only
  * the full-mailbox scope deletes a message permanently. The tokens file may name them in
- * either spelling (identifiers.ts maps `mail.*` to `gmail.*`).
+ * either spelling (its identifiers.ts maps `mail.*` to `gmail.*`).
  */
 export const MAIL_SCOPES = {
   send: [FULL, MODIFY, COMPOSE, ADDON_COMPOSE, SEND],

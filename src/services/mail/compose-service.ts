@@ -1,5 +1,5 @@
-import type { Clock } from '../../core/clock.ts';
-import type { IdSource } from '../../core/ids.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { IdSource } from '../../lib/ids.ts';
 import type { Store, Transaction } from '../../store/store.ts';
 import { notFound } from './errors.ts';
 import { allRecipients } from './mime/addresses.ts';

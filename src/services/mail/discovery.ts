@@ -6,7 +6,8 @@
  */
 
 import type { DiscoveryApi, DiscoveryMethod, DiscoverySchema } from '../../core/discovery.ts';
-import { FULL_MAILBOX_SCOPE, REAL_SCOPE_BASE } from '../../core/identifiers.ts';
+import { REAL_SCOPE_BASE } from '../../core/identifiers.ts';
+import { FULL_MAILBOX_SCOPE, MAIL_SCOPE_TERMS } from './identifiers.ts';
 import { MESSAGE_MEDIA } from './routes.ts';
 
 /** MAIL_METHODS are the methods the mail family serves. */
@@ -357,6 +358,7 @@ export const MAIL_DISCOVERY: DiscoveryApi = {
   name: 'gmail',
   version: 'v1',
   specName: 'mail',
+  scopeTerms: MAIL_SCOPE_TERMS,
   title: 'Gmail API',
   description: 'The Gmail API lets you view and manage Gmail mailbox data like threads, messages, and labels.',
   documentationLink: 'https://developers.google.com/gmail/api/',

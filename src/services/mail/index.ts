@@ -1,9 +1,10 @@
-import { API_PATHS } from '../../core/identifiers.ts';
+import { MAIL_API_PATH, MAIL_SCOPE_TERMS } from './identifiers.ts';
 import { versionlessPrefix } from '../../core/path-aliases.ts';
 import { googleClientBanner } from '../../core/google-client-banner.ts';
 import { googleEnvelopeProblem } from '../../core/google-error-envelope.ts';
 import type { ServiceDefinition } from '../../core/service.ts';
 import { renderMailError } from './error-serializer.ts';
+import { MAIL_MAX_RECIPIENTS_OPTION, MAIL_RELAY_OPTION } from './options.ts';
 
 const API_BASE = '/gmail/v1';
 
@@ -11,7 +12,7 @@ const API_BASE = '/gmail/v1';
 export const MAIL_PREFIXES = { metadata: API_BASE, upload: `/upload${API_BASE}`, resumable: `/resumable/upload${API_BASE}` };
 
 /** MAIL_ALIASES are the same addresses in the spec's spelling (`/mail/v1`, identifiers.ts). */
-const MAIL_ALIASES = Object.values(MAIL_PREFIXES).map((canonical) => ({ alias: canonical.replace(API_BASE, API_PATHS.spell(API_BASE, 'spec')), canonical }));
+const MAIL_ALIASES = Object.values(MAIL_PREFIXES).map((canonical) => ({ alias: canonical.replace(API_BASE, MAIL_API_PATH.spell(API_BASE, 'spec')), canonical }));
 
 /** mailService is the mail API family (spec D, the Gmail API): send, drafts, mailboxes per recipient, over every upload protocol. */
 export const mailService: ServiceDefinition = {
@@ -19,6 +20,8 @@ export const mailService: ServiceDefinition = {
   // Every version of the API's addresses, in both spellings: `/gmail/v2/…` is the mail API's to refuse.
   pathPrefixes: [...Object.values(MAIL_PREFIXES), ...[...Object.values(MAIL_PREFIXES), ...MAIL_ALIASES.map((alias) => alias.alias)].map(versionlessPrefix)],
   pathAliases: MAIL_ALIASES,
+  scopes: MAIL_SCOPE_TERMS,
+  options: [MAIL_RELAY_OPTION, MAIL_MAX_RECIPIENTS_OPTION],
   renderError: renderMailError,
   errorBodyProblem: (status: number, body: unknown) => googleEnvelopeProblem(status, body, true),
   banner: (site) => googleClientBanner(site, 'mail (Gmail API)', '/gmail/v1', 'gmail'),

@@ -1,27 +1,37 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Authenticator } from '../../core/auth.ts';
-import { ManualClock, realTimers } from '../../core/clock.ts';
-import { seededIds } from '../../core/ids.ts';
-import { buildServer, type FogbankServer } from '../../core/server.ts';
-import { MemoryStore } from '../../store/memory-store.ts';
+import type { FogbankServer } from '../../core/server.ts';
+import { ManualClock } from '../../lib/clock.ts';
+import { seededIds } from '../../lib/ids.ts';
+import { startFogbank } from '../../testing/fogbank.ts';
 import { mailService } from './index.ts';
 
 // In-process requests through the public surface (both path spellings, every upload protocol).
 let app: FogbankServer;
+let close: () => Promise<void>;
 const clock = new ManualClock(Date.UTC(2025, 5, 1));
 const ann = { authorization: 'Bearer ann' };
 const bob = { authorization: 'Bearer bob' };
 const b64 = (text: string): string => Buffer.from(text).toString('base64url');
 
 before(async () => {
-  const auth = new Authenticator('admin', [
-    { token: 'ann', email: 'ann@example.com', scopes: ['https://mail.google.com/'], permissions: [] },
-    { token: 'bob', email: 'bob@example.com', scopes: ['mail.modify'], permissions: [] },
-  ]);
-  app = await buildServer({ store: new MemoryStore(), clock, timers: realTimers, ids: seededIds('mail-http'), auth, operations: 'instant' }, [mailService], { logLevel: 'silent', bodyLimit: 1024 * 1024 });
+  const server = await startFogbank({
+    ephemeral: true,
+    clock,
+    ids: seededIds('mail-http'),
+    adminToken: 'admin',
+    tokens: [
+      { token: 'ann', email: 'ann@example.com', scopes: ['https://mail.google.com/'], permissions: [] },
+      { token: 'bob', email: 'bob@example.com', scopes: ['mail.modify'], permissions: [] },
+    ],
+    operations: 'instant',
+    bodyLimit: 1024 * 1024,
+    services: [mailService],
+  });
+  app = server.app;
+  close = server.close;
 });
-after(() => app.close());
+after(() => close());
 
 async function send(raw: string, extra: Record<string, unknown> = {}, headers = ann): Promise<{ id: string; threadId: string; labelIds: string[] }> {
   const response = await app.inject({ method: 'POST', url: '/mail/v1/users/me/messages/send', headers, payload: { raw: b64(raw), ...extra } });

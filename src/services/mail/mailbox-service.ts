@@ -1,4 +1,4 @@
-import type { Clock } from '../../core/clock.ts';
+import type { Clock } from '../../lib/clock.ts';
 import type { Store } from '../../store/store.ts';
 import { invalidArgument, MailError, notFound } from './errors.ts';
 import type { MessageFiles } from './message-files.ts';

@@ -1,4 +1,4 @@
-import type { IdSource } from '../../core/ids.ts';
+import type { IdSource } from '../../lib/ids.ts';
 import type { StoredPart } from './mime/parse-message.ts';
 
 /** KINDS are the store kinds of the mail family; every key starts with the mailbox address and a slash. */

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Authenticator } from '../../core/auth.ts';
-import { ManualClock, realTimers } from '../../core/clock.ts';
-import { seededIds } from '../../core/ids.ts';
+import { ManualClock, realTimers } from '../../lib/clock.ts';
+import { seededIds } from '../../lib/ids.ts';
 import { buildServer, type FogbankServer } from '../../core/server.ts';
 import { MemoryStore } from '../../store/memory-store.ts';
 import type { Transaction } from '../../store/store.ts';
@@ -31,7 +31,7 @@ interface StoreUse {
 
 async function serve(store: MemoryStore, maxRecipients?: number): Promise<FogbankServer> {
   const auth = new Authenticator('admin', [{ token: 'ann', email: 'ann@example.com', scopes: ['https://mail.google.com/'], permissions: [] }]);
-  return buildServer({ store, clock: new ManualClock(Date.UTC(2025, 5, 1)), timers: realTimers, ids: seededIds('recipients'), auth, operations: 'instant', ...(maxRecipients === undefined ? {} : { mailMaxRecipients: maxRecipients }) }, [mailService], {
+  return buildServer({ store, clock: new ManualClock(Date.UTC(2025, 5, 1)), timers: realTimers, ids: seededIds('recipients'), auth, operations: 'instant', ...(maxRecipients === undefined ? {} : { options: { mailMaxRecipients: maxRecipients } }) }, [mailService], {
     logLevel: 'silent',
     bodyLimit: 1024 * 1024,
   });

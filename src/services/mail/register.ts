@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify';
+import { optionValue } from '../../core/family-options.ts';
 import { loadOnFirstUse } from '../../core/lazy.ts';
 import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
 import { openFileArea, UploadEngine } from '../../core/uploads/index.ts';
 import { MAIL_PREFIXES } from './index.ts';
 import { MailboxService } from './mailbox-service.ts';
 import { MessageFiles } from './message-files.ts';
+import { MAIL_MAX_RECIPIENTS_OPTION, MAIL_RELAY_OPTION } from './options.ts';
 import { Relay } from './relay.ts';
 import { registerMetadataRoutes, registerUploadRoutes, type MailRoutes } from './routes.ts';
 
@@ -19,10 +21,11 @@ export async function registerMail(app: FastifyInstance, context: ServiceContext
   await engine.open();
   const files = new MessageFiles(context.store);
   await files.sweep();
-  const relay = context.mailRelay === undefined ? undefined : new Relay(context.mailRelay, context.store);
+  const relayUrl = optionValue(MAIL_RELAY_OPTION, context.options);
+  const relay = relayUrl === undefined ? undefined : new Relay(relayUrl, context.store);
   const routes: MailRoutes = {
     auth: context.auth,
-    compose: loadOnFirstUse(async () => new (await import('./compose-service.ts')).ComposeService(context.store, context.clock, context.ids, files, relay, context.mailMaxRecipients)),
+    compose: loadOnFirstUse(async () => new (await import('./compose-service.ts')).ComposeService(context.store, context.clock, context.ids, files, relay, optionValue(MAIL_MAX_RECIPIENTS_OPTION, context.options))),
     mailboxes: new MailboxService(context.store, context.clock, files),
   };
   await app.register(async (scope) => registerMetadataRoutes(scope, routes), { prefix: MAIL_PREFIXES.metadata });

@@ -5,8 +5,8 @@
  */
 
 import type { Readable } from 'node:stream';
-import type { Clock } from '../../core/clock.ts';
-import type { IdSource } from '../../core/ids.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { IdSource } from '../../lib/ids.ts';
 import type { Store } from '../../store/store.ts';
 import type { ArtifactKind, Inspection } from './inspect-upload.ts';
 import { certificateFingerprint } from './jar-signature.ts';

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Authenticator, Principal } from '../../core/auth.ts';
-import { REAL_SCOPE_BASE } from '../../core/identifiers.ts';
+import { PUBLISHER_SCOPE_TERMS } from './identifiers.ts';
 import { callerLacksPermission, insufficientScopes, invalidCredential, missingCredential, packageNotFound } from './errors.ts';
 
 /** PUBLISHER_SCOPE is the one scope of the publishing API (the spec's `{scope_base}/publisher` reads as the same grant). */
-export const PUBLISHER_SCOPE = `${REAL_SCOPE_BASE}/androidpublisher`;
+export const PUBLISHER_SCOPE = PUBLISHER_SCOPE_TERMS[0]!.real;
 
 const principals = new WeakMap<FastifyRequest, Principal>();
 

@@ -7,10 +7,10 @@
  */
 
 import type { DiscoveryApi, DiscoveryMethod } from '../../core/discovery.ts';
-import { REAL_SCOPE_BASE } from '../../core/identifiers.ts';
+import { PUBLISHER_SCOPE_TERMS } from './identifiers.ts';
 import { APK_UPLOAD_LIMIT } from './index.ts';
 
-const PUBLISHER_SCOPE = `${REAL_SCOPE_BASE}/androidpublisher`;
+const PUBLISHER_SCOPE = PUBLISHER_SCOPE_TERMS[0]?.real ?? '';
 const SCOPES = [PUBLISHER_SCOPE];
 
 /**
@@ -53,6 +53,7 @@ export const PUBLISHER_DISCOVERY: DiscoveryApi = {
   name: 'androidpublisher',
   version: 'v3',
   specName: 'publisher',
+  scopeTerms: PUBLISHER_SCOPE_TERMS,
   title: 'Google Play Android Developer API',
   description: 'Lets Android application developers access their Google Play accounts.',
   documentationLink: 'https://developers.google.com/android-publisher',

@@ -10,9 +10,9 @@
 import { KeyObject, X509Certificate, type webcrypto } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Clock } from '../../core/clock.ts';
+import type { Clock } from '../../lib/clock.ts';
 import { commonJs, loadOnFirstUse } from '../../core/lazy.ts';
-import type { IdSource } from '../../core/ids.ts';
+import type { IdSource } from '../../lib/ids.ts';
 import { ConflictError, type Store } from '../../store/index.ts';
 
 const CERTIFICATE_FILE = 'signing-certificate.pem';

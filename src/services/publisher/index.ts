@@ -1,4 +1,4 @@
-import { API_PATHS } from '../../core/identifiers.ts';
+import { PUBLISHER_API_PATH, PUBLISHER_SCOPE_TERMS } from './identifiers.ts';
 import { isUnderPrefix, versionlessPrefix } from '../../core/path-aliases.ts';
 import { googleClientBanner } from '../../core/google-client-banner.ts';
 import { googleEnvelopeProblem } from '../../core/google-error-envelope.ts';
@@ -6,6 +6,7 @@ import type { ServiceDefinition } from '../../core/service.ts';
 import { DOWNLOAD_PREFIX } from './download-page.ts';
 import { authenticatePublisher } from './authorize.ts';
 import { renderPublisherError } from './error-serializer.ts';
+import { UPLOAD_LIMIT_OPTION } from './options.ts';
 
 /** DEFAULT_UPLOAD_LIMIT is the largest bundle accepted when none is configured: 2 GiB, well below Play's 10 GiB. */
 export const DEFAULT_UPLOAD_LIMIT = 2 * 1024 ** 3;
@@ -20,7 +21,7 @@ export const API_BASE = '/androidpublisher/v3';
 const BASE_FORMS = [API_BASE, `/upload${API_BASE}`, `/resumable/upload${API_BASE}`];
 
 /** PUBLISHER_ALIASES are the same addresses in the spec's spelling (`/publisher/v3`, identifiers.ts). */
-const PUBLISHER_ALIASES = BASE_FORMS.map((canonical) => ({ alias: canonical.replace(API_BASE, API_PATHS.spell(API_BASE, 'spec')), canonical }));
+const PUBLISHER_ALIASES = BASE_FORMS.map((canonical) => ({ alias: canonical.replace(API_BASE, PUBLISHER_API_PATH.spell(API_BASE, 'spec')), canonical }));
 
 /** publisherService is the publishing API family (spec E): internal app sharing uploads of bundles and APKs. */
 export const publisherService: ServiceDefinition = {
@@ -28,6 +29,8 @@ export const publisherService: ServiceDefinition = {
   // Every version of the API's addresses, in both spellings: `/androidpublisher/v9/…` is the publisher's to refuse.
   pathPrefixes: [...BASE_FORMS, DOWNLOAD_PREFIX, ...[...BASE_FORMS, ...PUBLISHER_ALIASES.map((alias) => alias.alias)].map(versionlessPrefix)],
   pathAliases: PUBLISHER_ALIASES,
+  scopes: PUBLISHER_SCOPE_TERMS,
+  options: [UPLOAD_LIMIT_OPTION],
   renderError: renderPublisherError,
   errorBodyProblem: (status: number, body: unknown) => googleEnvelopeProblem(status, body, true),
   banner: (site) => googleClientBanner(site, 'publisher (Android Publisher API)', '/androidpublisher/v3', 'androidpublisher'),

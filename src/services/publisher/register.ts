@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { optionValue } from '../../core/family-options.ts';
 import { DEFAULT_BODY_LIMIT } from '../../core/server.ts';
 import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
 import { openFileArea, UploadEngine } from '../../core/uploads/index.ts';
@@ -6,6 +7,7 @@ import { ArtifactStore } from './artifacts.ts';
 import { DOWNLOAD_PREFIX } from './download-page.ts';
 import { FogbankSigner } from './fogbank-signer.ts';
 import { API_BASE, APK_UPLOAD_LIMIT, DEFAULT_UPLOAD_LIMIT } from './index.ts';
+import { UPLOAD_LIMIT_OPTION } from './options.ts';
 import { PublisherService } from './publisher-service.ts';
 import { registerAdminRoutes, registerDownloadRoutes, registerMetadataRoutes, registerUploadRoutes, type RouteOptions } from './routes.ts';
 import { artifactUploadMethod } from './upload-methods.ts';
@@ -23,7 +25,7 @@ export async function registerPublisher(app: FastifyInstance, context: ServiceCo
   const artifacts = new ArtifactStore(context.store, context.clock, context.ids);
   await artifacts.sweep();
   const service = new PublisherService(artifacts, new FogbankSigner(context.store, area.dir, context.clock, context.ids));
-  const limit = context.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
+  const limit = optionValue(UPLOAD_LIMIT_OPTION, context.options) ?? DEFAULT_UPLOAD_LIMIT;
   const options: RouteOptions = {
     service,
     auth: context.auth,

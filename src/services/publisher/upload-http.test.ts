@@ -6,9 +6,9 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { startFogbank, type RunningFogbank } from '../../../test/harness/server.ts';
-import { ManualClock } from '../../core/clock.ts';
-import { seededIds } from '../../core/ids.ts';
+import { startFogbank, type RunningFogbank } from '../../testing/fogbank.ts';
+import { ManualClock } from '../../lib/clock.ts';
+import { seededIds } from '../../lib/ids.ts';
 import { apkItems, bundleItems, jarSign, makeSigner, protoManifest, zipBuffer, type ZipItem } from './artifact-builder.fixture.ts';
 import { ARTIFACT_KIND } from './artifacts.ts';
 

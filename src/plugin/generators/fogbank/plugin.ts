@@ -7,7 +7,7 @@ import { parseFogbankOptions } from './options.ts';
 import { REST_RUNTIME_FILE, REST_RUNTIME_SOURCE } from './rest-runtime.ts';
 import { TypeIndex } from './type-index.ts';
 
-import { FOGBANK_VERSION } from '../../../core/version.ts';
+import { FOGBANK_VERSION } from '../../../lib/version.ts';
 
 /** FOGBANK_VERSION is printed in generated headers and by `protoc-gen-fogbank --version`. */
 export { FOGBANK_VERSION };

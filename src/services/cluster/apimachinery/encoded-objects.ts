@@ -6,7 +6,7 @@
  * the record itself is the key; a new revision is a new record and misses. The number of records
  * kept is bounded, oldest first out, so memory stays flat however many objects are read.
  */
-import { BoundedMap } from '../../../core/bounded-map.ts';
+import { BoundedMap } from '../../../lib/bounded-map.ts';
 import type { StoredRecord } from '../../../store/index.ts';
 
 /** ENCODED_RECORDS is how many records keep their encodings. */

@@ -4,8 +4,8 @@
  * idea). Resources plug in through their strategy and view; the store revision is the
  * resourceVersion. Writes run inside one store transaction, so checks and the write are atomic.
  */
-import type { Clock } from '../../../core/clock.ts';
-import type { IdSource } from '../../../core/ids.ts';
+import type { Clock } from '../../../lib/clock.ts';
+import type { IdSource } from '../../../lib/ids.ts';
 import type { UserInfo } from '../cluster-auth.ts';
 import { ConflictError, type Store, type StoredRecord, type Transaction } from '../../../store/index.ts';
 import { decodeContinue, encodeContinue } from './continue-token.ts';

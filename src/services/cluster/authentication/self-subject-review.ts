@@ -4,7 +4,7 @@
  * authenticated user may create one (the default policy's `system:basic-user`).
  */
 import type { FastifyInstance } from 'fastify';
-import type { Clock } from '../../../core/clock.ts';
+import type { Clock } from '../../../lib/clock.ts';
 import type { DiscoveryResource } from '../discovery.ts';
 import { sendSerialized } from '../apimachinery/send-serialized.ts';
 import { badRequest } from '../apimachinery/status.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { apiGroupVocabulary } from '../../../core/identifiers.ts';
+import { apiGroupVocabulary } from '../identifiers.ts';
 import { CLUSTER_GROUP_PREFIXES } from '../index.ts';
 import { attributesOf } from './authorize-requests.ts';
 

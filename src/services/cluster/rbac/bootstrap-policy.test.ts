@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ManualClock } from '../../../core/clock.ts';
-import { seededIds } from '../../../core/ids.ts';
+import { ManualClock } from '../../../lib/clock.ts';
+import { seededIds } from '../../../lib/ids.ts';
 import { MemoryStore } from '../../../store/index.ts';
 import { GenericRegistry, type RequestScope } from '../apimachinery/registry.ts';
 import type { AnyView } from '../apimachinery/strategy.ts';

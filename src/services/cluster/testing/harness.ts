@@ -1,13 +1,14 @@
 /**
- * An in-process cluster API for tests: the cluster family alone on a memory store, driven with
- * `app.inject`, with a manual clock and seeded ids so answers are stable.
+ * An in-process cluster API for tests: the cluster family alone on a memory store (started by
+ * the shared src/testing harness), driven with `app.inject`, with a manual clock and seeded ids
+ * so answers are stable.
  */
 import type { HTTPMethods, LightMyRequestResponse } from 'fastify';
-import { Authenticator } from '../../../core/auth.ts';
-import { ManualClock, realTimers } from '../../../core/clock.ts';
-import { seededIds } from '../../../core/ids.ts';
-import { buildServer, type FogbankServer } from '../../../core/server.ts';
+import type { FogbankServer } from '../../../core/server.ts';
+import { ManualClock } from '../../../lib/clock.ts';
+import { seededIds } from '../../../lib/ids.ts';
 import { MemoryStore, type MemoryStoreOptions } from '../../../store/index.ts';
+import { startFogbank } from '../../../testing/fogbank.ts';
 import { createClusterService, type ClusterOptions } from '../index.ts';
 
 /** ADMIN_TOKEN is the harness's admin bearer token. */
@@ -20,7 +21,7 @@ export interface ClusterHarness {
   readonly clock: ManualClock;
   /** call sends a request as the admin (unless headers override) and parses a JSON answer. */
   call(method: HTTPMethods, url: string, body?: unknown, headers?: Record<string, string>): Promise<HarnessResponse>;
-  /** listen serves on a loopback port (for streaming tests) and returns the base URL. */
+  /** listen gives the loopback base URL it serves on (for streaming tests). */
   listen(): Promise<string>;
   close(): Promise<void>;
 }
@@ -34,19 +35,23 @@ export interface HarnessResponse {
   readonly raw: LightMyRequestResponse;
 }
 
-/** startHarness builds the family on a fresh memory store. */
+/** startHarness starts the family alone (src/testing/fogbank.ts) on a fresh memory store. */
 export async function startHarness(options: ClusterOptions & { readonly store?: MemoryStoreOptions; readonly bodyLimit?: number } = {}): Promise<ClusterHarness> {
   const store = new MemoryStore(options.store ?? {});
   const clock = new ManualClock(new Date('2025-01-01T00:00:00Z'));
-  const app = await buildServer(
-    { store, clock, timers: realTimers, ids: seededIds('cluster'), auth: new Authenticator(ADMIN_TOKEN, [{ token: 'alice-token', email: 'alice@example.com', scopes: [], permissions: [], groups: ['devs'] }]), operations: 'instant' },
+  const server = await startFogbank({
+    ephemeral: true,
+    store,
+    clock,
+    ids: seededIds('cluster'),
+    adminToken: ADMIN_TOKEN,
+    tokens: [{ token: 'alice-token', email: 'alice@example.com', scopes: [], permissions: [], groups: ['devs'] }],
+    operations: 'instant',
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
     // Without the default policy unless asked, so tests see only the objects they write.
-    [createClusterService({ ...options, bootstrapPolicy: options.bootstrapPolicy ?? false })],
-    { logLevel: 'silent', bodyLimit: options.bodyLimit ?? 1024 * 1024 },
-  );
-  // The family loads its working parts (and seeds the initial namespaces) on first use: do it now,
-  // so tests start from a settled store.
-  await app.inject({ method: 'GET', url: '/api', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    services: [createClusterService({ ...options, bootstrapPolicy: options.bootstrapPolicy ?? false })],
+  });
+  const { app } = server;
   return {
     app,
     store,
@@ -66,15 +71,7 @@ export async function startHarness(options: ClusterOptions & { readonly store?: 
       }
       return { status: raw.statusCode, body: parsed, headers: raw.headers, raw };
     },
-    async listen() {
-      await app.listen({ host: '127.0.0.1', port: 0 });
-      const address = app.server.address();
-      if (address === null || typeof address === 'string') throw new Error('no address');
-      return `http://127.0.0.1:${address.port}`;
-    },
-    async close() {
-      await app.close();
-      await store.close();
-    },
+    listen: async () => server.url,
+    close: () => server.close(),
   };
 }

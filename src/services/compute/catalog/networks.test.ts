@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startFogbank, type RunningFogbank } from '../../../../test/harness/server.ts';
+import { startFogbank, type RunningFogbank } from '../../../testing/fogbank.ts';
 import { REGION_NAMES } from '../shared/locations.ts';
 import { AUTO_MODE_SUBNET_RANGES } from './networks.ts';
 

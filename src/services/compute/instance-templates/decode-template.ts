@@ -1,6 +1,6 @@
 // An insert body read against the schema and validated: what TemplateService loads with the first
 // insert (the schema and the validators stay out of start-up).
-import type { IdSource } from '../../../core/ids.ts';
+import type { IdSource } from '../../../lib/ids.ts';
 import { decodeResource } from '../shared/decode-resource.ts';
 import { normalizeTemplate, type NormalizedTemplate } from './normalize-template.ts';
 import { InstanceTemplateSchema, type InstanceTemplateInput } from './schema.ts';

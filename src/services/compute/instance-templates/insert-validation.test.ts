@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { startFogbank, type RunningFogbank } from '../../../../test/harness/server.ts';
-import { ManualClock } from '../../../core/clock.ts';
-import { seededIds } from '../../../core/ids.ts';
+import { startFogbank, type RunningFogbank } from '../../../testing/fogbank.ts';
+import { ManualClock } from '../../../lib/clock.ts';
+import { seededIds } from '../../../lib/ids.ts';
 
 /**
  * Table-driven tests of instanceTemplates.insert through the HTTP surface: one row per rule of

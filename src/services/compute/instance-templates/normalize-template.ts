@@ -1,4 +1,4 @@
-import type { IdSource } from '../../../core/ids.ts';
+import type { IdSource } from '../../../lib/ids.ts';
 import { newFingerprint } from '../shared/fingerprint.ts';
 import { invalidFieldValue, requiredField } from '../shared/errors.ts';
 import { checkLabels } from '../shared/labels.ts';

@@ -1,7 +1,7 @@
 import type { PagedSource } from '../shared/list-query.ts';
-import type { IdSource } from '../../../core/ids.ts';
-import { uint64Id } from '../../../core/ids.ts';
-import type { Clock } from '../../../core/clock.ts';
+import type { IdSource } from '../../../lib/ids.ts';
+import { uint64Id } from '../../../lib/ids.ts';
+import type { Clock } from '../../../lib/clock.ts';
 import type { Principal } from '../../../core/auth.ts';
 import type { Store } from '../../../store/store.ts';
 import type { OperationService, StoredOperation } from '../operations/index.ts';

@@ -1,4 +1,4 @@
-import { hexId, type IdSource } from '../../../core/ids.ts';
+import { hexId, type IdSource } from '../../../lib/ids.ts';
 
 /**
  * newOperationName makes a name of the real shape

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ManualClock, type Timers } from '../../../core/clock.ts';
-import { seededIds } from '../../../core/ids.ts';
+import { ManualClock, type Timers } from '../../../lib/clock.ts';
+import { seededIds } from '../../../lib/ids.ts';
 import { MemoryStore } from '../../../store/memory-store.ts';
 import { notFound } from '../shared/errors.ts';
 import { GLOBAL } from '../shared/locations.ts';

@@ -1,7 +1,7 @@
 import type { PagedSource } from '../shared/list-query.ts';
-import type { Clock, Timers } from '../../../core/clock.ts';
+import type { Clock, Timers } from '../../../lib/clock.ts';
 import type { OperationsMode } from '../../../core/config.ts';
-import { hexId, uint64Id, type IdSource } from '../../../core/ids.ts';
+import { hexId, uint64Id, type IdSource } from '../../../lib/ids.ts';
 import type { RunSingleton, Singleton } from '../../../core/singletons.ts';
 import { HeldLease } from '../../../store/held-lease.ts';
 import type { Change, Store, StoredRecord, Subscription, Transaction } from '../../../store/store.ts';

@@ -1,10 +1,10 @@
-import { SECURITY_POLICY_TYPES, SECURITY_PRODUCT } from '../../../core/identifiers.ts';
+import { SECURITY_POLICY_TYPES, SECURITY_PRODUCT } from '../identifiers.ts';
 
 /**
  * Limits, enumerations and message texts of security policies and their rules, in one place so
  * validation and tests share them. Texts quoted from the real service are marked "(real)". Types
  * and texts use the real words (CLOUD_ARMOR, Cloud Armor); the spec's neutral spellings
- * (EDGEGUARD…) are read and written through SECURITY_POLICY_TYPES in core/identifiers.ts.
+ * (EDGEGUARD…) are read and written through SECURITY_POLICY_TYPES in compute/identifiers.ts.
  */
 
 /** POLICY_TYPES are the security policy types in their canonical (real) spelling; the first is the server default. */

@@ -1,4 +1,5 @@
-import { SECURITY_POLICY_TYPES, type Reading } from '../../../core/identifiers.ts';
+import type { Reading } from '../../../core/identifiers.ts';
+import { SECURITY_POLICY_TYPES } from '../identifiers.ts';
 import { decodeResource } from '../shared/decode-resource.ts';
 import { conditionNotMet, invalidFieldValue } from '../shared/errors.ts';
 import { sameFingerprint } from '../shared/fingerprint.ts';

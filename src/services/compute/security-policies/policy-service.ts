@@ -1,8 +1,8 @@
 import type { PagedSource } from '../shared/list-query.ts';
 import { newFingerprint } from '../shared/fingerprint.ts';
 import type { Principal } from '../../../core/auth.ts';
-import type { Clock } from '../../../core/clock.ts';
-import { uint64Id, type IdSource } from '../../../core/ids.ts';
+import type { Clock } from '../../../lib/clock.ts';
+import { uint64Id, type IdSource } from '../../../lib/ids.ts';
 import type { Store } from '../../../store/store.ts';
 import type { OperationService, StoredOperation } from '../operations/index.ts';
 import { alreadyExists, notFound } from '../shared/errors.ts';

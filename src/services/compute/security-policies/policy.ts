@@ -1,4 +1,5 @@
-import { SECURITY_POLICY_TYPES, type Spelling } from '../../../core/identifiers.ts';
+import type { Spelling } from '../../../core/identifiers.ts';
+import { SECURITY_POLICY_TYPES } from '../identifiers.ts';
 import { link, type Links } from '../shared/links.ts';
 import { scopePath, type Scope } from '../shared/locations.ts';
 import { rfc3339 } from '../shared/time.ts';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startFogbank, type RunningFogbank } from '../../../../test/harness/server.ts';
-import { ManualClock } from '../../../core/clock.ts';
-import { seededIds } from '../../../core/ids.ts';
+import { startFogbank, type RunningFogbank } from '../../../testing/fogbank.ts';
+import { ManualClock } from '../../../lib/clock.ts';
+import { seededIds } from '../../../lib/ids.ts';
 
 /**
  * Requests the compute front end must refuse before any handler logic runs: bodies that are not

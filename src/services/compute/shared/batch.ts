@@ -5,8 +5,8 @@ import { HTTP_REASON_PHRASES, TransportProblemError } from '../../../core/errors
 import { MALFORMED_REQUEST } from '../../../core/family-errors.ts';
 import { dictionary } from '../../../core/own.ts';
 import { badRequest } from './errors.ts';
-import type { IdSource } from '../../../core/ids.ts';
-import { hexId } from '../../../core/ids.ts';
+import type { IdSource } from '../../../lib/ids.ts';
+import { hexId } from '../../../lib/ids.ts';
 import { renderComputeError } from './error-serializer.ts';
 
 /** BATCH_PATH is where Google API clients send batched compute calls. */

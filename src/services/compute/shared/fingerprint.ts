@@ -1,4 +1,4 @@
-import type { IdSource } from '../../../core/ids.ts';
+import type { IdSource } from '../../../lib/ids.ts';
 
 /** newFingerprint makes an optimistic-locking fingerprint as compute's are: 8 random bytes, base64. */
 export function newFingerprint(ids: IdSource): string {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sendRaw } from '../../../../test/fuzz/raw-http.ts';
-import { startFogbank, type RunningFogbank } from '../../../../test/harness/server.ts';
+import { sendRaw } from '../../../testing/raw-http.ts';
+import { startFogbank, type RunningFogbank } from '../../../testing/fogbank.ts';
 
 /**
  * Regression cases of issue 13 for compute, each with its exact answer and the store shown

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startFogbank, type RunningFogbank } from '../../../../test/harness/server.ts';
+import { startFogbank, type RunningFogbank } from '../../../testing/fogbank.ts';
 
 const TOKEN = 'query-and-limits';
 const POLICIES = '/compute/v1/projects/p/regions/us-central1/securityPolicies';

@@ -1,4 +1,4 @@
-import type { RunningFogbank } from '../../../../../test/harness/server.ts';
+import type { RunningFogbank } from '../../../../testing/fogbank.ts';
 
 /** Reply is one HTTP answer, body parsed as JSON. */
 export interface Reply {

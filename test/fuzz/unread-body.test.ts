@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { FUZZ_TOKEN } from '../../test/fuzz/attacks.ts';
-import { FuzzServer } from '../../test/fuzz/fuzz-server.ts';
-import { sendRaw } from '../../test/fuzz/raw-http.ts';
+import { FUZZ_TOKEN } from './attacks.ts';
+import { FuzzServer } from './fuzz-server.ts';
+import { sendRaw } from '../../src/testing/raw-http.ts';
 
 /**
  * A body over the limit is refused from its Content-Length, before a byte of it is read, while the

@@ -1,5 +1,5 @@
-import { fogbankPlugin } from '../plugin/generators/index.ts';
-import { runHostCommand, type HostIo } from '../plugin/host/index.ts';
+import { fogbankPlugin } from './generators/index.ts';
+import { runHostCommand, type HostIo } from './host/index.ts';
 
 /**
  * runProtocCommand is `fogbank protoc ARGS`: a protoc-compatible plugin host that starts from a

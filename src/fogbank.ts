@@ -1,25 +1,32 @@
+/**
+ * fogbank as a library: startFogbank opens the store, assembles every family of
+ * services/registry.ts and listens. The command line (cli/) parses flags into these options and
+ * prints; tests, benches and programs call it directly.
+ */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Authenticator, type TokenGrant } from '../core/auth.ts';
-import { realTimers, systemClock, type Clock, type Timers } from '../core/clock.ts';
-import type { OperationsMode } from '../core/config.ts';
-import { cryptoIds, hexId, type IdSource } from '../core/ids.ts';
-import type { LogFormat, LogLevel } from '../core/log.ts';
-import { buildServer, DEFAULT_BODY_LIMIT, type FogbankServer } from '../core/server.ts';
-import { createClusterService } from '../services/cluster/index.ts';
-import { KUBECONFIG_FILE_NAME, kubeconfigText } from '../services/cluster/kubeconfig.ts';
-import { SERVICES } from '../services/registry.ts';
-import { lockDataDir } from '../store/data-dir-lock.ts';
-import { openStore } from '../store/open-store.ts';
-import { prepareDataDir } from './data-dir.ts';
-import type { Store } from '../store/store.ts';
+import { Authenticator, type TokenGrant } from './core/auth.ts';
+import type { OperationsMode } from './core/config.ts';
+import { pickOptionValues } from './core/family-options.ts';
+import type { LogFormat, LogLevel } from './core/log.ts';
+import { buildServer, DEFAULT_BODY_LIMIT, type FogbankServer } from './core/server.ts';
+import type { BannerSite, ServiceDefinition } from './core/service.ts';
+import { type Clock, realTimers, systemClock, type Timers } from './lib/clock.ts';
+import { cryptoIds, hexId, type IdSource } from './lib/ids.ts';
+import { type FamilyStartOptions, SERVICES } from './services/registry.ts';
+import { prepareDataDir } from './store/data-dir.ts';
+import { lockDataDir } from './store/data-dir-lock.ts';
+import { openStore } from './store/open-store.ts';
+import type { Store } from './store/store.ts';
 
-/** StartOptions are the settings of one fogbank server (the CLI flags, as values). */
-export interface StartOptions {
+export { SERVICES };
+
+/** CoreStartOptions are the settings of one fogbank server that belong to no family (the CLI flags, as values). */
+export interface CoreStartOptions {
   readonly host?: string;
   readonly port?: number;
-  /** `sqlite` (default), `memory`, or a `postgres://` URL. */
-  readonly store?: string;
+  /** `sqlite` (default), `memory`, a `postgres://` URL, or a Store already open (fogbank closes it on close). */
+  readonly store?: string | Store;
   /** Connections a postgres store may open (default 10). */
   readonly storePoolSize?: number;
   /** Where SQLite, tokens and uploads live (default `./.fogbank`). */
@@ -33,22 +40,19 @@ export interface StartOptions {
   /** How logs are written: text lines (default) or JSON records. */
   readonly logFormat?: LogFormat;
   readonly bodyLimit?: number;
-  /** Forward every delivered mail message to this SMTP server (`smtp://host:port`). */
-  readonly mailRelay?: string;
-  /** Largest accepted media upload (bundles, APKs), in bytes. */
-  readonly uploadLimit?: number;
-  /** The most recipients a sent mail message may have (default 100, Gmail API's). */
-  readonly mailMaxRecipients?: number;
   /** How long a received upload may be processed before the request is answered 503, in milliseconds (default 30 s). */
   readonly uploadDeadlineMs?: number;
-  /** How long cluster API events live, in seconds (default one hour). */
-  readonly eventTtlSeconds?: number;
   /** How long a replica leads singleton work (event expiry, controllers, retention) without renewing (default 10 s). */
   readonly leaderTtlMs?: number;
   readonly clock?: Clock;
   readonly timers?: Timers;
   readonly ids?: IdSource;
+  /** The families to serve (default: every family of services/registry.ts), e.g. one family configured in code. */
+  readonly services?: readonly ServiceDefinition[];
 }
+
+/** StartOptions are every setting of one fogbank server: core's and each family's own (ServiceDefinition.options). */
+export interface StartOptions extends CoreStartOptions, FamilyStartOptions {}
 
 /** RunningFogbank is a started server. */
 export interface RunningFogbank {
@@ -59,6 +63,8 @@ export interface RunningFogbank {
   readonly adminToken: string;
   /** Where the admin token is kept, when it was written to disk. */
   readonly adminTokenFile: string | undefined;
+  /** The files the families wrote for their clients (ServiceDefinition.clientFiles), by name, when there is a data directory. */
+  readonly clientFiles: ReadonlyMap<string, string>;
   /** The kubeconfig for the cluster API (`<data-dir>/kubeconfig`), when there is a data directory. */
   readonly kubeconfigFile: string | undefined;
   readonly dataDir: string | undefined;
@@ -78,7 +84,9 @@ export interface RunningFogbank {
 /** startFogbank opens the store, assembles every service and listens. */
 export async function startFogbank(options: StartOptions = {}): Promise<RunningFogbank> {
   const ephemeral = options.ephemeral ?? false;
-  const storeSpec = ephemeral ? 'memory' : (options.store ?? 'sqlite');
+  const given = typeof options.store === 'object' ? options.store : undefined;
+  const storeSpec = given !== undefined || ephemeral ? 'memory' : typeof options.store === 'string' ? options.store : 'sqlite';
+  const services = options.services ?? SERVICES;
   const dataDir = ephemeral ? undefined : resolve(options.dataDir ?? '.fogbank');
   const needsDisk = dataDir !== undefined && (storeSpec === 'sqlite' || options.adminToken === undefined);
   if (needsDisk) prepareDataDir(dataDir);
@@ -89,9 +97,14 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
   let adminTokenFile: string | undefined;
   const ids = options.ids ?? cryptoIds;
   const logLevel = options.logLevel ?? 'silent';
+  // Checked before anything is opened: a family option of the wrong type is the caller's mistake.
+  const familyOptions = pickOptionValues(
+    services.flatMap((service) => service.options ?? []),
+    options as Readonly<Record<string, unknown>>,
+  );
   try {
     ({ token: adminToken, file: adminTokenFile } = resolveAdminToken(options.adminToken, dataDir, ids));
-    store = await openStore(storeSpec, {
+    store = given ?? await openStore(storeSpec, {
       dataDir: dataDir ?? '',
       ...(options.storePoolSize === undefined ? {} : { poolSize: options.storePoolSize }),
       // The store keeps reconnecting; say so, since requests meanwhile get 503s.
@@ -109,16 +122,13 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
         clock: options.clock ?? systemClock,
         timers: options.timers ?? realTimers,
         ids,
-        auth: new Authenticator(adminToken, options.tokens ?? []),
+        auth: new Authenticator(adminToken, options.tokens ?? [], services.flatMap((service) => service.scopes ?? [])),
         operations: options.operations ?? 'realistic',
+        options: familyOptions,
         ...(dataDir === undefined ? {} : { dataDir }),
-        ...(options.mailRelay === undefined ? {} : { mailRelay: options.mailRelay }),
-        ...(options.uploadLimit === undefined ? {} : { uploadLimit: options.uploadLimit }),
-        ...(options.mailMaxRecipients === undefined ? {} : { mailMaxRecipients: options.mailMaxRecipients }),
         ...(options.uploadDeadlineMs === undefined ? {} : { uploadDeadlineMs: options.uploadDeadlineMs }),
       },
-      // The cluster family takes its one start-up option (the event TTL) here.
-      options.eventTtlSeconds === undefined ? SERVICES : SERVICES.map((service) => (service.name === 'cluster' ? createClusterService({ eventTtlSeconds: options.eventTtlSeconds! }) : service)),
+      services,
       { logLevel, logFormat: options.logFormat ?? 'text', bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT, ...(options.leaderTtlMs === undefined ? {} : { leaderTtlMs: options.leaderTtlMs }) },
     ));
     const host = options.host ?? '127.0.0.1';
@@ -126,20 +136,18 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : (options.port ?? 8780);
     const urlHost = host.includes(':') ? `[${host}]` : host;
-    const kubeconfigFile = dataDir === undefined ? undefined : join(dataDir, KUBECONFIG_FILE_NAME);
-    if (kubeconfigFile !== undefined) {
-      mkdirSync(dataDir!, { recursive: true, mode: 0o700 });
-      writeFileSync(kubeconfigFile, kubeconfigText(`http://${urlHost}:${port}`, adminToken), { mode: 0o600 });
-    }
+    const url = `http://${urlHost}:${port}`;
+    const clientFiles = writeClientFiles(services, { url, dataDir, adminToken, adminTokenFile });
     let closing: Promise<void> | undefined;
     return {
       warmUp: () => app.warmUp(),
-      url: `http://${urlHost}:${port}`,
+      url,
       host,
       port,
       adminToken,
       adminTokenFile,
-      kubeconfigFile,
+      clientFiles,
+      kubeconfigFile: clientFiles.get('kubeconfig'),
       dataDir,
       store,
       app,
@@ -158,6 +166,19 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     lock?.release();
     throw error;
   }
+}
+
+/** writeClientFiles writes every family's client files (the kubeconfig) into the data directory, if there is one, and names their paths. */
+function writeClientFiles(services: readonly ServiceDefinition[], site: BannerSite): ReadonlyMap<string, string> {
+  const written = new Map<string, string>();
+  if (site.dataDir === undefined) return written;
+  mkdirSync(site.dataDir, { recursive: true, mode: 0o700 });
+  for (const file of services.flatMap((service) => service.clientFiles?.(site) ?? [])) {
+    const path = join(site.dataDir, file.name);
+    writeFileSync(path, file.text, { mode: 0o600 });
+    written.set(file.name, path);
+  }
+  return written;
 }
 
 /** resolveAdminToken takes the given token, else the one kept in the data directory, else makes and keeps one. */

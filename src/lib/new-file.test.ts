@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { test } from 'node:test';
-import { tempDir } from '../../test/harness/temp.ts';
+import { tempDir } from '../testing/temp.ts';
 import { writeNewFile } from './new-file.ts';
 
 test('writeNewFile writes the bytes through the transforms into a new file', async () => {

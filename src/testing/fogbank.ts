@@ -1,7 +1,7 @@
 // fogbank started in the test's own process: loopback, a free port, memory store and no log
 // output unless a test asks otherwise. Every server started here is closed when the file ends,
 // even when a test forgets or fails before its own `after` hook.
-import { startFogbank as startServer, type RunningFogbank, type StartOptions } from '../../src/cli/start.ts';
+import { startFogbank as startServer, type RunningFogbank, type StartOptions } from '../fogbank.ts';
 import { onTestProcessExit } from './exit.ts';
 import { tempDir } from './temp.ts';
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ServiceDefinition } from '../core/service.ts';
-import { computeService } from '../services/compute/index.ts';
-import { FOGBANK_VERSION } from '../core/version.ts';
-import { renderBanner } from './banner.ts';
+import { computeService } from './compute/index.ts';
+import { FOGBANK_VERSION } from '../lib/version.ts';
+import { renderBanner } from '../core/banner.ts';
 
 test('the banner lists each family’s APIs and client setup lines, in registry order', () => {
   const other = {

@@ -1,5 +1,5 @@
-import type { BannerSite, ServiceDefinition } from '../core/service.ts';
-import { FOGBANK_VERSION } from '../core/version.ts';
+import type { BannerSite, ServiceDefinition } from './service.ts';
+import { FOGBANK_VERSION } from '../lib/version.ts';
 
 /** BannerServer is what the banner says about the running server. */
 export interface BannerServer extends BannerSite {

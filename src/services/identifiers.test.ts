@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { expandScope, Principal } from './auth.ts';
-import { API_PATHS, apiGroupVocabulary, SCOPES, SECURITY_POLICY_TYPES, spellingOfAny } from './identifiers.ts';
+import { Principal, ScopeNames } from '../core/auth.ts';
+import { spellingOfAny } from '../core/identifiers.ts';
+import { apiGroupVocabulary } from './cluster/identifiers.ts';
+import { SECURITY_POLICY_TYPES } from './compute/identifiers.ts';
+import { MAIL_API_PATH } from './mail/identifiers.ts';
+import { PUBLISHER_API_PATH } from './publisher/identifiers.ts';
+import { SERVICES } from './registry.ts';
+
+/** names reads scope names with every family's declared spellings, as fogbank's Authenticator does. */
+const names = new ScopeNames(SERVICES.flatMap((service) => service.scopes ?? []));
 
 describe('identifier vocabularies', () => {
   it('read either spelling as the real value and remember which was used', () => {
@@ -24,15 +32,15 @@ describe('identifier vocabularies', () => {
   });
 
   it('map the neutral API paths and scopes to the real ones', () => {
-    assert.equal(API_PATHS.canonical('/mail/v1'), '/gmail/v1');
-    assert.equal(API_PATHS.canonical('/publisher/v3'), '/androidpublisher/v3');
-    assert.equal(SCOPES.canonical('https://www.googleapis.com/auth/publisher'), 'https://www.googleapis.com/auth/androidpublisher');
-    assert.equal(expandScope('mail.send'), 'https://www.googleapis.com/auth/gmail.send');
-    assert.equal(expandScope('gmail.send'), 'https://www.googleapis.com/auth/gmail.send');
+    assert.equal(MAIL_API_PATH.canonical('/mail/v1'), '/gmail/v1');
+    assert.equal(PUBLISHER_API_PATH.canonical('/publisher/v3'), '/androidpublisher/v3');
+    assert.equal(names.expand('https://www.googleapis.com/auth/publisher'), 'https://www.googleapis.com/auth/androidpublisher');
+    assert.equal(names.expand('mail.send'), 'https://www.googleapis.com/auth/gmail.send');
+    assert.equal(names.expand('gmail.send'), 'https://www.googleapis.com/auth/gmail.send');
   });
 
   it('let a grant in one spelling satisfy a requirement in the other', () => {
-    const principal = new Principal('p@example.com', ['publisher'], []);
+    const principal = new Principal('p@example.com', ['publisher'], [], [], undefined, names);
     assert.ok(principal.hasAnyScope(['https://www.googleapis.com/auth/androidpublisher']));
     assert.ok(principal.hasAnyScope(['https://www.googleapis.com/auth/publisher']));
     assert.ok(!principal.hasAnyScope(['https://www.googleapis.com/auth/gmail.send']));

@@ -1,0 +1,25 @@
+/** The publishing family's settings (core/family-options.ts): the largest upload accepted. */
+import { type FamilyOption, OptionError } from '../../core/family-options.ts';
+
+/** UPLOAD_LIMIT_OPTION is `--upload-limit` (start() option `uploadLimit`, in bytes). */
+export const UPLOAD_LIMIT_OPTION: FamilyOption<number> = {
+  key: 'uploadLimit',
+  flag: 'upload-limit',
+  value: 'BYTES|NK|NM|NG',
+  default: '2G (APKs: 1G)',
+  help: 'largest app bundle or APK accepted by the publishing API',
+  parse(text) {
+    // Binary multiples, as upload limits are usually written (512M is 512 MiB).
+    const match = /^(\d+)([KMG]?)$/i.exec(text);
+    const bytes = match === null ? Number.NaN : Number(match[1]) * 1024 ** ' KMG'.indexOf((match[2] || ' ').toUpperCase());
+    if (!Number.isSafeInteger(bytes) || bytes <= 0) throw new OptionError(`--upload-limit must be a positive number of bytes, optionally with K, M or G, not '${text}'`);
+    return bytes;
+  },
+  accepts: (value): value is number => Number.isSafeInteger(value) && (value as number) > 0,
+};
+
+/** PublisherStartOptions are the publishing family's start() options. */
+export interface PublisherStartOptions {
+  /** Largest accepted media upload (bundles, APKs), in bytes. */
+  readonly uploadLimit?: number;
+}

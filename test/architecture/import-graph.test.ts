@@ -1,0 +1,27 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { importGraphViolations, importsOf } from './import-graph.ts';
+
+describe('the one-way folder graph', () => {
+  it('holds for the whole tree: no import points the wrong way', () => {
+    assert.deepEqual(importGraphViolations('.'), []);
+  });
+
+  it('names each wrong-way import of a tree that has them', () => {
+    const found = importGraphViolations('test/fixtures/import-graph').map(({ from, to, why }) => `${from} -> ${to}: ${why}`);
+    assert.deepEqual(found.sort(), [
+      'src/core/router.ts -> src/services/mail/send.ts: core imports family mail',
+      'src/lib/dir.ts -> src/services/cluster/rbac.ts: lib imports family cluster',
+      'src/lib/dir.ts -> test/harness/temp.ts: lib imports test',
+      'src/plugin/host.ts -> src/cli/args.ts: plugin imports cli',
+      'src/services/mail/send.ts -> src/services/cluster/rbac.ts: family mail imports family cluster',
+      'src/store/store.ts -> src/core/log.ts: store imports core',
+      'test/e2e/cli.test.ts -> src/cli/args.ts: test imports cli',
+    ]);
+  });
+
+  it('reads static imports, re-exports and dynamic imports, not package imports', () => {
+    const text = "import a from './a.ts';\nimport type { B } from '../b.ts';\nexport { c } from './c.ts';\nimport './side.ts';\nconst d = await import('./d.ts');\nimport e from 'node:fs';";
+    assert.deepEqual(importsOf(text), ['./a.ts', '../b.ts', './c.ts', './side.ts', './d.ts']);
+  });
+});
