@@ -11,7 +11,11 @@ import { pickOptionValues } from './core/family-options.ts';
 import type { LogFormat, LogLevel } from './core/log.ts';
 import { buildServer, DEFAULT_BODY_LIMIT, type FogbankServer } from './core/server.ts';
 import type { BannerSite, ServiceDefinition } from './core/service.ts';
-import { type Clock, realTimers, systemClock, type Timers } from './lib/clock.ts';
+import { type Clock, systemClock, type Timers } from './lib/clock.ts';
+import { ClockTimers, ControlledClock } from './lib/controlled-clock.ts';
+import type { ControlPlane } from './core/control-plane.ts';
+import { RequestJournal } from './core/journal.ts';
+import { JournalReader } from './core/journal-view.ts';
 import { cryptoIds, hexId, type IdSource } from './lib/ids.ts';
 import { type FamilyStartOptions, SERVICES } from './services/registry.ts';
 import { prepareDataDir } from './store/data-dir.ts';
@@ -44,8 +48,12 @@ export interface CoreStartOptions {
   readonly uploadDeadlineMs?: number;
   /** How long a replica leads singleton work (event expiry, controllers, retention) without renewing (default 10 s). */
   readonly leaderTtlMs?: number;
+  /** The clock the server's controllable clock starts from (default the machine's); tests move it through `control.clock`. */
   readonly clock?: Clock;
+  /** Timers for the families' delays (default: timers measured on the controllable clock, so moving it fires what is due). */
   readonly timers?: Timers;
+  /** How many answered requests the request journal keeps (default 1,000; 0 keeps none). */
+  readonly journalSize?: number;
   readonly ids?: IdSource;
   /** The families to serve (default: every family of services/registry.ts), e.g. one family configured in code. */
   readonly services?: readonly ServiceDefinition[];
@@ -70,6 +78,8 @@ export interface RunningFogbank {
   readonly dataDir: string | undefined;
   readonly store: Store;
   readonly app: FogbankServer;
+  /** The test controls: the clock every family reads, and the request journal. */
+  readonly control: ControlPlane;
   /**
    * warmUp does every family's deferred start-up work now (ServiceHandle.warmUp: loading its
    * working parts, seeding what a fresh instance has) instead of on the family's first request,
@@ -102,6 +112,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     services.flatMap((service) => service.options ?? []),
     options as Readonly<Record<string, unknown>>,
   );
+  const journal = new RequestJournal(options.journalSize);
   try {
     ({ token: adminToken, file: adminTokenFile } = resolveAdminToken(options.adminToken, dataDir, ids));
     store = given ?? await openStore(storeSpec, {
@@ -115,14 +126,20 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     throw error;
   }
   let built: FogbankServer | undefined;
+  // Every family reads this clock; untouched it is the given clock plus nothing.
+  const clock = new ControlledClock(options.clock ?? systemClock);
+  const auth = new Authenticator(adminToken, options.tokens ?? [], services.flatMap((service) => service.scopes ?? []));
+  const timers = options.timers ?? new ClockTimers(clock);
+  const control: ControlPlane = { clock, timers: timers instanceof ClockTimers ? timers : undefined, requests: new JournalReader(journal, services, auth) };
   try {
     const app = (built = await buildServer(
       {
         store,
-        clock: options.clock ?? systemClock,
-        timers: options.timers ?? realTimers,
+        clock,
+        timers,
         ids,
-        auth: new Authenticator(adminToken, options.tokens ?? [], services.flatMap((service) => service.scopes ?? [])),
+        auth,
+        control,
         operations: options.operations ?? 'realistic',
         options: familyOptions,
         ...(dataDir === undefined ? {} : { dataDir }),
@@ -151,6 +168,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
       dataDir,
       store,
       app,
+      control,
       close: () =>
         (closing ??= (async () => {
           await app.close();
