@@ -5,6 +5,9 @@
  * (`get /version`, `get /apis`). A pure reading of the method and URL, done when the journal is read.
  */
 
+/** NAMESPACE_SUBRESOURCES are the subresources of a namespace itself, not resources inside it. */
+const NAMESPACE_SUBRESOURCES: ReadonlySet<string> = new Set(['status', 'finalize']);
+
 /** requestVerb is a cluster request's verb and resource (ServiceDefinition.requestMethodId). */
 export function requestVerb(httpMethod: string, url: string): string {
   const query = url.indexOf('?');
@@ -20,7 +23,8 @@ export function requestVerb(httpMethod: string, url: string): string {
     watchPath = true;
     rest = rest.slice(1);
   }
-  if (rest[0] === 'namespaces' && rest.length >= 3) rest = rest.slice(2);
+  // As the apiserver's RequestInfoFactory: `namespaces/{name}/status|finalize` are the namespace's own subresources.
+  if (rest[0] === 'namespaces' && rest.length >= 3 && !NAMESPACE_SUBRESOURCES.has(rest[2] ?? '')) rest = rest.slice(2);
   const [resource, name, subresource] = rest;
   const target = subresource === undefined ? (resource ?? '') : `${resource}/${subresource}`;
   const watching = watchPath || ['1', 'true'].includes(params.get('watch') ?? '');
