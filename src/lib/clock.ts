@@ -32,7 +32,7 @@ export interface Timers {
   delay(ms: number): Promise<void>;
 }
 
-/** realTimers waits on the event loop's timers; a waiting delay never holds the process open (a listening server does). */
+/** realTimers waits on the event loop's timers. */
 export const realTimers: Timers = {
-  delay: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
+  delay: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };
