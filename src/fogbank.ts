@@ -1,9 +1,11 @@
 /**
  * fogbank as a library: startFogbank opens the store, assembles every family of
- * services/registry.ts and listens. The command line (cli/) parses flags into these options and
+ * services/registry.ts and listens; `start` is the same for tests, with the test controls typed
+ * (issue 28: a free port and memory by default, the clock, the request journal, client env). The command line (cli/) parses flags into these options and
  * prints; tests, benches and programs call it directly.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Authenticator, type TokenGrant } from './core/auth.ts';
 import type { OperationsMode } from './core/config.ts';
@@ -12,7 +14,9 @@ import type { LogFormat, LogLevel } from './core/log.ts';
 import { buildServer, DEFAULT_BODY_LIMIT, type FogbankServer } from './core/server.ts';
 import type { BannerSite, ServiceDefinition } from './core/service.ts';
 import { type Clock, systemClock, type Timers } from './lib/clock.ts';
-import { ClockTimers, ControlledClock } from './lib/controlled-clock.ts';
+import { advanceFiring, ClockTimers, ControlledClock } from './lib/controlled-clock.ts';
+import { parseGoDuration } from './lib/duration.ts';
+import type { JournalEntry, JournalFilter } from './core/journal-view.ts';
 import type { ControlPlane } from './core/control-plane.ts';
 import { RequestJournal } from './core/journal.ts';
 import { JournalReader } from './core/journal-view.ts';
@@ -24,6 +28,7 @@ import { openStore } from './store/open-store.ts';
 import type { Store } from './store/store.ts';
 
 export { SERVICES };
+export type { JournalEntry, JournalFilter };
 
 /** CoreStartOptions are the settings of one fogbank server that belong to no family (the CLI flags, as values). */
 export interface CoreStartOptions {
@@ -187,7 +192,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
 }
 
 /** writeClientFiles writes every family's client files (the kubeconfig) into the data directory, if there is one, and names their paths. */
-function writeClientFiles(services: readonly ServiceDefinition[], site: BannerSite): ReadonlyMap<string, string> {
+export function writeClientFiles(services: readonly ServiceDefinition[] = SERVICES, site: BannerSite): ReadonlyMap<string, string> {
   const written = new Map<string, string>();
   if (site.dataDir === undefined) return written;
   mkdirSync(site.dataDir, { recursive: true, mode: 0o700 });
@@ -213,4 +218,111 @@ function resolveAdminToken(given: string | undefined, dataDir: string | undefine
   const token = `fogbank-${hexId(ids, 16)}`;
   writeFileSync(file, `${token}\n`, { mode: 0o600 });
   return { token, file };
+}
+
+// ── start(): fogbank for tests, in-process (the programmatic door of issue 28). It defaults to a
+// free loopback port and an ephemeral store, writes the client files (kubeconfig, an access-token
+// file for gcloud) into a temporary directory when there is no data directory, and hands back the
+// test controls typed.
+
+/** FogbankClock moves the clock every family reads (Operations, Event expiry, timestamps). */
+export interface FogbankClock {
+  /** now is the server's current time. */
+  now(): Date;
+  /** freeze stops the clock where it is. */
+  freeze(): void;
+  /** unfreeze lets it run again from where it stands. */
+  unfreeze(): void;
+  /** set jumps to a time (a Date, or RFC 3339 / anything Date.parse reads). */
+  set(time: Date | string): void;
+  /** advance moves it forward by a Go duration (`'1h'`, `'30s'`) or milliseconds, and resolves once what became due has run. */
+  advance(duration: string | number): Promise<void>;
+}
+
+/** Fogbank is a started fogbank with its test controls. */
+export interface Fogbank {
+  /** The base URL, e.g. `http://127.0.0.1:41234`. */
+  readonly url: string;
+  readonly adminToken: string;
+  /** The kubeconfig that points kubectl and the Kubernetes clients here, as the admin. */
+  readonly kubeconfig: string;
+  /** A file holding the admin token, for gcloud's CLOUDSDK_AUTH_ACCESS_TOKEN_FILE. */
+  readonly tokenFile: string;
+  /**
+   * env is the environment that points the clients here: KUBECONFIG (kubectl, client-go,
+   * @kubernetes/client-node's loadFromDefault), CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE and
+   * CLOUDSDK_AUTH_ACCESS_TOKEN_FILE (gcloud), and FOGBANK_URL / FOGBANK_TOKEN for the googleapis
+   * Node clients, which read no endpoint from the environment: pass `rootUrl: FOGBANK_URL + '/'`
+   * and the token as an OAuth2 access token.
+   */
+  env(): Record<string, string>;
+  readonly clock: FogbankClock;
+  /** requests reads the request journal, newest first (the same filters as `GET /_fogbank/requests`). */
+  requests(filter?: JournalFilter): Promise<JournalEntry[]>;
+  /** stop closes the server and removes its temporary files. */
+  stop(): Promise<void>;
+  /** The running server underneath (store, app, control plane). */
+  readonly server: RunningFogbank;
+}
+
+/**
+ * start starts fogbank in this process for a test: 127.0.0.1, a free port and an in-memory store
+ * unless `options` say otherwise (`dataDir` without `ephemeral: false` still means memory only if
+ * `ephemeral` is true; give `dataDir` to keep state on disk).
+ */
+export async function start(options: StartOptions = {}): Promise<Fogbank> {
+  const ephemeral = options.ephemeral ?? options.dataDir === undefined;
+  const server = await startFogbank({ host: '127.0.0.1', port: 0, ...options, ephemeral });
+  const scratch = server.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'fogbank-')) : undefined;
+  try {
+    const files = scratch === undefined ? server.clientFiles : writeClientFiles(options.services, { url: server.url, dataDir: scratch, adminToken: server.adminToken, adminTokenFile: undefined });
+    const tokenFile = server.adminTokenFile ?? join(scratch!, 'admin-token');
+    if (server.adminTokenFile === undefined) writeFileSync(tokenFile, `${server.adminToken}\n`, { mode: 0o600 });
+    const kubeconfig = files.get('kubeconfig') ?? '';
+    const { clock, timers } = server.control;
+    let stopped: Promise<void> | undefined;
+    return {
+      url: server.url,
+      adminToken: server.adminToken,
+      kubeconfig,
+      tokenFile,
+      server,
+      env: () => ({
+        KUBECONFIG: kubeconfig,
+        CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE: `${server.url}/compute/v1/`,
+        CLOUDSDK_AUTH_ACCESS_TOKEN_FILE: tokenFile,
+        FOGBANK_URL: server.url,
+        FOGBANK_TOKEN: server.adminToken,
+      }),
+      clock: {
+        now: () => new Date(clock.now()),
+        freeze: () => clock.freeze(),
+        unfreeze: () => clock.unfreeze(),
+        set: (time) => {
+          const ms = typeof time === 'string' ? Date.parse(time) : time.getTime();
+          if (Number.isNaN(ms)) throw new RangeError(`${JSON.stringify(String(time))} is not a time`);
+          clock.set(ms);
+        },
+        advance: async (duration) => {
+          let ms = duration;
+          if (typeof duration === 'string') {
+            const parsed = parseGoDuration(duration);
+            if ('error' in parsed) throw new RangeError(parsed.error);
+            ms = parsed.ms;
+          }
+          await advanceFiring(clock, timers, ms as number);
+        },
+      },
+      requests: (filter) => server.control.requests.read(filter),
+      stop: () =>
+        (stopped ??= (async () => {
+          await server.close();
+          if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
+        })()),
+    };
+  } catch (error) {
+    await server.close();
+    if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
+    throw error;
+  }
 }

@@ -38,7 +38,7 @@ describe('RequestJournal', () => {
 });
 
 describe('JournalReader', () => {
-  const auth = new Authenticator('admin', [{ token: 'alice', email: 'alice@example.com', scopes: 'all', permissions: 'all' }]);
+  const auth = new Authenticator('admin', [{ token: 'alice', email: 'alice@example.com', scopes: ['*'], permissions: ['*'] }]);
 
   it('names each request by its Discovery id or the family\'s own name, its principal (Bearer or Basic password) and its path without the query', async () => {
     const journal = new RequestJournal(10);

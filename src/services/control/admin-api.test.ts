@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { ManualClock } from '../../lib/clock.ts';
 import { type RunningFogbank, startFogbank } from '../../testing/fogbank.ts';
 
-const TOKENS = [{ token: 'alice-token', email: 'alice@example.com', scopes: 'all' as const, permissions: 'all' as const }];
+const TOKENS = [{ token: 'alice-token', email: 'alice@example.com', scopes: ['*'], permissions: ['*'] }];
 
 let fb: RunningFogbank;
 let admin: Record<string, string>;
