@@ -57,7 +57,7 @@ export interface CoreStartOptions {
   readonly clock?: Clock;
   /** Timers for the families' delays (default: timers measured on the controllable clock, so moving it fires what is due). */
   readonly timers?: Timers;
-  /** How many answered requests the request journal keeps (default 1,000; 0 keeps none). */
+  /** How many answered requests the request journal keeps (default 1,000; 0 turns the journal off). */
   readonly journalSize?: number;
   readonly ids?: IdSource;
   /** The families to serve (default: every family of services/registry.ts), e.g. one family configured in code. */

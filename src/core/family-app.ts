@@ -73,7 +73,8 @@ export async function buildFamilyApp(service: ServiceDefinition, settings: Famil
   });
   if (settings.logLevel !== 'silent') useRequestLog(app);
   const journal = context.control?.requests.journal;
-  if (journal !== undefined && service.journaled !== false) useJournal(app, journal, service.name, context.clock);
+  // A journal of size 0 is off: no hook at all.
+  if (journal !== undefined && journal.capacity > 0 && service.journaled !== false) useJournal(app, journal, service.name, context.clock);
   useJsonBodies(app);
   useRequestGuard(app, settings.unreadable);
   // An error answered before the body was read waits for the rest of it (bounded): closing on

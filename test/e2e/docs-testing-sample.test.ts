@@ -14,7 +14,7 @@ it("docs/testing.md's sample test passes as written", async () => {
   const sample = /```ts\n([\s\S]*?)```/.exec(page)?.[1];
   assert.ok(sample?.includes("from 'fogbank'"), 'docs/testing.md has a ```ts sample importing fogbank');
   const file = join(tempDir('docs-sample'), 'sample.test.ts');
-  writeFileSync(file, sample.replace("from 'fogbank'", `from '${pathToFileURL(join(REPO, 'src/fogbank.ts')).href}'`));
+  writeFileSync(file, sample!.replace("from 'fogbank'", `from '${pathToFileURL(join(REPO, 'src/fogbank.ts')).href}'`));
   // A test run of its own: without this the child reports to the runner of this file, not to stdout.
   const { NODE_TEST_CONTEXT: _, ...env } = process.env;
   const { exit, stdout, stderr } = await runToEnd(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', file], { cwd: REPO, env }, 120_000);
