@@ -110,7 +110,7 @@ function useJournal(app: FastifyInstance, journal: RequestJournal, family: strin
       family,
       httpMethod: request.method,
       url: request.originalUrl,
-      route: request.is404 ? undefined : request.routeOptions.url,
+      routedUrl: request.url,
       authorization: request.headers.authorization,
       status: reply.statusCode,
       latencyMs: Math.round(reply.elapsedTime * 1000) / 1000,

@@ -37,24 +37,44 @@ export interface JournalFilter {
   readonly limit?: number;
 }
 
-/** routeKey normalises a route pattern or a Discovery path: every parameter is `*`. */
-export function routeKey(httpMethod: string, path: string): string {
-  return `${httpMethod} ${path.replace(/\{\+?[^}]*\}|:[A-Za-z_][\w-]*/g, '*').replace(/\/+$/, '')}`;
+/** DiscoveryRoute is one Discovery method's request line as a pattern over concrete paths. */
+export interface DiscoveryRoute {
+  readonly httpMethod: string;
+  readonly pattern: RegExp;
+  /** Literal path segments: the more, the more specific (`messages/send` before `messages/{id}`). */
+  readonly literals: number;
+  readonly id: string;
 }
 
-/** discoveryRoutes maps each method's request line, as routeKey writes it, to its Discovery id. */
-export function discoveryRoutes(apis: readonly DiscoveryApi[]): Map<string, string> {
-  const routes = new Map<string, string>();
+/** routePattern turns a Discovery path (`projects/{project}/…`, `{+name}`) into a pattern over concrete paths. */
+export function routePattern(path: string): RegExp {
+  const source = path
+    .split(/(\{\+?[^}]*\})/)
+    .map((part) => (part.startsWith('{+') ? '.+' : part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${source}/?$`);
+}
+
+/** discoveryRoutes lists each method's request lines (and its upload forms), most specific first. */
+export function discoveryRoutes(apis: readonly DiscoveryApi[]): DiscoveryRoute[] {
+  const routes: DiscoveryRoute[] = [];
   for (const api of apis) {
     for (const method of api.methods) {
-      routes.set(routeKey(method.httpMethod, `/${api.servicePath}${method.path}`), method.id);
-      // The media forms of an upload method: simple and multipart, and resumable.
-      if (method.mediaUpload !== undefined) {
-        for (const base of ['/upload/', '/resumable/upload/']) routes.set(routeKey(method.httpMethod, `${base}${api.servicePath}${method.path}`), method.id);
+      const path = `/${api.servicePath}${method.path}`;
+      const add = (httpMethod: string, each: string): void => {
+        routes.push({ httpMethod, pattern: routePattern(each), literals: each.split('/').filter((segment) => segment !== '' && !segment.startsWith('{')).length, id: method.id });
+      };
+      add(method.httpMethod, path);
+      if (method.mediaUpload === undefined) continue;
+      // The media forms of an upload method (simple and multipart, resumable), and the PUTs that
+      // carry a resumable session's bytes: all the same method.
+      for (const each of [`/upload${path}`, `/resumable/upload${path}`]) {
+        add(method.httpMethod, each);
+        if (method.httpMethod !== 'PUT') add('PUT', each);
       }
     }
   }
-  return routes;
+  return routes.sort((a, b) => b.literals - a.literals);
 }
 
 /** JournalReader turns records into entries, resolving method ids and principals. */
@@ -62,8 +82,8 @@ export class JournalReader {
   readonly #families: ReadonlyMap<string, ServiceDefinition>;
   readonly #auth: Authenticator;
   readonly journal: RequestJournal;
-  #routes: Promise<Map<string, string>> | undefined;
-  #routesLoaded: Map<string, string> | undefined;
+  #routes: Promise<DiscoveryRoute[]> | undefined;
+  #routesLoaded: readonly DiscoveryRoute[] = [];
 
   constructor(journal: RequestJournal, services: readonly ServiceDefinition[], auth: Authenticator) {
     this.journal = journal;
@@ -119,10 +139,13 @@ export class JournalReader {
 
   #methodOf(record: JournalRecord, path: string): string {
     const family = this.#families.get(record.family);
-    const own = family?.requestMethodId?.(record.httpMethod, record.url, record.route);
+    const own = family?.requestMethodId?.(record.httpMethod, record.url);
     if (own !== undefined) return own;
-    const key = routeKey(record.httpMethod === 'HEAD' ? 'GET' : record.httpMethod, record.route ?? path);
-    return this.#routesLoaded?.get(key) ?? `${record.httpMethod} ${record.route ?? path}`;
+    const query = record.routedUrl.indexOf('?');
+    const routed = query < 0 ? record.routedUrl : record.routedUrl.slice(0, query);
+    const httpMethod = record.httpMethod === 'HEAD' ? 'GET' : record.httpMethod;
+    for (const route of this.#routesLoaded) if (route.httpMethod === httpMethod && route.pattern.test(routed)) return route.id;
+    return `${record.httpMethod} ${path}`;
   }
 
   #principalOf(authorization: string | undefined): string | null {

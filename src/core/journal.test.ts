@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Authenticator } from './auth.ts';
 import { RequestJournal, type JournalRecord } from './journal.ts';
-import { discoveryRoutes, JournalReader, routeKey } from './journal-view.ts';
+import { discoveryRoutes, JournalReader, routePattern } from './journal-view.ts';
 import type { ServiceDefinition } from './service.ts';
 
 function record(i: number, extra: Partial<JournalRecord> = {}): JournalRecord {
-  return { time: i * 1000, family: 'compute', httpMethod: 'GET', url: `/compute/v1/projects/p/global/instanceTemplates/t${i}?access_token=secret`, route: '/compute/v1/projects/:project/global/instanceTemplates/:instanceTemplate', authorization: undefined, status: 200, latencyMs: 1, fault: null, ...extra };
+  return { time: i * 1000, family: 'compute', httpMethod: 'GET', url: `/compute/v1/projects/p/global/instanceTemplates/t${i}?access_token=secret`, routedUrl: `/compute/v1/projects/p/global/instanceTemplates/t${i}?access_token=secret`, authorization: undefined, status: 200, latencyMs: 1, fault: null, ...extra };
 }
 
 const compute = {
@@ -43,8 +43,8 @@ describe('JournalReader', () => {
   it('names each request by its Discovery id or the family\'s own name, its principal (Bearer or Basic password) and its path without the query', async () => {
     const journal = new RequestJournal(10);
     journal.record(record(1, { authorization: 'Bearer alice' }));
-    journal.record(record(2, { family: 'cluster', httpMethod: 'POST', url: '/apis/x', route: '/apis/*', authorization: `Basic ${Buffer.from('fogbank:admin').toString('base64')}` }));
-    journal.record(record(3, { route: undefined, url: '/compute/v1/nowhere', authorization: 'Bearer unknown' }));
+    journal.record(record(2, { family: 'cluster', httpMethod: 'POST', url: '/apis/x', routedUrl: '/apis/x', authorization: `Basic ${Buffer.from('fogbank:admin').toString('base64')}` }));
+    journal.record(record(3, { routedUrl: '/compute/v1/nowhere', url: '/compute/v1/nowhere', authorization: 'Bearer unknown' }));
     const reader = new JournalReader(journal, [compute, cluster], auth);
     const entries = await reader.read();
     assert.deepEqual(entries.map((entry) => [entry.method, entry.principal, entry.path]), [
@@ -68,10 +68,19 @@ describe('JournalReader', () => {
     assert.deepEqual(await times({ method: 'compute.instanceTemplates.insert' }), []);
   });
 
-  it('matches route patterns and Discovery paths whatever their parameter spelling, with upload forms', () => {
-    assert.equal(routeKey('GET', '/a/:b/c/'), routeKey('GET', '/a/{+b}/c'));
-    const routes = discoveryRoutes([{ servicePath: '', methods: [{ id: 'gmail.users.messages.send', httpMethod: 'POST', path: 'gmail/v1/users/{userId}/messages/send', mediaUpload: { accept: [], maxSize: 1 } }] } as never]);
-    assert.equal(routes.get(routeKey('POST', '/resumable/upload/gmail/v1/users/:userId/messages/send')), 'gmail.users.messages.send');
-    assert.equal(routes.get(routeKey('POST', '/upload/gmail/v1/users/:userId/messages/send')), 'gmail.users.messages.send');
+  it('matches concrete paths to Discovery paths, the most literal first, with upload forms', () => {
+    const routes = discoveryRoutes([
+      { servicePath: '', methods: [
+        { id: 'gmail.users.messages.get', httpMethod: 'POST', path: 'gmail/v1/users/{userId}/messages/{id}' },
+        { id: 'gmail.users.messages.send', httpMethod: 'POST', path: 'gmail/v1/users/{userId}/messages/send', mediaUpload: { accept: [], maxSize: 1 } },
+      ] },
+    ] as never);
+    const idOf = (path: string) => routes.find((route) => route.pattern.test(path))?.id;
+    assert.equal(idOf('/gmail/v1/users/me/messages/send'), 'gmail.users.messages.send');
+    assert.equal(idOf('/gmail/v1/users/me/messages/abc'), 'gmail.users.messages.get');
+    assert.equal(idOf('/resumable/upload/gmail/v1/users/me/messages/send'), 'gmail.users.messages.send');
+    assert.equal(idOf('/upload/gmail/v1/users/me/messages/send/'), 'gmail.users.messages.send');
+    assert.equal(idOf('/gmail/v1/users/me/messages/a/b'), undefined);
+    assert.equal(routePattern('v1/{+name}').test('v1/a/b'), true);
   });
 });

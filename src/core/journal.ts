@@ -2,7 +2,8 @@
  * The request journal: a bounded ring of the requests the families answered, newest last, for
  * tests and the web console to read (`GET /_fogbank/requests`). Recording is one small object per
  * request and a slot write: what a reader wants (the API method id, the principal, RFC 3339 time)
- * is worked out when read, from what was kept (the route, the path, the Authorization header).
+ * is worked out when read, from what was kept (the path, the Authorization header): the hot path
+ * reads no route options (Fastify builds an object for each read of them).
  */
 
 /** DEFAULT_JOURNAL_SIZE is how many requests the journal keeps when none is configured. */
@@ -17,8 +18,8 @@ export interface JournalRecord {
   readonly httpMethod: string;
   /** The path and query as the client sent them. */
   readonly url: string;
-  /** The matched route's URL pattern (`/compute/v1/projects/:project/…`), undefined for an unknown path. */
-  readonly route: string | undefined;
+  /** The path and query as routed (a path alias rewritten to its canonical prefix). */
+  readonly routedUrl: string;
   /** The Authorization header, read into a principal only when the journal is read. */
   readonly authorization: string | undefined;
   readonly status: number;

@@ -169,10 +169,10 @@ export interface ServiceDefinition {
   /**
    * requestMethodId names the API method of a journaled request when the family's routes do not
    * (the cluster's catch-all routes: `create clusterroles`, `watch events`); undefined falls back
-   * to the Discovery id of the matched route. `url` is the path and query as sent, `route` the
-   * matched route pattern. Called when the journal is read, never on the request path.
+   * to the Discovery id whose path matches. `url` is the path and query as sent. Called when the
+   * journal is read, never on the request path.
    */
-  requestMethodId?(httpMethod: string, url: string, route: string | undefined): string | undefined;
+  requestMethodId?(httpMethod: string, url: string): string | undefined;
   /** clientFiles are written (0600) into the data directory once fogbank listens, when it has one; each is rewritten at every start. */
   clientFiles?(site: BannerSite): readonly ClientFile[];
 }
