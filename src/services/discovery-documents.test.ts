@@ -7,10 +7,11 @@ import { COMPUTE_DISCOVERY } from './compute/discovery.ts';
 import { MAIL_DISCOVERY } from './mail/discovery.ts';
 import { PUBLISHER_DISCOVERY } from './publisher/discovery.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: the tests walk arbitrary nested fields of whole Discovery documents
 type Json = Record<string, any>;
 
 /** GOOGLE is what Google's published documents say of each method fogbank serves (scripts/discovery-fixture.ts). */
-const GOOGLE = JSON.parse(readFileSync(new URL('../../../test/fixtures/discovery/google-methods.json', import.meta.url), 'utf8')) as { apis: Record<string, { servicePath: string; batchPath: string; methods: Json[] }> };
+const GOOGLE = JSON.parse(readFileSync(new URL('../../test/fixtures/discovery/google-methods.json', import.meta.url), 'utf8')) as { apis: Record<string, { servicePath: string; batchPath: string; methods: Json[] }> };
 const APIS = [COMPUTE_DISCOVERY, MAIL_DISCOVERY, PUBLISHER_DISCOVERY];
 const FAMILY_OF: Record<string, string> = { compute: 'compute', gmail: 'mail', androidpublisher: 'publisher' };
 
