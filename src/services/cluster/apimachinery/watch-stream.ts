@@ -35,7 +35,10 @@ const WRITES = new WatchWrites();
 
 function slotOf(key: string): EncodedSlot {
   let slot = SLOTS.get(key);
-  if (slot === undefined) SLOTS.set(key, (slot = { change: undefined, encoded: Buffer.alloc(0) }));
+  if (slot === undefined) {
+    slot = { change: undefined, encoded: Buffer.alloc(0) };
+    SLOTS.set(key, slot);
+  }
   return slot;
 }
 
