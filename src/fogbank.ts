@@ -116,7 +116,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
   }
   let built: FogbankServer | undefined;
   try {
-    const app = (built = await buildServer(
+    const app = await buildServer(
       {
         store,
         clock: options.clock ?? systemClock,
@@ -130,7 +130,8 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
       },
       services,
       { logLevel, logFormat: options.logFormat ?? 'text', bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT, ...(options.leaderTtlMs === undefined ? {} : { leaderTtlMs: options.leaderTtlMs }) },
-    ));
+    );
+    built = app;
     const host = options.host ?? '127.0.0.1';
     await app.listen({ host, port: options.port ?? 8780 });
     const address = app.server.address();

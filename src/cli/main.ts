@@ -67,7 +67,10 @@ async function runStart(args: StartArgs): Promise<number> {
   let repeated: () => void = () => {};
   const repeat = new Promise<void>((resolve) => (repeated = resolve));
   const onSignal = (signal: NodeJS.Signals): void => {
-    if (received !== undefined) return repeated();
+    if (received !== undefined) {
+      repeated();
+      return;
+    }
     received = signal;
     signalled(signal);
   };

@@ -93,7 +93,10 @@ export class MemoryStore implements Store {
       };
       const stage = (kind: string, key: string, record: StoredRecord | null): void => {
         let byKey = overlay.get(kind);
-        if (byKey === undefined) overlay.set(kind, (byKey = new Map()));
+        if (byKey === undefined) {
+          byKey = new Map();
+          overlay.set(kind, byKey);
+        }
         byKey.set(key, record);
       };
       const precondition = (kind: string, key: string, current: StoredRecord | undefined, options?: WriteOptions): void => {
@@ -161,9 +164,15 @@ export class MemoryStore implements Store {
       }
       for (const [kind, byKey] of overlay) {
         let target = this.#records.get(kind);
-        if (target === undefined) this.#records.set(kind, (target = new Map()));
+        if (target === undefined) {
+          target = new Map();
+          this.#records.set(kind, target);
+        }
         let order = this.#order.get(kind);
-        if (order === undefined) this.#order.set(kind, (order = new SortedKeys()));
+        if (order === undefined) {
+          order = new SortedKeys();
+          this.#order.set(kind, order);
+        }
         for (const [key, record] of byKey) {
           if (record === null) {
             if (target.delete(key)) order.remove(key);

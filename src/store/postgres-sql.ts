@@ -8,6 +8,15 @@ import type { Change, ListOptions, StoredRecord } from './store.ts';
  * transaction starts and ends.
  */
 
+/**
+ * queryAll runs a multi-statement text (simple protocol) and returns one result per statement:
+ * pg answers such a text with an array, which its typings do not say; a lone result is wrapped.
+ */
+export async function queryAll<R extends pg.QueryResultRow>(client: pg.ClientBase, text: string): Promise<pg.QueryResult<R>[]> {
+  const results: pg.QueryResult<R> | pg.QueryResult<R>[] = await client.query<R>(text);
+  return Array.isArray(results) ? results : [results];
+}
+
 /** CHANGES_CHANNEL is the NOTIFY channel a commit announces its last revision on. */
 export const CHANGES_CHANNEL = 'fogbank_changes';
 

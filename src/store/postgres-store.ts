@@ -5,7 +5,7 @@ import { connectionConfig, isConnectionFailure, poolConfig, redactUrl, unavailab
 import { PostgresFeed } from './postgres-feed.ts';
 import { PostgresLeases } from './postgres-leases.ts';
 import { migratePostgres } from './postgres-migrations.ts';
-import { BEGIN_WRITE, commitWrite, countRecords, selectChanges, selectMeta, selectRecord, selectRecords } from './postgres-sql.ts';
+import { BEGIN_WRITE, commitWrite, countRecords, queryAll, selectChanges, selectMeta, selectRecord, selectRecords } from './postgres-sql.ts';
 import { PostgresTransaction } from './postgres-transaction.ts';
 import { PostgresFileBytes } from './postgres-file-bytes.ts';
 import { PostgresUploadBytes } from './postgres-upload-bytes.ts';
@@ -200,7 +200,7 @@ export class PostgresStore implements Store {
     const done: { job: QueuedTransaction; tx: PostgresTransaction; result: unknown }[] = [];
     let broken: unknown;
     try {
-      const begun = (await client.query(BEGIN_WRITE)) as unknown as pg.QueryResult<{ key: string; value: number }>[];
+      const begun = await queryAll<{ key: string; value: number }>(client, BEGIN_WRITE);
       const meta = new Map(begun[2]!.rows.map((row) => [row.key, row.value]));
       const start = meta.get('revision') ?? 0;
       const oldest = meta.get('oldest') ?? 0;

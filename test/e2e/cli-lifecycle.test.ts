@@ -10,14 +10,14 @@ import { tempDir } from '../../src/testing/temp.ts';
 
 const dataDir = (): string => tempDir('cli');
 
-async function call(url: string, token: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, any> }> {
+async function call(url: string, token: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
   const response = await fetch(`${url}/compute/v1/${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
-  return { status: response.status, json: text === '' ? {} : (JSON.parse(text) as Record<string, any>) };
+  return { status: response.status, json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
 }
 
 /**
@@ -87,7 +87,7 @@ describe('fogbank start as a process', () => {
     try {
       const template = await call(second.url, 'tok', 'GET', 'projects/p/global/instanceTemplates/kept');
       assert.equal(template.status, 200);
-      assert.equal(template.json['properties'].machineType, 'e2-small');
+      assert.equal((template.json['properties'] as { machineType: string }).machineType, 'e2-small');
       const again = await call(second.url, 'tok', 'GET', `projects/p/global/operations/${String(op.json['name'])}`);
       assert.equal(again.status, 200);
       assert.equal(again.json['status'], 'DONE');
@@ -161,7 +161,7 @@ describe('fogbank start as a process', () => {
   });
 
   it('rejects unknown flags with a usage message and exit code 2', async () => {
-    await assert.rejects(startFogbankProcess(['--bogus']), /ended \(2\) before printing[^]*fogbank: unknown flag --bogus/);
+    await assert.rejects(startFogbankProcess(['--bogus']), /ended \(2\) before printing[\s\S]*fogbank: unknown flag --bogus/);
   });
 });
 

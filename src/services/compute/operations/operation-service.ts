@@ -242,7 +242,10 @@ export class OperationService {
     let woken: () => void = () => undefined;
     const signal = new Promise<void>((resolve) => (woken = resolve));
     let set = this.#waiters.get(key);
-    if (set === undefined) this.#waiters.set(key, (set = new Set()));
+    if (set === undefined) {
+      set = new Set();
+      this.#waiters.set(key, set);
+    }
     set.add(woken);
     let timer: NodeJS.Timeout | undefined;
     try {
