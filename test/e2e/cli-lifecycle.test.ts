@@ -41,6 +41,12 @@ async function firstRequestsToEveryFamily(url: string, token: string): Promise<v
   assert.equal(role.status, 200);
   const yaml = await fetch(`${url}/api/v1/namespaces`, { method: 'POST', headers: { ...auth, 'content-type': 'application/yaml' }, body: 'metadata:\n  name: from-yaml\n' });
   assert.equal(yaml.status, 201);
+  // YAML past the inline limit decodes on a worker thread, a bundle entry of its own (chunks/yaml-worker.mjs).
+  const labels = Array.from({ length: 2000 }, (_, i) => `    k${i}: v${i}`).join('\n');
+  const largeYaml = `apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: large-yaml\n  labels:\n${labels}\nrules: []\n`;
+  const large = await fetch(`${url}/apis/rbac.authorization.k8s.io/v1/clusterroles`, { method: 'POST', headers: { ...auth, 'content-type': 'application/yaml' }, body: largeYaml });
+  assert.equal(large.status, 201, await large.clone().text());
+  assert.equal(Object.keys(((await large.json()) as { metadata: { labels: object } }).metadata.labels).length, 2000);
   // Mail composes with its MIME stack; publisher inspects an unsigned bundle and signs it with its own key (X.509 libraries).
   const raw = Buffer.from('From: admin@fogbank.local\r\nTo: bob@example.com\r\nSubject: first\r\n\r\nhello\r\n').toString('base64url');
   const sent = await fetch(`${url}/gmail/v1/users/me/messages/send`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ raw }) });
