@@ -240,8 +240,13 @@ export async function loadYamlBodyParser(): Promise<(text: string) => unknown> {
   return yamlBodyParser(commonJs(await import('yaml')) as unknown as YamlLibrary);
 }
 
-/** INLINE_YAML_LIMIT is the longest YAML body (UTF-16 units) parsed on the event loop: about 10 ms of the library's work on a busy 2-core machine. */
-export const INLINE_YAML_LIMIT = 8 * 1024;
+/**
+ * INLINE_YAML_LIMIT is the longest YAML body (UTF-16 units) parsed on the event loop: about 10 ms
+ * of the library's work on this project's shared 2-core machine (bench/cluster-yaml-body.ts: 2 KiB
+ * about 2 ms; 4 KiB 5-12 ms; 8 KiB 8-30 ms, as the load varies). Hand-written YAML is mostly
+ * shorter; kubectl sends JSON.
+ */
+export const INLINE_YAML_LIMIT = 4 * 1024;
 
 /** YAML_DEADLINE_MS is how long one body may take to decode on a worker thread: about three times a 1 MiB mapping's worst measured time. */
 export const YAML_DEADLINE_MS = 10_000;
