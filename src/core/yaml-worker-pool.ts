@@ -12,7 +12,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { YAML_DEADLINE_MS, YamlBusyError, YamlDecodeLimitError, YamlDecoderFailure, type YamlBodyOptions } from './yaml-body.ts';
-import { valueOf, type YamlWorkerReply, type YamlWorkerRequest } from './yaml-worker-protocol.ts';
+import { replyValue, type YamlWorkerReply, type YamlWorkerRequest } from './yaml-worker-protocol.ts';
 
 /** YAML_WORKER_HEAP_MB caps a decoding thread's heap: a 1 MiB body peaks near 100 MB (60,000 keys) to 200 MB (a 250,000-item sequence). */
 export const YAML_WORKER_HEAP_MB = 512;
@@ -136,7 +136,7 @@ export class YamlWorkerPool {
       thread.idleTimer = setTimeout(() => void this.#end(thread), this.#idleMs).unref();
       settle(job, () => {
         try {
-          job.resolve(valueOf(reply));
+          job.resolve(replyValue(reply));
         } catch (error) {
           job.reject(error as Error);
         }

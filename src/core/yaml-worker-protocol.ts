@@ -55,8 +55,8 @@ export function failureOf(error: unknown): YamlFailure {
   return { kind: 'other', name, message };
 }
 
-/** valueOf opens a reply: the value, or the rebuilt error thrown. */
-export function valueOf(reply: YamlWorkerReply): unknown {
+/** replyValue opens a reply: the value, or the rebuilt error thrown. */
+export function replyValue(reply: YamlWorkerReply): unknown {
   if ('json' in reply) return JSON.parse(reply.json) as unknown;
   if ('value' in reply) return reply.value;
   const { failure } = reply;
