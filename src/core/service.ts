@@ -118,6 +118,11 @@ export interface ServiceDefinition {
    */
   readonly scopes?: readonly Term[];
   /**
+   * storeFileFolders are the folders (ending in `/`) of the store's `files` the family keeps
+   * its files in (raw mail, artifacts): snapshots carry every file under them, a reset removes them.
+   */
+  readonly storeFileFolders?: readonly string[];
+  /**
    * renderError phrases anything thrown under the family's paths — its own typed errors, a
    * TransportProblem found by core or Fastify, or an unexpected exception (its dialect's 500) —
    * in the family's dialect. It is the family's one error serializer, a pure function: core sends

@@ -96,7 +96,7 @@ export class FrameReader {
   /** Which frame is being read, for messages (1 = the header). */
   frame = 0;
 
-  constructor(source: AsyncIterable<Uint8Array>) {
+  constructor(source: Iterable<Uint8Array> | AsyncIterable<Uint8Array>) {
     const gunzip = createGunzip();
     this.#gunzip = gunzip;
     // Errors of the source or the inflater surface through the iterator below (pipeline destroys gunzip with them).
@@ -167,7 +167,7 @@ export class FrameReader {
 }
 
 /** checkMagic passes `source` on, failing first unless it starts as a gzip stream does. */
-async function* checkMagic(source: AsyncIterable<Uint8Array>): AsyncGenerator<Buffer> {
+async function* checkMagic(source: Iterable<Uint8Array> | AsyncIterable<Uint8Array>): AsyncGenerator<Buffer> {
   let head = Buffer.alloc(0);
   let checked = false;
   for await (const chunk of source) {

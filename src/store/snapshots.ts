@@ -112,12 +112,13 @@ export class Snapshots {
    * is read to its end and checked first (staged in a temporary directory), so a cut, damaged or
    * foreign one fails with a SnapshotError having changed nothing; then records are swapped in
    * at once (Store.replaceState: open watches end, the revision moves above both states), and
-   * files and upload bytes follow.
+   * files and upload bytes follow. `source` is the snapshot's bytes whole or as a stream (a
+   * request body, a file's read stream).
    */
-  async restore(source: AsyncIterable<Uint8Array>): Promise<RestoreSummary> {
+  async restore(source: Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<RestoreSummary> {
     const dir = await mkdtemp(join(tmpdir(), 'fogbank-restore-'));
     try {
-      const staged = await stage(source, dir);
+      const staged = await stage(source instanceof Uint8Array ? [source] : source, dir);
       const restoredAt = await this.#apply(staged);
       return { revision: staged.header.revision, records: staged.records, files: staged.files.length, uploads: staged.uploads.length, restoredAt };
     } finally {
@@ -197,14 +198,14 @@ interface Staged {
 }
 
 /** stage reads the whole snapshot into `dir` (records as JSON lines, each file and upload as a file), checking every frame and the end. */
-async function stage(source: AsyncIterable<Uint8Array>, dir: string): Promise<Staged> {
+async function stage(source: Iterable<Uint8Array> | AsyncIterable<Uint8Array>, dir: string): Promise<Staged> {
   const reader = new FrameReader(source);
   const recordsPath = join(dir, 'records.jsonl');
   const out = createWriteStream(recordsPath);
   // Its errors (a full disk) reach a write's wait for 'drain' or the end; a destroyed stream's are of no interest.
   let failed: Error | undefined;
   out.on('error', (error) => void (failed ??= error));
-  const closed = new Promise((resolve) => out.once('close', resolve));
+  const closed = new Promise<void>((resolve) => out.once('close', () => resolve()));
   let records = 0;
   const files: StagedBytes[] = [];
   const uploads: StagedBytes[] = [];
