@@ -126,7 +126,8 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     throw error;
   }
   let built: FogbankServer | undefined;
-  const snapshots = new Snapshots(store, { fileFolders: services.flatMap((service) => service.storeFileFolders ?? []) });
+  // After a restore or reset the families built by then seed what a fresh instance has (a seed restored before they are built needs none of it).
+  const snapshots = new Snapshots(store, { fileFolders: services.flatMap((service) => service.storeFileFolders ?? []), afterReplace: async () => built?.stateReplaced() });
   try {
     // Before the families start: they read the state they begin from (and sweep files no record names).
     if (options.snapshot !== undefined) await snapshots.restore(await openSnapshotFile(options.snapshot));

@@ -43,6 +43,13 @@ export interface ServiceHandle {
    * arrive meanwhile wait for the same work.
    */
   warmUp?(): Promise<void>;
+  /**
+   * stateReplaced follows a replacement of the store's whole state (a snapshot restored, a
+   * reset): the family seeds again what a fresh instance has (the cluster's namespaces and
+   * default policy) where the new state lacks it. In-memory views of the store follow the
+   * change feed's reset signal by themselves (SubscribeOptions.onReset).
+   */
+  stateReplaced?(): Promise<void>;
 }
 
 /** ErrorResponse is an error as it goes on the wire: status, extra headers and a JSON body. */

@@ -28,6 +28,11 @@ import type { Store, StoredRecord } from './store.ts';
 export interface SnapshotsOptions {
   /** The folders (ending in `/`) of the store's `files` a snapshot holds: every family's (`mail/`, `publisher/`). */
   readonly fileFolders: readonly string[];
+  /**
+   * afterReplace runs after a restore or reset replaced the state, before they resolve: the
+   * server's families seed again what a fresh instance has (FogbankServer.stateReplaced).
+   */
+  readonly afterReplace?: () => Promise<void>;
 }
 
 /** SnapshotSummary says what a snapshot held. */
@@ -120,17 +125,22 @@ export class Snapshots {
     try {
       const staged = await stage(source instanceof Uint8Array ? [source] : source, dir);
       const restoredAt = await this.#apply(staged);
+      await this.options.afterReplace?.();
       return { revision: staged.header.revision, records: staged.records, files: staged.files.length, uploads: staged.uploads.length, restoredAt };
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   }
 
-  /** reset empties the store: every record (open watches end), file and upload. Returns the new revision. */
+  /**
+   * reset empties the store: every record (open watches end), file and upload; then
+   * `afterReplace` seeds what a fresh instance has. Returns the revision the emptied state has.
+   */
   async reset(): Promise<number> {
     const revision = await this.store.replaceState(none(), 0);
     for (const id of await listFiles(this.store, this.options.fileFolders)) await this.store.files.remove(id);
     for (const id of await listUploads(this.store)) await this.store.uploads.remove(id);
+    await this.options.afterReplace?.();
     return revision;
   }
 
