@@ -45,6 +45,8 @@ function reads(messageIds: readonly string[], downloadPath: string): { url: stri
       { url: `/gmail/v1/users/me/messages/${id}?format=full`, headers: BOB },
     ]),
     { url: '/gmail/v1/users/me/labels', headers: BOB },
+    { url: '/gmail/v1/users/me/threads', headers: BOB },
+    { url: '/gmail/v1/users/me/profile', headers: BOB },
     { url: `/_fogbank/publisher/applications/${PKG}/artifacts`, headers: { authorization: 'Bearer releaser' } },
     { url: downloadPath, headers: {} },
   ];
