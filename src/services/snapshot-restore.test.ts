@@ -73,7 +73,7 @@ function sameAnswers(after: readonly { url: string; status: number; body: string
   }
 }
 
-describe('snapshot, reset and restore through every family', () => {
+for (const backend of ['memory', 'sqlite'] as const) describe(`snapshot, reset and restore through every family (${backend} store)`, () => {
   let srv: RunningFogbank;
   let snapshot: Buffer;
   let before_: { url: string; status: number; body: string }[];
@@ -86,7 +86,7 @@ describe('snapshot, reset and restore through every family', () => {
   const answers = async () => Promise.all(list.map(answer));
 
   before(async () => {
-    srv = await startFogbank(options());
+    srv = await startFogbank(options({ store: backend }));
     const post = async (url: string, payload: unknown, headers: Record<string, string> = ADMIN) => {
       const response = await srv.app.inject({ method: 'POST', url, headers, payload: payload as string });
       assert.ok(response.statusCode < 300, `${url}: ${response.statusCode} ${response.body}`);
@@ -173,7 +173,7 @@ describe('snapshot, reset and restore through every family', () => {
   it('starts a new server from the snapshot as a seed file', async () => {
     const file = join(tempDir('seed'), 'seed.fogbank');
     await writeFile(file, snapshot);
-    const seeded = await startFogbank(options({ snapshot: file }));
+    const seeded = await startFogbank(options({ store: backend, snapshot: file }));
     try {
       const previous = srv;
       srv = seeded;
@@ -189,7 +189,7 @@ describe('snapshot, reset and restore through every family', () => {
   it('refuses a seed that is not a snapshot, with one line naming why', async () => {
     const file = join(tempDir('seed'), 'not-a-snapshot');
     await writeFile(file, 'hello');
-    await assert.rejects(startFogbank(options({ snapshot: file })), { name: 'SnapshotError', message: 'not a fogbank snapshot: it is not gzip data' });
-    await assert.rejects(startFogbank(options({ snapshot: `${file}-missing` })), { name: 'SnapshotError', message: `cannot read ${file}-missing: no such file` });
+    await assert.rejects(startFogbank(options({ store: backend, snapshot: file })), { name: 'SnapshotError', message: 'not a fogbank snapshot: it is not gzip data' });
+    await assert.rejects(startFogbank(options({ store: backend, snapshot: `${file}-missing` })), { name: 'SnapshotError', message: `cannot read ${file}-missing: no such file` });
   });
 });

@@ -9,6 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { FOGBANK_VERSION } from '../lib/version.ts';
 import { checkFileId, localSource } from './file-bytes.ts';
+import { Mutex } from './mutex.ts';
 import {
   checkBytesFrame,
   checkHeader,
@@ -59,6 +60,9 @@ const BATCH_BYTES = 64 * 1024;
  * (`exportState`, `replaceState`, `files`, `uploads`), so one implementation serves every backend.
  */
 export class Snapshots {
+  // Restores and resets take turns: each reads what the store holds, then changes it.
+  readonly #turns = new Mutex();
+
   constructor(
     readonly store: Store,
     readonly options: SnapshotsOptions,
@@ -124,8 +128,11 @@ export class Snapshots {
     const dir = await mkdtemp(join(tmpdir(), 'fogbank-restore-'));
     try {
       const staged = await stage(source instanceof Uint8Array ? [source] : source, dir);
-      const restoredAt = await this.#apply(staged);
-      await this.options.afterReplace?.();
+      const restoredAt = await this.#turns.run(async () => {
+        const revision = await this.#apply(staged);
+        await this.options.afterReplace?.();
+        return revision;
+      });
       return { revision: staged.header.revision, records: staged.records, files: staged.files.length, uploads: staged.uploads.length, restoredAt };
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -137,11 +144,13 @@ export class Snapshots {
    * `afterReplace` seeds what a fresh instance has. Returns the revision the emptied state has.
    */
   async reset(): Promise<number> {
-    const revision = await this.store.replaceState(none(), 0);
-    for (const id of await listFiles(this.store, this.options.fileFolders)) await this.store.files.remove(id);
-    for (const id of await listUploads(this.store)) await this.store.uploads.remove(id);
-    await this.options.afterReplace?.();
-    return revision;
+    return this.#turns.run(async () => {
+      const revision = await this.store.replaceState(none(), 0);
+      for (const id of await listFiles(this.store, this.options.fileFolders)) await this.store.files.remove(id);
+      for (const id of await listUploads(this.store)) await this.store.uploads.remove(id);
+      await this.options.afterReplace?.();
+      return revision;
+    });
   }
 
   async #apply(staged: Staged): Promise<number> {
