@@ -123,7 +123,8 @@ export class FrameReader {
         } catch {
           throw new SnapshotError(`the snapshot is corrupt: frame ${this.frame} is not JSON`);
         }
-        if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new SnapshotError(`the snapshot is corrupt: frame ${this.frame} is not a JSON object`);
+        if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+          throw new SnapshotError(`the snapshot is corrupt: frame ${this.frame} is not a JSON object`);
         return parsed as Record<string, unknown>;
       }
       if (this.#buffer.length > MAX_FRAME_LINE) throw new SnapshotError(`the snapshot is corrupt: frame ${this.frame} is longer than ${MAX_FRAME_LINE} bytes`);
@@ -138,7 +139,8 @@ export class FrameReader {
   async *bytes(size: number): AsyncGenerator<Buffer> {
     let left = size;
     while (left > 0) {
-      if (this.#buffer.length === 0 && !(await this.#more())) throw new SnapshotError(`the snapshot is truncated: it ends inside the bytes of frame ${this.frame}`);
+      if (this.#buffer.length === 0 && !(await this.#more()))
+        throw new SnapshotError(`the snapshot is truncated: it ends inside the bytes of frame ${this.frame}`);
       const take = Math.min(left, this.#buffer.length);
       const piece = this.#buffer.subarray(0, take);
       this.#buffer = this.#buffer.subarray(take);
@@ -155,7 +157,9 @@ export class FrameReader {
     } catch (error) {
       if (error instanceof SnapshotError) throw error;
       const message = error instanceof Error ? error.message : String(error);
-      throw new SnapshotError(message === 'unexpected end of file' ? 'the snapshot is truncated: its gzip stream ends early' : `the snapshot is corrupt: ${message}`);
+      throw new SnapshotError(
+        message === 'unexpected end of file' ? 'the snapshot is truncated: its gzip stream ends early' : `the snapshot is corrupt: ${message}`,
+      );
     }
     if (step.done) {
       this.#ended = true;
@@ -187,10 +191,13 @@ async function* checkMagic(source: Iterable<Uint8Array> | AsyncIterable<Uint8Arr
 
 /** checkHeader validates a snapshot's first frame. */
 export function checkHeader(frame: Record<string, unknown> | undefined): SnapshotHeader {
-  if (frame === undefined || frame['format'] !== SNAPSHOT_FORMAT) throw new SnapshotError(`not a fogbank snapshot: its first frame has no "format": "${SNAPSHOT_FORMAT}"`);
+  if (frame === undefined || frame['format'] !== SNAPSHOT_FORMAT)
+    throw new SnapshotError(`not a fogbank snapshot: its first frame has no "format": "${SNAPSHOT_FORMAT}"`);
   const version = frame['version'];
   if (version !== SNAPSHOT_FORMAT_VERSION) {
-    throw new SnapshotError(`the snapshot has format version ${JSON.stringify(version)} (written by fogbank ${JSON.stringify(frame['fogbank'])}); this fogbank reads version ${SNAPSHOT_FORMAT_VERSION}`);
+    throw new SnapshotError(
+      `the snapshot has format version ${JSON.stringify(version)} (written by fogbank ${JSON.stringify(frame['fogbank'])}); this fogbank reads version ${SNAPSHOT_FORMAT_VERSION}`,
+    );
   }
   if (!isCount(frame['revision'])) throw new SnapshotError('the snapshot is corrupt: its header has no valid "revision"');
   return { format: SNAPSHOT_FORMAT, version, fogbank: String(frame['fogbank']), revision: frame['revision'] };
@@ -200,8 +207,15 @@ export function checkHeader(frame: Record<string, unknown> | undefined): Snapsho
 export function checkRecord(frame: Record<string, unknown>, header: SnapshotHeader, index: number): StoredRecord {
   const { kind, key, createRevision, revision } = frame;
   const ok =
-    typeof kind === 'string' && kind !== '' && typeof key === 'string' && isCount(createRevision) && isCount(revision) &&
-    createRevision >= 1 && createRevision <= revision && revision <= header.revision && 'value' in frame;
+    typeof kind === 'string' &&
+    kind !== '' &&
+    typeof key === 'string' &&
+    isCount(createRevision) &&
+    isCount(revision) &&
+    createRevision >= 1 &&
+    createRevision <= revision &&
+    revision <= header.revision &&
+    'value' in frame;
   if (!ok) throw new SnapshotError(`the snapshot is corrupt: frame ${index} is not a valid record`);
   return { kind, key, value: frame['value'], createRevision, revision };
 }
@@ -209,7 +223,8 @@ export function checkRecord(frame: Record<string, unknown>, header: SnapshotHead
 /** checkBytesFrame validates a file or upload frame's id and size. */
 export function checkBytesFrame(frame: Record<string, unknown>, index: number): { id: string; size: number } {
   const { id, size } = frame;
-  if (typeof id !== 'string' || id === '' || !isCount(size)) throw new SnapshotError(`the snapshot is corrupt: frame ${index} is not a valid ${String(frame['type'])} frame`);
+  if (typeof id !== 'string' || id === '' || !isCount(size))
+    throw new SnapshotError(`the snapshot is corrupt: frame ${index} is not a valid ${String(frame['type'])} frame`);
   return { id, size };
 }
 

@@ -70,7 +70,12 @@ describe('snapshots', () => {
         const before = await everything(store);
         const revision = await store.currentRevision();
         const bytes = await save(store);
-        assert.deepEqual(JSON.parse(gunzipSync(bytes).toString('utf8').split('\n')[0]!), { format: 'fogbank-snapshot', version: 1, fogbank: '0.1.0', revision });
+        assert.deepEqual(JSON.parse(gunzipSync(bytes).toString('utf8').split('\n')[0]!), {
+          format: 'fogbank-snapshot',
+          version: 1,
+          fogbank: '0.1.0',
+          revision,
+        });
 
         const resets: number[] = [];
         const seen: Change[] = [];
@@ -93,7 +98,10 @@ describe('snapshots', () => {
         // The feed goes on above the restored state.
         const next = await store.transact((tx) => tx.put('cluster.events', 'ns/later', {}));
         assert.equal(next.revision, revision + 4);
-        assert.deepEqual((await store.changesSince(revision + 3)).map((change) => change.key), ['ns/later']);
+        assert.deepEqual(
+          (await store.changesSince(revision + 3)).map((change) => change.key),
+          ['ns/later'],
+        );
       });
 
       it('restores a snapshot another backend took', async () => {
@@ -130,11 +138,20 @@ describe('snapshots', () => {
         damaged[Math.floor(bytes.length / 2)]! ^= 0xff;
         await refused(damaged, /^the snapshot is (corrupt|truncated): /);
         const text = gunzipSync(bytes).toString('latin1');
-        await refused(gzipSync(Buffer.from(text.replace('"version":1', '"version":2'), 'latin1')), 'the snapshot has format version 2 (written by fogbank "0.1.0"); this fogbank reads version 1');
+        await refused(
+          gzipSync(Buffer.from(text.replace('"version":1', '"version":2'), 'latin1')),
+          'the snapshot has format version 2 (written by fogbank "0.1.0"); this fogbank reads version 1',
+        );
         await refused(gzipSync(Buffer.from(text.replace(/\{"type":"end".*\n$/, ''), 'latin1')), 'the snapshot is truncated: it has no end frame');
-        await refused(gzipSync(Buffer.from(text.replace('"type":"end","records":31', '"type":"end","records":32'), 'latin1')), 'the snapshot is corrupt: its end frame counts 32 records, 2 files and 2 uploads, but it holds 31, 2 and 2');
+        await refused(
+          gzipSync(Buffer.from(text.replace('"type":"end","records":31', '"type":"end","records":32'), 'latin1')),
+          'the snapshot is corrupt: its end frame counts 32 records, 2 files and 2 uploads, but it holds 31, 2 and 2',
+        );
         await refused(gzipSync(Buffer.from(`${text}{"type":"end"}\n`, 'latin1')), 'the snapshot is corrupt: something follows its end frame');
-        await refused(gzipSync(Buffer.from(text.replace('"type":"file","id":"mail/raw/m1"', '"type":"file","id":"../m1"'), 'latin1')), /^the snapshot is corrupt: frame \d+ names file "\.\.\/m1", which is not a valid file id$/);
+        await refused(
+          gzipSync(Buffer.from(text.replace('"type":"file","id":"mail/raw/m1"', '"type":"file","id":"../m1"'), 'latin1')),
+          /^the snapshot is corrupt: frame \d+ names file "\.\.\/m1", which is not a valid file id$/,
+        );
         await refused(gzipSync(Buffer.from('{"format":"other"}\n')), 'not a fogbank snapshot: its first frame has no "format": "fogbank-snapshot"');
         await refused(Buffer.from('{"format":"fogbank-snapshot"}\n'), 'not a fogbank snapshot: it is not gzip data');
         await refused(Buffer.alloc(0), 'not a fogbank snapshot: it is empty');

@@ -223,7 +223,9 @@ async function stage(source: Iterable<Uint8Array> | AsyncIterable<Uint8Array>, d
   const out = createWriteStream(recordsPath);
   // Its errors (a full disk) reach a write's wait for 'drain' or the end; a destroyed stream's are of no interest.
   let failed: Error | undefined;
-  out.on('error', (error) => void (failed ??= error));
+  out.on('error', (error) => {
+    failed ??= error;
+  });
   const closed = new Promise<void>((resolve) => out.once('close', () => resolve()));
   let records = 0;
   const files: StagedBytes[] = [];

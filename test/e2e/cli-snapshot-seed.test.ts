@@ -20,7 +20,11 @@ describe('fogbank start --snapshot', () => {
     const source = await startFogbank({ adminToken: 'tok', operations: 'instant' });
     let expected: string;
     try {
-      const created = await fetch(`${source.url}/compute/v1/projects/p/global/instanceTemplates`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'seeded', properties: { machineType: 'e2-small' } }) });
+      const created = await fetch(`${source.url}/compute/v1/projects/p/global/instanceTemplates`, {
+        method: 'POST',
+        headers: { ...AUTH, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'seeded', properties: { machineType: 'e2-small' } }),
+      });
       assert.equal(created.status, 200);
       expected = (await (await fetch(`${source.url}${TEMPLATE}`, { headers: AUTH })).text()).replaceAll(source.url, '');
       await source.snapshots.save(createWriteStream(seed));
