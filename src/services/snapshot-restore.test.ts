@@ -211,6 +211,27 @@ for (const backend of ['memory', 'sqlite'] as const)
       assert.equal(relisted.items.length, 1);
     });
 
+    it('authorizes by the restored policy, not by what the authorizer held before', async () => {
+      const roles = { url: '/apis/rbac.authorization.k8s.io/v1/clusterroles', headers: ANN };
+      assert.equal((await answer(roles)).status, 403);
+      const bound = await srv.app.inject({
+        method: 'POST',
+        url: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
+        headers: ADMIN,
+        payload: {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRoleBinding',
+          metadata: { name: 'ann-admin' },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+          subjects: [{ kind: 'User', name: 'ann@example.com' }],
+        },
+      });
+      assert.equal(bound.statusCode, 201, bound.body);
+      assert.equal((await answer(roles)).status, 200);
+      await srv.snapshots.restore(snapshot);
+      assert.equal((await answer(roles)).status, 403);
+    });
+
     it('starts a new server from the snapshot as a seed file', async () => {
       const file = join(tempDir('seed'), 'seed.fogbank');
       await writeFile(file, snapshot);
