@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { ManualClock } from '../lib/clock.ts';
 import { seededIds } from '../lib/ids.ts';
@@ -142,11 +141,7 @@ for (const backend of ['memory', 'sqlite'] as const)
       for (const read of before_) assert.equal(read.status, 200, `${read.url}: ${read.body.slice(0, 300)}`);
       const download = before_.find((read) => read.url === downloadPath)!;
       assert.ok(download.body.length > 0);
-      const sink = new PassThrough();
-      const parts: Buffer[] = [];
-      sink.on('data', (part: Buffer) => parts.push(part));
-      await srv.snapshots.save(sink);
-      snapshot = Buffer.concat(parts);
+      snapshot = await srv.snapshots.bytes();
     });
     after(() => srv.close());
 

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { Readable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { FOGBANK_VERSION } from '../lib/version.ts';
@@ -114,6 +114,19 @@ export class Snapshots {
       await pipeline(Readable.from(frames()), createGzip(), destination);
       return { revision, ...counts };
     });
+  }
+
+  /** bytes takes a snapshot into memory (for `fb.snapshot()`; save streams one anywhere else). */
+  async bytes(): Promise<Buffer> {
+    const parts: Buffer[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        parts.push(chunk);
+        done();
+      },
+    });
+    await this.save(sink);
+    return Buffer.concat(parts);
   }
 
   /**
