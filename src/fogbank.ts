@@ -3,7 +3,8 @@
  * services/registry.ts and listens. The command line (cli/) parses flags into these options and
  * prints; tests, benches and programs call it directly.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
 import { join, resolve } from 'node:path';
 import { Authenticator, type TokenGrant } from './core/auth.ts';
 import type { OperationsMode } from './core/config.ts';
@@ -17,6 +18,8 @@ import { type FamilyStartOptions, SERVICES } from './services/registry.ts';
 import { prepareDataDir } from './store/data-dir.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
 import { openStore } from './store/open-store.ts';
+import { SnapshotError } from './store/snapshot-format.ts';
+import { Snapshots } from './store/snapshots.ts';
 import type { Store } from './store/store.ts';
 
 export { SERVICES };
@@ -47,6 +50,12 @@ export interface CoreStartOptions {
   readonly clock?: Clock;
   readonly timers?: Timers;
   readonly ids?: IdSource;
+  /**
+   * A snapshot file (`fogbank snapshot save`, `GET /_fogbank/snapshot`) to start from: it
+   * replaces the store's state before the families start. A snapshot that cannot be read fails
+   * the start with a SnapshotError, the store unchanged.
+   */
+  readonly snapshot?: string;
   /** The families to serve (default: every family of services/registry.ts), e.g. one family configured in code. */
   readonly services?: readonly ServiceDefinition[];
 }
@@ -69,6 +78,8 @@ export interface RunningFogbank {
   readonly kubeconfigFile: string | undefined;
   readonly dataDir: string | undefined;
   readonly store: Store;
+  /** snapshots saves, restores and resets the whole state of `store` (every family's files included). */
+  readonly snapshots: Snapshots;
   readonly app: FogbankServer;
   /**
    * warmUp does every family's deferred start-up work now (ServiceHandle.warmUp: loading its
@@ -115,7 +126,11 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     throw error;
   }
   let built: FogbankServer | undefined;
+  // After a restore or reset the families built by then seed what a fresh instance has (a seed restored before they are built needs none of it).
+  const snapshots = new Snapshots(store, { fileFolders: services.flatMap((service) => service.storeFileFolders ?? []), afterReplace: async () => built?.stateReplaced() });
   try {
+    // Before the families start: they read the state they begin from (and sweep files no record names).
+    if (options.snapshot !== undefined) await snapshots.restore(await openSnapshotFile(options.snapshot));
     const app = await buildServer(
       {
         store,
@@ -151,6 +166,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
       kubeconfigFile: clientFiles.get('kubeconfig'),
       dataDir,
       store,
+      snapshots,
       app,
       close: () =>
         (closing ??= (async () => {
@@ -167,6 +183,18 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     lock?.release();
     throw error;
   }
+}
+
+/** openSnapshotFile opens a seed snapshot for reading; one that cannot be opened is a SnapshotError naming it. */
+async function openSnapshotFile(path: string): Promise<NodeJS.ReadableStream & AsyncIterable<Buffer>> {
+  const stream = createReadStream(path);
+  try {
+    await once(stream, 'open');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new SnapshotError(`cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message}`);
+  }
+  return stream;
 }
 
 /** writeClientFiles writes every family's client files (the kubeconfig) into the data directory, if there is one, and names their paths. */

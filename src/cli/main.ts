@@ -5,6 +5,7 @@ import { FOGBANK_VERSION } from '../lib/version.ts';
 import { DataDirInUseError } from '../store/data-dir-lock.ts';
 import { redactUrl } from '../store/index.ts';
 import { SERVICES, startFogbank } from '../fogbank.ts';
+import { SnapshotError } from '../store/snapshot-format.ts';
 import { parseStartArgs, START_USAGE, UsageError, type StartArgs } from './args.ts';
 import { renderBanner } from '../core/banner.ts';
 
@@ -90,6 +91,7 @@ async function runStart(args: StartArgs): Promise<number> {
     logLevel: args.logLevel,
     logFormat: args.logFormat,
     ...(args.uploadDeadlineSeconds === undefined ? {} : { uploadDeadlineMs: args.uploadDeadlineSeconds * 1000 }),
+    ...(args.snapshot === undefined ? {} : { snapshot: args.snapshot }),
     ...args.familyOptions,
   });
   if (received === undefined) process.stdout.write(renderBanner({ ...server, storeBackend: storeLabel(server.store.backend, args.store) }, SERVICES));
@@ -150,6 +152,12 @@ main(argv).then(
     process.exitCode = code;
   },
   (error: unknown) => {
+    if (error instanceof SnapshotError) {
+      // A seed that cannot be read is a mistake on the command line, like a bad flag: one line, exit 2.
+      process.stderr.write(`fogbank: cannot start from the snapshot: ${(error as Error).message}\n`);
+      process.exitCode = 2;
+      return;
+    }
     if (error instanceof UsageError) {
       const help = argv[0] === 'start' ? 'fogbank start --help' : 'fogbank help';
       process.stderr.write(`fogbank: ${error.message} (see: ${help})\n`);

@@ -142,6 +142,10 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
     warmUp: async () => {
       await runtime();
     },
+    stateReplaced: async () => {
+      // Not started yet: its start will seed.
+      await (await runtime.loaded()?.catch(() => undefined))?.reseed();
+    },
   };
 }
 

@@ -47,6 +47,8 @@ export interface ClusterRuntime {
   readonly serveResource: typeof serveResource;
   readonly discovery: Discovery;
   readonly openapi: OpenApiDocuments;
+  /** reseed creates again, after the store's state was replaced, the namespaces and default policy a cluster starts with. */
+  reseed(): Promise<void>;
   /** close ends every watch, stops event expiry and the aggregation controller (handing them to another replica). */
   close(): Promise<void>;
 }
@@ -86,6 +88,10 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     serveResource,
     discovery: new Discovery([...CLUSTER_VIEWS.map(discoveryResourceOf), SELF_SUBJECT_REVIEW_RESOURCE, ...ACCESS_REVIEW_RESOURCES], options.groups, options.spelling),
     openapi: new OpenApiDocuments(CLUSTER_VIEWS, options.groups, options.spelling, [{ ...SELF_SUBJECT_REVIEW_RESOURCE, schemaName: SELF_SUBJECT_REVIEW_SCHEMA_NAME, schemas: AUTHENTICATION_V1_SCHEMAS }]),
+    async reseed() {
+      await seedNamespaces(registry);
+      if (options.bootstrapPolicy) await options.rbac.reconcile(registry);
+    },
     async close() {
       await expiry.stop();
       await options.rbac.stop();
