@@ -257,7 +257,8 @@ export class MemoryStore implements Store {
       for await (const record of source) {
         let byKey = records.get(record.kind);
         if (byKey === undefined) {
-          records.set(record.kind, (byKey = new Map()));
+          byKey = new Map();
+          records.set(record.kind, byKey);
           order.set(record.kind, new SortedKeys());
         }
         if (!byKey.has(record.key)) order.get(record.kind)!.add(record.key);
