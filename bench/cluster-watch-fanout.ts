@@ -39,12 +39,15 @@ const NEWLINE = 0x0a;
  */
 function scan(bytes: Buffer, now: number): number {
   let start = 0;
-  let end;
-  while ((end = bytes.indexOf(NEWLINE, start)) !== -1) {
+  for (let end = bytes.indexOf(NEWLINE, start); end !== -1; end = bytes.indexOf(NEWLINE, start)) {
     const at = bytes.indexOf(MARKER, start);
     if (at !== -1 && at < end) {
       let n = 0;
-      for (let i = at + MARKER.length, c; (c = bytes[i]!) >= 0x30 && c <= 0x39; i++) n = n * 10 + c - 0x30;
+      for (let i = at + MARKER.length; i < bytes.length; i++) {
+        const c = bytes[i]!;
+        if (c < 0x30 || c > 0x39) break;
+        n = n * 10 + c - 0x30;
+      }
       const sent = sentAt[n];
       if (sent !== undefined && !Number.isNaN(sent)) latencies[delivered++] = now - sent;
     }

@@ -7,6 +7,9 @@ export const BUNDLE_OPTIONS = {
   entryPoints: {
     fogbank: 'src/cli/main.ts',
     'protoc-gen-fogbank': 'src/cli/protoc-gen-fogbank.ts',
+    // The YAML decoding thread: core/yaml-worker-pool.ts (a chunk) starts it from beside itself,
+    // so it is built into chunks/ under a name without a hash.
+    'chunks/yaml-worker': 'src/core/yaml-worker.ts',
   },
   outdir: 'dist',
   outExtension: { '.js': '.mjs' },

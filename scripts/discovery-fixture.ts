@@ -23,7 +23,60 @@ import { COMPUTE_DISCOVERY } from '../src/services/compute/discovery.ts';
 import { MAIL_DISCOVERY } from '../src/services/mail/discovery.ts';
 import { PUBLISHER_DISCOVERY } from '../src/services/publisher/discovery.ts';
 
-type Json = Record<string, any>;
+/** Facts is one parameter's or field's facts as written to the fixture (type, location, format, …). */
+type Facts = Record<string, unknown>;
+
+/** DiscoveryMethod is the part of a Discovery document's method this script reads. */
+interface DiscoveryMethod {
+  id: string;
+  httpMethod: string;
+  path: string;
+  flatPath?: string;
+  parameterOrder?: string[];
+  parameters?: Record<string, Facts>;
+  request?: { $ref: string };
+  response?: { $ref: string };
+  mediaUpload?: unknown;
+}
+
+/** DiscoveryResource is a Discovery document's resource: nested resources and methods. */
+interface DiscoveryResource {
+  resources?: Record<string, DiscoveryResource>;
+  methods?: Record<string, DiscoveryMethod>;
+}
+
+/** DiscoveryDocument is the part of a Discovery document this script reads. */
+interface DiscoveryDocument extends DiscoveryResource {
+  revision: string;
+  servicePath: string;
+  batchPath: string;
+}
+
+/** MethodFacts is one method's entry in the fixture. */
+interface MethodFacts {
+  id: string;
+  httpMethod: string;
+  path: string;
+  flatPath: string;
+  parameterOrder: string[];
+  parameters: Record<string, Facts>;
+  request?: string;
+  response?: string;
+  mediaUpload?: unknown;
+  source: string;
+}
+
+/** GcloudMethod is what gcloud's apitools client says of one method. */
+interface GcloudMethod {
+  httpMethod: string;
+  order: string[];
+  path: string[];
+  query: string[];
+  relativePath: string;
+  requestType: string;
+  requestField: string;
+  response: string;
+}
 
 const [documentsDir, gcloudDir] = process.argv.slice(2);
 if (documentsDir === undefined) {
@@ -32,43 +85,43 @@ if (documentsDir === undefined) {
 }
 const OUT = resolve(dirname(fileURLToPath(import.meta.url)), '../test/fixtures/discovery/google-methods.json');
 
-function readDocument(api: DiscoveryApi): Json {
+function readDocument(api: DiscoveryApi): DiscoveryDocument {
   for (const candidate of [join(api.name, api.version, `${api.name}-api.json`), `${api.name}.${api.version}.json`]) {
     const path = join(documentsDir!, candidate);
-    if (existsSync(path)) return JSON.parse(readFileSync(path, 'utf8')) as Json;
+    if (existsSync(path)) return JSON.parse(readFileSync(path, 'utf8')) as DiscoveryDocument;
   }
   throw new Error(`no document for ${api.name} ${api.version} under ${documentsDir}`);
 }
 
-function findMethod(document: Json, id: string): Json | undefined {
+function findMethod(document: DiscoveryDocument, id: string): DiscoveryMethod | undefined {
   const [, ...names] = id.split('.');
   const method = names.pop()!;
-  let node: Json | undefined = document;
-  for (const name of names) node = node?.['resources']?.[name];
-  return node?.['methods']?.[method];
+  let node: DiscoveryResource | undefined = document;
+  for (const name of names) node = node?.resources?.[name];
+  return node?.methods?.[method];
 }
 
 const PARAMETER_FACTS = ['type', 'location', 'required', 'repeated', 'format'] as const;
 
-function parameterFacts(parameter: Json): Json {
+function parameterFacts(parameter: Facts): Facts {
   return Object.fromEntries(PARAMETER_FACTS.filter((key) => parameter[key] !== undefined).map((key) => [key, parameter[key]]));
 }
 
-function sorted(record: Json): Json {
+function sorted<T>(record: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
-function factsOf(method: Json, revision: string): Json {
+function factsOf(method: DiscoveryMethod, revision: string): MethodFacts {
   return {
-    id: method['id'],
-    httpMethod: method['httpMethod'],
-    path: method['path'],
-    flatPath: method['flatPath'] ?? method['path'],
-    parameterOrder: method['parameterOrder'] ?? [],
-    parameters: sorted(Object.fromEntries(Object.entries((method['parameters'] ?? {}) as Json).map(([name, parameter]) => [name, parameterFacts(parameter as Json)]))),
-    ...(method['request'] === undefined ? {} : { request: method['request']['$ref'] }),
-    ...(method['response'] === undefined ? {} : { response: method['response']['$ref'] }),
-    ...(method['mediaUpload'] === undefined ? {} : { mediaUpload: method['mediaUpload'] }),
+    id: method.id,
+    httpMethod: method.httpMethod,
+    path: method.path,
+    flatPath: method.flatPath ?? method.path,
+    parameterOrder: method.parameterOrder ?? [],
+    parameters: sorted(Object.fromEntries(Object.entries(method.parameters ?? {}).map(([name, parameter]) => [name, parameterFacts(parameter)]))),
+    ...(method.request === undefined ? {} : { request: method.request.$ref }),
+    ...(method.response === undefined ? {} : { response: method.response.$ref }),
+    ...(method.mediaUpload === undefined ? {} : { mediaUpload: method.mediaUpload }),
     source: `document ${revision}`,
   };
 }
@@ -85,7 +138,7 @@ class Gcloud {
     this.version = existsSync(sdk) ? readFileSync(sdk, 'utf8').trim() : 'unknown';
   }
 
-  method(id: string): Json | undefined {
+  method(id: string): GcloudMethod | undefined {
     const start = this.client.indexOf(`method_id='${id}'`);
     if (start === -1) return undefined;
     const block = this.client.slice(start, this.client.indexOf('\n    )', start));
@@ -97,26 +150,27 @@ class Gcloud {
   }
 
   /** fields reads a request message's fields: name → [type facts, required]. */
-  fields(message: string): Map<string, { facts: Json; required: boolean; messageType?: string }> {
+  fields(message: string): Map<string, { facts: Facts; required: boolean; messageType?: string }> {
     const start = this.messages.indexOf(`\nclass ${message}(_messages.Message):`);
     const end = this.messages.indexOf('\nclass ', start + 1);
     const body = this.messages.slice(start, end === -1 ? undefined : end);
-    const out = new Map<string, { facts: Json; required: boolean; messageType?: string }>();
+    const out = new Map<string, { facts: Facts; required: boolean; messageType?: string }>();
     for (const match of body.matchAll(/^ {2}(\w+) = _messages\.(\w+)\((.*)\)$/gm)) {
-      const [, name, kind, args] = match as unknown as [string, string, string, string];
+      const [, name = '', kind = '', args = ''] = match;
       const variant = /Variant\.(\w+)/.exec(args)?.[1] ?? 'INT64';
-      const facts: Json =
+      const facts: Facts =
         kind === 'BooleanField'
           ? { type: 'boolean' }
           : kind === 'IntegerField'
             ? { INT32: { type: 'integer', format: 'int32' }, UINT32: { type: 'integer', format: 'uint32' }, INT64: { type: 'string', format: 'int64' }, UINT64: { type: 'string', format: 'uint64' } }[variant]!
             : { type: 'string' };
-      out.set(name, { facts, required: args.includes('required=True'), ...(kind === 'MessageField' ? { messageType: /'(\w+)'/.exec(args)?.[1] } : {}) });
+      const messageType = kind === 'MessageField' ? /'(\w+)'/.exec(args)?.[1] : undefined;
+      out.set(name, { facts, required: args.includes('required=True'), ...(messageType === undefined ? {} : { messageType }) });
     }
     return out;
   }
 
-  parameter(fields: ReturnType<Gcloud['fields']>, name: string, location: 'path' | 'query'): Json {
+  parameter(fields: ReturnType<Gcloud['fields']>, name: string, location: 'path' | 'query'): Facts {
     const field = fields.get(name);
     if (field === undefined) throw new Error(`gcloud's messages lack ${name}`);
     return { ...field.facts, location, ...(field.required ? { required: true } : {}) };
@@ -124,42 +178,43 @@ class Gcloud {
 }
 
 const gcloud = gcloudDir === undefined ? undefined : new Gcloud(gcloudDir);
-const fixture: Json = { note: "Facts from Google's published Discovery documents for each method fogbank serves (scripts/discovery-fixture.ts).", apis: {} };
+const fixture: { note: string; apis: Record<string, { revision: string; servicePath: string; batchPath: string; methods: MethodFacts[] }> } = { note: "Facts from Google's published Discovery documents for each method fogbank serves (scripts/discovery-fixture.ts).", apis: {} };
 for (const api of [COMPUTE_DISCOVERY, MAIL_DISCOVERY, PUBLISHER_DISCOVERY]) {
   const document = readDocument(api);
-  const methods: Json[] = [];
+  const methods: MethodFacts[] = [];
   for (const { id } of api.methods) {
     const found = findMethod(document, id);
-    let facts = found === undefined ? undefined : factsOf(found, String(document['revision']));
+    let facts = found === undefined ? undefined : factsOf(found, String(document.revision));
     const newer = api.name === 'compute' ? gcloud?.method(id) : undefined;
     if (newer !== undefined) {
-      const fields = gcloud!.fields(newer['requestType']);
+      const fields = gcloud!.fields(newer.requestType);
       if (facts === undefined) {
-        const parameters: Json = {};
-        for (const name of newer['path']) parameters[name] = gcloud!.parameter(fields, name, 'path');
-        for (const name of newer['query']) parameters[name] = gcloud!.parameter(fields, name, 'query');
-        const request = newer['requestField'] === '' ? undefined : fields.get(newer['requestField'])?.messageType;
+        const parameters: Record<string, Facts> = {};
+        for (const name of newer.path) parameters[name] = gcloud!.parameter(fields, name, 'path');
+        for (const name of newer.query) parameters[name] = gcloud!.parameter(fields, name, 'query');
+        const request = newer.requestField === '' ? undefined : fields.get(newer.requestField)?.messageType;
         facts = {
           id,
-          httpMethod: newer['httpMethod'],
-          path: newer['relativePath'],
-          flatPath: newer['relativePath'],
-          parameterOrder: newer['order'],
+          httpMethod: newer.httpMethod,
+          path: newer.relativePath,
+          flatPath: newer.relativePath,
+          parameterOrder: newer.order,
           parameters: sorted(parameters),
           ...(request === undefined ? {} : { request }),
-          response: newer['response'],
+          response: newer.response,
           source: `gcloud ${gcloud!.version}`,
         };
       } else {
-        const added = (newer['query'] as string[]).filter((name) => facts!['parameters'][name] === undefined);
-        for (const name of added) facts['parameters'][name] = gcloud!.parameter(fields, name, 'query');
-        if (added.length > 0) facts = { ...facts, parameters: sorted(facts['parameters']), source: `${facts['source']}, parameters ${added.join(', ')} from gcloud ${gcloud!.version}` };
+        const known = facts.parameters;
+        const added = newer.query.filter((name) => known[name] === undefined);
+        for (const name of added) known[name] = gcloud!.parameter(fields, name, 'query');
+        if (added.length > 0) facts = { ...facts, parameters: sorted(known), source: `${facts.source}, parameters ${added.join(', ')} from gcloud ${gcloud!.version}` };
       }
     }
     if (facts === undefined) throw new Error(`${id} is in neither ${api.name}'s document${api.name === 'compute' ? " nor gcloud's client" : ''}`);
     methods.push(facts);
   }
-  fixture['apis'][`${api.name}:${api.version}`] = { revision: document['revision'], servicePath: document['servicePath'], batchPath: document['batchPath'], methods };
+  fixture.apis[`${api.name}:${api.version}`] = { revision: document.revision, servicePath: document.servicePath, batchPath: document.batchPath, methods };
 }
 mkdirSync(dirname(OUT), { recursive: true });
 writeFileSync(OUT, `${JSON.stringify(fixture, null, 1)}\n`);

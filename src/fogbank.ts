@@ -4,7 +4,8 @@
  * (issue 28: a free port and memory by default, the clock, the request journal, client env). The command line (cli/) parses flags into these options and
  * prints; tests, benches and programs call it directly.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Authenticator, type TokenGrant } from './core/auth.ts';
@@ -25,6 +26,8 @@ import { type FamilyStartOptions, SERVICES } from './services/registry.ts';
 import { prepareDataDir } from './store/data-dir.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
 import { openStore } from './store/open-store.ts';
+import { SnapshotError } from './store/snapshot-format.ts';
+import { Snapshots } from './store/snapshots.ts';
 import type { Store } from './store/store.ts';
 
 export { SERVICES };
@@ -60,6 +63,12 @@ export interface CoreStartOptions {
   /** How many answered requests the request journal keeps (default 1,000; 0 turns the journal off). */
   readonly journalSize?: number;
   readonly ids?: IdSource;
+  /**
+   * A snapshot file (`fogbank snapshot save`, `GET /_fogbank/snapshot`) to start from: it
+   * replaces the store's state before the families start. A snapshot that cannot be read fails
+   * the start with a SnapshotError, the store unchanged.
+   */
+  readonly snapshot?: string;
   /** The families to serve (default: every family of services/registry.ts), e.g. one family configured in code. */
   readonly services?: readonly ServiceDefinition[];
 }
@@ -82,6 +91,8 @@ export interface RunningFogbank {
   readonly kubeconfigFile: string | undefined;
   readonly dataDir: string | undefined;
   readonly store: Store;
+  /** snapshots saves, restores and resets the whole state of `store` (every family's files included). */
+  readonly snapshots: Snapshots;
   readonly app: FogbankServer;
   /** The test controls: the clock every family reads, and the request journal. */
   readonly control: ControlPlane;
@@ -136,8 +147,12 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
   const auth = new Authenticator(adminToken, options.tokens ?? [], services.flatMap((service) => service.scopes ?? []));
   const timers = options.timers ?? new ClockTimers(clock);
   const control: ControlPlane = { clock, timers: timers instanceof ClockTimers ? timers : undefined, requests: new JournalReader(journal, services, auth) };
+  // After a restore or reset the families built by then seed what a fresh instance has (a seed restored before they are built needs none of it).
+  const snapshots = new Snapshots(store, { fileFolders: services.flatMap((service) => service.storeFileFolders ?? []), afterReplace: async () => built?.stateReplaced() });
   try {
-    const app = (built = await buildServer(
+    // Before the families start: they read the state they begin from (and sweep files no record names).
+    if (options.snapshot !== undefined) await snapshots.restore(await openSnapshotFile(options.snapshot));
+    const app = await buildServer(
       {
         store,
         clock,
@@ -152,7 +167,8 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
       },
       services,
       { logLevel, logFormat: options.logFormat ?? 'text', bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT, ...(options.leaderTtlMs === undefined ? {} : { leaderTtlMs: options.leaderTtlMs }) },
-    ));
+    );
+    built = app;
     const host = options.host ?? '127.0.0.1';
     await app.listen({ host, port: options.port ?? 8780 });
     const address = app.server.address();
@@ -172,6 +188,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
       kubeconfigFile: clientFiles.get('kubeconfig'),
       dataDir,
       store,
+      snapshots,
       app,
       control,
       close: () =>
@@ -189,6 +206,18 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     lock?.release();
     throw error;
   }
+}
+
+/** openSnapshotFile opens a seed snapshot for reading; one that cannot be opened is a SnapshotError naming it. */
+async function openSnapshotFile(path: string): Promise<NodeJS.ReadableStream & AsyncIterable<Buffer>> {
+  const stream = createReadStream(path);
+  try {
+    await once(stream, 'open');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new SnapshotError(`cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message}`);
+  }
+  return stream;
 }
 
 /** writeClientFiles writes every family's client files (the kubeconfig) into the data directory, if there is one, and names their paths. */

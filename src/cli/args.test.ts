@@ -28,6 +28,7 @@ describe('fogbank start flags', () => {
     assert.equal(parseStartArgs(['--upload-limit=1048576']).familyOptions['uploadLimit'], 1048576);
     assert.equal(parseStartArgs(['--event-ttl', '1h30m']).familyOptions['eventTtlSeconds'], 5400);
     assert.equal(parseStartArgs(['--upload-deadline', '2m']).uploadDeadlineSeconds, 120);
+    assert.equal(parseStartArgs(['--snapshot', 'seed.fogbank']).snapshot, 'seed.fogbank');
     assert.equal(parseStartArgs(['--mail-max-recipients', '500']).familyOptions['mailMaxRecipients'], 500);
   });
 
@@ -54,6 +55,7 @@ describe('fogbank start flags', () => {
     [['--mail-relay', 'http://x'], "--mail-relay must be smtp://host:port or smtps://host:port, not 'http://x'"],
     [['--upload-limit', '1T'], "--upload-limit must be a positive number of bytes, optionally with K, M or G, not '1T'"],
     [['--mail-max-recipients', '0'], "--mail-max-recipients must be a number from 1 to 100000, not '0'"],
+    [['--snapshot='], '--snapshot must name a file'],
     [['--upload-deadline', '30'], "--upload-deadline must be a duration such as 30s, 2m or 1h, not '30'"],
     [['--port', '1', '--port=2'], '--port is given more than once'],
     [['--ephemeral', '--ephemeral'], '--ephemeral is given more than once'],

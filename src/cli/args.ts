@@ -20,6 +20,8 @@ export interface StartArgs {
   storePoolSize: number;
   /** The values of the families' own flags (ServiceDefinition.options), by option key; absent ones take the family's default. */
   familyOptions: Record<string, unknown>;
+  /** A snapshot file to start from (`--snapshot FILE`). */
+  snapshot?: string;
   /** How long a received upload may be processed before it is answered 503 (`--upload-deadline 30s`); absent means the default. */
   uploadDeadlineSeconds?: number;
 }
@@ -92,6 +94,16 @@ const CORE_FLAGS: readonly Flag[] = [
     apply: (a, v) => {
       if (v !== 'realistic' && v !== 'instant') throw new UsageError(`--operations must be realistic or instant, not '${v}'`);
       a.operations = v;
+    },
+  },
+  {
+    name: 'snapshot',
+    value: 'FILE',
+    default: 'none',
+    help: 'start from this snapshot (fogbank snapshot save): it replaces the stored state first',
+    apply: (a, v) => {
+      if (v === '') throw new UsageError('--snapshot must name a file');
+      a.snapshot = v;
     },
   },
   { name: 'config', value: 'FILE', default: 'none', help: 'YAML or JSON file granting tokens scopes and permissions', apply: (a, v) => (a.config = v) },

@@ -5,6 +5,7 @@ import { FOGBANK_VERSION } from '../lib/version.ts';
 import { DataDirInUseError } from '../store/data-dir-lock.ts';
 import { redactUrl } from '../store/index.ts';
 import { SERVICES, startFogbank } from '../fogbank.ts';
+import { SnapshotError } from '../store/snapshot-format.ts';
 import { parseStartArgs, START_USAGE, UsageError, type StartArgs } from './args.ts';
 import { renderBanner } from '../core/banner.ts';
 
@@ -73,7 +74,10 @@ async function runStart(args: StartArgs): Promise<number> {
   let repeated: () => void = () => {};
   const repeat = new Promise<void>((resolve) => (repeated = resolve));
   const onSignal = (signal: NodeJS.Signals): void => {
-    if (received !== undefined) return repeated();
+    if (received !== undefined) {
+      repeated();
+      return;
+    }
     received = signal;
     signalled(signal);
   };
@@ -93,6 +97,7 @@ async function runStart(args: StartArgs): Promise<number> {
     logLevel: args.logLevel,
     logFormat: args.logFormat,
     ...(args.uploadDeadlineSeconds === undefined ? {} : { uploadDeadlineMs: args.uploadDeadlineSeconds * 1000 }),
+    ...(args.snapshot === undefined ? {} : { snapshot: args.snapshot }),
     ...args.familyOptions,
   });
   if (received === undefined) process.stdout.write(renderBanner({ ...server, storeBackend: storeLabel(server.store.backend, args.store) }, SERVICES));
@@ -157,6 +162,12 @@ main(argv).then(
     if (error instanceof Error && error.name === 'AdminFailure') {
       process.stderr.write(`fogbank: ${error.message}\n`);
       process.exitCode = (error as Error & { exitCode: number }).exitCode;
+      return;
+    }
+    if (error instanceof SnapshotError) {
+      // A seed that cannot be read is a mistake on the command line, like a bad flag: one line, exit 2.
+      process.stderr.write(`fogbank: cannot start from the snapshot: ${(error as Error).message}\n`);
+      process.exitCode = 2;
       return;
     }
     if (error instanceof UsageError) {

@@ -24,6 +24,8 @@ const HEAVY: readonly { readonly input: RegExp; readonly why: string }[] = [
   { input: /node_modules\/pg(-[a-z]+)?\//, why: 'the PostgreSQL store' },
   { input: /node_modules\/(yauzl|pkijs|asn1js|@bufbuild\/protobuf)\//, why: "publisher's upload inspection" },
   { input: /node_modules\/fast-json-patch\//, why: "the cluster's patching" },
+  { input: /node_modules\/yaml\//, why: "the cluster's YAML bodies" },
+  { input: /src\/core\/yaml-worker-pool\.ts$/, why: 'the threads that decode large YAML bodies, started by the first one' },
   { input: /node_modules\/(fastify|find-my-way|avvio|pino)\//, why: "the HTTP framework, loaded with the first family's app (core/family-app.ts)" },
   { input: /src\/core\/family-app\.ts$/, why: "a family's app, built by the family's first request" },
   { input: /src\/services\/cluster\/runtime\.ts$/, why: "the cluster's working parts" },

@@ -63,9 +63,9 @@ describe('the one error answer', () => {
     assert.deepEqual(JSON.parse(fallback.body), { fake: { kind: 'body-too-large', limit: 100, path: '/fake/default' } });
   });
 
-  it("answers core's plain 500 when the family's serializer itself fails", async () => {
+  it("answers core's neutral 500 when the family's serializer itself fails", async () => {
     const answer = await server.inject({ method: 'GET', url: '/fake/unrenderable' });
     assert.equal(answer.statusCode, 500);
-    assert.deepEqual(JSON.parse(answer.body), { error: { code: 500, message: 'Internal error.' } });
+    assert.deepEqual(JSON.parse(answer.body), { error: { code: 500, message: 'Internal error.', errors: [{ message: 'Internal error.', domain: 'global', reason: 'backendError' }] } });
   });
 });

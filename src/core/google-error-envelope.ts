@@ -4,6 +4,26 @@
  * Compute's front end often omits `status`; the newer APIs (mail, publisher) always carry it.
  */
 
+import { ApiError } from './errors.ts';
+
+/**
+ * GoogleEnvelopeError is an error whose envelope is its HTTP status, `errors[0].reason`, canonical
+ * `status` word and message: the upload protocols' errors (uploads/errors.ts) and the Discovery
+ * service's are this one shape, each a subclass so its serializer can tell its own.
+ */
+export class GoogleEnvelopeError extends ApiError {
+  constructor(
+    readonly httpStatus: number,
+    /** The lowerCamel `errors[].reason` (`badRequest`, `badContent`, `notFound`, …). */
+    readonly reason: string,
+    /** The canonical status word (`INVALID_ARGUMENT`, `NOT_FOUND`, …). */
+    readonly status: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** GoogleErrorFields are what one error puts in the envelope. */
 export interface GoogleErrorFields {
   readonly httpStatus: number;

@@ -12,15 +12,20 @@ const requireWhenNeeded = createRequire(import.meta.url);
  * with bench/startup.ts, building them was ~9 ms of start-up, and bundling their ~300 KB
  * (scripts/bundle-options.mjs keeps them out of the bundle) cost parse time and idle memory.
  */
-export const SCHEMA_COMPILERS = {
-  buildValidator: builderLoadedOnFirstCall('@fastify/ajv-compiler'),
-  buildSerializer: builderLoadedOnFirstCall('@fastify/fast-json-stringify-compiler'),
-} as unknown as CompilersFactory;
+export const SCHEMA_COMPILERS: CompilersFactory = {
+  buildValidator: factoryLoadedOnFirstCall<NonNullable<CompilersFactory['buildValidator']>>('@fastify/ajv-compiler'),
+  buildSerializer: factoryLoadedOnFirstCall<NonNullable<CompilersFactory['buildSerializer']>>('@fastify/fast-json-stringify-compiler'),
+};
 
-type Builder = (...args: unknown[]) => unknown;
-
-/** builderLoadedOnFirstCall is the named package's factory (its export builds the builder), required when first called. */
-function builderLoadedOnFirstCall(name: string): Builder {
-  let builder: Builder | undefined;
-  return (...args) => (builder ??= (requireWhenNeeded(name) as () => Builder)())(...args);
+/**
+ * factoryLoadedOnFirstCall is the named package's factory (its export builds the factory), required
+ * when first called. F is the factory's type as Fastify declares it; the package is trusted to export it.
+ */
+function factoryLoadedOnFirstCall<F extends (...args: never[]) => unknown>(name: string): F {
+  let factory: F | undefined;
+  const loading = (...args: Parameters<F>): unknown => {
+    factory ??= (requireWhenNeeded(name) as () => F)();
+    return factory(...args);
+  };
+  return loading as F;
 }

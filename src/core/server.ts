@@ -47,6 +47,8 @@ export interface FogbankServer {
   inject(options: InjectOptions | string): Promise<InjectResponse>;
   /** warmUp builds every family now and runs its deferred start-up work (ServiceHandle.warmUp). */
   warmUp(): Promise<void>;
+  /** stateReplaced tells every family built so far that the store's whole state was replaced (ServiceHandle.stateReplaced). */
+  stateReplaced(): Promise<void>;
   /** close stops every family's background work, ends idle connections, and resolves when in-flight requests are done. */
   close(): Promise<void>;
 }
@@ -148,6 +150,9 @@ export async function buildServer(serverContext: ServerContext, services: readon
     warmUp: async () => {
       const families = await Promise.all([...apps.values()].map((app) => app()));
       await Promise.all(families.map((family) => family.handle?.warmUp?.()));
+    },
+    stateReplaced: async () => {
+      await Promise.all((await built()).map((family) => family.handle?.stateReplaced?.()));
     },
     close: () =>
       (closed ??= (async () => {

@@ -46,6 +46,13 @@ export interface ServiceHandle {
    * arrive meanwhile wait for the same work.
    */
   warmUp?(): Promise<void>;
+  /**
+   * stateReplaced follows a replacement of the store's whole state (a snapshot restored, a
+   * reset): the family seeds again what a fresh instance has (the cluster's namespaces and
+   * default policy) where the new state lacks it. In-memory views of the store follow the
+   * change feed's reset signal by themselves (SubscribeOptions.onReset).
+   */
+  stateReplaced?(): Promise<void>;
 }
 
 /** ErrorResponse is an error as it goes on the wire: status, extra headers and a JSON body. */
@@ -120,6 +127,11 @@ export interface ServiceDefinition {
    * requirement in either spelling as the real one.
    */
   readonly scopes?: readonly Term[];
+  /**
+   * storeFileFolders are the folders (ending in `/`) of the store's `files` the family keeps
+   * its files in (raw mail, artifacts): snapshots carry every file under them, a reset removes them.
+   */
+  readonly storeFileFolders?: readonly string[];
   /**
    * renderError phrases anything thrown under the family's paths — its own typed errors, a
    * TransportProblem found by core or Fastify, or an unexpected exception (its dialect's 500) —

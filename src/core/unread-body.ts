@@ -42,7 +42,10 @@ export function drainUnreadBody(request: IncomingMessage, limits: DrainLimits = 
     };
     const onData = (chunk: Buffer): void => {
       read += chunk.length;
-      if (read >= limits.bytes) return finish();
+      if (read >= limits.bytes) {
+        finish();
+        return;
+      }
       clearTimeout(idle);
       idle = setTimeout(finish, limits.idleMs);
     };

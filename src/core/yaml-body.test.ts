@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { MAX_JSON_DEPTH } from './json-body.ts';
-import { loadYamlBodyParser, nestsDeeperThan, YamlAliasingError, YamlTooDeepError } from './yaml-body.ts';
+import { loadYamlBodyParser, nestsDeeperThan, yamlBodies, YamlAliasingError, YamlBusyError, YamlTooDeepError } from './yaml-body.ts';
 
 const nested = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 
@@ -112,5 +112,22 @@ describe('YAML body parser: repeated keys', () => {
   it('keeps the last value of a repeated mapping key, as go-yaml v2 decodes it', async () => {
     const parse = await loadYamlBodyParser();
     assert.deepEqual(parse('a: 1\nb: 2\na: 3\n'), { a: 3, b: 2 });
+  });
+});
+
+describe('yamlBodies: long YAML off the event loop', () => {
+  it('parses short bodies, long YAML and long JSON text to the values the inline parser gives, and refuses bodies after close', async () => {
+    const inline = await loadYamlBodyParser();
+    const bodies = yamlBodies({ inlineLimit: 64 });
+    const long = `${Array.from({ length: 500 }, (_, i) => `k${i}: [v${i}, {n: ${i}}]`).join('\n')}\n`;
+    const json = JSON.stringify({ items: Array.from({ length: 500 }, (_, i) => ({ n: i })) });
+    try {
+      for (const text of ['a: 1', long, json]) assert.deepEqual(await bodies.parse(text), inline(text));
+      await assert.rejects(bodies.parse(`${'- '.repeat(101)}x`), YamlTooDeepError);
+    } finally {
+      await bodies.close();
+    }
+    await assert.rejects(bodies.parse(long), YamlBusyError);
+    assert.deepEqual(await bodies.parse('still: short'), { still: 'short' }, 'short bodies need no thread');
   });
 });

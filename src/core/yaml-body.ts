@@ -11,9 +11,13 @@
  * the limit. What the lexer tells is an upper bound of block nesting (one level per rolled
  * indentation, as Go's YAML scanner counts it) plus flow nesting; the parsed value is then
  * measured exactly, since aliases can nest a value deeper than its text.
+ *
+ * And bounded in time: the library costs about 1–3 µs per byte, so a body near the 1 MiB limit
+ * that is not JSON would hold the event loop (every family's requests) for seconds. `yamlBodies`
+ * parses bodies past INLINE_YAML_LIMIT on a worker thread (yaml-worker-pool.ts), with a deadline.
  */
-import { MAX_JSON_DEPTH } from './json-body.ts';
-import { commonJs } from './lazy.ts';
+import { findTooDeep, MAX_JSON_DEPTH } from './json-body.ts';
+import { commonJs, loadOnFirstUse } from './lazy.ts';
 
 /** YamlTooDeepError is a YAML body nested deeper than MAX_JSON_DEPTH; `line` (1-based) is where the scan found it, when it did. */
 export class YamlTooDeepError extends Error {
@@ -31,6 +35,29 @@ export class YamlAliasingError extends Error {
   constructor() {
     super('YAML aliases expand too far');
   }
+}
+
+/**
+ * YamlDecodeLimitError is a YAML body fogbank gave up decoding (not one the apiserver would
+ * refuse): it took longer than the deadline, or more memory than a decoding thread may use.
+ */
+export class YamlDecodeLimitError extends Error {
+  override readonly name = 'YamlDecodeLimitError';
+  readonly statusCode = 400;
+}
+
+/** YamlBusyError is a large YAML body that found no decoding thread: too many are waiting, or the server is closing. */
+export class YamlBusyError extends Error {
+  override readonly name = 'YamlBusyError';
+  readonly statusCode = 429;
+  constructor(readonly why: 'queue-full' | 'closing') {
+    super(why === 'queue-full' ? 'too many large YAML bodies are waiting to be decoded' : 'the server is closing');
+  }
+}
+
+/** YamlDecoderFailure is a decoding thread that failed for a reason other than the body (it could not start, or ended): fogbank's fault. */
+export class YamlDecoderFailure extends Error {
+  override readonly name = 'YamlDecoderFailure';
 }
 
 /** MAX_YAML_ALIAS_COUNT is the `yaml` library's maxAliasCount: how many nodes one alias may stand for, weighted by its uses. */
@@ -160,12 +187,15 @@ export function nestsDeeperThan(value: unknown, limit: number): boolean {
 /**
  * parseJsonText parses a YAML body that is JSON text (what kubectl and most clients send as
  * `application/apply-patch+yaml`) with JSON.parse, which reads it as the YAML parser would and
- * about a hundred times faster: the `yaml` library takes seconds over a megabyte. Undefined when
- * the text is not JSON.
+ * about a hundred times faster: the `yaml` library takes seconds over a megabyte, and even its
+ * lexer (the depth scan) a quarter of a second. Undefined when the text is not JSON, or nests
+ * past the limit (the YAML path then refuses it, naming the line as for any YAML body).
  */
 function parseJsonText(text: string): { readonly value: unknown } | undefined {
   const first = text.trimStart()[0];
   if (first !== '{' && first !== '[') return undefined;
+  // Brackets outside strings are the depth of JSON text exactly, and counting them costs little.
+  if (findTooDeep(text) !== undefined) return undefined;
   try {
     return { value: JSON.parse(text) as unknown };
   } catch {
@@ -189,12 +219,13 @@ export interface YamlLibrary {
 export function yamlBodyParser(library: YamlLibrary): (text: string) => unknown {
   const lex = (text: string): Iterable<string> => new library.Lexer().lex(text);
   return (text) => {
+    const json = parseJsonText(text);
+    if (json !== undefined) return json.value;
     const line = findTooDeepYaml(lex, text);
     if (line !== undefined) throw new YamlTooDeepError(line);
     let value: unknown;
     try {
-      const json = parseJsonText(text);
-      value = json !== undefined ? json.value : library.parse(text, { maxAliasCount: MAX_YAML_ALIAS_COUNT, uniqueKeys: false });
+      value = library.parse(text, { maxAliasCount: MAX_YAML_ALIAS_COUNT, uniqueKeys: false });
     } catch (error) {
       if (error instanceof ReferenceError && /Excessive alias count/.test(error.message)) throw new YamlAliasingError();
       throw error;
@@ -207,4 +238,62 @@ export function yamlBodyParser(library: YamlLibrary): (text: string) => unknown 
 /** loadYamlBodyParser loads the `yaml` package (CommonJS for Node) on first use and returns the bounded body parser. */
 export async function loadYamlBodyParser(): Promise<(text: string) => unknown> {
   return yamlBodyParser(commonJs(await import('yaml')) as unknown as YamlLibrary);
+}
+
+/**
+ * INLINE_YAML_LIMIT is the longest YAML body (UTF-16 units) parsed on the event loop: about 10 ms
+ * of the library's work on this project's shared 2-core machine (bench/cluster-yaml-body.ts: 2 KiB
+ * about 2 ms; 4 KiB 5-12 ms; 8 KiB 8-30 ms, as the load varies). Hand-written YAML is mostly
+ * shorter; kubectl sends JSON.
+ */
+export const INLINE_YAML_LIMIT = 4 * 1024;
+
+/** YAML_DEADLINE_MS is how long one body may take to decode on a worker thread: about three times a 1 MiB mapping's worst measured time. */
+export const YAML_DEADLINE_MS = 10_000;
+
+/** YamlBodyOptions tune yamlBodies; tests shrink them. */
+export interface YamlBodyOptions {
+  /** Bodies up to this length parse on the calling thread (INLINE_YAML_LIMIT). */
+  readonly inlineLimit?: number;
+  /** How long a body may wait for, then take on, a worker thread (YAML_DEADLINE_MS). */
+  readonly deadlineMs?: number;
+  /** Worker threads at most (two, or one on a single core). */
+  readonly workers?: number;
+  /** Bodies that may wait for a busy worker before more are refused (8). */
+  readonly queueLimit?: number;
+  /** How long an idle worker is kept before it ends (30 s): idle memory. */
+  readonly idleMs?: number;
+}
+
+/** YamlBodies parses YAML request bodies without holding the event loop; close() ends its worker threads. */
+export interface YamlBodies {
+  parse(text: string): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/**
+ * yamlBodies is the YAML body parser of one app. Short bodies and JSON text parse at once on the
+ * calling thread; longer YAML goes to a small pool of worker threads, started on first need (none
+ * at start-up: its code, the threads and their memory cost nothing until a large body comes).
+ * Answers and refusals are the same either way: the worker runs yamlBodyParser, and its typed
+ * errors are rebuilt here.
+ */
+export function yamlBodies(options: YamlBodyOptions = {}): YamlBodies {
+  const inlineLimit = options.inlineLimit ?? INLINE_YAML_LIMIT;
+  const inline = loadOnFirstUse(loadYamlBodyParser);
+  const pool = loadOnFirstUse(async () => new (await import('./yaml-worker-pool.ts')).YamlWorkerPool(options));
+  let closed = false;
+  return {
+    async parse(text) {
+      if (text.length <= inlineLimit) return (inline.ready() ?? (await inline()))(text);
+      const json = parseJsonText(text);
+      if (json !== undefined) return json.value;
+      if (closed) throw new YamlBusyError('closing');
+      return (pool.ready() ?? (await pool())).parse(text);
+    },
+    async close() {
+      closed = true;
+      await (await pool.loaded()?.catch(() => undefined))?.close();
+    },
+  };
 }

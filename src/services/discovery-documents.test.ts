@@ -7,6 +7,7 @@ import { COMPUTE_DISCOVERY } from './compute/discovery.ts';
 import { MAIL_DISCOVERY } from './mail/discovery.ts';
 import { PUBLISHER_DISCOVERY } from './publisher/discovery.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: the tests walk arbitrary nested fields of whole Discovery documents
 type Json = Record<string, any>;
 
 /** GOOGLE is what Google's published documents say of each method fogbank serves (scripts/discovery-fixture.ts). */

@@ -73,7 +73,7 @@ describe("a version fogbank does not serve gets that API's 404", () => {
 });
 
 describe('a path no family owns gets the one neutral answer', () => {
-  for (const path of ['/', '/foo', '/gmailx/v1/users/me/profile', '/metrics', '/computex/v1', '/discovery/v1/apis']) {
+  for (const path of ['/', '/foo', '/gmailx/v1/users/me/profile', '/metrics', '/computex/v1', '/storage/v1/b']) {
     it(`404 for ${path}, with or without credentials`, async () => {
       for (const authorized of [true, false]) {
         const reply = await answer('GET', `${path}?x=1`, authorized);

@@ -1,15 +1,22 @@
-import type { Change, ChangeListener, Subscription } from './store.ts';
+import type { Change, ChangeListener, SubscribeOptions, Subscription } from './store.ts';
+
+interface Entry {
+  readonly listener: ChangeListener;
+  readonly kinds: ReadonlySet<string> | undefined;
+  readonly onReset: ((revision: number) => void) | undefined;
+}
 
 /**
  * ChangeHub fans committed changes out to live subscribers. Backends call `publish` after each
- * commit, in revision order; subscribers filtered by kind see only their kinds.
+ * commit, in revision order; subscribers filtered by kind see only their kinds. `reset` tells
+ * them the store's state was replaced (see SubscribeOptions.onReset).
  */
 export class ChangeHub {
-  readonly #listeners = new Set<{ listener: ChangeListener; kinds: ReadonlySet<string> | undefined }>();
+  readonly #listeners = new Set<Entry>();
 
   /** subscribe attaches a listener until the returned subscription is closed. */
-  subscribe(listener: ChangeListener, kinds?: readonly string[]): Subscription {
-    const entry = { listener, kinds: kinds === undefined ? undefined : new Set(kinds) };
+  subscribe(listener: ChangeListener, kinds?: readonly string[], onReset?: (revision: number) => void): Subscription {
+    const entry: Entry = { listener, kinds: kinds === undefined ? undefined : new Set(kinds), onReset };
     this.#listeners.add(entry);
     return { close: () => void this.#listeners.delete(entry) };
   }
@@ -29,6 +36,22 @@ export class ChangeHub {
     }
   }
 
+  /**
+   * reset ends every subscription that asked to hear of a replaced state, calling its onReset
+   * with the store's new revision; the others stay attached and see the changes after it.
+   */
+  reset(revision: number): void {
+    for (const entry of [...this.#listeners]) {
+      if (entry.onReset === undefined) continue;
+      this.#listeners.delete(entry);
+      try {
+        entry.onReset(revision);
+      } catch {
+        // A failing subscriber must not keep the others from hearing it.
+      }
+    }
+  }
+
   /** size is the number of live subscribers. */
   get size(): number {
     return this.#listeners.size;
@@ -40,22 +63,33 @@ export async function subscribeWithBacklog(
   hub: ChangeHub,
   fromRevision: number,
   listener: ChangeListener,
-  kinds: readonly string[] | undefined,
+  options: SubscribeOptions,
   readBacklog: (after: number) => Promise<Change[]>,
 ): Promise<Subscription> {
   // Attach first and buffer, so nothing committed while the backlog is read is lost.
   let buffering = true;
   const buffered: Change[] = [];
+  let resetTo: number | undefined;
   let last = fromRevision;
   const deliver = (change: Change): void => {
     if (change.revision <= last) return;
     last = change.revision;
     listener(change);
   };
-  const subscription = hub.subscribe((change) => {
-    if (buffering) buffered.push(change);
-    else deliver(change);
-  }, kinds);
+  const onReset = options.onReset;
+  const subscription = hub.subscribe(
+    (change) => {
+      if (buffering) buffered.push(change);
+      else deliver(change);
+    },
+    options.kinds,
+    onReset === undefined
+      ? undefined
+      : (revision) => {
+          if (buffering) resetTo = revision;
+          else onReset(revision);
+        },
+  );
   try {
     for (;;) {
       const page = await readBacklog(last);
@@ -67,6 +101,11 @@ export async function subscribeWithBacklog(
     throw error;
   }
   buffering = false;
+  if (resetTo !== undefined) {
+    // The state was replaced while the backlog was read: what was delivered no longer leads anywhere.
+    onReset!(resetTo);
+    return subscription;
+  }
   for (const change of buffered) deliver(change);
   return subscription;
 }

@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, type Dirent } from 'node:fs';
 import { link, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -165,7 +165,7 @@ export class LocalFileBytes implements FileBytes {
   }
 
   async #walk(folder: string, found: { id: string; changed: number }[]): Promise<void> {
-    let entries;
+    let entries: Dirent[];
     try {
       entries = await readdir(join(this.#root(), folder), { withFileTypes: true });
     } catch (error) {

@@ -27,7 +27,7 @@ function backend(options: { readonly maxGroup?: number; readonly turns?: number 
         failNext = undefined;
         throw error;
       }
-      group.forEach((job, index) => job.resolve(results[index]));
+      for (const [index, job] of group.entries()) job.resolve(results[index]);
     },
   });
   const submit = (name: string): Promise<unknown> => commits.submit(async () => name);
@@ -35,8 +35,12 @@ function backend(options: { readonly maxGroup?: number; readonly turns?: number 
     commits,
     groups,
     submit,
-    close: () => void (closed = true),
-    failNextCommit: (error: Error) => void (failNext = error),
+    close: () => {
+      closed = true;
+    },
+    failNextCommit: (error: Error) => {
+      failNext = error;
+    },
   };
 }
 

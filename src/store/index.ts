@@ -13,6 +13,7 @@ export {
   type Store,
   type StoreHealth,
   type StoredRecord,
+  type SubscribeOptions,
   type Subscription,
   type Transaction,
   type WriteOptions,
@@ -29,3 +30,5 @@ export { UploadOffsetError, type UploadBytes } from './upload-bytes.ts';
 export { DEFAULT_LEADER_TTL_MS, Leader, type LeaderOptions, type SingletonWork, type StartSingleton } from './leader.ts';
 export { HeldLease } from './held-lease.ts';
 export { redactUrl } from './redact-url.ts';
+export { Snapshots, type RestoreSummary, type SnapshotSummary, type SnapshotsOptions } from './snapshots.ts';
+export { SNAPSHOT_FORMAT, SNAPSHOT_FORMAT_VERSION, SnapshotError } from './snapshot-format.ts';

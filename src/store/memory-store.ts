@@ -19,6 +19,7 @@ import {
   type Store,
   type StoreHealth,
   type StoredRecord,
+  type SubscribeOptions,
   type Subscription,
   type Transaction,
   type WriteOptions,
@@ -37,9 +38,9 @@ export class MemoryStore implements Store {
   readonly leases = new LocalLeases();
   readonly uploads = new MemoryUploadBytes();
   readonly files = new MemoryFileBytes();
-  readonly #records = new Map<string, Map<string, StoredRecord>>();
+  #records = new Map<string, Map<string, StoredRecord>>();
   /** Each kind's keys in list order, so a page costs the page (see sorted-keys.ts). */
-  readonly #order = new Map<string, SortedKeys>();
+  #order = new Map<string, SortedKeys>();
   readonly #feed: Change[] = [];
   readonly #hub = new ChangeHub();
   readonly #mutex = new Mutex();
@@ -93,7 +94,10 @@ export class MemoryStore implements Store {
       };
       const stage = (kind: string, key: string, record: StoredRecord | null): void => {
         let byKey = overlay.get(kind);
-        if (byKey === undefined) overlay.set(kind, (byKey = new Map()));
+        if (byKey === undefined) {
+          byKey = new Map();
+          overlay.set(kind, byKey);
+        }
         byKey.set(key, record);
       };
       const precondition = (kind: string, key: string, current: StoredRecord | undefined, options?: WriteOptions): void => {
@@ -161,9 +165,15 @@ export class MemoryStore implements Store {
       }
       for (const [kind, byKey] of overlay) {
         let target = this.#records.get(kind);
-        if (target === undefined) this.#records.set(kind, (target = new Map()));
+        if (target === undefined) {
+          target = new Map();
+          this.#records.set(kind, target);
+        }
         let order = this.#order.get(kind);
-        if (order === undefined) this.#order.set(kind, (order = new SortedKeys()));
+        if (order === undefined) {
+          order = new SortedKeys();
+          this.#order.set(kind, order);
+        }
         for (const [key, record] of byKey) {
           if (record === null) {
             if (target.delete(key)) order.remove(key);
@@ -214,15 +224,53 @@ export class MemoryStore implements Store {
     return first === undefined ? this.#revision : first.revision - 1;
   }
 
-  async subscribe(
-    fromRevision: number,
-    listener: ChangeListener,
-    options: { readonly kinds?: readonly string[] } = {},
-  ): Promise<Subscription> {
+  async subscribe(fromRevision: number, listener: ChangeListener, options: SubscribeOptions = {}): Promise<Subscription> {
     this.#check();
-    return subscribeWithBacklog(this.#hub, fromRevision, listener, options.kinds, (after) =>
+    return subscribeWithBacklog(this.#hub, fromRevision, listener, options, (after) =>
       this.changesSince(after, { ...(options.kinds ? { kinds: options.kinds } : {}), limit: 1000 }),
     );
+  }
+
+  async exportState<R>(fn: (revision: number, records: () => AsyncIterable<StoredRecord>) => Promise<R>): Promise<R> {
+    this.#check();
+    return this.#mutex.run(async () => {
+      this.#check();
+      const records = this.#records;
+      const order = this.#order;
+      async function* all(): AsyncGenerator<StoredRecord> {
+        for (const kind of [...order.keys()].sort(compareKeys)) {
+          const byKey = records.get(kind)!;
+          for (const key of order.get(kind)!.range(undefined, undefined, undefined)) yield byKey.get(key)!;
+        }
+      }
+      return fn(this.#revision, all);
+    });
+  }
+
+  async replaceState(source: AsyncIterable<StoredRecord>, revision: number): Promise<number> {
+    this.#check();
+    return this.#mutex.run(async () => {
+      this.#check();
+      // Built aside and swapped in whole, so a failing source leaves the old state.
+      const records = new Map<string, Map<string, StoredRecord>>();
+      const order = new Map<string, SortedKeys>();
+      for await (const record of source) {
+        let byKey = records.get(record.kind);
+        if (byKey === undefined) {
+          byKey = new Map();
+          records.set(record.kind, byKey);
+          order.set(record.kind, new SortedKeys());
+        }
+        if (!byKey.has(record.key)) order.get(record.kind)!.add(record.key);
+        byKey.set(record.key, { kind: record.kind, key: record.key, value: record.value, createRevision: record.createRevision, revision: record.revision });
+      }
+      this.#records = records;
+      this.#order = order;
+      this.#revision = Math.max(this.#revision, revision) + 1;
+      this.#feed.length = 0;
+      this.#hub.reset(this.#revision);
+      return this.#revision;
+    });
   }
 
   async close(): Promise<void> {

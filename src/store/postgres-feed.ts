@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { ChangeHub } from './change-hub.ts';
 import { Mutex } from './mutex.ts';
-import { CHANGES_CHANNEL } from './postgres-sql.ts';
+import { CHANGES_CHANNEL, RESET_PREFIX } from './postgres-sql.ts';
 import { CompactedError, type Change } from './store.ts';
 
 /** FeedSource is how the feed reads the database (the store's own reads). */
@@ -41,6 +41,8 @@ export class PostgresFeed {
   // One publisher at a time keeps the hub's order.
   readonly #mutex = new Mutex();
   #published: number;
+  /** The newest state replacement the hub was told of (see reset). */
+  #resetSeen = 0;
   #listener: pg.Client | undefined;
   #listening = false;
   #retry: NodeJS.Timeout | undefined;
@@ -101,6 +103,21 @@ export class PostgresFeed {
     });
   }
 
+  /**
+   * reset tells the hub the store's state was replaced at `revision` (by this replica or,
+   * through a notification, another), once; the feed goes on from there.
+   */
+  async reset(revision: number): Promise<void> {
+    await this.#mutex.run(async () => this.#resetAt(revision));
+  }
+
+  #resetAt(revision: number): void {
+    if (revision <= this.#resetSeen) return;
+    this.#resetSeen = revision;
+    this.#published = Math.max(this.#published, revision);
+    this.hub.reset(revision);
+  }
+
   /** close stops listening and polling. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -124,9 +141,12 @@ export class PostgresFeed {
       } catch (error) {
         // Behind the compaction point (a long outage with nobody subscribed): subscribers that
         // attached since read their backlog from the table, so resume where the feed now starts.
+        // The subscribers missed changes (or the state was replaced and its notification is
+        // still on its way): they are told, as after a replacement.
         if (!(error instanceof CompactedError)) throw error;
         this.#trouble(error);
         this.#published = error.oldest;
+        this.#resetAt(error.oldest);
         continue;
       }
       if (page.length === 0) return;
@@ -140,7 +160,10 @@ export class PostgresFeed {
     client.on('error', (error) => this.#lost(client, error));
     client.on('end', () => this.#lost(client, new Error('connection ended')));
     client.on('notification', (message) => {
-      if (message.channel === CHANGES_CHANNEL) this.wake(Number(message.payload));
+      if (message.channel !== CHANGES_CHANNEL) return;
+      const payload = message.payload ?? '';
+      if (payload.startsWith(RESET_PREFIX)) void this.reset(Number(payload.slice(RESET_PREFIX.length)));
+      else this.wake(Number(payload));
     });
     try {
       await client.connect();

@@ -8,8 +8,20 @@ import type { Change, ListOptions, StoredRecord } from './store.ts';
  * transaction starts and ends.
  */
 
+/**
+ * queryAll runs a multi-statement text (simple protocol) and returns one result per statement:
+ * pg answers such a text with an array, which its typings do not say; a lone result is wrapped.
+ */
+export async function queryAll<R extends pg.QueryResultRow>(client: pg.ClientBase, text: string): Promise<pg.QueryResult<R>[]> {
+  const results: pg.QueryResult<R> | pg.QueryResult<R>[] = await client.query<R>(text);
+  return Array.isArray(results) ? results : [results];
+}
+
 /** CHANGES_CHANNEL is the NOTIFY channel a commit announces its last revision on. */
 export const CHANGES_CHANNEL = 'fogbank_changes';
+
+/** RESET_PREFIX starts the CHANGES_CHANNEL payload that announces a replaced state (`reset:<revision>`). */
+export const RESET_PREFIX = 'reset:';
 
 /** WRITE_LOCK is the advisory lock every writing transaction holds from BEGIN to COMMIT. */
 export const WRITE_LOCK = 0x666f67_02;
@@ -27,6 +39,48 @@ export function commitWrite(revision: number, compactTo: number | undefined): st
     compactTo === undefined ? '' : `DELETE FROM fogbank_changes WHERE revision <= ${compactTo}; UPDATE fogbank_meta SET value = ${compactTo} WHERE key = 'oldest'; `;
   // NOTIFY is delivered at COMMIT, in commit order, to every listening replica.
   return `UPDATE fogbank_meta SET value = ${revision} WHERE key = 'revision'; ${compact}SELECT pg_notify('${CHANGES_CHANNEL}', '${revision}'); COMMIT`;
+}
+
+/**
+ * replaceStateStart begins replacing the whole state: under the write lock, the records and the
+ * feed are emptied (the caller inserts the new records with insertRecords, then ends with
+ * replaceStateEnd).
+ */
+export const REPLACE_STATE_START = `${BEGIN_WRITE}; DELETE FROM fogbank_records; DELETE FROM fogbank_changes`;
+
+/** replaceStateEnd moves the revision and the compaction point to `revision`, announces the replacement and commits. */
+export function replaceStateEnd(revision: number): string {
+  return `UPDATE fogbank_meta SET value = ${revision} WHERE key IN ('revision', 'oldest'); SELECT pg_notify('${CHANGES_CHANNEL}', '${RESET_PREFIX}${revision}'); COMMIT`;
+}
+
+/** insertRecords inserts records as they are (revisions kept), in one statement. */
+export async function insertRecords(db: Queryable, records: readonly StoredRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  await db.query({
+    name: 'fogbank_insert_records',
+    text:
+      'INSERT INTO fogbank_records (kind, key, value, create_revision, revision) ' +
+      'SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int8[])',
+    values: [
+      records.map((record) => record.kind),
+      records.map((record) => record.key),
+      records.map((record) => JSON.stringify(record.value)),
+      records.map((record) => record.createRevision),
+      records.map((record) => record.revision),
+    ],
+  });
+}
+
+/** selectRecordsAfter reads every record after (kind, key) in (kind, key) order, `limit` at a time (undefined: from the first). */
+export async function selectRecordsAfter(db: Queryable, after: readonly [string, string] | undefined, limit: number): Promise<StoredRecord[]> {
+  const result = await db.query<RecordRow>({
+    name: after === undefined ? 'fogbank_all_first' : 'fogbank_all_after',
+    text:
+      'SELECT kind, key, value, create_revision, revision FROM fogbank_records ' +
+      (after === undefined ? 'ORDER BY kind, key LIMIT $1' : 'WHERE (kind, key) > ($2, $3) ORDER BY kind, key LIMIT $1'),
+    values: after === undefined ? [limit] : [limit, after[0], after[1]],
+  });
+  return result.rows.map(toRecord);
 }
 
 /** Queryable is a pool or a client: what reads run on. */

@@ -5,7 +5,8 @@ import { connectionConfig, isConnectionFailure, poolConfig, redactUrl, unavailab
 import { PostgresFeed } from './postgres-feed.ts';
 import { PostgresLeases } from './postgres-leases.ts';
 import { migratePostgres } from './postgres-migrations.ts';
-import { BEGIN_WRITE, commitWrite, countRecords, selectChanges, selectMeta, selectRecord, selectRecords } from './postgres-sql.ts';
+import { insertRecords, REPLACE_STATE_START, replaceStateEnd, selectRecordsAfter } from './postgres-sql.ts';
+import { BEGIN_WRITE, commitWrite, countRecords, queryAll, selectChanges, selectMeta, selectRecord, selectRecords } from './postgres-sql.ts';
 import { PostgresTransaction } from './postgres-transaction.ts';
 import { PostgresFileBytes } from './postgres-file-bytes.ts';
 import { PostgresUploadBytes } from './postgres-upload-bytes.ts';
@@ -20,6 +21,7 @@ import {
   type Store,
   type StoreHealth,
   type StoredRecord,
+  type SubscribeOptions,
   type Subscription,
   type Transaction,
 } from './store.ts';
@@ -157,9 +159,9 @@ export class PostgresStore implements Store {
     return this.#read(() => selectMeta(this.#pool, 'oldest'));
   }
 
-  async subscribe(fromRevision: number, listener: ChangeListener, options: { readonly kinds?: readonly string[] } = {}): Promise<Subscription> {
+  async subscribe(fromRevision: number, listener: ChangeListener, options: SubscribeOptions = {}): Promise<Subscription> {
     this.#check();
-    return subscribeWithBacklog(this.#feed.hub, fromRevision, listener, options.kinds, (after) =>
+    return subscribeWithBacklog(this.#feed.hub, fromRevision, listener, options, (after) =>
       this.changesSince(after, { ...(options.kinds ? { kinds: options.kinds } : {}), limit: 1000 }),
     );
   }
@@ -172,6 +174,84 @@ export class PostgresStore implements Store {
       return { backend: this.backend, ok: true };
     } catch (error) {
       return { backend: this.backend, ok: false, detail: errorText(error) };
+    }
+  }
+
+  async exportState<R>(fn: (revision: number, records: () => AsyncIterable<StoredRecord>) => Promise<R>): Promise<R> {
+    this.#check();
+    // This replica's transactions wait in their queue; every replica's wait for the write lock,
+    // held here (READ COMMITTED: with no commit possible, every statement sees the same state).
+    return this.#commits.exclusive(() =>
+      this.#withClient(async (client) => {
+        const begun = (await client.query(BEGIN_WRITE)) as unknown as pg.QueryResult<{ key: string; value: number }>[];
+        try {
+          const revision = Number(begun[2]!.rows.find((row) => row.key === 'revision')?.value ?? 0);
+          async function* all(): AsyncGenerator<StoredRecord> {
+            let after: [string, string] | undefined;
+            for (;;) {
+              const page = await selectRecordsAfter(client, after, 1000);
+              if (page.length === 0) return;
+              yield* page;
+              const last = page[page.length - 1]!;
+              after = [last.kind, last.key];
+            }
+          }
+          return await fn(revision, all);
+        } finally {
+          await client.query('ROLLBACK').catch(() => undefined);
+        }
+      }),
+    );
+  }
+
+  async replaceState(source: AsyncIterable<StoredRecord>, revision: number): Promise<number> {
+    this.#check();
+    const next = await this.#commits.exclusive(() =>
+      this.#withClient(async (client) => {
+        try {
+          const begun = (await client.query(REPLACE_STATE_START)) as unknown as pg.QueryResult<{ key: string; value: number }>[];
+          const current = Number(begun[2]!.rows.find((row) => row.key === 'revision')?.value ?? 0);
+          let batch: StoredRecord[] = [];
+          for await (const record of source) {
+            batch.push(record);
+            if (batch.length === 500) {
+              await insertRecords(client, batch);
+              batch = [];
+            }
+          }
+          await insertRecords(client, batch);
+          const next = Math.max(current, revision) + 1;
+          await client.query(replaceStateEnd(next));
+          return next;
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw error;
+        }
+      }),
+    );
+    await this.#feed.reset(next);
+    return next;
+  }
+
+  /** withClient runs `fn` on a connection of the pool, database failures answered as StoreUnavailableError. */
+  async #withClient<R>(fn: (client: pg.PoolClient) => Promise<R>): Promise<R> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw unavailableOr(error);
+    }
+    const onError = (): void => undefined;
+    client.on('error', onError);
+    let broken: unknown;
+    try {
+      return await fn(client);
+    } catch (error) {
+      broken = error;
+      throw unavailableOr(error);
+    } finally {
+      client.off('error', onError);
+      client.release(broken !== undefined && unavailableOr(broken) instanceof StoreUnavailableError ? (broken as Error) : undefined);
     }
   }
 
@@ -200,7 +280,7 @@ export class PostgresStore implements Store {
     const done: { job: QueuedTransaction; tx: PostgresTransaction; result: unknown }[] = [];
     let broken: unknown;
     try {
-      const begun = (await client.query(BEGIN_WRITE)) as unknown as pg.QueryResult<{ key: string; value: number }>[];
+      const begun = await queryAll<{ key: string; value: number }>(client, BEGIN_WRITE);
       const meta = new Map(begun[2]!.rows.map((row) => [row.key, row.value]));
       const start = meta.get('revision') ?? 0;
       const oldest = meta.get('oldest') ?? 0;

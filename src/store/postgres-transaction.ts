@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { isConnectionFailure } from './postgres-connection.ts';
-import { countRecords, selectRecord, selectRecords } from './postgres-sql.ts';
+import { countRecords, queryAll, selectRecord, selectRecords } from './postgres-sql.ts';
 import { toRecord, type RecordRow } from './sql-rows.ts';
 import { ConflictError, type Change, type ChangeType, type ListOptions, type PutRequest, type StoredRecord, type Transaction, type WriteOptions } from './store.ts';
 
@@ -274,7 +274,7 @@ export class PostgresTransaction implements Transaction {
     // One round trip for both: the simple protocol takes several statements, but no parameters,
     // so the values go in as literals (escapeLiteral quotes them for standard_conforming_strings).
     const inline = inlined(text, values);
-    const results = await this.#guarded(() => this.#client.query(`SAVEPOINT job; ${inline}`) as unknown as Promise<pg.QueryResult<R>[]>);
+    const results = await this.#guarded(() => queryAll<R>(this.#client, `SAVEPOINT job; ${inline}`));
     this.#savepoint = true;
     return results[results.length - 1]!;
   }

@@ -7,6 +7,7 @@ import { LocalLeases } from './local-leases.ts';
 import { GroupCommit } from './group-commit.ts';
 import { RecentChanges } from './recent-changes.ts';
 import { RecordCache } from './record-cache.ts';
+import { toRecord, type RecordRow } from './sql-rows.ts';
 import { countRecords, isTombstone, listRecords, readChanges, readCommitted } from './sqlite-reads.ts';
 import { ReadStatements, WriteStatements } from './sqlite-statements.ts';
 import { SqliteTransaction } from './sqlite-transaction.ts';
@@ -22,6 +23,7 @@ import {
   type Store,
   type StoreHealth,
   type StoredRecord,
+  type SubscribeOptions,
   type Subscription,
   type Transaction,
 } from './store.ts';
@@ -92,7 +94,7 @@ export class SqliteStore implements Store {
   readonly #read: ReadStatements;
   readonly #hub = new ChangeHub();
   readonly #cache: RecordCache;
-  readonly #recent: RecentChanges;
+  #recent: RecentChanges;
   readonly #retention: number;
   readonly #compactionBatch: number;
   readonly #commits = new GroupCommit({ maxGroup: MAX_GROUP, turns: GROUP_TURNS, commit: (group) => this.#commitGroup(group), isClosed: () => this.#closed });
@@ -180,15 +182,69 @@ export class SqliteStore implements Store {
     return this.#oldest;
   }
 
-  async subscribe(
-    fromRevision: number,
-    listener: ChangeListener,
-    options: { readonly kinds?: readonly string[] } = {},
-  ): Promise<Subscription> {
+  async subscribe(fromRevision: number, listener: ChangeListener, options: SubscribeOptions = {}): Promise<Subscription> {
     this.#check();
-    return subscribeWithBacklog(this.#hub, fromRevision, listener, options.kinds, (after) =>
+    return subscribeWithBacklog(this.#hub, fromRevision, listener, options, (after) =>
       this.changesSince(after, { ...(options.kinds ? { kinds: options.kinds } : {}), limit: 1000 }),
     );
+  }
+
+  async exportState<R>(fn: (revision: number, records: () => AsyncIterable<StoredRecord>) => Promise<R>): Promise<R> {
+    this.#check();
+    // Queued transactions commit first; none runs until fn is done, so the writer connection
+    // (which reads outside transactions use) sees one state throughout.
+    return this.#commits.exclusive(async () => {
+      this.#check();
+      const columns = 'SELECT kind, key, value, create_revision, revision FROM records';
+      const firstPage = this.#writer.prepare<[], RecordRow>(`${columns} ORDER BY kind, key LIMIT 1000`);
+      const page = this.#writer.prepare<[string, string], RecordRow>(`${columns} WHERE (kind, key) > (?, ?) ORDER BY kind, key LIMIT 1000`);
+      async function* all(): AsyncGenerator<StoredRecord> {
+        let after: [string, string] | undefined;
+        for (;;) {
+          // Pages, not one iterate(): the connection must stay free for the reads fn makes meanwhile.
+          const rows = after === undefined ? firstPage.all() : page.all(...after);
+          if (rows.length === 0) return;
+          for (const row of rows) yield toRecord(row);
+          const last = rows[rows.length - 1]!;
+          after = [last.kind, last.key];
+        }
+      }
+      return fn(this.#revision, all);
+    });
+  }
+
+  async replaceState(source: AsyncIterable<StoredRecord>, revision: number): Promise<number> {
+    this.#check();
+    return this.#commits.exclusive(async () => {
+      this.#check();
+      const next = Math.max(this.#revision, revision) + 1;
+      const insert = this.#writer.prepare<[string, string, string, number, number]>(
+        'INSERT INTO records (kind, key, value, create_revision, revision) VALUES (?, ?, ?, ?, ?)',
+      );
+      const w = this.#write;
+      this.#checkpointer.beforeTransaction();
+      w.begin.run();
+      // Reads from outside go to the reader connection meanwhile: they see the old state until COMMIT.
+      this.#inTransaction = true;
+      try {
+        this.#writer.exec('DELETE FROM records; DELETE FROM changes');
+        for await (const record of source) insert.run(record.kind, record.key, JSON.stringify(record.value), record.createRevision, record.revision);
+        w.setRevision.run(next);
+        w.commit.run();
+      } catch (error) {
+        if (this.#writer.inTransaction) w.rollback.run();
+        throw error;
+      } finally {
+        this.#inTransaction = false;
+      }
+      this.#checkpointer.committed();
+      this.#cache.clear();
+      this.#revision = next;
+      this.#oldest = next;
+      this.#recent = new RecentChanges(RECENT_CHANGES, next);
+      this.#hub.reset(next);
+      return next;
+    });
   }
 
   async close(): Promise<void> {

@@ -35,7 +35,8 @@ const backends: Backend[] = [
   {
     name: 'postgres',
     open: async (options = {}) => {
-      const server = await (postgres ??= startPostgres());
+      postgres ??= startPostgres();
+      const server = await postgres;
       const url = await server.createDatabase(`conformance_${++databases}`);
       return PostgresStore.open(url, { ...options, compactionBatch: 5 });
     },

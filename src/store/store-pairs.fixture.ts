@@ -33,7 +33,8 @@ export class StorePairs {
       return [store, store];
     }],
     ['postgres', async () => {
-      const server = await (this.#postgres ??= startPostgres());
+      this.#postgres ??= startPostgres();
+      const server = await this.#postgres;
       const url = await server.createDatabase(`${this.name}_${++this.#databases}`);
       const a = await PostgresStore.open(url);
       const b = await PostgresStore.open(url);

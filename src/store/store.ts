@@ -113,6 +113,21 @@ export interface Subscription {
   close(): void;
 }
 
+/** SubscribeOptions narrow a subscription and say what to do when the store's state is replaced. */
+export interface SubscribeOptions {
+  /** Only changes of these kinds. */
+  readonly kinds?: readonly string[];
+  /**
+   * onReset is called, once, when the store's whole state is replaced (a snapshot restored, a
+   * reset) or the feed was compacted past what this subscriber had seen: the changes it was
+   * following no longer lead to the store's state, as after an etcd restore. The subscription
+   * has ended when it is called (the revision is the store's new one, from which a subscriber
+   * that relists can follow again). Without onReset a subscription lives on and sees only the
+   * changes committed after the replacement.
+   */
+  readonly onReset?: (revision: number) => void;
+}
+
 /** Store is the whole contract. */
 export interface Store extends ReadView {
   /** The backend's name, for logs and diagnostics: `memory`, `sqlite`, `postgres`. */
@@ -130,7 +145,7 @@ export interface Store extends ReadView {
    * subscribe delivers every change committed after `fromRevision` (first the backlog from the
    * feed, then live changes as they commit), in order, exactly once each.
    */
-  subscribe(fromRevision: number, listener: ChangeListener, options?: { readonly kinds?: readonly string[] }): Promise<Subscription>;
+  subscribe(fromRevision: number, listener: ChangeListener, options?: SubscribeOptions): Promise<Subscription>;
   /**
    * The oldest revision the change feed can still resume from: `changesSince` and `subscribe`
    * accept it and anything newer, and throw CompactedError below it.
@@ -142,6 +157,22 @@ export interface Store extends ReadView {
   readonly uploads: UploadBytes;
   /** files hold immutable byte files (large raw messages, bundles) named by records, reachable from every process on this store. */
   readonly files: FileBytes;
+  /**
+   * exportState runs `fn` while no transaction commits (on any replica), handing it the
+   * revision and a reader of every record in (kind, key) order, read in pages. Keep `fn` to
+   * reading (this store's files and uploads included): a `transact` inside it waits forever.
+   * Snapshots are built on it.
+   */
+  exportState<R>(fn: (revision: number, records: () => AsyncIterable<StoredRecord>) => Promise<R>): Promise<R>;
+  /**
+   * replaceState replaces every record of every kind with `records` (which keep their create
+   * and last revisions), all or nothing: when `records` or the backend fails, the previous
+   * records stay as they were. The store's revision becomes one above both its own and
+   * `revision` (the restored state's), the change feed starts over there (every older resume
+   * point is compacted) and every subscriber is told (SubscribeOptions.onReset), on every
+   * replica. Returns the new revision. Snapshot restore and reset are built on it.
+   */
+  replaceState(records: AsyncIterable<StoredRecord>, revision: number): Promise<number>;
   /** health checks that the backend answers now (a round trip to the database for postgres). */
   health(): Promise<StoreHealth>;
   /** close flushes and releases the backend; further calls fail. */

@@ -93,7 +93,7 @@ for (const [name, open] of pairs.backends) {
 test('the memory store keeps upload bytes in a temporary directory, removed when it closes', async () => {
   const store = new MemoryStore();
   await store.uploads.append('m', 0, chunks([Buffer.from('bytes on disk')]));
-  const dir = (store.uploads as unknown as { directory(): string }).directory();
+  const dir = store.uploads.directory();
   assert.deepEqual(readdirSync(dir), [Buffer.from('m').toString('hex')]);
   await store.close();
   assert.equal(existsSync(dir), false);

@@ -1,4 +1,4 @@
-import { link, mkdir, open, readdir, rm, stat } from 'node:fs/promises';
+import { type FileHandle, link, mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeNewFile } from '../lib/new-file.ts';
 import { LazyTempDir } from './lazy-temp-dir.ts';
@@ -108,8 +108,8 @@ export class FileUploadBytes implements UploadBytes {
 
   constructor(private readonly dir: string) {}
 
-  /** directory is the folder holding the upload files. */
-  protected directory(): string {
+  /** directory is the folder holding the upload files (public, as FileBytes' is, so tests can look there). */
+  directory(): string {
     return this.dir;
   }
 
@@ -197,7 +197,7 @@ export class FileUploadBytes implements UploadBytes {
 export function readLocalFile(path: string, start: number, missing: (() => Error) | undefined): Readable {
   return Readable.from(
     (async function* () {
-      let handle;
+      let handle: FileHandle;
       try {
         handle = await open(path, 'r');
       } catch (error) {
@@ -238,7 +238,8 @@ export class MemoryUploadBytes extends FileUploadBytes {
     super('');
   }
 
-  protected override directory(): string {
+  /** directory is the temporary directory (made now when it does not exist yet). */
+  override directory(): string {
     return this.#dir.path();
   }
 

@@ -5,7 +5,7 @@
  * import may only point down. importGraphViolations reads a tree and names every import that
  * points the wrong way.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { type Dirent, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 /** Layer is where a file sits in the graph. */
@@ -83,7 +83,7 @@ export function importsOf(text: string): string[] {
 /** sourceFiles lists the TypeScript and JavaScript files under `root`'s src, test, bench and scripts. */
 function sourceFiles(root: string): string[] {
   const walk = (dir: string): string[] => {
-    let entries;
+    let entries: Dirent[];
     try {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { bundleItems, zipBuffer } from '../../src/services/publisher/artifact-builder.fixture.ts';
@@ -10,14 +11,14 @@ import { tempDir } from '../../src/testing/temp.ts';
 
 const dataDir = (): string => tempDir('cli');
 
-async function call(url: string, token: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, any> }> {
+async function call(url: string, token: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
   const response = await fetch(`${url}/compute/v1/${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
-  return { status: response.status, json: text === '' ? {} : (JSON.parse(text) as Record<string, any>) };
+  return { status: response.status, json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
 }
 
 /**
@@ -41,6 +42,12 @@ async function firstRequestsToEveryFamily(url: string, token: string): Promise<v
   assert.equal(role.status, 200);
   const yaml = await fetch(`${url}/api/v1/namespaces`, { method: 'POST', headers: { ...auth, 'content-type': 'application/yaml' }, body: 'metadata:\n  name: from-yaml\n' });
   assert.equal(yaml.status, 201);
+  // YAML past the inline limit decodes on a worker thread, a bundle entry of its own (chunks/yaml-worker.mjs).
+  const labels = Array.from({ length: 2000 }, (_, i) => `    k${i}: v${i}`).join('\n');
+  const largeYaml = `apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: large-yaml\n  labels:\n${labels}\nrules: []\n`;
+  const large = await fetch(`${url}/apis/rbac.authorization.k8s.io/v1/clusterroles`, { method: 'POST', headers: { ...auth, 'content-type': 'application/yaml' }, body: largeYaml });
+  assert.equal(large.status, 201, await large.clone().text());
+  assert.equal(Object.keys(((await large.json()) as { metadata: { labels: object } }).metadata.labels).length, 2000);
   // Mail composes with its MIME stack; publisher inspects an unsigned bundle and signs it with its own key (X.509 libraries).
   const raw = Buffer.from('From: admin@fogbank.local\r\nTo: bob@example.com\r\nSubject: first\r\n\r\nhello\r\n').toString('base64url');
   const sent = await fetch(`${url}/gmail/v1/users/me/messages/send`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ raw }) });
@@ -87,7 +94,7 @@ describe('fogbank start as a process', () => {
     try {
       const template = await call(second.url, 'tok', 'GET', 'projects/p/global/instanceTemplates/kept');
       assert.equal(template.status, 200);
-      assert.equal(template.json['properties'].machineType, 'e2-small');
+      assert.equal((template.json['properties'] as { machineType: string }).machineType, 'e2-small');
       const again = await call(second.url, 'tok', 'GET', `projects/p/global/operations/${String(op.json['name'])}`);
       assert.equal(again.status, 200);
       assert.equal(again.json['status'], 'DONE');
@@ -160,8 +167,33 @@ describe('fogbank start as a process', () => {
     assert.equal(help.match(/^Usage: fogbank protoc/gm)?.length, 1);
   });
 
+  it('on SIGTERM while a large YAML body decodes on a worker thread, answers it and exits 0', async () => {
+    const server = await startFogbankProcess(['--port', '0', '--ephemeral', '--admin-token', 'tok', '--log-level', 'warn']);
+    const labels = Array.from({ length: 50_000 }, (_, i) => `    k${i}: v${i}`).join('\n');
+    const body = `apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: big\n  labels:\n${labels}\nrules: []\n`;
+    // Expect: 100-continue: once the server has said Continue, the request is in flight there, and
+    // a closing server answers it rather than dropping it.
+    const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const post = request(`${server.url}/apis/rbac.authorization.k8s.io/v1/clusterroles`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer tok', 'content-type': 'application/yaml', 'content-length': Buffer.byteLength(body), expect: '100-continue' },
+      });
+      post.on('continue', () => post.end(body, () => void server.stop('SIGTERM').catch(reject)));
+      post.on('response', (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+      });
+      post.on('error', reject);
+    });
+    const { status, body: answer } = await answered;
+    // Decoding 1 MiB takes seconds: the server closes first, unless this machine is very fast.
+    if (status !== 201) assert.deepEqual(JSON.parse(answer), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'apiserver is shutting down', reason: 'ServiceUnavailable', code: 503 });
+    assert.equal(await server.exited, 0);
+  });
+
   it('rejects unknown flags with a usage message and exit code 2', async () => {
-    await assert.rejects(startFogbankProcess(['--bogus']), /ended \(2\) before printing[^]*fogbank: unknown flag --bogus/);
+    await assert.rejects(startFogbankProcess(['--bogus']), /ended \(2\) before printing[\s\S]*fogbank: unknown flag --bogus/);
   });
 });
 

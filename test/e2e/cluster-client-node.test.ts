@@ -15,7 +15,7 @@ async function waitFor(check: () => boolean, what: string): Promise<void> {
 function event(name: string, note: string): k8s.EventsV1Event {
   return {
     metadata: { name },
-    eventTime: new Date('2025-01-01T00:00:00Z') as unknown as k8s.V1MicroTime,
+    eventTime: new k8s.V1MicroTime('2025-01-01T00:00:00Z'),
     reportingController: 'example.com/operator',
     reportingInstance: 'operator-0',
     action: 'Sync',

@@ -50,6 +50,7 @@ describe('gcloud compute instance-templates against fogbank (realistic operation
   it('describe shows the server-filled fields', async () => {
     const result = await gcloud.run('compute', 'instance-templates', 'describe', 't1', '--format=yaml');
     assert.equal(result.code, 0, result.stderr);
+    // biome-ignore lint/suspicious/noExplicitAny: the test reads arbitrary nested fields of gcloud's YAML output
     const template = parseYaml(result.stdout) as Record<string, any>;
     assert.equal(template['kind'], 'compute#instanceTemplate');
     assert.match(template['id'], /^\d+$/);

@@ -147,7 +147,8 @@ describe('@google-cloud/compute against fogbank', () => {
       let global: SecurityPoliciesClient;
       const at = scope === 'regional' ? { project: PROJECT, region: REGION } : { project: PROJECT };
       const wait = (operation: unknown) => (scope === 'regional' ? waitRegional : waitGlobal)(operation as StartedOperation);
-      // The two clients have the same methods with the same request shapes, plus `region`.
+      // The two clients have the same methods with the same request shapes, plus `region`; the cast lets one
+      // test body drive both (the generated types share no interface to name instead).
       const client = (): RegionSecurityPoliciesClient => (scope === 'regional' ? regional : (global as unknown as RegionSecurityPoliciesClient));
 
       before(() => {

@@ -27,11 +27,11 @@ describe('gcloud compute security-policies: types, update, export and import', (
     await server.close();
   });
 
-  const describePolicy = async (...where: string[]): Promise<Record<string, any>> => {
+  const describePolicy = async (...where: string[]): Promise<Record<string, unknown>> => {
     const result = await gcloud.run('compute', 'security-policies', 'describe', ...where, '--format=json');
     assert.equal(result.code, 0, result.stderr);
     // gcloud's json format prints a describe result as a one-element list.
-    const [policy] = JSON.parse(result.stdout) as Record<string, any>[];
+    const [policy] = JSON.parse(result.stdout) as Record<string, unknown>[];
     return policy!;
   };
 
@@ -112,7 +112,7 @@ describe('gcloud compute security-policies: types, update, export and import', (
       const file = join(gcloud.configDir, `${name}-edited.yaml`);
       const exported = await gcloud.run('compute', 'security-policies', 'export', name, ...where, `--file-name=${file}`);
       assert.equal(exported.code, 0, exported.stderr);
-      const policy = parseYaml(readFileSync(file, 'utf8')) as { rules: Record<string, any>[] };
+      const policy = parseYaml(readFileSync(file, 'utf8')) as { rules: Record<string, unknown>[] };
       const rule = policy.rules.find((candidate) => candidate['priority'] === 1000)!;
       rule['action'] = 'deny(403)';
       rule['description'] = 'edited';
@@ -122,7 +122,7 @@ describe('gcloud compute security-policies: types, update, export and import', (
       assert.equal(imported.code, 0, imported.stderr);
       const after = await describePolicy(name, ...where);
       assert.deepEqual(
-        (after.rules as Record<string, any>[]).map((r) => [r['priority'], r['action'], r['description']]),
+        (after.rules as Record<string, unknown>[]).map((r) => [r['priority'], r['action'], r['description']]),
         [
           [500, 'allow', 'office'],
           [1000, 'deny(403)', 'edited'],
@@ -132,7 +132,7 @@ describe('gcloud compute security-policies: types, update, export and import', (
       // A bad edit is refused whole and changes nothing.
       const again = join(gcloud.configDir, `${name}-bad.yaml`);
       assert.equal((await gcloud.run('compute', 'security-policies', 'export', name, ...where, `--file-name=${again}`)).code, 0);
-      const bad = parseYaml(readFileSync(again, 'utf8')) as { rules: Record<string, any>[] };
+      const bad = parseYaml(readFileSync(again, 'utf8')) as { rules: Record<string, unknown>[] };
       bad.rules[0]!['match'] = { expr: { expression: "evaluatePreconfiguredExpr('no-such-set')" } };
       writeFileSync(again, stringifyYaml(bad));
       const refused = await gcloud.run('compute', 'security-policies', 'import', name, ...where, `--file-name=${again}`);

@@ -90,11 +90,11 @@ describe('gcloud compute security-policies against fogbank (realistic operations
   it('describe and list show the policy with only its default rule', async () => {
     const described = await gcloud.run('compute', 'security-policies', 'describe', 'pol', '--region=us-central1', '--format=yaml');
     assert.equal(described.code, 0, described.stderr);
-    const policy = parseYaml(described.stdout) as Record<string, any>;
+    const policy = parseYaml(described.stdout) as Record<string, unknown>;
     assert.equal(policy['description'], 'edge rules');
     assert.equal(policy['type'], 'CLOUD_ARMOR');
     // gcloud re-encodes bytes fields in the URL-safe alphabet.
-    assert.match(policy['fingerprint'], /^[A-Za-z0-9+/_-]{11}=$/);
+    assert.match(policy['fingerprint'] as string, /^[A-Za-z0-9+/_-]{11}=$/);
     assert.deepEqual(policy['rules'], [
       {
         action: 'allow',

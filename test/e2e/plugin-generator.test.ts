@@ -40,7 +40,10 @@ function protocGenerate(protoc: string, out: string, files: readonly string[]) {
  */
 function once<T>(make: () => T): () => T {
   let made: { value: T } | undefined;
-  return () => (made ??= { value: make() }).value;
+  return () => {
+    made ??= { value: make() };
+    return made.value;
+  };
 }
 
 /** newestTree is protoc 36.2's output for the corpus, editions and compute.proto. */

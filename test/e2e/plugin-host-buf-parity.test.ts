@@ -83,6 +83,7 @@ const SCENARIOS: readonly BufScenario[] = [
 ];
 
 // buf colours its WARN level when it thinks it has a terminal; the words are what is compared.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the terminal colour codes being removed
 const plain = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, '');
 
 describe('host parity with buf generate 1.75 (--compat=buf)', () => {

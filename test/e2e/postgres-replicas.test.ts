@@ -18,7 +18,7 @@ const TEMPLATES = 'projects/p/global/instanceTemplates';
 
 interface Reply {
   readonly status: number;
-  readonly json: Record<string, any>;
+  readonly json: Record<string, unknown>;
 }
 
 async function call(base: string, method: string, path: string, body?: unknown): Promise<Reply> {
@@ -28,7 +28,7 @@ async function call(base: string, method: string, path: string, body?: unknown):
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
-  return { status: response.status, json: text === '' ? {} : (JSON.parse(text) as Record<string, any>) };
+  return { status: response.status, json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
 }
 
 describe('fogbank replicas on one PostgreSQL', () => {
@@ -70,9 +70,9 @@ describe('fogbank replicas on one PostgreSQL', () => {
     assert.equal(created.code, 0, created.stderr);
     const described = await throughB.run('compute', 'instance-templates', 'describe', 'shared', '--format=yaml');
     assert.equal(described.code, 0, described.stderr);
-    const template = parseYaml(described.stdout) as Record<string, any>;
+    const template = parseYaml(described.stdout) as Record<string, unknown>;
     assert.equal(template['name'], 'shared');
-    assert.equal(template['properties'].machineType, 'e2-small');
+    assert.equal((template['properties'] as { machineType: string }).machineType, 'e2-small');
     // B's change-feed subscriber (behind Operation wait) hears A's commit: the wait ends DONE,
     // long before its 2-minute cap.
     const op = await call(a.url, 'POST', TEMPLATES, { name: 'waited', properties: { machineType: 'e2-small' } });
@@ -126,7 +126,7 @@ describe('fogbank replicas on one PostgreSQL', () => {
         // between, by the Operation (DONE with an error): either way nothing was written.
         if (patched.status === 200 && patched.json['error'] === undefined) i++;
         else {
-          assert.ok(patched.status === 412 || patched.json['error']?.errors?.[0]?.code === 'CONDITION_NOT_MET', JSON.stringify(patched.json));
+          assert.ok(patched.status === 412 || (patched.json['error'] as { errors?: { code: string }[] } | undefined)?.errors?.[0]?.code === 'CONDITION_NOT_MET', JSON.stringify(patched.json));
           retries++;
         }
       }
@@ -201,8 +201,8 @@ describe('fogbank replicas on one PostgreSQL', () => {
     let pageToken: string | undefined;
     do {
       const page = await call(survivor.url, 'GET', `${TEMPLATES}?maxResults=500${pageToken ? `&pageToken=${pageToken}` : ''}`);
-      for (const item of page.json['items'] ?? []) listed.add(String(item.name));
-      pageToken = page.json['nextPageToken'];
+      for (const item of (page.json['items'] ?? []) as { name: string }[]) listed.add(String(item.name));
+      pageToken = page.json['nextPageToken'] as string | undefined;
     } while (pageToken !== undefined);
     const missing = acknowledged.filter((name) => !listed.has(name));
     assert.deepEqual(missing, [], `${missing.length} of ${acknowledged.length} acknowledged writes are missing`);

@@ -39,14 +39,14 @@ function running(proc: FogbankProcess): Set<string> {
   return now;
 }
 
-async function request(base: string, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; json: Record<string, any> }> {
+async function request(base: string, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; json: Record<string, unknown> }> {
   const response = await fetch(`${base}${path}`, {
     method,
     headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'content-type': contentType }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
-  return { status: response.status, json: text === '' ? {} : (JSON.parse(text) as Record<string, any>) };
+  return { status: response.status, json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
 }
 
 const AGGREGATED = {

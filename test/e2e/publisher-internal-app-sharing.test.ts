@@ -73,11 +73,11 @@ async function uploadBundle(file: string, packageName = PACKAGE, requestBody?: o
 }
 
 /** rejection runs a client call expected to fail and returns its status and Google error body. */
-async function rejection(call: () => Promise<unknown>): Promise<{ status: number; error: Record<string, any>; message: string }> {
+async function rejection(call: () => Promise<unknown>): Promise<{ status: number; error: Record<string, unknown>; message: string }> {
   try {
     await call();
   } catch (error) {
-    const failure = error as { status?: number; message: string; response?: { status: number; data: { error: Record<string, any> } } };
+    const failure = error as { status?: number; message: string; response?: { status: number; data: { error: Record<string, unknown> } } };
     return { status: failure.response!.status, error: failure.response!.data.error, message: failure.message };
   }
   assert.fail('the call succeeded');
@@ -182,13 +182,19 @@ describe('uploadapk', () => {
   });
 });
 
+/** CurlAnswer is an upload's JSON answer: the artifact, or a Google error. */
+interface CurlAnswer {
+  readonly sha256?: string;
+  readonly error?: { readonly status: string; readonly message: string };
+}
+
 describe('stored (uncompressed) entries, as zip, Python\'s zipfile and build tools write them', () => {
   /** curlUpload posts `file` with curl (uploadType=media) and returns the status and parsed body; curl gives up after 60 s, so a hang fails the test. */
-  async function curlUpload(file: string, kind: 'bundle' | 'apk'): Promise<{ status: number; body: any }> {
+  async function curlUpload(file: string, kind: 'bundle' | 'apk'): Promise<{ status: number; body: CurlAnswer }> {
     const url = `${srv.url}/upload/androidpublisher/v3/applications/internalappsharing/${PACKAGE}/artifacts/${kind}?uploadType=media`;
     const { stdout } = await promisify(execFile)('curl', ['-sS', '--max-time', '60', '-X', 'POST', '-H', `Authorization: Bearer ${TOKEN}`, '-H', 'Content-Type: application/octet-stream', '--data-binary', `@${file}`, '-w', '\n%{http_code}', url]);
     const cut = stdout.lastIndexOf('\n');
-    return { status: Number(stdout.slice(cut + 1)), body: JSON.parse(stdout.slice(0, cut)) };
+    return { status: Number(stdout.slice(cut + 1)), body: JSON.parse(stdout.slice(0, cut)) as CurlAnswer };
   }
 
   test('a stored jar-signed bundle through the googleapis client (media and multipart) gets its artifact', async () => {
@@ -239,8 +245,8 @@ describe('stored (uncompressed) entries, as zip, Python\'s zipfile and build too
       writeFileSync(file, bytes);
       const reply = await curlUpload(file, 'bundle');
       assert.equal(reply.status, 400);
-      assert.equal(reply.body.error.status, 'INVALID_ARGUMENT');
-      assert.match(reply.body.error.message, message);
+      assert.equal(reply.body.error?.status, 'INVALID_ARGUMENT');
+      assert.match(reply.body.error?.message ?? '', message);
     }
     assert.deepEqual(readdirSync(join(work, 'data', 'publisher', 'spool')), []);
   });

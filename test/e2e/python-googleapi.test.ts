@@ -46,11 +46,11 @@ after(async () => {
 });
 
 /** python runs one scenario of the script against fogbank and returns what it printed. */
-function python(scenario: string, token: string, ...args: string[]): Promise<Record<string, any>> {
+function python(scenario: string, token: string, ...args: string[]): Promise<Record<string, unknown>> {
   const env = {
     PATH: process.env['PATH'] ?? '/usr/bin:/bin',
     HOME: work,
-    // Nothing answers on port 9: any request not to loopback fails at once instead of leaving the machine.
+    // Nothing answers on port 9: unknown request not to loopback fails at once instead of leaving the machine.
     http_proxy: 'http://127.0.0.1:9',
     https_proxy: 'http://127.0.0.1:9',
     HTTP_PROXY: 'http://127.0.0.1:9',
@@ -62,7 +62,7 @@ function python(scenario: string, token: string, ...args: string[]): Promise<Rec
     execFile(PYTHON!, [SCRIPT, server.url, scenario, token, ...args], { env, timeout: 150_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => {
       // The message carries the script's stderr (its traceback).
       if (error !== null) reject(new Error(`${scenario} failed: ${error.message}`));
-      else resolve(JSON.parse(stdout) as Record<string, any>);
+      else resolve(JSON.parse(stdout) as Record<string, unknown>);
     });
   });
 }

@@ -110,7 +110,7 @@ export function withBadList(body: Json, random: Random): string {
   const walk = (value: Json, path: (string | number)[]): void => {
     if (Array.isArray(value)) {
       paths.push(path);
-      value.forEach((item, index) => walk(item, [...path, index]));
+      for (const [index, item] of value.entries()) walk(item, [...path, index]);
     } else if (value !== null && typeof value === 'object') {
       for (const [key, member] of Object.entries(value)) walk(member, [...path, key]);
     }

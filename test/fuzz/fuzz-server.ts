@@ -32,7 +32,9 @@ export class FuzzServer {
   async start(): Promise<void> {
     const child = fork(CHILD, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
     let stderr = '';
-    child.stderr!.on('data', (chunk: Buffer) => void (stderr = (stderr + chunk.toString()).slice(-4000)));
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-4000);
+    });
     this.child = child;
     this.generation++;
     await new Promise<void>((resolve, reject) => {

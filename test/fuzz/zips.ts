@@ -28,6 +28,28 @@ function entry(name: string, data: Buffer, method: number): Entry {
   return { name, data, method, payload, crc: crc32(data), size: data.length };
 }
 
+/** writeChecks writes an entry's CRC, stored size and uncompressed size at `at` (local header, central header and data descriptor all carry them so). */
+function writeChecks(header: Buffer, at: number, e: Entry): void {
+  header.writeUInt32LE(e.crc >>> 0, at);
+  header.writeUInt32LE(e.payload.length, at + 4);
+  header.writeUInt32LE(e.size, at + 8);
+}
+
+/**
+ * writeEntryFields writes the run of fields the local header (from byte 4) and the central
+ * directory header (from byte 6) share: version needed, flags, method, DOS time and date, the
+ * checks (left zero in a local header whose entry has a data descriptor) and the name's length.
+ */
+function writeEntryFields(header: Buffer, at: number, e: Entry, name: Buffer, checks: boolean): void {
+  header.writeUInt16LE(20, at);
+  header.writeUInt16LE(e.descriptor === true ? 0x0008 : 0, at + 2);
+  header.writeUInt16LE(e.method, at + 4);
+  header.writeUInt16LE(0x6000, at + 6);
+  header.writeUInt16LE(0x5a21, at + 8);
+  if (checks) writeChecks(header, at + 10, e);
+  header.writeUInt16LE(name.length, at + 22);
+}
+
 /** zipOf writes entries as a ZIP archive: local headers and data, central directory, end record. */
 function zipOf(entries: readonly Entry[]): Buffer {
   const locals: Buffer[] = [];
@@ -37,38 +59,18 @@ function zipOf(entries: readonly Entry[]): Buffer {
     const name = Buffer.from(e.name);
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(e.descriptor === true ? 0x0008 : 0, 6);
-    local.writeUInt16LE(e.method, 8);
-    local.writeUInt16LE(0x6000, 10);
-    local.writeUInt16LE(0x5a21, 12);
-    if (e.descriptor !== true) {
-      local.writeUInt32LE(e.crc >>> 0, 14);
-      local.writeUInt32LE(e.payload.length, 18);
-      local.writeUInt32LE(e.size, 22);
-    }
-    local.writeUInt16LE(name.length, 26);
+    writeEntryFields(local, 4, e, name, e.descriptor !== true);
     const parts = [local, name, e.payload];
     if (e.descriptor === true) {
       const descriptor = Buffer.alloc(16);
       descriptor.writeUInt32LE(0x08074b50, 0);
-      descriptor.writeUInt32LE(e.crc >>> 0, 4);
-      descriptor.writeUInt32LE(e.payload.length, 8);
-      descriptor.writeUInt32LE(e.size, 12);
+      writeChecks(descriptor, 4, e);
       parts.push(descriptor);
     }
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(e.descriptor === true ? 0x0008 : 0, 8);
-    central.writeUInt16LE(e.method, 10);
-    central.writeUInt16LE(0x6000, 12);
-    central.writeUInt16LE(0x5a21, 14);
-    central.writeUInt32LE(e.crc >>> 0, 16);
-    central.writeUInt32LE(e.payload.length, 20);
-    central.writeUInt32LE(e.size, 24);
-    central.writeUInt16LE(name.length, 28);
+    writeEntryFields(central, 6, e, name, true);
     central.writeUInt32LE(offset, 42);
     centrals.push(central, name);
     const bytes = Buffer.concat(parts);

@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.ts';
+import { GoogleEnvelopeError } from '../google-error-envelope.ts';
 
 /**
  * UploadError is a failure of the upload protocols themselves (wrong uploadType, a broken
@@ -6,18 +6,8 @@ import { ApiError } from '../errors.ts';
  * Google envelope's pieces — HTTP status, `errors[].reason` and the canonical `status` word — and
  * is rendered by the owning family's one serializer, like the family's own errors.
  */
-export class UploadError extends ApiError {
+export class UploadError extends GoogleEnvelopeError {
   override readonly name = 'UploadError';
-  constructor(
-    readonly httpStatus: number,
-    /** The lowerCamel `errors[].reason` (`badRequest`, `badContent`, `notFound`, …). */
-    readonly reason: string,
-    /** The canonical status word (`INVALID_ARGUMENT`, `NOT_FOUND`, …). */
-    readonly status: string,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /** wrongUrlForUpload is Google's answer to media sent to a metadata address, or to an upload address without `uploadType`. */

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import type { Readable, Transform, Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { Splitter, type MimeNode } from '@zone-eu/mailsplit';
 import { badMultipart, unsupportedMediaType } from './errors.ts';
 import { acceptsMediaType, parseContentType, type MediaLimits } from './media-type.ts';
@@ -32,7 +32,7 @@ export async function readMultipartRelated(source: Readable, contentTypeHeader: 
   const splitter = new Splitter({ ignoreEmbedded: true });
   splitter.write(Buffer.from(`Content-Type: multipart/related; boundary="${boundary.replace(/["\\]/g, '\\$&')}"\r\n\r\n`));
   const closing = watchForDelimiter(source, `--${boundary}--`);
-  feed(source, splitter as unknown as Transform);
+  feed(source, splitter);
 
   let parts = 0;
   let metadataText = '';
@@ -81,7 +81,7 @@ export async function readMultipartRelated(source: Readable, contentTypeHeader: 
     return { metadata: parseMetadata(metadataText), mediaType, media };
   } catch (error) {
     decoder?.destroy();
-    source.unpipe(splitter as unknown as Transform);
+    source.unpipe(splitter);
     splitter.destroy();
     // Settled before the error goes up, so the caller, which owns `mediaPath`, removes a finished file.
     await spooling?.catch(() => undefined);

@@ -63,8 +63,9 @@ export async function hashFile(path: string): Promise<{ size: number; sha256: st
  * feed pipes `source` into `sink` without tying their lives together: when the sink fails (too
  * many bytes) the request is left alone so the 413 can still be answered on its socket, and when
  * the request dies (the client went away) the sink fails with it instead of waiting forever.
+ * The sink is any writable stream that can be destroyed (a Transform, mailsplit's Splitter).
  */
-export function feed<T extends Transform>(source: Readable, sink: T): T {
+export function feed<T extends NodeJS.WritableStream & { destroy(error?: Error): unknown }>(source: Readable, sink: T): T {
   let ended = false;
   const fail = (error: Error): void => {
     if (!ended) sink.destroy(error);

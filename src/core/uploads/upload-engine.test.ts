@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, describe, test } from 'node:test';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
 import { ManualClock } from '../../lib/clock.ts';
 import { seededIds } from '../../lib/ids.ts';
 import { MemoryStore } from '../../store/memory-store.ts';
@@ -224,7 +224,7 @@ describe('the processing deadline', () => {
     test(`a method that never answers (${protocol}): 503 backendError once the deadline passes, its signal aborted, no spool file left`, async () => {
       const signals: AbortSignal[] = [];
       const app = await serve(store, new ManualClock(), stalling(signals), undefined, 50);
-      let response;
+      let response: LightMyRequestResponse;
       if (protocol === 'media') {
         response = await app.inject({ method: 'POST', url: '/upload/things?uploadType=media', headers: { 'content-type': 'message/rfc822' }, payload: 'Subject: x\r\n\r\n' });
       } else if (protocol === 'multipart') {

@@ -46,13 +46,22 @@ export class OutputContext {
     const existing = this.files.get(name);
     if (existing === undefined) this.files.set(name, Buffer.alloc(0));
     if (stream.insertionPoint === '') {
-      if (existing !== undefined) return this.fail(`${name}: Tried to write the same file twice.\n`);
+      if (existing !== undefined) {
+        this.fail(`${name}: Tried to write the same file twice.\n`);
+        return;
+      }
       this.files.set(name, content);
       return;
     }
-    if (existing === undefined) return this.fail(`${name}: Tried to insert into file that doesn't exist.\n`);
+    if (existing === undefined) {
+      this.fail(`${name}: Tried to insert into file that doesn't exist.\n`);
+      return;
+    }
     const result = protocInsert(existing, stream.insertionPoint, content);
-    if (result === undefined) return this.fail(`${name}: insertion point "${stream.insertionPoint}" not found.\n`);
+    if (result === undefined) {
+      this.fail(`${name}: insertion point "${stream.insertionPoint}" not found.\n`);
+      return;
+    }
     this.files.set(name, result.file);
     const inserted = result.file.length - existing.length;
     const metaName = `${name}.pb.meta`;
@@ -67,18 +76,23 @@ export class OutputContext {
     if (stream.insertionPoint === '') {
       if (existing !== undefined) {
         // Duplicates inside one response were dropped by the caller, so this is another plugin.
-        return this.fail(
+        this.fail(
           `Failure: file "${this.location}${name}" was generated multiple times: once by plugin "${this.writers.get(name) ?? ''}" and again by plugin "${stream.generator}"\n`,
         );
+        return;
       }
       this.files.set(name, content);
       this.writers.set(name, stream.generator);
       return;
     }
-    if (existing === undefined) return this.fail(`Failure: plugin ${stream.generator}: read ${name}: file does not exist\n`);
+    if (existing === undefined) {
+      this.fail(`Failure: plugin ${stream.generator}: read ${name}: file does not exist\n`);
+      return;
+    }
     const result = bufInsert(existing, stream.insertionPoint, content);
     if (result === undefined) {
-      return this.fail(`Failure: plugin ${stream.generator}: could not find insertion point "${stream.insertionPoint}" in "${name}"\n`);
+      this.fail(`Failure: plugin ${stream.generator}: could not find insertion point "${stream.insertionPoint}" in "${name}"\n`);
+      return;
     }
     this.files.set(name, result);
   }

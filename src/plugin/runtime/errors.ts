@@ -34,6 +34,7 @@ export class PluginProtocolError extends Error {
  */
 export function invalidDescriptor(reason: unknown): PluginProtocolError {
   const text = reason instanceof Error ? reason.message : String(reason);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is escaped to keep the reason one printable line
   const line = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return new PluginProtocolError(`protoc sent an invalid descriptor to plugin: ${line}`);
 }

@@ -7,6 +7,7 @@
 import type { Vocabulary } from '../../core/identifiers.ts';
 import { apiGroupVocabulary, DEFAULT_API_DOMAIN } from './identifiers.ts';
 import type { ServiceDefinition } from '../../core/service.ts';
+import type { YamlBodyOptions } from '../../core/yaml-body.ts';
 import { clusterErrorBodyProblem, renderClusterError } from './apimachinery/error-serializer.ts';
 import { indentLikeGo, wantsPretty } from './apimachinery/send-serialized.ts';
 import type { WatchSettings } from './apimachinery/watch.ts';
@@ -30,6 +31,8 @@ export interface ClusterOptions {
   readonly watch?: Partial<WatchSettings>;
   /** Whether the default RBAC policy is reconciled at start (default true, as on a real cluster). */
   readonly bootstrapPolicy?: boolean;
+  /** How YAML bodies are decoded off the event loop (core/yaml-body.ts); tests shrink the deadline. */
+  readonly yamlBodies?: YamlBodyOptions;
 }
 
 /** createClusterService builds the family with its options. */

@@ -163,9 +163,9 @@ export class OpenApiDocuments {
     let schemas = {};
     for (const view of views) {
       const group = view.group === '' ? '' : this.groups.spell(view.group, this.spelling);
-      const gvk = { group, kind: view.kind, version: view.version } as unknown as { group: string; version: string; kind: string };
+      const gvk = { group, kind: view.kind, version: view.version };
       gvks[view.schemaName] = gvk;
-      gvks[view.listSchemaName] = { group, kind: view.listKind, version: view.version } as unknown as { group: string; version: string; kind: string };
+      gvks[view.listSchemaName] = { group, kind: view.listKind, version: view.version };
       schemas = { ...schemas, ...view.schemas };
       const base = group === '' ? `/api/${view.version}` : `/apis/${group}/${view.version}`;
       const tag = `${group === '' ? 'core' : group.split('.')[0]}_${view.version}`;

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Vocabulary } from '../../core/identifiers.ts';
 import { loadOnFirstUse } from '../../core/lazy.ts';
-import { loadYamlBodyParser, YamlAliasingError, YamlTooDeepError } from '../../core/yaml-body.ts';
+import { yamlBodies, YamlAliasingError, YamlBusyError, YamlDecodeLimitError, YamlDecoderFailure, YamlTooDeepError, type YamlBodies } from '../../core/yaml-body.ts';
 import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
 import { YamlBodyError } from './apimachinery/error-serializer.ts';
 import { sendSerialized } from './apimachinery/send-serialized.ts';
@@ -42,7 +42,8 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
   });
   rbac.install(app, domain);
   registerSelfSubjectReview(app, context.clock, [AUTHENTICATION_GROUP, `authentication.${domain}`]);
-  useYamlBodies(app);
+  const yaml = yamlBodies(options.yamlBodies);
+  useYamlBodies(app, yaml);
   // The working parts load on the first request (start-up time and idle memory); every route
   // awaits them, so the first request already sees the initial namespaces and default policy.
   const runtime = loadOnFirstUse<ClusterRuntime>(async () =>
@@ -135,10 +136,15 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
   });
   return {
     close: async () => {
+      await yaml.close();
       await (await runtime.loaded()?.catch(() => undefined))?.close();
     },
     warmUp: async () => {
       await runtime();
+    },
+    stateReplaced: async () => {
+      // Not started yet: its start will seed.
+      await (await runtime.loaded()?.catch(() => undefined))?.reseed();
     },
   };
 }
@@ -159,9 +165,10 @@ function splitPath(path: string | undefined): string[] {
 /**
  * useYamlBodies accepts YAML and Kubernetes protobuf request bodies (their decoders load on first
  * use). A protobuf body that does not decode (a kind not served here) is kept as an UndecodedBody
- * for the route's handler, so an unknown route is still a 404.
+ * for the route's handler, so an unknown route is still a 404. Large YAML bodies decode on worker
+ * threads (core/yaml-body.ts), so the parser answers asynchronously.
  */
-function useYamlBodies(app: FastifyInstance): void {
+function useYamlBodies(app: FastifyInstance, yaml: YamlBodies): void {
   app.addContentTypeParser(/^application\/vnd\.kubernetes\.protobuf(;.*)?$/i, { parseAs: 'buffer' }, (_request, body, done) => {
     import('./apimachinery/protobuf-body.ts').then(
       ({ decodeProtobufBody }) => {
@@ -176,16 +183,23 @@ function useYamlBodies(app: FastifyInstance): void {
   });
   app.addContentTypeParser(/^application\/(yaml|apply-patch\+yaml)(;.*)?$/i, { parseAs: 'string' }, (_request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
-    loadYamlBodyParser().then(
-      (parse) => {
-        try {
-          done(null, text.trim() === '' ? undefined : parse(text));
-        } catch (error) {
-          // Depth and aliasing refusals keep their type; the family words them (error-serializer.ts).
-          done(error instanceof YamlTooDeepError || error instanceof YamlAliasingError ? error : new YamlBodyError((error as Error).message), undefined);
-        }
-      },
-      (error: unknown) => done(error as Error, undefined),
+    if (text.trim() === '') return done(null, undefined);
+    yaml.parse(text).then(
+      (value) => done(null, value),
+      // Core's typed refusals keep their type (the family words them: error-serializer.ts); the
+      // library's own errors are the body's syntax.
+      (error: unknown) => done(keepsItsType(error) ? error : new YamlBodyError((error as Error).message), undefined),
     );
   });
+}
+
+/** keepsItsType tells core's typed YAML errors from the library's syntax errors. */
+function keepsItsType(error: unknown): error is Error {
+  return (
+    error instanceof YamlTooDeepError ||
+    error instanceof YamlAliasingError ||
+    error instanceof YamlDecodeLimitError ||
+    error instanceof YamlBusyError ||
+    error instanceof YamlDecoderFailure
+  );
 }

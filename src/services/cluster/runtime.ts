@@ -8,7 +8,7 @@ import type { Spelling, Vocabulary } from '../../core/identifiers.ts';
 import type { ServiceContext } from '../../core/service.ts';
 import type { Transaction } from '../../store/index.ts';
 import type { KubeObject } from './apimachinery/object-meta.ts';
-import { GenericRegistry, type RegistryHooks } from './apimachinery/registry.ts';
+import { GenericRegistry, type RegistryHooks, type RequestScope } from './apimachinery/registry.ts';
 import { resolveTarget, serveResource, ViewIndex, type HandlerContext } from './apimachinery/resource-handlers.ts';
 import type { AnyView } from './apimachinery/strategy.ts';
 import { ActiveWatches, DEFAULT_WATCH_SETTINGS, type WatchSettings } from './apimachinery/watch.ts';
@@ -25,7 +25,7 @@ import { coreEventsView, EVENT_STORE_KIND, eventsV1View } from './resources/even
 import { INITIAL_NAMESPACES, NAMESPACE_STORE_KIND, namespacesView, PROTECTED_NAMESPACES } from './resources/namespaces.ts';
 
 /** CLUSTER_VIEWS are every resource view served, in discovery order. */
-export const CLUSTER_VIEWS: readonly AnyView[] = [namespacesView, coreEventsView, clusterRolesView, clusterRoleBindingsView, eventsV1View] as unknown as readonly AnyView[];
+export const CLUSTER_VIEWS: readonly AnyView[] = [namespacesView, coreEventsView, clusterRolesView, clusterRoleBindingsView, eventsV1View];
 
 /** registryHooks are the cross-resource rules: namespaces must exist, some may not go, and take their events with them. */
 function registryHooks(): RegistryHooks {
@@ -47,6 +47,8 @@ export interface ClusterRuntime {
   readonly serveResource: typeof serveResource;
   readonly discovery: Discovery;
   readonly openapi: OpenApiDocuments;
+  /** reseed creates again, after the store's state was replaced, the namespaces and default policy a cluster starts with. */
+  reseed(): Promise<void>;
   /** close ends every watch, stops event expiry and the aggregation controller (handing them to another replica). */
   close(): Promise<void>;
 }
@@ -86,6 +88,10 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     serveResource,
     discovery: new Discovery([...CLUSTER_VIEWS.map(discoveryResourceOf), SELF_SUBJECT_REVIEW_RESOURCE, ...ACCESS_REVIEW_RESOURCES], options.groups, options.spelling),
     openapi: new OpenApiDocuments(CLUSTER_VIEWS, options.groups, options.spelling, [{ ...SELF_SUBJECT_REVIEW_RESOURCE, schemaName: SELF_SUBJECT_REVIEW_SCHEMA_NAME, schemas: AUTHENTICATION_V1_SCHEMAS }]),
+    async reseed() {
+      await seedNamespaces(registry);
+      if (options.bootstrapPolicy) await options.rbac.reconcile(registry);
+    },
     async close() {
       await expiry.stop();
       await options.rbac.stop();
@@ -96,7 +102,7 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
 
 /** seedNamespaces creates the namespaces every cluster starts with (once; they persist with the store). */
 async function seedNamespaces(registry: GenericRegistry): Promise<void> {
-  const scope = { view: namespacesView as unknown as AnyView, group: '', namespace: undefined };
+  const scope: RequestScope = { view: namespacesView, group: '', namespace: undefined };
   for (const name of INITIAL_NAMESPACES) {
     if ((await registry.store.get(NAMESPACE_STORE_KIND, name)) !== undefined) continue;
     try {

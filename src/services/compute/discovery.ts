@@ -6,6 +6,7 @@
  */
 
 import type { DiscoveryApi, DiscoveryMethod } from '../../core/discovery.ts';
+import { type DiscoveryParameters, discoveryMethod, type MethodSpec, QUERY_BOOLEAN, QUERY_STRING } from '../../core/discovery-method.ts';
 import { computeSchemas } from './discovery-schemas.ts';
 
 const PLATFORM = 'https://www.googleapis.com/auth/cloud-platform';
@@ -15,756 +16,128 @@ const COMPUTE_READONLY = 'https://www.googleapis.com/auth/compute.readonly';
 const READ = [PLATFORM, COMPUTE, COMPUTE_READONLY];
 const WRITE = [PLATFORM, COMPUTE];
 
+/** LIST_PARAMETERS are the query parameters of every compute list method. */
+const LIST_PARAMETERS: DiscoveryParameters = {
+  filter: QUERY_STRING,
+  maxResults: { type: 'integer', location: 'query', format: 'uint32', default: '500' },
+  orderBy: QUERY_STRING,
+  pageToken: QUERY_STRING,
+  returnPartialSuccess: QUERY_BOOLEAN,
+};
+/** AGGREGATED_LIST_PARAMETERS are the query parameters of every compute aggregatedList method. */
+const AGGREGATED_LIST_PARAMETERS: DiscoveryParameters = {
+  ...LIST_PARAMETERS,
+  includeAllScopes: QUERY_BOOLEAN,
+  serviceProjectNumber: { type: 'string', location: 'query', format: 'int64' },
+};
+const REQUEST_ID: DiscoveryParameters = { requestId: QUERY_STRING };
+const VALIDATE_ONLY: DiscoveryParameters = { validateOnly: QUERY_BOOLEAN };
+const UPDATE_MASK: DiscoveryParameters = { updateMask: QUERY_STRING };
+const PRIORITY: DiscoveryParameters = { priority: { type: 'integer', location: 'query', format: 'int32' } };
+
+/** The paths below which compute's global, regional and zonal collections and its aggregated lists live. */
+const GLOBAL = 'projects/{project}/global';
+const REGION = 'projects/{project}/regions/{region}';
+const ZONE = 'projects/{project}/zones/{zone}';
+
+/** Collection is one compute collection in one scope (`compute.regionInstanceTemplates` at `…/regions/{region}/instanceTemplates`), its methods declared by what differs. */
+interface Collection {
+  readonly get: (response: string) => DiscoveryMethod;
+  readonly list: (response: string) => DiscoveryMethod;
+  /** A method on the collection (`insert`, or a GET of the collection's own such as listPreconfiguredExpressionSets). */
+  readonly onCollection: (name: string, httpMethod: DiscoveryMethod['httpMethod'], spec: MethodSpec, suffix?: string) => DiscoveryMethod;
+  /** A method on one member: the member itself (`delete`, `patch`) or, given a suffix, a custom verb (`…/{securityPolicy}/addRule`). */
+  readonly onMember: (name: string, httpMethod: DiscoveryMethod['httpMethod'], spec: MethodSpec, suffix?: string, member?: string) => DiscoveryMethod;
+}
+
+/** collection describes `compute.<resource>` at `<scope>/<plural>`, one member of it named by the path parameter `member`. */
+function collection(resource: string, scope: string, plural: string, member: string): Collection {
+  const path = `${scope}/${plural}`;
+  const id = (name: string): string => `compute.${resource}.${name}`;
+  const at = (base: string, suffix: string | undefined): string => (suffix === undefined ? base : `${base}/${suffix}`);
+  return {
+    get: (response) => discoveryMethod(id('get'), 'GET', `${path}/{${member}}`, { response, scopes: READ }),
+    list: (response) => discoveryMethod(id('list'), 'GET', path, { parameters: LIST_PARAMETERS, response, scopes: READ }),
+    onCollection: (name, httpMethod, spec, suffix) => discoveryMethod(id(name), httpMethod, at(path, suffix), spec),
+    onMember: (name, httpMethod, spec, suffix, named = member) => discoveryMethod(id(name), httpMethod, at(`${path}/{${named}}`, suffix), spec),
+  };
+}
+
+/** aggregatedList is `compute.<resource>.aggregatedList`, the collection's members across every scope. */
+function aggregatedList(resource: string, plural: string, response: string): DiscoveryMethod {
+  return discoveryMethod(`compute.${resource}.aggregatedList`, 'GET', `projects/{project}/aggregated/${plural}`, { parameters: AGGREGATED_LIST_PARAMETERS, response, scopes: READ });
+}
+
+/** operations are the Operation methods of one scope (global, regional or zonal). */
+function operations(resource: string, scope: string): DiscoveryMethod[] {
+  const ops = collection(resource, scope, 'operations', 'operation');
+  return [ops.get('Operation'), ops.onMember('wait', 'POST', { response: 'Operation', scopes: READ }, 'wait'), ops.onMember('delete', 'DELETE', { scopes: WRITE }), ops.list('OperationList')];
+}
+
+/** instanceTemplates are the instance template methods both scopes have. */
+function instanceTemplates(resource: string, scope: string): DiscoveryMethod[] {
+  const templates = collection(resource, scope, 'instanceTemplates', 'instanceTemplate');
+  return [
+    templates.onCollection('insert', 'POST', { parameters: REQUEST_ID, request: 'InstanceTemplate', response: 'Operation', scopes: WRITE }),
+    templates.get('InstanceTemplate'),
+    templates.onMember('delete', 'DELETE', { parameters: REQUEST_ID, response: 'Operation', scopes: WRITE }),
+    templates.list('InstanceTemplateList'),
+  ];
+}
+
+/**
+ * securityPolicyMembers are the methods on one security policy both scopes have. The regional
+ * ones' rule methods have always listed their path parameters first (`pathParametersFirst`), and
+ * only the regional setLabels takes a requestId, as in Google's documents.
+ */
+function securityPolicyMembers(policies: Collection, regional: boolean): DiscoveryMethod[] {
+  const rule = { pathParametersFirst: regional };
+  return [
+    policies.get('SecurityPolicy'),
+    policies.onMember('patch', 'PATCH', { parameters: { ...REQUEST_ID, ...UPDATE_MASK }, request: 'SecurityPolicy', response: 'Operation', scopes: WRITE }),
+    policies.onMember('delete', 'DELETE', { parameters: REQUEST_ID, response: 'Operation', scopes: WRITE }),
+    policies.onMember('getRule', 'GET', { ...rule, parameters: PRIORITY, response: 'SecurityPolicyRule', scopes: READ }, 'getRule'),
+    policies.onMember('addRule', 'POST', { ...rule, parameters: VALIDATE_ONLY, request: 'SecurityPolicyRule', response: 'Operation', scopes: WRITE }, 'addRule'),
+    policies.onMember('patchRule', 'POST', { ...rule, parameters: { ...PRIORITY, ...UPDATE_MASK, ...VALIDATE_ONLY }, request: 'SecurityPolicyRule', response: 'Operation', scopes: WRITE }, 'patchRule'),
+    policies.onMember('removeRule', 'POST', { ...rule, parameters: PRIORITY, response: 'Operation', scopes: WRITE }, 'removeRule'),
+    regional
+      ? policies.onMember('setLabels', 'POST', { ...rule, parameters: REQUEST_ID, request: 'RegionSetLabelsRequest', response: 'Operation', scopes: WRITE }, 'setLabels', 'resource')
+      : policies.onMember('setLabels', 'POST', { request: 'GlobalSetLabelsRequest', response: 'Operation', scopes: WRITE }, 'setLabels', 'resource'),
+  ];
+}
+
+const images = collection('images', GLOBAL, 'images', 'image');
+const networks = collection('networks', GLOBAL, 'networks', 'network');
+const subnetworks = collection('subnetworks', REGION, 'subnetworks', 'subnetwork');
+const securityPolicies = collection('securityPolicies', GLOBAL, 'securityPolicies', 'securityPolicy');
+const regionSecurityPolicies = collection('regionSecurityPolicies', REGION, 'securityPolicies', 'securityPolicy');
+const insertSecurityPolicy: MethodSpec = { parameters: { ...REQUEST_ID, ...VALIDATE_ONLY }, request: 'SecurityPolicy', response: 'Operation', scopes: WRITE };
+
 /** COMPUTE_METHODS are the methods the compute family serves, in the order its routes register them. */
 export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
-  {
-    id: 'compute.globalOperations.get',
-    httpMethod: 'GET',
-    path: 'projects/{project}/global/operations/{operation}',
-    parameters: {
-      operation: { type: 'string', location: 'path', required: true },
-      project: { type: 'string', location: 'path', required: true },
-    },
-    parameterOrder: ['project', 'operation'],
-    response: 'Operation',
-    scopes: READ,
-  },
-  {
-    id: 'compute.globalOperations.wait',
-    httpMethod: 'POST',
-    path: 'projects/{project}/global/operations/{operation}/wait',
-    parameters: {
-      operation: { type: 'string', location: 'path', required: true },
-      project: { type: 'string', location: 'path', required: true },
-    },
-    parameterOrder: ['project', 'operation'],
-    response: 'Operation',
-    scopes: READ,
-  },
-  {
-    id: 'compute.globalOperations.delete',
-    httpMethod: 'DELETE',
-    path: 'projects/{project}/global/operations/{operation}',
-    parameters: {
-      operation: { type: 'string', location: 'path', required: true },
-      project: { type: 'string', location: 'path', required: true },
-    },
-    parameterOrder: ['project', 'operation'],
-    scopes: WRITE,
-  },
-  {
-    id: 'compute.globalOperations.list',
-    httpMethod: 'GET',
-    path: 'projects/{project}/global/operations',
-    parameters: {
-      filter: { type: 'string', location: 'query' },
-      maxResults: { type: 'integer', location: 'query', format: 'uint32', default: '500' },
-      orderBy: { type: 'string', location: 'query' },
-      pageToken: { type: 'string', location: 'query' },
-      project: { type: 'string', location: 'path', required: true },
-      returnPartialSuccess: { type: 'boolean', location: 'query' },
-    },
-    parameterOrder: ['project'],
-    response: 'OperationList',
-    scopes: READ,
-  },
-  {
-    id: 'compute.globalOperations.aggregatedList',
-    httpMethod: 'GET',
-    path: 'projects/{project}/aggregated/operations',
-    parameters: {
-      filter: { type: 'string', location: 'query' },
-      includeAllScopes: { type: 'boolean', location: 'query' },
-      maxResults: { type: 'integer', location: 'query', format: 'uint32', default: '500' },
-      orderBy: { type: 'string', location: 'query' },
-      pageToken: { type: 'string', location: 'query' },
-      project: { type: 'string', location: 'path', required: true },
-      returnPartialSuccess: { type: 'boolean', location: 'query' },
-      serviceProjectNumber: { type: 'string', location: 'query', format: 'int64' },
-    },
-    parameterOrder: ['project'],
-    response: 'OperationAggregatedList',
-    scopes: READ,
-  },
-  {
-    id: 'compute.regionOperations.get',
-    httpMethod: 'GET',
-    path: 'projects/{project}/regions/{region}/operations/{operation}',
-    parameters: {
-      operation: { type: 'string', location: 'path', required: true },
-      project: { type: 'string', location: 'path', required: true },
-      region: { type: 'string', location: 'path', required: true },
-    },
-    parameterOrder: ['project', 'region', 'operation'],
-    response: 'Operation',
-    scopes: READ,
-  },
-  {
-    id: 'compute.regionOperations.wait',
-    httpMethod: 'POST',
-    path: 'projects/{project}/regions/{region}/operations/{operation}/wait',
-    parameters: {
-      operation: { type: 'string', location: 'path', required: true },
-      project: { type: 'string', location: 'path', required: true },
-      region: { type: 'string', location: 'path', required: true },
-    },
-    parameterOrder: ['project', 'region', 'operation'],
-    response: 'Operation',
-    scopes: READ,
-  },
-  {
-    id: 'compute.regionOperations.delete',
-    httpMethod: 'DELETE',
-    path: 'projects/{project}/regions/{region}/operations/{operation}',
-    parameters: {
-      operation: { type: 'string', location: 'path', required: true },
-      project: { type: 'string', location: 'path', required: true },
-      region: { type: 'string', location: 'path', required: true },
-    },
-    parameterOrder: ['project', 'region', 'operation'],
-    scopes: WRITE,
-  },
-  {
-    id: 'compute.regionOperations.list',
-    httpMethod: 'GET',
-    path: 'projects/{project}/regions/{region}/operations',
-    parameters: {
-      filter: { type: 'string', location: 'query' },
-      maxResults: { type: 'integer', location: 'query', format: 'uint32', default: '500' },
-      orderBy: { type: 'string', location: 'query' },
-      pageToken: { type: 'string', location: 'query' },
-      project: { type: 'string', location: 'path', required: true },
-      region: { type: 'string', location: 'path', required: true },
-      returnPartialSuccess: { type: 'boolean', location: 'query' },
-    },
-    parameterOrder: ['project', 'region'],
-    response: 'OperationList',
-    scopes: READ,
-  },
-  {
-    id: 'compute.zoneOperations.get',
-    httpMethod: 'GET',
-    path: 'projects/{project}/zones/{zone}/operations/{operation}',
-    parameters: {
-      operation: { type: 'string', location: 'path', required: true },
-      project: { type: 'string', location: 'path', required: true },
-      zone: { type: 'string', location: 'path', required: true },
-    },
-    parameterOrder: ['project', 'zone', 'operation'],
-    response: 'Operation',
-    scopes: READ,
-  },
-  {
-    id: 'compute.zoneOperations.wait',
-    httpMethod: 'POST',
-    path: 'projects/{project}/zones/{zone}/operations/{operation}/wait',
-    parameters: {
-      operation: { type: 'string', location: 'path', required: true },
-      project: { type: 'string', location: 'path', required: true },
-      zone: { type: 'string', location: 'path', required: true },
-    },
-    parameterOrder: ['project', 'zone', 'operation'],
-    response: 'Operation',
-    scopes: READ,
-  },
-  {
-    id: 'compute.zoneOperations.delete',
-    httpMethod: 'DELETE',
-    path: 'projects/{project}/zones/{zone}/operations/{operation}',
-    parameters: {
-      operation: { type: 'string', location: 'path', required: true },
-      project: { type: 'string', location: 'path', required: true },
-      zone: { type: 'string', location: 'path', required: true },
-    },
-    parameterOrder: ['project', 'zone', 'operation'],
-    scopes: WRITE,
-  },
-  {
-    id: 'compute.zoneOperations.list',
-    httpMethod: 'GET',
-    path: 'projects/{project}/zones/{zone}/operations',
-    parameters: {
-      filter: { type: 'string', location: 'query' },
-      maxResults: { type: 'integer', location: 'query', format: 'uint32', default: '500' },
-      orderBy: { type: 'string', location: 'query' },
-      pageToken: { type: 'string', location: 'query' },
-      project: { type: 'string', location: 'path', required: true },
-      returnPartialSuccess: { type: 'boolean', location: 'query' },
-      zone: { type: 'string', location: 'path', required: true },
-    },
-    parameterOrder: ['project', 'zone'],
-    response: 'OperationList',
-    scopes: READ,
-  },
-  {
-    id: 'compute.images.getFromFamily',
-    httpMethod: 'GET',
-    path: 'projects/{project}/global/images/family/{family}',
-    parameters: {
-      family: { type: 'string', location: 'path', required: true },
-      project: { type: 'string', location: 'path', required: true },
-    },
-    parameterOrder: ['project', 'family'],
-    response: 'Image',
-    scopes: READ,
-  },
-  {
-    id: 'compute.images.get',
-    httpMethod: 'GET',
-    path: 'projects/{project}/global/images/{image}',
-    parameters: {
-      image: { type: 'string', location: 'path', required: true },
-      project: { type: 'string', location: 'path', required: true },
-    },
-    parameterOrder: ['project', 'image'],
-    response: 'Image',
-    scopes: READ,
-  },
-  {
-    id: 'compute.images.list',
-    httpMethod: 'GET',
-    path: 'projects/{project}/global/images',
-    parameters: {
-      filter: { type: 'string', location: 'query' },
-      maxResults: { type: 'integer', location: 'query', format: 'uint32', default: '500' },
-      orderBy: { type: 'string', location: 'query' },
-      pageToken: { type: 'string', location: 'query' },
-      project: { type: 'string', location: 'path', required: true },
-      returnPartialSuccess: { type: 'boolean', location: 'query' },
-    },
-    parameterOrder: ['project'],
-    response: 'ImageList',
-    scopes: READ,
-  },
-  {
-    id: 'compute.networks.get',
-    httpMethod: 'GET',
-    path: 'projects/{project}/global/networks/{network}',
-    parameters: {
-      network: { type: 'string', location: 'path', required: true },
-      project: { type: 'string', location: 'path', required: true },
-    },
-    parameterOrder: ['project', 'network'],
-    response: 'Network',
-    scopes: READ,
-  },
-  {
-    id: 'compute.networks.list',
-    httpMethod: 'GET',
-    path: 'projects/{project}/global/networks',
-    parameters: {
-      filter: { type: 'string', location: 'query' },
-      maxResults: { type: 'integer', location: 'query', format: 'uint32', default: '500' },
-      orderBy: { type: 'string', location: 'query' },
-      pageToken: { type: 'string', location: 'query' },
-      project: { type: 'string', location: 'path', required: true },
-      returnPartialSuccess: { type: 'boolean', location: 'query' },
-    },
-    parameterOrder: ['project'],
-    response: 'NetworkList',
-    scopes: READ,
-  },
-  {
-    id: 'compute.subnetworks.get',
-    httpMethod: 'GET',
-    path: 'projects/{project}/regions/{region}/subnetworks/{subnetwork}',
-    parameters: {
-      project: { type: 'string', location: 'path', required: true },
-      region: { type: 'string', location: 'path', required: true },
-      subnetwork: { type: 'string', location: 'path', required: true },
-    },
-    parameterOrder: ['project', 'region', 'subnetwork'],
-    response: 'Subnetwork',
-    scopes: READ,
-  },
-  {
-    id: 'compute.subnetworks.list',
-    httpMethod: 'GET',
-    path: 'projects/{project}/regions/{region}/subnetworks',
-    parameters: {
-      filter: { type: 'string', location: 'query' },
-      maxResults: { type: 'integer', location: 'query', format: 'uint32', default: '500' },
-      orderBy: { type: 'string', location: 'query' },
-      pageToken: { type: 'string', location: 'query' },
-      project: { type: 'string', location: 'path', required: true },
-      region: { type: 'string', location: 'path', required: true },
-      returnPartialSuccess: { type: 'boolean', location: 'query' },
-    },
-    parameterOrder: ['project', 'region'],
-    response: 'SubnetworkList',
-    scopes: READ,
-  },
-  {
-    id: 'compute.subnetworks.aggregatedList',
-    httpMethod: 'GET',
-    path: 'projects/{project}/aggregated/subnetworks',
-    parameters: {
-      filter: { type: 'string', location: 'query' },
-      includeAllScopes: { type: 'boolean', location: 'query' },
-      maxResults: { type: 'integer', location: 'query', format: 'uint32', default: '500' },
-      orderBy: { type: 'string', location: 'query' },
-      pageToken: { type: 'string', location: 'query' },
-      project: { type: 'string', location: 'path', required: true },
-      returnPartialSuccess: { type: 'boolean', location: 'query' },
-      serviceProjectNumber: { type: 'string', location: 'query', format: 'int64' },
-    },
-    parameterOrder: ['project'],
-    response: 'SubnetworkAggregatedList',
-    scopes: READ,
-  },
-  {
-    id: 'compute.instanceTemplates.insert',
-    httpMethod: 'POST',
-    path: 'projects/{project}/global/instanceTemplates',
-    parameters: {
-      project: { type: 'string', location: 'path', required: true },
-      requestId: { type: 'string', location: 'query' },
-    },
-    parameterOrder: ['project'],
-    request: 'InstanceTemplate',
-    response: 'Operation',
-    scopes: WRITE,
-  },
-  {
-    id: 'compute.instanceTemplates.get',
-    httpMethod: 'GET',
-    path: 'projects/{project}/global/instanceTemplates/{instanceTemplate}',
-    parameters: {
-      instanceTemplate: { type: 'string', location: 'path', required: true },
-      project: { type: 'string', location: 'path', required: true },
-    },
-    parameterOrder: ['project', 'instanceTemplate'],
-    response: 'InstanceTemplate',
-    scopes: READ,
-  },
-  {
-    id: 'compute.instanceTemplates.delete',
-    httpMethod: 'DELETE',
-    path: 'projects/{project}/global/instanceTemplates/{instanceTemplate}',
-    parameters: {
-      instanceTemplate: { type: 'string', location: 'path', required: true },
-      project: { type: 'string', location: 'path', required: true },
-      requestId: { type: 'string', location: 'query' },
-    },
-    parameterOrder: ['project', 'instanceTemplate'],
-    response: 'Operation',
-    scopes: WRITE,
-  },
-  {
-    id: 'compute.instanceTemplates.list',
-    httpMethod: 'GET',
-    path: 'projects/{project}/global/instanceTemplates',
-    parameters: {
-      filter: { type: 'string', location: 'query' },
-      maxResults: { type: 'integer', location: 'query', format: 'uint32', default: '500' },
-      orderBy: { type: 'string', location: 'query' },
-      pageToken: { type: 'string', location: 'query' },
-      project: { type: 'string', location: 'path', required: true },
-      returnPartialSuccess: { type: 'boolean', location: 'query' },
-    },
-    parameterOrder: ['project'],
-    response: 'InstanceTemplateList',
-    scopes: READ,
-  },
-  {
-    id: 'compute.instanceTemplates.aggregatedList',
-    httpMethod: 'GET',
-    path: 'projects/{project}/aggregated/instanceTemplates',
-    parameters: {
-      filter: { type: 'string', location: 'query' },
-      includeAllScopes: { type: 'boolean', location: 'query' },
-      maxResults: { type: 'integer', location: 'query', format: 'uint32', default: '500' },
-      orderBy: { type: 'string', location: 'query' },
-      pageToken: { type: 'string', location: 'query' },
-      project: { type: 'string', location: 'path', required: true },
-      returnPartialSuccess: { type: 'boolean', location: 'query' },
-      serviceProjectNumber: { type: 'string', location: 'query', format: 'int64' },
-    },
-    parameterOrder: ['project'],
-    response: 'InstanceTemplateAggregatedList',
-    scopes: READ,
-  },
-  {
-    id: 'compute.regionInstanceTemplates.insert',
-    httpMethod: 'POST',
-    path: 'projects/{project}/regions/{region}/instanceTemplates',
-    parameters: {
-      project: { type: 'string', location: 'path', required: true },
-      region: { type: 'string', location: 'path', required: true },
-      requestId: { type: 'string', location: 'query' },
-    },
-    parameterOrder: ['project', 'region'],
-    request: 'InstanceTemplate',
-    response: 'Operation',
-    scopes: WRITE,
-  },
-  {
-    id: 'compute.regionInstanceTemplates.get',
-    httpMethod: 'GET',
-    path: 'projects/{project}/regions/{region}/instanceTemplates/{instanceTemplate}',
-    parameters: {
-      instanceTemplate: { type: 'string', location: 'path', required: true },
-      project: { type: 'string', location: 'path', required: true },
-      region: { type: 'string', location: 'path', required: true },
-    },
-    parameterOrder: ['project', 'region', 'instanceTemplate'],
-    response: 'InstanceTemplate',
-    scopes: READ,
-  },
-  {
-    id: 'compute.regionInstanceTemplates.delete',
-    httpMethod: 'DELETE',
-    path: 'projects/{project}/regions/{region}/instanceTemplates/{instanceTemplate}',
-    parameters: {
-      instanceTemplate: { type: 'string', location: 'path', required: true },
-      project: { type: 'string', location: 'path', required: true },
-      region: { type: 'string', location: 'path', required: true },
-      requestId: { type: 'string', location: 'query' },
-    },
-    parameterOrder: ['project', 'region', 'instanceTemplate'],
-    response: 'Operation',
-    scopes: WRITE,
-  },
-  {
-    id: 'compute.regionInstanceTemplates.list',
-    httpMethod: 'GET',
-    path: 'projects/{project}/regions/{region}/instanceTemplates',
-    parameters: {
-      filter: { type: 'string', location: 'query' },
-      maxResults: { type: 'integer', location: 'query', format: 'uint32', default: '500' },
-      orderBy: { type: 'string', location: 'query' },
-      pageToken: { type: 'string', location: 'query' },
-      project: { type: 'string', location: 'path', required: true },
-      region: { type: 'string', location: 'path', required: true },
-      returnPartialSuccess: { type: 'boolean', location: 'query' },
-    },
-    parameterOrder: ['project', 'region'],
-    response: 'InstanceTemplateList',
-    scopes: READ,
-  },
-  {
-    id: 'compute.securityPolicies.listPreconfiguredExpressionSets',
-    httpMethod: 'GET',
-    path: 'projects/{project}/global/securityPolicies/listPreconfiguredExpressionSets',
-    parameters: {
-      filter: { type: 'string', location: 'query' },
-      maxResults: { type: 'integer', location: 'query', format: 'uint32', default: '500' },
-      orderBy: { type: 'string', location: 'query' },
-      pageToken: { type: 'string', location: 'query' },
-      project: { type: 'string', location: 'path', required: true },
-      returnPartialSuccess: { type: 'boolean', location: 'query' },
-    },
-    parameterOrder: ['project'],
-    response: 'SecurityPoliciesListPreconfiguredExpressionSetsResponse',
-    scopes: READ,
-  },
-  {
-    id: 'compute.securityPolicies.insert',
-    httpMethod: 'POST',
-    path: 'projects/{project}/global/securityPolicies',
-    parameters: {
-      project: { type: 'string', location: 'path', required: true },
-      requestId: { type: 'string', location: 'query' },
-      validateOnly: { type: 'boolean', location: 'query' },
-    },
-    parameterOrder: ['project'],
-    request: 'SecurityPolicy',
-    response: 'Operation',
-    scopes: WRITE,
-  },
-  {
-    id: 'compute.securityPolicies.list',
-    httpMethod: 'GET',
-    path: 'projects/{project}/global/securityPolicies',
-    parameters: {
-      filter: { type: 'string', location: 'query' },
-      maxResults: { type: 'integer', location: 'query', format: 'uint32', default: '500' },
-      orderBy: { type: 'string', location: 'query' },
-      pageToken: { type: 'string', location: 'query' },
-      project: { type: 'string', location: 'path', required: true },
-      returnPartialSuccess: { type: 'boolean', location: 'query' },
-    },
-    parameterOrder: ['project'],
-    response: 'SecurityPolicyList',
-    scopes: READ,
-  },
-  {
-    id: 'compute.securityPolicies.get',
-    httpMethod: 'GET',
-    path: 'projects/{project}/global/securityPolicies/{securityPolicy}',
-    parameters: {
-      project: { type: 'string', location: 'path', required: true },
-      securityPolicy: { type: 'string', location: 'path', required: true },
-    },
-    parameterOrder: ['project', 'securityPolicy'],
-    response: 'SecurityPolicy',
-    scopes: READ,
-  },
-  {
-    id: 'compute.securityPolicies.patch',
-    httpMethod: 'PATCH',
-    path: 'projects/{project}/global/securityPolicies/{securityPolicy}',
-    parameters: {
-      project: { type: 'string', location: 'path', required: true },
-      requestId: { type: 'string', location: 'query' },
-      securityPolicy: { type: 'string', location: 'path', required: true },
-      updateMask: { type: 'string', location: 'query' },
-    },
-    parameterOrder: ['project', 'securityPolicy'],
-    request: 'SecurityPolicy',
-    response: 'Operation',
-    scopes: WRITE,
-  },
-  {
-    id: 'compute.securityPolicies.delete',
-    httpMethod: 'DELETE',
-    path: 'projects/{project}/global/securityPolicies/{securityPolicy}',
-    parameters: {
-      project: { type: 'string', location: 'path', required: true },
-      requestId: { type: 'string', location: 'query' },
-      securityPolicy: { type: 'string', location: 'path', required: true },
-    },
-    parameterOrder: ['project', 'securityPolicy'],
-    response: 'Operation',
-    scopes: WRITE,
-  },
-  {
-    id: 'compute.securityPolicies.getRule',
-    httpMethod: 'GET',
-    path: 'projects/{project}/global/securityPolicies/{securityPolicy}/getRule',
-    parameters: {
-      priority: { type: 'integer', location: 'query', format: 'int32' },
-      project: { type: 'string', location: 'path', required: true },
-      securityPolicy: { type: 'string', location: 'path', required: true },
-    },
-    parameterOrder: ['project', 'securityPolicy'],
-    response: 'SecurityPolicyRule',
-    scopes: READ,
-  },
-  {
-    id: 'compute.securityPolicies.addRule',
-    httpMethod: 'POST',
-    path: 'projects/{project}/global/securityPolicies/{securityPolicy}/addRule',
-    parameters: {
-      project: { type: 'string', location: 'path', required: true },
-      securityPolicy: { type: 'string', location: 'path', required: true },
-      validateOnly: { type: 'boolean', location: 'query' },
-    },
-    parameterOrder: ['project', 'securityPolicy'],
-    request: 'SecurityPolicyRule',
-    response: 'Operation',
-    scopes: WRITE,
-  },
-  {
-    id: 'compute.securityPolicies.patchRule',
-    httpMethod: 'POST',
-    path: 'projects/{project}/global/securityPolicies/{securityPolicy}/patchRule',
-    parameters: {
-      priority: { type: 'integer', location: 'query', format: 'int32' },
-      project: { type: 'string', location: 'path', required: true },
-      securityPolicy: { type: 'string', location: 'path', required: true },
-      updateMask: { type: 'string', location: 'query' },
-      validateOnly: { type: 'boolean', location: 'query' },
-    },
-    parameterOrder: ['project', 'securityPolicy'],
-    request: 'SecurityPolicyRule',
-    response: 'Operation',
-    scopes: WRITE,
-  },
-  {
-    id: 'compute.securityPolicies.removeRule',
-    httpMethod: 'POST',
-    path: 'projects/{project}/global/securityPolicies/{securityPolicy}/removeRule',
-    parameters: {
-      priority: { type: 'integer', location: 'query', format: 'int32' },
-      project: { type: 'string', location: 'path', required: true },
-      securityPolicy: { type: 'string', location: 'path', required: true },
-    },
-    parameterOrder: ['project', 'securityPolicy'],
-    response: 'Operation',
-    scopes: WRITE,
-  },
-  {
-    id: 'compute.securityPolicies.setLabels',
-    httpMethod: 'POST',
-    path: 'projects/{project}/global/securityPolicies/{resource}/setLabels',
-    parameters: {
-      project: { type: 'string', location: 'path', required: true },
-      resource: { type: 'string', location: 'path', required: true },
-    },
-    parameterOrder: ['project', 'resource'],
-    request: 'GlobalSetLabelsRequest',
-    response: 'Operation',
-    scopes: WRITE,
-  },
-  {
-    id: 'compute.securityPolicies.aggregatedList',
-    httpMethod: 'GET',
-    path: 'projects/{project}/aggregated/securityPolicies',
-    parameters: {
-      filter: { type: 'string', location: 'query' },
-      includeAllScopes: { type: 'boolean', location: 'query' },
-      maxResults: { type: 'integer', location: 'query', format: 'uint32', default: '500' },
-      orderBy: { type: 'string', location: 'query' },
-      pageToken: { type: 'string', location: 'query' },
-      project: { type: 'string', location: 'path', required: true },
-      returnPartialSuccess: { type: 'boolean', location: 'query' },
-      serviceProjectNumber: { type: 'string', location: 'query', format: 'int64' },
-    },
-    parameterOrder: ['project'],
-    response: 'SecurityPoliciesAggregatedList',
-    scopes: READ,
-  },
-  {
-    id: 'compute.regionSecurityPolicies.insert',
-    httpMethod: 'POST',
-    path: 'projects/{project}/regions/{region}/securityPolicies',
-    parameters: {
-      project: { type: 'string', location: 'path', required: true },
-      region: { type: 'string', location: 'path', required: true },
-      requestId: { type: 'string', location: 'query' },
-      validateOnly: { type: 'boolean', location: 'query' },
-    },
-    parameterOrder: ['project', 'region'],
-    request: 'SecurityPolicy',
-    response: 'Operation',
-    scopes: WRITE,
-  },
-  {
-    id: 'compute.regionSecurityPolicies.list',
-    httpMethod: 'GET',
-    path: 'projects/{project}/regions/{region}/securityPolicies',
-    parameters: {
-      filter: { type: 'string', location: 'query' },
-      maxResults: { type: 'integer', location: 'query', format: 'uint32', default: '500' },
-      orderBy: { type: 'string', location: 'query' },
-      pageToken: { type: 'string', location: 'query' },
-      project: { type: 'string', location: 'path', required: true },
-      region: { type: 'string', location: 'path', required: true },
-      returnPartialSuccess: { type: 'boolean', location: 'query' },
-    },
-    parameterOrder: ['project', 'region'],
-    response: 'SecurityPolicyList',
-    scopes: READ,
-  },
-  {
-    id: 'compute.regionSecurityPolicies.get',
-    httpMethod: 'GET',
-    path: 'projects/{project}/regions/{region}/securityPolicies/{securityPolicy}',
-    parameters: {
-      project: { type: 'string', location: 'path', required: true },
-      region: { type: 'string', location: 'path', required: true },
-      securityPolicy: { type: 'string', location: 'path', required: true },
-    },
-    parameterOrder: ['project', 'region', 'securityPolicy'],
-    response: 'SecurityPolicy',
-    scopes: READ,
-  },
-  {
-    id: 'compute.regionSecurityPolicies.patch',
-    httpMethod: 'PATCH',
-    path: 'projects/{project}/regions/{region}/securityPolicies/{securityPolicy}',
-    parameters: {
-      project: { type: 'string', location: 'path', required: true },
-      region: { type: 'string', location: 'path', required: true },
-      requestId: { type: 'string', location: 'query' },
-      securityPolicy: { type: 'string', location: 'path', required: true },
-      updateMask: { type: 'string', location: 'query' },
-    },
-    parameterOrder: ['project', 'region', 'securityPolicy'],
-    request: 'SecurityPolicy',
-    response: 'Operation',
-    scopes: WRITE,
-  },
-  {
-    id: 'compute.regionSecurityPolicies.delete',
-    httpMethod: 'DELETE',
-    path: 'projects/{project}/regions/{region}/securityPolicies/{securityPolicy}',
-    parameters: {
-      project: { type: 'string', location: 'path', required: true },
-      region: { type: 'string', location: 'path', required: true },
-      requestId: { type: 'string', location: 'query' },
-      securityPolicy: { type: 'string', location: 'path', required: true },
-    },
-    parameterOrder: ['project', 'region', 'securityPolicy'],
-    response: 'Operation',
-    scopes: WRITE,
-  },
-  {
-    id: 'compute.regionSecurityPolicies.getRule',
-    httpMethod: 'GET',
-    path: 'projects/{project}/regions/{region}/securityPolicies/{securityPolicy}/getRule',
-    parameters: {
-      project: { type: 'string', location: 'path', required: true },
-      region: { type: 'string', location: 'path', required: true },
-      securityPolicy: { type: 'string', location: 'path', required: true },
-      priority: { type: 'integer', location: 'query', format: 'int32' },
-    },
-    parameterOrder: ['project', 'region', 'securityPolicy'],
-    response: 'SecurityPolicyRule',
-    scopes: READ,
-  },
-  {
-    id: 'compute.regionSecurityPolicies.addRule',
-    httpMethod: 'POST',
-    path: 'projects/{project}/regions/{region}/securityPolicies/{securityPolicy}/addRule',
-    parameters: {
-      project: { type: 'string', location: 'path', required: true },
-      region: { type: 'string', location: 'path', required: true },
-      securityPolicy: { type: 'string', location: 'path', required: true },
-      validateOnly: { type: 'boolean', location: 'query' },
-    },
-    parameterOrder: ['project', 'region', 'securityPolicy'],
-    request: 'SecurityPolicyRule',
-    response: 'Operation',
-    scopes: WRITE,
-  },
-  {
-    id: 'compute.regionSecurityPolicies.patchRule',
-    httpMethod: 'POST',
-    path: 'projects/{project}/regions/{region}/securityPolicies/{securityPolicy}/patchRule',
-    parameters: {
-      project: { type: 'string', location: 'path', required: true },
-      region: { type: 'string', location: 'path', required: true },
-      securityPolicy: { type: 'string', location: 'path', required: true },
-      priority: { type: 'integer', location: 'query', format: 'int32' },
-      updateMask: { type: 'string', location: 'query' },
-      validateOnly: { type: 'boolean', location: 'query' },
-    },
-    parameterOrder: ['project', 'region', 'securityPolicy'],
-    request: 'SecurityPolicyRule',
-    response: 'Operation',
-    scopes: WRITE,
-  },
-  {
-    id: 'compute.regionSecurityPolicies.removeRule',
-    httpMethod: 'POST',
-    path: 'projects/{project}/regions/{region}/securityPolicies/{securityPolicy}/removeRule',
-    parameters: {
-      project: { type: 'string', location: 'path', required: true },
-      region: { type: 'string', location: 'path', required: true },
-      securityPolicy: { type: 'string', location: 'path', required: true },
-      priority: { type: 'integer', location: 'query', format: 'int32' },
-    },
-    parameterOrder: ['project', 'region', 'securityPolicy'],
-    response: 'Operation',
-    scopes: WRITE,
-  },
-  {
-    id: 'compute.regionSecurityPolicies.setLabels',
-    httpMethod: 'POST',
-    path: 'projects/{project}/regions/{region}/securityPolicies/{resource}/setLabels',
-    parameters: {
-      project: { type: 'string', location: 'path', required: true },
-      region: { type: 'string', location: 'path', required: true },
-      resource: { type: 'string', location: 'path', required: true },
-      requestId: { type: 'string', location: 'query' },
-    },
-    parameterOrder: ['project', 'region', 'resource'],
-    request: 'RegionSetLabelsRequest',
-    response: 'Operation',
-    scopes: WRITE,
-  },
+  ...operations('globalOperations', GLOBAL),
+  aggregatedList('globalOperations', 'operations', 'OperationAggregatedList'),
+  ...operations('regionOperations', REGION),
+  ...operations('zoneOperations', ZONE),
+  images.onCollection('getFromFamily', 'GET', { response: 'Image', scopes: READ }, 'family/{family}'),
+  images.get('Image'),
+  images.list('ImageList'),
+  networks.get('Network'),
+  networks.list('NetworkList'),
+  subnetworks.get('Subnetwork'),
+  subnetworks.list('SubnetworkList'),
+  aggregatedList('subnetworks', 'subnetworks', 'SubnetworkAggregatedList'),
+  ...instanceTemplates('instanceTemplates', GLOBAL),
+  aggregatedList('instanceTemplates', 'instanceTemplates', 'InstanceTemplateAggregatedList'),
+  ...instanceTemplates('regionInstanceTemplates', REGION),
+  securityPolicies.onCollection('listPreconfiguredExpressionSets', 'GET', { parameters: LIST_PARAMETERS, response: 'SecurityPoliciesListPreconfiguredExpressionSetsResponse', scopes: READ }, 'listPreconfiguredExpressionSets'),
+  securityPolicies.onCollection('insert', 'POST', insertSecurityPolicy),
+  securityPolicies.list('SecurityPolicyList'),
+  ...securityPolicyMembers(securityPolicies, false),
+  aggregatedList('securityPolicies', 'securityPolicies', 'SecurityPoliciesAggregatedList'),
+  regionSecurityPolicies.onCollection('insert', 'POST', insertSecurityPolicy),
+  regionSecurityPolicies.list('SecurityPolicyList'),
+  ...securityPolicyMembers(regionSecurityPolicies, true),
 ];
 
 /** COMPUTE_DISCOVERY is the compute v1 API fogbank serves. */

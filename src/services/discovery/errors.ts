@@ -1,18 +1,9 @@
-import { ApiError, transportProblemOf } from '../../core/errors.ts';
-import { googleErrorBody } from '../../core/google-error-envelope.ts';
+import { transportProblemOf } from '../../core/errors.ts';
+import { GoogleEnvelopeError, googleErrorBody } from '../../core/google-error-envelope.ts';
 import type { ErrorResponse, ErrorSite } from '../../core/service.ts';
 
 /** DiscoveryError is an error of the Discovery service, answered in Google's envelope with `status`. */
-export class DiscoveryError extends ApiError {
-  constructor(
-    readonly httpStatus: number,
-    readonly reason: string,
-    readonly status: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export class DiscoveryError extends GoogleEnvelopeError {}
 
 /** NOT_FOUND_TEXT is what the Discovery service says of an API, version or path it does not know. */
 export const NOT_FOUND_TEXT = 'Requested entity was not found.';

@@ -24,6 +24,15 @@ export function discoveryService(families: readonly ServiceDefinition[]): Servic
     pathPrefixes: ['/discovery', HOST_DISCOVERY_PREFIX],
     renderError: renderDiscoveryError,
     errorBodyProblem: (status: number, body: unknown) => googleEnvelopeProblem(status, body, true),
+    banner: (site) => ({
+      apis: [{ name: 'discovery', baseUrl: `${site.url}${DIRECTORY_PREFIX}/apis` }],
+      clients: [
+        {
+          name: 'google-api-python-client',
+          setup: [`build('gmail', 'v1', discoveryServiceUrl='${site.url}${DIRECTORY_PREFIX}/apis/{api}/{apiVersion}/rest', credentials=Credentials(TOKEN))`],
+        },
+      ],
+    }),
     async register(app) {
       (await import('./register.ts')).registerDiscovery(app, apis);
     },

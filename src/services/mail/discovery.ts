@@ -5,299 +5,73 @@
  * routes and to the facts taken from Google's published document (test/fixtures/discovery/).
  */
 
-import type { DiscoveryApi, DiscoveryMethod, DiscoverySchema } from '../../core/discovery.ts';
+import type { DiscoveryApi, DiscoveryMethod, DiscoveryParameter, DiscoverySchema } from '../../core/discovery.ts';
+import { type DiscoveryParameters, discoveryMethod, type MethodSpec, PATH_PARAMETER, QUERY_STRING } from '../../core/discovery-method.ts';
 import { REAL_SCOPE_BASE } from '../../core/identifiers.ts';
 import { FULL_MAILBOX_SCOPE, MAIL_SCOPE_TERMS } from './identifiers.ts';
 import { MESSAGE_MEDIA } from './routes.ts';
 
+const scope = (name: string): string => `${REAL_SCOPE_BASE}/${name}`;
+/** gmailScopes are the full mailbox scope and the named `…/auth/gmail.<name>` ones, in the order Google lists a method's scopes. */
+const gmailScopes = (...names: string[]): string[] => [FULL_MAILBOX_SCOPE, ...names.map((name) => scope(`gmail.${name}`))];
+const COMPOSE = gmailScopes('addons.current.action.compose', 'compose', 'modify');
+const MODIFY = gmailScopes('modify');
+const LIST_READ = gmailScopes('metadata', 'modify', 'readonly');
+const MESSAGE_READ = gmailScopes('addons.current.message.action', 'addons.current.message.metadata', 'addons.current.message.readonly', 'metadata', 'modify', 'readonly');
+const DRAFT_READ = gmailScopes('compose', 'modify', 'readonly');
+const LABEL_READ = gmailScopes('labels', 'metadata', 'modify', 'readonly');
+const LABEL_WRITE = gmailScopes('labels', 'modify');
+
+const REPEATED_STRING: DiscoveryParameter = { type: 'string', location: 'query', repeated: true };
+/** PAGE_PARAMETERS are the paging query parameters of every mail list method. */
+const PAGE_PARAMETERS: DiscoveryParameters = { maxResults: { type: 'integer', location: 'query', format: 'uint32', default: '100' }, pageToken: QUERY_STRING };
+/** SEARCH_PARAMETERS are the query parameters of the messages, threads and drafts lists. */
+const SEARCH_PARAMETERS: DiscoveryParameters = { includeSpamTrash: { type: 'boolean', location: 'query', default: 'false' }, ...PAGE_PARAMETERS, q: QUERY_STRING };
+const messageFormat = (values: readonly string[]): DiscoveryParameter => ({ type: 'string', location: 'query', enum: values, default: 'full' });
+const MESSAGE_FORMAT = messageFormat(['minimal', 'full', 'raw', 'metadata']);
+
+/** user is the method `gmail.users.<id>` at `gmail/v1/users/{userId}/<path>`, its userId defaulting to `me`. */
+function user(id: string, httpMethod: DiscoveryMethod['httpMethod'], path: string, spec: MethodSpec): DiscoveryMethod {
+  const userId: DiscoveryParameter = { ...PATH_PARAMETER, default: 'me' };
+  return discoveryMethod(`gmail.users.${id}`, httpMethod, `gmail/v1/users/{userId}${path}`, { ...spec, parameters: { userId, ...spec.parameters } });
+}
+
 /** MAIL_METHODS are the methods the mail family serves. */
 export const MAIL_METHODS: readonly DiscoveryMethod[] = [
-  {
-    id: 'gmail.users.messages.send',
-    httpMethod: 'POST',
-    path: 'gmail/v1/users/{userId}/messages/send',
-    parameters: {
-      userId: { type: 'string', location: 'path', required: true, default: 'me' },
-    },
-    parameterOrder: ['userId'],
-    request: 'Message',
-    response: 'Message',
-    scopes: ['https://mail.google.com/', 'https://www.googleapis.com/auth/gmail.addons.current.action.compose', 'https://www.googleapis.com/auth/gmail.compose', 'https://www.googleapis.com/auth/gmail.modify', 'https://www.googleapis.com/auth/gmail.send'],
-    mediaUpload: MESSAGE_MEDIA,
-  },
-  {
-    id: 'gmail.users.messages.list',
-    httpMethod: 'GET',
-    path: 'gmail/v1/users/{userId}/messages',
-    parameters: {
-      includeSpamTrash: { type: 'boolean', location: 'query', default: 'false' },
-      labelIds: { type: 'string', location: 'query', repeated: true },
-      maxResults: { type: 'integer', location: 'query', format: 'uint32', default: '100' },
-      pageToken: { type: 'string', location: 'query' },
-      q: { type: 'string', location: 'query' },
-      userId: { type: 'string', location: 'path', required: true, default: 'me' },
-    },
-    parameterOrder: ['userId'],
-    response: 'ListMessagesResponse',
-    scopes: ['https://mail.google.com/', 'https://www.googleapis.com/auth/gmail.metadata', 'https://www.googleapis.com/auth/gmail.modify', 'https://www.googleapis.com/auth/gmail.readonly'],
-  },
-  {
-    id: 'gmail.users.messages.get',
-    httpMethod: 'GET',
-    path: 'gmail/v1/users/{userId}/messages/{id}',
-    parameters: {
-      format: { type: 'string', location: 'query', enum: ['minimal', 'full', 'raw', 'metadata'], default: 'full' },
-      id: { type: 'string', location: 'path', required: true },
-      metadataHeaders: { type: 'string', location: 'query', repeated: true },
-      userId: { type: 'string', location: 'path', required: true, default: 'me' },
-    },
-    parameterOrder: ['userId', 'id'],
-    response: 'Message',
-    scopes: ['https://mail.google.com/', 'https://www.googleapis.com/auth/gmail.addons.current.message.action', 'https://www.googleapis.com/auth/gmail.addons.current.message.metadata', 'https://www.googleapis.com/auth/gmail.addons.current.message.readonly', 'https://www.googleapis.com/auth/gmail.metadata', 'https://www.googleapis.com/auth/gmail.modify', 'https://www.googleapis.com/auth/gmail.readonly'],
-  },
-  {
-    id: 'gmail.users.messages.modify',
-    httpMethod: 'POST',
-    path: 'gmail/v1/users/{userId}/messages/{id}/modify',
-    parameters: {
-      id: { type: 'string', location: 'path', required: true },
-      userId: { type: 'string', location: 'path', required: true, default: 'me' },
-    },
-    parameterOrder: ['userId', 'id'],
-    request: 'ModifyMessageRequest',
-    response: 'Message',
-    scopes: ['https://mail.google.com/', 'https://www.googleapis.com/auth/gmail.modify'],
-  },
-  {
-    id: 'gmail.users.messages.trash',
-    httpMethod: 'POST',
-    path: 'gmail/v1/users/{userId}/messages/{id}/trash',
-    parameters: {
-      id: { type: 'string', location: 'path', required: true },
-      userId: { type: 'string', location: 'path', required: true, default: 'me' },
-    },
-    parameterOrder: ['userId', 'id'],
-    response: 'Message',
-    scopes: ['https://mail.google.com/', 'https://www.googleapis.com/auth/gmail.modify'],
-  },
-  {
-    id: 'gmail.users.messages.untrash',
-    httpMethod: 'POST',
-    path: 'gmail/v1/users/{userId}/messages/{id}/untrash',
-    parameters: {
-      id: { type: 'string', location: 'path', required: true },
-      userId: { type: 'string', location: 'path', required: true, default: 'me' },
-    },
-    parameterOrder: ['userId', 'id'],
-    response: 'Message',
-    scopes: ['https://mail.google.com/', 'https://www.googleapis.com/auth/gmail.modify'],
-  },
-  {
-    id: 'gmail.users.messages.delete',
-    httpMethod: 'DELETE',
-    path: 'gmail/v1/users/{userId}/messages/{id}',
-    parameters: {
-      id: { type: 'string', location: 'path', required: true },
-      userId: { type: 'string', location: 'path', required: true, default: 'me' },
-    },
-    parameterOrder: ['userId', 'id'],
-    scopes: ['https://mail.google.com/'],
-  },
-  {
-    id: 'gmail.users.messages.attachments.get',
-    httpMethod: 'GET',
-    path: 'gmail/v1/users/{userId}/messages/{messageId}/attachments/{id}',
-    parameters: {
-      id: { type: 'string', location: 'path', required: true },
-      messageId: { type: 'string', location: 'path', required: true },
-      userId: { type: 'string', location: 'path', required: true, default: 'me' },
-    },
-    parameterOrder: ['userId', 'messageId', 'id'],
+  user('messages.send', 'POST', '/messages/send', { request: 'Message', response: 'Message', scopes: [...COMPOSE, scope('gmail.send')], mediaUpload: MESSAGE_MEDIA }),
+  user('messages.list', 'GET', '/messages', { parameters: { ...SEARCH_PARAMETERS, labelIds: REPEATED_STRING }, response: 'ListMessagesResponse', scopes: LIST_READ }),
+  user('messages.get', 'GET', '/messages/{id}', { parameters: { format: MESSAGE_FORMAT, metadataHeaders: REPEATED_STRING }, response: 'Message', scopes: MESSAGE_READ }),
+  user('messages.modify', 'POST', '/messages/{id}/modify', { request: 'ModifyMessageRequest', response: 'Message', scopes: MODIFY }),
+  user('messages.trash', 'POST', '/messages/{id}/trash', { response: 'Message', scopes: MODIFY }),
+  user('messages.untrash', 'POST', '/messages/{id}/untrash', { response: 'Message', scopes: MODIFY }),
+  user('messages.delete', 'DELETE', '/messages/{id}', { scopes: gmailScopes() }),
+  user('messages.attachments.get', 'GET', '/messages/{messageId}/attachments/{id}', {
     response: 'MessagePartBody',
-    scopes: ['https://mail.google.com/', 'https://www.googleapis.com/auth/gmail.addons.current.message.action', 'https://www.googleapis.com/auth/gmail.addons.current.message.readonly', 'https://www.googleapis.com/auth/gmail.modify', 'https://www.googleapis.com/auth/gmail.readonly'],
-  },
-  {
-    id: 'gmail.users.drafts.create',
-    httpMethod: 'POST',
-    path: 'gmail/v1/users/{userId}/drafts',
-    parameters: {
-      userId: { type: 'string', location: 'path', required: true, default: 'me' },
-    },
-    parameterOrder: ['userId'],
-    request: 'Draft',
-    response: 'Draft',
-    scopes: ['https://mail.google.com/', 'https://www.googleapis.com/auth/gmail.addons.current.action.compose', 'https://www.googleapis.com/auth/gmail.compose', 'https://www.googleapis.com/auth/gmail.modify'],
-    mediaUpload: MESSAGE_MEDIA,
-  },
-  {
-    id: 'gmail.users.drafts.update',
-    httpMethod: 'PUT',
-    path: 'gmail/v1/users/{userId}/drafts/{id}',
-    parameters: {
-      id: { type: 'string', location: 'path', required: true },
-      userId: { type: 'string', location: 'path', required: true, default: 'me' },
-    },
-    parameterOrder: ['userId', 'id'],
-    request: 'Draft',
-    response: 'Draft',
-    scopes: ['https://mail.google.com/', 'https://www.googleapis.com/auth/gmail.addons.current.action.compose', 'https://www.googleapis.com/auth/gmail.compose', 'https://www.googleapis.com/auth/gmail.modify'],
-    mediaUpload: MESSAGE_MEDIA,
-  },
-  {
-    id: 'gmail.users.drafts.send',
-    httpMethod: 'POST',
-    path: 'gmail/v1/users/{userId}/drafts/send',
-    parameters: {
-      userId: { type: 'string', location: 'path', required: true, default: 'me' },
-    },
-    parameterOrder: ['userId'],
-    request: 'Draft',
-    response: 'Message',
-    scopes: ['https://mail.google.com/', 'https://www.googleapis.com/auth/gmail.addons.current.action.compose', 'https://www.googleapis.com/auth/gmail.compose', 'https://www.googleapis.com/auth/gmail.modify'],
-    mediaUpload: MESSAGE_MEDIA,
-  },
-  {
-    id: 'gmail.users.drafts.list',
-    httpMethod: 'GET',
-    path: 'gmail/v1/users/{userId}/drafts',
-    parameters: {
-      includeSpamTrash: { type: 'boolean', location: 'query', default: 'false' },
-      maxResults: { type: 'integer', location: 'query', format: 'uint32', default: '100' },
-      pageToken: { type: 'string', location: 'query' },
-      q: { type: 'string', location: 'query' },
-      userId: { type: 'string', location: 'path', required: true, default: 'me' },
-    },
-    parameterOrder: ['userId'],
-    response: 'ListDraftsResponse',
-    scopes: ['https://mail.google.com/', 'https://www.googleapis.com/auth/gmail.compose', 'https://www.googleapis.com/auth/gmail.modify', 'https://www.googleapis.com/auth/gmail.readonly'],
-  },
-  {
-    id: 'gmail.users.drafts.get',
-    httpMethod: 'GET',
-    path: 'gmail/v1/users/{userId}/drafts/{id}',
-    parameters: {
-      format: { type: 'string', location: 'query', enum: ['minimal', 'full', 'raw', 'metadata'], default: 'full' },
-      id: { type: 'string', location: 'path', required: true },
-      userId: { type: 'string', location: 'path', required: true, default: 'me' },
-    },
-    parameterOrder: ['userId', 'id'],
-    response: 'Draft',
-    scopes: ['https://mail.google.com/', 'https://www.googleapis.com/auth/gmail.compose', 'https://www.googleapis.com/auth/gmail.modify', 'https://www.googleapis.com/auth/gmail.readonly'],
-  },
-  {
-    id: 'gmail.users.drafts.delete',
-    httpMethod: 'DELETE',
-    path: 'gmail/v1/users/{userId}/drafts/{id}',
-    parameters: {
-      id: { type: 'string', location: 'path', required: true },
-      userId: { type: 'string', location: 'path', required: true, default: 'me' },
-    },
-    parameterOrder: ['userId', 'id'],
-    scopes: ['https://mail.google.com/', 'https://www.googleapis.com/auth/gmail.addons.current.action.compose', 'https://www.googleapis.com/auth/gmail.compose', 'https://www.googleapis.com/auth/gmail.modify'],
-  },
-  {
-    id: 'gmail.users.threads.list',
-    httpMethod: 'GET',
-    path: 'gmail/v1/users/{userId}/threads',
-    parameters: {
-      includeSpamTrash: { type: 'boolean', location: 'query', default: 'false' },
-      labelIds: { type: 'string', location: 'query', repeated: true },
-      maxResults: { type: 'integer', location: 'query', format: 'uint32', default: '100' },
-      pageToken: { type: 'string', location: 'query' },
-      q: { type: 'string', location: 'query' },
-      userId: { type: 'string', location: 'path', required: true, default: 'me' },
-    },
-    parameterOrder: ['userId'],
-    response: 'ListThreadsResponse',
-    scopes: ['https://mail.google.com/', 'https://www.googleapis.com/auth/gmail.metadata', 'https://www.googleapis.com/auth/gmail.modify', 'https://www.googleapis.com/auth/gmail.readonly'],
-  },
-  {
-    id: 'gmail.users.threads.get',
-    httpMethod: 'GET',
-    path: 'gmail/v1/users/{userId}/threads/{id}',
-    parameters: {
-      format: { type: 'string', location: 'query', enum: ['full', 'metadata', 'minimal'], default: 'full' },
-      id: { type: 'string', location: 'path', required: true },
-      metadataHeaders: { type: 'string', location: 'query', repeated: true },
-      userId: { type: 'string', location: 'path', required: true, default: 'me' },
-    },
-    parameterOrder: ['userId', 'id'],
-    response: 'Thread',
-    scopes: ['https://mail.google.com/', 'https://www.googleapis.com/auth/gmail.addons.current.message.action', 'https://www.googleapis.com/auth/gmail.addons.current.message.metadata', 'https://www.googleapis.com/auth/gmail.addons.current.message.readonly', 'https://www.googleapis.com/auth/gmail.metadata', 'https://www.googleapis.com/auth/gmail.modify', 'https://www.googleapis.com/auth/gmail.readonly'],
-  },
-  {
-    id: 'gmail.users.labels.list',
-    httpMethod: 'GET',
-    path: 'gmail/v1/users/{userId}/labels',
-    parameters: {
-      userId: { type: 'string', location: 'path', required: true, default: 'me' },
-    },
-    parameterOrder: ['userId'],
-    response: 'ListLabelsResponse',
-    scopes: ['https://mail.google.com/', 'https://www.googleapis.com/auth/gmail.labels', 'https://www.googleapis.com/auth/gmail.metadata', 'https://www.googleapis.com/auth/gmail.modify', 'https://www.googleapis.com/auth/gmail.readonly'],
-  },
-  {
-    id: 'gmail.users.labels.get',
-    httpMethod: 'GET',
-    path: 'gmail/v1/users/{userId}/labels/{id}',
-    parameters: {
-      id: { type: 'string', location: 'path', required: true },
-      userId: { type: 'string', location: 'path', required: true, default: 'me' },
-    },
-    parameterOrder: ['userId', 'id'],
-    response: 'Label',
-    scopes: ['https://mail.google.com/', 'https://www.googleapis.com/auth/gmail.labels', 'https://www.googleapis.com/auth/gmail.metadata', 'https://www.googleapis.com/auth/gmail.modify', 'https://www.googleapis.com/auth/gmail.readonly'],
-  },
-  {
-    id: 'gmail.users.labels.create',
-    httpMethod: 'POST',
-    path: 'gmail/v1/users/{userId}/labels',
-    parameters: {
-      userId: { type: 'string', location: 'path', required: true, default: 'me' },
-    },
-    parameterOrder: ['userId'],
-    request: 'Label',
-    response: 'Label',
-    scopes: ['https://mail.google.com/', 'https://www.googleapis.com/auth/gmail.labels', 'https://www.googleapis.com/auth/gmail.modify'],
-  },
-  {
-    id: 'gmail.users.labels.delete',
-    httpMethod: 'DELETE',
-    path: 'gmail/v1/users/{userId}/labels/{id}',
-    parameters: {
-      id: { type: 'string', location: 'path', required: true },
-      userId: { type: 'string', location: 'path', required: true, default: 'me' },
-    },
-    parameterOrder: ['userId', 'id'],
-    scopes: ['https://mail.google.com/', 'https://www.googleapis.com/auth/gmail.labels', 'https://www.googleapis.com/auth/gmail.modify'],
-  },
-  {
-    id: 'gmail.users.getProfile',
-    httpMethod: 'GET',
-    path: 'gmail/v1/users/{userId}/profile',
-    parameters: {
-      userId: { type: 'string', location: 'path', required: true, default: 'me' },
-    },
-    parameterOrder: ['userId'],
-    response: 'Profile',
-    scopes: ['https://mail.google.com/', 'https://www.googleapis.com/auth/gmail.compose', 'https://www.googleapis.com/auth/gmail.metadata', 'https://www.googleapis.com/auth/gmail.modify', 'https://www.googleapis.com/auth/gmail.readonly'],
-  },
-  {
-    id: 'gmail.users.history.list',
-    httpMethod: 'GET',
-    path: 'gmail/v1/users/{userId}/history',
+    scopes: gmailScopes('addons.current.message.action', 'addons.current.message.readonly', 'modify', 'readonly'),
+  }),
+  user('drafts.create', 'POST', '/drafts', { request: 'Draft', response: 'Draft', scopes: COMPOSE, mediaUpload: MESSAGE_MEDIA }),
+  user('drafts.update', 'PUT', '/drafts/{id}', { request: 'Draft', response: 'Draft', scopes: COMPOSE, mediaUpload: MESSAGE_MEDIA }),
+  user('drafts.send', 'POST', '/drafts/send', { request: 'Draft', response: 'Message', scopes: COMPOSE, mediaUpload: MESSAGE_MEDIA }),
+  user('drafts.list', 'GET', '/drafts', { parameters: SEARCH_PARAMETERS, response: 'ListDraftsResponse', scopes: DRAFT_READ }),
+  user('drafts.get', 'GET', '/drafts/{id}', { parameters: { format: MESSAGE_FORMAT }, response: 'Draft', scopes: DRAFT_READ }),
+  user('drafts.delete', 'DELETE', '/drafts/{id}', { scopes: COMPOSE }),
+  user('threads.list', 'GET', '/threads', { parameters: { ...SEARCH_PARAMETERS, labelIds: REPEATED_STRING }, response: 'ListThreadsResponse', scopes: LIST_READ }),
+  user('threads.get', 'GET', '/threads/{id}', { parameters: { format: messageFormat(['full', 'metadata', 'minimal']), metadataHeaders: REPEATED_STRING }, response: 'Thread', scopes: MESSAGE_READ }),
+  user('labels.list', 'GET', '/labels', { response: 'ListLabelsResponse', scopes: LABEL_READ }),
+  user('labels.get', 'GET', '/labels/{id}', { response: 'Label', scopes: LABEL_READ }),
+  user('labels.create', 'POST', '/labels', { request: 'Label', response: 'Label', scopes: LABEL_WRITE }),
+  user('labels.delete', 'DELETE', '/labels/{id}', { scopes: LABEL_WRITE }),
+  user('getProfile', 'GET', '/profile', { response: 'Profile', scopes: gmailScopes('compose', 'metadata', 'modify', 'readonly') }),
+  user('history.list', 'GET', '/history', {
     parameters: {
       historyTypes: { type: 'string', location: 'query', repeated: true, enum: ['messageAdded', 'messageDeleted', 'labelAdded', 'labelRemoved'] },
-      labelId: { type: 'string', location: 'query' },
-      maxResults: { type: 'integer', location: 'query', format: 'uint32', default: '100' },
-      pageToken: { type: 'string', location: 'query' },
+      labelId: QUERY_STRING,
+      ...PAGE_PARAMETERS,
       startHistoryId: { type: 'string', location: 'query', format: 'uint64' },
-      userId: { type: 'string', location: 'path', required: true, default: 'me' },
     },
-    parameterOrder: ['userId'],
     response: 'ListHistoryResponse',
-    scopes: ['https://mail.google.com/', 'https://www.googleapis.com/auth/gmail.metadata', 'https://www.googleapis.com/auth/gmail.modify', 'https://www.googleapis.com/auth/gmail.readonly'],
-  },
+    scopes: LIST_READ,
+  }),
 ];
 
 const str = { type: 'string' } as const;
@@ -350,8 +124,6 @@ const MAIL_SCHEMAS: Readonly<Record<string, DiscoverySchema>> = {
   HistoryLabelAdded: object('HistoryLabelAdded', { message: ref('Message'), labelIds: listOf(str) }),
   HistoryLabelRemoved: object('HistoryLabelRemoved', { message: ref('Message'), labelIds: listOf(str) }),
 };
-
-const scope = (name: string): string => `${REAL_SCOPE_BASE}/${name}`;
 
 /** MAIL_DISCOVERY is the Gmail v1 API fogbank serves (the spec's `mail`). */
 export const MAIL_DISCOVERY: DiscoveryApi = {

@@ -20,6 +20,7 @@ export const mailService: ServiceDefinition = {
   // Every version of the API's addresses, in both spellings: `/gmail/v2/…` is the mail API's to refuse.
   pathPrefixes: [...Object.values(MAIL_PREFIXES), ...[...Object.values(MAIL_PREFIXES), ...MAIL_ALIASES.map((alias) => alias.alias)].map(versionlessPrefix)],
   pathAliases: MAIL_ALIASES,
+  storeFileFolders: ['mail/raw/'],
   scopes: MAIL_SCOPE_TERMS,
   options: [MAIL_RELAY_OPTION, MAIL_MAX_RECIPIENTS_OPTION],
   renderError: renderMailError,

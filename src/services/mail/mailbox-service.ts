@@ -248,16 +248,19 @@ function filterHistory(entry: HistoryRecord, wanted: ReadonlySet<string>, labelI
     const kept = labelId === undefined ? [...list] : list.filter((item) => (item.labelIds ?? item.message.labelIds).includes(labelId));
     return kept.length === 0 ? undefined : kept;
   };
-  const out: Record<string, unknown> = { id: entry.id, messages: entry.messages };
-  const parts = { messagesAdded: byLabel(entry.messagesAdded), messagesDeleted: byLabel(entry.messagesDeleted), labelsAdded: byLabel(entry.labelsAdded), labelsRemoved: byLabel(entry.labelsRemoved) };
-  let any = false;
-  for (const [name, list] of Object.entries(parts)) {
-    if (list !== undefined && keep(name)) {
-      out[name] = list;
-      any = true;
-    }
-  }
-  return any ? (out as unknown as HistoryRecord) : undefined;
+  const messagesAdded = keep('messagesAdded') ? byLabel(entry.messagesAdded) : undefined;
+  const messagesDeleted = keep('messagesDeleted') ? byLabel(entry.messagesDeleted) : undefined;
+  const labelsAdded = keep('labelsAdded') ? byLabel(entry.labelsAdded) : undefined;
+  const labelsRemoved = keep('labelsRemoved') ? byLabel(entry.labelsRemoved) : undefined;
+  if (messagesAdded === undefined && messagesDeleted === undefined && labelsAdded === undefined && labelsRemoved === undefined) return undefined;
+  return {
+    id: entry.id,
+    messages: entry.messages,
+    ...(messagesAdded === undefined ? {} : { messagesAdded }),
+    ...(messagesDeleted === undefined ? {} : { messagesDeleted }),
+    ...(labelsAdded === undefined ? {} : { labelsAdded }),
+    ...(labelsRemoved === undefined ? {} : { labelsRemoved }),
+  };
 }
 
 /** paginate cuts a list into pages; the token is the offset of the next page. */

@@ -44,11 +44,18 @@ function watch(store: MemoryStore): StoreUse {
   store.transact = (fn) => {
     use.transactions++;
     return transact((tx: Transaction) => {
-      const counted = { ...tx } as Record<string, unknown>;
-      for (const [name, method] of Object.entries(tx)) {
-        counted[name] = (...args: unknown[]) => ((use.calls[name] = (use.calls[name] ?? 0) + 1), (method as (...a: unknown[]) => unknown)(...args));
-      }
-      return fn(counted as unknown as Transaction);
+      // A proxy keeps the transaction's type: each method it hands out counts its calls first.
+      const counted = new Proxy(tx, {
+        get(target, name, receiver) {
+          const value: unknown = Reflect.get(target, name, receiver);
+          if (typeof value !== 'function' || typeof name !== 'string') return value;
+          return (...args: unknown[]) => {
+            use.calls[name] = (use.calls[name] ?? 0) + 1;
+            return Reflect.apply(value, target, args);
+          };
+        },
+      });
+      return fn(counted);
     });
   };
   return use;

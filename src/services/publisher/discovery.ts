@@ -6,7 +6,8 @@
  * and to the facts taken from Google's published document (test/fixtures/discovery/).
  */
 
-import type { DiscoveryApi, DiscoveryMethod } from '../../core/discovery.ts';
+import type { DiscoveryApi, DiscoveryMediaUpload, DiscoveryMethod } from '../../core/discovery.ts';
+import { discoveryMethod } from '../../core/discovery-method.ts';
 import { PUBLISHER_SCOPE_TERMS } from './identifiers.ts';
 import { APK_UPLOAD_LIMIT } from './index.ts';
 
@@ -20,33 +21,16 @@ const SCOPES = [PUBLISHER_SCOPE];
 const MEDIA_UPLOADBUNDLE = { accept: ['application/octet-stream'], maxSize: 10 * 1024 ** 3 };
 const MEDIA_UPLOADAPK = { accept: ['application/octet-stream', 'application/vnd.android.package-archive'], maxSize: APK_UPLOAD_LIMIT };
 
+/** upload is the internal app sharing upload of one artifact kind (`bundle`, `apk`). */
+const upload = (kind: string, mediaUpload: DiscoveryMediaUpload): DiscoveryMethod =>
+  discoveryMethod(`androidpublisher.internalappsharingartifacts.upload${kind}`, 'POST', `androidpublisher/v3/applications/internalappsharing/{packageName}/artifacts/${kind}`, {
+    response: 'InternalAppSharingArtifact',
+    scopes: SCOPES,
+    mediaUpload,
+  });
+
 /** PUBLISHER_METHODS are the methods the publisher family serves. */
-export const PUBLISHER_METHODS: readonly DiscoveryMethod[] = [
-  {
-    id: 'androidpublisher.internalappsharingartifacts.uploadbundle',
-    httpMethod: 'POST',
-    path: 'androidpublisher/v3/applications/internalappsharing/{packageName}/artifacts/bundle',
-    parameters: {
-      packageName: { type: 'string', location: 'path', required: true },
-    },
-    parameterOrder: ['packageName'],
-    response: 'InternalAppSharingArtifact',
-    scopes: SCOPES,
-    mediaUpload: MEDIA_UPLOADBUNDLE,
-  },
-  {
-    id: 'androidpublisher.internalappsharingartifacts.uploadapk',
-    httpMethod: 'POST',
-    path: 'androidpublisher/v3/applications/internalappsharing/{packageName}/artifacts/apk',
-    parameters: {
-      packageName: { type: 'string', location: 'path', required: true },
-    },
-    parameterOrder: ['packageName'],
-    response: 'InternalAppSharingArtifact',
-    scopes: SCOPES,
-    mediaUpload: MEDIA_UPLOADAPK,
-  },
-];
+export const PUBLISHER_METHODS: readonly DiscoveryMethod[] = [upload('bundle', MEDIA_UPLOADBUNDLE), upload('apk', MEDIA_UPLOADAPK)];
 
 /** PUBLISHER_DISCOVERY is the Android Publisher v3 API fogbank serves (the spec's `publisher`). */
 export const PUBLISHER_DISCOVERY: DiscoveryApi = {

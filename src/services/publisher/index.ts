@@ -29,6 +29,7 @@ export const publisherService: ServiceDefinition = {
   // Every version of the API's addresses, in both spellings: `/androidpublisher/v9/…` is the publisher's to refuse.
   pathPrefixes: [...BASE_FORMS, DOWNLOAD_PREFIX, ...[...BASE_FORMS, ...PUBLISHER_ALIASES.map((alias) => alias.alias)].map(versionlessPrefix)],
   pathAliases: PUBLISHER_ALIASES,
+  storeFileFolders: ['publisher/artifacts/'],
   scopes: PUBLISHER_SCOPE_TERMS,
   options: [UPLOAD_LIMIT_OPTION],
   renderError: renderPublisherError,

@@ -4,7 +4,7 @@
  * the schema slice in proto/aapt-resources.proto.
  */
 
-import { fromBinary } from '@bufbuild/protobuf';
+import { fromBinary, type MessageShape } from '@bufbuild/protobuf';
 import { invalidUpload } from './errors.ts';
 import type { XmlAttribute } from './proto/aapt-resources_pb.ts';
 
@@ -29,7 +29,7 @@ export interface ManifestInfo {
 /** decodeProtoManifest decodes a bundle module's manifest; a 400 naming `entry` when it is not a manifest XmlNode. */
 export async function decodeProtoManifest(bytes: Uint8Array, entry: string): Promise<ManifestInfo> {
   const { XmlNodeSchema } = await schemas();
-  let node;
+  let node: MessageShape<typeof XmlNodeSchema>;
   try {
     node = fromBinary(XmlNodeSchema, bytes);
   } catch (error) {

@@ -44,6 +44,7 @@ after(async () => {
 
 interface Reply {
   readonly status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: the tests read arbitrary fields of the artifact and error answers
   readonly body: any;
   readonly headers: Record<string, unknown>;
 }
@@ -172,13 +173,13 @@ describe('paths and protocols', () => {
     const second = await post(bundleUrl(pkg), listedBundle);
     const reply = await srv.app.inject({ method: 'GET', url: `/_fogbank/publisher/applications/${pkg}/artifacts`, headers: { authorization: 'Bearer releaser' } });
     assert.equal(reply.statusCode, 200);
-    const { artifacts } = JSON.parse(reply.body);
-    assert.deepEqual(artifacts.map((a: any) => a.downloadUrl), [first.body.downloadUrl, second.body.downloadUrl]);
-    assert.equal(artifacts[0].packageName, pkg);
-    assert.equal(artifacts[0].versionCode, 9);
-    assert.equal(artifacts[0].kind, 'bundle');
-    assert.equal(artifacts[0].signedBy, 'fogbank');
-    assert.equal(artifacts[0].size, listedBundle.length);
+    const { artifacts } = JSON.parse(reply.body) as { artifacts: Record<string, unknown>[] };
+    assert.deepEqual(artifacts.map((a) => a['downloadUrl']), [first.body.downloadUrl, second.body.downloadUrl]);
+    assert.equal(artifacts[0]?.['packageName'], pkg);
+    assert.equal(artifacts[0]?.['versionCode'], 9);
+    assert.equal(artifacts[0]?.['kind'], 'bundle');
+    assert.equal(artifacts[0]?.['signedBy'], 'fogbank');
+    assert.equal(artifacts[0]?.['size'], listedBundle.length);
     const missing = await srv.app.inject({ method: 'GET', url: `/_fogbank/publisher/apps/test/${pkg}/nope` });
     assert.deepEqual(JSON.parse(missing.body), envelope(404, 'NOT_FOUND', 'notFound', `No internal app sharing artifact nope for package ${pkg}.`));
   });

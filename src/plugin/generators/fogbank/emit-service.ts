@@ -3,7 +3,7 @@ import { insertionPointMarker, PluginError } from '../../runtime/index.ts';
 import type { FileEmitter } from './file-emitter.ts';
 import type { HttpBinding } from './http-rule.ts';
 import { lowerFirst, safeMemberName, UniqueNames } from './names.ts';
-import { isMultiSegment, parsePathTemplate, TemplateError, variablePattern } from './path-template.ts';
+import { isMultiSegment, type PathTemplate, parsePathTemplate, TemplateError, variablePattern } from './path-template.ts';
 import type { MessageInfo } from './type-index.ts';
 
 /**
@@ -61,7 +61,7 @@ export function emitService(e: FileEmitter, service: ServiceDescriptorProto, pat
 }
 
 function bindingLiteral(e: FileEmitter, where: string, b: HttpBinding, input: MessageInfo, output: MessageInfo): string {
-  let template;
+  let template: PathTemplate;
   try {
     template = parsePathTemplate(b.path);
   } catch (err) {

@@ -12,12 +12,18 @@ export interface HttpBinding {
   readonly responseBody: string;
 }
 
-// The dynamic HttpRule message, as @bufbuild/protobuf's reflection builds it.
+// The dynamic HttpRule message, as @bufbuild/protobuf's reflection builds it. The request
+// describes HttpRule itself, so a request whose http.proto differs may lack any of the fields.
 interface HttpRuleShape {
-  readonly pattern: { readonly case: string | undefined; readonly value?: unknown };
-  readonly body: string;
-  readonly responseBody: string;
-  readonly additionalBindings: readonly HttpRuleShape[];
+  readonly pattern?: { readonly case: string | undefined; readonly value?: unknown };
+  readonly body?: unknown;
+  readonly responseBody?: unknown;
+  readonly additionalBindings?: unknown;
+}
+
+/** isHttpRule says whether an extension value is a message (every field of HttpRuleShape is checked where read). */
+function isHttpRule(value: unknown): value is HttpRuleShape {
+  return typeof value === 'object' && value !== null;
 }
 
 /**
@@ -46,12 +52,13 @@ export class HttpRuleReader {
     const ext = this.extension;
     const options = method.options;
     if (ext === undefined || options === undefined || !hasExtension(options, ext)) return [];
-    let rule: HttpRuleShape;
+    let rule: unknown;
     try {
-      rule = getExtension(options, ext) as unknown as HttpRuleShape;
+      rule = getExtension(options, ext);
     } catch (error) {
       throw invalidDescriptor(error);
     }
+    if (!isHttpRule(rule)) return [];
     const out: HttpBinding[] = [];
     const add = (r: HttpRuleShape) => {
       const b = toBinding(r);
@@ -59,13 +66,14 @@ export class HttpRuleReader {
     };
     add(rule);
     // The request describes HttpRule itself; a request whose http.proto differs may lack fields.
-    for (const extra of Array.isArray(rule.additionalBindings) ? rule.additionalBindings : []) add(extra);
+    const extras: unknown[] = Array.isArray(rule.additionalBindings) ? rule.additionalBindings : [];
+    for (const extra of extras.filter(isHttpRule)) add(extra);
     return out;
   }
 }
 
 function toBinding(rule: HttpRuleShape): HttpBinding | undefined {
-  const pattern = rule.pattern as HttpRuleShape['pattern'] | undefined;
+  const pattern = rule.pattern;
   let method: string;
   let path: string;
   if (pattern === undefined) {

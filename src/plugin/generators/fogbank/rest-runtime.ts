@@ -87,6 +87,7 @@ export interface Transport {
 
 /** createTransport builds the transport a generated client uses. */
 export function createTransport(options: ClientOptions): Transport {
+  // The cast stays: the user's compiler settings may declare no global fetch (no DOM lib, older Node types).
   const doFetch = options.fetch ?? (globalThis as unknown as { fetch?: FetchLike }).fetch;
   if (doFetch === undefined) throw new TypeError('no fetch available: pass ClientOptions.fetch');
   const base = options.baseUrl.replace(/\/+$/, '');

@@ -67,11 +67,19 @@ export class TypeIndex {
         list.push(info);
         const inner = `${info.typeName}.`;
         const innerTs = `${tsScope}${m.name}_`;
-        m.nestedType.forEach((n, i) => addMessage(n, inner, innerTs, [...path, 3, i]));
-        m.enumType.forEach((e, i) => addEnum(e, inner, innerTs, [...path, 4, i]));
+        m.nestedType.forEach((n, i) => {
+          addMessage(n, inner, innerTs, [...path, 3, i]);
+        });
+        m.enumType.forEach((e, i) => {
+          addEnum(e, inner, innerTs, [...path, 4, i]);
+        });
       };
-      file.messageType.forEach((m, i) => addMessage(m, prefix, '', [4, i]));
-      file.enumType.forEach((e, i) => addEnum(e, prefix, '', [5, i]));
+      file.messageType.forEach((m, i) => {
+        addMessage(m, prefix, '', [4, i]);
+      });
+      file.enumType.forEach((e, i) => {
+        addEnum(e, prefix, '', [5, i]);
+      });
     }
   }
 

@@ -6,7 +6,7 @@
 import { transportProblemOf } from '../../../core/errors.ts';
 import { JsonTooDeepError, MAX_JSON_DEPTH, MalformedJsonError } from '../../../core/json-body.ts';
 import type { ErrorResponse, ErrorSite } from '../../../core/service.ts';
-import { YamlAliasingError, YamlTooDeepError } from '../../../core/yaml-body.ts';
+import { YamlAliasingError, YamlBusyError, YamlDecodeLimitError, YamlTooDeepError } from '../../../core/yaml-body.ts';
 import {
   badRequest,
   internalError,
@@ -44,6 +44,9 @@ export function toStatusError(error: unknown, site: ErrorSite): StatusError {
     return badRequest(`error converting YAML to JSON: yaml: ${error.line !== undefined && error.line > 1 ? `line ${error.line}: ` : ''}exceeded max depth of ${MAX_JSON_DEPTH}`);
   }
   if (error instanceof YamlAliasingError) return badRequest('error converting YAML to JSON: yaml: document contains excessive aliasing');
+  // fogbank's own bounds on decoding (go-yaml has no deadline), worded as a decoding error with the honest reason.
+  if (error instanceof YamlDecodeLimitError) return badRequest(`error converting YAML to JSON: yaml: ${error.message}`);
+  if (error instanceof YamlBusyError) return error.why === 'closing' ? shuttingDown() : tooManyRequests();
   if (error instanceof Error && error.name === 'ProtobufBodyError') return badRequest(error.message);
   const problem = transportProblemOf(error);
   if (problem !== undefined) {
@@ -63,6 +66,24 @@ export function toStatusError(error: unknown, site: ErrorSite): StatusError {
     }
   }
   return internalError(error instanceof Error ? error.message : String(error));
+}
+
+/**
+ * tooManyRequests is the apiserver's max-in-flight refusal: 429 with Retry-After 1 and these words
+ * (the apiserver writes them as plain text; here a Status, NewTooManyRequests's shape, so every
+ * answer stays in the dialect).
+ */
+function tooManyRequests(): StatusError {
+  return new StatusError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: 1 });
+}
+
+/** shuttingDown is what the apiserver answers a request that arrives while it shuts down (filters/waitgroup.go): 503 with Retry-After 1 and no details. */
+function shuttingDown(): StatusError {
+  return new (class extends StatusError {
+    override headers(): Record<string, string> {
+      return { 'retry-after': '1' };
+    }
+  })(503, 'ServiceUnavailable', 'apiserver is shutting down');
 }
 
 /** YamlBodyError is a YAML request body that does not parse. */

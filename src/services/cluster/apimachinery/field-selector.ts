@@ -57,7 +57,7 @@ function splitTerms(input: string): string[] {
   return terms;
 }
 
-function unescape(value: string, whole: string): string {
+function unescapeValue(value: string, whole: string): string {
   let out = '';
   for (let i = 0; i < value.length; i++) {
     const c = value[i]!;
@@ -84,7 +84,7 @@ export function parseFieldSelector(input: string): FieldSelector {
     const match = /^([^=!]*?)(!=|==|=)(.*)$/s.exec(term);
     if (match === null) throw new FieldSelectorSyntaxError(`invalid selector: '${input}'; can't understand '${term}'`);
     const [, field, op, rawValue] = match;
-    requirements.push({ field: field!.trim(), operator: op === '!=' ? '!=' : '=', value: unescape(rawValue!, input) });
+    requirements.push({ field: field!.trim(), operator: op === '!=' ? '!=' : '=', value: unescapeValue(rawValue!, input) });
   }
   return new FieldSelector(requirements);
 }

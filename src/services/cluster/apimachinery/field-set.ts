@@ -132,7 +132,10 @@ export function trieOfPaths(paths: Iterable<string>): Json {
   const root: Json = {};
   for (const path of [...paths].sort()) {
     let node = root;
-    for (const step of path.split(SEP)) node = (node[step] ??= {}) as Json;
+    for (const step of path.split(SEP)) {
+      node[step] ??= {};
+      node = node[step] as Json;
+    }
   }
   return root;
 }

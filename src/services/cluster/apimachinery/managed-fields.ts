@@ -129,7 +129,8 @@ function trieOf(paths: readonly string[]): Record<string, unknown> {
   for (const path of paths) {
     let node = root;
     for (const step of path.split(SEP)) {
-      node = (node[step] ??= {}) as Record<string, unknown>;
+      node[step] ??= {};
+      node = node[step] as Record<string, unknown>;
     }
   }
   return root;

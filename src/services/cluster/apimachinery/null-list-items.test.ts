@@ -40,7 +40,10 @@ function listPaths(schemas: Record<string, OpenApiSchema>, root: string): string
 
 function withValue(body: Record<string, unknown>, path: readonly string[], value: unknown): Record<string, unknown> {
   let node = body;
-  for (const key of path.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
+  for (const key of path.slice(0, -1)) {
+    node[key] ??= {};
+    node = node[key] as Record<string, unknown>;
+  }
   node[path[path.length - 1]!] = value;
   return body;
 }

@@ -42,7 +42,10 @@ const walkers = new WeakMap<AnyView, SchemaWalker>();
 /** walkerOf is the (cached) schema walker of a view's schema set. */
 export function walkerOf(view: AnyView): SchemaWalker {
   let walker = walkers.get(view);
-  if (walker === undefined) walkers.set(view, (walker = new SchemaWalker(view.schemas)));
+  if (walker === undefined) {
+    walker = new SchemaWalker(view.schemas);
+    walkers.set(view, walker);
+  }
   return walker;
 }
 
@@ -134,7 +137,7 @@ export async function applyObject(context: { readonly registry: GenericRegistry;
     throw badRequest('metadata.managedFields must be nil');
   }
   const decoded = decodeBody(body, view, context.groups, options.fieldValidation);
-  const applied = decoded.object as unknown as Record<string, unknown>;
+  const applied: Record<string, unknown> = decoded.object;
   const walker = walkerOf(view);
   const time = formatTime(registry.clock.now());
   const apiVersion = apiVersionOf(view);

@@ -132,7 +132,8 @@ function readMessage(reader: BinaryReader, end: number, layout: MessageLayout): 
       case 'map': {
         const length = reader.uint32();
         const entry = readMessage(reader, reader.pos + length, { 1: { name: 'key', kind: 'string' }, 2: { name: 'value', kind: 'string' } });
-        const map = (out[field.name] ??= {}) as Record<string, unknown>;
+        out[field.name] ??= {};
+        const map = out[field.name] as Record<string, unknown>;
         map[String(entry['key'] ?? '')] = entry['value'] ?? '';
         continue;
       }
@@ -142,8 +143,12 @@ function readMessage(reader: BinaryReader, end: number, layout: MessageLayout): 
         break;
       }
     }
-    if (field.repeated === true) ((out[field.name] ??= []) as unknown[]).push(value);
-    else out[field.name] = value;
+    if (field.repeated === true) {
+      out[field.name] ??= [];
+      (out[field.name] as unknown[]).push(value);
+    } else {
+      out[field.name] = value;
+    }
   }
   return out;
 }

@@ -4,7 +4,7 @@
  */
 import { forbidden, notSupported, required, type FieldError } from './field-errors.ts';
 import { FieldSelectorSyntaxError, parseFieldSelector, type FieldSelector } from './field-selector.ts';
-import { LabelSelectorSyntaxError, parseLabelSelector } from './label-selector.ts';
+import { type LabelSelector, LabelSelectorSyntaxError, parseLabelSelector } from './label-selector.ts';
 import type { ListQuery } from './registry.ts';
 import { clampToNumber, parseInt64, queryFlag } from './query-values.ts';
 import { badRequest, invalidObject } from './status.ts';
@@ -56,7 +56,7 @@ export function parseListQuery(query: Query, supportedFields: ReadonlySet<string
   const sendInitialEvents = parseBool(query, 'sendInitialEvents');
   const labelText = single(query, 'labelSelector') ?? '';
   const fieldText = single(query, 'fieldSelector') ?? '';
-  let labelSelector;
+  let labelSelector: LabelSelector;
   try {
     labelSelector = parseLabelSelector(labelText);
   } catch (error) {

@@ -14,7 +14,7 @@ import type { FieldSelector } from './field-selector.ts';
 import type { LabelSelector } from './label-selector.ts';
 import { fieldsOf, recordUpdate } from './managed-fields.ts';
 import { validateObjectMeta, validateObjectMetaUpdate, type KubeObject, type ManagedFieldsEntry, type ObjectMeta } from './object-meta.ts';
-import { listAtRevision, RevisionCompactedError } from './snapshot.ts';
+import { listAtRevision, RevisionCompactedError, type SnapshotPage } from './snapshot.ts';
 import { goQuote, uint64Problem } from './query-values.ts';
 import {
   alreadyExists,
@@ -194,7 +194,7 @@ export class GenericRegistry {
       if (query.fieldSelector.empty) return true;
       return query.fieldSelector.matches(view.selectableFields(object));
     };
-    let page;
+    let page: SnapshotPage;
     try {
       page = await listAtRevision(this.store, view.storeKind, {
         prefix,

@@ -225,7 +225,7 @@ function conflictsAfterClientSideUpgrade(conflicts: readonly ApplyConflict[], re
     return [...conflicts];
   }
   if (!isObject(lastApplied)) return [...conflicts];
-  const live = request.live as unknown as Json;
+  const live = request.live;
   const agreeing = new Set(
     pathsOf(lastApplied, request.root, request.walker, false).filter((path) => isDeepStrictEqual(valueAtPath(lastApplied, path), valueAtPath(live, path))),
   );

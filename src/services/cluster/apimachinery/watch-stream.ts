@@ -35,7 +35,10 @@ const WRITES = new WatchWrites();
 
 function slotOf(key: string): EncodedSlot {
   let slot = SLOTS.get(key);
-  if (slot === undefined) SLOTS.set(key, (slot = { change: undefined, encoded: Buffer.alloc(0) }));
+  if (slot === undefined) {
+    slot = { change: undefined, encoded: Buffer.alloc(0) };
+    SLOTS.set(key, slot);
+  }
   return slot;
 }
 
@@ -47,7 +50,8 @@ export async function startWatch(context: HandlerContext, scope: RequestScope, q
   let headersSent = false;
   const raw = reply.raw;
   const output = new WatchOutput(raw, WRITES);
-  const include = form.kind === 'table' ? parseIncludeObject(single(query as unknown as Query, 'includeObject')) : 'Metadata';
+  // includeObject is a TableOptions parameter, not a list option: it is read from the request's own query.
+  const include = form.kind === 'table' ? parseIncludeObject(single((request.query ?? {}) as Query, 'includeObject')) : 'Metadata';
   const encode = (type: WatchEventType, object: KubeObject | Record<string, unknown>): Buffer => {
     if (type === 'ERROR' || type === 'BOOKMARK' || form.kind === 'object') return line({ type, object });
     const kube = object as KubeObject;

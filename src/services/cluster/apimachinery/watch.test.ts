@@ -103,6 +103,27 @@ describe('watch (reference §1.3, §3.3, §3.4)', () => {
     watch.close();
   });
 
+  it('carries in each Table row what includeObject asks for: the object, its metadata by default, or nothing', async () => {
+    const table = 'application/json;as=Table;v=v1;g=meta.k8s.io';
+    const from = await h.store.currentRevision();
+    const full = await openWatch(`${base}${ROLES}?watch=true&resourceVersion=${from}&includeObject=Object`, ADMIN_TOKEN, table);
+    const metadata = await openWatch(`${base}${ROLES}?watch=true&resourceVersion=${from}`, ADMIN_TOKEN, table);
+    const none = await openWatch(`${base}${ROLES}?watch=true&resourceVersion=${from}&includeObject=None`, ADMIN_TOKEN, table);
+    await h.call('POST', ROLES, { metadata: { name: 'included' }, rules: [] });
+    for (const watch of [full, metadata, none]) await watch.until((events) => events.length === 1, 'one table event');
+    assert.equal(full.events[0]!.object.rows[0].object.kind, 'ClusterRole');
+    assert.deepEqual(full.events[0]!.object.rows[0].object.rules, []);
+    assert.equal(metadata.events[0]!.object.rows[0].object.kind, 'PartialObjectMetadata');
+    assert.deepEqual(Object.keys(none.events[0]!.object.rows[0]), ['cells']);
+    for (const watch of [full, metadata, none]) watch.close();
+  });
+
+  it('answers a Table watch with a bad includeObject as the list does: 422 before the stream starts', async () => {
+    const bad = await h.call('GET', `${ROLES}?watch=true&includeObject=All`, undefined, { accept: 'application/json;as=Table;g=meta.k8s.io;v=v1' });
+    assert.equal(bad.status, 422);
+    assert.equal(bad.body.message, 'TableOptions.meta.k8s.io "" is invalid: includeObject: Invalid value: "All": must be \'Metadata\', \'Object\', \'None\', or empty');
+  });
+
   it('loses nothing across a write burst', async () => {
     const watch = await openWatch(`${base}/api/v1/namespaces/default/events?watch=true&resourceVersion=${await h.store.currentRevision()}`, ADMIN_TOKEN);
     await Promise.all(

@@ -186,7 +186,8 @@ export async function serveWatch(
     }
   };
   try {
-    subscription = await store.subscribe(start, onChange, { kinds: [view.storeKind] });
+    // A replaced state (a snapshot restored, a reset) ends the watch with 410 Gone, as an etcd restore does: the informer relists.
+    subscription = await store.subscribe(start, onChange, { kinds: [view.storeKind], onReset: (revision) => tooOld(start, revision) });
   } catch (error) {
     if (error instanceof CompactedError) {
       tooOld(start, error.oldest);

@@ -62,7 +62,11 @@ export class AggregationController {
   /** start syncs once and then on every ClusterRole change. */
   async start(): Promise<void> {
     const from = await this.store.currentRevision();
-    this.#subscription = await this.store.subscribe(from, () => this.#kick(), { kinds: [CLUSTER_ROLE_STORE_KIND] });
+    // A replaced state (a snapshot restored, a reset) ends the subscription: attach again and sync.
+    const onReset = (): void => {
+      if (!this.#stopped) void this.start().catch((error: unknown) => (this.lastError = error));
+    };
+    this.#subscription = await this.store.subscribe(from, () => this.#kick(), { kinds: [CLUSTER_ROLE_STORE_KIND], onReset });
     this.#kick();
   }
 

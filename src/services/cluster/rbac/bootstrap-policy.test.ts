@@ -4,7 +4,6 @@ import { ManualClock } from '../../../lib/clock.ts';
 import { seededIds } from '../../../lib/ids.ts';
 import { MemoryStore } from '../../../store/index.ts';
 import { GenericRegistry, type RequestScope } from '../apimachinery/registry.ts';
-import type { AnyView } from '../apimachinery/strategy.ts';
 import { clusterRoleBindingsView } from '../resources/cluster-role-bindings.ts';
 import { clusterRolesView, type ClusterRole } from '../resources/cluster-roles.ts';
 import { BOOTSTRAP_BINDINGS, BOOTSTRAP_ROLES } from './bootstrap-policy-data.ts';
@@ -18,8 +17,8 @@ describe('default policy reconciled at start (rbac/bootstrap-roles)', () => {
       beforeDelete: () => undefined,
       afterDelete: async () => undefined,
     });
-    const roles: RequestScope = { view: clusterRolesView as unknown as AnyView, group: 'rbac.authorization.k8s.io', namespace: undefined };
-    const bindings: RequestScope = { view: clusterRoleBindingsView as unknown as AnyView, group: 'rbac.authorization.k8s.io', namespace: undefined };
+    const roles: RequestScope = { view: clusterRolesView, group: 'rbac.authorization.k8s.io', namespace: undefined };
+    const bindings: RequestScope = { view: clusterRoleBindingsView, group: 'rbac.authorization.k8s.io', namespace: undefined };
     await reconcileBootstrapPolicy(registry, roles, bindings);
     assert.equal((await store.list('cluster/clusterroles')).length, BOOTSTRAP_ROLES.length);
     assert.equal((await store.list('cluster/clusterrolebindings')).length, BOOTSTRAP_BINDINGS.length);

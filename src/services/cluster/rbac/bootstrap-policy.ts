@@ -83,8 +83,11 @@ async function ensure<T extends KubeObject>(registry: GenericRegistry, scope: Re
     scope,
     name,
     (current) => {
-      const { apiVersion: _a, kind: _k, ...reconciled } = reconcile(current as T, expected);
-      return reconciled as unknown as KubeObject;
+      // The stored form carries no apiVersion or kind.
+      const reconciled: KubeObject = { ...reconcile(current as T, expected) };
+      delete reconciled.apiVersion;
+      delete reconciled.kind;
+      return reconciled;
     },
     { dryRun: false, fieldManager: MANAGER, allowCreate: false },
   );

@@ -52,6 +52,12 @@ export class Rbac {
     });
   }
 
+  /** reconcile brings the default policy back where the store lacks it (after its state was replaced). */
+  async reconcile(registry: GenericRegistry): Promise<void> {
+    const { reconcilePolicy } = await import('./start-policy.ts');
+    await reconcilePolicy(registry);
+  }
+
   /** aggregationIdle resolves when the aggregation controller (the latest this replica ran) has nothing left to do. */
   async aggregationIdle(): Promise<void> {
     await this.#controller?.idle();

@@ -6,14 +6,13 @@
 import type { Vocabulary } from '../../../core/identifiers.ts';
 import type { Store } from '../../../store/index.ts';
 import type { GenericRegistry, RequestScope } from '../apimachinery/registry.ts';
-import type { AnyView } from '../apimachinery/strategy.ts';
 import { clusterRoleBindingsView } from '../resources/cluster-role-bindings.ts';
 import { clusterRolesView } from '../resources/cluster-roles.ts';
 import { AggregationController } from './aggregation-controller.ts';
 import { reconcileBootstrapPolicy } from './bootstrap-policy.ts';
 
-const ROLES: RequestScope = { view: clusterRolesView as unknown as AnyView, group: clusterRolesView.group, namespace: undefined };
-const BINDINGS: RequestScope = { view: clusterRoleBindingsView as unknown as AnyView, group: clusterRoleBindingsView.group, namespace: undefined };
+const ROLES: RequestScope = { view: clusterRolesView, group: clusterRolesView.group, namespace: undefined };
+const BINDINGS: RequestScope = { view: clusterRoleBindingsView, group: clusterRoleBindingsView.group, namespace: undefined };
 
 /** reconcilePolicy writes the default ClusterRoles and bindings that are missing or out of date. */
 export async function reconcilePolicy(registry: GenericRegistry): Promise<void> {

@@ -126,7 +126,7 @@ function validateBinding(binding: ClusterRoleBinding): FieldError[] {
   if (ref.kind !== 'ClusterRole') errors.push(notSupported('roleRef.kind', ref.kind ?? '', ['ClusterRole']));
   if ((ref.name ?? '') === '') errors.push(required('roleRef.name', ''));
   else errors.push(...pathSegmentErrors('roleRef.name', ref.name!));
-  (binding.subjects ?? []).forEach((subject, index) => errors.push(...validateSubject(subject, `subjects[${index}]`)));
+  for (const [index, subject] of (binding.subjects ?? []).entries()) errors.push(...validateSubject(subject, `subjects[${index}]`));
   return errors;
 }
 

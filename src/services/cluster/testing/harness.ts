@@ -29,7 +29,7 @@ export interface ClusterHarness {
 /** HarnessResponse is an answer with its body parsed when it is JSON. */
 export interface HarnessResponse {
   readonly status: number;
-  // Tests read arbitrary response fields.
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary fields of any resource's response body
   readonly body: any;
   readonly headers: LightMyRequestResponse['headers'];
   readonly raw: LightMyRequestResponse;

@@ -6,7 +6,7 @@
 /** WatchEvent is one received line. */
 export interface ReceivedEvent {
   readonly type: string;
-  // Tests read arbitrary fields of the event object.
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary fields of any resource's event object
   readonly object: any;
 }
 
@@ -36,8 +36,7 @@ export async function openWatch(url: string, token: string, accept = 'applicatio
         const { done, value } = await reader.read();
         if (done) break;
         buffer += decoder.decode(value, { stream: true });
-        let newline;
-        while ((newline = buffer.indexOf('\n')) !== -1) {
+        for (let newline = buffer.indexOf('\n'); newline !== -1; newline = buffer.indexOf('\n')) {
           const line = buffer.slice(0, newline);
           buffer = buffer.slice(newline + 1);
           if (line.trim() !== '') events.push(JSON.parse(line) as ReceivedEvent);

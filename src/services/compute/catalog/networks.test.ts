@@ -8,7 +8,7 @@ const ADMIN = { authorization: 'Bearer admin' };
 
 describe('the default network', () => {
   let srv: RunningFogbank;
-  const get = async (url: string): Promise<{ status: number; body: Record<string, any> }> => {
+  const get = async (url: string): Promise<{ status: number; body: Record<string, unknown> }> => {
     const response = await srv.app.inject({ method: 'GET', url: `/compute/v1/projects/p/${url}`, headers: ADMIN });
     return { status: response.statusCode, body: response.json() };
   };
@@ -48,12 +48,14 @@ describe('the default network', () => {
     assert.equal(body['kind'], 'compute#subnetworkAggregatedList');
     const scopes = Object.entries(body['items'] as Record<string, { subnetworks?: { ipCidrRange: string }[] }>).filter(([, entry]) => entry.subnetworks !== undefined);
     assert.equal(scopes.length, REGION_NAMES.length);
-    assert.deepEqual(body['items']['regions/europe-west1'].subnetworks.map((subnet: { ipCidrRange: string }) => subnet.ipCidrRange), ['10.132.0.0/20']);
+    const europe = (body['items'] as Record<string, { subnetworks: { ipCidrRange: string }[] }>)['regions/europe-west1'];
+    assert.deepEqual(europe?.subnetworks.map((subnet) => subnet.ipCidrRange), ['10.132.0.0/20']);
     const page = await get('aggregated/subnetworks?maxResults=2');
     assert.equal(Object.values(page.body['items'] as Record<string, { subnetworks?: unknown[] }>).filter((entry) => entry.subnetworks !== undefined).length, 2);
     assert.equal(typeof page.body['nextPageToken'], 'string');
     const filtered = await get(`aggregated/subnetworks?filter=${encodeURIComponent('ipCidrRange = "10.128.0.0/20"')}`);
-    assert.deepEqual(Object.keys(filtered.body['items']).filter((scope) => filtered.body['items'][scope].subnetworks !== undefined), ['regions/us-central1']);
+    const filteredItems = filtered.body['items'] as Record<string, { subnetworks?: unknown[] }>;
+    assert.deepEqual(Object.keys(filteredItems).filter((scope) => filteredItems[scope]?.subnetworks !== undefined), ['regions/us-central1']);
   });
 
   it('the network lists one subnetwork per region', async () => {

@@ -31,9 +31,13 @@ after(async () => {
   await srv.close();
 });
 
+/** LooseJson is a parsed JSON body whose fields the tests read freely, as many response shapes are asserted. */
+// biome-ignore lint/suspicious/noExplicitAny: the tests read arbitrary nested fields of many response shapes
+type LooseJson = Record<string, any>;
+
 interface Reply {
   readonly status: number;
-  readonly body: Record<string, any>;
+  readonly body: LooseJson;
 }
 
 async function call(method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown, headers: Record<string, string> = ADMIN): Promise<Reply> {
@@ -52,7 +56,7 @@ async function state(): Promise<{ templates: string[]; operations: number }> {
 
 function assertError(reply: Reply, status: number, reason: string, message: string): void {
   assert.equal(reply.status, status, JSON.stringify(reply.body));
-  const error = reply.body['error'] as Record<string, any>;
+  const error = reply.body['error'] as LooseJson;
   assert.equal(error['code'], status);
   assert.equal(error['message'], message);
   assert.deepEqual(error['errors'], [{ message, domain: 'global', reason }]);
@@ -441,7 +445,7 @@ describe('instanceTemplates.insert fills in server output', () => {
   const HOST = { ...ADMIN, host: 'fogbank.test:8780' };
   const BASE = 'http://fogbank.test:8780/compute/v1/';
 
-  async function insertAndGet(template: Record<string, unknown>, headers: Record<string, string> = HOST, prefix = '/compute/v1'): Promise<{ op: Record<string, any>; template: Record<string, any> }> {
+  async function insertAndGet(template: Record<string, unknown>, headers: Record<string, string> = HOST, prefix = '/compute/v1'): Promise<{ op: LooseJson; template: LooseJson }> {
     const op = await call('POST', `${prefix}/projects/p/global/instanceTemplates`, template, headers);
     assert.equal(op.status, 200, JSON.stringify(op.body));
     assert.equal(op.body['status'], 'DONE');

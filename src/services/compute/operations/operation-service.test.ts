@@ -31,9 +31,13 @@ const TIMEOUT = { timeout: 20_000 };
 const neverTimers: Timers = { delay: () => new Promise<void>(() => undefined) };
 const instantTimers: Timers = { delay: () => Promise.resolve() };
 
+/** LooseJson is a parsed JSON body whose fields the tests read freely, as many response shapes are asserted. */
+// biome-ignore lint/suspicious/noExplicitAny: the tests read arbitrary nested fields of many response shapes
+type LooseJson = Record<string, any>;
+
 interface Reply {
   readonly status: number;
-  readonly body: Record<string, any>;
+  readonly body: LooseJson;
 }
 
 async function call(srv: RunningFogbank, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: object): Promise<Reply> {
@@ -485,8 +489,8 @@ describe('restart', () => {
     const timers = new StepTimers();
     const common = { host: '127.0.0.1', port: 0, store: 'sqlite', dataDir, adminToken: 'admin', logLevel: 'silent', operations: 'realistic', clock } as const;
     const first = await startFogbank({ ...common, timers, ids: seededIds('restart-1') });
-    let running: Record<string, any>;
-    let pending: Record<string, any>;
+    let running: LooseJson;
+    let pending: LooseJson;
     try {
       running = (await call(first, 'POST', TEMPLATES, template('resumed-running'))).body;
       await timers.sleepers(1);
@@ -535,7 +539,7 @@ describe('restart', () => {
   test('an Operation whose first server never ran it finishes after the restart', TIMEOUT, async () => {
     const common = { host: '127.0.0.1', port: 0, store: 'sqlite', dataDir, adminToken: 'admin', logLevel: 'silent', operations: 'realistic' } as const;
     const first = await startFogbank({ ...common, timers: neverTimers });
-    let op: Record<string, any>;
+    let op: LooseJson;
     try {
       op = (await call(first, 'POST', TEMPLATES, template('never-fired'))).body;
       assert.equal(op['status'], 'PENDING');

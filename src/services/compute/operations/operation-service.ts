@@ -116,7 +116,7 @@ export class OperationService {
   /** open attaches to the change feed (for wait), resumes unfinished Operations and runs the retention sweep (on the replica elected for it). */
   async open(): Promise<void> {
     const { store } = this.options;
-    this.#subscription = await store.subscribe(await store.currentRevision(), (change) => this.#onChange(change), { kinds: [OPERATIONS_KIND] });
+    await this.#follow();
     // One read of every Operation serves both a first sweep here and the resumption of unfinished ones.
     const all = await store.list<StoredOperation>(OPERATIONS_KIND);
     let unswept: readonly StoredRecord<StoredOperation>[] | undefined = all;
@@ -242,7 +242,10 @@ export class OperationService {
     let woken: () => void = () => undefined;
     const signal = new Promise<void>((resolve) => (woken = resolve));
     let set = this.#waiters.get(key);
-    if (set === undefined) this.#waiters.set(key, (set = new Set()));
+    if (set === undefined) {
+      set = new Set();
+      this.#waiters.set(key, set);
+    }
     set.add(woken);
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -287,6 +290,32 @@ export class OperationService {
         await sweeping;
       },
     };
+  }
+
+  /** follow attaches to the change feed from now; when the store's state is replaced (a snapshot restored, a reset) it attaches again and re-reads. */
+  async #follow(): Promise<void> {
+    const { store } = this.options;
+    this.#subscription = await store.subscribe(await store.currentRevision(), (change) => this.#onChange(change), {
+      kinds: [OPERATIONS_KIND],
+      onReset: () => void this.#afterReset().catch(() => undefined),
+    });
+  }
+
+  /**
+   * afterReset follows a replaced state: what this process remembered of completed Operations is
+   * forgotten and read again, unfinished ones in the new state are driven, and every waiter
+   * looks again (its Operation may be done, or gone).
+   */
+  async #afterReset(): Promise<void> {
+    if (this.#closed) return;
+    await this.#follow();
+    const all = await this.options.store.list<StoredOperation>(OPERATIONS_KIND);
+    this.#doneQueue = [];
+    this.#doneHead = 0;
+    this.#doneKeys.clear();
+    for (const record of all.filter((r) => r.value.status === 'DONE').sort((a, b) => (a.value.endTime ?? 0) - (b.value.endTime ?? 0))) this.#completed(record.key);
+    for (const record of all) if (record.value.status !== 'DONE') this.#track(this.#drive(record.value));
+    for (const waiters of this.#waiters.values()) for (const wake of waiters) wake();
   }
 
   #onChange(change: Change): void {

@@ -57,7 +57,7 @@ export function treeLimitProblem(root: Expr): string | undefined {
         if (kind.value.target !== undefined) stack.push({ expr: kind.value.target, ...next });
         // Operands of operators stay in the same rule; arguments of calls and the index are nested `expr`s.
         const nests = !OPERATORS.has(name);
-        kind.value.args.forEach((arg, i) => stack.push({ expr: arg, ...next, b: next.b + (nests || (name === '_[_]' && i === 1) ? 1 : 0) }));
+        for (const [i, arg] of kind.value.args.entries()) stack.push({ expr: arg, ...next, b: next.b + (nests || (name === '_[_]' && i === 1) ? 1 : 0) });
         break;
       }
       case 'listExpr':

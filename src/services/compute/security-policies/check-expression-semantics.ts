@@ -83,11 +83,14 @@ function checkCall(call: Call, context: ExpressionContext): void {
       return;
     }
     case 'evaluatePreconfiguredExpr':
-      return checkPreconfiguredExpr(requireLiteral(call), context);
+      checkPreconfiguredExpr(requireLiteral(call), context);
+      return;
     case 'evaluatePreconfiguredWaf':
-      return checkPreconfiguredWaf(requireLiteral(call), call.args[1]);
+      checkPreconfiguredWaf(requireLiteral(call), call.args[1]);
+      return;
     case 'evaluateThreatIntelligence':
-      return checkThreatIntelligence(requireLiteral(call), context);
+      checkThreatIntelligence(requireLiteral(call), context);
+      return;
     case 'evaluateAddressGroup':
       requireLiteral(call);
       return;

@@ -148,7 +148,7 @@ export function patchPolicy(policy: StoredPolicy, body: unknown, updateMask: str
     return { ...next, rules: sortRules(rules) };
   }
   // Rules of a network policy must keep naming user-defined fields the policy still has.
-  next.rules.forEach((rule, i) => prepareNewRule(rule, { ...scope, field: `resource.rules[${i}]` }));
+  for (const [i, rule] of next.rules.entries()) prepareNewRule(rule, { ...scope, field: `resource.rules[${i}]` });
   return next;
 }
 

@@ -47,6 +47,7 @@ describe('security policy types in either spelling', () => {
   });
 
   it('reads a policy stored by an earlier version with the spec spelling as the real value', () => {
+    // Deliberately outside StoredPolicy's type: the spelling an earlier version stored, which reading must convert.
     const legacy = { ...buildPolicy({ name: 'pol' }, NEW), type: 'EDGEGUARD_NETWORK' } as unknown as StoredPolicy;
     const read = storedPolicy(legacy);
     assert.equal(read.type, 'CLOUD_ARMOR_NETWORK');

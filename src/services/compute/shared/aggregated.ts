@@ -15,7 +15,10 @@ export function groupByScope<T extends { readonly scope: Scope }>(
   for (const { value, item } of page) {
     const key = scopePath(value.scope);
     let items = byScope.get(key);
-    if (items === undefined) byScope.set(key, (items = []));
+    if (items === undefined) {
+      items = [];
+      byScope.set(key, items);
+    }
     items.push(item);
   }
   const out: Record<string, unknown> = {};

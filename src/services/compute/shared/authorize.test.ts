@@ -39,7 +39,7 @@ before(async () => {
   srv = await startFogbank({ host: '127.0.0.1', port: 0, store: 'memory', operations: 'instant', adminToken: 'admin', logLevel: 'silent', tokens: TOKENS, clock: new ManualClock(), ids: seededIds('authorize') });
   const seeded = await call('POST', TEMPLATES, { name: 'existing', properties: { machineType: 'e2-small' } }, 'admin');
   assert.equal(seeded.status, 200);
-  existingOp = seeded.body['name'];
+  existingOp = seeded.body['name'] as string;
 });
 after(async () => {
   await srv.close();
@@ -47,7 +47,7 @@ after(async () => {
 
 interface Reply {
   readonly status: number;
-  readonly body: Record<string, any>;
+  readonly body: Record<string, unknown>;
   readonly headers: Record<string, unknown>;
 }
 
@@ -120,7 +120,7 @@ describe('authentication', () => {
     await refused(() => call('GET', `${TEMPLATES}?access_token=who-knows`, undefined, undefined), unauthenticated(INVALID, 'authError'));
     const got = await call('GET', `${TEMPLATES}?access_token=reader`, undefined, undefined);
     assert.equal(got.status, 200);
-    assert.deepEqual(got.body['items'].map((t: { name: string }) => t.name), ['existing']);
+    assert.deepEqual((got.body['items'] as { name: string }[]).map((t) => t.name), ['existing']);
   });
 });
 

@@ -31,7 +31,7 @@ after(async () => {
 
 interface Reply {
   readonly status: number;
-  readonly body: Record<string, any>;
+  readonly body: Record<string, unknown>;
   readonly contentType: string | undefined;
 }
 
@@ -140,10 +140,11 @@ describe('values of the wrong JSON type', () => {
     const reply = await send('POST', INSERT, { name: 'snake', properties: { machine_type: 'e2-small', can_ip_forward: true, network_interfaces: [{ vlan: '7', parent_nic_name: 'nic0' }], disks: [{ boot: true, initialize_params: { source_image: 'projects/debian-cloud/global/images/family/debian-12', disk_size_gb: 12 } }] } });
     assert.equal(reply.status, 200, JSON.stringify(reply.body));
     const got = await send('GET', `${INSERT}/snake`);
-    assert.equal(got.body['properties']['machineType'], 'e2-small');
-    assert.equal(got.body['properties']['canIpForward'], true);
-    assert.equal(got.body['properties']['networkInterfaces'][0]['vlan'], 7);
-    assert.equal(got.body['properties']['disks'][0]['initializeParams']['diskSizeGb'], '12');
+    const properties = got.body['properties'] as { machineType: string; canIpForward: boolean; networkInterfaces: { vlan: number }[]; disks: { initializeParams: { diskSizeGb: string } }[] };
+    assert.equal(properties.machineType, 'e2-small');
+    assert.equal(properties.canIpForward, true);
+    assert.equal(properties.networkInterfaces[0]?.vlan, 7);
+    assert.equal(properties.disks[0]?.initializeParams.diskSizeGb, '12');
     const removed = await send('DELETE', `${INSERT}/snake`);
     assert.equal(removed.body['status'], 'DONE');
   });
@@ -200,7 +201,7 @@ describe('query parameters', () => {
   test('maxResults=0 means the default page and alt/prettyPrint are ignored', async () => {
     const reply = await send('GET', `${INSERT}?maxResults=0&alt=json&prettyPrint=false`);
     assert.equal(reply.status, 200);
-    assert.deepEqual(reply.body['items'].map((t: { name: string }) => t.name), ['existing']);
+    assert.deepEqual((reply.body['items'] as { name: string }[]).map((t) => t.name), ['existing']);
   });
 
   test('an unknown region in the path', async () => {

@@ -36,14 +36,14 @@ describe('compute batch requests', () => {
     const answers = parts.map((text) => {
       const [outer, inner] = text.split('\r\n\r\n', 2) as [string, string];
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(inner)![1]);
-      const json = JSON.parse(text.slice(text.indexOf('\r\n\r\n', text.indexOf('HTTP/1.1')) + 4)) as Record<string, any>;
+      const json = JSON.parse(text.slice(text.indexOf('\r\n\r\n', text.indexOf('HTTP/1.1')) + 4)) as Record<string, unknown>;
       return { id: /Content-ID: (\S+)/.exec(outer)![1], status, json };
     });
     assert.deepEqual(answers.map((a) => a.id), [1, 2, 3].map((n) => `<response-b29c5de2-0db4-490b-b421-6a51b598bd22+${n}>`));
     assert.deepEqual(answers.map((a) => a.status), [200, 200, 404]);
     assert.equal(answers[0]!.json['status'], 'DONE');
     assert.equal(answers[1]!.json['name'], 'b1');
-    assert.equal(answers[2]!.json['error'].message, "The resource 'projects/p/global/instanceTemplates/missing' was not found");
+    assert.equal((answers[2]!.json['error'] as { message: string }).message, "The resource 'projects/p/global/instanceTemplates/missing' was not found");
   });
 
   it('rejects a body that is not multipart/mixed, or has no parts', async () => {
@@ -67,7 +67,7 @@ describe('compute batch requests', () => {
       .map((text) => {
         const [outer, inner] = text.split('\r\n\r\n', 2) as [string, string];
         const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(inner)![1]);
-        const json = JSON.parse(text.slice(text.indexOf('\r\n\r\n', text.indexOf('HTTP/1.1')) + 4)) as Record<string, any>;
+        const json = JSON.parse(text.slice(text.indexOf('\r\n\r\n', text.indexOf('HTTP/1.1')) + 4)) as Record<string, unknown>;
         return { id: /Content-ID: (\S+)/.exec(outer)?.[1], status, json };
       });
   };

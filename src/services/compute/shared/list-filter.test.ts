@@ -17,7 +17,17 @@ const CREATED = ['2024-12-31T16:00:00.000-08:00', '2024-12-31T16:00:01.000-08:00
 let srv: RunningFogbank;
 const clock = new ManualClock(Date.UTC(2025, 0, 1));
 
-async function call(url: string, method: 'GET' | 'POST' = 'GET', payload?: object): Promise<{ status: number; body: Record<string, any> }> {
+/** itemNames lists the `name` of each item of a list's `items`. */
+function itemNames(items: unknown): string[] {
+  return (items as { name: string }[]).map((t) => t.name);
+}
+
+/** scopes is an aggregated list's `items`: per scope, its templates or the warning that it has none. */
+function scopes(body: Record<string, unknown>): Record<string, { instanceTemplates?: unknown; warning?: { code: string } }> {
+  return body['items'] as Record<string, { instanceTemplates?: unknown; warning?: { code: string } }>;
+}
+
+async function call(url: string, method: 'GET' | 'POST' = 'GET', payload?: object): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await srv.app.inject({ method, url, headers: ADMIN, ...(payload === undefined ? {} : { payload }) });
   return { status: response.statusCode, body: response.json() };
 }
@@ -93,7 +103,7 @@ describe('filter matches', () => {
     ['properties.tags.items:http', ['alpha']],
     ['properties.tags.items:SSH', ['beta']],
     ['description:END', ['alpha', 'delta-1']],
-    // repeated fields: any element may match
+    // repeated fields: unknown element may match
     ['properties.tags.items = https-server', ['alpha']],
     ['properties.disks.initializeParams.diskSizeGb = 200', ['gamma']],
     ['properties.disks.initializeParams.diskSizeGb = 10', ['gamma']],
@@ -206,15 +216,15 @@ describe('filter on other lists', () => {
     do {
       const reply = await call(`${TEMPLATES}?filter=${encodeURIComponent('name != gamma')}&maxResults=1${token === undefined ? '' : `&pageToken=${token}`}`);
       assert.equal(reply.status, 200);
-      seen.push(...reply.body['items'].map((t: { name: string }) => t.name));
-      token = reply.body['nextPageToken'];
+      seen.push(...itemNames(reply.body['items']));
+      token = reply.body['nextPageToken'] as string | undefined;
     } while (token !== undefined);
     assert.deepEqual(seen, ['alpha', 'beta', 'delta-1']);
     const first = await call('/compute/v1/projects/p/aggregated/instanceTemplates?maxResults=4');
-    assert.deepEqual(first.body['items']['global'].instanceTemplates.map((t: { name: string }) => t.name), ['alpha', 'beta', 'delta-1', 'gamma']);
+    assert.deepEqual(itemNames(scopes(first.body)['global']?.instanceTemplates), ['alpha', 'beta', 'delta-1', 'gamma']);
     const second = await call(`/compute/v1/projects/p/aggregated/instanceTemplates?maxResults=4&pageToken=${first.body['nextPageToken']}`);
-    assert.deepEqual(second.body['items']['regions/us-east1'].instanceTemplates.map((t: { name: string }) => t.name), ['epsilon']);
-    assert.equal(second.body['items']['global'].warning.code, 'NO_RESULTS_ON_PAGE');
+    assert.deepEqual(itemNames(scopes(second.body)['regions/us-east1']?.instanceTemplates), ['epsilon']);
+    assert.equal(scopes(second.body)['global']?.warning?.code, 'NO_RESULTS_ON_PAGE');
     assert.equal(second.body['nextPageToken'], undefined);
     const bad = await call(`${TEMPLATES}?pageToken=${Buffer.from('x:1').toString('base64url')}`);
     assert.equal(bad.status, 400);
@@ -231,7 +241,7 @@ describe('filter on other lists', () => {
     };
     try {
       const reply = await call(`${TEMPLATES}?maxResults=1`);
-      assert.deepEqual(reply.body['items'].map((t: { name: string }) => t.name), ['alpha']);
+      assert.deepEqual(itemNames(reply.body['items']), ['alpha']);
       assert.deepEqual(read, [2]);
     } finally {
       delete (store as { list?: unknown }).list;
@@ -240,13 +250,13 @@ describe('filter on other lists', () => {
 
   test('filter, page size and order combine', async () => {
     const first = await call(`${TEMPLATES}?filter=${encodeURIComponent('name != gamma')}&maxResults=2&orderBy=${encodeURIComponent('creationTimestamp desc')}`);
-    assert.deepEqual(first.body['items'].map((t: { name: string }) => t.name), ['delta-1', 'beta']);
+    assert.deepEqual(itemNames(first.body['items']), ['delta-1', 'beta']);
     assert.equal(typeof first.body['nextPageToken'], 'string');
     const second = await call(`${TEMPLATES}?filter=${encodeURIComponent('name != gamma')}&maxResults=2&orderBy=${encodeURIComponent('creationTimestamp desc')}&pageToken=${first.body['nextPageToken']}`);
-    assert.deepEqual(second.body['items'].map((t: { name: string }) => t.name), ['alpha']);
+    assert.deepEqual(itemNames(second.body['items']), ['alpha']);
     assert.equal(second.body['nextPageToken'], undefined);
     const byName = await call(`${TEMPLATES}?orderBy=name`);
-    assert.deepEqual(byName.body['items'].map((t: { name: string }) => t.name), ['alpha', 'beta', 'delta-1', 'gamma']);
+    assert.deepEqual(itemNames(byName.body['items']), ['alpha', 'beta', 'delta-1', 'gamma']);
   });
 });
 

@@ -22,7 +22,7 @@ describe('query parameters, labels and lengths the real service rejects', () => 
     await server.close();
   });
 
-  async function call(method: 'GET' | 'POST' | 'PATCH', url: string, body?: unknown): Promise<{ status: number; body: Record<string, any> }> {
+  async function call(method: 'GET' | 'POST' | 'PATCH', url: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
     const response = await server.app.inject({
       method,
       url,

@@ -56,7 +56,7 @@ export async function parseMessage(source: Readable): Promise<ParsedMessage> {
   let root: Building | undefined;
   let current: Building | undefined;
   source.on('error', (error) => splitter.destroy(error));
-  source.pipe(splitter as unknown as Transform);
+  source.pipe(splitter);
   try {
     for await (const chunk of splitter as AsyncIterable<{ type: string; value?: Buffer } & Partial<MimeNode>>) {
       if (chunk.type === 'node') {

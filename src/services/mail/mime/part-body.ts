@@ -13,7 +13,7 @@ export async function readPartBodies(source: Readable, partIds: ReadonlySet<stri
   const found = new Map<string, Buffer>();
   const done: Promise<unknown>[] = [];
   let decoder: Transform | undefined;
-  source.pipe(splitter as unknown as Transform);
+  source.pipe(splitter);
   for await (const chunk of splitter as AsyncIterable<{ type: string; value?: Buffer } & Partial<MimeNode>>) {
     if (chunk.type === 'node') {
       const node = chunk as MimeNode;
