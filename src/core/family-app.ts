@@ -10,7 +10,7 @@ import type { RegisteredRoute } from './route-registry.ts';
 import { SCHEMA_COMPILERS } from './schema-compilers.ts';
 import type { ServiceContext, ServiceDefinition, ServiceHandle } from './service.ts';
 import { drainUnreadBody } from './unread-body.ts';
-import type { RequestJournal } from './journal.ts';
+import { faultOf, type RequestJournal } from './journal.ts';
 import type { Clock } from '../lib/clock.ts';
 
 /**
@@ -114,7 +114,7 @@ function useJournal(app: FastifyInstance, journal: RequestJournal, family: strin
       authorization: request.headers.authorization,
       status: reply.statusCode,
       latencyMs: Math.round(reply.elapsedTime * 1000) / 1000,
-      fault: null,
+      fault: faultOf(request.raw),
     });
     done();
   });

@@ -24,8 +24,21 @@ export interface JournalRecord {
   readonly authorization: string | undefined;
   readonly status: number;
   readonly latencyMs: number;
-  /** The fault applied to this request (none yet: the fault injector will fill it). */
+  /** The fault applied to this request (noteFault), or null. */
   readonly fault: unknown;
+}
+
+/** faults are the faults applied to requests in flight, by their raw request (noteFault). */
+const faults = new WeakMap<object, unknown>();
+
+/** noteFault records the fault applied to a request, for its journal entry (the fault injector calls it). */
+export function noteFault(rawRequest: object, fault: unknown): void {
+  faults.set(rawRequest, fault);
+}
+
+/** faultOf is the fault noted for a request, or null. */
+export function faultOf(rawRequest: object): unknown {
+  return faults.get(rawRequest) ?? null;
 }
 
 /** JournalListener hears each record as it is added. */
