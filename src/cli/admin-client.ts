@@ -101,12 +101,15 @@ export class AdminFailure extends Error {
 }
 
 /** call sends one admin request and resolves with its JSON answer, or rejects with the server's message. */
-async function call(args: ClientArgs, method: 'GET' | 'POST', path: string, body?: unknown): Promise<any> {
+async function call(args: ClientArgs, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Record<string, unknown>> {
   let response: Response;
   try {
     response = await fetch(`${args.url}${path}`, {
       method,
-      headers: { ...(args.token === undefined ? {} : { authorization: `Bearer ${args.token}` }), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        ...(args.token === undefined ? {} : { authorization: `Bearer ${args.token}` }),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   } catch (error) {
@@ -114,9 +117,9 @@ async function call(args: ClientArgs, method: 'GET' | 'POST', path: string, body
     throw new AdminFailure(`cannot reach fogbank at ${args.url}: ${cause?.code ?? cause?.message ?? String(error)}`, 1);
   }
   const text = await response.text();
-  let parsed: any;
+  let parsed: { error?: { message?: unknown } } & Record<string, unknown>;
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(text) as typeof parsed;
   } catch {
     throw new AdminFailure(`${args.url} answered ${response.status} without JSON: is it a fogbank?`, 1);
   }
@@ -156,13 +159,19 @@ export async function runClockCommand(argv: readonly string[]): Promise<number> 
     default:
       throw new UsageError(`unknown clock action '${action}' (show, freeze, unfreeze, set TIME, advance DURATION)`);
   }
-  const state = await call(args, body === undefined ? 'GET' : 'POST', '/_fogbank/clock', body);
-  process.stdout.write(`${state.now} ${state.frozen ? 'frozen' : 'running'}\n`);
+  const state = (await call(args, body === undefined ? 'GET' : 'POST', '/_fogbank/clock', body)) as { now?: unknown; frozen?: unknown };
+  process.stdout.write(`${String(state.now)} ${state.frozen === true ? 'frozen' : 'running'}\n`);
   return 0;
 }
 
 /** REQUEST_FLAGS map the command's filter flags to the admin API's query parameters. */
-const REQUEST_FLAGS: Readonly<Record<string, string>> = { '--family': 'family', '--method': 'method', '--status': 'status', '--since': 'since', '--limit': 'limit' };
+const REQUEST_FLAGS: Readonly<Record<string, string>> = {
+  '--family': 'family',
+  '--method': 'method',
+  '--status': 'status',
+  '--since': 'since',
+  '--limit': 'limit',
+};
 
 /** runRequestsCommand runs `fogbank requests …` and resolves with the exit code (with --follow, when interrupted or the server ends the stream). */
 export async function runRequestsCommand(argv: readonly string[]): Promise<number> {
@@ -173,7 +182,8 @@ export async function runRequestsCommand(argv: readonly string[]): Promise<numbe
   const args = parseClientArgs(argv, [...Object.keys(REQUEST_FLAGS), '--follow', '--json']);
   if (args.words.length > 0) throw new UsageError(`unexpected argument '${args.words[0]}'`);
   const status = args.flags.get('--status');
-  if (typeof status === 'string' && !/^[1-5](\d\d|xx)$/i.test(status)) throw new UsageError(`--status must be an HTTP status (404) or class (4xx), not '${status}'`);
+  if (typeof status === 'string' && !/^[1-5](\d\d|xx)$/i.test(status))
+    throw new UsageError(`--status must be an HTTP status (404) or class (4xx), not '${status}'`);
   const limit = args.flags.get('--limit');
   if (typeof limit === 'string' && !/^[1-9]\d{0,8}$/.test(limit)) throw new UsageError(`--limit must be a whole number from 1, not '${limit}'`);
   const query = new URLSearchParams();
@@ -183,7 +193,11 @@ export async function runRequestsCommand(argv: readonly string[]): Promise<numbe
   }
   const json = args.flags.has('--json');
   const print = (entry: Record<string, unknown>): void => {
-    process.stdout.write(json ? `${JSON.stringify(entry)}\n` : `${[entry['time'], entry['status'], entry['family'], entry['method'], entry['principal'] ?? '-', `${String(entry['latencyMs'])}ms`].join('  ')}\n`);
+    process.stdout.write(
+      json
+        ? `${JSON.stringify(entry)}\n`
+        : `${[entry['time'], entry['status'], entry['family'], entry['method'], entry['principal'] ?? '-', `${String(entry['latencyMs'])}ms`].join('  ')}\n`,
+    );
   };
   const path = `/_fogbank/requests${query.size > 0 ? `?${query}` : ''}`;
   if (!args.flags.has('--follow')) {
@@ -200,34 +214,37 @@ export async function runRequestsCommand(argv: readonly string[]): Promise<numbe
 /** follow reads the journal's event stream until the server ends it or the process is interrupted. */
 function follow(args: ClientArgs, path: string, print: (entry: Record<string, unknown>) => void): Promise<number> {
   return new Promise((resolveExit, reject) => {
-    const request = httpRequest(`${args.url}${path}`, { headers: { accept: 'text/event-stream', ...(args.token === undefined ? {} : { authorization: `Bearer ${args.token}` }) } }, (response) => {
-      if (response.statusCode !== 200) {
-        let text = '';
-        response.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-        response.on('end', () => {
-          let message = `HTTP ${response.statusCode}`;
-          try {
-            message = String((JSON.parse(text) as { error?: { message?: unknown } }).error?.message ?? message);
-          } catch {
-            // Not the admin API's JSON: keep the status.
-          }
-          reject(new AdminFailure(message, response.statusCode === 400 ? 2 : 1));
-        });
-        return;
-      }
-      let buffer = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const event = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          for (const line of event.split('\n')) if (line.startsWith('data: ')) print(JSON.parse(line.slice(6)) as Record<string, unknown>);
+    const request = httpRequest(
+      `${args.url}${path}`,
+      { headers: { accept: 'text/event-stream', ...(args.token === undefined ? {} : { authorization: `Bearer ${args.token}` }) } },
+      (response) => {
+        if (response.statusCode !== 200) {
+          let text = '';
+          response.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+          response.on('end', () => {
+            let message = `HTTP ${response.statusCode}`;
+            try {
+              message = String((JSON.parse(text) as { error?: { message?: unknown } }).error?.message ?? message);
+            } catch {
+              // Not the admin API's JSON: keep the status.
+            }
+            reject(new AdminFailure(message, response.statusCode === 400 ? 2 : 1));
+          });
+          return;
         }
-      });
-      response.on('end', () => resolveExit(0));
-    });
+        let buffer = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          buffer += chunk;
+          for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+            const event = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            for (const line of event.split('\n')) if (line.startsWith('data: ')) print(JSON.parse(line.slice(6)) as Record<string, unknown>);
+          }
+        });
+        response.on('end', () => resolveExit(0));
+      },
+    );
     request.on('error', (error: NodeJS.ErrnoException) => reject(new AdminFailure(`cannot reach fogbank at ${args.url}: ${error.code ?? error.message}`, 1)));
     const stop = (): void => {
       request.destroy();

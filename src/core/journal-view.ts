@@ -62,7 +62,12 @@ export function discoveryRoutes(apis: readonly DiscoveryApi[]): DiscoveryRoute[]
     for (const method of api.methods) {
       const path = `/${api.servicePath}${method.path}`;
       const add = (httpMethod: string, each: string): void => {
-        routes.push({ httpMethod, pattern: routePattern(each), literals: each.split('/').filter((segment) => segment !== '' && !segment.startsWith('{')).length, id: method.id });
+        routes.push({
+          httpMethod,
+          pattern: routePattern(each),
+          literals: each.split('/').filter((segment) => segment !== '' && !segment.startsWith('{')).length,
+          id: method.id,
+        });
       };
       add(method.httpMethod, path);
       if (method.mediaUpload === undefined) continue;

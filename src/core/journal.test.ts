@@ -6,12 +6,28 @@ import { discoveryRoutes, JournalReader, routePattern } from './journal-view.ts'
 import type { ServiceDefinition } from './service.ts';
 
 function record(i: number, extra: Partial<JournalRecord> = {}): JournalRecord {
-  return { time: i * 1000, family: 'compute', httpMethod: 'GET', url: `/compute/v1/projects/p/global/instanceTemplates/t${i}?access_token=secret`, routedUrl: `/compute/v1/projects/p/global/instanceTemplates/t${i}?access_token=secret`, authorization: undefined, status: 200, latencyMs: 1, fault: null, ...extra };
+  return {
+    time: i * 1000,
+    family: 'compute',
+    httpMethod: 'GET',
+    url: `/compute/v1/projects/p/global/instanceTemplates/t${i}?access_token=secret`,
+    routedUrl: `/compute/v1/projects/p/global/instanceTemplates/t${i}?access_token=secret`,
+    authorization: undefined,
+    status: 200,
+    latencyMs: 1,
+    fault: null,
+    ...extra,
+  };
 }
 
 const compute = {
   name: 'compute',
-  discovery: async () => [{ servicePath: 'compute/v1/', methods: [{ id: 'compute.instanceTemplates.get', httpMethod: 'GET', path: 'projects/{project}/global/instanceTemplates/{instanceTemplate}' }] }],
+  discovery: async () => [
+    {
+      servicePath: 'compute/v1/',
+      methods: [{ id: 'compute.instanceTemplates.get', httpMethod: 'GET', path: 'projects/{project}/global/instanceTemplates/{instanceTemplate}' }],
+    },
+  ],
 } as unknown as ServiceDefinition;
 const cluster = { name: 'cluster', requestMethodId: (method: string, url: string) => `${method.toLowerCase()} ${url}` } as unknown as ServiceDefinition;
 
@@ -20,7 +36,10 @@ describe('RequestJournal', () => {
     const journal = new RequestJournal(3);
     for (let i = 1; i <= 5; i++) journal.record(record(i));
     assert.equal(journal.size, 3);
-    assert.deepEqual([...journal.newestFirst()].map((entry) => entry.time), [5000, 4000, 3000]);
+    assert.deepEqual(
+      [...journal.newestFirst()].map((entry) => entry.time),
+      [5000, 4000, 3000],
+    );
     journal.clear();
     assert.deepEqual([...journal.newestFirst()], []);
   });
@@ -40,18 +59,29 @@ describe('RequestJournal', () => {
 describe('JournalReader', () => {
   const auth = new Authenticator('admin', [{ token: 'alice', email: 'alice@example.com', scopes: ['*'], permissions: ['*'] }]);
 
-  it('names each request by its Discovery id or the family\'s own name, its principal (Bearer or Basic password) and its path without the query', async () => {
+  it("names each request by its Discovery id or the family's own name, its principal (Bearer or Basic password) and its path without the query", async () => {
     const journal = new RequestJournal(10);
     journal.record(record(1, { authorization: 'Bearer alice' }));
-    journal.record(record(2, { family: 'cluster', httpMethod: 'POST', url: '/apis/x', routedUrl: '/apis/x', authorization: `Basic ${Buffer.from('fogbank:admin').toString('base64')}` }));
+    journal.record(
+      record(2, {
+        family: 'cluster',
+        httpMethod: 'POST',
+        url: '/apis/x',
+        routedUrl: '/apis/x',
+        authorization: `Basic ${Buffer.from('fogbank:admin').toString('base64')}`,
+      }),
+    );
     journal.record(record(3, { routedUrl: '/compute/v1/nowhere', url: '/compute/v1/nowhere', authorization: 'Bearer unknown' }));
     const reader = new JournalReader(journal, [compute, cluster], auth);
     const entries = await reader.read();
-    assert.deepEqual(entries.map((entry) => [entry.method, entry.principal, entry.path]), [
-      ['GET /compute/v1/nowhere', null, '/compute/v1/nowhere'],
-      ['post /apis/x', 'admin@fogbank.local', '/apis/x'],
-      ['compute.instanceTemplates.get', 'alice@example.com', '/compute/v1/projects/p/global/instanceTemplates/t1'],
-    ]);
+    assert.deepEqual(
+      entries.map((entry) => [entry.method, entry.principal, entry.path]),
+      [
+        ['GET /compute/v1/nowhere', null, '/compute/v1/nowhere'],
+        ['post /apis/x', 'admin@fogbank.local', '/apis/x'],
+        ['compute.instanceTemplates.get', 'alice@example.com', '/compute/v1/projects/p/global/instanceTemplates/t1'],
+      ],
+    );
     assert.equal(entries[2]!.time, '1970-01-01T00:00:01.000Z');
   });
 
@@ -70,10 +100,13 @@ describe('JournalReader', () => {
 
   it('matches concrete paths to Discovery paths, the most literal first, with upload forms', () => {
     const routes = discoveryRoutes([
-      { servicePath: '', methods: [
-        { id: 'gmail.users.messages.get', httpMethod: 'POST', path: 'gmail/v1/users/{userId}/messages/{id}' },
-        { id: 'gmail.users.messages.send', httpMethod: 'POST', path: 'gmail/v1/users/{userId}/messages/send', mediaUpload: { accept: [], maxSize: 1 } },
-      ] },
+      {
+        servicePath: '',
+        methods: [
+          { id: 'gmail.users.messages.get', httpMethod: 'POST', path: 'gmail/v1/users/{userId}/messages/{id}' },
+          { id: 'gmail.users.messages.send', httpMethod: 'POST', path: 'gmail/v1/users/{userId}/messages/send', mediaUpload: { accept: [], maxSize: 1 } },
+        ],
+      },
     ] as never);
     const idOf = (path: string) => routes.find((route) => route.pattern.test(path))?.id;
     assert.equal(idOf('/gmail/v1/users/me/messages/send'), 'gmail.users.messages.send');

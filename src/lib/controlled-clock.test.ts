@@ -83,7 +83,10 @@ describe('ClockTimers', () => {
 
 describe('parseGoDuration', () => {
   it('reads Go durations in milliseconds', () => {
-    assert.deepEqual(['1h', '30s', '1h30m', '1.5h', '250ms', '0', '1m0.5s', '+2s'].map((text) => parseGoDuration(text)), [{ ms: 3_600_000 }, { ms: 30_000 }, { ms: 5_400_000 }, { ms: 5_400_000 }, { ms: 250 }, { ms: 0 }, { ms: 60_500 }, { ms: 2_000 }]);
+    assert.deepEqual(
+      ['1h', '30s', '1h30m', '1.5h', '250ms', '0', '1m0.5s', '+2s'].map((text) => parseGoDuration(text)),
+      [{ ms: 3_600_000 }, { ms: 30_000 }, { ms: 5_400_000 }, { ms: 5_400_000 }, { ms: 250 }, { ms: 0 }, { ms: 60_500 }, { ms: 2_000 }],
+    );
   });
 
   it("refuses what Go refuses, with Go's messages", () => {

@@ -158,7 +158,12 @@ const MAX_STEPS = 40;
  * fire; then it lands exactly `ms` later than it started (after MAX_STEPS steps it jumps there,
  * firing what is then due at once). Without ClockTimers it simply advances.
  */
-export async function advanceFiring(clock: ControlledClock, timers: ClockTimers | undefined, ms: number, settle: () => Promise<void> = settleBriefly): Promise<void> {
+export async function advanceFiring(
+  clock: ControlledClock,
+  timers: ClockTimers | undefined,
+  ms: number,
+  settle: () => Promise<void> = settleBriefly,
+): Promise<void> {
   if (!Number.isFinite(ms) || ms < 0) throw new RangeError('the clock only advances by a finite, non-negative duration');
   const target = clock.now() + ms;
   if (timers === undefined) {

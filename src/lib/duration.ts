@@ -11,7 +11,7 @@ export function parseDuration(value: string): number | undefined {
 }
 
 /** GO_UNITS are Go's duration units in milliseconds (time.ParseDuration). */
-const GO_UNITS: Readonly<Record<string, number>> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const GO_UNITS: Readonly<Record<string, number>> = { ns: 1e-6, us: 1e-3, µs: 1e-3, μs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** DurationResult is a parsed duration in milliseconds, or Go's text for why it is not one. */
 export type DurationResult = { readonly ms: number } | { readonly error: string };

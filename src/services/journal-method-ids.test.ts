@@ -20,7 +20,17 @@ it('names every route of the Google families by its Discovery method id in the r
     // their own) and the publisher's download pages (fogbank's stand-in for Play's web pages).
     if (route.url.includes('*') || route.url === '/batch/compute/v1' || route.url.startsWith('/_fogbank/')) continue;
     const path = route.url.replace(/:[A-Za-z_][\w-]*/g, 'x1');
-    const entry = reader.entryOf({ time: 0, family: route.family!, httpMethod: route.method, url: path, routedUrl: path, authorization: undefined, status: 200, latencyMs: 0, fault: null });
+    const entry = reader.entryOf({
+      time: 0,
+      family: route.family!,
+      httpMethod: route.method,
+      url: path,
+      routedUrl: path,
+      authorization: undefined,
+      status: 200,
+      latencyMs: 0,
+      fault: null,
+    });
     checked++;
     if (entry.method.startsWith(`${route.method} `)) unnamed.push(`${route.method} ${route.url}`);
   }

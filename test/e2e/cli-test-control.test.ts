@@ -22,7 +22,7 @@ before(async () => {
 after(() => server.stop('SIGTERM'));
 
 describe('fogbank clock', () => {
-  it('shows, freezes, sets, advances and unfreezes the clock of the data directory\'s server', async () => {
+  it("shows, freezes, sets, advances and unfreezes the clock of the data directory's server", async () => {
     assert.match((await fogbank('clock', '--data-dir', dir)).stdout, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z running$/);
     assert.match((await fogbank('clock', 'freeze', '--data-dir', dir)).stdout, / frozen$/);
     assert.equal((await fogbank('clock', 'set', '2026-01-01T00:00:00Z', '--data-dir', dir)).stdout, '2026-01-01T00:00:00.000Z frozen');
@@ -82,7 +82,10 @@ describe('fogbank requests', () => {
     const followed = `${server.url}/compute/v1/projects/p/global/instanceTemplates/followed`;
     // The stream opens just after the backlog is printed: ask until the new request comes through.
     let seen = false;
-    void follower.waitForLine(/instanceTemplates\/followed/, 20_000).then(() => (seen = true), () => undefined);
+    void follower.waitForLine(/instanceTemplates\/followed/, 20_000).then(
+      () => (seen = true),
+      () => undefined,
+    );
     for (let i = 0; i < 40 && !seen; i++) {
       await fetch(followed, { headers: { authorization: `Bearer ${token}` } });
       await new Promise((resolve) => setTimeout(resolve, 250));

@@ -19,13 +19,21 @@ describe('start(): fogbank in-process for tests', () => {
   it('listens on a free loopback port with an ephemeral store and the client files written', () => {
     assert.match(fb.url, /^http:\/\/127\.0\.0\.1:\d+$/);
     assert.equal(fb.server.dataDir, undefined);
-    assert.deepEqual(Object.keys(fb.env()), ['KUBECONFIG', 'CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE', 'CLOUDSDK_AUTH_ACCESS_TOKEN_FILE', 'FOGBANK_URL', 'FOGBANK_TOKEN']);
+    assert.deepEqual(Object.keys(fb.env()), [
+      'KUBECONFIG',
+      'CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE',
+      'CLOUDSDK_AUTH_ACCESS_TOKEN_FILE',
+      'FOGBANK_URL',
+      'FOGBANK_TOKEN',
+    ]);
     assert.equal(fb.env()['KUBECONFIG'], fb.kubeconfig);
     assert.equal(fb.env()['CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE'], `${fb.url}/compute/v1/`);
   });
 
   it('points kubectl at itself through env() alone', { skip: skipUnless('kubectl') }, async () => {
-    const { exit, stdout, stderr } = await runToEnd(clientPath('kubectl'), ['get', 'namespaces', '-o', 'name'], { env: { PATH: process.env['PATH'], HOME: tempDir('kube-home'), ...fb.env() } });
+    const { exit, stdout, stderr } = await runToEnd(clientPath('kubectl'), ['get', 'namespaces', '-o', 'name'], {
+      env: { PATH: process.env['PATH'], HOME: tempDir('kube-home'), ...fb.env() },
+    });
     assert.equal(exit, 0, stderr);
     assert.match(stdout, /^namespace\/default$/m);
     const [listed] = await fb.requests({ method: 'list namespaces', limit: 1 });
@@ -34,7 +42,12 @@ describe('start(): fogbank in-process for tests', () => {
 
   it('points gcloud at itself through env() alone', { skip: skipUnless('gcloud') }, async () => {
     const env = gcloudEnv(tempDir('gcloud'), fb.env());
-    const { exit, stderr } = await runToEnd(clientPath('gcloud'), ['compute', 'instance-templates', 'list', '--project', 'p', '--format', 'value(name)'], { env }, 120_000);
+    const { exit, stderr } = await runToEnd(
+      clientPath('gcloud'),
+      ['compute', 'instance-templates', 'list', '--project', 'p', '--format', 'value(name)'],
+      { env },
+      120_000,
+    );
     assert.equal(exit, 0, stderr);
     const [listed] = await fb.requests({ family: 'compute', limit: 1 });
     assert.deepEqual([listed?.method, listed?.principal, listed?.status], ['compute.instanceTemplates.aggregatedList', 'admin@fogbank.local', 200]);

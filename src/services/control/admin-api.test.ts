@@ -15,7 +15,13 @@ before(async () => {
 });
 after(() => fb.close());
 
-async function call(method: string, url: string, body?: unknown, headers: Record<string, string> = admin): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
+// biome-ignore lint/suspicious/noExplicitAny: answers are read by their documented shape, and asserted whole
+async function call(
+  method: string,
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = admin,
+): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
   const response = await fetch(`${fb.url}${url}`, {
     method,
     headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -39,7 +45,10 @@ describe('admin API: who may call it', () => {
   });
 
   it('answers 401 to a token nobody issued and 403 to a non-admin principal', async () => {
-    assert.deepEqual((await call('GET', '/_fogbank/clock', undefined, { authorization: 'Bearer nope' })).body, controlError(401, 'UNAUTHENTICATED', 'The token is not one this server issued.'));
+    assert.deepEqual(
+      (await call('GET', '/_fogbank/clock', undefined, { authorization: 'Bearer nope' })).body,
+      controlError(401, 'UNAUTHENTICATED', 'The token is not one this server issued.'),
+    );
     const alice = await call('POST', '/_fogbank/clock', { freeze: true }, { authorization: 'Bearer alice-token' });
     assert.equal(alice.status, 403);
     assert.deepEqual(alice.body, controlError(403, 'PERMISSION_DENIED', 'alice@example.com may not use the admin API: it takes the admin token.'));
@@ -76,7 +85,8 @@ describe('admin API: the clock', () => {
       [{ freeze: true, advance: '1h' }, 'Give one change at a time: one of "advance", "set" or "freeze".'],
       [[1], 'The body must be a JSON object with one of "advance", "set" or "freeze".'],
     ];
-    for (const [body, message] of cases) assert.deepEqual((await call('POST', '/_fogbank/clock', body)).body, controlError(400, 'INVALID_ARGUMENT', message), JSON.stringify(body));
+    for (const [body, message] of cases)
+      assert.deepEqual((await call('POST', '/_fogbank/clock', body)).body, controlError(400, 'INVALID_ARGUMENT', message), JSON.stringify(body));
     const malformed = await call('POST', '/_fogbank/clock', '{"advance":');
     assert.equal(malformed.status, 400);
     assert.equal(malformed.body.error.status, 'INVALID_ARGUMENT');
@@ -119,11 +129,21 @@ describe('admin API: the clock', () => {
 describe('admin API: the request journal', () => {
   it('lists answered requests newest first with their method ids, principals and statuses, and not its own', async () => {
     await call('GET', '/compute/v1/projects/p/global/instanceTemplates/nothing');
-    await call('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', { metadata: { name: 'journaled' }, rules: [] }, { authorization: 'Bearer alice-token' });
+    await call(
+      'POST',
+      '/apis/rbac.authorization.k8s.io/v1/clusterroles',
+      { metadata: { name: 'journaled' }, rules: [] },
+      { authorization: 'Bearer alice-token' },
+    );
     await call('GET', '/gmail/v1/users/me/messages', undefined, {});
     const got = await call('GET', '/_fogbank/requests?limit=3');
     assert.equal(got.status, 200);
-    const entries = got.body.requests.map((entry: Record<string, unknown>) => ({ family: entry['family'], method: entry['method'], principal: entry['principal'], status: entry['status'] }));
+    const entries = got.body.requests.map((entry: Record<string, unknown>) => ({
+      family: entry['family'],
+      method: entry['method'],
+      principal: entry['principal'],
+      status: entry['status'],
+    }));
     assert.deepEqual(entries, [
       { family: 'mail', method: 'gmail.users.messages.list', principal: null, status: 401 },
       { family: 'cluster', method: 'create clusterroles', principal: 'alice@example.com', status: 403 },
@@ -139,11 +159,19 @@ describe('admin API: the request journal', () => {
   it('filters by family, method (exact or prefix*), status (code or class) and since', async () => {
     const family = (await call('GET', '/_fogbank/requests?family=cluster')).body.requests;
     assert.ok(family.length > 0 && family.every((entry: { family: string }) => entry.family === 'cluster'));
-    assert.deepEqual((await call('GET', '/_fogbank/requests?method=create%20clusterroles')).body.requests.map((entry: { method: string }) => entry.method), ['create clusterroles']);
+    assert.deepEqual(
+      (await call('GET', '/_fogbank/requests?method=create%20clusterroles')).body.requests.map((entry: { method: string }) => entry.method),
+      ['create clusterroles'],
+    );
     const prefix = (await call('GET', '/_fogbank/requests?method=compute.instanceTemplates.*')).body.requests;
     assert.ok(prefix.length >= 2 && prefix.every((entry: { method: string }) => entry.method.startsWith('compute.instanceTemplates.')));
-    assert.ok((await call('GET', '/_fogbank/requests?status=4xx')).body.requests.every((entry: { status: number }) => entry.status >= 400 && entry.status < 500));
-    assert.deepEqual((await call('GET', '/_fogbank/requests?status=401&limit=1')).body.requests.map((entry: { method: string }) => entry.method), ['gmail.users.messages.list']);
+    assert.ok(
+      (await call('GET', '/_fogbank/requests?status=4xx')).body.requests.every((entry: { status: number }) => entry.status >= 400 && entry.status < 500),
+    );
+    assert.deepEqual(
+      (await call('GET', '/_fogbank/requests?status=401&limit=1')).body.requests.map((entry: { method: string }) => entry.method),
+      ['gmail.users.messages.list'],
+    );
     assert.deepEqual((await call('GET', '/_fogbank/requests?since=2999-01-01T00:00:00Z')).body, { requests: [] });
   });
 
@@ -156,7 +184,8 @@ describe('admin API: the request journal', () => {
       ['colour=red', 'Unknown parameter "colour": the journal takes family, method, status, since and limit.'],
       ['limit=1&limit=2', 'Parameter "limit" is given more than once.'],
     ];
-    for (const [query, message] of cases) assert.deepEqual((await call('GET', `/_fogbank/requests?${query}`)).body, controlError(400, 'INVALID_ARGUMENT', message), query);
+    for (const [query, message] of cases)
+      assert.deepEqual((await call('GET', `/_fogbank/requests?${query}`)).body, controlError(400, 'INVALID_ARGUMENT', message), query);
   });
 
   it('follows new requests live as server-sent events until the client leaves', async () => {

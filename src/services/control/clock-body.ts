@@ -29,11 +29,17 @@ const CLOCK_FIELDS = ['advance', 'set', 'freeze'];
 
 /** readClockChange validates a clock request body, or returns the 400 that says what is wrong. */
 export function readClockChange(body: unknown): ClockChangeRequest | ControlError {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return badRequest('The body must be a JSON object with one of "advance", "set" or "freeze".');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return badRequest('The body must be a JSON object with one of "advance", "set" or "freeze".');
   const keys = Object.keys(body);
   const unknown = keys.find((key) => !CLOCK_FIELDS.includes(key));
   if (unknown !== undefined) return badRequest(`Unknown field ${JSON.stringify(unknown)}: the clock takes one of "advance", "set" or "freeze".`);
-  if (keys.length !== 1) return badRequest(keys.length === 0 ? 'The body names no change: give one of "advance", "set" or "freeze".' : 'Give one change at a time: one of "advance", "set" or "freeze".');
+  if (keys.length !== 1)
+    return badRequest(
+      keys.length === 0
+        ? 'The body names no change: give one of "advance", "set" or "freeze".'
+        : 'Give one change at a time: one of "advance", "set" or "freeze".',
+    );
   const record = body as Record<string, unknown>;
   if ('advance' in record) {
     const value = record['advance'];

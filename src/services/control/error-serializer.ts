@@ -32,7 +32,11 @@ export function renderControlError(error: unknown, site: ErrorSite): ErrorRespon
   const controlError = toControlError(error, site);
   const headers: Record<string, string> = { ...controlError.headers(), 'content-type': 'application/json; charset=utf-8' };
   if (controlError.httpStatus === 401) headers['www-authenticate'] = 'Bearer realm="fogbank"';
-  return { status: controlError.httpStatus, headers, body: { error: { code: controlError.httpStatus, status: controlError.status, message: controlError.message } } };
+  return {
+    status: controlError.httpStatus,
+    headers,
+    body: { error: { code: controlError.httpStatus, status: controlError.status, message: controlError.message } },
+  };
 }
 
 /** controlErrorProblem says what keeps `body` from being an admin API error with `status` (ServiceDefinition.errorBodyProblem). */

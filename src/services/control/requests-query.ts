@@ -13,7 +13,8 @@ const REQUEST_QUERY_FIELDS = ['family', 'method', 'status', 'since', 'limit'];
 export function readRequestsQuery(query: Readonly<Record<string, unknown>>, families: readonly string[]): JournalFilter | ControlError {
   const filter: { -readonly [K in keyof JournalFilter]: JournalFilter[K] } = {};
   for (const [name, raw] of Object.entries(query)) {
-    if (!REQUEST_QUERY_FIELDS.includes(name)) return badRequest(`Unknown parameter ${JSON.stringify(name)}: the journal takes family, method, status, since and limit.`);
+    if (!REQUEST_QUERY_FIELDS.includes(name))
+      return badRequest(`Unknown parameter ${JSON.stringify(name)}: the journal takes family, method, status, since and limit.`);
     if (typeof raw !== 'string') return badRequest(`Parameter ${JSON.stringify(name)} is given more than once.`);
     if (raw === '') continue;
     switch (name) {
