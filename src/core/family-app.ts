@@ -10,6 +10,8 @@ import type { RegisteredRoute } from './route-registry.ts';
 import { SCHEMA_COMPILERS } from './schema-compilers.ts';
 import type { ServiceContext, ServiceDefinition, ServiceHandle } from './service.ts';
 import { drainUnreadBody } from './unread-body.ts';
+import { faultOf, type RequestJournal } from './journal.ts';
+import type { Clock } from '../lib/clock.ts';
 
 /**
  * A family's own Fastify app: its routes, hooks and error dialect, built the first time a request
@@ -70,6 +72,9 @@ export async function buildFamilyApp(service: ServiceDefinition, settings: Famil
     for (const method of Array.isArray(route.method) ? route.method : [route.method]) routes.push({ method: String(method), url: route.url, family: service.name });
   });
   if (settings.logLevel !== 'silent') useRequestLog(app);
+  const journal = context.control?.requests.journal;
+  // A journal of size 0 is off: no hook at all.
+  if (journal !== undefined && journal.capacity > 0 && service.journaled !== false) useJournal(app, journal, service.name, context.clock);
   useJsonBodies(app);
   useRequestGuard(app, settings.unreadable);
   // An error answered before the body was read waits for the rest of it (bounded): closing on
@@ -91,6 +96,28 @@ export async function buildFamilyApp(service: ServiceDefinition, settings: Famil
   });
   await app.ready();
   return { app, handle, routes };
+}
+
+/**
+ * useJournal records every answered request of the family in the journal once its answer is
+ * finished: one object per request, the rest is worked out when the journal is read
+ * (journal-view.ts). A callback hook, as a promise per request adds up.
+ */
+function useJournal(app: FastifyInstance, journal: RequestJournal, family: string, clock: Clock): void {
+  app.addHook('onResponse', (request, reply, done) => {
+    journal.record({
+      time: clock.now(),
+      family,
+      httpMethod: request.method,
+      url: request.originalUrl,
+      routedUrl: request.url,
+      authorization: request.headers.authorization,
+      status: reply.statusCode,
+      latencyMs: Math.round(reply.elapsedTime * 1000) / 1000,
+      fault: faultOf(request.raw),
+    });
+    done();
+  });
 }
 
 /**

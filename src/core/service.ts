@@ -9,6 +9,7 @@ import type { Term } from './identifiers.ts';
 import type { PathAlias } from './path-aliases.ts';
 import type { IdSource } from '../lib/ids.ts';
 import type { RunSingleton } from './singletons.ts';
+import type { ControlPlane } from './control-plane.ts';
 
 /** ServiceContext is everything core hands a service: state, time, ids, identity and options. */
 export interface ServiceContext {
@@ -30,6 +31,8 @@ export interface ServiceContext {
    * The family stops what it started in its ServiceHandle.close (core stops what is left after).
    */
   readonly singleton: RunSingleton;
+  /** control is the server's test controls (clock, request journal) for the admin API; absent in servers built without them. */
+  readonly control?: ControlPlane;
 }
 
 /** ServiceHandle lets a service stop its background work when the server shuts down. */
@@ -170,6 +173,18 @@ export interface ServiceDefinition {
    * and builds its help from them; the family reads the values from `context.options`.
    */
   readonly options?: readonly FamilyOption<unknown>[];
+  /**
+   * journaled false keeps the family's requests out of the request journal (the admin API's own,
+   * so reading the journal does not fill it).
+   */
+  readonly journaled?: boolean;
+  /**
+   * requestMethodId names the API method of a journaled request when the family's routes do not
+   * (the cluster's catch-all routes: `create clusterroles`, `watch events`); undefined falls back
+   * to the Discovery id whose path matches. `url` is the path and query as sent. Called when the
+   * journal is read, never on the request path.
+   */
+  requestMethodId?(httpMethod: string, url: string): string | undefined;
   /** clientFiles are written (0600) into the data directory once fogbank listens, when it has one; each is rewritten at every start. */
   clientFiles?(site: BannerSite): readonly ClientFile[];
 }

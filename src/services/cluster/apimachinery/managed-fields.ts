@@ -87,7 +87,8 @@ export function recordUpdate(
   const entries: ManagedFieldsEntry[] = [];
   let mine = new Set(changed);
   for (const entry of previous ?? []) {
-    const kept = leafPaths(entry.fieldsV1).filter((path) => present.has(path));
+    // An entry without a field set (a null list item decodes to an empty entry) owns nothing, and goes.
+    const kept = leafPaths(entry.fieldsV1 ?? {}).filter((path) => present.has(path));
     if (entry.manager === manager && entry.operation === 'Update' && entry.subresource === undefined) {
       mine = new Set([...kept, ...changed]);
       continue;
