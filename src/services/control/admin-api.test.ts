@@ -21,6 +21,7 @@ async function call(
   url: string,
   body?: unknown,
   headers: Record<string, string> = admin,
+  // biome-ignore lint/suspicious/noExplicitAny: the tests read arbitrary members of the JSON answers they assert on.
 ): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
   const response = await fetch(`${fb.url}${url}`, {
     method,
