@@ -77,10 +77,12 @@ export async function buildFamilyApp(service: ServiceDefinition, settings: Famil
   if (journal !== undefined && journal.capacity > 0 && service.journaled !== false) useJournal(app, journal, service.name, context.clock);
   useJsonBodies(app);
   useRequestGuard(app, settings.unreadable);
-  // An error answered before the body was read waits for the rest of it (bounded): closing on
-  // unread bytes resets the connection, and the client could lose the answer (unread-body.ts).
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (reply.statusCode >= 400) await drainUnreadBody(request.raw);
+  // An answer sent before the body was read waits for the rest of it (bounded): closing on unread
+  // bytes resets the connection, and the client could lose the answer (unread-body.ts). Errors
+  // refused early are the common case, but a success counts too: a GET or HEAD route reads no
+  // body, and a `Connection: close` answer to one sent with a large body closes on it just the same.
+  app.addHook('onSend', async (request, _reply, payload) => {
+    await drainUnreadBody(request.raw);
     return payload;
   });
   app.setNotFoundHandler((request, reply) => answer(new TransportProblemError({ httpStatus: 404, kind: 'not-found', detail: request.originalUrl.split('?')[0] ?? request.originalUrl }), request, reply));
