@@ -27,7 +27,7 @@ import { prepareDataDir } from './store/data-dir.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
 import { openStore } from './store/open-store.ts';
 import { SnapshotError } from './store/snapshot-format.ts';
-import { Snapshots } from './store/snapshots.ts';
+import { type RestoreSummary, Snapshots } from './store/snapshots.ts';
 import type { Store } from './store/store.ts';
 
 export { SERVICES };
@@ -146,9 +146,9 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
   const clock = new ControlledClock(options.clock ?? systemClock);
   const auth = new Authenticator(adminToken, options.tokens ?? [], services.flatMap((service) => service.scopes ?? []));
   const timers = options.timers ?? new ClockTimers(clock);
-  const control: ControlPlane = { clock, timers: timers instanceof ClockTimers ? timers : undefined, requests: new JournalReader(journal, services, auth) };
   // After a restore or reset the families built by then seed what a fresh instance has (a seed restored before they are built needs none of it).
   const snapshots = new Snapshots(store, { fileFolders: services.flatMap((service) => service.storeFileFolders ?? []), afterReplace: async () => built?.stateReplaced() });
+  const control: ControlPlane = { clock, timers: timers instanceof ClockTimers ? timers : undefined, requests: new JournalReader(journal, services, auth), snapshots };
   try {
     // Before the families start: they read the state they begin from (and sweep files no record names).
     if (options.snapshot !== undefined) await snapshots.restore(await openSnapshotFile(options.snapshot));
@@ -288,6 +288,12 @@ export interface Fogbank {
   readonly clock: FogbankClock;
   /** requests reads the request journal, newest first (the same filters as `GET /_fogbank/requests`). */
   requests(filter?: JournalFilter): Promise<JournalEntry[]>;
+  /** snapshot is the whole state of every family as one versioned snapshot (the bytes `GET /_fogbank/snapshot` answers). */
+  snapshot(): Promise<Buffer>;
+  /** restore replaces the whole state with a snapshot's; one that cannot be read rejects with a SnapshotError and changes nothing. */
+  restore(snapshot: Uint8Array): Promise<RestoreSummary>;
+  /** reset empties every family (the admin token and the tokens file are kept), as a fresh server starts. */
+  reset(): Promise<void>;
   /** stop closes the server and removes its temporary files. */
   stop(): Promise<void>;
   /** The running server underneath (store, app, control plane). */
@@ -343,6 +349,11 @@ export async function start(options: StartOptions = {}): Promise<Fogbank> {
         },
       },
       requests: (filter) => server.control.requests.read(filter),
+      snapshot: () => server.snapshots.bytes(),
+      restore: (snapshot) => server.snapshots.restore(snapshot),
+      reset: async () => {
+        await server.snapshots.reset();
+      },
       stop: () =>
         (stopped ??= (async () => {
           await server.close();

@@ -6,7 +6,9 @@
  * (`--data-dir`, default `./.fogbank`): its `server.json` names the URL, its `admin-token` the token.
  * Bad input is one line on stderr and exit 2 (UsageError), checked before anything is sent when it can be.
  */
-import { readFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, readFileSync, statSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { request as httpRequest } from 'node:http';
 import { join, resolve } from 'node:path';
 import { parseGoDuration } from '../lib/duration.ts';
@@ -100,22 +102,25 @@ export class AdminFailure extends Error {
   }
 }
 
-/** call sends one admin request and resolves with its JSON answer, or rejects with the server's message. */
-async function call(args: ClientArgs, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Record<string, unknown>> {
-  let response: Response;
+/** send sends one admin request with the token and resolves with the response, or rejects when the server cannot be reached. */
+async function send(args: ClientArgs, method: 'GET' | 'POST' | 'PUT', path: string, init: { readonly contentType?: string; readonly body?: RequestInit['body'] } = {}): Promise<Response> {
   try {
-    response = await fetch(`${args.url}${path}`, {
+    return await fetch(`${args.url}${path}`, {
       method,
       headers: {
         ...(args.token === undefined ? {} : { authorization: `Bearer ${args.token}` }),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(init.contentType === undefined ? {} : { 'content-type': init.contentType }),
       },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+      ...(init.body === undefined ? {} : { body: init.body, duplex: 'half' }),
+    } as RequestInit);
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     throw new AdminFailure(`cannot reach fogbank at ${args.url}: ${cause?.code ?? cause?.message ?? String(error)}`, 1);
   }
+}
+
+/** answerOf reads a JSON answer, or rejects with the server's message (exit 2 for a 400: the input was bad). */
+async function answerOf(args: ClientArgs, response: Response): Promise<Record<string, unknown>> {
   const text = await response.text();
   let parsed: { error?: { message?: unknown } } & Record<string, unknown>;
   try {
@@ -125,6 +130,67 @@ async function call(args: ClientArgs, method: 'GET' | 'POST', path: string, body
   }
   if (!response.ok) throw new AdminFailure(String(parsed?.error?.message ?? `HTTP ${response.status}`), response.status === 400 ? 2 : 1);
   return parsed;
+}
+
+/** call sends one admin request with a JSON body (or none) and resolves with its JSON answer. */
+async function call(args: ClientArgs, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Record<string, unknown>> {
+  const response = await send(args, method, path, body === undefined ? {} : { contentType: 'application/json', body: JSON.stringify(body) });
+  return answerOf(args, response);
+}
+
+/** SNAPSHOT_USAGE is `fogbank snapshot --help`. */
+export const SNAPSHOT_USAGE = `usage: fogbank snapshot save|load FILE [--url URL] [--token TOKEN] [--data-dir DIR]
+
+  save FILE   write the whole state of every family (objects, mailboxes, artifacts, upload sessions) to FILE
+  load FILE   replace the whole state with FILE's; open watches end with 410 Gone; a bad file changes nothing`;
+
+/** RESET_USAGE is `fogbank reset --help`. */
+export const RESET_USAGE = `usage: fogbank reset [--url URL] [--token TOKEN] [--data-dir DIR]
+
+  empties every family, as a fresh server starts (the admin token and the tokens file are kept)`;
+
+/** runSnapshotCommand runs `fogbank snapshot save|load FILE` and resolves with the exit code. */
+export async function runSnapshotCommand(argv: readonly string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`${SNAPSHOT_USAGE}\n`);
+    return 0;
+  }
+  const args = parseClientArgs(argv, []);
+  const [action, file, extra] = args.words;
+  if (action !== 'save' && action !== 'load') throw new UsageError(action === undefined ? 'snapshot needs save FILE or load FILE' : `unknown snapshot action '${action}' (save FILE, load FILE)`);
+  if (file === undefined) throw new UsageError(`snapshot ${action} needs a FILE`);
+  if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'`);
+  if (action === 'save') {
+    const response = await send(args, 'GET', '/_fogbank/snapshot');
+    if (!response.ok || response.body === null) await answerOf(args, response);
+    else await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), createWriteStream(file));
+    process.stdout.write(`saved ${file} (${statSync(file).size} bytes)\n`);
+    return 0;
+  }
+  let size: number;
+  try {
+    size = statSync(file).size;
+  } catch {
+    throw new UsageError(`cannot read ${file}: no such file`);
+  }
+  const answer = await answerOf(args, await send(args, 'PUT', '/_fogbank/snapshot', { contentType: 'application/gzip', body: Readable.toWeb(createReadStream(file)) as ReadableStream }));
+  process.stdout.write(
+    `loaded ${file} (${size} bytes, taken at revision ${String(answer['revision'])}): ${String(answer['records'])} records, ${String(answer['files'])} files, ${String(answer['uploads'])} uploads; the store is now at revision ${String(answer['restoredAt'])}\n`,
+  );
+  return 0;
+}
+
+/** runResetCommand runs `fogbank reset` and resolves with the exit code. */
+export async function runResetCommand(argv: readonly string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`${RESET_USAGE}\n`);
+    return 0;
+  }
+  const args = parseClientArgs(argv, []);
+  if (args.words.length > 0) throw new UsageError(`unexpected argument '${args.words[0]}'`);
+  const answer = await call(args, 'POST', '/_fogbank/reset');
+  process.stdout.write(`reset: every family is empty; the store is now at revision ${String(answer['revision'])}\n`);
+  return 0;
 }
 
 /** runClockCommand runs `fogbank clock …` and resolves with the exit code. */

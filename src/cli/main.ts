@@ -16,6 +16,8 @@ commands:
   protoc         run protobuf compiler plugins over a descriptor set (fogbank protoc --help)
   clock          show or move a running server's clock (fogbank clock --help)
   requests       print a running server's request journal, --follow for live (fogbank requests --help)
+  snapshot       save a running server's whole state to a file, or load one (fogbank snapshot --help)
+  reset          empty every family of a running server (fogbank reset --help)
   help [start]   show this help, or a command's
   version        print the version (also --version, -v)`;
 
@@ -37,6 +39,10 @@ async function main(argv: readonly string[]): Promise<number> {
       return (await import('./admin-client.ts')).runClockCommand(rest);
     case 'requests':
       return (await import('./admin-client.ts')).runRequestsCommand(rest);
+    case 'snapshot':
+      return (await import('./admin-client.ts')).runSnapshotCommand(rest);
+    case 'reset':
+      return (await import('./admin-client.ts')).runResetCommand(rest);
     case 'version':
     case '--version':
     case '-v':
@@ -171,7 +177,7 @@ main(argv).then(
       return;
     }
     if (error instanceof UsageError) {
-      const help = ['start', 'clock', 'requests'].includes(argv[0] ?? '') ? `fogbank ${argv[0]} --help` : 'fogbank help';
+      const help = ['start', 'clock', 'requests', 'snapshot', 'reset'].includes(argv[0] ?? '') ? `fogbank ${argv[0]} --help` : 'fogbank help';
       process.stderr.write(`fogbank: ${error.message} (see: ${help})\n`);
       process.exitCode = 2;
       return;

@@ -1,9 +1,10 @@
 /**
  * What the admin API (the `control` family) drives, handed to families through
- * ServiceContext.control: the server's controllable clock and its request journal. Faults and
- * snapshots join here as they are built, so the control family never imports another family.
+ * ServiceContext.control: the server's controllable clock, its request journal and its snapshots.
+ * Faults join here as they are built, so the control family never imports another family.
  */
 import type { ClockTimers, ControlledClock } from '../lib/controlled-clock.ts';
+import type { Snapshots } from '../store/snapshots.ts';
 import type { JournalReader } from './journal-view.ts';
 
 /** ControlPlane is the test controls of one running server. */
@@ -14,4 +15,6 @@ export interface ControlPlane {
   readonly timers: ClockTimers | undefined;
   /** The journal of answered requests, with its reader (method ids, principals, filters). */
   readonly requests: JournalReader;
+  /** Saves, restores and resets the whole state of every family (store/snapshots.ts). */
+  readonly snapshots: Snapshots;
 }

@@ -94,3 +94,52 @@ describe('fogbank requests', () => {
     assert.equal(await follower.stop('SIGINT'), 0);
   });
 });
+
+describe('fogbank snapshot and fogbank reset', () => {
+  it('save, reset and load give the server back its state; a bad file is refused with exit 2 and changes nothing', async () => {
+    const token = (await import('node:fs')).readFileSync(`${dir}/admin-token`, 'utf8').trim();
+    const role = `${server.url}/apis/rbac.authorization.k8s.io/v1/clusterroles/kept-by-snapshot`;
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const created = await fetch(`${server.url}/apis/rbac.authorization.k8s.io/v1/clusterroles`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'kept-by-snapshot' }, rules: [] }),
+    });
+    assert.equal(created.status, 201);
+    const before = await (await fetch(role, { headers })).text();
+    const file = `${tempDir('cli-snapshot')}/state.gz`;
+
+    const saved = await fogbank('snapshot', 'save', file, '--data-dir', dir);
+    assert.equal(saved.exit, 0, saved.stderr);
+    assert.match(saved.stdout, /^saved .*state\.gz \(\d+ bytes\)$/);
+    const reset = await fogbank('reset', '--data-dir', dir);
+    assert.equal(reset.exit, 0, reset.stderr);
+    assert.match(reset.stdout, /^reset: every family is empty; the store is now at revision \d+$/);
+    assert.equal((await fetch(role, { headers })).status, 404);
+
+    const bad = `${tempDir('cli-snapshot')}/bad.gz`;
+    (await import('node:fs')).writeFileSync(bad, 'not a snapshot');
+    const refused = await fogbank('snapshot', 'load', bad, '--data-dir', dir);
+    assert.deepEqual([refused.exit, refused.stderr], [2, 'fogbank: not a fogbank snapshot: it is not gzip data\n']);
+    assert.equal((await fetch(role, { headers })).status, 404, 'a refused snapshot changes nothing');
+
+    const loaded = await fogbank('snapshot', 'load', file, '--data-dir', dir);
+    assert.equal(loaded.exit, 0, loaded.stderr);
+    assert.match(loaded.stdout, /^loaded .*state\.gz \(\d+ bytes, taken at revision \d+\): \d+ records, 0 files, 0 uploads; the store is now at revision \d+$/);
+    assert.equal(await (await fetch(role, { headers })).text(), before);
+  });
+
+  it('refuses bad input with one line on stderr and exit 2', async () => {
+    const cases: [string[], string][] = [
+      [['snapshot'], 'fogbank: snapshot needs save FILE or load FILE (see: fogbank snapshot --help)\n'],
+      [['snapshot', 'copy', 'x'], "fogbank: unknown snapshot action 'copy' (save FILE, load FILE) (see: fogbank snapshot --help)\n"],
+      [['snapshot', 'load'], 'fogbank: snapshot load needs a FILE (see: fogbank snapshot --help)\n'],
+      [['snapshot', 'load', '/nonexistent/state.gz'], 'fogbank: cannot read /nonexistent/state.gz: no such file (see: fogbank snapshot --help)\n'],
+      [['reset', 'now'], "fogbank: unexpected argument 'now' (see: fogbank reset --help)\n"],
+    ];
+    for (const [args, stderr] of cases) {
+      const got = await fogbank(...args, '--data-dir', dir);
+      assert.deepEqual([got.exit, got.stderr], [2, stderr], args.join(' '));
+    }
+  });
+});

@@ -61,4 +61,20 @@ describe('start(): fogbank in-process for tests', () => {
     await assert.rejects(fb.clock.advance('soon'), { name: 'RangeError', message: 'time: invalid duration "soon"' });
     fb.clock.unfreeze();
   });
+
+  it('snapshots, resets and restores the whole state; a snapshot it cannot read changes nothing', async () => {
+    const headers = { authorization: `Bearer ${fb.adminToken}`, 'content-type': 'application/json' };
+    const role = `${fb.url}/apis/rbac.authorization.k8s.io/v1/clusterroles/kept-by-start`;
+    const body = JSON.stringify({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'kept-by-start' }, rules: [] });
+    assert.equal((await fetch(`${fb.url}/apis/rbac.authorization.k8s.io/v1/clusterroles`, { method: 'POST', headers, body })).status, 201);
+    const before = await (await fetch(role, { headers })).text();
+    const snapshot = await fb.snapshot();
+    await fb.reset();
+    assert.equal((await fetch(role, { headers })).status, 404);
+    await assert.rejects(fb.restore(snapshot.subarray(0, snapshot.length - 10)), { name: 'SnapshotError' });
+    assert.equal((await fetch(role, { headers })).status, 404);
+    const summary = await fb.restore(snapshot);
+    assert.ok(summary.records > 0);
+    assert.equal(await (await fetch(role, { headers })).text(), before);
+  });
 });

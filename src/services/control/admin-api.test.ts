@@ -217,3 +217,56 @@ describe('admin API: the request journal', () => {
     assert.equal(entry.path, '/compute/v1/projects/p/global/instanceTemplates/followed');
   });
 });
+
+describe('admin API: snapshot, restore and reset', () => {
+  const role = '/apis/rbac.authorization.k8s.io/v1/clusterroles/kept-by-admin-snapshot';
+
+  it('GET /_fogbank/snapshot, POST /_fogbank/reset and PUT /_fogbank/snapshot give the state back as it was', async () => {
+    const created = await call('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'kept-by-admin-snapshot' },
+      rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }],
+    });
+    assert.equal(created.status, 201);
+    const before = await call('GET', role);
+
+    const snapshot = await fetch(`${fb.url}/_fogbank/snapshot`, { headers: admin });
+    assert.equal(snapshot.status, 200);
+    assert.equal(snapshot.headers.get('content-type'), 'application/gzip');
+    const bytes = Buffer.from(await snapshot.arrayBuffer());
+    assert.deepEqual([bytes[0], bytes[1]], [0x1f, 0x8b]);
+
+    const reset = await call('POST', '/_fogbank/reset');
+    assert.equal(reset.status, 200);
+    assert.equal(typeof reset.body.revision, 'number');
+    assert.equal((await call('GET', role)).status, 404);
+
+    const restored = await fetch(`${fb.url}/_fogbank/snapshot`, { method: 'PUT', headers: { ...admin, 'content-type': 'application/gzip' }, body: bytes });
+    assert.equal(restored.status, 200);
+    const summary = (await restored.json()) as { records: number; restoredAt: number; revision: number };
+    assert.ok(summary.records > 0 && summary.restoredAt > reset.body.revision);
+    assert.deepEqual((await call('GET', role)).body, before.body);
+  });
+
+  it('refuses a snapshot it cannot read, or one sent as another type, and changes nothing', async () => {
+    const truncated = await fetch(`${fb.url}/_fogbank/snapshot`, { method: 'PUT', headers: { ...admin, 'content-type': 'application/gzip' }, body: 'not a snapshot' });
+    assert.equal(truncated.status, 400);
+    assert.deepEqual(await truncated.json(), controlError(400, 'INVALID_ARGUMENT', 'not a fogbank snapshot: it is not gzip data'));
+    const json = await call('PUT', '/_fogbank/snapshot', { snapshot: 'no' });
+    assert.equal(json.status, 415);
+    assert.deepEqual(json.body, controlError(415, 'INVALID_ARGUMENT', "a snapshot is sent as application/gzip or application/octet-stream, not 'application/json'"));
+    assert.equal((await call('GET', role)).status, 200, 'the state is the one before the refused snapshots');
+  });
+
+  it('is the admin’s only, like every admin route', async () => {
+    for (const [method, path] of [
+      ['GET', '/_fogbank/snapshot'],
+      ['PUT', '/_fogbank/snapshot'],
+      ['POST', '/_fogbank/reset'],
+    ] as const) {
+      assert.equal((await call(method, path, undefined, { authorization: 'Bearer alice-token' })).status, 403, `${method} ${path}`);
+    }
+    assert.equal((await call('GET', role)).status, 200);
+  });
+});

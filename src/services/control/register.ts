@@ -1,7 +1,8 @@
 /**
- * The admin API's routes: the clock (`/_fogbank/clock`) and the request journal
- * (`/_fogbank/requests`, JSON or a live `text/event-stream`). Faults, snapshot and reset join as
- * files of their own registered here, each driving what core adds to ControlPlane.
+ * The admin API's routes: the clock (`/_fogbank/clock`), the request journal
+ * (`/_fogbank/requests`, JSON or a live `text/event-stream`), and the whole state
+ * (`/_fogbank/snapshot`, `/_fogbank/reset`). Faults join as a file of their own registered here,
+ * driving what core adds to ControlPlane.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
@@ -9,6 +10,7 @@ import { authenticateAdmin } from './admin-auth.ts';
 import { registerClockRoutes } from './clock-routes.ts';
 import { ControlError } from './errors.ts';
 import { registerRequestRoutes } from './request-routes.ts';
+import { registerSnapshotRoutes } from './snapshot-routes.ts';
 
 /** registerControl adds the admin API to its app; its handle ends live journal streams on close. */
 export async function registerControl(app: FastifyInstance, context: ServiceContext): Promise<ServiceHandle> {
@@ -29,6 +31,7 @@ export async function registerControl(app: FastifyInstance, context: ServiceCont
     return { close: async () => undefined };
   }
   registerClockRoutes(app, control);
+  registerSnapshotRoutes(app, control);
   const streams = registerRequestRoutes(app, control);
   return {
     async close() {
