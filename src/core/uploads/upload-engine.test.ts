@@ -211,6 +211,24 @@ describe('uploadType=resumable', () => {
   });
 });
 
+describe('upload metadata', () => {
+  test('nested deeper than JSON bodies may be is refused, on initiation and in a multipart part, and no session is kept', async () => {
+    const store = new MemoryStore();
+    const app = await serve(store);
+    const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
+    const message = "Invalid JSON payload received. Message too deep. Max recursion depth reached for key 'a'";
+    const initiation = await app.inject({ method: 'POST', url: '/upload/things?uploadType=resumable', headers: { 'content-type': 'application/json', 'x-upload-content-type': 'message/rfc822' }, payload: deep });
+    assert.equal(initiation.statusCode, 400);
+    assert.equal(initiation.json().error.message, message);
+    assert.equal(await store.count('uploads.sessions'), 0);
+    const boundary = 'b0undary';
+    const multipart = `--${boundary}\r\nContent-Type: application/json\r\n\r\n${deep}\r\n--${boundary}\r\nContent-Type: message/rfc822\r\n\r\nSubject: x\r\n--${boundary}--`;
+    const part = await app.inject({ method: 'POST', url: '/upload/things?uploadType=multipart', headers: { 'content-type': `multipart/related; boundary=${boundary}` }, payload: multipart });
+    assert.equal(part.statusCode, 400);
+    assert.equal(part.json().error.message, message);
+  });
+});
+
 describe('the processing deadline', () => {
   /** stalling is a method that never answers; it records the signal it was given. */
   function stalling(signals: AbortSignal[]): UploadMethod<{ who: string }> {
