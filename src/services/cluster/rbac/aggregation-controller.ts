@@ -42,9 +42,18 @@ export function aggregateRules(role: ClusterRole, all: readonly ClusterRole[]): 
   return rules;
 }
 
+// Every change re-syncs every aggregated role over every role's rules: each rule read from the store is keyed once.
+const semanticKeys = new WeakMap<PolicyRule, string>();
+
 /** semanticKey makes rules that are semantically deep-equal (nil and empty lists alike) equal. */
 function semanticKey(rule: PolicyRule): string {
-  return JSON.stringify([rule.verbs ?? [], rule.apiGroups ?? [], rule.resources ?? [], rule.resourceNames ?? [], rule.nonResourceURLs ?? []]);
+  if (rule === null || typeof rule !== 'object') return JSON.stringify(rule);
+  let key = semanticKeys.get(rule);
+  if (key === undefined) {
+    key = JSON.stringify([rule.verbs ?? [], rule.apiGroups ?? [], rule.resources ?? [], rule.resourceNames ?? [], rule.nonResourceURLs ?? []]);
+    semanticKeys.set(rule, key);
+  }
+  return key;
 }
 
 /** AggregationController keeps aggregated ClusterRoles in step with the roles they select. */
