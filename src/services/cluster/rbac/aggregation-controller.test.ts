@@ -48,3 +48,65 @@ describe('aggregation controller beside the server', () => {
     }
   });
 });
+
+describe('aggregation controller settles', () => {
+  const ROLES = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
+  const rule = (resource: string) => ({ verbs: ['get'], apiGroups: [''], resources: [resource] });
+
+  /** quiet waits until no ClusterRole is written across a few turns in a row (bounded), and gives the writes seen since `from`. */
+  async function quiet(store: import('../../../store/index.ts').MemoryStore, from: number): Promise<{ writes: number; revision: number; settled: boolean }> {
+    const { CLUSTER_ROLE_STORE_KIND } = await import('./authorizer.ts');
+    let revision = from;
+    let writes = 0;
+    for (let calm = 0, rounds = 0; rounds < 2000; rounds++) {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      const changes = await store.changesSince(revision, { kinds: [CLUSTER_ROLE_STORE_KIND], limit: 100_000 });
+      if (changes.length === 0) {
+        if (++calm >= 5) return { writes, revision, settled: true };
+        continue;
+      }
+      calm = 0;
+      writes += changes.length;
+      revision = changes.at(-1)!.revision;
+    }
+    return { writes, revision, settled: false };
+  }
+
+  it('converges when match-all aggregated roles select each other and plain roles, and stays bounded as roles are added', async () => {
+    const { startHarness } = await import('../testing/harness.ts');
+    const h = await startHarness();
+    try {
+      const N = 12;
+      const M = 8;
+      for (let i = 0; i < M; i++) assert.equal((await h.call('POST', ROLES, { metadata: { name: `plain-${i}` }, rules: [rule(`r${i}`), rule(`s${M - i}`)] })).status, 201);
+      // Created in reverse name order with rules of their own, so the first writes see stale, differently ordered rules.
+      for (let i = N - 1; i >= 0; i--) {
+        const created = await h.call('POST', ROLES, { metadata: { name: `agg-${String(i).padStart(2, '0')}` }, aggregationRule: { clusterRoleSelectors: [{}] }, rules: [rule(`own${i}`)] });
+        assert.equal(created.status, 201);
+      }
+      const first = await quiet(h.store, 0);
+      assert.equal(first.settled, true, `still writing after ${first.writes} writes`);
+      // Every aggregated role ends with the same rules, in one order: the plain roles' rules, by role name.
+      const listed = await h.call('GET', ROLES);
+      const aggregated = (listed.body.items as { metadata: { name: string }; rules?: { resources: string[] }[] }[]).filter((item) => item.metadata.name.startsWith('agg-'));
+      assert.equal(aggregated.length, N);
+      const orders = new Set(aggregated.map((item) => JSON.stringify((item.rules ?? []).map((r) => r.resources[0]))));
+      assert.equal(orders.size, 1, [...orders].join('\n'));
+      for (let i = 0; i < M; i++) assert.ok([...orders][0]!.includes(`"r${i}"`));
+      // Each added role changes each aggregated role's rules at most once more (plus a pass that finds nothing to do).
+      let revision = first.revision;
+      for (let k = 0; k < 5; k++) {
+        assert.equal((await h.call('POST', ROLES, { metadata: { name: `late-${k}` }, rules: [rule(`late${k}`)] })).status, 201);
+        const next = await quiet(h.store, revision);
+        assert.equal(next.settled, true);
+        assert.ok(next.writes <= 1 + N, `adding one role took ${next.writes} writes`);
+        revision = next.revision;
+      }
+      // Nothing changed: a ClusterRole write that leaves the rules alone costs no aggregated write.
+      assert.equal((await h.call('POST', ROLES, { metadata: { name: 'late-empty' } })).status, 201);
+      assert.equal((await quiet(h.store, revision)).writes, 1);
+    } finally {
+      await h.close();
+    }
+  });
+});

@@ -1,7 +1,8 @@
 /**
  * The ClusterRole aggregation controller (upstream `pkg/controller/clusterroleaggregation`),
- * subscribed to the store's change feed: any ClusterRole change re-syncs every role with an
- * aggregationRule. A sync walks the selectors in order, takes the matching roles sorted by name
+ * subscribed to the store's change feed: any ClusterRole change queues every role with an
+ * aggregationRule (a role queued again before its sync is synced once, as upstream's workqueue
+ * coalesces keys), and each is synced from the roles as they are then. A sync walks the selectors in order, takes the matching roles sorted by name
  * (never the role itself), and appends each rule not already present; when the result differs from
  * the role's rules it is written by server-side apply as `clusterrole-aggregation-controller` with
  * force, so direct edits to an aggregated role's rules are overwritten.
@@ -41,16 +42,29 @@ export function aggregateRules(role: ClusterRole, all: readonly ClusterRole[]): 
   return rules;
 }
 
+// Every change re-syncs every aggregated role over every role's rules: each rule read from the store is keyed once.
+const semanticKeys = new WeakMap<PolicyRule, string>();
+
 /** semanticKey makes rules that are semantically deep-equal (nil and empty lists alike) equal. */
 function semanticKey(rule: PolicyRule): string {
-  return JSON.stringify([rule.verbs ?? [], rule.apiGroups ?? [], rule.resources ?? [], rule.resourceNames ?? [], rule.nonResourceURLs ?? []]);
+  if (rule === null || typeof rule !== 'object') return JSON.stringify(rule);
+  let key = semanticKeys.get(rule);
+  if (key === undefined) {
+    key = JSON.stringify([rule.verbs ?? [], rule.apiGroups ?? [], rule.resources ?? [], rule.resourceNames ?? [], rule.nonResourceURLs ?? []]);
+    semanticKeys.set(rule, key);
+  }
+  return key;
 }
 
 /** AggregationController keeps aggregated ClusterRoles in step with the roles they select. */
 export class AggregationController {
   #subscription: Subscription | undefined;
   #running: Promise<void> | undefined;
-  #dirty = false;
+  // Upstream's workqueue: a role queued many times before it is synced is synced once.
+  #pending = new Set<string>();
+  // A ClusterRole changed since the roles were last read: read them again and queue every aggregated role.
+  #changed = false;
+  #roles = new Map<string, ClusterRole>();
   #stopped = false;
 
   constructor(
@@ -86,8 +100,11 @@ export class AggregationController {
   /** lastError is the last unexpected sync failure (the next ClusterRole change retries), for diagnostics. */
   lastError: unknown;
 
+  /** writes counts the controller's writes since it started (tests check that it settles). */
+  writes = 0;
+
   #kick(): void {
-    this.#dirty = true;
+    this.#changed = true;
     this.#running ??= this.#loop()
       .catch((error: unknown) => {
         // A background sync must never take the server down (the store may be closing); keep it for diagnosis.
@@ -99,36 +116,56 @@ export class AggregationController {
   }
 
   async #loop(): Promise<void> {
-    // Changes arriving during a sync mark it dirty; one more pass then covers all of them.
-    while (this.#dirty && !this.#stopped) {
-      this.#dirty = false;
-      await this.#syncAll();
+    while (!this.#stopped) {
+      if (this.#changed) {
+        // Upstream enqueues every aggregated role on any ClusterRole event and syncs each from the
+        // informer's current state. Reading again after every change (this controller's own writes
+        // included) keeps each sync on current rules: computed from a list read before earlier
+        // writes of the same pass, roles that select each other would flip their rules' order
+        // back and forth and never settle.
+        this.#changed = false;
+        const all = (await this.store.list<ClusterRole>(CLUSTER_ROLE_STORE_KIND)).map((record) => record.value);
+        this.#roles = new Map(all.map((role) => [role.metadata.name ?? '', role]));
+        for (const role of all) if (role.aggregationRule !== undefined && role.aggregationRule !== null) this.#pending.add(role.metadata.name ?? '');
+      }
+      // Name order, so the same inputs are always synced the same way.
+      const name = [...this.#pending].sort()[0];
+      if (name === undefined) return;
+      this.#pending.delete(name);
+      await this.#sync(name);
     }
   }
 
-  async #syncAll(): Promise<void> {
-    const all = (await this.store.list<ClusterRole>(CLUSTER_ROLE_STORE_KIND)).map((record) => record.value);
-    for (const role of all) {
-      try {
-        const rules = aggregateRules(role, all);
-        if (rules === undefined || semanticList(rules) === semanticList(role.rules ?? [])) continue;
-        // Upstream the controller runs beside the apiserver, never in its way. Here the store's
-        // promises settle at once, so a long sync (hundreds of roles aggregating each other, each
-        // write waking the next pass) would run as one chain of microtasks and starve every
-        // request; one turn of the event loop before each write keeps the server answering.
-        await setImmediate();
-        if (this.#stopped) return;
-        await applyObject(
-          { registry: this.registry, groups: this.groups },
-          this.scope,
-          role.metadata.name!,
-          { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: role.metadata.name }, rules },
-          { dryRun: false, fieldManager: AGGREGATION_MANAGER, force: true, fieldValidation: 'Ignore' },
-        );
-      } catch (error) {
-        // The role went away or changed meanwhile, or a selector is malformed: the next change re-syncs, as upstream retries.
-        if (!(error instanceof StatusError) && !(error instanceof LabelSelectorSyntaxError)) throw error;
+  async #sync(name: string): Promise<void> {
+    const role = this.#roles.get(name);
+    if (role === undefined) return;
+    try {
+      const rules = aggregateRules(role, [...this.#roles.values()]);
+      // Upstream writes only when !equality.Semantic.DeepEqual(original.Rules, newPolicyRules).
+      if (rules === undefined || semanticList(rules) === semanticList(role.rules ?? [])) return;
+      // Upstream the controller runs beside the apiserver, never in its way. Here the store's
+      // promises settle at once, so a long sync (hundreds of roles aggregating each other, each
+      // write waking the next pass) would run as one chain of microtasks and starve every
+      // request; one turn of the event loop before each write keeps the server answering.
+      await setImmediate();
+      if (this.#stopped || this.#changed) {
+        // Something changed meanwhile: sync this role again from what is current.
+        this.#pending.add(name);
+        return;
       }
+      this.writes++;
+      // The write's own change event marks the roles changed; say so now too, whenever the feed delivers it.
+      this.#changed = true;
+      await applyObject(
+        { registry: this.registry, groups: this.groups },
+        this.scope,
+        name,
+        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name }, rules },
+        { dryRun: false, fieldManager: AGGREGATION_MANAGER, force: true, fieldValidation: 'Ignore' },
+      );
+    } catch (error) {
+      // The role went away or changed meanwhile, or a selector is malformed: the next change re-syncs, as upstream retries.
+      if (!(error instanceof StatusError) && !(error instanceof LabelSelectorSyntaxError)) throw error;
     }
   }
 }
