@@ -141,6 +141,8 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
     },
     warmUp: async () => {
       await runtime();
+      // A settled store: the aggregated default roles written before the first test request.
+      await rbac.aggregationIdle();
     },
     stateReplaced: async () => {
       // Not started yet: its start will seed.

@@ -9,6 +9,7 @@ import { seededIds } from '../../../lib/ids.ts';
 import { StepTimers } from '../../../lib/testing/step-timers.ts';
 import { MemoryStore } from '../../../store/memory-store.ts';
 import { openStore } from '../../../store/open-store.ts';
+import { computeService } from '../index.ts';
 import { alreadyExists, ComputeError } from '../shared/errors.ts';
 import { GLOBAL, type Scope } from '../shared/locations.ts';
 import { rfc3339 } from '../shared/time.ts';
@@ -69,7 +70,8 @@ describe('realistic Operations', () => {
   const timers = new StepTimers();
 
   before(async () => {
-    srv = await startFogbank({ host: '127.0.0.1', port: 0, store: 'memory', operations: 'realistic', adminToken: 'admin', logLevel: 'silent', clock, timers, ids: seededIds('ops-realistic') });
+    // Compute alone: the stepped timers then hold only the Operations' delays (the cluster's Event expiry sleeps on them too).
+    srv = await startFogbank({ host: '127.0.0.1', port: 0, store: 'memory', operations: 'realistic', adminToken: 'admin', logLevel: 'silent', clock, timers, ids: seededIds('ops-realistic'), services: [computeService] });
   });
   after(async () => {
     await srv.close();
@@ -487,7 +489,8 @@ describe('restart', () => {
   test('unfinished Operations (PENDING and RUNNING) resume after a restart', TIMEOUT, async () => {
     const clock = new ManualClock(T0);
     const timers = new StepTimers();
-    const common = { host: '127.0.0.1', port: 0, store: 'sqlite', dataDir, adminToken: 'admin', logLevel: 'silent', operations: 'realistic', clock } as const;
+    // Compute alone: the given timers then drive only the Operations (the cluster's Event expiry sleeps on them too).
+    const common = { host: '127.0.0.1', port: 0, store: 'sqlite', dataDir, adminToken: 'admin', logLevel: 'silent', operations: 'realistic', clock, services: [computeService] } as const;
     const first = await startFogbank({ ...common, timers, ids: seededIds('restart-1') });
     let running: LooseJson;
     let pending: LooseJson;
@@ -537,7 +540,7 @@ describe('restart', () => {
   });
 
   test('an Operation whose first server never ran it finishes after the restart', TIMEOUT, async () => {
-    const common = { host: '127.0.0.1', port: 0, store: 'sqlite', dataDir, adminToken: 'admin', logLevel: 'silent', operations: 'realistic' } as const;
+    const common = { host: '127.0.0.1', port: 0, store: 'sqlite', dataDir, adminToken: 'admin', logLevel: 'silent', operations: 'realistic', services: [computeService] } as const;
     const first = await startFogbank({ ...common, timers: neverTimers });
     let op: LooseJson;
     try {
