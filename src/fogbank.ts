@@ -14,6 +14,7 @@ import { buildServer, DEFAULT_BODY_LIMIT, type FogbankServer } from './core/serv
 import type { BannerSite, ServiceDefinition } from './core/service.ts';
 import { type Clock, realTimers, systemClock, type Timers } from './lib/clock.ts';
 import { cryptoIds, hexId, type IdSource } from './lib/ids.ts';
+import { Faults } from './core/faults/faults.ts';
 import { type FamilyStartOptions, SERVICES } from './services/registry.ts';
 import { prepareDataDir } from './store/data-dir.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
@@ -23,6 +24,8 @@ import { Snapshots } from './store/snapshots.ts';
 import type { Store } from './store/store.ts';
 
 export { SERVICES };
+export { Faults } from './core/faults/faults.ts';
+export { FaultRuleError, type FaultRule, type FaultRuleInput } from './core/faults/rule.ts';
 
 /** CoreStartOptions are the settings of one fogbank server that belong to no family (the CLI flags, as values). */
 export interface CoreStartOptions {
@@ -81,6 +84,8 @@ export interface RunningFogbank {
   /** snapshots saves, restores and resets the whole state of `store` (every family's files included). */
   readonly snapshots: Snapshots;
   readonly app: FogbankServer;
+  /** faults are the fault rules requests are matched against (core/faults/): add, list, remove, clear. */
+  readonly faults: Faults;
   /**
    * warmUp does every family's deferred start-up work now (ServiceHandle.warmUp: loading its
    * working parts, seeding what a fresh instance has) instead of on the family's first request,
@@ -131,9 +136,11 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
   try {
     // Before the families start: they read the state they begin from (and sweep files no record names).
     if (options.snapshot !== undefined) await snapshots.restore(await openSnapshotFile(options.snapshot));
+    const faults = new Faults(services, ids);
     const app = await buildServer(
       {
         store,
+        faults,
         clock: options.clock ?? systemClock,
         timers: options.timers ?? realTimers,
         ids,
@@ -168,6 +175,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
       store,
       snapshots,
       app,
+      faults,
       close: () =>
         (closing ??= (async () => {
           await app.close();
