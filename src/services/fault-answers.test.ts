@@ -135,3 +135,50 @@ describe('generic fault effects', () => {
     await assert.rejects(response.text());
   });
 });
+
+describe('an injected operationError: compute accepts the mutation and its Operation ends DONE with the error', () => {
+  const insert = (name: string): Promise<{ status: number; headers: Headers; body: unknown }> =>
+    call(TEMPLATES, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name, properties: { machineType: 'e2-small' } }) });
+
+  it('QUOTA_EXCEEDED carries errorDetails[0].quotaInfo and the 403 FORBIDDEN the clients read, and nothing is created', async () => {
+    await server.faults.add({
+      method: 'compute.instanceTemplates.insert',
+      operationError: { code: 'QUOTA_EXCEEDED', quotaInfo: { metricName: 'compute.googleapis.com/instance_templates', limitName: 'INSTANCE-TEMPLATES-per-project', limit: 100 } },
+      times: 1,
+    });
+    const answer = await insert('over-quota');
+    assert.equal(answer.status, 200);
+    const op = answer.body as Record<string, unknown>;
+    assert.equal(op['status'], 'DONE');
+    assert.deepEqual(op['error'], {
+      errors: [
+        {
+          code: 'QUOTA_EXCEEDED',
+          message: "Quota 'INSTANCE_TEMPLATES' exceeded.  Limit: 100.0 globally.",
+          errorDetails: [{ quotaInfo: { metricName: 'compute.googleapis.com/instance_templates', limitName: 'INSTANCE-TEMPLATES-per-project', limit: 100 } }],
+        },
+      ],
+    });
+    assert.equal(op['httpErrorStatusCode'], 403);
+    assert.equal(op['httpErrorMessage'], 'FORBIDDEN');
+    assert.equal((await call(`${TEMPLATES}/over-quota`)).status, 404);
+    assert.equal((await insert('over-quota')).status, 200, 'the rule was spent: the next insert works');
+    assert.equal((await call(`${TEMPLATES}/over-quota`)).status, 200);
+  });
+
+  it('any code, with the rule\'s message, status and regional dimensions', async () => {
+    await server.faults.add({
+      family: 'compute',
+      method: 'compute.instanceTemplates.insert',
+      operationError: { code: 'QUOTA_EXCEEDED', quotaInfo: { metricName: 'compute.googleapis.com/cpus', limitName: 'CPUS-per-project-region', dimensions: { region: 'us-central1' }, limit: 8 } },
+      times: 1,
+    });
+    await server.faults.add({ method: 'compute.instanceTemplates.insert', operationError: { code: 'ZONE_RESOURCE_POOL_EXHAUSTED', message: 'The zone does not have enough resources.', httpStatus: 503 }, times: 1 });
+    const quota = (await insert('regional')).body as Record<string, unknown>;
+    assert.equal((quota['error'] as { errors: { message: string }[] }).errors[0]!.message, "Quota 'CPUS' exceeded.  Limit: 8.0 in region us-central1.");
+    const pool = (await insert('pool')).body as Record<string, unknown>;
+    assert.deepEqual(pool['error'], { errors: [{ code: 'ZONE_RESOURCE_POOL_EXHAUSTED', message: 'The zone does not have enough resources.' }] });
+    assert.equal(pool['httpErrorStatusCode'], 503);
+    assert.equal(pool['httpErrorMessage'], 'SERVICE UNAVAILABLE');
+  });
+});
