@@ -182,3 +182,24 @@ describe('an injected operationError: compute accepts the mutation and its Opera
     assert.equal(pool['httpErrorMessage'], 'SERVICE UNAVAILABLE');
   });
 });
+
+describe('injected cluster watch endings', () => {
+  it('"gone" ends the watch with the in-stream 410 Expired ERROR event', async () => {
+    await server.faults.add({ method: 'watch clusterroles', watch: 'gone', times: 1 });
+    const response = await fetch(`${server.url}${CLUSTER_ROLES}?watch=true&resourceVersion=1`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    assert.equal(response.status, 200);
+    const events = (await response.text()).trim().split('\n').map((line) => JSON.parse(line) as { type: string; object: Record<string, unknown> });
+    assert.equal(events.length, 1);
+    assert.equal(events[0]!.type, 'ERROR');
+    const { message, ...status } = events[0]!.object;
+    assert.deepEqual(status, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Expired', code: 410 });
+    assert.match(String(message), /^too old resource version: 1 \(2\)$/);
+  });
+
+  it('"close" ends the watch early with no event', async () => {
+    await server.faults.add({ method: 'watch clusterroles', watch: 'close', times: 1 });
+    const response = await fetch(`${server.url}${CLUSTER_ROLES}?watch=true&resourceVersion=1`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    assert.equal(response.status, 200);
+    assert.equal(await response.text(), '');
+  });
+});

@@ -41,7 +41,7 @@ const MAIL = family('mail', { faultEffects: ['dropAfterBytes'], discovery: async
 const CLUSTER = family('cluster', {
   faultEffects: ['watch'],
   faultMethods: async () => ({
-    methodOf: (verb, url) => (url.startsWith('/apis/') ? `${verb === 'GET' ? 'get' : 'create'} clusterroles` : undefined),
+    methodOf: (verb, url) => (url.startsWith('/apis/') ? `${verb === 'GET' ? (url.includes('watch=true') ? 'watch' : 'get') : 'create'} clusterroles` : undefined),
     problem: (id) => (id === 'get clusterroles' || id === 'create clusterroles' ? undefined : `unknown resource in "${id}"`),
     principalOf: () => 'system:admin',
   }),
@@ -49,7 +49,7 @@ const CLUSTER = family('cluster', {
 
 const newFaults = (): Faults => new Faults([COMPUTE, MAIL, CLUSTER], seededIds('faults'));
 
-const request = (verb: string, path: string, principal?: string): FaultRequest => ({ method: verb, path, request: {} as FastifyRequest, principal: () => principal });
+const request = (verb: string, path: string, principal?: string): FaultRequest => ({ method: verb, path: path.split('?')[0]!, url: path, request: {} as FastifyRequest, principal: () => principal });
 
 const INSERT = request('POST', '/compute/v1/projects/p/global/instanceTemplates');
 

@@ -22,6 +22,8 @@ export interface FaultRequest {
   readonly method: string;
   /** The routed path, without the query. */
   readonly path: string;
+  /** The routed URL, with the query (a cluster watch is a GET with `watch=true`). */
+  readonly url: string;
   readonly request: FastifyRequest;
   /** principal names the caller by its bearer token (core's Authenticator), for families without their own principalOf. */
   principal(): string | undefined;
@@ -103,7 +105,7 @@ export class Faults {
       if (rule.family !== undefined && rule.family !== family) continue;
       if (live.path !== undefined && !live.path.test(target.path)) continue;
       if (rule.method !== undefined) {
-        method ??= this.#methods.get(family)?.methodOf(target.method, target.path) ?? '';
+        method ??= this.#methods.get(family)?.methodOf(target.method, target.url) ?? '';
         if (method !== rule.method) continue;
       }
       if (rule.principal !== undefined) {
@@ -125,9 +127,9 @@ export class Faults {
     return undefined;
   }
 
-  /** methodOf names a request's API method, when its family's methods are loaded (a rule names one). */
-  methodOf(family: string, method: string, path: string): string | undefined {
-    return this.#methods.get(family)?.methodOf(method, path);
+  /** methodOf names a request's API method by its routed URL, when its family's methods are loaded (a rule named the family). */
+  methodOf(family: string, method: string, url: string): string | undefined {
+    return this.#methods.get(family)?.methodOf(method, url);
   }
 
   #principalOf(family: string, target: FaultRequest): string | undefined {

@@ -22,7 +22,7 @@ export function useFaults(app: FastifyInstance, service: ServiceDefinition, cont
       return;
     }
     const path = pathOnly(request.url);
-    const rule = faults.take(family, { method: request.method, path, request, principal: () => principalOf(context, request) });
+    const rule = faults.take(family, { method: request.method, path, url: request.url, request, principal: () => principalOf(context, request) });
     if (rule === undefined) {
       done();
       return;

@@ -9,7 +9,7 @@ import type { DiscoveryApi } from '../discovery.ts';
  * Kubernetes verb and resource (`get clusterroles`).
  */
 export interface FaultMethods {
-  /** methodOf names the method of a request by its HTTP method and routed path (no query); undefined when none matches. */
+  /** methodOf names the method of a request by its HTTP method and routed URL (with its query); undefined when none matches. */
   methodOf(method: string, url: string): string | undefined;
   /** problem says why `id` names none of the family's methods, or undefined when it names one. */
   problem(id: string): string | undefined;
@@ -50,7 +50,9 @@ export function discoveryFaultMethods(apis: readonly DiscoveryApi[]): FaultMetho
   return {
     methodOf(method, url) {
       const verb = method === 'HEAD' ? 'GET' : method;
-      return compiled.find((entry) => entry.httpMethod === verb && entry.pattern.test(url))?.id;
+      const mark = url.indexOf('?');
+      const path = mark === -1 ? url : url.slice(0, mark);
+      return compiled.find((entry) => entry.httpMethod === verb && entry.pattern.test(path))?.id;
     },
     problem(id) {
       return ids.has(id) ? undefined : `unknown method id "${id}" (the methods are ${names.join(', ')})`;

@@ -51,6 +51,7 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
     banner: clusterBanner,
     options: [EVENT_TTL_OPTION],
     clientFiles: (site) => [{ name: KUBECONFIG_FILE_NAME, text: kubeconfigText(site.url, site.adminToken) }],
+    faultEffects: ['watch'],
     faultMethods: async () => (await import('./fault-methods.ts')).clusterFaultMethods(groups),
     async register(app, context) {
       return (await import('./register.ts')).registerCluster(app, context, { options, groups, domain, spelling });
