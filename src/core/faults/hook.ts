@@ -1,3 +1,4 @@
+import { Readable, Transform, pipeline } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext, ServiceDefinition } from '../service.ts';
 import { markFault } from './applied.ts';
@@ -55,8 +56,38 @@ function apply(rule: FaultRule, request: FastifyRequest, reply: FastifyReply, co
     request.raw.socket.destroy();
     return;
   }
-  // operationError, watch, dropAfterBytes: the family's handler applies them (faultOf(request)).
+  if (rule.dropAfterBytes !== undefined) dropAfter(request, rule.dropAfterBytes);
+  // operationError, watch: the family's handler applies them (faultOf(request)).
   done();
+}
+
+/**
+ * dropAfter lets the handler read the first `limit` bytes of a streamed body (an upload's media
+ * or chunk), then drops the connection, as a network that fails mid-upload does: what arrived
+ * before is the handler's to keep, and the client learns how much by asking (a resumable
+ * session's status query). A body already parsed (JSON) is left alone.
+ */
+function dropAfter(request: FastifyRequest, limit: number): void {
+  const source = request.body;
+  if (!(source instanceof Readable)) return;
+  let seen = 0;
+  const cut = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      const room = limit - seen;
+      if (chunk.length < room) {
+        seen += chunk.length;
+        callback(null, chunk);
+        return;
+      }
+      seen = limit;
+      if (room > 0) this.push(chunk.subarray(0, room));
+      callback();
+      // After the handler had the bytes: the socket goes, and the source's abort ends this stream too.
+      setImmediate(() => request.raw.socket.destroy());
+    },
+  });
+  pipeline(source, cut, () => undefined);
+  request.body = cut;
 }
 
 function pathOnly(url: string): string {

@@ -19,7 +19,8 @@ export interface FaultMethods {
 
 interface CompiledMethod {
   readonly id: string;
-  readonly httpMethod: string;
+  /** The HTTP methods that reach it: its own, and PUT on a resumable session's address (the chunks and status queries). */
+  readonly httpMethods: readonly string[];
   readonly pattern: RegExp;
   /** Literal characters of the path: a more literal path wins over a placeholder (`instanceTemplates/getIamPolicy` over `{name}`). */
   readonly weight: number;
@@ -28,7 +29,7 @@ interface CompiledMethod {
 /**
  * discoveryFaultMethods names requests by the Discovery methods of `apis`: each method's path
  * (below the servicePath; `{name}` is one segment, `{+name}` any rest) and, for a media method,
- * its `/upload/` and `/resumable/upload/` forms. Patterns are compiled once, when the first rule
+ * its `/upload/` and `/resumable/upload/` forms (where PUT carries a resumable session's chunks). Patterns are compiled once, when the first rule
  * naming the family is added, so a server with no rules never builds them.
  */
 export function discoveryFaultMethods(apis: readonly DiscoveryApi[]): FaultMethods {
@@ -41,7 +42,8 @@ export function discoveryFaultMethods(apis: readonly DiscoveryApi[]): FaultMetho
       const forms = method.mediaUpload === undefined ? [full] : [full, `/upload${full}`, `/resumable/upload${full}`];
       for (const form of forms) {
         const source = form.replace(/\{\+[^}]+\}|\{[^}]+\}|[.*+?^$()|[\]\\]/g, (part) => (part.startsWith('{+') ? '.+' : part.startsWith('{') ? '[^/]+' : `\\${part}`));
-        compiled.push({ id: method.id, httpMethod: method.httpMethod, pattern: new RegExp(`^${source}/?$`), weight: form.replace(/\{[^}]+\}/g, '').length });
+        const httpMethods = form === full ? [method.httpMethod] : [method.httpMethod, 'PUT'];
+        compiled.push({ id: method.id, httpMethods, pattern: new RegExp(`^${source}/?$`), weight: form.replace(/\{[^}]+\}/g, '').length });
       }
     }
   }
@@ -52,7 +54,7 @@ export function discoveryFaultMethods(apis: readonly DiscoveryApi[]): FaultMetho
       const verb = method === 'HEAD' ? 'GET' : method;
       const mark = url.indexOf('?');
       const path = mark === -1 ? url : url.slice(0, mark);
-      return compiled.find((entry) => entry.httpMethod === verb && entry.pattern.test(path))?.id;
+      return compiled.find((entry) => entry.httpMethods.includes(verb) && entry.pattern.test(path))?.id;
     },
     problem(id) {
       return ids.has(id) ? undefined : `unknown method id "${id}" (the methods are ${names.join(', ')})`;
