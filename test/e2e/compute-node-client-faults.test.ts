@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { GlobalOperationsClient, InstanceTemplatesClient } from '@google-cloud/compute';
+import { GlobalOperationsClient, InstanceTemplatesClient, type protos } from '@google-cloud/compute';
 import { OAuth2Client } from 'google-auth-library';
 import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
 
@@ -27,7 +27,7 @@ describe('@google-cloud/compute through an injected asynchronous QUOTA_EXCEEDED'
     const quotaInfo = { metricName: 'compute.googleapis.com/instance_templates', limitName: 'INSTANCE-TEMPLATES-per-project', limit: 100 };
     await server.faults.add({ method: 'compute.instanceTemplates.insert', operationError: { code: 'QUOTA_EXCEEDED', quotaInfo }, times: 1 });
     const [operation] = await templates.insert({ project: PROJECT, instanceTemplateResource: { name: 'over-quota', properties: { machineType: 'e2-small' } } });
-    let done: Awaited<ReturnType<GlobalOperationsClient['wait']>>[0] | undefined;
+    let done: protos.google.cloud.compute.v1.IOperation | undefined;
     for (let attempt = 0; attempt < 20 && done?.status !== 'DONE'; attempt++) [done] = await operations.wait({ project: PROJECT, operation: operation.latestResponse.name! });
     assert.equal(done?.status, 'DONE');
     assert.equal(done.httpErrorStatusCode, 403);
