@@ -104,11 +104,22 @@ describe('fault rules match requests', () => {
     assert.equal(faults.methodOf('compute', 'GET', '/compute/v1/projects/p/global/instanceTemplates/t'), 'compute.instanceTemplates.get');
   });
 
-  it('matches a media method on its upload paths', async () => {
+  it('names any request of a family once its methods are loaded, rules or not', async () => {
+    const faults = newFaults();
+    assert.equal(faults.methodOf('compute', 'POST', '/compute/v1/projects/p/global/instanceTemplates?requestId=1'), undefined);
+    const methods = await faults.methods('compute');
+    assert.equal(methods?.methodOf('POST', '/compute/v1/projects/p/global/instanceTemplates?requestId=1'), 'compute.instanceTemplates.insert');
+    assert.equal(faults.methodOf('compute', 'POST', '/compute/v1/projects/p/global/instanceTemplates'), 'compute.instanceTemplates.insert');
+    assert.equal(await faults.methods('storage'), undefined);
+  });
+
+  it('matches a media method on its upload paths, and PUT on them (resumable chunks)', async () => {
     const faults = newFaults();
     await faults.add({ method: 'gmail.users.messages.send', status: 503 });
     assert.equal(faults.take('mail', request('POST', '/upload/gmail/v1/users/me/messages/send'))?.status, 503);
+    assert.equal(faults.take('mail', request('PUT', '/upload/gmail/v1/users/me/messages/send?uploadType=resumable&upload_id=x'))?.status, 503);
     assert.equal(faults.take('mail', request('POST', '/gmail/v1/users/me/messages/send'))?.status, 503);
+    assert.equal(faults.take('mail', request('PUT', '/gmail/v1/users/me/messages/send')), undefined);
   });
 
   it('matches only the family named', async () => {

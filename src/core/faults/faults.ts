@@ -127,7 +127,16 @@ export class Faults {
     return undefined;
   }
 
-  /** methodOf names a request's API method by its routed URL, when its family's methods are loaded (a rule named the family). */
+  /**
+   * methods loads (once) how `family` names its requests, for whoever needs every request named
+   * (a request journal): `methods(family)` then `.methodOf(method, url)` synchronously. Undefined
+   * for a family without API methods (the discovery family) or an unknown one.
+   */
+  async methods(family: string): Promise<FaultMethods | undefined> {
+    return this.#families.has(family) ? this.#methodsOf(family) : undefined;
+  }
+
+  /** methodOf names a request's API method by its routed URL, when its family's methods are loaded (a rule named the family, or `methods` was awaited). */
   methodOf(family: string, method: string, url: string): string | undefined {
     return this.#methods.get(family)?.methodOf(method, url);
   }
