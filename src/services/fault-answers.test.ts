@@ -94,7 +94,7 @@ describe('an injected status answers in the family\'s error shape', () => {
   });
 
   it('publisher: 500 backendError on an upload', async () => {
-    await server.faults.add({ family: 'publisher', status: 500 });
+    await server.faults.add({ method: 'androidpublisher.internalappsharingartifacts.uploadbundle', status: 500 });
     const answer = await call('/upload/androidpublisher/v3/applications/internalappsharing/com.example.app/artifacts/bundle?uploadType=media', { method: 'POST', body: 'PK', headers: { 'content-type': 'application/octet-stream' } });
     assert.equal(answer.status, 500);
     assert.deepEqual(answer.body, { error: { code: 500, message: 'Internal error encountered.', errors: [{ message: 'Internal error encountered.', domain: 'global', reason: 'backendError' }], status: 'INTERNAL' } });
