@@ -1,10 +1,12 @@
 /**
  * fogbank as a library: startFogbank opens the store, assembles every family of
- * services/registry.ts and listens. The command line (cli/) parses flags into these options and
+ * services/registry.ts and listens; `start` is the same for tests, with the test controls typed
+ * (issue 28: a free port and memory by default, the clock, the request journal, client env). The command line (cli/) parses flags into these options and
  * prints; tests, benches and programs call it directly.
  */
-import { createReadStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Authenticator, type TokenGrant } from './core/auth.ts';
 import type { OperationsMode } from './core/config.ts';
@@ -12,7 +14,13 @@ import { pickOptionValues } from './core/family-options.ts';
 import type { LogFormat, LogLevel } from './core/log.ts';
 import { buildServer, DEFAULT_BODY_LIMIT, type FogbankServer } from './core/server.ts';
 import type { BannerSite, ServiceDefinition } from './core/service.ts';
-import { type Clock, realTimers, systemClock, type Timers } from './lib/clock.ts';
+import { type Clock, systemClock, type Timers } from './lib/clock.ts';
+import { advanceFiring, ClockTimers, ControlledClock } from './lib/controlled-clock.ts';
+import { parseGoDuration } from './lib/duration.ts';
+import type { JournalEntry, JournalFilter } from './core/journal-view.ts';
+import type { ControlPlane } from './core/control-plane.ts';
+import { RequestJournal } from './core/journal.ts';
+import { JournalReader } from './core/journal-view.ts';
 import { cryptoIds, hexId, type IdSource } from './lib/ids.ts';
 import { Faults } from './core/faults/faults.ts';
 import { type FamilyStartOptions, SERVICES } from './services/registry.ts';
@@ -26,6 +34,7 @@ import type { Store } from './store/store.ts';
 export { SERVICES };
 export { Faults } from './core/faults/faults.ts';
 export { FaultRuleError, type FaultRule, type FaultRuleInput } from './core/faults/rule.ts';
+export type { JournalEntry, JournalFilter };
 
 /** CoreStartOptions are the settings of one fogbank server that belong to no family (the CLI flags, as values). */
 export interface CoreStartOptions {
@@ -50,8 +59,12 @@ export interface CoreStartOptions {
   readonly uploadDeadlineMs?: number;
   /** How long a replica leads singleton work (event expiry, controllers, retention) without renewing (default 10 s). */
   readonly leaderTtlMs?: number;
+  /** The clock the server's controllable clock starts from (default the machine's); tests move it through `control.clock`. */
   readonly clock?: Clock;
+  /** Timers for the families' delays (default: timers measured on the controllable clock, so moving it fires what is due). */
   readonly timers?: Timers;
+  /** How many answered requests the request journal keeps (default 1,000; 0 turns the journal off). */
+  readonly journalSize?: number;
   readonly ids?: IdSource;
   /**
    * A snapshot file (`fogbank snapshot save`, `GET /_fogbank/snapshot`) to start from: it
@@ -86,6 +99,8 @@ export interface RunningFogbank {
   readonly app: FogbankServer;
   /** faults are the fault rules requests are matched against (core/faults/): add, list, remove, clear. */
   readonly faults: Faults;
+  /** The test controls: the clock every family reads, and the request journal. */
+  readonly control: ControlPlane;
   /**
    * warmUp does every family's deferred start-up work now (ServiceHandle.warmUp: loading its
    * working parts, seeding what a fresh instance has) instead of on the family's first request,
@@ -118,6 +133,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     services.flatMap((service) => service.options ?? []),
     options as Readonly<Record<string, unknown>>,
   );
+  const journal = new RequestJournal(options.journalSize);
   try {
     ({ token: adminToken, file: adminTokenFile } = resolveAdminToken(options.adminToken, dataDir, ids));
     store = given ?? await openStore(storeSpec, {
@@ -131,20 +147,26 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     throw error;
   }
   let built: FogbankServer | undefined;
+  // Every family reads this clock; untouched it is the given clock plus nothing.
+  const clock = new ControlledClock(options.clock ?? systemClock);
+  const auth = new Authenticator(adminToken, options.tokens ?? [], services.flatMap((service) => service.scopes ?? []));
+  const timers = options.timers ?? new ClockTimers(clock);
+  const faults = new Faults(services, ids);
+  const control: ControlPlane = { clock, timers: timers instanceof ClockTimers ? timers : undefined, requests: new JournalReader(journal, services, auth), faults };
   // After a restore or reset the families built by then seed what a fresh instance has (a seed restored before they are built needs none of it).
   const snapshots = new Snapshots(store, { fileFolders: services.flatMap((service) => service.storeFileFolders ?? []), afterReplace: async () => built?.stateReplaced() });
   try {
     // Before the families start: they read the state they begin from (and sweep files no record names).
     if (options.snapshot !== undefined) await snapshots.restore(await openSnapshotFile(options.snapshot));
-    const faults = new Faults(services, ids);
     const app = await buildServer(
       {
         store,
         faults,
-        clock: options.clock ?? systemClock,
-        timers: options.timers ?? realTimers,
+        clock,
+        timers,
         ids,
-        auth: new Authenticator(adminToken, options.tokens ?? [], services.flatMap((service) => service.scopes ?? [])),
+        auth,
+        control,
         operations: options.operations ?? 'realistic',
         options: familyOptions,
         ...(dataDir === undefined ? {} : { dataDir }),
@@ -176,6 +198,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
       snapshots,
       app,
       faults,
+      control,
       close: () =>
         (closing ??= (async () => {
           await app.close();
@@ -206,7 +229,7 @@ async function openSnapshotFile(path: string): Promise<NodeJS.ReadableStream & A
 }
 
 /** writeClientFiles writes every family's client files (the kubeconfig) into the data directory, if there is one, and names their paths. */
-function writeClientFiles(services: readonly ServiceDefinition[], site: BannerSite): ReadonlyMap<string, string> {
+export function writeClientFiles(services: readonly ServiceDefinition[] = SERVICES, site: BannerSite): ReadonlyMap<string, string> {
   const written = new Map<string, string>();
   if (site.dataDir === undefined) return written;
   mkdirSync(site.dataDir, { recursive: true, mode: 0o700 });
@@ -232,4 +255,114 @@ function resolveAdminToken(given: string | undefined, dataDir: string | undefine
   const token = `fogbank-${hexId(ids, 16)}`;
   writeFileSync(file, `${token}\n`, { mode: 0o600 });
   return { token, file };
+}
+
+// ── start(): fogbank for tests, in-process (the programmatic door of issue 28). It defaults to a
+// free loopback port and an ephemeral store, writes the client files (kubeconfig, an access-token
+// file for gcloud) into a temporary directory when there is no data directory, and hands back the
+// test controls typed.
+
+/** FogbankClock moves the clock every family reads (Operations, Event expiry, timestamps). */
+export interface FogbankClock {
+  /** now is the server's current time. */
+  now(): Date;
+  /** freeze stops the clock where it is. */
+  freeze(): void;
+  /** unfreeze lets it run again from where it stands. */
+  unfreeze(): void;
+  /** set jumps to a time (a Date, or RFC 3339 / anything Date.parse reads). */
+  set(time: Date | string): void;
+  /** advance moves it forward by a Go duration (`'1h'`, `'30s'`) or milliseconds, and resolves once what became due has run. */
+  advance(duration: string | number): Promise<void>;
+}
+
+/** Fogbank is a started fogbank with its test controls. */
+export interface Fogbank {
+  /** The base URL, e.g. `http://127.0.0.1:41234`. */
+  readonly url: string;
+  readonly adminToken: string;
+  /** The kubeconfig that points kubectl and the Kubernetes clients here, as the admin. */
+  readonly kubeconfig: string;
+  /** A file holding the admin token, for gcloud's CLOUDSDK_AUTH_ACCESS_TOKEN_FILE. */
+  readonly tokenFile: string;
+  /**
+   * env is the environment that points the clients here: KUBECONFIG (kubectl, client-go,
+   * @kubernetes/client-node's loadFromDefault), CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE and
+   * CLOUDSDK_AUTH_ACCESS_TOKEN_FILE (gcloud), and FOGBANK_URL / FOGBANK_TOKEN for the googleapis
+   * Node clients, which read no endpoint from the environment: pass `rootUrl: FOGBANK_URL + '/'`
+   * and the token as an OAuth2 access token.
+   */
+  env(): Record<string, string>;
+  readonly clock: FogbankClock;
+  /** faults are the fault rules (`faults.add({ method: 'compute.instanceTemplates.insert', status: 429 })`; the same rules as `POST /_fogbank/faults`). */
+  readonly faults: Faults;
+  /** requests reads the request journal, newest first (the same filters as `GET /_fogbank/requests`). */
+  requests(filter?: JournalFilter): Promise<JournalEntry[]>;
+  /** stop closes the server and removes its temporary files. */
+  stop(): Promise<void>;
+  /** The running server underneath (store, app, control plane). */
+  readonly server: RunningFogbank;
+}
+
+/**
+ * start starts fogbank in this process for a test: 127.0.0.1, a free port and an in-memory store
+ * unless `options` say otherwise (`dataDir` without `ephemeral: false` still means memory only if
+ * `ephemeral` is true; give `dataDir` to keep state on disk).
+ */
+export async function start(options: StartOptions = {}): Promise<Fogbank> {
+  const ephemeral = options.ephemeral ?? options.dataDir === undefined;
+  const server = await startFogbank({ host: '127.0.0.1', port: 0, ...options, ephemeral });
+  const scratch = server.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'fogbank-')) : undefined;
+  try {
+    const files = scratch === undefined ? server.clientFiles : writeClientFiles(options.services, { url: server.url, dataDir: scratch, adminToken: server.adminToken, adminTokenFile: undefined });
+    const tokenFile = server.adminTokenFile ?? join(scratch!, 'admin-token');
+    if (server.adminTokenFile === undefined) writeFileSync(tokenFile, `${server.adminToken}\n`, { mode: 0o600 });
+    const kubeconfig = files.get('kubeconfig') ?? '';
+    const { clock, timers } = server.control;
+    let stopped: Promise<void> | undefined;
+    return {
+      url: server.url,
+      adminToken: server.adminToken,
+      kubeconfig,
+      tokenFile,
+      server,
+      env: () => ({
+        KUBECONFIG: kubeconfig,
+        CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE: `${server.url}/compute/v1/`,
+        CLOUDSDK_AUTH_ACCESS_TOKEN_FILE: tokenFile,
+        FOGBANK_URL: server.url,
+        FOGBANK_TOKEN: server.adminToken,
+      }),
+      clock: {
+        now: () => new Date(clock.now()),
+        freeze: () => clock.freeze(),
+        unfreeze: () => clock.unfreeze(),
+        set: (time) => {
+          const ms = typeof time === 'string' ? Date.parse(time) : time.getTime();
+          if (Number.isNaN(ms)) throw new RangeError(`${JSON.stringify(String(time))} is not a time`);
+          clock.set(ms);
+        },
+        advance: async (duration) => {
+          let ms = duration;
+          if (typeof duration === 'string') {
+            const parsed = parseGoDuration(duration);
+            if ('error' in parsed) throw new RangeError(parsed.error);
+            ms = parsed.ms;
+          }
+          await advanceFiring(clock, timers, ms as number);
+        },
+      },
+      faults: server.faults,
+      requests: (filter) => server.control.requests.read(filter),
+      stop: () =>
+        (stopped ??= (async () => {
+          await server.close();
+          if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
+        })()),
+    };
+  } catch (error) {
+    await server.close();
+    if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
+    throw error;
+  }
 }

@@ -14,6 +14,8 @@ const USAGE = `usage: fogbank <command> [flags]
 commands:
   start          serve every API on one port (fogbank start --help lists its flags)
   protoc         run protobuf compiler plugins over a descriptor set (fogbank protoc --help)
+  clock          show or move a running server's clock (fogbank clock --help)
+  requests       print a running server's request journal, --follow for live (fogbank requests --help)
   help [start]   show this help, or a command's
   version        print the version (also --version, -v)`;
 
@@ -31,6 +33,10 @@ async function main(argv: readonly string[]): Promise<number> {
       const { runProtocCommand } = await import('../plugin/protoc-command.ts');
       return runProtocCommand([...rest]);
     }
+    case 'clock':
+      return (await import('./admin-client.ts')).runClockCommand(rest);
+    case 'requests':
+      return (await import('./admin-client.ts')).runRequestsCommand(rest);
     case 'version':
     case '--version':
     case '-v':
@@ -152,6 +158,12 @@ main(argv).then(
     process.exitCode = code;
   },
   (error: unknown) => {
+    // A client command the server refused: its message, exit 2 for bad input (400), else 1.
+    if (error instanceof Error && error.name === 'AdminFailure') {
+      process.stderr.write(`fogbank: ${error.message}\n`);
+      process.exitCode = (error as Error & { exitCode: number }).exitCode;
+      return;
+    }
     if (error instanceof SnapshotError) {
       // A seed that cannot be read is a mistake on the command line, like a bad flag: one line, exit 2.
       process.stderr.write(`fogbank: cannot start from the snapshot: ${(error as Error).message}\n`);
@@ -159,7 +171,7 @@ main(argv).then(
       return;
     }
     if (error instanceof UsageError) {
-      const help = argv[0] === 'start' ? 'fogbank start --help' : 'fogbank help';
+      const help = ['start', 'clock', 'requests'].includes(argv[0] ?? '') ? `fogbank ${argv[0]} --help` : 'fogbank help';
       process.stderr.write(`fogbank: ${error.message} (see: ${help})\n`);
       process.exitCode = 2;
       return;

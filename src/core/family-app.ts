@@ -11,6 +11,8 @@ import { SCHEMA_COMPILERS } from './schema-compilers.ts';
 import type { ServiceContext, ServiceDefinition, ServiceHandle } from './service.ts';
 import { drainUnreadBody } from './unread-body.ts';
 import { useFaults } from './faults/hook.ts';
+import { faultOf, type RequestJournal } from './journal.ts';
+import type { Clock } from '../lib/clock.ts';
 
 /**
  * A family's own Fastify app: its routes, hooks and error dialect, built the first time a request
@@ -71,12 +73,17 @@ export async function buildFamilyApp(service: ServiceDefinition, settings: Famil
     for (const method of Array.isArray(route.method) ? route.method : [route.method]) routes.push({ method: String(method), url: route.url, family: service.name });
   });
   if (settings.logLevel !== 'silent') useRequestLog(app);
+  const journal = context.control?.requests.journal;
+  // A journal of size 0 is off: no hook at all.
+  if (journal !== undefined && journal.capacity > 0 && service.journaled !== false) useJournal(app, journal, service.name, context.clock);
   useJsonBodies(app);
   useRequestGuard(app, settings.unreadable);
-  // An error answered before the body was read waits for the rest of it (bounded): closing on
-  // unread bytes resets the connection, and the client could lose the answer (unread-body.ts).
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (reply.statusCode >= 400) await drainUnreadBody(request.raw);
+  // An answer sent before the body was read waits for the rest of it (bounded): closing on unread
+  // bytes resets the connection, and the client could lose the answer (unread-body.ts). Errors
+  // refused early are the common case, but a success counts too: a GET or HEAD route reads no
+  // body, and a `Connection: close` answer to one sent with a large body closes on it just the same.
+  app.addHook('onSend', async (request, _reply, payload) => {
+    await drainUnreadBody(request.raw);
     return payload;
   });
   app.setNotFoundHandler((request, reply) => answer(new TransportProblemError({ httpStatus: 404, kind: 'not-found', detail: request.originalUrl.split('?')[0] ?? request.originalUrl }), request, reply));
@@ -93,6 +100,28 @@ export async function buildFamilyApp(service: ServiceDefinition, settings: Famil
   });
   await app.ready();
   return { app, handle, routes };
+}
+
+/**
+ * useJournal records every answered request of the family in the journal once its answer is
+ * finished: one object per request, the rest is worked out when the journal is read
+ * (journal-view.ts). A callback hook, as a promise per request adds up.
+ */
+function useJournal(app: FastifyInstance, journal: RequestJournal, family: string, clock: Clock): void {
+  app.addHook('onResponse', (request, reply, done) => {
+    journal.record({
+      time: clock.now(),
+      family,
+      httpMethod: request.method,
+      url: request.originalUrl,
+      routedUrl: request.url,
+      authorization: request.headers.authorization,
+      status: reply.statusCode,
+      latencyMs: Math.round(reply.elapsedTime * 1000) / 1000,
+      fault: faultOf(request.raw),
+    });
+    done();
+  });
 }
 
 /**

@@ -12,6 +12,7 @@ import type { RunSingleton } from './singletons.ts';
 import type { Faults } from './faults/faults.ts';
 import type { FaultMethods } from './faults/methods.ts';
 import type { FaultEffect } from './faults/rule.ts';
+import type { ControlPlane } from './control-plane.ts';
 
 /** ServiceContext is everything core hands a service: state, time, ids, identity and options. */
 export interface ServiceContext {
@@ -35,6 +36,8 @@ export interface ServiceContext {
   readonly singleton: RunSingleton;
   /** faults are the server's fault rules (core/faults/), matched before each handler runs; absent, nothing is matched. */
   readonly faults?: Faults;
+  /** control is the server's test controls (clock, request journal) for the admin API; absent in servers built without them. */
+  readonly control?: ControlPlane;
 }
 
 /** ServiceHandle lets a service stop its background work when the server shuts down. */
@@ -183,6 +186,18 @@ export interface ServiceDefinition {
   faultMethods?(): Promise<FaultMethods>;
   /** faultEffects are the family-specific fault effects it applies (`operationError`, `watch`, `dropAfterBytes`); status, latency and reset every family has. */
   readonly faultEffects?: readonly FaultEffect[];
+  /**
+   * journaled false keeps the family's requests out of the request journal (the admin API's own,
+   * so reading the journal does not fill it).
+   */
+  readonly journaled?: boolean;
+  /**
+   * requestMethodId names the API method of a journaled request when the family's routes do not
+   * (the cluster's catch-all routes: `create clusterroles`, `watch events`); undefined falls back
+   * to the Discovery id whose path matches. `url` is the path and query as sent. Called when the
+   * journal is read, never on the request path.
+   */
+  requestMethodId?(httpMethod: string, url: string): string | undefined;
   /** clientFiles are written (0600) into the data directory once fogbank listens, when it has one; each is rewritten at every start. */
   clientFiles?(site: BannerSite): readonly ClientFile[];
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { ManualClock, type Timers } from '../lib/clock.ts';
+import { advanceFiring } from '../lib/controlled-clock.ts';
 import { seededIds } from '../lib/ids.ts';
 import { type RunningFogbank, startFogbank } from '../testing/fogbank.ts';
 
@@ -10,24 +10,18 @@ import { type RunningFogbank, startFogbank } from '../testing/fogbank.ts';
  */
 
 const TOKEN = 'admin-token';
-const delays: number[] = [];
-const recordingTimers: Timers = {
-  delay: async (ms) => {
-    delays.push(ms);
-  },
-};
 
 let server: RunningFogbank;
 
 before(async () => {
-  server = await startFogbank({ ephemeral: true, clock: new ManualClock(), ids: seededIds('fault-answers'), adminToken: TOKEN, operations: 'instant', timers: recordingTimers });
+  server = await startFogbank({ ephemeral: true, ids: seededIds('fault-answers'), adminToken: TOKEN, operations: 'instant' });
 });
 after(async () => {
   await server.close();
 });
 beforeEach(() => {
   server.faults.clear();
-  delays.length = 0;
+  server.control.clock.unfreeze();
 });
 
 const call = async (path: string, init: RequestInit = {}): Promise<{ status: number; headers: Headers; body: unknown }> => {
@@ -109,17 +103,30 @@ describe('an injected status answers in the family\'s error shape', () => {
 });
 
 describe('generic fault effects', () => {
-  it('latency waits on the injected timers, then the request is answered', async () => {
-    await server.faults.add({ method: 'gmail.users.labels.list', latencyMs: 250, times: 1 });
-    assert.equal((await call(LABELS)).status, 200);
-    assert.deepEqual(delays, [250]);
+  /** answeredAfter sends `path` on a frozen clock and says whether it was answered before the clock moved, then moves it by `ms`. */
+  const onFrozenClock = async (path: string, ms: number): Promise<{ early: boolean; status: number }> => {
+    const { clock, timers } = server.control;
+    clock.freeze();
+    let answered = false;
+    const pending = call(path).then((answer) => {
+      answered = true;
+      return answer;
+    });
+    // Long enough for an unhindered GET on loopback to be answered many times over.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const early = answered;
+    await advanceFiring(clock, timers!, ms);
+    return { early, status: (await pending).status };
+  };
+
+  it('latency waits on the injected clock\'s timers, then the request is answered', async () => {
+    await server.faults.add({ method: 'gmail.users.labels.list', latencyMs: 60_000, times: 1 });
+    assert.deepEqual(await onFrozenClock(LABELS, 60_000), { early: false, status: 200 });
   });
 
   it('jitter adds at most jitterMs', async () => {
-    await server.faults.add({ family: 'compute', latencyMs: 100, jitterMs: 50, times: 3 });
-    for (let i = 0; i < 3; i++) assert.equal((await call(TEMPLATES)).status, 200);
-    assert.equal(delays.length, 3);
-    for (const delay of delays) assert.ok(delay >= 100 && delay <= 150, String(delay));
+    await server.faults.add({ family: 'compute', latencyMs: 60_000, jitterMs: 5_000, times: 3 });
+    for (let i = 0; i < 3; i++) assert.deepEqual(await onFrozenClock(TEMPLATES, 65_000), { early: false, status: 200 });
   });
 
   it('a reset before the headers ends the connection with no answer', async () => {

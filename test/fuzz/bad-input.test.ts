@@ -43,7 +43,7 @@ const STALL_LIMIT_MS = 1000;
 /** ANSWER_TIMEOUT_MS is how long a request waits before it counts as unanswered (above the apiserver's 3 s resourceVersion wait). */
 const ANSWER_TIMEOUT_MS = 5000;
 /** FAMILIES are the families fuzzed, each in its own lane. */
-const FAMILIES = ['compute', 'cluster', 'mail', 'publisher'] as const;
+const FAMILIES = ['compute', 'cluster', 'mail', 'publisher', 'control'] as const;
 /** NEW_ATTACK_WEIGHT is how many times each issue-24 attack is listed beside each older one. */
 const NEW_ATTACK_WEIGHT = 3;
 

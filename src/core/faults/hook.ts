@@ -1,6 +1,7 @@
 import { Readable, Transform, pipeline } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext, ServiceDefinition } from '../service.ts';
+import { noteFault } from '../journal.ts';
 import { markFault } from './applied.ts';
 import { InjectedFault } from './injected-fault.ts';
 import type { FaultRule } from './rule.ts';
@@ -29,6 +30,7 @@ export function useFaults(app: FastifyInstance, service: ServiceDefinition, cont
       return;
     }
     markFault(request, rule);
+    noteFault(request.raw, rule);
     apply(rule, request, reply, context, done);
   });
 }

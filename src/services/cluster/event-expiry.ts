@@ -4,10 +4,13 @@
  * observed activity (creation, lastTimestamp, series.lastObservedTime) is older than the TTL is
  * deleted, which watchers see as DELETED.
  */
-import type { Clock } from '../../lib/clock.ts';
+import type { Clock, Timers } from '../../lib/clock.ts';
 import type { Store, StoredRecord } from '../../store/index.ts';
 import type { CoreEvent } from './resources/events.ts';
 import { EVENT_STORE_KIND } from './resources/events.ts';
+
+/** UNREF_TIMERS wait on real timers that never hold the process open. */
+const UNREF_TIMERS: Timers = { delay: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()) };
 
 /** lastActivity is the newest time an event records, in milliseconds. */
 export function lastActivity(event: CoreEvent): number {
@@ -24,7 +27,10 @@ export function lastActivity(event: CoreEvent): number {
  * may have died just before its next sweep.
  */
 export class EventExpiry {
-  #timer: NodeJS.Timeout | undefined;
+  #stopped = false;
+  #wake: () => void = () => undefined;
+  readonly #stopSignal = new Promise<void>((resolve) => (this.#wake = resolve));
+  #loop: Promise<void> | undefined;
   #running: Promise<number> | undefined;
 
   constructor(
@@ -33,20 +39,29 @@ export class EventExpiry {
     readonly ttlSeconds: number,
     /** How many events a sweep reads (and at most deletes) at a time. */
     readonly pageSize = 1000,
+    /**
+     * The timers the interval is measured with: the server's, which run on its controlled clock,
+     * so advancing the clock past the TTL sweeps at once (by default, unreferenced real timers).
+     */
+    readonly timers: Timers = UNREF_TIMERS,
   ) {}
 
-  /** start sweeps now and then every min(TTL, 60 s); the timer never holds the process open. */
+  /** start sweeps now and then every min(TTL, 60 s) of the clock; the timers never hold the process open. */
   start(): void {
     const interval = Math.max(1, Math.min(this.ttlSeconds, 60)) * 1000;
-    void this.sweep().catch(() => undefined);
-    this.#timer = setInterval(() => void this.sweep().catch(() => undefined), interval);
-    this.#timer.unref();
+    this.#loop = (async () => {
+      while (!this.#stopped) {
+        await this.sweep().catch(() => undefined);
+        await Promise.race([this.timers.delay(interval), this.#stopSignal]);
+      }
+    })();
   }
 
   /** stop ends the sweeping and waits for a sweep in progress (so the next leader's sweep does not overlap it). */
   async stop(): Promise<void> {
-    if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.#timer = undefined;
+    this.#stopped = true;
+    this.#wake();
+    await this.#loop;
     await this.#running?.catch(() => undefined);
   }
 

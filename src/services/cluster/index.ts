@@ -14,6 +14,7 @@ import type { WatchSettings } from './apimachinery/watch.ts';
 import { clusterBanner } from './banner.ts';
 import { KUBECONFIG_FILE_NAME, kubeconfigText } from './kubeconfig.ts';
 import { EVENT_TTL_OPTION } from './options.ts';
+import { requestVerb } from './request-verb.ts';
 
 /** CLUSTER_GROUP_PREFIXES are the named groups served, without their domain. */
 export const CLUSTER_GROUP_PREFIXES: readonly string[] = ['rbac.authorization', 'events', 'authorization', 'authentication'];
@@ -50,6 +51,7 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
     errorBodyProblem: clusterErrorBodyProblem,
     banner: clusterBanner,
     options: [EVENT_TTL_OPTION],
+    requestMethodId: requestVerb,
     clientFiles: (site) => [{ name: KUBECONFIG_FILE_NAME, text: kubeconfigText(site.url, site.adminToken) }],
     faultEffects: ['watch'],
     faultMethods: async () => (await import('./fault-methods.ts')).clusterFaultMethods(groups),

@@ -78,7 +78,7 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
   await seedNamespaces(registry);
   await options.rbac.start(registry, options.bootstrapPolicy, context.singleton);
   const expiry = await context.singleton('cluster/event-expiry', () => {
-    const sweeper = new EventExpiry(context.store, context.clock, options.eventTtlSeconds);
+    const sweeper = new EventExpiry(context.store, context.clock, options.eventTtlSeconds, undefined, context.timers);
     sweeper.start();
     return sweeper;
   });

@@ -3,6 +3,7 @@ import type { Authenticator } from '../../core/auth.ts';
 import type { CompletedUpload, UploadEngine, UploadMethod } from '../../core/uploads/index.ts';
 import { authorizeMail, MAIL_SCOPES } from './access.ts';
 import type { ComposeService } from './compose-service.ts';
+import { stringListField } from './body-fields.ts';
 import { invalidArgument, rawRequired } from './errors.ts';
 import type { ListOptions, MailboxService } from './mailbox-service.ts';
 import type { RawSource } from './message-files.ts';
@@ -52,7 +53,7 @@ export function registerMetadataRoutes(app: FastifyInstance, routes: MailRoutes)
   app.post('/users/:userId/messages/:id/modify', async (request) => {
     const { mailbox } = access(request, MAIL_SCOPES.modify, 'caribou.api.proto.MailboxService.ModifyMessage');
     const b = body(request);
-    const message = await mailboxes.modify(mailbox, params(request)['id']!, listOf(b['addLabelIds']), listOf(b['removeLabelIds']));
+    const message = await mailboxes.modify(mailbox, params(request)['id']!, stringListField(b, 'addLabelIds'), stringListField(b, 'removeLabelIds'));
     return { id: message.id, threadId: message.threadId, labelIds: message.labelIds };
   });
   for (const [action, add, remove] of [['trash', ['TRASH'], []], ['untrash', [], ['TRASH']]] as const) {
@@ -208,9 +209,10 @@ function stringOf(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+// Query parameters only: the query parser yields strings or lists of strings (body lists go through stringListField).
 function listOf(value: unknown): string[] {
   if (value === undefined || value === null) return [];
-  return (Array.isArray(value) ? value : [value]).map(String);
+  return (Array.isArray(value) ? value : [value]).filter((item): item is string => typeof item === 'string');
 }
 
 function maxResults(value: unknown, fallback: number): number {

@@ -4,7 +4,7 @@
  * as one unit, e.g. `f:rules: {}`). Server-side apply conflicts come with part 2; this keeps the
  * entries real clients display and round-trip.
  */
-import { ownValue } from '../../../core/own.ts';
+import { ownValue, setOwn } from '../../../core/own.ts';
 import type { KubeObject, ManagedFieldsEntry } from './object-meta.ts';
 import { valueAtPath } from './field-set.ts';
 import type { Schema, SchemaSet } from './schema.ts';
@@ -87,7 +87,8 @@ export function recordUpdate(
   const entries: ManagedFieldsEntry[] = [];
   let mine = new Set(changed);
   for (const entry of previous ?? []) {
-    const kept = leafPaths(entry.fieldsV1).filter((path) => present.has(path));
+    // An entry without a field set (a null list item decodes to an empty entry) owns nothing, and goes.
+    const kept = leafPaths(entry.fieldsV1 ?? {}).filter((path) => present.has(path));
     if (entry.manager === manager && entry.operation === 'Update' && entry.subresource === undefined) {
       mine = new Set([...kept, ...changed]);
       continue;
@@ -146,4 +147,99 @@ function keyStep(item: unknown, keys: readonly string[]): string {
 export function managerFromUserAgent(userAgent: string | undefined): string {
   const value = (userAgent ?? '').split('/')[0] ?? '';
   return value === '' ? 'unknown' : value.slice(0, 128);
+}
+
+type Json = Record<string, unknown>;
+const isPlainObject = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * readFieldSet reads a FieldsV1 trie as structured-merge-diff's `Set.FromJSON` does: `null` is an
+ * empty set, `.` marks membership whatever its value, keys of unknown kinds are dropped, and a
+ * value that is not an object or a malformed `v:`/`k:`/`i:` key is an error (undefined here).
+ */
+function readFieldSet(value: unknown): Json | undefined {
+  if (value === null || value === undefined) return {};
+  if (!isPlainObject(value)) return undefined;
+  const out: Json = {};
+  for (const [key, child] of Object.entries(value)) {
+    if (key === '.') {
+      out['.'] = {};
+      continue;
+    }
+    const kind = key.slice(0, 2);
+    const rest = key.slice(2);
+    if (kind === 'v:' || kind === 'k:') {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(rest);
+      } catch {
+        return undefined;
+      }
+      if (kind === 'k:' && !isPlainObject(parsed)) return undefined;
+    } else if (kind === 'i:') {
+      if (!/^[+-]?\d+$/.test(rest) || !Number.isSafeInteger(Number(rest))) return undefined;
+    } else if (kind !== 'f:') {
+      continue;
+    }
+    const nested = readFieldSet(child);
+    if (nested === undefined) return undefined;
+    setOwn(out, key, nested);
+  }
+  return out;
+}
+
+/**
+ * decodeManagedFields checks request entries as the apiserver's DecodeManagedFields does:
+ * operation `Apply` or `Update`, a non-empty apiVersion, fieldsType `FieldsV1` and a readable
+ * fieldsV1. Any bad entry makes the whole list undecodable (undefined). Entries naming the same
+ * manager (manager, operation, subresource, and apiVersion for updates) collapse to the last one,
+ * as they do in the apiserver's map.
+ */
+export function decodeManagedFields(entries: readonly unknown[]): ManagedFieldsEntry[] | undefined {
+  const byManager = new Map<string, ManagedFieldsEntry>();
+  for (const entry of entries) {
+    if (!isPlainObject(entry)) return undefined;
+    const operation = entry['operation'];
+    if (operation !== 'Apply' && operation !== 'Update') return undefined;
+    const apiVersion = entry['apiVersion'];
+    if (typeof apiVersion !== 'string' || apiVersion === '') return undefined;
+    if (entry['fieldsType'] !== 'FieldsV1') return undefined;
+    const fieldsV1 = readFieldSet(entry['fieldsV1']);
+    if (fieldsV1 === undefined) return undefined;
+    const manager = typeof entry['manager'] === 'string' ? entry['manager'] : '';
+    const subresource = typeof entry['subresource'] === 'string' && entry['subresource'] !== '' ? entry['subresource'] : undefined;
+    const time = typeof entry['time'] === 'string' ? entry['time'] : undefined;
+    const identity = JSON.stringify([manager, operation, operation === 'Apply' ? '' : apiVersion, subresource ?? '']);
+    byManager.delete(identity);
+    byManager.set(identity, {
+      manager,
+      operation,
+      apiVersion,
+      ...(time === undefined ? {} : { time }),
+      fieldsType: 'FieldsV1',
+      fieldsV1,
+      ...(subresource === undefined ? {} : { subresource }),
+    } as ManagedFieldsEntry);
+  }
+  return [...byManager.values()];
+}
+
+/** isZeroEntry says whether a decoded entry is Go's zero ManagedFieldsEntry (every field empty). */
+function isZeroEntry(entry: unknown): boolean {
+  if (!isPlainObject(entry)) return entry === null;
+  return Object.values(entry).every((value) => value === '' || value === null || value === undefined);
+}
+
+/**
+ * startingManagedFields picks the entries a create or update starts from, as the apiserver's field
+ * manager does (`decodeLiveOrNew`): `[]` or `[{}]` in the request resets them; request entries
+ * that decode, and are not empty, replace the stored ones; anything else (absent, or entries that
+ * do not decode) keeps the stored ones, so clients unaware of managedFields never drop them. A
+ * bad request list is therefore never an error: the apiserver ignores it too.
+ */
+export function startingManagedFields(requested: readonly unknown[] | undefined, live: readonly ManagedFieldsEntry[] | undefined): ManagedFieldsEntry[] {
+  if (requested !== undefined && (requested.length === 0 || (requested.length === 1 && isZeroEntry(requested[0])))) return [];
+  const decoded = requested === undefined ? undefined : decodeManagedFields(requested);
+  if (decoded !== undefined && decoded.length > 0) return decoded;
+  return decodeManagedFields(live ?? []) ?? [];
 }

@@ -71,6 +71,13 @@ describe('list items that are null or of the wrong type are answered as the apis
     assert.equal(answer.body.message, 'ClusterRoleBinding.rbac.authorization.k8s.io "b" is invalid: [subjects[0].name: Required value, subjects[0].kind: Unsupported value: "": supported values: "ServiceAccount", "User", "Group"]');
   });
 
+  it('creates an object whose managedFields hold null or empty entries, which own no field (no 500)', async () => {
+    for (const [name, managedFields] of [['mf-null', [null, null]], ['mf-empty', [{}]]] as const) {
+      const answer = await h.call('POST', '/api/v1/namespaces', { metadata: { name, managedFields } });
+      assert.equal(answer.status, 201, JSON.stringify(answer.body));
+    }
+  });
+
   it('answers a list item of the wrong type with the decoder\'s 400, as the apiserver does', async () => {
     const subjects = await h.call('POST', `${RBAC}/clusterrolebindings`, { metadata: { name: 'b' }, roleRef: ROLE_REF, subjects: [1] });
     assert.equal(subjects.status, 400);

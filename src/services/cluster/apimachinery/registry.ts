@@ -12,7 +12,7 @@ import { decodeContinue, encodeContinue } from './continue-token.ts';
 import { EncodedObjects } from './encoded-objects.ts';
 import type { FieldSelector } from './field-selector.ts';
 import type { LabelSelector } from './label-selector.ts';
-import { fieldsOf, recordUpdate } from './managed-fields.ts';
+import { fieldsOf, recordUpdate, startingManagedFields } from './managed-fields.ts';
 import { validateObjectMeta, validateObjectMetaUpdate, type KubeObject, type ManagedFieldsEntry, type ObjectMeta } from './object-meta.ts';
 import { listAtRevision, RevisionCompactedError, type SnapshotPage } from './snapshot.ts';
 import { goQuote, uint64Problem } from './query-values.ts';
@@ -256,7 +256,7 @@ export class GenericRegistry {
       const warnings = strategy.warnings(object, undefined);
       strategy.canonicalize(object);
       const external = view.toExternal(object);
-      object.metadata.managedFields = options.managedFields?.() ?? recordUpdate(object.metadata.managedFields, options.fieldManager, apiVersionOf(view), formatTime(now), { object: external, fields: fieldsOf(external, view.schemaName, view.schemas) }, undefined);
+      object.metadata.managedFields = options.managedFields?.() ?? recordUpdate(startingManagedFields(object.metadata.managedFields, undefined), options.fieldManager, apiVersionOf(view), formatTime(now), { object: external, fields: fieldsOf(external, view.schemaName, view.schemas) }, undefined);
       const name = object.metadata.name!;
       try {
         const record = await this.store.transact(async (tx) => {
@@ -346,7 +346,7 @@ export class GenericRegistry {
         delete meta.deletionTimestamp;
         delete meta.deletionGracePeriodSeconds;
       }
-      if (body.metadata?.managedFields === undefined) meta.managedFields = oldObject.metadata.managedFields ?? [];
+      meta.managedFields = startingManagedFields(body.metadata?.managedFields, oldObject.metadata.managedFields);
       object.metadata = meta;
       strategy.prepareForUpdate(object, oldObject, info);
       const errors = [
@@ -359,7 +359,7 @@ export class GenericRegistry {
       const externalNext = view.toExternal(object);
       const externalOld = view.toExternal(oldObject);
       object.metadata.managedFields = options.managedFields?.() ?? recordUpdate(
-        object.metadata.managedFields?.filter((entry) => Object.keys(entry).length > 0),
+        object.metadata.managedFields,
         options.fieldManager,
         apiVersionOf(view),
         formatTime(now),
@@ -502,7 +502,8 @@ export function orderMeta(meta: ObjectMeta): ObjectMeta {
   const out: Record<string, unknown> = {};
   for (const key of META_ORDER) {
     const value = (meta as Record<string, unknown>)[key];
-    if (value !== undefined && value !== '') out[key] = value;
+    // Go's omitempty: an empty managedFields (all entries reset) is not written.
+    if (value !== undefined && value !== '' && !(key === 'managedFields' && Array.isArray(value) && value.length === 0)) out[key] = value;
   }
   for (const [key, value] of Object.entries(meta)) if (!(key in out) && value !== undefined && !META_ORDER.includes(key)) out[key] = value;
   return out as ObjectMeta;

@@ -24,19 +24,29 @@ function goJsonType(value: unknown): string {
   return typeof value === 'boolean' ? 'bool' : typeof value;
 }
 
-/** decodeBody checks and decodes `body` for `view`; `groups` reads either spelling of a group name. */
-export function decodeBody(body: unknown, view: AnyView, groups: Vocabulary, validation: FieldValidation): DecodedBody {
+/**
+ * checkTypeMeta is the apiserver's first look at any JSON body (the serializer reading its
+ * TypeMeta): it must be an object whose `apiVersion` and `kind`, when present, are strings. It
+ * runs before anything reads those values as text, so no body value is ever turned into a string
+ * unchecked.
+ */
+export function checkTypeMeta(body: unknown): asserts body is Record<string, unknown> & { apiVersion?: string | null; kind?: string | null } {
   if (body === undefined) throw badRequest("couldn't get version/kind; json parse error: unexpected end of JSON input");
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonType(body)} into Go value of type ${TYPE_META_GO}`);
   }
-  const record = body as Record<string, unknown>;
   for (const field of ['apiVersion', 'kind'] as const) {
-    const value = record[field];
+    const value = (body as Record<string, unknown>)[field];
     if (value !== undefined && value !== null && typeof value !== 'string') {
       throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonType(value)} into Go struct field .${field} of type string`);
     }
   }
+}
+
+/** decodeBody checks and decodes `body` for `view`; `groups` reads either spelling of a group name. */
+export function decodeBody(body: unknown, view: AnyView, groups: Vocabulary, validation: FieldValidation): DecodedBody {
+  checkTypeMeta(body);
+  const record = body as Record<string, unknown>;
   const expected = apiVersionOf(view);
   const given = typeof record['apiVersion'] === 'string' && record['apiVersion'] !== '' ? record['apiVersion'] : undefined;
   if (given !== undefined && canonicalApiVersion(given, groups) !== expected) {

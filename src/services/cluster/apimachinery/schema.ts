@@ -17,7 +17,14 @@ export type Schema =
       readonly description?: string;
       readonly mapType?: 'atomic';
     }
-  | { readonly type: 'string'; readonly format?: 'date-time' | 'micro-time'; readonly description?: string; readonly enum?: readonly string[] }
+  | {
+      readonly type: 'string';
+      readonly format?: 'date-time' | 'micro-time';
+      readonly description?: string;
+      readonly enum?: readonly string[];
+      /** The Go type when it is a named string type (`v1.ManagedFieldsOperationType`), for decode errors. */
+      readonly goType?: string;
+    }
   | { readonly type: 'integer'; readonly format: 'int32' | 'int64'; readonly description?: string }
   | { readonly type: 'boolean'; readonly description?: string }
   | {
@@ -70,7 +77,7 @@ export function decodeWithSchema(body: Record<string, unknown>, root: string, sc
       case 'object':
         return `v1.${s.goName}`;
       case 'string':
-        return s.format === 'date-time' ? 'v1.Time' : s.format === 'micro-time' ? 'v1.MicroTime' : 'string';
+        return s.format === 'date-time' ? 'v1.Time' : s.format === 'micro-time' ? 'v1.MicroTime' : (s.goType ?? 'string');
       case 'integer':
         return s.format;
       case 'boolean':

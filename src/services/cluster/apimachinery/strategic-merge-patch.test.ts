@@ -43,4 +43,14 @@ describe('strategic merge patch directives (schema-driven)', () => {
     assert.throws(() => applyStrategicMergePatch(base, { metadata: { ownerReferences: [{ name: 'x' }] } }, ROOT, CLUSTER_ROLE_SCHEMAS), { message: 'map: map[name:x] does not contain declared merge key: uid' });
     assert.throws(() => applyStrategicMergePatch(base, { metadata: { labels: { $patch: 'explode' } } }, ROOT, CLUSTER_ROLE_SCHEMAS), { message: 'Unknown patch type: explode in map: map[$patch:explode]' });
   });
+
+  it('prints directive values that are objects or arrays as Go maps and lists, never converting them as JavaScript', () => {
+    const directive = { toString: [], valueOf: null };
+    assert.throws(() => applyStrategicMergePatch(base, { metadata: { labels: { $patch: directive } } }, ROOT, CLUSTER_ROLE_SCHEMAS), {
+      message: 'Unknown patch type: map[toString:[] valueOf:<nil>] in map: map[$patch:map[toString:[] valueOf:<nil>]]',
+    });
+    assert.throws(() => applyStrategicMergePatch(base, { metadata: { labels: { $retainKeys: directive } } }, ROOT, CLUSTER_ROLE_SCHEMAS), { message: 'invalid retainKeys directive: map[toString:[] valueOf:<nil>]' });
+    const kept = applyStrategicMergePatch(base, { metadata: { labels: { $retainKeys: [{ toString: [] }, 'b'] } } }, ROOT, CLUSTER_ROLE_SCHEMAS) as typeof base;
+    assert.deepEqual(kept.metadata.labels, { b: '2' });
+  });
 });

@@ -30,12 +30,13 @@ export function applyStrategicMergePatch(target: unknown, patch: Json, root: str
     const directive = delta['$patch'];
     if (directive === 'delete') return undefined;
     if (directive === 'replace') return withoutDirectives(delta);
-    if (directive !== undefined && directive !== 'merge') throw badRequest(`Unknown patch type: ${String(directive)} in map: ${goMap(delta)}`);
+    if (directive !== undefined && directive !== 'merge') throw badRequest(`Unknown patch type: ${goValue(directive)} in map: ${goMap(delta)}`);
     let base: Json = isObject(original) ? { ...original } : {};
     const retain = delta['$retainKeys'];
     if (retain !== undefined) {
-      if (!Array.isArray(retain)) throw badRequest(`invalid retainKeys directive: ${String(retain)}`);
-      const keep = new Set(retain.map(String));
+      if (!Array.isArray(retain)) throw badRequest(`invalid retainKeys directive: ${goValue(retain)}`);
+      // Only string entries can name a key (Go compares the interface values).
+      const keep = new Set(retain.filter((key): key is string => typeof key === 'string'));
       base = Object.fromEntries(Object.entries(base).filter(([key]) => keep.has(key)));
     }
     const propertyOf = (key: string): Resolved | undefined => {
@@ -147,10 +148,23 @@ function withoutDirectives(value: Json): Json {
   return out;
 }
 
+/**
+ * goValue prints a decoded JSON value the way Go's `%v` does (`map[a:1 b:x]`, `[a b]`, `<nil>`),
+ * for the upstream error texts. It only ever formats JSON types it has checked, so a body value
+ * such as `{"toString": []}` is printed as the map it is, never converted by JavaScript.
+ */
+function goValue(value: unknown): string {
+  if (value === null || value === undefined) return '<nil>';
+  if (Array.isArray(value)) return `[${value.map(goValue).join(' ')}]`;
+  if (isObject(value)) return goMap(value);
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value);
+}
+
 /** goMap prints a map the way Go's `%v` does (`map[a:1 b:x]`), for the upstream error texts. */
 function goMap(value: Json): string {
   const entries = Object.keys(value)
     .sort()
-    .map((key) => `${key}:${isObject(value[key]) ? goMap(value[key] as Json) : Array.isArray(value[key]) ? `[${(value[key] as unknown[]).join(' ')}]` : String(value[key])}`);
+    .map((key) => `${key}:${goValue(value[key])}`);
   return `map[${entries.join(' ')}]`;
 }

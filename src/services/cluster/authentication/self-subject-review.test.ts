@@ -67,6 +67,15 @@ describe('SelfSubjectReview (kubectl auth whoami)', () => {
     assert.equal(answer.body.message, 'TokenReview in version "v1" cannot be handled as a SelfSubjectReview: no kind "TokenReview" is registered for version "authentication.k8s.io/v1" in scheme "pkg/api/legacyscheme/scheme.go:30"');
   });
 
+  it('answers a kind or apiVersion that is not a string with the type-meta decoder\'s 400, never reading it as text', async () => {
+    const kind = await h.call('POST', REVIEWS, { kind: { toString: [] } });
+    assert.equal(kind.status, 400);
+    assert.equal(kind.body.message, "couldn't get version/kind; json parse error: json: cannot unmarshal object into Go struct field .kind of type string");
+    const apiVersion = await h.call('POST', REVIEWS, { apiVersion: [1] });
+    assert.equal(apiVersion.status, 400);
+    assert.equal(apiVersion.body.message, "couldn't get version/kind; json parse error: json: cannot unmarshal array into Go struct field .apiVersion of type string");
+  });
+
   it('is listed in discovery as a cluster-scoped, create-only resource', async () => {
     const aggregated = await h.call('GET', '/apis', undefined, { accept: AGGREGATED });
     const group = aggregated.body.items.find((item: { metadata: { name: string } }) => item.metadata.name === 'authentication.k8s.io');

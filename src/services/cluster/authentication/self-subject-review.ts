@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../../lib/clock.ts';
 import type { DiscoveryResource } from '../discovery.ts';
+import { checkTypeMeta } from '../apimachinery/request-body.ts';
 import { sendSerialized } from '../apimachinery/send-serialized.ts';
 import { badRequest } from '../apimachinery/status.ts';
 import { rethrowUndecodedBody } from '../apimachinery/undecoded-body.ts';
@@ -29,20 +30,11 @@ export const SELF_SUBJECT_REVIEW_RESOURCE: DiscoveryResource = {
 
 const KIND = 'SelfSubjectReview';
 
-function jsonType(value: unknown): string {
-  if (Array.isArray(value)) return 'array';
-  if (value === null) return 'null';
-  return typeof value === 'boolean' ? 'bool' : typeof value;
-}
-
 // The body is decoded only for its type: the review has no input (its status is the server's).
 function checkBody(body: unknown, apiVersion: string): void {
   rethrowUndecodedBody(body);
-  if (body === undefined) throw badRequest("couldn't get version/kind; json parse error: unexpected end of JSON input");
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonType(body)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
-  }
-  const kind = (body as Record<string, unknown>)['kind'];
+  checkTypeMeta(body);
+  const kind = body.kind;
   if (typeof kind === 'string' && kind !== '' && kind !== KIND) {
     throw badRequest(`${kind} in version "v1" cannot be handled as a ${KIND}: no kind "${kind}" is registered for version "${apiVersion}" in scheme "pkg/api/legacyscheme/scheme.go:30"`);
   }

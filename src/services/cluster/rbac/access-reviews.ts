@@ -8,6 +8,7 @@ import { invalid, type FieldError } from '../apimachinery/field-errors.ts';
 import type { DiscoveryResource } from '../discovery.ts';
 import { sendSerialized } from '../apimachinery/send-serialized.ts';
 import { badRequest, invalidObject } from '../apimachinery/status.ts';
+import { checkTypeMeta } from '../apimachinery/request-body.ts';
 import { rethrowUndecodedBody } from '../apimachinery/undecoded-body.ts';
 import { userOf } from '../cluster-auth.ts';
 import type { Authorizer } from './authorizer.ts';
@@ -29,8 +30,9 @@ const text = (value: unknown): string => (typeof value === 'string' ? value : ''
 function bodyOf(request: FastifyRequest, kind: string, apiVersion: string): Json {
   const body = request.body;
   rethrowUndecodedBody(body);
-  if (!isObject(body)) throw badRequest(`couldn't get version/kind; json parse error: unexpected end of JSON input`);
-  if (body['kind'] !== undefined && body['kind'] !== kind) throw badRequest(`${String(body['kind'])} in version "v1" cannot be handled as a ${kind}: no kind "${String(body['kind'])}" is registered for version "${apiVersion}"`);
+  checkTypeMeta(body);
+  const given = body.kind;
+  if (typeof given === 'string' && given !== '' && given !== kind) throw badRequest(`${given} in version "v1" cannot be handled as a ${kind}: no kind "${given}" is registered for version "${apiVersion}" in scheme "pkg/api/legacyscheme/scheme.go:30"`);
   return body;
 }
 

@@ -26,3 +26,25 @@ describe('aggregation algorithm (reference §6)', () => {
     assert.deepEqual(aggregateRules(target, [target, role('r', {}, [['get']])])?.length, 1);
   });
 });
+
+describe('aggregation controller beside the server', () => {
+  it('answers requests while a long sync is writing aggregated roles', async () => {
+    const { startHarness } = await import('../testing/harness.ts');
+    const h = await startHarness();
+    try {
+      const ROLES = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
+      for (let i = 0; i < 30; i++) {
+        await h.call('POST', ROLES, { metadata: { name: `agg-${i}` }, aggregationRule: { clusterRoleSelectors: [{}] } });
+      }
+      // One more source role wakes a sync that rewrites all thirty aggregated roles; a request sent
+      // right after it is answered before that sync has written them all.
+      await h.call('POST', ROLES, { metadata: { name: 'source' }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['secrets'] }] });
+      const answer = await h.call('GET', `${ROLES}/agg-29`);
+      assert.equal(answer.status, 200);
+      const pending = ((answer.body.rules ?? []) as { resources: string[] }[]).every((rule) => !rule.resources.includes('secrets'));
+      assert.equal(pending, true, 'the request was answered only after the sync finished');
+    } finally {
+      await h.close();
+    }
+  });
+});

@@ -6,6 +6,7 @@
  * the role's rules it is written by server-side apply as `clusterrole-aggregation-controller` with
  * force, so direct edits to an aggregated role's rules are overwritten.
  */
+import { setImmediate } from 'node:timers/promises';
 import type { Vocabulary } from '../../../core/identifiers.ts';
 import type { Store, Subscription } from '../../../store/index.ts';
 import { fromStructured, LabelSelectorSyntaxError, type StructuredLabelSelector } from '../apimachinery/label-selector.ts';
@@ -111,6 +112,12 @@ export class AggregationController {
       try {
         const rules = aggregateRules(role, all);
         if (rules === undefined || semanticList(rules) === semanticList(role.rules ?? [])) continue;
+        // Upstream the controller runs beside the apiserver, never in its way. Here the store's
+        // promises settle at once, so a long sync (hundreds of roles aggregating each other, each
+        // write waking the next pass) would run as one chain of microtasks and starve every
+        // request; one turn of the event loop before each write keeps the server answering.
+        await setImmediate();
+        if (this.#stopped) return;
         await applyObject(
           { registry: this.registry, groups: this.groups },
           this.scope,

@@ -64,7 +64,7 @@ export const META_SCHEMAS: SchemaSet = {
     description: 'ManagedFieldsEntry is a workflow-id, a FieldSet and the group version of the resource that the fieldset applies to.',
     properties: {
       manager: str('Manager is an identifier of the workflow managing these fields.'),
-      operation: str('Operation is the type of operation which lead to this ManagedFieldsEntry being created.'),
+      operation: { type: 'string', goType: 'v1.ManagedFieldsOperationType', description: 'Operation is the type of operation which lead to this ManagedFieldsEntry being created.' },
       apiVersion: str('APIVersion defines the version of this resource that this field set applies to.'),
       time: { type: 'string', format: 'date-time', description: 'Time is the timestamp of when the ManagedFields entry was added.' },
       fieldsType: str('FieldsType is the discriminator for the different fields format and version.'),

@@ -1,0 +1,257 @@
+/**
+ * The command line's client commands against a running fogbank's admin API (issue 28):
+ * `fogbank clock [show|freeze|unfreeze|set TIME|advance DURATION]` and
+ * `fogbank requests [--follow] [--family F] [--method M] [--status N] [--since TIME] [--limit N] [--json]`.
+ * Each takes `--url` and `--token`; by default they find the server of the data directory
+ * (`--data-dir`, default `./.fogbank`): its `server.json` names the URL, its `admin-token` the token.
+ * Bad input is one line on stderr and exit 2 (UsageError), checked before anything is sent when it can be.
+ */
+import { readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { join, resolve } from 'node:path';
+import { parseGoDuration } from '../lib/duration.ts';
+import { UsageError } from './args.ts';
+
+/** CLOCK_USAGE is `fogbank clock --help`. */
+export const CLOCK_USAGE = `usage: fogbank clock [show|freeze|unfreeze|set TIME|advance DURATION] [--url URL] [--token TOKEN] [--data-dir DIR]
+
+  show               print the server's time and whether it is frozen (the default)
+  freeze, unfreeze   stop the clock where it is, or let it run again
+  set TIME           jump to an RFC 3339 time (2026-01-01T00:00:00Z)
+  advance DURATION   move forward by a Go duration (1h, 30s, 1h30m), firing what becomes due`;
+
+/** REQUESTS_USAGE is `fogbank requests --help`. */
+export const REQUESTS_USAGE = `usage: fogbank requests [--follow] [--family F] [--method M] [--status N] [--since TIME] [--limit N] [--json] [--url URL] [--token TOKEN] [--data-dir DIR]
+
+  prints the request journal, oldest first, one request a line:
+  TIME  STATUS  FAMILY  METHOD  PRINCIPAL  LATENCY; --follow keeps printing new requests until interrupted`;
+
+/** ClientArgs are the flags every client command shares, and the rest of its words. */
+interface ClientArgs {
+  readonly url: string;
+  readonly token: string | undefined;
+  readonly words: string[];
+  readonly flags: Map<string, string | true>;
+}
+
+/** SWITCHES are the client flags that take no value. */
+const SWITCHES = new Set(['--follow', '--json']);
+
+/** parseClientArgs splits words from `--flag value` / `--flag=value` and resolves the server and token. */
+function parseClientArgs(argv: readonly string[], allowed: readonly string[]): ClientArgs {
+  const flags = new Map<string, string | true>();
+  const words: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (!word.startsWith('--')) {
+      words.push(word);
+      continue;
+    }
+    const eq = word.indexOf('=');
+    const name = eq < 0 ? word : word.slice(0, eq);
+    if (!['--url', '--token', '--data-dir', ...allowed].includes(name)) throw new UsageError(`unknown flag ${name}`);
+    if (flags.has(name)) throw new UsageError(`${name} given twice`);
+    if (SWITCHES.has(name)) {
+      if (eq >= 0) throw new UsageError(`${name} takes no value`);
+      flags.set(name, true);
+      continue;
+    }
+    const value = eq < 0 ? argv[++i] : word.slice(eq + 1);
+    if (value === undefined || value === '') throw new UsageError(`${name} needs a value`);
+    flags.set(name, value);
+  }
+  const dataDir = resolve(String(flags.get('--data-dir') ?? '.fogbank'));
+  const url = (flags.get('--url') as string | undefined) ?? urlOfDataDir(dataDir);
+  if (!/^https?:\/\/[^/]+\/?$/.test(url)) throw new UsageError(`--url must be a server's base URL such as http://127.0.0.1:8780, not '${url}'`);
+  const token = (flags.get('--token') as string | undefined) ?? tokenOfDataDir(dataDir);
+  return { url: url.replace(/\/$/, ''), token, words, flags };
+}
+
+/** urlOfDataDir reads the URL the data directory's running server wrote into `server.json`. */
+function urlOfDataDir(dataDir: string): string {
+  let text: string;
+  try {
+    text = readFileSync(join(dataDir, 'server.json'), 'utf8');
+  } catch {
+    throw new UsageError(`no running fogbank found: ${join(dataDir, 'server.json')} is missing (start one, or pass --url)`);
+  }
+  const url = (JSON.parse(text) as { url?: unknown }).url;
+  if (typeof url !== 'string') throw new UsageError(`${join(dataDir, 'server.json')} names no url`);
+  return url;
+}
+
+/** tokenOfDataDir reads the data directory's admin token, if it has one. */
+function tokenOfDataDir(dataDir: string): string | undefined {
+  try {
+    return readFileSync(join(dataDir, 'admin-token'), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** AdminFailure is a refusal from the server: its message, and exit 2 for a 400 (bad input), else 1. */
+export class AdminFailure extends Error {
+  override readonly name = 'AdminFailure';
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}
+
+/** call sends one admin request and resolves with its JSON answer, or rejects with the server's message. */
+async function call(args: ClientArgs, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Record<string, unknown>> {
+  let response: Response;
+  try {
+    response = await fetch(`${args.url}${path}`, {
+      method,
+      headers: {
+        ...(args.token === undefined ? {} : { authorization: `Bearer ${args.token}` }),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    throw new AdminFailure(`cannot reach fogbank at ${args.url}: ${cause?.code ?? cause?.message ?? String(error)}`, 1);
+  }
+  const text = await response.text();
+  let parsed: { error?: { message?: unknown } } & Record<string, unknown>;
+  try {
+    parsed = JSON.parse(text) as typeof parsed;
+  } catch {
+    throw new AdminFailure(`${args.url} answered ${response.status} without JSON: is it a fogbank?`, 1);
+  }
+  if (!response.ok) throw new AdminFailure(String(parsed?.error?.message ?? `HTTP ${response.status}`), response.status === 400 ? 2 : 1);
+  return parsed;
+}
+
+/** runClockCommand runs `fogbank clock …` and resolves with the exit code. */
+export async function runClockCommand(argv: readonly string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`${CLOCK_USAGE}\n`);
+    return 0;
+  }
+  const args = parseClientArgs(argv, []);
+  const [action = 'show', value, extra] = args.words;
+  const expectValue = action === 'set' || action === 'advance';
+  if (extra !== undefined || (!expectValue && value !== undefined)) throw new UsageError(`unexpected argument '${expectValue ? extra : value}'`);
+  if (expectValue && value === undefined) throw new UsageError(`clock ${action} needs a ${action === 'set' ? 'TIME' : 'DURATION'}`);
+  let body: unknown;
+  switch (action) {
+    case 'show':
+      break;
+    case 'freeze':
+    case 'unfreeze':
+      body = { freeze: action === 'freeze' };
+      break;
+    case 'set':
+      if (Number.isNaN(Date.parse(value!))) throw new UsageError(`'${value}' is not an RFC 3339 time such as 2026-01-01T00:00:00Z`);
+      body = { set: value };
+      break;
+    case 'advance': {
+      const parsed = parseGoDuration(value!);
+      if ('error' in parsed) throw new UsageError(`${parsed.error} (write it as 1h, 30s, 1h30m or 250ms)`);
+      body = { advance: value };
+      break;
+    }
+    default:
+      throw new UsageError(`unknown clock action '${action}' (show, freeze, unfreeze, set TIME, advance DURATION)`);
+  }
+  const state = (await call(args, body === undefined ? 'GET' : 'POST', '/_fogbank/clock', body)) as { now?: unknown; frozen?: unknown };
+  process.stdout.write(`${String(state.now)} ${state.frozen === true ? 'frozen' : 'running'}\n`);
+  return 0;
+}
+
+/** REQUEST_FLAGS map the command's filter flags to the admin API's query parameters. */
+const REQUEST_FLAGS: Readonly<Record<string, string>> = {
+  '--family': 'family',
+  '--method': 'method',
+  '--status': 'status',
+  '--since': 'since',
+  '--limit': 'limit',
+};
+
+/** runRequestsCommand runs `fogbank requests …` and resolves with the exit code (with --follow, when interrupted or the server ends the stream). */
+export async function runRequestsCommand(argv: readonly string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`${REQUESTS_USAGE}\n`);
+    return 0;
+  }
+  const args = parseClientArgs(argv, [...Object.keys(REQUEST_FLAGS), '--follow', '--json']);
+  if (args.words.length > 0) throw new UsageError(`unexpected argument '${args.words[0]}'`);
+  const status = args.flags.get('--status');
+  if (typeof status === 'string' && !/^[1-5](\d\d|xx)$/i.test(status))
+    throw new UsageError(`--status must be an HTTP status (404) or class (4xx), not '${status}'`);
+  const limit = args.flags.get('--limit');
+  if (typeof limit === 'string' && !/^[1-9]\d{0,8}$/.test(limit)) throw new UsageError(`--limit must be a whole number from 1, not '${limit}'`);
+  const query = new URLSearchParams();
+  for (const [flag, name] of Object.entries(REQUEST_FLAGS)) {
+    const value = args.flags.get(flag);
+    if (typeof value === 'string') query.set(name, value);
+  }
+  const json = args.flags.has('--json');
+  const print = (entry: Record<string, unknown>): void => {
+    process.stdout.write(
+      json
+        ? `${JSON.stringify(entry)}\n`
+        : `${[entry['time'], entry['status'], entry['family'], entry['method'], entry['principal'] ?? '-', `${String(entry['latencyMs'])}ms`].join('  ')}\n`,
+    );
+  };
+  const path = `/_fogbank/requests${query.size > 0 ? `?${query}` : ''}`;
+  if (!args.flags.has('--follow')) {
+    const answer = await call(args, 'GET', path);
+    for (const entry of [...(answer.requests as Record<string, unknown>[])].reverse()) print(entry);
+    return 0;
+  }
+  // Following: first what the filter finds now (oldest first), then each new request as it comes.
+  const answer = await call(args, 'GET', path);
+  for (const entry of [...(answer.requests as Record<string, unknown>[])].reverse()) print(entry);
+  return follow(args, path, print);
+}
+
+/** follow reads the journal's event stream until the server ends it or the process is interrupted. */
+function follow(args: ClientArgs, path: string, print: (entry: Record<string, unknown>) => void): Promise<number> {
+  return new Promise((resolveExit, reject) => {
+    const request = httpRequest(
+      `${args.url}${path}`,
+      { headers: { accept: 'text/event-stream', ...(args.token === undefined ? {} : { authorization: `Bearer ${args.token}` }) } },
+      (response) => {
+        if (response.statusCode !== 200) {
+          let text = '';
+          response.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+          response.on('end', () => {
+            let message = `HTTP ${response.statusCode}`;
+            try {
+              message = String((JSON.parse(text) as { error?: { message?: unknown } }).error?.message ?? message);
+            } catch {
+              // Not the admin API's JSON: keep the status.
+            }
+            reject(new AdminFailure(message, response.statusCode === 400 ? 2 : 1));
+          });
+          return;
+        }
+        let buffer = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          buffer += chunk;
+          for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+            const event = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            for (const line of event.split('\n')) if (line.startsWith('data: ')) print(JSON.parse(line.slice(6)) as Record<string, unknown>);
+          }
+        });
+        response.on('end', () => resolveExit(0));
+      },
+    );
+    request.on('error', (error: NodeJS.ErrnoException) => reject(new AdminFailure(`cannot reach fogbank at ${args.url}: ${error.code ?? error.message}`, 1)));
+    const stop = (): void => {
+      request.destroy();
+      resolveExit(0);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    request.end();
+  });
+}

@@ -1,0 +1,20 @@
+/**
+ * What the admin API (the `control` family) drives, handed to families through
+ * ServiceContext.control: the server's controllable clock and its request journal. Faults and
+ * snapshots join here as they are built, so the control family never imports another family.
+ */
+import type { ClockTimers, ControlledClock } from '../lib/controlled-clock.ts';
+import type { JournalReader } from './journal-view.ts';
+import type { Faults } from './faults/faults.ts';
+
+/** ControlPlane is the test controls of one running server. */
+export interface ControlPlane {
+  /** The clock every family reads; moving it fires the timers that became due. */
+  readonly clock: ControlledClock;
+  /** The families' timers when they run on that clock (not when the server was given timers of its own). */
+  readonly timers: ClockTimers | undefined;
+  /** The journal of answered requests, with its reader (method ids, principals, filters). */
+  readonly requests: JournalReader;
+  /** The fault rules requests are matched against (core/faults/): add, list, remove, clear. */
+  readonly faults: Faults;
+}

@@ -1,0 +1,96 @@
+/**
+ * The request journal: a bounded ring of the requests the families answered, newest last, for
+ * tests and the web console to read (`GET /_fogbank/requests`). Recording is one small object per
+ * request and a slot write: what a reader wants (the API method id, the principal, RFC 3339 time)
+ * is worked out when read, from what was kept (the path, the Authorization header): the hot path
+ * reads no route options (Fastify builds an object for each read of them).
+ */
+
+/** DEFAULT_JOURNAL_SIZE is how many requests the journal keeps when none is configured. */
+export const DEFAULT_JOURNAL_SIZE = 1000;
+
+/** JournalRecord is one answered request as recorded on the hot path. */
+export interface JournalRecord {
+  /** When the answer finished, on the server's clock (milliseconds since the epoch). */
+  readonly time: number;
+  readonly family: string;
+  /** The HTTP method. */
+  readonly httpMethod: string;
+  /** The path and query as the client sent them. */
+  readonly url: string;
+  /** The path and query as routed (a path alias rewritten to its canonical prefix). */
+  readonly routedUrl: string;
+  /** The Authorization header, read into a principal only when the journal is read. */
+  readonly authorization: string | undefined;
+  readonly status: number;
+  readonly latencyMs: number;
+  /** The fault applied to this request (noteFault), or null. */
+  readonly fault: unknown;
+}
+
+/** faults are the faults applied to requests in flight, by their raw request (noteFault). */
+const faults = new WeakMap<object, unknown>();
+
+/** noteFault records the fault applied to a request, for its journal entry (the fault injector calls it). */
+export function noteFault(rawRequest: object, fault: unknown): void {
+  faults.set(rawRequest, fault);
+}
+
+/** faultOf is the fault noted for a request, or null. */
+export function faultOf(rawRequest: object): unknown {
+  return faults.get(rawRequest) ?? null;
+}
+
+/** JournalListener hears each record as it is added. */
+export type JournalListener = (record: JournalRecord) => void;
+
+/** RequestJournal is the ring: fixed capacity, oldest out. */
+export class RequestJournal {
+  readonly capacity: number;
+  readonly #slots: (JournalRecord | undefined)[];
+  #next = 0;
+  #count = 0;
+  readonly #listeners = new Set<JournalListener>();
+
+  constructor(capacity = DEFAULT_JOURNAL_SIZE) {
+    if (!Number.isInteger(capacity) || capacity < 0) throw new RangeError(`the journal size must be a whole number, not ${capacity}`);
+    this.capacity = capacity;
+    this.#slots = new Array<JournalRecord | undefined>(capacity);
+  }
+
+  /** record adds one answered request (the oldest goes when full) and tells the listeners. */
+  record(entry: JournalRecord): void {
+    if (this.capacity > 0) {
+      this.#slots[this.#next] = entry;
+      this.#next = this.#next + 1 === this.capacity ? 0 : this.#next + 1;
+      if (this.#count < this.capacity) this.#count++;
+    }
+    if (this.#listeners.size > 0) for (const listener of this.#listeners) listener(entry);
+  }
+
+  /** size is how many requests are kept now. */
+  get size(): number {
+    return this.#count;
+  }
+
+  /** newestFirst walks the kept records from the newest to the oldest. */
+  *newestFirst(): Generator<JournalRecord> {
+    for (let i = 1; i <= this.#count; i++) {
+      const slot = this.#slots[(this.#next - i + this.capacity) % this.capacity];
+      if (slot !== undefined) yield slot;
+    }
+  }
+
+  /** clear forgets every kept record. */
+  clear(): void {
+    this.#slots.fill(undefined);
+    this.#next = 0;
+    this.#count = 0;
+  }
+
+  /** subscribe hears every record added from now on; the result stops it. */
+  subscribe(listener: JournalListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+}

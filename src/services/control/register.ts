@@ -1,0 +1,38 @@
+/**
+ * The admin API's routes: the clock (`/_fogbank/clock`) and the request journal
+ * (`/_fogbank/requests`, JSON or a live `text/event-stream`). Faults, snapshot and reset join as
+ * files of their own registered here, each driving what core adds to ControlPlane.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
+import { authenticateAdmin } from './admin-auth.ts';
+import { registerClockRoutes } from './clock-routes.ts';
+import { ControlError } from './errors.ts';
+import { registerRequestRoutes } from './request-routes.ts';
+
+/** registerControl adds the admin API to its app; its handle ends live journal streams on close. */
+export async function registerControl(app: FastifyInstance, context: ServiceContext): Promise<ServiceHandle> {
+  // Every route, known or not, is the admin's only: a stranger learns nothing, not even a 404.
+  app.addHook('onRequest', (request, _reply, done) => {
+    try {
+      authenticateAdmin(request, context.auth);
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
+  });
+  const control = context.control;
+  if (control === undefined) {
+    app.addHook('preHandler', async () => {
+      throw new ControlError(503, 'This server was built without test controls.');
+    });
+    return { close: async () => undefined };
+  }
+  registerClockRoutes(app, control);
+  const streams = registerRequestRoutes(app, control);
+  return {
+    async close() {
+      streams.closeAll();
+    },
+  };
+}
