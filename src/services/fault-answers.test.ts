@@ -210,3 +210,16 @@ describe('injected cluster watch endings', () => {
     assert.equal(await response.text(), '');
   });
 });
+
+describe('the request journal', () => {
+  it('records the fault applied to a request', async () => {
+    const rule = await server.faults.add({ method: 'gmail.users.labels.list', status: 503, times: 1 });
+    assert.equal((await call(LABELS)).status, 503);
+    assert.equal((await call(LABELS)).status, 200);
+    const [clean, faulted] = await server.control.requests.read({ family: 'mail', method: 'gmail.users.labels.list', limit: 2 });
+    assert.equal(faulted?.status, 503);
+    assert.deepEqual(faulted?.fault, rule);
+    assert.equal(clean?.status, 200);
+    assert.equal(clean?.fault, null);
+  });
+});
