@@ -22,6 +22,7 @@ import type { ControlPlane } from './core/control-plane.ts';
 import { RequestJournal } from './core/journal.ts';
 import { JournalReader } from './core/journal-view.ts';
 import { cryptoIds, hexId, type IdSource } from './lib/ids.ts';
+import { Faults } from './core/faults/faults.ts';
 import { type FamilyStartOptions, SERVICES } from './services/registry.ts';
 import { prepareDataDir } from './store/data-dir.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
@@ -31,6 +32,8 @@ import { type RestoreSummary, Snapshots } from './store/snapshots.ts';
 import type { Store } from './store/store.ts';
 
 export { SERVICES };
+export { Faults } from './core/faults/faults.ts';
+export { FaultRuleError, type FaultRule, type FaultRuleInput } from './core/faults/rule.ts';
 export type { JournalEntry, JournalFilter };
 
 /** CoreStartOptions are the settings of one fogbank server that belong to no family (the CLI flags, as values). */
@@ -94,6 +97,8 @@ export interface RunningFogbank {
   /** snapshots saves, restores and resets the whole state of `store` (every family's files included). */
   readonly snapshots: Snapshots;
   readonly app: FogbankServer;
+  /** faults are the fault rules requests are matched against (core/faults/): add, list, remove, clear. */
+  readonly faults: Faults;
   /** The test controls: the clock every family reads, and the request journal. */
   readonly control: ControlPlane;
   /**
@@ -146,15 +151,17 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
   const clock = new ControlledClock(options.clock ?? systemClock);
   const auth = new Authenticator(adminToken, options.tokens ?? [], services.flatMap((service) => service.scopes ?? []));
   const timers = options.timers ?? new ClockTimers(clock);
+  const faults = new Faults(services, ids);
   // After a restore or reset the families built by then seed what a fresh instance has (a seed restored before they are built needs none of it).
   const snapshots = new Snapshots(store, { fileFolders: services.flatMap((service) => service.storeFileFolders ?? []), afterReplace: async () => built?.stateReplaced() });
-  const control: ControlPlane = { clock, timers: timers instanceof ClockTimers ? timers : undefined, requests: new JournalReader(journal, services, auth), snapshots };
+  const control: ControlPlane = { clock, timers: timers instanceof ClockTimers ? timers : undefined, requests: new JournalReader(journal, services, auth), snapshots, faults };
   try {
     // Before the families start: they read the state they begin from (and sweep files no record names).
     if (options.snapshot !== undefined) await snapshots.restore(await openSnapshotFile(options.snapshot));
     const app = await buildServer(
       {
         store,
+        faults,
         clock,
         timers,
         ids,
@@ -190,6 +197,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
       store,
       snapshots,
       app,
+      faults,
       control,
       close: () =>
         (closing ??= (async () => {
@@ -286,6 +294,8 @@ export interface Fogbank {
    */
   env(): Record<string, string>;
   readonly clock: FogbankClock;
+  /** faults are the fault rules (`faults.add({ method: 'compute.instanceTemplates.insert', status: 429 })`; the same rules as `POST /_fogbank/faults`). */
+  readonly faults: Faults;
   /** requests reads the request journal, newest first (the same filters as `GET /_fogbank/requests`). */
   requests(filter?: JournalFilter): Promise<JournalEntry[]>;
   /** snapshot is the whole state of every family as one versioned snapshot (the bytes `GET /_fogbank/snapshot` answers). */
@@ -348,6 +358,7 @@ export async function start(options: StartOptions = {}): Promise<Fogbank> {
           await advanceFiring(clock, timers, ms as number);
         },
       },
+      faults: server.faults,
       requests: (filter) => server.control.requests.read(filter),
       snapshot: () => server.snapshots.bytes(),
       restore: (snapshot) => server.snapshots.restore(snapshot),

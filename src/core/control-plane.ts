@@ -6,6 +6,7 @@
 import type { ClockTimers, ControlledClock } from '../lib/controlled-clock.ts';
 import type { Snapshots } from '../store/snapshots.ts';
 import type { JournalReader } from './journal-view.ts';
+import type { Faults } from './faults/faults.ts';
 
 /** ControlPlane is the test controls of one running server. */
 export interface ControlPlane {
@@ -17,4 +18,6 @@ export interface ControlPlane {
   readonly requests: JournalReader;
   /** Saves, restores and resets the whole state of every family (store/snapshots.ts). */
   readonly snapshots: Snapshots;
+  /** The fault rules requests are matched against (core/faults/): add, list, remove, clear. */
+  readonly faults: Faults;
 }

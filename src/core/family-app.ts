@@ -10,6 +10,7 @@ import type { RegisteredRoute } from './route-registry.ts';
 import { SCHEMA_COMPILERS } from './schema-compilers.ts';
 import type { ServiceContext, ServiceDefinition, ServiceHandle } from './service.ts';
 import { drainUnreadBody } from './unread-body.ts';
+import { useFaults } from './faults/hook.ts';
 import { faultOf, type RequestJournal } from './journal.ts';
 import type { Clock } from '../lib/clock.ts';
 
@@ -87,6 +88,7 @@ export async function buildFamilyApp(service: ServiceDefinition, settings: Famil
   });
   app.setNotFoundHandler((request, reply) => answer(new TransportProblemError({ httpStatus: 404, kind: 'not-found', detail: request.originalUrl.split('?')[0] ?? request.originalUrl }), request, reply));
   app.setErrorHandler(answer);
+  useFaults(app, service, context);
   let handle: ServiceHandle | undefined;
   await app.register(async (scope) => {
     handle = (await service.register(scope, context)) ?? undefined;

@@ -9,6 +9,9 @@ import type { Term } from './identifiers.ts';
 import type { PathAlias } from './path-aliases.ts';
 import type { IdSource } from '../lib/ids.ts';
 import type { RunSingleton } from './singletons.ts';
+import type { Faults } from './faults/faults.ts';
+import type { FaultMethods } from './faults/methods.ts';
+import type { FaultEffect } from './faults/rule.ts';
 import type { ControlPlane } from './control-plane.ts';
 
 /** ServiceContext is everything core hands a service: state, time, ids, identity and options. */
@@ -31,6 +34,8 @@ export interface ServiceContext {
    * The family stops what it started in its ServiceHandle.close (core stops what is left after).
    */
   readonly singleton: RunSingleton;
+  /** faults are the server's fault rules (core/faults/), matched before each handler runs; absent, nothing is matched. */
+  readonly faults?: Faults;
   /** control is the server's test controls (clock, request journal) for the admin API; absent in servers built without them. */
   readonly control?: ControlPlane;
 }
@@ -173,6 +178,14 @@ export interface ServiceDefinition {
    * and builds its help from them; the family reads the values from `context.options`.
    */
   readonly options?: readonly FamilyOption<unknown>[];
+  /**
+   * faultMethods names the family's requests for fault rules (core/faults/methods.ts); without
+   * it a family with `discovery` is named by its Discovery methods. Loaded when the first rule
+   * naming the family is added.
+   */
+  faultMethods?(): Promise<FaultMethods>;
+  /** faultEffects are the family-specific fault effects it applies (`operationError`, `watch`, `dropAfterBytes`); status, latency and reset every family has. */
+  readonly faultEffects?: readonly FaultEffect[];
   /**
    * journaled false keeps the family's requests out of the request journal (the admin API's own,
    * so reading the journal does not fill it).

@@ -53,6 +53,8 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
     options: [EVENT_TTL_OPTION],
     requestMethodId: requestVerb,
     clientFiles: (site) => [{ name: KUBECONFIG_FILE_NAME, text: kubeconfigText(site.url, site.adminToken) }],
+    faultEffects: ['watch'],
+    faultMethods: async () => (await import('./fault-methods.ts')).clusterFaultMethods(groups),
     async register(app, context) {
       return (await import('./register.ts')).registerCluster(app, context, { options, groups, domain, spelling });
     },

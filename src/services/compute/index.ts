@@ -18,6 +18,7 @@ export const computeService: ServiceDefinition = {
   pathPrefixes: [COMPUTE_PREFIX, '/batch/compute/v1', ...[COMPUTE_PREFIX, '/batch/compute/v1'].map(versionlessPrefix)],
   pathAliases: [UNPREFIXED],
   renderError: renderComputeError,
+  faultEffects: ['operationError'],
   errorBodyProblem: computeErrorBodyProblem,
   banner: computeBanner,
   // An unknown path under the prefix is authenticated like a known one; under a version fogbank

@@ -4,6 +4,7 @@ import { registerCatalogRoutes } from './catalog/index.ts';
 import { COMPUTE_PREFIX } from './index.ts';
 import { registerInstanceTemplateRoutes, TemplateService } from './instance-templates/index.ts';
 import { MEMORY_MAX_RETAINED_OPERATIONS, OperationService, registerOperationRoutes } from './operations/index.ts';
+import { useInjectedOperationErrors } from './operations/injected-failure.ts';
 import { registerSecurityPolicyRoutes, SecurityPolicyService } from './security-policies/index.ts';
 import { useComputeAuth } from './shared/authorize.ts';
 import { useComputeBatch } from './shared/batch.ts';
@@ -26,6 +27,7 @@ export async function registerCompute(app: FastifyInstance, context: ServiceCont
   });
   const templates = new TemplateService(context.store, operations, context.clock, context.ids);
   const securityPolicies = new SecurityPolicyService(context.store, operations, context.clock, context.ids);
+  useInjectedOperationErrors(app);
   useComputeAuth(app, context.auth);
   await app.register(
     async (scope) => {

@@ -1,3 +1,5 @@
+import { InjectedFault } from '../../core/faults/injected-fault.ts';
+import { injectedFaultAnswer } from '../../core/faults/google-fault.ts';
 import { transportProblemOf } from '../../core/errors.ts';
 import { GoogleEnvelopeError, googleErrorBody } from '../../core/google-error-envelope.ts';
 import type { ErrorResponse, ErrorSite } from '../../core/service.ts';
@@ -33,6 +35,7 @@ function toDiscoveryError(error: unknown, site: ErrorSite): DiscoveryError {
 
 /** renderDiscoveryError is the Discovery service's one error serializer (ServiceDefinition.renderError). */
 export function renderDiscoveryError(error: unknown, site: ErrorSite): ErrorResponse {
+  if (error instanceof InjectedFault) return injectedFaultAnswer(error, true);
   const answer = toDiscoveryError(error, site);
   return { status: answer.httpStatus, headers: { 'content-type': 'application/json; charset=UTF-8' }, body: googleErrorBody({ httpStatus: answer.httpStatus, message: answer.message, reason: answer.reason, status: answer.status }) };
 }

@@ -1,3 +1,5 @@
+import { InjectedFault } from '../../core/faults/injected-fault.ts';
+import { injectedFaultAnswer } from '../../core/faults/google-fault.ts';
 import { googleErrorBody } from '../../core/google-error-envelope.ts';
 import { transportProblemOf } from '../../core/errors.ts';
 import { MalformedJsonError, pointAtJsonError } from '../../core/json-body.ts';
@@ -43,6 +45,7 @@ export function mailErrorBody(error: MailError): Record<string, unknown> {
 
 /** renderMailError is the mail family's one error serializer (ServiceDefinition.renderError). */
 export function renderMailError(error: unknown, site: ErrorSite): ErrorResponse {
+  if (error instanceof InjectedFault) return injectedFaultAnswer(error, true);
   const mailError = toMailError(error, site);
   return { status: mailError.httpStatus, headers: { ...mailError.headers(), 'content-type': 'application/json; charset=UTF-8' }, body: mailErrorBody(mailError) };
 }

@@ -24,6 +24,7 @@ export const mailService: ServiceDefinition = {
   scopes: MAIL_SCOPE_TERMS,
   options: [MAIL_RELAY_OPTION, MAIL_MAX_RECIPIENTS_OPTION],
   renderError: renderMailError,
+  faultEffects: ['dropAfterBytes'],
   errorBodyProblem: (status: number, body: unknown) => googleEnvelopeProblem(status, body, true),
   banner: (site) => googleClientBanner(site, 'mail (Gmail API)', '/gmail/v1', 'gmail'),
   discovery: async () => [(await import('./discovery.ts')).MAIL_DISCOVERY],

@@ -1,3 +1,5 @@
+import { InjectedFault } from '../../core/faults/injected-fault.ts';
+import { injectedFaultAnswer } from '../../core/faults/google-fault.ts';
 import { googleErrorBody } from '../../core/google-error-envelope.ts';
 import { transportProblemOf } from '../../core/errors.ts';
 import { MalformedJsonError } from '../../core/json-body.ts';
@@ -36,6 +38,7 @@ export function publisherErrorBody(error: PublisherError): Record<string, unknow
 
 /** renderPublisherError is the publisher family's one error serializer (ServiceDefinition.renderError). */
 export function renderPublisherError(error: unknown, site: ErrorSite): ErrorResponse {
+  if (error instanceof InjectedFault) return injectedFaultAnswer(error, true);
   const publisherError = toPublisherError(error, site);
   return {
     status: publisherError.httpStatus,

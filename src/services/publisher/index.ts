@@ -33,6 +33,7 @@ export const publisherService: ServiceDefinition = {
   scopes: PUBLISHER_SCOPE_TERMS,
   options: [UPLOAD_LIMIT_OPTION],
   renderError: renderPublisherError,
+  faultEffects: ['dropAfterBytes'],
   errorBodyProblem: (status: number, body: unknown) => googleEnvelopeProblem(status, body, true),
   banner: (site) => googleClientBanner(site, 'publisher (Android Publisher API)', '/androidpublisher/v3', 'androidpublisher'),
   // Unknown paths under the API's addresses are authenticated like known ones; the download

@@ -4,6 +4,8 @@
  * becomes a `Status` object, as the Kubernetes API server answers.
  */
 import { transportProblemOf } from '../../../core/errors.ts';
+import { InjectedFault } from '../../../core/faults/injected-fault.ts';
+import { injectedStatus } from './injected-status.ts';
 import { JsonTooDeepError, MAX_JSON_DEPTH, MalformedJsonError } from '../../../core/json-body.ts';
 import type { ErrorResponse, ErrorSite } from '../../../core/service.ts';
 import { YamlAliasingError, YamlBusyError, YamlDecodeLimitError, YamlTooDeepError } from '../../../core/yaml-body.ts';
@@ -36,6 +38,7 @@ function goJsonError(error: MalformedJsonError): string {
 /** toStatusError maps anything thrown inside the cluster family onto a StatusError. */
 export function toStatusError(error: unknown, site: ErrorSite): StatusError {
   if (error instanceof StatusError) return error;
+  if (error instanceof InjectedFault) return injectedStatus(error);
   if (error instanceof MalformedJsonError) return badRequest(`couldn't get version/kind; json parse error: ${goJsonError(error)}`);
   if (error instanceof YamlBodyError) return badRequest(`error converting YAML to JSON: ${error.message}`);
   // go-yaml's words (scannerc.go, decode.go), with fogbank's depth limit: its own is 10000, and

@@ -14,6 +14,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Change } from '../../../store/index.ts';
+import { faultOf } from '../../../core/faults/applied.ts';
 import { contentTypeOf, type OutputForm } from './content-negotiation.ts';
 import type { KubeObject } from './object-meta.ts';
 import { single, type parseListQuery, type Query } from './query-options.ts';
@@ -126,7 +127,7 @@ export async function startWatch(context: HandlerContext, scope: RequestScope, q
         return output.ready(backlogLimit / 2);
       },
     },
-    { settings: context.watch.settings, active: context.watch.active, random: context.random() },
+    { settings: context.watch.settings, active: context.watch.active, random: context.random(), ...injectedEnding(request) },
   );
   // Headers go out at once, even before the first event, so clients see the watch is open.
   if (!ended) begin();
@@ -134,4 +135,10 @@ export async function startWatch(context: HandlerContext, scope: RequestScope, q
 
 function line(event: { readonly type: WatchEventType; readonly object: unknown }): Buffer {
   return Buffer.from(`${JSON.stringify(event)}\n`);
+}
+
+/** injectedEnding is how a fault rule that fired for this watch wants it to end (`"watch": "gone" | "close"`), if one did. */
+function injectedEnding(request: FastifyRequest): { readonly ending?: 'gone' | 'close' } {
+  const watch = faultOf(request)?.watch;
+  return watch === undefined ? {} : { ending: watch };
 }

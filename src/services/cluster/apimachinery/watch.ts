@@ -89,7 +89,17 @@ export async function serveWatch(
   scope: RequestScope,
   query: WatchQuery,
   sink: WatchSink,
-  options: { readonly settings: WatchSettings; readonly active: ActiveWatches; readonly random: number },
+  options: {
+    readonly settings: WatchSettings;
+    readonly active: ActiveWatches;
+    readonly random: number;
+    /**
+     * ending is an injected fault's end for this watch, once its initial events are out: `gone`
+     * is the in-stream 410 Expired the watch cache sends for a resourceVersion it no longer has
+     * (the informer relists), `close` ends the stream early (the client watches again).
+     */
+    readonly ending?: 'gone' | 'close';
+  },
 ): Promise<void> {
   const { view } = scope;
   const store = registry.store;
@@ -166,6 +176,14 @@ export async function serveWatch(
     throw error;
   }
   if (closed) return;
+  if (options.ending === 'gone') {
+    tooOld(start, start + 1);
+    return;
+  }
+  if (options.ending === 'close') {
+    stop();
+    return;
+  }
 
   // A Change carries every field of a StoredRecord, so it is presented as it is.
   const presentChange = (change: Change): KubeObject => registry.present(scope, change);

@@ -9,6 +9,7 @@ import { ComputeError, internalError, notFound } from '../shared/errors.ts';
 import { scopePath, type Scope } from '../shared/locations.ts';
 import { OPERATIONS_KIND, operationKey, operationPath, type OperationWork, type StoredOperation } from './operation.ts';
 import { newOperationName } from './operation-names.ts';
+import { INJECTED_FAILURE_ACTION, InjectedOperationFailure, injectedFailure, injectedOperationError } from './injected-failure.ts';
 import { operationForRequestId, REQUEST_IDS_KIND, requestIdKey, type RequestIdRef } from './request-id.ts';
 
 /** ExecutorResult is what finished work reports back to its Operation. */
@@ -106,6 +107,10 @@ export class OperationService {
 
   constructor(readonly options: OperationServiceOptions) {
     this.#holder = options.store.leases.shared ? `replica-${hexId(options.ids, 8)}` : 'this-process';
+    // An injected operationError replaces the work: the Operation ends DONE with that error (injected-failure.ts).
+    this.#executors.set(INJECTED_FAILURE_ACTION, async (_tx, payload) => {
+      throw injectedFailure(payload);
+    });
   }
 
   /** register names the executor for one kind of work (`instanceTemplates.insert`). */
@@ -165,6 +170,7 @@ export class OperationService {
   async start(request: StartRequest): Promise<StoredOperation> {
     const { store, clock, ids } = this.options;
     if (!this.#executors.has(request.work.action)) throw new Error(`no executor for ${request.work.action}`);
+    const injected = injectedOperationError();
     const now = clock.now();
     const op: StoredOperation = {
       id: uint64Id(ids),
@@ -180,7 +186,7 @@ export class OperationService {
       insertTime: now,
       ...(request.requestId === undefined ? {} : { clientOperationId: request.requestId }),
       ...(request.description === undefined ? {} : { description: request.description }),
-      work: request.work,
+      work: injected === undefined ? request.work : { action: INJECTED_FAILURE_ACTION, payload: injected },
     };
     const key = operationKey(op.project, op.scope, op.name);
     const requestKey = request.requestId === undefined ? undefined : requestIdKey(op.project, op.scope, request.requestId);
@@ -460,7 +466,14 @@ export class OperationService {
   #failed(op: StoredOperation, failure: ComputeError): StoredOperation {
     return {
       ...this.#done(op),
-      errors: [{ code: failure.operationCode, message: failure.message, ...(failure.location === undefined ? {} : { location: failure.location }) }],
+      errors: [
+        {
+          code: failure.operationCode,
+          ...(failure.location === undefined ? {} : { location: failure.location }),
+          message: failure.message,
+          ...(failure instanceof InjectedOperationFailure && failure.errorDetails !== undefined ? { errorDetails: failure.errorDetails } : {}),
+        },
+      ],
       httpErrorStatusCode: failure.httpStatus,
       httpErrorMessage: failure.httpErrorMessage,
     };

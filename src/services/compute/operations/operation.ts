@@ -13,6 +13,8 @@ export interface OperationErrorEntry {
   readonly code: string;
   readonly message: string;
   readonly location?: string;
+  /** Typed details (`quotaInfo`, `errorInfo`, …), each an object with one of them; gcloud reads `errorDetails[0].quotaInfo`. */
+  readonly errorDetails?: readonly Record<string, unknown>[];
 }
 
 /** OperationWork is the durable description of what an Operation still has to do, run by a named executor. */

@@ -1,3 +1,5 @@
+import { InjectedFault } from '../../../core/faults/injected-fault.ts';
+import { injectedFaultAnswer } from '../../../core/faults/google-fault.ts';
 import { transportProblemOf } from '../../../core/errors.ts';
 import { JsonEncodingError, JsonTooDeepError, MalformedJsonError, pointAtJsonError } from '../../../core/json-body.ts';
 import { googleErrorBody, googleEnvelopeProblem } from '../../../core/google-error-envelope.ts';
@@ -54,6 +56,7 @@ export function toComputeError(error: unknown, bodyLimit: number, contentType?: 
 
 /** renderComputeError is the compute family's one error serializer (ServiceDefinition.renderError). */
 export function renderComputeError(error: unknown, site: ErrorSite): ErrorResponse {
+  if (error instanceof InjectedFault) return injectedFaultAnswer(error, false);
   const computeError = toComputeError(error, site.bodyLimit, site.contentType);
   return {
     status: computeError.httpStatus,
