@@ -77,12 +77,14 @@ function describeRequest(request: FuzzRequest): string {
 }
 
 /**
- * replacesAllState is true for the admin route that empties every family (`POST /_fogbank/reset`)
- * whatever it is sent: fired in one lane it would undo the seed state the other lanes attack and
- * make their stored-state checks meaningless. Its answers are tested in services/control/admin-api.test.ts;
- * `PUT /_fogbank/snapshot` stays fuzzed (no hostile body is a snapshot).
+ * replacesAllState is true for the admin routes that change how every family answers: emptying
+ * every family (`POST /_fogbank/reset`, whatever it is sent) and adding a fault rule (a body that
+ * happens to be a rule such as `{"status":500}` would fail every other lane's requests). Fired in
+ * one lane they would make the other lanes' checks meaningless; their answers, bad input
+ * included, are tested in services/control/admin-api.test.ts. `PUT /_fogbank/snapshot` stays
+ * fuzzed (no hostile body is a snapshot).
  */
-const replacesAllState = (route: RegisteredRoute): boolean => route.method === 'POST' && route.url === '/_fogbank/reset';
+const replacesAllState = (route: RegisteredRoute): boolean => route.method === 'POST' && (route.url === '/_fogbank/reset' || route.url === '/_fogbank/faults');
 
 /** familyOfKind names the family a store kind belongs to (`cluster/clusterroles`, `compute.operations`, …). */
 const familyOfKind = (kind: string): string => kind.split(/[./]/)[0] ?? kind;

@@ -270,3 +270,40 @@ describe('admin API: snapshot, restore and reset', () => {
     assert.equal((await call('GET', role)).status, 200);
   });
 });
+
+describe('admin API: fault rules', () => {
+  it('adds a rule, fires it in the family’s own shape, lists it until spent, and removes rules', async () => {
+    const added = await call('POST', '/_fogbank/faults', { method: 'get clusterroles', status: 429, retryAfter: 2, times: 1 });
+    assert.equal(added.status, 201);
+    assert.equal(added.body.family, 'cluster');
+    assert.equal(typeof added.body.id, 'string');
+    assert.deepEqual(
+      (await call('GET', '/_fogbank/faults')).body.faults.map((rule: { id: string }) => rule.id),
+      [added.body.id],
+    );
+    const refused = await call('GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles/admin');
+    assert.equal(refused.status, 429);
+    assert.equal(refused.body.kind, 'Status');
+    assert.equal(refused.body.reason, 'TooManyRequests');
+    assert.equal(refused.headers['retry-after'], '2');
+    assert.equal((await call('GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles/admin')).status, 200, 'spent after one firing');
+    assert.deepEqual((await call('GET', '/_fogbank/faults')).body, { faults: [] });
+
+    const second = await call('POST', '/_fogbank/faults', { family: 'compute', status: 503 });
+    assert.equal((await call('DELETE', `/_fogbank/faults/${second.body.id}`)).status, 204);
+    assert.deepEqual((await call('DELETE', '/_fogbank/faults/no-such-rule')).body, controlError(404, 'NOT_FOUND', "No fault rule with id 'no-such-rule'."));
+    await call('POST', '/_fogbank/faults', { family: 'mail', status: 500 });
+    assert.equal((await call('DELETE', '/_fogbank/faults')).status, 204);
+    assert.deepEqual((await call('GET', '/_fogbank/faults')).body, { faults: [] });
+  });
+
+  it('refuses a rule it cannot apply with a 400 that names the problem, and keeps none', async () => {
+    const bad = await call('POST', '/_fogbank/faults', { method: 'compute.instanceTemplates.inster', status: 500 });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error.status, 'INVALID_ARGUMENT');
+    assert.match(bad.body.error.message, /unknown method id "compute\.instanceTemplates\.inster"/);
+    const wrongFamily = await call('POST', '/_fogbank/faults', { family: 'mail', watch: 'gone' });
+    assert.equal(wrongFamily.status, 400);
+    assert.deepEqual((await call('GET', '/_fogbank/faults')).body, { faults: [] });
+  });
+});

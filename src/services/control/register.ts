@@ -1,13 +1,14 @@
 /**
  * The admin API's routes: the clock (`/_fogbank/clock`), the request journal
  * (`/_fogbank/requests`, JSON or a live `text/event-stream`), and the whole state
- * (`/_fogbank/snapshot`, `/_fogbank/reset`). Faults join as a file of their own registered here,
- * driving what core adds to ControlPlane.
+ * (`/_fogbank/snapshot`, `/_fogbank/reset`) and fault rules (`/_fogbank/faults`), each a file of
+ * its own driving what core adds to ControlPlane.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
 import { authenticateAdmin } from './admin-auth.ts';
 import { registerClockRoutes } from './clock-routes.ts';
+import { registerFaultRoutes } from './fault-routes.ts';
 import { ControlError } from './errors.ts';
 import { registerRequestRoutes } from './request-routes.ts';
 import { registerSnapshotRoutes } from './snapshot-routes.ts';
@@ -32,6 +33,7 @@ export async function registerControl(app: FastifyInstance, context: ServiceCont
   }
   registerClockRoutes(app, control);
   registerSnapshotRoutes(app, control);
+  registerFaultRoutes(app, control);
   const streams = registerRequestRoutes(app, control);
   return {
     async close() {
