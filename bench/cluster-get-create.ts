@@ -75,7 +75,9 @@ const fresh = (): string => {
   return dir;
 };
 const fogbank = (store: 'memory' | 'sqlite'): string[] =>
-  store === 'memory' ? [main, 'start', '--port', '0', '--ephemeral', '--admin-token', TOKEN, '--log-level', 'warn'] : [main, 'start', '--port', '0', '--data-dir', fresh(), '--admin-token', TOKEN, '--log-level', 'warn'];
+  store === 'memory'
+    ? [main, 'start', '--port', '0', '--ephemeral', '--admin-token', TOKEN, '--log-level', 'warn']
+    : [main, 'start', '--port', '0', '--data-dir', fresh(), '--admin-token', TOKEN, '--log-level', 'warn'];
 
 // One PostgreSQL server per setting for the whole run, a fresh database per measurement.
 const postgres: [string, PostgresServer][] = [
@@ -87,7 +89,13 @@ const onPostgres = async (requests: (prefix: string) => autocannon.Request[]): P
   const rows: { label: string; result: LoadResult }[] = [];
   for (const [setting, server] of postgres) {
     const url = await server.createDatabase(`bench_${++databases}`);
-    rows.push(await measure(`fogbank postgres (${setting})`, [main, 'start', '--port', '0', '--store', url, '--data-dir', fresh(), '--admin-token', TOKEN, '--log-level', 'warn'], requests));
+    rows.push(
+      await measure(
+        `fogbank postgres (${setting})`,
+        [main, 'start', '--port', '0', '--store', url, '--data-dir', fresh(), '--admin-token', TOKEN, '--log-level', 'warn'],
+        requests,
+      ),
+    );
   }
   return rows;
 };

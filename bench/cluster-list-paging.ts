@@ -21,12 +21,15 @@ const agent = new Agent({ keepAlive: true, maxSockets: 32 });
 
 function call(method: string, path: string, body?: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path, method, agent, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' } }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
-    });
+    const req = request(
+      { host: url.hostname, port: url.port, path, method, agent, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' } },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -79,7 +82,9 @@ try {
   console.log(`created ${EVENTS} events (SQLite) in ${(filled / 1000).toFixed(1)} s (${((EVENTS * 1000) / filled).toFixed(0)}/s)`);
   console.log(`listed ${seen} events in ${pages} pages of 500, all at resourceVersion ${resourceVersion}`);
   console.log(`page latency ms: p50 ${pageMs[pageMs.length >> 1]!.toFixed(1)}  p99 ${pageMs[Math.floor(pageMs.length * 0.99)]!.toFixed(1)}`);
-  console.log(`server RSS MiB during the walk: ${rss.map((value) => value.toFixed(0)).join(' → ')} (spread ${(Math.max(...rss) - Math.min(...rss)).toFixed(1)} MiB)`);
+  console.log(
+    `server RSS MiB during the walk: ${rss.map((value) => value.toFixed(0)).join(' → ')} (spread ${(Math.max(...rss) - Math.min(...rss)).toFixed(1)} MiB)`,
+  );
   if (seen !== EVENTS) throw new Error(`listed ${seen}, expected ${EVENTS}`);
 } finally {
   agent.destroy();

@@ -27,7 +27,11 @@ const BINDINGS = '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings';
 const get = (token: string): autocannon.Request[] => [{ method: 'GET', path: `${ROLES}/target`, headers: { authorization: `Bearer ${token}` } }];
 
 async function post(url: string, path: string, body: unknown): Promise<void> {
-  const response = await fetch(`${url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (response.status !== 201) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`);
 }
 
@@ -47,8 +51,17 @@ async function measure(label: string, args: string[], token: string): Promise<{ 
 
 const seed = async (url: string): Promise<void> => {
   await post(url, ROLES, { metadata: { name: 'target' }, rules: [{ verbs: ['get'], apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'] }] });
-  for (let i = 0; i < 200; i++) await post(url, BINDINGS, { metadata: { name: `unrelated-${i}` }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' }, subjects: [{ kind: 'User', name: `user-${i}` }] });
-  await post(url, BINDINGS, { metadata: { name: 'devs-read-roles' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'target' }, subjects: [{ kind: 'Group', name: 'devs' }] });
+  for (let i = 0; i < 200; i++)
+    await post(url, BINDINGS, {
+      metadata: { name: `unrelated-${i}` },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+      subjects: [{ kind: 'User', name: `user-${i}` }],
+    });
+  await post(url, BINDINGS, {
+    metadata: { name: 'devs-read-roles' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'target' },
+    subjects: [{ kind: 'Group', name: 'devs' }],
+  });
 };
 const fogbank = [main, 'start', '--port', '0', '--ephemeral', '--admin-token', ADMIN, '--config', config, '--log-level', 'warn'];
 const bare = await measure('bare node:http', [...BARE_SERVER], ADMIN);
@@ -69,18 +82,36 @@ try {
 }
 rmSync(dir, { recursive: true, force: true });
 const medianRun = (runs: LoadResult[]): LoadResult => [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[1]!;
-const rows = [bare, { label: 'fogbank GET as admin (masters)', result: medianRun(adminRuns) }, { label: 'fogbank GET as alice (RBAC rules)', result: medianRun(aliceRuns) }];
+const rows = [
+  bare,
+  { label: 'fogbank GET as admin (masters)', result: medianRun(adminRuns) },
+  { label: 'fogbank GET as alice (RBAC rules)', result: medianRun(aliceRuns) },
+];
 printTable('GET one ClusterRole (16 connections), authorization on; fogbank rows are medians of 3 interleaved rounds', rows);
 const ratios = aliceRuns.map((run, index) => run.requestsPerSecond / adminRuns[index]!.requestsPerSecond).sort((a, b) => a - b);
 const ratio = ratios[1]!;
-console.log(`RBAC evaluation: alice/admin throughput ratio per round ${ratios.map((r) => r.toFixed(3)).join(', ')}; median ${ratio.toFixed(3)} (goal ≥ 0.90: ${ratio >= 0.9 ? 'met' : 'NOT met'})`);
+console.log(
+  `RBAC evaluation: alice/admin throughput ratio per round ${ratios.map((r) => r.toFixed(3)).join(', ')}; median ${ratio.toFixed(3)} (goal ≥ 0.90: ${ratio >= 0.9 ? 'met' : 'NOT met'})`,
+);
 
 // The per-request price of authorization itself, in process: URL → attributes, policy freshness check, decision.
 {
   const h = await startHarness({ bootstrapPolicy: true });
-  await h.call('POST', ROLES, { metadata: { name: 'target' }, rules: [{ verbs: ['get'], apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'] }] });
-  for (let i = 0; i < 200; i++) await h.call('POST', BINDINGS, { metadata: { name: `unrelated-${i}` }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' }, subjects: [{ kind: 'User', name: `user-${i}` }] });
-  await h.call('POST', BINDINGS, { metadata: { name: 'devs-read-roles' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'target' }, subjects: [{ kind: 'Group', name: 'devs' }] });
+  await h.call('POST', ROLES, {
+    metadata: { name: 'target' },
+    rules: [{ verbs: ['get'], apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'] }],
+  });
+  for (let i = 0; i < 200; i++)
+    await h.call('POST', BINDINGS, {
+      metadata: { name: `unrelated-${i}` },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+      subjects: [{ kind: 'User', name: `user-${i}` }],
+    });
+  await h.call('POST', BINDINGS, {
+    metadata: { name: 'devs-read-roles' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'target' },
+    subjects: [{ kind: 'Group', name: 'devs' }],
+  });
   const groups = apiGroupVocabulary(CLUSTER_GROUP_PREFIXES, DEFAULT_API_DOMAIN);
   const authorizer = new Authorizer(h.store, groups);
   const alice = { name: 'alice@example.com', groups: ['devs', 'system:authenticated'] };
@@ -95,7 +126,9 @@ console.log(`RBAC evaluation: alice/admin throughput ratio per round ${ratios.ma
   const perCall = ((performance.now() - t0) * 1000) / n;
   await h.close();
   const getMicros = 1e6 / rows[2]!.result.requestsPerSecond;
-  console.log(`authorization per request: ${perCall.toFixed(2)} µs (freshness check + attributes + decision, 1 core) vs ${getMicros.toFixed(1)} µs per GET at the measured throughput → ${((perCall / getMicros) * 100).toFixed(1)}% of a GET (goal ≤ 10%)`);
+  console.log(
+    `authorization per request: ${perCall.toFixed(2)} µs (freshness check + attributes + decision, 1 core) vs ${getMicros.toFixed(1)} µs per GET at the measured throughput → ${((perCall / getMicros) * 100).toFixed(1)}% of a GET (goal ≤ 10%)`,
+  );
 }
 
 // Aggregation, in process (the controller runs inside the harness).
@@ -103,7 +136,10 @@ const h = await startHarness();
 await h.call('POST', ROLES, { metadata: { name: 'aggregate' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'bench/agg': 'true' } }] } });
 const began = performance.now();
 for (let i = 0; i < 1000; i++) {
-  const created = await h.call('POST', ROLES, { metadata: { name: `part-${String(i).padStart(4, '0')}`, labels: { 'bench/agg': 'true' } }, rules: [{ verbs: ['get'], apiGroups: [''], resources: [`r${i}`] }] });
+  const created = await h.call('POST', ROLES, {
+    metadata: { name: `part-${String(i).padStart(4, '0')}`, labels: { 'bench/agg': 'true' } },
+    rules: [{ verbs: ['get'], apiGroups: [''], resources: [`r${i}`] }],
+  });
   if (created.status !== 201) throw new Error(`create part-${i}: ${created.status}`);
 }
 const created = performance.now();
@@ -124,9 +160,14 @@ const changed = performance.now();
 // A new aggregated role over the 999 labelled roles already present: one full sync.
 const late = performance.now();
 await h.call('POST', ROLES, { metadata: { name: 'aggregate-late' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'bench/agg': 'true' } }] } });
-for (let i = 0; i < 20000 && ((await h.call('GET', `${ROLES}/aggregate-late`)).body.rules ?? []).length !== 999; i++) await new Promise((resolve) => setImmediate(resolve));
+for (let i = 0; i < 20000 && ((await h.call('GET', `${ROLES}/aggregate-late`)).body.rules ?? []).length !== 999; i++)
+  await new Promise((resolve) => setImmediate(resolve));
 const lateDone = performance.now();
 await h.close();
 console.log(`aggregation: a new aggregated role over 999 existing labelled roles complete in ${(lateDone - late).toFixed(0)} ms`);
-console.log(`aggregation: 1,000 roles created in ${(created - began).toFixed(0)} ms (controller running throughout); aggregate complete ${(settled - created).toFixed(0)} ms after the last create`);
-console.log(`aggregation: one label removed with 1,000 roles present → aggregate updated in ${(changed - change).toFixed(0)} ms (goal < 1000 ms: ${changed - change < 1000 && settled - created < 1000 ? 'met' : 'NOT met'})`);
+console.log(
+  `aggregation: 1,000 roles created in ${(created - began).toFixed(0)} ms (controller running throughout); aggregate complete ${(settled - created).toFixed(0)} ms after the last create`,
+);
+console.log(
+  `aggregation: one label removed with 1,000 roles present → aggregate updated in ${(changed - change).toFixed(0)} ms (goal < 1000 ms: ${changed - change < 1000 && settled - created < 1000 ? 'met' : 'NOT met'})`,
+);

@@ -58,7 +58,10 @@ function scan(bytes: Buffer, now: number): number {
 
 // Warm up the family (first request loads it).
 await fetch(`${server.url}/api`, { headers: { authorization: `Bearer ${TOKEN}` } });
-const rv = String(((await (await fetch(`${server.url}${NS}`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion);
+const rv = String(
+  ((await (await fetch(`${server.url}${NS}`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { metadata: { resourceVersion: string } }).metadata
+    .resourceVersion,
+);
 
 // Each watch is a raw socket with a hand-written request: Node's HTTP client costs about twice
 // as much CPU per received chunk, and on a 2-core machine shared with the server that cost
@@ -99,14 +102,29 @@ async function writeAtRate(prefix: string, count: number, sent: (index: number) 
   for (let index = 0; index < count; index++) {
     const wait = began + (index * 1000) / RATE - performance.now();
     if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-    const body = JSON.stringify({ metadata: { name: `${prefix}-${index}` }, involvedObject: { kind: 'Pod', name: 'p', namespace: 'default' }, reason: 'Fanout', message: 'm' });
+    const body = JSON.stringify({
+      metadata: { name: `${prefix}-${index}` },
+      involvedObject: { kind: 'Pod', name: 'p', namespace: 'default' },
+      reason: 'Fanout',
+      message: 'm',
+    });
     sent(index);
     writes.push(
       new Promise((resolve, reject) => {
-        const req = request({ host: url.hostname, port: url.port, path: NS, method: 'POST', agent: writer, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' } }, (response) => {
-          response.resume();
-          response.on('end', () => (response.statusCode === 201 ? resolve() : reject(new Error(`create answered ${response.statusCode}`))));
-        });
+        const req = request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: NS,
+            method: 'POST',
+            agent: writer,
+            headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          },
+          (response) => {
+            response.resume();
+            response.on('end', () => (response.statusCode === 201 ? resolve() : reject(new Error(`create answered ${response.statusCode}`))));
+          },
+        );
         req.end(body);
       }),
     );
@@ -140,5 +158,9 @@ const at = (q: number): number => measured[Math.min(measured.length - 1, Math.fl
 const perEvent = (ms: number): string => `${((ms * 1000) / Math.max(1, delivered)).toFixed(2)} µs`;
 console.log(`watch fan-out: ${WATCHERS} watchers, ${total} creates at ${RATE}/s target (${achieved.toFixed(0)}/s achieved incl. drain)`);
 console.log(`delivered ${delivered} of ${expected} (watcher, event) pairs`);
-console.log(`CPU from the first write to the last delivery: server ${serverCpu.toFixed(0)} ms (${perEvent(serverCpu)} per delivered pair), client ${clientCpuMs.toFixed(0)} ms (${perEvent(clientCpuMs)})`);
-console.log(`delivery latency ms: p50 ${at(0.5).toFixed(1)}  p99 ${at(0.99).toFixed(1)}  max ${at(1).toFixed(1)}  → goal p99 < 50 ms ${at(0.99) < 50 ? 'met' : 'MISSED'}`);
+console.log(
+  `CPU from the first write to the last delivery: server ${serverCpu.toFixed(0)} ms (${perEvent(serverCpu)} per delivered pair), client ${clientCpuMs.toFixed(0)} ms (${perEvent(clientCpuMs)})`,
+);
+console.log(
+  `delivery latency ms: p50 ${at(0.5).toFixed(1)}  p99 ${at(0.99).toFixed(1)}  max ${at(1).toFixed(1)}  → goal p99 < 50 ms ${at(0.99) < 50 ? 'met' : 'MISSED'}`,
+);

@@ -29,7 +29,12 @@ function reviewYaml(): string {
 
 function reviewJson(): string {
   const filler = Object.fromEntries(Array.from({ length: LABELS }, (_, i) => [`k${i}`, `v${i}`]));
-  return JSON.stringify({ apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: 'get', resource: 'pods' } }, filler });
+  return JSON.stringify({
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SelfSubjectAccessReview',
+    spec: { resourceAttributes: { verb: 'get', resource: 'pods' } },
+    filler,
+  });
 }
 
 function roleYaml(name: string): string {
@@ -88,7 +93,11 @@ async function measure(label: string, inline: boolean, body: Body): Promise<Run>
   }
   const worst = runs.reduce((a, b) => (b.maxDelayMs > a.maxDelayMs ? b : a));
   const median = (values: number[]): number => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-  const result = { maxDelayMs: worst.maxDelayMs, requestMs: median(runs.map((run) => run.requestMs)), getsMeanwhile: median(runs.map((run) => run.getsMeanwhile)) };
+  const result = {
+    maxDelayMs: worst.maxDelayMs,
+    requestMs: median(runs.map((run) => run.requestMs)),
+    getsMeanwhile: median(runs.map((run) => run.getsMeanwhile)),
+  };
   console.log(
     `${label.padEnd(30)} max event-loop delay ${result.maxDelayMs.toFixed(0).padStart(5)} ms (worst of ${ROUNDS})   request ${result.requestMs.toFixed(0).padStart(5)} ms   GETs answered meanwhile ${String(result.getsMeanwhile).padStart(5)} (medians)`,
   );
@@ -119,10 +128,18 @@ async function inlineCostBySize(): Promise<void> {
 
 await inlineCostBySize();
 const bodies: Record<string, { readonly yaml: Body; readonly json: Body }> = {
-  review: { yaml: () => ({ url: SSAR, text: reviewYaml(), contentType: 'application/yaml' }), json: () => ({ url: SSAR, text: reviewJson(), contentType: 'application/json' }) },
-  role: { yaml: (name) => ({ url: ROLES, text: roleYaml(name), contentType: 'application/yaml' }), json: (name) => ({ url: ROLES, text: roleJson(name), contentType: 'application/json' }) },
+  review: {
+    yaml: () => ({ url: SSAR, text: reviewYaml(), contentType: 'application/yaml' }),
+    json: () => ({ url: SSAR, text: reviewJson(), contentType: 'application/json' }),
+  },
+  role: {
+    yaml: (name) => ({ url: ROLES, text: roleYaml(name), contentType: 'application/yaml' }),
+    json: (name) => ({ url: ROLES, text: roleJson(name), contentType: 'application/json' }),
+  },
 };
-console.log(`${ROUNDS} rounds each; SelfSubjectAccessReview ${(reviewYaml().length / 1024).toFixed(0)} KiB, ClusterRole ${(roleYaml('bench-0').length / 1024).toFixed(0)} KiB of YAML`);
+console.log(
+  `${ROUNDS} rounds each; SelfSubjectAccessReview ${(reviewYaml().length / 1024).toFixed(0)} KiB, ClusterRole ${(roleYaml('bench-0').length / 1024).toFixed(0)} KiB of YAML`,
+);
 const ratio = (a: Run, b: Run): string => `${(a.maxDelayMs / Math.max(b.maxDelayMs, 1)).toFixed(1)}×`;
 const summary: string[] = [];
 for (const [what, { yaml, json }] of Object.entries(bodies)) {

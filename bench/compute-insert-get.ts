@@ -74,7 +74,19 @@ async function measurePostgres(label: string, settings: Record<string, string>):
 }
 const rows = [
   await measure('bare node:http', [...BARE_SERVER]),
-  await measure('fogbank --ephemeral (memory)', [main, 'start', '--port', '0', '--ephemeral', '--admin-token', TOKEN, '--operations', 'instant', '--log-level', 'warn']),
+  await measure('fogbank --ephemeral (memory)', [
+    main,
+    'start',
+    '--port',
+    '0',
+    '--ephemeral',
+    '--admin-token',
+    TOKEN,
+    '--operations',
+    'instant',
+    '--log-level',
+    'warn',
+  ]),
   await measure('fogbank sqlite', [main, 'start', '--port', '0', '--data-dir', dir, ...flags]),
   await measurePostgres('fogbank postgres (sync_commit off)', { synchronous_commit: 'off' }),
   await measurePostgres('fogbank postgres (fsync/commit)', {}),

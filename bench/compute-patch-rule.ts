@@ -56,7 +56,11 @@ async function fogbank(): Promise<{ rps: number; fingerprintChanges: boolean }> 
   const server = await startFogbank({ host: '127.0.0.1', port: 0, store: 'memory', operations: 'instant', adminToken: TOKEN, logLevel: 'silent' });
   try {
     const call = (path: string, body: unknown) =>
-      fetch(`${server.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     await call('/compute/v1/projects/p/regions/us-central1/securityPolicies', { name: 'pol' });
     await call(`${POLICY}/addRule`, { priority: 1000, action: 'allow', match: { expr: { expression: 'true' } } });
     const before = (await (await fetch(`${server.url}${POLICY}`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { fingerprint: string };
@@ -73,4 +77,6 @@ const patched = await fogbank();
 if (!patched.fingerprintChanges) throw new Error('patchRule did not change the policy: the benchmark measured nothing');
 console.log(`node:http baseline       ${bare.toFixed(0).padStart(8)} req/s`);
 console.log(`fogbank patchRule        ${patched.rps.toFixed(0).padStart(8)} req/s`);
-console.log(`ratio (patchRule / bare) ${(patched.rps / bare).toFixed(3).padStart(8)}   (${SECONDS}s each, ${CONNECTIONS} connections, ${WORKERS} load workers)`);
+console.log(
+  `ratio (patchRule / bare) ${(patched.rps / bare).toFixed(3).padStart(8)}   (${SECONDS}s each, ${CONNECTIONS} connections, ${WORKERS} load workers)`,
+);

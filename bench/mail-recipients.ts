@@ -13,7 +13,10 @@ import { startPostgres } from '../src/store/postgres-server.fixture.ts';
  * lifted (--mail-max-recipients) so that the counts above Gmail's limit can be measured too.
  * Usage: node --import tsx bench/mail-recipients.ts [recipients…] (default 100 1000 3000).
  */
-const counts = process.argv.slice(2).map(Number).filter((n) => n > 0);
+const counts = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => n > 0);
 const RECIPIENTS = counts.length > 0 ? counts : [100, 1000, 3000];
 const b64 = (text: string): string => Buffer.from(text).toString('base64url');
 
@@ -36,7 +39,11 @@ function holdTimes(server: RunningFogbank): number[] {
 
 async function send(server: RunningFogbank, token: string, raw: string): Promise<number> {
   const started = performance.now();
-  const response = await fetch(`${server.url}/gmail/v1/users/me/messages/send`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ raw: b64(raw) }) });
+  const response = await fetch(`${server.url}/gmail/v1/users/me/messages/send`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ raw: b64(raw) }),
+  });
   const text = await response.text();
   if (response.status !== 200) throw new Error(`send answered ${response.status}: ${text.slice(0, 200)}`);
   return performance.now() - started;
@@ -77,7 +84,10 @@ const lines: string[] = [];
 try {
   for (const recipients of RECIPIENTS) {
     if (stores.includes('memory')) lines.push(await measure('memory', 'memory', undefined, recipients));
-    for (const [label, spec] of [['sqlite', 'sqlite'], ['postgres', postgres === undefined ? undefined : await postgres.createDatabase(`mail_${recipients}`)]] as const) {
+    for (const [label, spec] of [
+      ['sqlite', 'sqlite'],
+      ['postgres', postgres === undefined ? undefined : await postgres.createDatabase(`mail_${recipients}`)],
+    ] as const) {
       if (spec === undefined || !stores.includes(label)) continue;
       const dir = mkdtempSync(join(tmpdir(), 'fogbank-bench-recipients-'));
       try {

@@ -16,7 +16,9 @@ const MIB = 1024 * 1024;
 const TOTAL = 30 * MIB;
 
 function* message(): Generator<Buffer> {
-  yield Buffer.from('From: admin@fogbank.local\r\nTo: bob@example.com\r\nSubject: big\r\nContent-Type: application/octet-stream\r\nContent-Disposition: attachment; filename="big.bin"\r\n\r\n');
+  yield Buffer.from(
+    'From: admin@fogbank.local\r\nTo: bob@example.com\r\nSubject: big\r\nContent-Type: application/octet-stream\r\nContent-Disposition: attachment; filename="big.bin"\r\n\r\n',
+  );
   const line = Buffer.from(`${'x'.repeat(1022)}\r\n`);
   const block = Buffer.concat(Array.from({ length: 64 }, () => line));
   for (let sent = 0; sent < TOTAL; sent += block.length) yield block;
@@ -32,11 +34,15 @@ try {
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 20);
   const began = performance.now();
   const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request(`${server.url}/upload/gmail/v1/users/me/messages/send?uploadType=media`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'message/rfc822' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString() }));
-    });
+    const req = request(
+      `${server.url}/upload/gmail/v1/users/me/messages/send?uploadType=media`,
+      { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'message/rfc822' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString() }));
+      },
+    );
     req.on('error', reject);
     Readable.from(message()).pipe(req);
   });

@@ -53,7 +53,10 @@ async function sustainedInserts(): Promise<void> {
     const deadline = performance.now() + SECONDS * 1000;
     let inserts = 0;
     const samples: { at: number; inserts: number; rss: number }[] = [{ at: 0, inserts: 0, rss: rssMb(pid) }];
-    const sampler = setInterval(() => samples.push({ at: Math.round((performance.now() - (deadline - SECONDS * 1000)) / 1000), inserts, rss: rssMb(pid) }), 5000);
+    const sampler = setInterval(
+      () => samples.push({ at: Math.round((performance.now() - (deadline - SECONDS * 1000)) / 1000), inserts, rss: rssMb(pid) }),
+      5000,
+    );
     await Promise.all(
       Array.from({ length: 8 }, async (_, client) => {
         for (let i = 0; performance.now() < deadline; i++) {
@@ -142,12 +145,18 @@ async function listPageCost(): Promise<void> {
       rows.push({ records, bare: base, one, full });
     }
     console.log('\nlist page cost (median ms per request; bare node:http GET as the baseline)');
-    console.log(`${'templates'.padStart(9)} ${'bare'.padStart(7)} ${'max=1'.padStart(7)} ${'× bare'.padStart(7)} ${'max=500'.padStart(8)} ${'× bare'.padStart(7)}`);
+    console.log(
+      `${'templates'.padStart(9)} ${'bare'.padStart(7)} ${'max=1'.padStart(7)} ${'× bare'.padStart(7)} ${'max=500'.padStart(8)} ${'× bare'.padStart(7)}`,
+    );
     for (const r of rows) {
-      console.log(`${String(r.records).padStart(9)} ${r.bare.toFixed(2).padStart(7)} ${r.one.toFixed(2).padStart(7)} ${(r.one / r.bare).toFixed(1).padStart(7)} ${r.full.toFixed(2).padStart(8)} ${(r.full / r.bare).toFixed(1).padStart(7)}`);
+      console.log(
+        `${String(r.records).padStart(9)} ${r.bare.toFixed(2).padStart(7)} ${r.one.toFixed(2).padStart(7)} ${(r.one / r.bare).toFixed(1).padStart(7)} ${r.full.toFixed(2).padStart(8)} ${(r.full / r.bare).toFixed(1).padStart(7)}`,
+      );
     }
     const [small, large] = rows as [(typeof rows)[0], (typeof rows)[0]];
-    console.log(`25k / 1k: maxResults=1 ${(large.one / large.bare / (small.one / small.bare)).toFixed(2)}, maxResults=500 ${(large.full / large.bare / (small.full / small.bare)).toFixed(2)} (bare-normalised; ~1 means the page cost does not grow with the collection)`);
+    console.log(
+      `25k / 1k: maxResults=1 ${(large.one / large.bare / (small.one / small.bare)).toFixed(2)}, maxResults=500 ${(large.full / large.bare / (small.full / small.bare)).toFixed(2)} (bare-normalised; ~1 means the page cost does not grow with the collection)`,
+    );
   } finally {
     await server.stop();
     await bare.stop();

@@ -27,7 +27,11 @@ const GENERATORS: readonly Generator[] = [
     label: existsSync(join(REPO, 'dist/protoc-gen-fogbank.mjs')) ? 'protoc-gen-fogbank (dist)' : 'protoc-gen-fogbank (src via tsx)',
     args: (out) => [`--plugin=protoc-gen-fogbank=${join(REPO, 'bin/protoc-gen-fogbank.js')}`, `--fogbank_out=${out}`],
   },
-  { key: 'es', label: 'protoc-gen-es (target=ts)', args: (out) => [`--plugin=protoc-gen-es=${join(BIN, 'protoc-gen-es')}`, `--es_out=${out}`, '--es_opt=target=ts'] },
+  {
+    key: 'es',
+    label: 'protoc-gen-es (target=ts)',
+    args: (out) => [`--plugin=protoc-gen-es=${join(BIN, 'protoc-gen-es')}`, `--es_out=${out}`, '--es_opt=target=ts'],
+  },
   { key: 'ts-proto', label: 'ts-proto', args: (out) => [`--plugin=protoc-gen-ts_proto=${join(BIN, 'protoc-gen-ts_proto')}`, `--ts_proto_out=${out}`] },
   { key: 'protobuf-ts', label: 'protobuf-ts', args: (out) => [`--plugin=protoc-gen-ts=${join(BIN, 'protoc-gen-ts')}`, `--ts_out=${out}`] },
 ];
@@ -66,7 +70,9 @@ for (const key of wanted) {
 if (!existsSync(PROTOC)) throw new Error(`missing ${PROTOC}: run npm ci`);
 const work = mkdtempSync(join(tmpdir(), 'fogbank-bench-plugins-'));
 try {
-  const results: Result[] = [time('protoc alone (descriptor set)', [`--descriptor_set_out=${join(work, 'set.pb')}`, '--include_imports', '--include_source_info'], join(work, 'set'))];
+  const results: Result[] = [
+    time('protoc alone (descriptor set)', [`--descriptor_set_out=${join(work, 'set.pb')}`, '--include_imports', '--include_source_info'], join(work, 'set')),
+  ];
   for (const g of GENERATORS) {
     if (wanted.size > 0 && !wanted.has(g.key)) continue;
     process.stderr.write(`running ${g.label}…\n`);

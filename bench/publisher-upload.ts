@@ -42,10 +42,14 @@ async function fogbankUpload(url: string, file: string, size: number): Promise<n
   const began = performance.now();
   const target = new URL(`/upload/androidpublisher/v3/applications/internalappsharing/${PACKAGE}/artifacts/bundle?uploadType=media`, url);
   const status = await new Promise<number>((resolve, reject) => {
-    const outgoing = request(target, { method: 'POST', headers: { authorization: 'Bearer bench', 'content-type': 'application/octet-stream', 'content-length': String(size) } }, (response) => {
-      response.resume();
-      response.once('end', () => resolve(response.statusCode ?? 0));
-    });
+    const outgoing = request(
+      target,
+      { method: 'POST', headers: { authorization: 'Bearer bench', 'content-type': 'application/octet-stream', 'content-length': String(size) } },
+      (response) => {
+        response.resume();
+        response.once('end', () => resolve(response.statusCode ?? 0));
+      },
+    );
     outgoing.once('error', reject);
     createReadStream(file).pipe(outgoing);
   });
@@ -82,11 +86,26 @@ async function fogbankResumable(url: string, file: string, size: number): Promis
 try {
   const bundle = join(work, 'bench.aab');
   const payload = MIB * 1024 * 1024;
-  await writeZip(bundle, [...bundleItems({ packageName: PACKAGE, versionCode: 1 }), { name: 'base/assets/payload.bin', stream: () => zeros(payload), size: payload }]);
+  await writeZip(bundle, [
+    ...bundleItems({ packageName: PACKAGE, versionCode: 1 }),
+    { name: 'base/assets/payload.bin', stream: () => zeros(payload), size: payload },
+  ]);
   const size = statSync(bundle).size;
   const postgres = process.env['PUBLISHER_BENCH_STORE'] === 'postgres' ? await startPostgres() : undefined;
   const store = postgres === undefined ? [] : ['--store', await postgres.createDatabase('bench_publisher')];
-  const server = await startProcess([main, 'start', '--port', '0', '--data-dir', join(work, 'data'), ...store, '--admin-token', 'bench', '--log-level', 'error']);
+  const server = await startProcess([
+    main,
+    'start',
+    '--port',
+    '0',
+    '--data-dir',
+    join(work, 'data'),
+    ...store,
+    '--admin-token',
+    'bench',
+    '--log-level',
+    'error',
+  ]);
   console.log(`store: ${postgres === undefined ? 'sqlite' : 'postgres'}`);
   try {
     const rssBefore = rssMb(server.child.pid!);
@@ -110,10 +129,14 @@ try {
     console.log(`raw loopback socket copy → file : ${rawRate.toFixed(0)} MiB/s`);
     console.log(`fogbank uploadbundle (media)    : ${fogbankRate.toFixed(0)} MiB/s  (receive + sha256 + inspect + keep)`);
     const resumableRate = mibps(median(resumable));
-    console.log(`fogbank uploadbundle (resumable): ${resumableRate.toFixed(0)} MiB/s  (64 MiB chunks committed to the store + spool + sha256 + inspect + keep)`);
+    console.log(
+      `fogbank uploadbundle (resumable): ${resumableRate.toFixed(0)} MiB/s  (64 MiB chunks committed to the store + spool + sha256 + inspect + keep)`,
+    );
     console.log(`ratio fogbank media / raw       : ${(fogbankRate / rawRate).toFixed(2)}×`);
     console.log(`ratio fogbank resumable / raw   : ${(resumableRate / rawRate).toFixed(2)}×`);
-    console.log(`fogbank RSS                     : ${rssBefore.toFixed(0)} MiB before, ${rssPeak.toFixed(0)} MiB peak (+${(rssPeak - rssBefore).toFixed(0)} MiB)`);
+    console.log(
+      `fogbank RSS                     : ${rssBefore.toFixed(0)} MiB before, ${rssPeak.toFixed(0)} MiB peak (+${(rssPeak - rssBefore).toFixed(0)} MiB)`,
+    );
   } finally {
     await server.stop();
     await postgres?.stop();

@@ -76,14 +76,20 @@ try {
   const worst = results.reduce((a, b) => (a.readyMs > b.readyMs ? a : b));
   const fattest = results.reduce((a, b) => (a.rss > b.rss ? a : b));
   const ratio = worst.readyMs / baseline.readyMs;
-  console.log(`targets: ready ≤ 2× bare → ${ratio <= 2 ? 'met' : 'MISSED'} (${ratio.toFixed(2)}×); idle RSS ≤ 80 MB → ${fattest.rss * MB_PER_MIB <= 80 ? 'met' : 'MISSED'} (${fattest.rss.toFixed(1)} MiB = ${(fattest.rss * MB_PER_MIB).toFixed(1)} MB)`);
+  console.log(
+    `targets: ready ≤ 2× bare → ${ratio <= 2 ? 'met' : 'MISSED'} (${ratio.toFixed(2)}×); idle RSS ≤ 80 MB → ${fattest.rss * MB_PER_MIB <= 80 ? 'met' : 'MISSED'} (${fattest.rss.toFixed(1)} MiB = ${(fattest.rss * MB_PER_MIB).toFixed(1)} MB)`,
+  );
 
   // Idle RSS over time, one process each: V8's memory reducer returns the heap start-up grew
   // (mostly the young generation) after several idle seconds, with no GC asked for.
   const moments = [1, 3, 5, 10, 15, 20];
   console.log(`\nidle RSS MiB over time after listening, one process each (no request, no GC forced)`);
   console.log(`${'server'.padEnd(26)} ${moments.map((s) => `${s} s`.padStart(6)).join(' ')}`);
-  for (const [label, args] of [['bare node:http', [...BARE_SERVER]], ['fogbank, sqlite store', [main, 'start', '--port', '0', '--data-dir', fresh(), '--admin-token', TOKEN, '--log-level', 'warn']], ['fogbank, --ephemeral', ephemeral()]] as const) {
+  for (const [label, args] of [
+    ['bare node:http', [...BARE_SERVER]],
+    ['fogbank, sqlite store', [main, 'start', '--port', '0', '--data-dir', fresh(), '--admin-token', TOKEN, '--log-level', 'warn']],
+    ['fogbank, --ephemeral', ephemeral()],
+  ] as const) {
     const started = await startProcess(args);
     const samples: number[] = [];
     let waited = 0;
@@ -99,22 +105,45 @@ try {
   // First request to each family, each in a fresh process. The publisher's first upload of an
   // unsigned bundle also makes the server's signing key (RSA 2048), once per data directory.
   const bundle = await zipBuffer(bundleItems({ packageName: 'com.example.first', versionCode: 1 }));
-  const message = (n: number) => JSON.stringify({ raw: Buffer.from(`From: admin@fogbank.local\r\nTo: bob@example.com\r\nSubject: first ${n}\r\n\r\nhello\r\n`).toString('base64url') });
+  const message = (n: number) =>
+    JSON.stringify({ raw: Buffer.from(`From: admin@fogbank.local\r\nTo: bob@example.com\r\nSubject: first ${n}\r\n\r\nhello\r\n`).toString('base64url') });
   const policy = (n: number) =>
-    JSON.stringify({ name: `first-${n}`, rules: [{ priority: 1000, action: 'allow', match: { expr: { expression: `request.path.startsWith('/p${n}')` } } }, { priority: 2147483647, action: 'allow', match: { versionedExpr: 'SRC_IPS_V1', config: { srcIpRanges: ['*'] } } }] });
+    JSON.stringify({
+      name: `first-${n}`,
+      rules: [
+        { priority: 1000, action: 'allow', match: { expr: { expression: `request.path.startsWith('/p${n}')` } } },
+        { priority: 2147483647, action: 'allow', match: { versionedExpr: 'SRC_IPS_V1', config: { srcIpRanges: ['*'] } } },
+      ],
+    });
   const families: { label: string; send: (url: string, n: number) => Promise<Response> }[] = [
-    { label: 'compute: securityPolicies.insert', send: (url, n) => call(url, 'POST', '/compute/v1/projects/p/global/securityPolicies', 'application/json', policy(n)) },
+    {
+      label: 'compute: securityPolicies.insert',
+      send: (url, n) => call(url, 'POST', '/compute/v1/projects/p/global/securityPolicies', 'application/json', policy(n)),
+    },
     { label: 'compute: instanceTemplates.list', send: (url, n) => call(url, 'GET', `/compute/v1/projects/p/global/instanceTemplates?filter=name%3Dx${n}`) },
     { label: 'cluster: GET /api/v1/namespaces', send: (url) => call(url, 'GET', '/api/v1/namespaces') },
     { label: 'mail: messages.send', send: (url, n) => call(url, 'POST', '/gmail/v1/users/me/messages/send', 'application/json', message(n)) },
-    { label: 'publisher: bundle upload', send: (url) => call(url, 'POST', '/upload/androidpublisher/v3/applications/internalappsharing/com.example.first/artifacts/bundle?uploadType=media', 'application/octet-stream', bundle) },
+    {
+      label: 'publisher: bundle upload',
+      send: (url) =>
+        call(
+          url,
+          'POST',
+          '/upload/androidpublisher/v3/applications/internalappsharing/com.example.first/artifacts/bundle?uploadType=media',
+          'application/octet-stream',
+          bundle,
+        ),
+    },
   ];
   const firsts = families.map(() => ({ first: [] as number[], second: [] as number[], rss: [] as number[] }));
   for (let i = 0; i < RUNS; i++) {
     for (const [index, family] of families.entries()) {
       const started = await startProcess(ephemeral());
       try {
-        for (const [n, into] of [[1, firsts[index]!.first], [2, firsts[index]!.second]] as const) {
+        for (const [n, into] of [
+          [1, firsts[index]!.first],
+          [2, firsts[index]!.second],
+        ] as const) {
           const began = performance.now();
           const response = await family.send(started.url, n);
           await response.arrayBuffer();
@@ -131,12 +160,18 @@ try {
   console.log(`${'request'.padEnd(34)} ${'first ms'.padStart(9)} ${'second ms'.padStart(10)} ${'RSS after MiB'.padStart(14)}`);
   for (const [index, family] of families.entries()) {
     const m = firsts[index]!;
-    console.log(`${family.label.padEnd(34)} ${median(m.first).toFixed(0).padStart(9)} ${median(m.second).toFixed(1).padStart(10)} ${median(m.rss).toFixed(1).padStart(14)}`);
+    console.log(
+      `${family.label.padEnd(34)} ${median(m.first).toFixed(0).padStart(9)} ${median(m.second).toFixed(1).padStart(10)} ${median(m.rss).toFixed(1).padStart(14)}`,
+    );
   }
 } finally {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }
 
 function call(url: string, method: string, path: string, contentType?: string, body?: string | Buffer): Promise<Response> {
-  return fetch(new URL(path, url), { method, headers: { authorization: `Bearer ${TOKEN}`, ...(contentType === undefined ? {} : { 'content-type': contentType }) }, ...(body === undefined ? {} : { body }) });
+  return fetch(new URL(path, url), {
+    method,
+    headers: { authorization: `Bearer ${TOKEN}`, ...(contentType === undefined ? {} : { 'content-type': contentType }) },
+    ...(body === undefined ? {} : { body }),
+  });
 }

@@ -146,7 +146,16 @@ class Gcloud {
     const text = (key: string): string => new RegExp(`${key}='([^']*)'`).exec(block)?.[1] ?? '';
     const before = this.client.lastIndexOf('ApiMethodInfo(', start);
     const httpMethod = /http_method='([A-Z]+)'/.exec(this.client.slice(before, start))?.[1] ?? text('http_method');
-    return { httpMethod, order: list('ordered_params'), path: list('path_params'), query: list('query_params'), relativePath: text('relative_path'), requestType: text('request_type_name'), requestField: text('request_field'), response: text('response_type_name') };
+    return {
+      httpMethod,
+      order: list('ordered_params'),
+      path: list('path_params'),
+      query: list('query_params'),
+      relativePath: text('relative_path'),
+      requestType: text('request_type_name'),
+      requestField: text('request_field'),
+      response: text('response_type_name'),
+    };
   }
 
   /** fields reads a request message's fields: name → [type facts, required]. */
@@ -162,7 +171,12 @@ class Gcloud {
         kind === 'BooleanField'
           ? { type: 'boolean' }
           : kind === 'IntegerField'
-            ? { INT32: { type: 'integer', format: 'int32' }, UINT32: { type: 'integer', format: 'uint32' }, INT64: { type: 'string', format: 'int64' }, UINT64: { type: 'string', format: 'uint64' } }[variant]!
+            ? {
+                INT32: { type: 'integer', format: 'int32' },
+                UINT32: { type: 'integer', format: 'uint32' },
+                INT64: { type: 'string', format: 'int64' },
+                UINT64: { type: 'string', format: 'uint64' },
+              }[variant]!
             : { type: 'string' };
       const messageType = kind === 'MessageField' ? /'(\w+)'/.exec(args)?.[1] : undefined;
       out.set(name, { facts, required: args.includes('required=True'), ...(messageType === undefined ? {} : { messageType }) });
@@ -178,7 +192,10 @@ class Gcloud {
 }
 
 const gcloud = gcloudDir === undefined ? undefined : new Gcloud(gcloudDir);
-const fixture: { note: string; apis: Record<string, { revision: string; servicePath: string; batchPath: string; methods: MethodFacts[] }> } = { note: "Facts from Google's published Discovery documents for each method fogbank serves (scripts/discovery-fixture.ts).", apis: {} };
+const fixture: { note: string; apis: Record<string, { revision: string; servicePath: string; batchPath: string; methods: MethodFacts[] }> } = {
+  note: "Facts from Google's published Discovery documents for each method fogbank serves (scripts/discovery-fixture.ts).",
+  apis: {},
+};
 for (const api of [COMPUTE_DISCOVERY, MAIL_DISCOVERY, PUBLISHER_DISCOVERY]) {
   const document = readDocument(api);
   const methods: MethodFacts[] = [];
@@ -208,7 +225,8 @@ for (const api of [COMPUTE_DISCOVERY, MAIL_DISCOVERY, PUBLISHER_DISCOVERY]) {
         const known = facts.parameters;
         const added = newer.query.filter((name) => known[name] === undefined);
         for (const name of added) known[name] = gcloud!.parameter(fields, name, 'query');
-        if (added.length > 0) facts = { ...facts, parameters: sorted(known), source: `${facts.source}, parameters ${added.join(', ')} from gcloud ${gcloud!.version}` };
+        if (added.length > 0)
+          facts = { ...facts, parameters: sorted(known), source: `${facts.source}, parameters ${added.join(', ')} from gcloud ${gcloud!.version}` };
       }
     }
     if (facts === undefined) throw new Error(`${id} is in neither ${api.name}'s document${api.name === 'compute' ? " nor gcloud's client" : ''}`);

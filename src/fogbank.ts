@@ -136,12 +136,14 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
   const journal = new RequestJournal(options.journalSize);
   try {
     ({ token: adminToken, file: adminTokenFile } = resolveAdminToken(options.adminToken, dataDir, ids));
-    store = given ?? await openStore(storeSpec, {
-      dataDir: dataDir ?? '',
-      ...(options.storePoolSize === undefined ? {} : { poolSize: options.storePoolSize }),
-      // The store keeps reconnecting; say so, since requests meanwhile get 503s.
-      ...(logLevel === 'silent' ? {} : { onTrouble: (message: string) => process.stderr.write(`fogbank: store: ${message}\n`) }),
-    });
+    store =
+      given ??
+      (await openStore(storeSpec, {
+        dataDir: dataDir ?? '',
+        ...(options.storePoolSize === undefined ? {} : { poolSize: options.storePoolSize }),
+        // The store keeps reconnecting; say so, since requests meanwhile get 503s.
+        ...(logLevel === 'silent' ? {} : { onTrouble: (message: string) => process.stderr.write(`fogbank: store: ${message}\n`) }),
+      }));
   } catch (error) {
     lock?.release();
     throw error;
@@ -149,12 +151,25 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
   let built: FogbankServer | undefined;
   // Every family reads this clock; untouched it is the given clock plus nothing.
   const clock = new ControlledClock(options.clock ?? systemClock);
-  const auth = new Authenticator(adminToken, options.tokens ?? [], services.flatMap((service) => service.scopes ?? []));
+  const auth = new Authenticator(
+    adminToken,
+    options.tokens ?? [],
+    services.flatMap((service) => service.scopes ?? []),
+  );
   const timers = options.timers ?? new ClockTimers(clock);
   const faults = new Faults(services, ids);
   // After a restore or reset the families built by then seed what a fresh instance has (a seed restored before they are built needs none of it).
-  const snapshots = new Snapshots(store, { fileFolders: services.flatMap((service) => service.storeFileFolders ?? []), afterReplace: async () => built?.stateReplaced() });
-  const control: ControlPlane = { clock, timers: timers instanceof ClockTimers ? timers : undefined, requests: new JournalReader(journal, services, auth), snapshots, faults };
+  const snapshots = new Snapshots(store, {
+    fileFolders: services.flatMap((service) => service.storeFileFolders ?? []),
+    afterReplace: async () => built?.stateReplaced(),
+  });
+  const control: ControlPlane = {
+    clock,
+    timers: timers instanceof ClockTimers ? timers : undefined,
+    requests: new JournalReader(journal, services, auth),
+    snapshots,
+    faults,
+  };
   try {
     // Before the families start: they read the state they begin from (and sweep files no record names).
     if (options.snapshot !== undefined) await snapshots.restore(await openSnapshotFile(options.snapshot));
@@ -173,7 +188,12 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
         ...(options.uploadDeadlineMs === undefined ? {} : { uploadDeadlineMs: options.uploadDeadlineMs }),
       },
       services,
-      { logLevel, logFormat: options.logFormat ?? 'text', bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT, ...(options.leaderTtlMs === undefined ? {} : { leaderTtlMs: options.leaderTtlMs }) },
+      {
+        logLevel,
+        logFormat: options.logFormat ?? 'text',
+        bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+        ...(options.leaderTtlMs === undefined ? {} : { leaderTtlMs: options.leaderTtlMs }),
+      },
     );
     built = app;
     const host = options.host ?? '127.0.0.1';
@@ -320,7 +340,10 @@ export async function start(options: StartOptions = {}): Promise<Fogbank> {
   const server = await startFogbank({ host: '127.0.0.1', port: 0, ...options, ephemeral });
   const scratch = server.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'fogbank-')) : undefined;
   try {
-    const files = scratch === undefined ? server.clientFiles : writeClientFiles(options.services, { url: server.url, dataDir: scratch, adminToken: server.adminToken, adminTokenFile: undefined });
+    const files =
+      scratch === undefined
+        ? server.clientFiles
+        : writeClientFiles(options.services, { url: server.url, dataDir: scratch, adminToken: server.adminToken, adminTokenFile: undefined });
     const tokenFile = server.adminTokenFile ?? join(scratch!, 'admin-token');
     if (server.adminTokenFile === undefined) writeFileSync(tokenFile, `${server.adminToken}\n`, { mode: 0o600 });
     const kubeconfig = files.get('kubeconfig') ?? '';

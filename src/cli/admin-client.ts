@@ -103,7 +103,12 @@ export class AdminFailure extends Error {
 }
 
 /** send sends one admin request with the token and resolves with the response, or rejects when the server cannot be reached. */
-async function send(args: ClientArgs, method: 'GET' | 'POST' | 'PUT', path: string, init: { readonly contentType?: string; readonly body?: RequestInit['body'] } = {}): Promise<Response> {
+async function send(
+  args: ClientArgs,
+  method: 'GET' | 'POST' | 'PUT',
+  path: string,
+  init: { readonly contentType?: string; readonly body?: RequestInit['body'] } = {},
+): Promise<Response> {
   try {
     return await fetch(`${args.url}${path}`, {
       method,
@@ -157,7 +162,8 @@ export async function runSnapshotCommand(argv: readonly string[]): Promise<numbe
   }
   const args = parseClientArgs(argv, []);
   const [action, file, extra] = args.words;
-  if (action !== 'save' && action !== 'load') throw new UsageError(action === undefined ? 'snapshot needs save FILE or load FILE' : `unknown snapshot action '${action}' (save FILE, load FILE)`);
+  if (action !== 'save' && action !== 'load')
+    throw new UsageError(action === undefined ? 'snapshot needs save FILE or load FILE' : `unknown snapshot action '${action}' (save FILE, load FILE)`);
   if (file === undefined) throw new UsageError(`snapshot ${action} needs a FILE`);
   if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'`);
   if (action === 'save') {
@@ -173,7 +179,10 @@ export async function runSnapshotCommand(argv: readonly string[]): Promise<numbe
   } catch {
     throw new UsageError(`cannot read ${file}: no such file`);
   }
-  const answer = await answerOf(args, await send(args, 'PUT', '/_fogbank/snapshot', { contentType: 'application/gzip', body: Readable.toWeb(createReadStream(file)) as ReadableStream }));
+  const answer = await answerOf(
+    args,
+    await send(args, 'PUT', '/_fogbank/snapshot', { contentType: 'application/gzip', body: Readable.toWeb(createReadStream(file)) as ReadableStream }),
+  );
   process.stdout.write(
     `loaded ${file} (${size} bytes, taken at revision ${String(answer['revision'])}): ${String(answer['records'])} records, ${String(answer['files'])} files, ${String(answer['uploads'])} uploads; the store is now at revision ${String(answer['restoredAt'])}\n`,
   );

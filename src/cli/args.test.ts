@@ -21,8 +21,40 @@ describe('fogbank start flags', () => {
   });
 
   it('reads `--flag value` and `--flag=value`', () => {
-    const args = parseStartArgs(['--host', '0.0.0.0', '--port=0', '--data-dir', '/tmp/x', '--store=memory', '--store-pool-size', '4', '--admin-token', 't', '--operations=instant', '--config', 'c.yaml', '--log-level', 'debug', '--log-format=json', '--mail-relay', 'smtp://127.0.0.1:1025']);
-    assert.deepEqual(args, { host: '0.0.0.0', port: 0, dataDir: '/tmp/x', ephemeral: false, store: 'memory', storePoolSize: 4, adminToken: 't', operations: 'instant', config: 'c.yaml', logLevel: 'debug', logFormat: 'json', familyOptions: { mailRelay: 'smtp://127.0.0.1:1025' } });
+    const args = parseStartArgs([
+      '--host',
+      '0.0.0.0',
+      '--port=0',
+      '--data-dir',
+      '/tmp/x',
+      '--store=memory',
+      '--store-pool-size',
+      '4',
+      '--admin-token',
+      't',
+      '--operations=instant',
+      '--config',
+      'c.yaml',
+      '--log-level',
+      'debug',
+      '--log-format=json',
+      '--mail-relay',
+      'smtp://127.0.0.1:1025',
+    ]);
+    assert.deepEqual(args, {
+      host: '0.0.0.0',
+      port: 0,
+      dataDir: '/tmp/x',
+      ephemeral: false,
+      store: 'memory',
+      storePoolSize: 4,
+      adminToken: 't',
+      operations: 'instant',
+      config: 'c.yaml',
+      logLevel: 'debug',
+      logFormat: 'json',
+      familyOptions: { mailRelay: 'smtp://127.0.0.1:1025' },
+    });
     assert.equal(parseStartArgs(['--ephemeral', '--store', 'memory']).ephemeral, true);
     assert.equal(parseStartArgs(['--upload-limit', '512M']).familyOptions['uploadLimit'], 512 * 1024 ** 2);
     assert.equal(parseStartArgs(['--upload-limit=1048576']).familyOptions['uploadLimit'], 1048576);
@@ -65,14 +97,28 @@ describe('fogbank start flags', () => {
   ];
   for (const [argv, message] of bad) {
     it(`rejects ${argv.join(' ')}`, () => {
-      assert.throws(() => parseStartArgs(argv), (error: unknown) => error instanceof UsageError && error.message === message);
+      assert.throws(
+        () => parseStartArgs(argv),
+        (error: unknown) => error instanceof UsageError && error.message === message,
+      );
     });
   }
 });
 
 describe('fogbank start --help', () => {
   it('describes every flag with its default', () => {
-    for (const flag of ['--host', '--port', '--data-dir', '--ephemeral', '--store', '--admin-token', '--operations', '--config', '--log-level', '--log-format']) {
+    for (const flag of [
+      '--host',
+      '--port',
+      '--data-dir',
+      '--ephemeral',
+      '--store',
+      '--admin-token',
+      '--operations',
+      '--config',
+      '--log-level',
+      '--log-format',
+    ]) {
       const line = START_USAGE.split('\n').find((l) => l.startsWith(`  ${flag} `) || l === `  ${flag}`);
       assert.ok(line !== undefined, `${flag} is not in the help`);
       assert.match(line, /\(default: [^)]+\)$/, `${flag} has no default`);
@@ -83,7 +129,10 @@ describe('fogbank start --help', () => {
   it('keeps every description in one column, clear of the longest flag', () => {
     const rows = START_USAGE.split('\n').filter((line) => line.startsWith('  -'));
     const starts = rows.map((line) => /^ {2}\S+(?: \S+)? {2,}(?=\S)/.exec(line)?.[0].length);
-    assert.ok(starts.every((start) => start !== undefined), 'a description runs into its flag');
+    assert.ok(
+      starts.every((start) => start !== undefined),
+      'a description runs into its flag',
+    );
     assert.equal(new Set(starts).size, 1, 'descriptions start at different columns');
   });
 });

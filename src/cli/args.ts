@@ -228,6 +228,7 @@ export function parseStartArgs(argv: readonly string[], env: Readonly<Record<str
     flag.apply(args, value);
   }
   if (args.ephemeral && given.has('data-dir')) throw new UsageError('--ephemeral writes nothing to disk, so it cannot be combined with --data-dir');
-  if (args.ephemeral && given.has('store') && args.store !== 'memory') throw new UsageError(`--ephemeral keeps state in memory, so it cannot be combined with --store ${args.store}`);
+  if (args.ephemeral && given.has('store') && args.store !== 'memory')
+    throw new UsageError(`--ephemeral keeps state in memory, so it cannot be combined with --store ${args.store}`);
   return args;
 }

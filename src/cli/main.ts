@@ -152,7 +152,8 @@ function describeFailure(error: unknown, argv: readonly string[]): string {
       // The flags parsed once already; keep the default wording if they somehow do not.
     }
     if (code === 'EADDRINUSE') return `${where} is already in use (another fogbank?); choose another port with --port, or --port 0 for any free one`;
-    if (code === 'EACCES') return `not allowed to listen on ${where} (ports below 1024 need privileges); choose another port with --port, or --port 0 for any free one`;
+    if (code === 'EACCES')
+      return `not allowed to listen on ${where} (ports below 1024 need privileges); choose another port with --port, or --port 0 for any free one`;
     return `cannot listen on ${where}: the address is not one of this machine's; choose another with --host`;
   }
   return error instanceof Error ? error.message : String(error);

@@ -45,7 +45,8 @@ function startupInputs(metafile: Metafile, entry: string): Set<string> {
     const output = pending.pop()!;
     if (seen.has(output)) continue;
     seen.add(output);
-    for (const imported of outputs[output]!.imports) if (imported.kind === 'import-statement' && outputs[imported.path] !== undefined) pending.push(imported.path);
+    for (const imported of outputs[output]!.imports)
+      if (imported.kind === 'import-statement' && outputs[imported.path] !== undefined) pending.push(imported.path);
   }
   const inputs = new Set<string>();
   for (const output of seen) for (const input of Object.keys(outputs[output]!.inputs)) inputs.add(input);
@@ -54,15 +55,29 @@ function startupInputs(metafile: Metafile, entry: string): Set<string> {
 
 describe('the start-up module graph of the fogbank bundle', () => {
   it('leaves every heavy module to a chunk loaded on first use, and still bundles them', async () => {
-    const result = await build({ ...BUNDLE_OPTIONS, entryPoints: { fogbank: BUNDLE_OPTIONS.entryPoints['fogbank']! }, absWorkingDir: ROOT, write: false, metafile: true, sourcemap: false, logLevel: 'error' });
+    const result = await build({
+      ...BUNDLE_OPTIONS,
+      entryPoints: { fogbank: BUNDLE_OPTIONS.entryPoints['fogbank']! },
+      absWorkingDir: ROOT,
+      write: false,
+      metafile: true,
+      sourcemap: false,
+      logLevel: 'error',
+    });
     const atStart = [...startupInputs(result.metafile, 'src/cli/main.ts')];
     // The walk itself is sound: core and a family's definition are there.
     for (const expected of [/src\/core\/server\.ts$/, /src\/services\/mail\/index\.ts$/]) {
-      assert.ok(atStart.some((input) => expected.test(input)), `start-up graph lacks ${expected}`);
+      assert.ok(
+        atStart.some((input) => expected.test(input)),
+        `start-up graph lacks ${expected}`,
+      );
     }
     const everything = Object.keys(result.metafile.inputs);
     for (const { input, why } of HEAVY) {
-      assert.ok(everything.some((path) => input.test(path)), `${input} is not bundled at all (${why}): the check would pass vacuously`);
+      assert.ok(
+        everything.some((path) => input.test(path)),
+        `${input} is not bundled at all (${why}): the check would pass vacuously`,
+      );
       const loaded = atStart.filter((path) => input.test(path));
       assert.deepEqual(loaded, [], `${why} is loaded at start-up (${loaded[0]}); import it with import() where it is first used`);
     }

@@ -5,7 +5,9 @@ import { ADMIN_EMAIL, Authenticator, Principal, ScopeNames } from './auth.ts';
 const expandScope = (scope: string): string => new ScopeNames().expand(scope);
 
 describe('Authenticator', () => {
-  const auth = new Authenticator('admin-token', [{ token: 'reader', email: 'r@example.com', scopes: ['compute.readonly'], permissions: ['compute.instanceTemplates.get'] }]);
+  const auth = new Authenticator('admin-token', [
+    { token: 'reader', email: 'r@example.com', scopes: ['compute.readonly'], permissions: ['compute.instanceTemplates.get'] },
+  ]);
 
   it('resolves the admin token to a principal with every scope and permission', () => {
     const identity = auth.identify('Bearer admin-token');

@@ -78,10 +78,7 @@ export class Principal {
 }
 
 /** Identity is the outcome of reading a request's credentials. */
-export type Identity =
-  | { readonly kind: 'anonymous' }
-  | { readonly kind: 'unknown-token' }
-  | { readonly kind: 'principal'; readonly principal: Principal };
+export type Identity = { readonly kind: 'anonymous' } | { readonly kind: 'unknown-token' } | { readonly kind: 'principal'; readonly principal: Principal };
 
 /** ADMIN_EMAIL is the principal the admin token stands for. */
 export const ADMIN_EMAIL = 'admin@fogbank.local';

@@ -33,13 +33,25 @@ describe('config file', () => {
     ['an unknown token key', { tokens: [{ token: 'a', email: 'a@b', role: 'x' }] }, "config: tokens[0]: unknown key 'role'"],
     ['an empty token', { tokens: [{ token: '', email: 'a@b' }] }, 'config: tokens[0].token must be a non-empty string'],
     ['a bad email', { tokens: [{ token: 'a', email: 'nobody' }] }, 'config: tokens[0].email must be an email address'],
-    ['a repeated token', { tokens: [{ token: 'a', email: 'a@b' }, { token: 'a', email: 'c@d' }] }, 'config: tokens[1]: the token is listed twice'],
+    [
+      'a repeated token',
+      {
+        tokens: [
+          { token: 'a', email: 'a@b' },
+          { token: 'a', email: 'c@d' },
+        ],
+      },
+      'config: tokens[1]: the token is listed twice',
+    ],
     ['scopes not strings', { tokens: [{ token: 'a', email: 'a@b', scopes: [1] }] }, 'config: tokens[0].scopes must be a list of strings'],
     ['apps not a list', { tokens: [{ token: 'a', email: 'a@b', apps: 'com.example.app' }] }, 'config: tokens[0].apps must be a list of strings'],
   ];
   for (const [title, raw, message] of bad) {
     it(`rejects ${title}`, () => {
-      assert.throws(() => parseFileConfig(raw), (error: unknown) => error instanceof ConfigError && error.message === message);
+      assert.throws(
+        () => parseFileConfig(raw),
+        (error: unknown) => error instanceof ConfigError && error.message === message,
+      );
     });
   }
 
@@ -47,6 +59,9 @@ describe('config file', () => {
     await assert.rejects(loadConfigFile('/nonexistent/fogbank.yaml'), /^ConfigError: cannot read config file \/nonexistent\/fogbank\.yaml: /);
     const file = join(tempDir('config'), 'bad.yaml');
     writeFileSync(file, 'tokens: [\n');
-    await assert.rejects(loadConfigFile(file), (error: unknown) => error instanceof ConfigError && error.message.startsWith(`config file ${file} is not valid YAML or JSON: `));
+    await assert.rejects(
+      loadConfigFile(file),
+      (error: unknown) => error instanceof ConfigError && error.message.startsWith(`config file ${file} is not valid YAML or JSON: `),
+    );
   });
 });

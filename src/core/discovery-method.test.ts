@@ -4,7 +4,11 @@ import { discoveryMethod, PATH_PARAMETER, pathParameterNames, QUERY_STRING } fro
 
 describe('discoveryMethod derives a method’s path parameters from its path', () => {
   it('orders parameterOrder as the placeholders stand and lists every parameter by name', () => {
-    const method = discoveryMethod('compute.regionThings.get', 'GET', 'projects/{project}/regions/{region}/things/{thing}', { parameters: { requestId: QUERY_STRING }, response: 'Thing', scopes: ['s'] });
+    const method = discoveryMethod('compute.regionThings.get', 'GET', 'projects/{project}/regions/{region}/things/{thing}', {
+      parameters: { requestId: QUERY_STRING },
+      response: 'Thing',
+      scopes: ['s'],
+    });
     assert.deepEqual(method.parameterOrder, ['project', 'region', 'thing']);
     assert.deepEqual(Object.keys(method.parameters), ['project', 'region', 'requestId', 'thing']);
     assert.deepEqual(method.parameters['thing'], PATH_PARAMETER);

@@ -20,7 +20,11 @@ const family: ServiceDefinition = {
   renderError(error: unknown, site): ErrorResponse {
     if (error instanceof Error && error.message === 'unrenderable') throw new Error('the serializer broke');
     const problem = transportProblemOf(error) ?? { httpStatus: 500, kind: 'bad-request', detail: 'internal' };
-    return { status: problem.httpStatus, headers: { 'content-type': 'application/json', 'x-dialect': 'fake' }, body: { fake: { kind: problem.kind, limit: site.bodyLimit, path: site.path } } };
+    return {
+      status: problem.httpStatus,
+      headers: { 'content-type': 'application/json', 'x-dialect': 'fake' },
+      body: { fake: { kind: problem.kind, limit: site.bodyLimit, path: site.path } },
+    };
   },
   async register(app) {
     app.post('/fake/small', { bodyLimit: 10 }, async () => ({}));
@@ -34,7 +38,14 @@ const family: ServiceDefinition = {
 let server: FogbankServer;
 
 before(async () => {
-  const context = { store: new MemoryStore(), clock: new ManualClock(), timers: realTimers, ids: seededIds('answer'), auth: new Authenticator('admin', []), operations: 'instant' as const };
+  const context = {
+    store: new MemoryStore(),
+    clock: new ManualClock(),
+    timers: realTimers,
+    ids: seededIds('answer'),
+    auth: new Authenticator('admin', []),
+    operations: 'instant' as const,
+  };
   server = await buildServer(context, [family], { logLevel: 'silent', bodyLimit: 100 });
 });
 after(async () => {
@@ -66,6 +77,8 @@ describe('the one error answer', () => {
   it("answers core's neutral 500 when the family's serializer itself fails", async () => {
     const answer = await server.inject({ method: 'GET', url: '/fake/unrenderable' });
     assert.equal(answer.statusCode, 500);
-    assert.deepEqual(JSON.parse(answer.body), { error: { code: 500, message: 'Internal error.', errors: [{ message: 'Internal error.', domain: 'global', reason: 'backendError' }] } });
+    assert.deepEqual(JSON.parse(answer.body), {
+      error: { code: 500, message: 'Internal error.', errors: [{ message: 'Internal error.', domain: 'global', reason: 'backendError' }] },
+    });
   });
 });

@@ -70,7 +70,8 @@ export async function buildFamilyApp(service: ServiceDefinition, settings: Famil
   });
   const routes: RegisteredRoute[] = [];
   app.addHook('onRoute', (route) => {
-    for (const method of Array.isArray(route.method) ? route.method : [route.method]) routes.push({ method: String(method), url: route.url, family: service.name });
+    for (const method of Array.isArray(route.method) ? route.method : [route.method])
+      routes.push({ method: String(method), url: route.url, family: service.name });
   });
   if (settings.logLevel !== 'silent') useRequestLog(app);
   const journal = context.control?.requests.journal;
@@ -86,7 +87,9 @@ export async function buildFamilyApp(service: ServiceDefinition, settings: Famil
     await drainUnreadBody(request.raw);
     return payload;
   });
-  app.setNotFoundHandler((request, reply) => answer(new TransportProblemError({ httpStatus: 404, kind: 'not-found', detail: request.originalUrl.split('?')[0] ?? request.originalUrl }), request, reply));
+  app.setNotFoundHandler((request, reply) =>
+    answer(new TransportProblemError({ httpStatus: 404, kind: 'not-found', detail: request.originalUrl.split('?')[0] ?? request.originalUrl }), request, reply),
+  );
   app.setErrorHandler(answer);
   useFaults(app, service, context);
   let handle: ServiceHandle | undefined;

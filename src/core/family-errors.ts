@@ -27,7 +27,12 @@ export class FamilyErrors {
     private readonly bodyLimit: number,
   ) {
     this.prefixes = services
-      .flatMap((service) => [...service.pathPrefixes, ...(service.pathAliases ?? []).map((alias) => alias.alias)].map((prefix) => ({ prefix: prefix.replace(/\/+$/, ''), service })))
+      .flatMap((service) =>
+        [...service.pathPrefixes, ...(service.pathAliases ?? []).map((alias) => alias.alias)].map((prefix) => ({
+          prefix: prefix.replace(/\/+$/, ''),
+          service,
+        })),
+      )
       .sort((a, b) => b.prefix.length - a.prefix.length);
     this.fallback = services.find((service) => service.fallback === true);
   }
@@ -74,7 +79,10 @@ export class FamilyErrors {
     const response = this.render(new TransportProblemError(problem), method, path, undefined);
     const body = JSON.stringify(response.body);
     const headers = { ...response.headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' };
-    const head = [`HTTP/1.1 ${response.status} ${HTTP_REASON_PHRASES[response.status] ?? 'Error'}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+    const head = [
+      `HTTP/1.1 ${response.status} ${HTTP_REASON_PHRASES[response.status] ?? 'Error'}`,
+      ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    ];
     socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
   }
 
@@ -103,10 +111,12 @@ export function frameworkProblemOf(error: unknown): TransportProblem {
 
 function clientProblemOf(code: string | undefined, line: RequestLine | undefined): TransportProblem {
   if (code === 'HPE_HEADER_OVERFLOW') {
-    if (line !== undefined && line.length > REQUEST_LINE_LIMIT) return { httpStatus: 414, kind: 'uri-too-long', detail: 'The requested URL is too large to process.' };
+    if (line !== undefined && line.length > REQUEST_LINE_LIMIT)
+      return { httpStatus: 414, kind: 'uri-too-long', detail: 'The requested URL is too large to process.' };
     return { httpStatus: 431, kind: 'headers-too-large', detail: 'Your client issued a request that was too large.' };
   }
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'ERR_HTTP_HEADERS_TIMEOUT') return { httpStatus: 408, kind: 'bad-request', detail: 'Your client has taken too long to issue its request.' };
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'ERR_HTTP_HEADERS_TIMEOUT')
+    return { httpStatus: 408, kind: 'bad-request', detail: 'Your client has taken too long to issue its request.' };
   return { httpStatus: 400, kind: 'bad-request', detail: MALFORMED_REQUEST };
 }
 

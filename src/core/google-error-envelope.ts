@@ -68,7 +68,8 @@ export function googleEnvelopeProblem(status: number, body: unknown, requireStat
   const entries = error['errors'];
   if (!Array.isArray(entries) || entries.length === 0) return 'no errors[]';
   for (const entry of entries) {
-    if (!isObject(entry) || ['message', 'domain', 'reason'].some((key) => typeof entry[key] !== 'string')) return 'an errors[] entry lacks message, domain or reason';
+    if (!isObject(entry) || ['message', 'domain', 'reason'].some((key) => typeof entry[key] !== 'string'))
+      return 'an errors[] entry lacks message, domain or reason';
   }
   if ((entries[0] as Record<string, unknown>)['message'] !== error['message']) return 'errors[0].message differs from message';
   return undefined;

@@ -38,8 +38,14 @@ describe('parseJsonBody', () => {
 
   it('reads 100 levels of nesting and refuses the 101st, naming its member', () => {
     assert.ok(parse(nest(MAX_JSON_DEPTH, '[', ']')));
-    assert.throws(() => parse(nest(MAX_JSON_DEPTH + 1, '[', ']')), (error: unknown) => error instanceof JsonTooDeepError && error.key === '' && error.position === MAX_JSON_DEPTH);
-    assert.throws(() => parse(nest(MAX_JSON_DEPTH + 1, '{"a\\"b" :', '}')), (error: unknown) => error instanceof JsonTooDeepError && error.key === 'a"b');
+    assert.throws(
+      () => parse(nest(MAX_JSON_DEPTH + 1, '[', ']')),
+      (error: unknown) => error instanceof JsonTooDeepError && error.key === '' && error.position === MAX_JSON_DEPTH,
+    );
+    assert.throws(
+      () => parse(nest(MAX_JSON_DEPTH + 1, '{"a\\"b" :', '}')),
+      (error: unknown) => error instanceof JsonTooDeepError && error.key === 'a"b',
+    );
   });
 
   it('ignores brackets inside strings', () => {
@@ -47,14 +53,23 @@ describe('parseJsonBody', () => {
   });
 
   it('reports whichever problem comes first in the text', () => {
-    assert.throws(() => parse(`{"a": x, "b": ${'['.repeat(200)}`), (error: unknown) => error instanceof MalformedJsonError && !(error instanceof JsonTooDeepError) && error.position === 6);
-    assert.throws(() => parse(`{"b": ${'['.repeat(200)} x`), (error: unknown) => error instanceof JsonTooDeepError);
+    assert.throws(
+      () => parse(`{"a": x, "b": ${'['.repeat(200)}`),
+      (error: unknown) => error instanceof MalformedJsonError && !(error instanceof JsonTooDeepError) && error.position === 6,
+    );
+    assert.throws(
+      () => parse(`{"b": ${'['.repeat(200)} x`),
+      (error: unknown) => error instanceof JsonTooDeepError,
+    );
   });
 
   it('refuses invalid UTF-8 at the first bad byte, but keeps a genuine U+FFFD', () => {
     assert.deepEqual(parse('{"a": "\uFFFD"}'), { a: '\uFFFD' });
     const bad = Buffer.concat([Buffer.from('{"a": "\uFFFD'), Buffer.from([0xff]), Buffer.from('"}')]);
-    assert.throws(() => parse(bad), (error: unknown) => error instanceof JsonEncodingError && error.position === 8);
+    assert.throws(
+      () => parse(bad),
+      (error: unknown) => error instanceof JsonEncodingError && error.position === 8,
+    );
   });
 
   it('takes a blank body as no body', () => {

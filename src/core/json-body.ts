@@ -171,7 +171,8 @@ export function parseJsonBody(bytes: Buffer): unknown {
   }
   // A streaming parser stops at whichever problem comes first in the text.
   const deep = findTooDeep(text);
-  if (deep !== undefined && (syntax === undefined || (syntax.position ?? text.length) > deep.position)) throw new JsonTooDeepError(deep.key, text, deep.position);
+  if (deep !== undefined && (syntax === undefined || (syntax.position ?? text.length) > deep.position))
+    throw new JsonTooDeepError(deep.key, text, deep.position);
   if (syntax !== undefined) throw syntax;
   return parsed;
 }

@@ -4,7 +4,18 @@ import { fastifyLogger, renderTextLine } from './log.ts';
 
 describe('text log lines', () => {
   it('a request record is METHOD PATH STATUS TIMEms', () => {
-    const record = { level: 30, time: 1, pid: 1, hostname: 'h', reqId: 'req-1', method: 'POST', url: '/compute/v1/projects/p/global/instanceTemplates', statusCode: 200, responseTime: 3.217, msg: 'request completed' };
+    const record = {
+      level: 30,
+      time: 1,
+      pid: 1,
+      hostname: 'h',
+      reqId: 'req-1',
+      method: 'POST',
+      url: '/compute/v1/projects/p/global/instanceTemplates',
+      statusCode: 200,
+      responseTime: 3.217,
+      msg: 'request completed',
+    };
     assert.equal(renderTextLine(JSON.stringify(record)), 'POST /compute/v1/projects/p/global/instanceTemplates 200 3.2ms\n');
   });
 

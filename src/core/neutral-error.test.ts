@@ -23,7 +23,12 @@ describe("core's neutral answer for paths no family owns", () => {
   });
 
   it('tells a body of another shape from its own', () => {
-    assert.equal(neutralErrorBodyProblem(404, { error: { code: 404, message: 'x', errors: [{ message: 'x', domain: 'global', reason: 'notFound' }], status: 'NOT_FOUND' } }), 'members [code,message,errors,status], expected [code,message,errors]');
+    assert.equal(
+      neutralErrorBodyProblem(404, {
+        error: { code: 404, message: 'x', errors: [{ message: 'x', domain: 'global', reason: 'notFound' }], status: 'NOT_FOUND' },
+      }),
+      'members [code,message,errors,status], expected [code,message,errors]',
+    );
     assert.equal(neutralErrorBodyProblem(404, { kind: 'Status' }), 'not {"error":{…}}');
     assert.equal(neutralErrorBodyProblem(400, { error: { code: 404, message: 'x', errors: [] } }), 'code 404 is not the HTTP status 400');
   });

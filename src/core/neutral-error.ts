@@ -42,12 +42,19 @@ export function renderNeutralError(error: unknown): ErrorResponse {
  */
 export function neutralErrorBodyProblem(status: number, body: unknown): string | undefined {
   const error = (body as { error?: unknown } | null)?.error as Record<string, unknown> | undefined;
-  if (typeof body !== 'object' || body === null || Object.keys(body).join() !== 'error' || typeof error !== 'object' || error === null) return 'not {"error":{…}}';
+  if (typeof body !== 'object' || body === null || Object.keys(body).join() !== 'error' || typeof error !== 'object' || error === null)
+    return 'not {"error":{…}}';
   if (Object.keys(error).join() !== 'code,message,errors') return `members [${Object.keys(error).join()}], expected [code,message,errors]`;
   if (error['code'] !== status) return `code ${String(error['code'])} is not the HTTP status ${status}`;
   const entries = error['errors'];
   if (typeof error['message'] !== 'string' || !Array.isArray(entries) || entries.length !== 1) return 'no message, or not one errors[] entry';
   const entry = entries[0] as Record<string, unknown>;
-  if (Object.keys(entry).join() !== 'message,domain,reason' || entry['message'] !== error['message'] || entry['domain'] !== 'global' || typeof entry['reason'] !== 'string') return 'errors[0] is not {message, domain: global, reason}';
+  if (
+    Object.keys(entry).join() !== 'message,domain,reason' ||
+    entry['message'] !== error['message'] ||
+    entry['domain'] !== 'global' ||
+    typeof entry['reason'] !== 'string'
+  )
+    return 'errors[0] is not {message, domain: global, reason}';
   return undefined;
 }

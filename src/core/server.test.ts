@@ -19,7 +19,13 @@ import type { ErrorResponse, ServiceDefinition } from './service.ts';
 
 const deletes: string[] = [];
 
-function family(name: string, prefix: string, fallback: boolean, routes: (app: FastifyInstance) => void, aliases: ServiceDefinition['pathAliases'] = []): ServiceDefinition {
+function family(
+  name: string,
+  prefix: string,
+  fallback: boolean,
+  routes: (app: FastifyInstance) => void,
+  aliases: ServiceDefinition['pathAliases'] = [],
+): ServiceDefinition {
   return {
     name,
     pathPrefixes: [prefix],
@@ -27,7 +33,11 @@ function family(name: string, prefix: string, fallback: boolean, routes: (app: F
     fallback,
     renderError(error: unknown, site): ErrorResponse {
       const problem = transportProblemOf(error) ?? { httpStatus: 500, kind: 'bad-request', detail: 'boom' };
-      return { status: problem.httpStatus, headers: { 'content-type': 'application/json' }, body: { [name]: { kind: problem.kind, detail: problem.detail, path: site.path } } };
+      return {
+        status: problem.httpStatus,
+        headers: { 'content-type': 'application/json' },
+        body: { [name]: { kind: problem.kind, detail: problem.detail, path: site.path } },
+      };
     },
     async register(app) {
       routes(app);
@@ -61,7 +71,14 @@ let app: FogbankServer;
 let port: number;
 
 before(async () => {
-  const context = { store: new MemoryStore(), clock: new ManualClock(), timers: realTimers, ids: seededIds('server'), auth: new Authenticator('admin', []), operations: 'instant' as const };
+  const context = {
+    store: new MemoryStore(),
+    clock: new ManualClock(),
+    timers: realTimers,
+    ids: seededIds('server'),
+    auth: new Authenticator('admin', []),
+    operations: 'instant' as const,
+  };
   app = await buildServer(context, [alpha, beta], { logLevel: 'silent', bodyLimit: 1024 });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
@@ -85,11 +102,35 @@ describe('the owning family phrases what core answers', () => {
     ['a malformed percent-escape', get('/alpha/v1/items/%zz'), 400, 'alpha', 'bad-url', MALFORMED, '/alpha/v1/items/%zz'],
     ['a method Node cannot parse', 'FOO /alpha/v1/beta/things HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'beta', 'bad-request', MALFORMED, '/alpha/v1/beta/things'],
     ['bytes that are no request at all', '\u0000\u0001hello\r\n\r\n', 400, 'alpha', 'bad-request', MALFORMED, '/'],
-    ['oversized headers', get('/alpha/v1/beta/things', `X-Big: ${'a'.repeat(20_000)}\r\n`), 431, 'beta', 'headers-too-large', 'Your client issued a request that was too large.', '/alpha/v1/beta/things'],
+    [
+      'oversized headers',
+      get('/alpha/v1/beta/things', `X-Big: ${'a'.repeat(20_000)}\r\n`),
+      431,
+      'beta',
+      'headers-too-large',
+      'Your client issued a request that was too large.',
+      '/alpha/v1/beta/things',
+    ],
     ['an oversized URL', get(long), 414, 'beta', 'uri-too-long', 'The requested URL is too large to process.', long],
     // Node itself would answer these with an empty 400 or 417, or drop the connection.
-    ['HTTP/1.1 without Host', 'GET /alpha/v1/beta/things HTTP/1.1\r\nConnection: close\r\n\r\n', 400, 'beta', 'bad-request', MALFORMED, '/alpha/v1/beta/things'],
-    ['an Expect the server cannot meet', get('/alpha/v1/items/x', 'Expect: fancy\r\nConnection: close\r\n'), 417, 'alpha', 'bad-request', "Expectation 'fancy' is not supported.", '/alpha/v1/items/x'],
+    [
+      'HTTP/1.1 without Host',
+      'GET /alpha/v1/beta/things HTTP/1.1\r\nConnection: close\r\n\r\n',
+      400,
+      'beta',
+      'bad-request',
+      MALFORMED,
+      '/alpha/v1/beta/things',
+    ],
+    [
+      'an Expect the server cannot meet',
+      get('/alpha/v1/items/x', 'Expect: fancy\r\nConnection: close\r\n'),
+      417,
+      'alpha',
+      'bad-request',
+      "Expectation 'fancy' is not supported.",
+      '/alpha/v1/items/x',
+    ],
     ['CONNECT', 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com\r\n\r\n', 400, 'alpha', 'bad-request', MALFORMED, 'example.com:443'],
   ];
   for (const [title, bytes, status, name, kind, detail, path] of cases) {
@@ -121,7 +162,10 @@ describe('the owning family phrases what core answers', () => {
 
   it('answers an unknown path 404 whatever type its body has, without reading it', async () => {
     const body = 'x'.repeat(100);
-    const reply = await sendRaw(port, `POST /alpha/v1/nothing HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+    const reply = await sendRaw(
+      port,
+      `POST /alpha/v1/nothing HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    );
     assert.equal(reply.status, 404);
     assert.deepEqual(JSON.parse(reply.body), { alpha: { kind: 'not-found', detail: '/alpha/v1/nothing', path: '/alpha/v1/nothing' } });
   });
@@ -138,13 +182,18 @@ describe('a body sent without framing', () => {
   it('does not run the request it trails; the client gets one 400 and nothing changed', async () => {
     const reply = await sendRaw(port, `DELETE /alpha/v1/items/gone HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\r\n{"etag":"1"}`, 200);
     assert.equal(reply.status, 400);
-    assert.deepEqual(JSON.parse(reply.body), { alpha: { kind: 'bad-request', detail: 'Your client has issued a malformed or illegal request.', path: '/alpha/v1/items/gone' } });
+    assert.deepEqual(JSON.parse(reply.body), {
+      alpha: { kind: 'bad-request', detail: 'Your client has issued a malformed or illegal request.', path: '/alpha/v1/items/gone' },
+    });
     assert.equal(reply.raw.match(/^HTTP\/1\.1 /gm)?.length, 1);
     assert.deepEqual(deletes, []);
   });
 
   it('still runs a framed request', async () => {
-    const reply = await sendRaw(port, 'DELETE /alpha/v1/items/framed HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}');
+    const reply = await sendRaw(
+      port,
+      'DELETE /alpha/v1/items/framed HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+    );
     assert.equal(reply.status, 200);
     assert.deepEqual(deletes, ['framed']);
   });
@@ -164,7 +213,14 @@ describe('registeredRoutes', () => {
 });
 
 describe('each family is built by its first request', () => {
-  const context = () => ({ store: new MemoryStore(), clock: new ManualClock(), timers: realTimers, ids: seededIds('lazy'), auth: new Authenticator('admin', []), operations: 'instant' as const });
+  const context = () => ({
+    store: new MemoryStore(),
+    clock: new ManualClock(),
+    timers: realTimers,
+    ids: seededIds('lazy'),
+    auth: new Authenticator('admin', []),
+    operations: 'instant' as const,
+  });
 
   it('builds no family to start or to answer /healthz, and each one once, however many requests wait for it', async () => {
     const built: string[] = [];
@@ -175,16 +231,25 @@ describe('each family is built by its first request', () => {
       const register = definition.register.bind(definition);
       return { ...definition, register: async (app, ctx) => (built.push(name), register(app, ctx)) };
     };
-    const server = await buildServer(context(), [counted('first', '/first', true), counted('second', '/second', false)], { logLevel: 'silent', bodyLimit: 1024 });
+    const server = await buildServer(context(), [counted('first', '/first', true), counted('second', '/second', false)], {
+      logLevel: 'silent',
+      bodyLimit: 1024,
+    });
     try {
       const health = await server.inject({ method: 'GET', url: '/healthz' });
       assert.equal(health.statusCode, 200);
       assert.deepEqual(JSON.parse(health.body), { status: 'ok', store: { backend: 'memory', ok: true } });
       assert.equal((await server.inject({ method: 'HEAD', url: '/healthz/' })).body, '');
       assert.deepEqual(built, []);
-      assert.deepEqual(registeredRoutes(server).map((route) => route.url), ['/healthz', '/healthz']);
+      assert.deepEqual(
+        registeredRoutes(server).map((route) => route.url),
+        ['/healthz', '/healthz'],
+      );
       const answers = await Promise.all([1, 2, 3].map(() => server.inject({ method: 'GET', url: '/second/ping' })));
-      assert.deepEqual(answers.map((answer) => JSON.parse(answer.body)), [{ from: 'second' }, { from: 'second' }, { from: 'second' }]);
+      assert.deepEqual(
+        answers.map((answer) => JSON.parse(answer.body)),
+        [{ from: 'second' }, { from: 'second' }, { from: 'second' }],
+      );
       assert.deepEqual(built, ['second']);
       // Any other method on /healthz is an unknown path, the fallback family's to answer.
       const posted = await server.inject({ method: 'POST', url: '/healthz' });
@@ -217,7 +282,12 @@ describe('each family is built by its first request', () => {
       assert.deepEqual(JSON.parse(served.body), { ok: true });
       assert.equal(attempts, 2);
       // The failed attempt recorded no route: each route is listed once.
-      assert.deepEqual(registeredRoutes(server).filter((route) => route.family === 'flaky').map((route) => `${route.method} ${route.url}`), ['GET /flaky/ping', 'HEAD /flaky/ping']);
+      assert.deepEqual(
+        registeredRoutes(server)
+          .filter((route) => route.family === 'flaky')
+          .map((route) => `${route.method} ${route.url}`),
+        ['GET /flaky/ping', 'HEAD /flaky/ping'],
+      );
     } finally {
       await server.close();
     }

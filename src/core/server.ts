@@ -70,7 +70,9 @@ export async function buildServer(serverContext: ServerContext, services: readon
   // Which replica runs each singleton matters only when replicas share the store: say so in the log.
   const singletons = new Singletons(serverContext.store.leases, {
     ...(options.leaderTtlMs === undefined ? {} : { ttlMs: options.leaderTtlMs }),
-    ...(serverContext.store.leases.shared ? { report: (name: string, running: boolean) => log('info', `this replica ${running ? 'now runs' : 'no longer runs'} ${name}`) } : {}),
+    ...(serverContext.store.leases.shared
+      ? { report: (name: string, running: boolean) => log('info', `this replica ${running ? 'now runs' : 'no longer runs'} ${name}`) }
+      : {}),
   });
   const context: ServiceContext = { ...serverContext, singleton: singletons.run };
   const settings: FamilyAppSettings = { logLevel, logFormat: options.logFormat ?? 'text', bodyLimit: options.bodyLimit, errors, unreadable, context };
@@ -87,7 +89,8 @@ export async function buildServer(serverContext: ServerContext, services: readon
 
   const answerFailure = (error: unknown, request: IncomingMessage, response: ServerResponse): void => {
     const status = errors.answerResponse(error, request, response);
-    if (status >= 500 && !(error instanceof UnavailableError)) log('error', `a family could not start: ${String((error as Error | undefined)?.stack ?? error)}`);
+    if (status >= 500 && !(error instanceof UnavailableError))
+      log('error', `a family could not start: ${String((error as Error | undefined)?.stack ?? error)}`);
   };
 
   const dispatch = (request: IncomingMessage, response: ServerResponse): void => {
@@ -113,7 +116,11 @@ export async function buildServer(serverContext: ServerContext, services: readon
     const app = apps.get(owner)!;
     const ready = app.ready();
     if (ready !== undefined) ready.app.routing(request, response);
-    else app().then((built) => built.app.routing(request, response), (error: unknown) => answerFailure(error, request, response));
+    else
+      app().then(
+        (built) => built.app.routing(request, response),
+        (error: unknown) => answerFailure(error, request, response),
+      );
   };
 
   const server = createServer({ requireHostHeader: false }, dispatch);
@@ -128,13 +135,18 @@ export async function buildServer(serverContext: ServerContext, services: readon
   });
   // What Node would otherwise answer (or drop) by itself: an unmet Expect, a CONNECT.
   server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
-    errors.answerResponse(new TransportProblemError({ httpStatus: 417, kind: 'bad-request', detail: `Expectation '${String(request.headers.expect)}' is not supported.` }), request, response);
+    errors.answerResponse(
+      new TransportProblemError({ httpStatus: 417, kind: 'bad-request', detail: `Expectation '${String(request.headers.expect)}' is not supported.` }),
+      request,
+      response,
+    );
   });
   server.on('connect', (request: IncomingMessage, socket: Socket) => {
     errors.answerOnSocket({ httpStatus: 400, kind: 'bad-request', detail: MALFORMED_REQUEST }, 'CONNECT', request.url ?? '/', socket);
   });
 
-  const built = async (): Promise<FamilyApp[]> => (await Promise.all([...apps.values()].map((app) => app.loaded()?.catch(() => undefined)))).filter((app) => app !== undefined);
+  const built = async (): Promise<FamilyApp[]> =>
+    (await Promise.all([...apps.values()].map((app) => app.loaded()?.catch(() => undefined)))).filter((app) => app !== undefined);
   let closed: Promise<void> | undefined;
   const fogbank: FogbankServer = {
     server,

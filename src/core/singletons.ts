@@ -45,7 +45,10 @@ export class Singletons {
   /** run is the family's RunSingleton. */
   readonly run: RunSingleton = async (name, start) => {
     const { report, ...options } = this.#options;
-    const leader = new Leader(this.#leases, name, this.holder, start, { ...options, ...(report === undefined ? {} : { onChange: (running: boolean) => report(name, running) }) });
+    const leader = new Leader(this.#leases, name, this.holder, start, {
+      ...options,
+      ...(report === undefined ? {} : { onChange: (running: boolean) => report(name, running) }),
+    });
     this.#leaders.add(leader);
     await leader.start();
     return {

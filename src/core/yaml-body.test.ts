@@ -69,7 +69,12 @@ describe('YAML body parser: nesting bounded before parsing', () => {
 
   it('caps alias expansion (billion laughs) and refuses aliases that nest a value past the limit', () => {
     const laughs = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
-    for (let i = 1; i < 9; i++) laughs.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
+    for (let i = 1; i < 9; i++)
+      laughs.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9)
+          .fill(`*${String.fromCharCode(96 + i)}`)
+          .join(',')}]`,
+      );
     assert.throws(() => parse(laughs.join('\n')), YamlAliasingError);
     assert.equal(refused('a: &a [*a]').line, undefined, 'an alias inside its own anchor is a cycle');
   });

@@ -9,7 +9,12 @@ const bigMapping = (keys: number): string => Array.from({ length: keys }, (_, i)
 /** laughs is a billion-laughs body: nine levels of nine aliases each. */
 function laughs(): string {
   const lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
-  for (let i = 1; i < 9; i++) lines.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
+  for (let i = 1; i < 9; i++)
+    lines.push(
+      `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9)
+        .fill(`*${String.fromCharCode(96 + i)}`)
+        .join(',')}]`,
+    );
   return lines.join('\n');
 }
 
@@ -60,7 +65,10 @@ describe('YAML worker pool: the same answers as the inline parser', () => {
   });
 
   it('refuses the depth bomb with its line and the alias bomb with its type', async () => {
-    await assert.rejects(pool.parse(`# ${'x'.repeat(10_000)}\n${'['.repeat(20000)}`), (error: unknown) => error instanceof YamlTooDeepError && error.line === 2);
+    await assert.rejects(
+      pool.parse(`# ${'x'.repeat(10_000)}\n${'['.repeat(20000)}`),
+      (error: unknown) => error instanceof YamlTooDeepError && error.line === 2,
+    );
     await assert.rejects(pool.parse(laughs()), YamlAliasingError);
   });
 });
@@ -101,7 +109,10 @@ describe('YAML worker pool: bounded', () => {
     try {
       const both = [pool.parse(bigMapping(3000)), pool.parse(bigMapping(3001))];
       assert.equal(pool.threadCount, 2);
-      assert.deepEqual((await Promise.all(both)).map((value) => Object.keys(value as object).length), [3000, 3001]);
+      assert.deepEqual(
+        (await Promise.all(both)).map((value) => Object.keys(value as object).length),
+        [3000, 3001],
+      );
     } finally {
       await pool.close();
     }

@@ -65,7 +65,8 @@ export class YamlWorkerPool {
    */
   parse(text: string, deadlineMs: number = this.#deadlineMs): Promise<unknown> {
     if (this.#closed) return Promise.reject(new YamlBusyError('closing'));
-    if (this.#queue.length >= this.#queueLimit && this.#freeThread() === undefined && this.#threads.size >= this.#workers) return Promise.reject(new YamlBusyError('queue-full'));
+    if (this.#queue.length >= this.#queueLimit && this.#freeThread() === undefined && this.#threads.size >= this.#workers)
+      return Promise.reject(new YamlBusyError('queue-full'));
     return new Promise((resolve, reject) => {
       const job: Job = { id: ++this.#nextId, text, deadlineMs, resolve, reject };
       // A body that finds no thread within its deadline is refused as a full queue would refuse it.
@@ -114,7 +115,9 @@ export class YamlWorkerPool {
     job.timer = setTimeout(() => {
       if (thread.job !== job) return;
       thread.job = undefined;
-      job.reject(new YamlDecodeLimitError(`decoding took longer than ${durationText(job.deadlineMs)}, fogbank's limit for a YAML body (JSON bodies have none)`));
+      job.reject(
+        new YamlDecodeLimitError(`decoding took longer than ${durationText(job.deadlineMs)}, fogbank's limit for a YAML body (JSON bodies have none)`),
+      );
       void this.#end(thread);
       this.#dispatch();
     }, job.deadlineMs);
@@ -192,7 +195,10 @@ function startWorker(): Worker {
   const options = { resourceLimits: { maxOldGenerationSizeMb: YAML_WORKER_HEAP_MB } };
   if (extension !== '.ts') return new Worker(entry, options);
   const tsx = import.meta.resolve('tsx/esm/api');
-  return new Worker(`import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`, { ...options, eval: true });
+  return new Worker(`import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`, {
+    ...options,
+    eval: true,
+  });
 }
 
 /** durationText writes milliseconds as Go prints a time.Duration (`10s`, `1.5s`, `250ms`). */

@@ -18,7 +18,11 @@ test('writeNewFile writes the bytes through the transforms into a new file', asy
 test('a source failing before the file is even open leaves no file behind, however the open races', async () => {
   const dir = tempDir('new-file');
   const failures = Array.from({ length: 200 }, async (_, i) => {
-    const failing = new Readable({ read() { this.destroy(new Error('gone')); } });
+    const failing = new Readable({
+      read() {
+        this.destroy(new Error('gone'));
+      },
+    });
     await assert.rejects(writeNewFile(failing, join(dir, `f${i}`)), /gone/);
   });
   await Promise.all(failures);

@@ -14,4 +14,3 @@ export function runProtocCommand(argv: string[], io?: Partial<HostIo>): Promise<
     builtins: io?.builtins ?? { fogbank: fogbankPlugin },
   });
 }
-

@@ -9,14 +9,18 @@ test('the banner lists each family’s APIs and client setup lines, in registry 
   const other = {
     ...computeService,
     name: 'cluster',
-    banner: (site) => ({ apis: [{ name: 'cluster', baseUrl: `${site.url}/` }], clients: [{ name: 'kubectl', setup: [`export KUBECONFIG=${site.dataDir}/kubeconfig`] }] }),
+    banner: (site) => ({
+      apis: [{ name: 'cluster', baseUrl: `${site.url}/` }],
+      clients: [{ name: 'kubectl', setup: [`export KUBECONFIG=${site.dataDir}/kubeconfig`] }],
+    }),
   } satisfies ServiceDefinition;
   const quiet: ServiceDefinition = { ...computeService, name: 'quiet' };
   delete (quiet as { banner?: unknown }).banner;
-  const text = renderBanner(
-    { url: 'http://127.0.0.1:8780', dataDir: '/d', adminToken: 't', adminTokenFile: '/d/admin-token', storeBackend: 'sqlite' },
-    [computeService, quiet, other],
-  );
+  const text = renderBanner({ url: 'http://127.0.0.1:8780', dataDir: '/d', adminToken: 't', adminTokenFile: '/d/admin-token', storeBackend: 'sqlite' }, [
+    computeService,
+    quiet,
+    other,
+  ]);
   assert.equal(
     text,
     [

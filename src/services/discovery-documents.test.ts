@@ -11,7 +11,9 @@ import { PUBLISHER_DISCOVERY } from './publisher/discovery.ts';
 type Json = Record<string, any>;
 
 /** GOOGLE is what Google's published documents say of each method fogbank serves (scripts/discovery-fixture.ts). */
-const GOOGLE = JSON.parse(readFileSync(new URL('../../test/fixtures/discovery/google-methods.json', import.meta.url), 'utf8')) as { apis: Record<string, { servicePath: string; batchPath: string; methods: Json[] }> };
+const GOOGLE = JSON.parse(readFileSync(new URL('../../test/fixtures/discovery/google-methods.json', import.meta.url), 'utf8')) as {
+  apis: Record<string, { servicePath: string; batchPath: string; methods: Json[] }>;
+};
 const APIS = [COMPUTE_DISCOVERY, MAIL_DISCOVERY, PUBLISHER_DISCOVERY];
 const FAMILY_OF: Record<string, string> = { compute: 'compute', gmail: 'mail', androidpublisher: 'publisher' };
 
@@ -59,7 +61,10 @@ describe('Discovery documents agree with Google’s for every method fogbank ser
           flatPath: method['flatPath'],
           parameterOrder: method['parameterOrder'],
           parameters: Object.fromEntries(
-            Object.entries(method['parameters'] as Json).map(([name, parameter]) => [name, Object.fromEntries(PARAMETER_FACTS.filter((key) => parameter[key] !== undefined).map((key) => [key, parameter[key]]))]),
+            Object.entries(method['parameters'] as Json).map(([name, parameter]) => [
+              name,
+              Object.fromEntries(PARAMETER_FACTS.filter((key) => parameter[key] !== undefined).map((key) => [key, parameter[key]])),
+            ]),
           ),
           ...(method['request'] === undefined ? {} : { request: method['request']['$ref'] }),
           ...(method['response'] === undefined ? {} : { response: method['response']['$ref'] }),
@@ -86,7 +91,10 @@ describe('Discovery documents agree with Google’s for every method fogbank ser
       };
       walk(body['resources']);
       walk(schemas);
-      assert.deepEqual([...refs].filter((ref) => schemas[ref] === undefined), []);
+      assert.deepEqual(
+        [...refs].filter((ref) => schemas[ref] === undefined),
+        [],
+      );
       for (const [id, schema] of Object.entries(schemas)) assert.equal((schema as Json)['id'], id);
     });
   }
@@ -110,10 +118,16 @@ describe('Discovery documents agree with Google’s for every method fogbank ser
       const registered = new Set(
         registeredRoutes(server.app)
           .filter((route) => route.family === FAMILY_OF[api.name] && route.method !== 'HEAD')
-          .filter((route) => [prefix, `/upload${prefix}`, `/resumable/upload${prefix}`].some((under) => route.url === under || route.url.startsWith(`${under}/`)))
+          .filter((route) =>
+            [prefix, `/upload${prefix}`, `/resumable/upload${prefix}`].some((under) => route.url === under || route.url.startsWith(`${under}/`)),
+          )
           .map((route) => `${route.method} ${normalise(route.url)}`),
       );
-      assert.deepEqual([...expected].filter((route) => !registered.has(route)), [], `${api.name}: described but not routed`);
+      assert.deepEqual(
+        [...expected].filter((route) => !registered.has(route)),
+        [],
+        `${api.name}: described but not routed`,
+      );
       const undescribed = [...registered].filter((route) => !expected.has(route) && !(route.startsWith('PUT ') && uploads.has(route.slice(4))));
       assert.deepEqual(undescribed, [], `${api.name}: routed but not described`);
     }
@@ -133,7 +147,10 @@ describe('Discovery documents point at fogbank', () => {
     assert.deepEqual(send['mediaUpload'], {
       accept: ['message/*'],
       maxSize: '36700160',
-      protocols: { simple: { multipart: true, path: '/upload/gmail/v1/users/{userId}/messages/send' }, resumable: { multipart: true, path: '/resumable/upload/gmail/v1/users/{userId}/messages/send' } },
+      protocols: {
+        simple: { multipart: true, path: '/upload/gmail/v1/users/{userId}/messages/send' },
+        resumable: { multipart: true, path: '/resumable/upload/gmail/v1/users/{userId}/messages/send' },
+      },
     });
     assert.equal(gmail['kind'], 'discovery#restDescription');
     assert.equal(gmail['id'], 'gmail:v1');
@@ -149,7 +166,10 @@ describe('Discovery documents point at fogbank', () => {
     assert.equal(send['mediaUpload']['protocols']['simple']['path'], '/upload/mail/v1/users/{userId}/messages/send');
     assert.ok(send['scopes'].includes('https://www.googleapis.com/auth/mail.send'));
     const publisher = (await get('/discovery/v1/apis/publisher/v3/rest')).body;
-    assert.equal(publisher['resources']['internalappsharingartifacts']['methods']['uploadbundle']['path'], 'publisher/v3/applications/internalappsharing/{packageName}/artifacts/bundle');
+    assert.equal(
+      publisher['resources']['internalappsharingartifacts']['methods']['uploadbundle']['path'],
+      'publisher/v3/applications/internalappsharing/{packageName}/artifacts/bundle',
+    );
     assert.deepEqual(Object.keys(publisher['auth']['oauth2']['scopes']), ['https://www.googleapis.com/auth/publisher']);
   });
 
@@ -162,7 +182,12 @@ describe('Discovery documents point at fogbank', () => {
 
   it('answers Google’s 404 for an API, a version or an address it does not describe', async () => {
     const notFound = {
-      error: { code: 404, message: 'Requested entity was not found.', errors: [{ message: 'Requested entity was not found.', domain: 'global', reason: 'notFound' }], status: 'NOT_FOUND' },
+      error: {
+        code: 404,
+        message: 'Requested entity was not found.',
+        errors: [{ message: 'Requested entity was not found.', domain: 'global', reason: 'notFound' }],
+        status: 'NOT_FOUND',
+      },
     };
     for (const [url, host] of [
       ['/discovery/v1/apis/gmail/v9/rest', undefined],
@@ -192,7 +217,10 @@ describe('Discovery documents point at fogbank', () => {
         ['androidpublisher:v3', 'http://127.0.0.1:5/discovery/v1/apis/androidpublisher/v3/rest'],
       ],
     );
-    assert.deepEqual((await get('/discovery/v1/apis?name=publisher')).body['items'].map((item: Json) => item['id']), ['publisher:v3']);
+    assert.deepEqual(
+      (await get('/discovery/v1/apis?name=publisher')).body['items'].map((item: Json) => item['id']),
+      ['publisher:v3'],
+    );
   });
 
   it('needs no credentials, as Google’s Discovery service does not', async () => {

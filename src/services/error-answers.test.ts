@@ -43,7 +43,15 @@ let server: RunningFogbank;
 let port: number;
 
 before(async () => {
-  server = await startFogbank({ ephemeral: true, clock: new ManualClock(), ids: seededIds('errors'), adminToken: TOKEN, operations: 'instant', bodyLimit: 1024 * 1024, services: SERVICES.map(probed) });
+  server = await startFogbank({
+    ephemeral: true,
+    clock: new ManualClock(),
+    ids: seededIds('errors'),
+    adminToken: TOKEN,
+    operations: 'instant',
+    bodyLimit: 1024 * 1024,
+    services: SERVICES.map(probed),
+  });
   port = server.port;
 });
 after(async () => {

@@ -34,20 +34,30 @@ const TEMPLATES = '/compute/v1/projects/demo/global/instanceTemplates';
 const CLUSTER_ROLES = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
 const LABELS = '/gmail/v1/users/me/labels';
 
-describe('an injected status answers in the family\'s error shape', () => {
+describe("an injected status answers in the family's error shape", () => {
   it('compute: 429 is rateLimitExceeded in usageLimits, without status', async () => {
     await server.faults.add({ method: 'compute.instanceTemplates.list', status: 429 });
     const answer = await call(TEMPLATES);
     assert.equal(answer.status, 429);
-    assert.deepEqual(answer.body, { error: { code: 429, message: 'Rate Limit Exceeded', errors: [{ message: 'Rate Limit Exceeded', domain: 'usageLimits', reason: 'rateLimitExceeded' }] } });
+    assert.deepEqual(answer.body, {
+      error: { code: 429, message: 'Rate Limit Exceeded', errors: [{ message: 'Rate Limit Exceeded', domain: 'usageLimits', reason: 'rateLimitExceeded' }] },
+    });
     assert.equal(answer.headers.get('retry-after'), null);
   });
 
   it('compute: 403 rateLimitExceeded and 503 backendError', async () => {
     await server.faults.add({ method: 'compute.instanceTemplates.list', status: 403, times: 1 });
     await server.faults.add({ method: 'compute.instanceTemplates.list', status: 503, times: 1 });
-    assert.deepEqual((await call(TEMPLATES)).body, { error: { code: 403, message: 'Rate Limit Exceeded', errors: [{ message: 'Rate Limit Exceeded', domain: 'usageLimits', reason: 'rateLimitExceeded' }] } });
-    assert.deepEqual((await call(TEMPLATES)).body, { error: { code: 503, message: 'The service is currently unavailable.', errors: [{ message: 'The service is currently unavailable.', domain: 'global', reason: 'backendError' }] } });
+    assert.deepEqual((await call(TEMPLATES)).body, {
+      error: { code: 403, message: 'Rate Limit Exceeded', errors: [{ message: 'Rate Limit Exceeded', domain: 'usageLimits', reason: 'rateLimitExceeded' }] },
+    });
+    assert.deepEqual((await call(TEMPLATES)).body, {
+      error: {
+        code: 503,
+        message: 'The service is currently unavailable.',
+        errors: [{ message: 'The service is currently unavailable.', domain: 'global', reason: 'backendError' }],
+      },
+    });
     assert.equal((await call(TEMPLATES)).status, 200);
   });
 
@@ -56,15 +66,36 @@ describe('an injected status answers in the family\'s error shape', () => {
     const answer = await call(CLUSTER_ROLES);
     assert.equal(answer.status, 429);
     assert.equal(answer.headers.get('retry-after'), '2');
-    assert.deepEqual(answer.body, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Too many requests, please try again later.', reason: 'TooManyRequests', details: { retryAfterSeconds: 2 }, code: 429 });
+    assert.deepEqual(answer.body, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'Too many requests, please try again later.',
+      reason: 'TooManyRequests',
+      details: { retryAfterSeconds: 2 },
+      code: 429,
+    });
   });
 
   it('cluster: 500 InternalError, 503 ServiceUnavailable, 504 Timeout', async () => {
     await server.faults.add({ method: 'list clusterroles', status: 500, message: 'etcdserver: request timed out', times: 1 });
     await server.faults.add({ method: 'list clusterroles', status: 503, times: 1 });
     await server.faults.add({ method: 'list clusterroles', status: 504, times: 1 });
-    const status = (code: number, reason: string, message: string, details?: unknown): unknown => ({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details === undefined ? {} : { details }), code });
-    assert.deepEqual((await call(CLUSTER_ROLES)).body, status(500, 'InternalError', 'Internal error occurred: etcdserver: request timed out', { causes: [{ message: 'etcdserver: request timed out' }] }));
+    const status = (code: number, reason: string, message: string, details?: unknown): unknown => ({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message,
+      reason,
+      ...(details === undefined ? {} : { details }),
+      code,
+    });
+    assert.deepEqual(
+      (await call(CLUSTER_ROLES)).body,
+      status(500, 'InternalError', 'Internal error occurred: etcdserver: request timed out', { causes: [{ message: 'etcdserver: request timed out' }] }),
+    );
     assert.deepEqual((await call(CLUSTER_ROLES)).body, status(503, 'ServiceUnavailable', 'the server is currently unable to handle the request'));
     assert.deepEqual((await call(CLUSTER_ROLES)).body, status(504, 'Timeout', 'Timeout: request did not complete within the allotted timeout'));
   });
@@ -76,22 +107,51 @@ describe('an injected status answers in the family\'s error shape', () => {
     const limited = await call(LABELS);
     assert.equal(limited.headers.get('retry-after'), '5');
     const text = 'Resource has been exhausted (e.g. check quota).';
-    assert.deepEqual(limited.body, { error: { code: 429, message: text, errors: [{ message: text, domain: 'global', reason: 'rateLimitExceeded' }], status: 'RESOURCE_EXHAUSTED' } });
-    assert.deepEqual((await call(LABELS)).body, { error: { code: 500, message: 'Internal error encountered.', errors: [{ message: 'Internal error encountered.', domain: 'global', reason: 'backendError' }], status: 'INTERNAL' } });
-    assert.deepEqual((await call(LABELS)).body, { error: { code: 503, message: 'The service is currently unavailable.', errors: [{ message: 'The service is currently unavailable.', domain: 'global', reason: 'backendError' }], status: 'UNAVAILABLE' } });
+    assert.deepEqual(limited.body, {
+      error: { code: 429, message: text, errors: [{ message: text, domain: 'global', reason: 'rateLimitExceeded' }], status: 'RESOURCE_EXHAUSTED' },
+    });
+    assert.deepEqual((await call(LABELS)).body, {
+      error: {
+        code: 500,
+        message: 'Internal error encountered.',
+        errors: [{ message: 'Internal error encountered.', domain: 'global', reason: 'backendError' }],
+        status: 'INTERNAL',
+      },
+    });
+    assert.deepEqual((await call(LABELS)).body, {
+      error: {
+        code: 503,
+        message: 'The service is currently unavailable.',
+        errors: [{ message: 'The service is currently unavailable.', domain: 'global', reason: 'backendError' }],
+        status: 'UNAVAILABLE',
+      },
+    });
   });
 
-  it('mail: a rule\'s reason and message replace the defaults', async () => {
+  it("mail: a rule's reason and message replace the defaults", async () => {
     const message = 'User-rate limit exceeded.  Retry after 2025-01-01T00:00:10.000Z';
     await server.faults.add({ method: 'gmail.users.labels.list', status: 429, reason: 'userRateLimitExceeded', message });
-    assert.deepEqual((await call(LABELS)).body, { error: { code: 429, message, errors: [{ message, domain: 'global', reason: 'userRateLimitExceeded' }], status: 'RESOURCE_EXHAUSTED' } });
+    assert.deepEqual((await call(LABELS)).body, {
+      error: { code: 429, message, errors: [{ message, domain: 'global', reason: 'userRateLimitExceeded' }], status: 'RESOURCE_EXHAUSTED' },
+    });
   });
 
   it('publisher: 500 backendError on an upload', async () => {
     await server.faults.add({ method: 'androidpublisher.internalappsharingartifacts.uploadbundle', status: 500 });
-    const answer = await call('/upload/androidpublisher/v3/applications/internalappsharing/com.example.app/artifacts/bundle?uploadType=media', { method: 'POST', body: 'PK', headers: { 'content-type': 'application/octet-stream' } });
+    const answer = await call('/upload/androidpublisher/v3/applications/internalappsharing/com.example.app/artifacts/bundle?uploadType=media', {
+      method: 'POST',
+      body: 'PK',
+      headers: { 'content-type': 'application/octet-stream' },
+    });
     assert.equal(answer.status, 500);
-    assert.deepEqual(answer.body, { error: { code: 500, message: 'Internal error encountered.', errors: [{ message: 'Internal error encountered.', domain: 'global', reason: 'backendError' }], status: 'INTERNAL' } });
+    assert.deepEqual(answer.body, {
+      error: {
+        code: 500,
+        message: 'Internal error encountered.',
+        errors: [{ message: 'Internal error encountered.', domain: 'global', reason: 'backendError' }],
+        status: 'INTERNAL',
+      },
+    });
   });
 
   it('matches the caller by its token email', async () => {
@@ -119,7 +179,7 @@ describe('generic fault effects', () => {
     return { early, status: (await pending).status };
   };
 
-  it('latency waits on the injected clock\'s timers, then the request is answered', async () => {
+  it("latency waits on the injected clock's timers, then the request is answered", async () => {
     await server.faults.add({ method: 'gmail.users.labels.list', latencyMs: 60_000, times: 1 });
     assert.deepEqual(await onFrozenClock(LABELS, 60_000), { early: false, status: 200 });
   });
@@ -145,12 +205,19 @@ describe('generic fault effects', () => {
 
 describe('an injected operationError: compute accepts the mutation and its Operation ends DONE with the error', () => {
   const insert = (name: string): Promise<{ status: number; headers: Headers; body: unknown }> =>
-    call(TEMPLATES, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name, properties: { machineType: 'e2-small' } }) });
+    call(TEMPLATES, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name, properties: { machineType: 'e2-small' } }),
+    });
 
   it('QUOTA_EXCEEDED carries errorDetails[0].quotaInfo and the 403 FORBIDDEN the clients read, and nothing is created', async () => {
     await server.faults.add({
       method: 'compute.instanceTemplates.insert',
-      operationError: { code: 'QUOTA_EXCEEDED', quotaInfo: { metricName: 'compute.googleapis.com/instance_templates', limitName: 'INSTANCE-TEMPLATES-per-project', limit: 100 } },
+      operationError: {
+        code: 'QUOTA_EXCEEDED',
+        quotaInfo: { metricName: 'compute.googleapis.com/instance_templates', limitName: 'INSTANCE-TEMPLATES-per-project', limit: 100 },
+      },
       times: 1,
     });
     const answer = await insert('over-quota');
@@ -173,14 +240,21 @@ describe('an injected operationError: compute accepts the mutation and its Opera
     assert.equal((await call(`${TEMPLATES}/over-quota`)).status, 200);
   });
 
-  it('any code, with the rule\'s message, status and regional dimensions', async () => {
+  it("any code, with the rule's message, status and regional dimensions", async () => {
     await server.faults.add({
       family: 'compute',
       method: 'compute.instanceTemplates.insert',
-      operationError: { code: 'QUOTA_EXCEEDED', quotaInfo: { metricName: 'compute.googleapis.com/cpus', limitName: 'CPUS-per-project-region', dimensions: { region: 'us-central1' }, limit: 8 } },
+      operationError: {
+        code: 'QUOTA_EXCEEDED',
+        quotaInfo: { metricName: 'compute.googleapis.com/cpus', limitName: 'CPUS-per-project-region', dimensions: { region: 'us-central1' }, limit: 8 },
+      },
       times: 1,
     });
-    await server.faults.add({ method: 'compute.instanceTemplates.insert', operationError: { code: 'ZONE_RESOURCE_POOL_EXHAUSTED', message: 'The zone does not have enough resources.', httpStatus: 503 }, times: 1 });
+    await server.faults.add({
+      method: 'compute.instanceTemplates.insert',
+      operationError: { code: 'ZONE_RESOURCE_POOL_EXHAUSTED', message: 'The zone does not have enough resources.', httpStatus: 503 },
+      times: 1,
+    });
     const quota = (await insert('regional')).body as Record<string, unknown>;
     assert.equal((quota['error'] as { errors: { message: string }[] }).errors[0]!.message, "Quota 'CPUS' exceeded.  Limit: 8.0 in region us-central1.");
     const pool = (await insert('pool')).body as Record<string, unknown>;
@@ -195,7 +269,10 @@ describe('injected cluster watch endings', () => {
     await server.faults.add({ method: 'watch clusterroles', watch: 'gone', times: 1 });
     const response = await fetch(`${server.url}${CLUSTER_ROLES}?watch=true&resourceVersion=1`, { headers: { authorization: `Bearer ${TOKEN}` } });
     assert.equal(response.status, 200);
-    const events = (await response.text()).trim().split('\n').map((line) => JSON.parse(line) as { type: string; object: Record<string, unknown> });
+    const events = (await response.text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; object: Record<string, unknown> });
     assert.equal(events.length, 1);
     assert.equal(events[0]!.type, 'ERROR');
     const { message, ...status } = events[0]!.object;

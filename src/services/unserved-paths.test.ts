@@ -24,10 +24,24 @@ const notFoundText = (path: string): string => `The requested URL ${path} was no
 
 /** googleNotFound is the Google envelope's 404 for a URL, with the canonical status word when the API carries one. */
 const googleNotFound = (path: string, status?: string): unknown => ({
-  error: { code: 404, message: notFoundText(path), errors: [{ message: notFoundText(path), domain: 'global', reason: 'notFound' }], ...(status === undefined ? {} : { status }) },
+  error: {
+    code: 404,
+    message: notFoundText(path),
+    errors: [{ message: notFoundText(path), domain: 'global', reason: 'notFound' }],
+    ...(status === undefined ? {} : { status }),
+  },
 });
 
-const KUBE_NOT_FOUND = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 };
+const KUBE_NOT_FOUND = {
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message: 'the server could not find the requested resource',
+  reason: 'NotFound',
+  details: {},
+  code: 404,
+};
 
 async function answer(method: string, path: string, authorized: boolean, body?: string): Promise<{ status: number; type: string | undefined; body: unknown }> {
   const headers: Record<string, string> = authorized ? { authorization: `Bearer ${TOKEN}` } : {};
@@ -37,7 +51,13 @@ async function answer(method: string, path: string, authorized: boolean, body?: 
 }
 
 describe("a version fogbank does not serve gets that API's 404", () => {
-  const mail = ['/gmail/v2/users/me/profile', '/gmail/v1beta/users/me/messages', '/mail/v2/users/me/messages/send', '/upload/gmail/v2/users/me/messages/send', '/resumable/upload/mail/v9/users/me/messages/send'];
+  const mail = [
+    '/gmail/v2/users/me/profile',
+    '/gmail/v1beta/users/me/messages',
+    '/mail/v2/users/me/messages/send',
+    '/upload/gmail/v2/users/me/messages/send',
+    '/resumable/upload/mail/v9/users/me/messages/send',
+  ];
   for (const path of mail) {
     it(`mail: ${path}, with and without credentials, with the status word`, async () => {
       for (const authorized of [true, false]) {
@@ -47,7 +67,12 @@ describe("a version fogbank does not serve gets that API's 404", () => {
     });
   }
 
-  const publisher = ['/androidpublisher/v9/applications/com.example/edits', '/publisher/v9/applications/com.example/edits', '/upload/androidpublisher/v2/applications/internalappsharing/com.example/artifacts/bundle', '/resumable/upload/publisher/v1/x'];
+  const publisher = [
+    '/androidpublisher/v9/applications/com.example/edits',
+    '/publisher/v9/applications/com.example/edits',
+    '/upload/androidpublisher/v2/applications/internalappsharing/com.example/artifacts/bundle',
+    '/resumable/upload/publisher/v1/x',
+  ];
   for (const path of publisher) {
     it(`publisher: ${path}, with and without credentials, with the status word`, async () => {
       for (const authorized of [true, false]) {
@@ -64,7 +89,12 @@ describe("a version fogbank does not serve gets that API's 404", () => {
     });
   }
 
-  for (const path of ['/apis/rbac.authorization.k8s.io/v2/clusterroles', '/apis/rbac.authorization.k8s.io/v2', '/apis/events.k8s.io/v2/namespaces/default/events', '/api/v2/namespaces']) {
+  for (const path of [
+    '/apis/rbac.authorization.k8s.io/v2/clusterroles',
+    '/apis/rbac.authorization.k8s.io/v2',
+    '/apis/events.k8s.io/v2/namespaces/default/events',
+    '/api/v2/namespaces',
+  ]) {
     it(`cluster: ${path}, the apiserver's Status for a path it serves nothing under`, async () => {
       const reply = await answer('GET', path, true);
       assert.deepEqual(reply, { status: 404, type: 'application/json', body: KUBE_NOT_FOUND });
@@ -86,7 +116,13 @@ describe('a path no family owns gets the one neutral answer', () => {
     assert.deepEqual(await answer('POST', '/healthz', false, '{}'), { status: 404, type: 'application/json; charset=UTF-8', body: googleNotFound('/healthz') });
   });
 
-  const badRequest = { error: { code: 400, message: 'Your client has issued a malformed or illegal request.', errors: [{ message: 'Your client has issued a malformed or illegal request.', domain: 'global', reason: 'badRequest' }] } };
+  const badRequest = {
+    error: {
+      code: 400,
+      message: 'Your client has issued a malformed or illegal request.',
+      errors: [{ message: 'Your client has issued a malformed or illegal request.', domain: 'global', reason: 'badRequest' }],
+    },
+  };
   it('400 for bytes that are no request at all', async () => {
     const reply = await sendRaw(server.port, '\u0000\u0001hello\r\n\r\n');
     assert.equal(reply.status, 400);
@@ -108,7 +144,13 @@ describe('a path no family owns gets the one neutral answer', () => {
 
 describe('served paths answer as before', () => {
   it("the spec's and the real spellings, and compute without its prefix", async () => {
-    for (const path of ['/gmail/v1/users/me/profile', '/mail/v1/users/me/profile', '/compute/v1/projects/p/global/instanceTemplates', '/projects/p/global/instanceTemplates', '/apis/rbac.authorization.k8s.io/v1/clusterroles?limit=1']) {
+    for (const path of [
+      '/gmail/v1/users/me/profile',
+      '/mail/v1/users/me/profile',
+      '/compute/v1/projects/p/global/instanceTemplates',
+      '/projects/p/global/instanceTemplates',
+      '/apis/rbac.authorization.k8s.io/v1/clusterroles?limit=1',
+    ]) {
       assert.equal((await answer('GET', path, true)).status, 200, path);
     }
   });

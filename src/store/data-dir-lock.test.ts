@@ -14,7 +14,10 @@ describe('lockDataDir', () => {
     const lock = lockDataDir(dir);
     assert.throws(
       () => lockDataDir(dir),
-      (error: unknown) => error instanceof DataDirInUseError && error.pid === process.pid && error.message === `the data directory ${dir} is in use by another fogbank (pid ${process.pid}); stop it or start with another --data-dir`,
+      (error: unknown) =>
+        error instanceof DataDirInUseError &&
+        error.pid === process.pid &&
+        error.message === `the data directory ${dir} is in use by another fogbank (pid ${process.pid}); stop it or start with another --data-dir`,
     );
     lock.release();
     lockDataDir(dir).release();

@@ -24,7 +24,9 @@ export class DataDirInUseError extends Error {
     /** The holder's pid, when it could be read. */
     readonly pid: number | undefined,
   ) {
-    super(`the data directory ${dataDir} is in use by another fogbank (${pid === undefined ? 'pid unknown' : `pid ${pid}`}); stop it or start with another --data-dir`);
+    super(
+      `the data directory ${dataDir} is in use by another fogbank (${pid === undefined ? 'pid unknown' : `pid ${pid}`}); stop it or start with another --data-dir`,
+    );
   }
 }
 

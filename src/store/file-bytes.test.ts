@@ -31,7 +31,10 @@ for (const [name, open] of pairs.backends) {
       await b.files.remove('fam/dir/big.bin');
       await b.files.remove('fam/dir/big.bin');
       assert.equal(await a.files.size('fam/dir/big.bin'), undefined);
-      await assert.rejects(readAll(a.files.read('fam/dir/big.bin')), (error: unknown) => error instanceof FileMissingError && error.message === 'file fam/dir/big.bin does not exist');
+      await assert.rejects(
+        readAll(a.files.read('fam/dir/big.bin')),
+        (error: unknown) => error instanceof FileMissingError && error.message === 'file fam/dir/big.bin does not exist',
+      );
     });
 
     it('never overwrites a file, and leaves nothing of a write whose source failed', async () => {
@@ -96,7 +99,10 @@ for (const [name, open] of pairs.backends) {
       for (const id of ['../x', 'a/../b', '/abs', 'a//b', 'a/', '', 'a/./b', 'spa ce']) {
         await assert.rejects(a.files.write(id, chunks([Buffer.from('x')])), /invalid file id/, id);
       }
-      await assert.rejects(a.files.sweep('no-slash', async () => new Set()), /invalid file folder/);
+      await assert.rejects(
+        a.files.sweep('no-slash', async () => new Set()),
+        /invalid file folder/,
+      );
     });
   });
 }

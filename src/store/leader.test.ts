@@ -93,7 +93,12 @@ describe('singleton work under a Leader, with a manual clock and timers', () => 
     const timers = new StepTimers();
     const journal = new Journal();
     const changes: boolean[] = [];
-    const a = new Leader(leases, 'aggregation', 'a', journal.work('a'), { ttlMs: 900, now: () => clock.now(), timers, onChange: (running) => changes.push(running) });
+    const a = new Leader(leases, 'aggregation', 'a', journal.work('a'), {
+      ttlMs: 900,
+      now: () => clock.now(),
+      timers,
+      onChange: (running) => changes.push(running),
+    });
     await a.start();
     leases.reachable = false;
     const round = async (): Promise<void> => {
@@ -156,17 +161,23 @@ describe('leader election and held leases', () => {
   });
 
   const backends: [string, () => Promise<[Leases, Leases]>][] = [
-    ['one process (memory, SQLite)', async () => {
-      const leases = new LocalLeases();
-      return [leases, leases];
-    }],
-    ['two replicas on PostgreSQL', async () => {
-      const url = await server.createDatabase(`leader_${stores.length}`);
-      const a = await PostgresStore.open(url);
-      const b = await PostgresStore.open(url);
-      stores.push(a, b);
-      return [a.leases, b.leases];
-    }],
+    [
+      'one process (memory, SQLite)',
+      async () => {
+        const leases = new LocalLeases();
+        return [leases, leases];
+      },
+    ],
+    [
+      'two replicas on PostgreSQL',
+      async () => {
+        const url = await server.createDatabase(`leader_${stores.length}`);
+        const a = await PostgresStore.open(url);
+        const b = await PostgresStore.open(url);
+        stores.push(a, b);
+        return [a.leases, b.leases];
+      },
+    ],
   ];
 
   for (const [name, open] of backends) {

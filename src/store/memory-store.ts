@@ -31,7 +31,6 @@ export interface MemoryStoreOptions {
   readonly changeRetention?: number;
 }
 
-
 /** MemoryStore keeps everything in process memory: for tests and `--ephemeral`. */
 export class MemoryStore implements Store {
   readonly backend = 'memory';

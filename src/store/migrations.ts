@@ -82,9 +82,7 @@ export function migrate(db: Database.Database, file: string, migrations: readonl
     const pending = migrations.filter((m) => m.version > current).sort((a, b) => a.version - b.version);
     for (const migration of pending) {
       migration.up(db);
-      db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(
-        migration.version,
-      );
+      db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(migration.version);
     }
     return pending.map((m) => m.version);
   });

@@ -30,7 +30,10 @@ export async function* readChunks(pool: pg.Pool, { table, owner }: ChunkTable, i
   let from =
     start === 0
       ? 0
-      : Number((await query<{ at: string | null }>('read_from', `SELECT max("offset") AS at FROM ${table} WHERE ${owner} = $1 AND "offset" <= $2`, [id, start]))[0]?.at ?? 0);
+      : Number(
+          (await query<{ at: string | null }>('read_from', `SELECT max("offset") AS at FROM ${table} WHERE ${owner} = $1 AND "offset" <= $2`, [id, start]))[0]
+            ?.at ?? 0,
+        );
   for (;;) {
     const rows = await query<{ offset: number; data: Buffer }>(
       'read_rows',

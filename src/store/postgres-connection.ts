@@ -65,7 +65,10 @@ export function isConnectionFailure(error: unknown): boolean {
   // SQLSTATE class 08 is "connection exception".
   if (typeof code === 'string' && (NETWORK_CODES.has(code) || code.startsWith('08'))) return true;
   const message = (error as { message?: unknown }).message;
-  return typeof message === 'string' && /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection error|Connection refused|not queryable/i.test(message);
+  return (
+    typeof message === 'string' &&
+    /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection error|Connection refused|not queryable/i.test(message)
+  );
 }
 
 /** unavailableOr turns a connection failure into StoreUnavailableError and leaves other errors alone. */

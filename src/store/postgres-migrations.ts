@@ -91,7 +91,9 @@ export async function migratePostgres(client: pg.ClientBase, where: string, migr
   await client.query('BEGIN');
   try {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await client.query('CREATE TABLE IF NOT EXISTS fogbank_schema (version integer NOT NULL, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS fogbank_schema (version integer NOT NULL, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
     const current = Number((await client.query<{ v: number | null }>('SELECT max(version) AS v FROM fogbank_schema')).rows[0]?.v ?? 0);
     if (current > known) throw new SchemaTooNewError(where, current, known, 'upgrade fogbank, or point --store at another database');
     const pending = migrations.filter((m) => m.version > current).sort((a, b) => a.version - b.version);

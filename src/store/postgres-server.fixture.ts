@@ -87,7 +87,10 @@ export async function startPostgres(settings: Readonly<Record<string, string>> =
     const port = await freePort();
     const launch = async (): Promise<void> => {
       log = '';
-      const options = Object.entries({ listen_addresses: '127.0.0.1', max_connections: '200', ...settings }).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
+      const options = Object.entries({ listen_addresses: '127.0.0.1', max_connections: '200', ...settings }).flatMap(([name, value]) => [
+        '-c',
+        `${name}=${value}`,
+      ]);
       const proc = spawn(
         join(bin, 'postgres'),
         ['-D', data, '-p', String(port), '-k', dir, ...options],
@@ -213,7 +216,9 @@ async function processesGone(pids: readonly number[]): Promise<void> {
 function requireReachable(dir: string, owner: { uid: number; gid: number; name: string }): void {
   const probe = spawnSync('test', ['-w', dir, '-a', '-x', dir], { uid: owner.uid, gid: owner.gid, cwd: dir });
   if (probe.status !== 0) {
-    throw new Error(`the test PostgreSQL server runs as '${owner.name}', which cannot enter its temporary directory ${dir}: set TMPDIR to a directory every user can reach (such as /tmp)`);
+    throw new Error(
+      `the test PostgreSQL server runs as '${owner.name}', which cannot enter its temporary directory ${dir}: set TMPDIR to a directory every user can reach (such as /tmp)`,
+    );
   }
 }
 

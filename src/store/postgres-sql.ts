@@ -36,7 +36,9 @@ export const BEGIN_WRITE = `BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK}); 
 /** commitWrite is the end of a writing transaction that moved the revision to `revision`. */
 export function commitWrite(revision: number, compactTo: number | undefined): string {
   const compact =
-    compactTo === undefined ? '' : `DELETE FROM fogbank_changes WHERE revision <= ${compactTo}; UPDATE fogbank_meta SET value = ${compactTo} WHERE key = 'oldest'; `;
+    compactTo === undefined
+      ? ''
+      : `DELETE FROM fogbank_changes WHERE revision <= ${compactTo}; UPDATE fogbank_meta SET value = ${compactTo} WHERE key = 'oldest'; `;
   // NOTIFY is delivered at COMMIT, in commit order, to every listening replica.
   return `UPDATE fogbank_meta SET value = ${revision} WHERE key = 'revision'; ${compact}SELECT pg_notify('${CHANGES_CHANNEL}', '${revision}'); COMMIT`;
 }
@@ -137,7 +139,7 @@ export async function selectChanges(
   const result = await db.query<ChangeRow & { oldest: number }>({
     name: 'fogbank_changes',
     text:
-      "SELECT m.value AS oldest, c.revision, c.type, c.kind, c.key, c.value, c.create_revision FROM fogbank_meta m LEFT JOIN LATERAL (" +
+      'SELECT m.value AS oldest, c.revision, c.type, c.kind, c.key, c.value, c.create_revision FROM fogbank_meta m LEFT JOIN LATERAL (' +
       'SELECT * FROM fogbank_changes WHERE revision > $1 AND ($2::text[] IS NULL OR kind = ANY($2)) ORDER BY revision LIMIT $3' +
       ") c ON true WHERE m.key = 'oldest'",
     values: [revision, kinds === undefined ? null : [...kinds], limit ?? null],

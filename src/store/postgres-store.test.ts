@@ -62,10 +62,17 @@ describe('postgres store across replicas', () => {
       replicas.flatMap((store, r) => Array.from({ length: perReplica }, (_, i) => store.transact((tx) => tx.put('k', `r${r}-${i}`, i)))),
     );
     const total = replicas.length * perReplica;
-    assert.deepEqual(acknowledged.map((record) => record.revision).sort((x, y) => x - y), Array.from({ length: total }, (_, i) => i + 1));
+    assert.deepEqual(
+      acknowledged.map((record) => record.revision).sort((x, y) => x - y),
+      Array.from({ length: total }, (_, i) => i + 1),
+    );
     for (const feed of feeds) await until('every change on every replica', () => feed.length >= total);
     // Every replica saw every revision exactly once, in order.
-    for (const feed of feeds) assert.deepEqual(feed, Array.from({ length: total }, (_, i) => i + 1));
+    for (const feed of feeds)
+      assert.deepEqual(
+        feed,
+        Array.from({ length: total }, (_, i) => i + 1),
+      );
     for (const subscription of subscriptions) subscription.close();
   });
 
@@ -110,7 +117,10 @@ describe('postgres store across replicas', () => {
     await client.connect();
     try {
       const rows = (await client.query('SELECT version FROM fogbank_schema ORDER BY version')).rows;
-      assert.deepEqual(rows, POSTGRES_MIGRATIONS.map((migration) => ({ version: migration.version })));
+      assert.deepEqual(
+        rows,
+        POSTGRES_MIGRATIONS.map((migration) => ({ version: migration.version })),
+      );
     } finally {
       await client.end();
     }
@@ -203,7 +213,10 @@ describe('postgres store across replicas', () => {
     await store.transact((tx) => tx.put('k', 'before', 1));
     await server.kill();
     await assert.rejects(store.get('k', 'before'), StoreUnavailableError);
-    await assert.rejects(store.transact((tx) => tx.put('k', 'during', 1)), StoreUnavailableError);
+    await assert.rejects(
+      store.transact((tx) => tx.put('k', 'during', 1)),
+      StoreUnavailableError,
+    );
     assert.equal((await store.health()).ok, false);
     await server.restart();
     await until('the store to answer again', async () => (await store.get('k', 'before').catch(() => undefined)) !== undefined);

@@ -118,12 +118,10 @@ export class PostgresStore implements Store {
     this.leases = new PostgresLeases(pool);
     this.uploads = new PostgresUploadBytes(pool);
     this.files = new PostgresFileBytes(pool);
-    this.#feed = new PostgresFeed(
-      connectionConfig(url, options),
-      { changesAfter: (after, limit) => this.changesSince(after, { limit }) },
-      revision,
-      { ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }), ...(options.onTrouble ? { onTrouble: options.onTrouble } : {}) },
-    );
+    this.#feed = new PostgresFeed(connectionConfig(url, options), { changesAfter: (after, limit) => this.changesSince(after, { limit }) }, revision, {
+      ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+      ...(options.onTrouble ? { onTrouble: options.onTrouble } : {}),
+    });
   }
 
   async currentRevision(): Promise<number> {

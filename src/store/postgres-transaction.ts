@@ -2,7 +2,16 @@ import pg from 'pg';
 import { isConnectionFailure } from './postgres-connection.ts';
 import { countRecords, queryAll, selectRecord, selectRecords } from './postgres-sql.ts';
 import { toRecord, type RecordRow } from './sql-rows.ts';
-import { ConflictError, type Change, type ChangeType, type ListOptions, type PutRequest, type StoredRecord, type Transaction, type WriteOptions } from './store.ts';
+import {
+  ConflictError,
+  type Change,
+  type ChangeType,
+  type ListOptions,
+  type PutRequest,
+  type StoredRecord,
+  type Transaction,
+  type WriteOptions,
+} from './store.ts';
 
 // One statement writes the record and appends its change; the change's type follows from
 // whether the upsert kept an older create_revision.
@@ -208,7 +217,8 @@ export class PostgresTransaction implements Transaction {
     }
     for (const plan of plans) {
       const actual = plan.own === undefined ? undefined : (plan.own?.revision ?? 0);
-      if (plan.expected !== undefined && actual !== undefined && actual !== plan.expected) throw new ConflictError(plan.write.kind, plan.write.key, plan.expected, actual);
+      if (plan.expected !== undefined && actual !== undefined && actual !== plan.expected)
+        throw new ConflictError(plan.write.kind, plan.write.key, plan.expected, actual);
     }
     if (this.#inGroup && !this.#savepoint) {
       await this.#guarded(() => this.#client.query('SAVEPOINT job'));
@@ -221,7 +231,13 @@ export class PostgresTransaction implements Transaction {
         this.#client.query<{ kind: string; key: string; create_revision: number }>({
           name: 'fogbank_put_many',
           text: PUT_MANY,
-          values: [chunk.map((plan) => plan.write.kind), chunk.map((plan) => plan.write.key), chunk.map((plan) => plan.json), chunk.map((plan) => plan.revision), createOnly],
+          values: [
+            chunk.map((plan) => plan.write.kind),
+            chunk.map((plan) => plan.write.key),
+            chunk.map((plan) => plan.json),
+            chunk.map((plan) => plan.revision),
+            createOnly,
+          ],
         }),
       );
       for (const row of result.rows) created.set(writeKey(row.kind, row.key), Number(row.create_revision));
@@ -235,7 +251,14 @@ export class PostgresTransaction implements Transaction {
       const createRevision = created.get(plan.id)!;
       const record: StoredRecord = { kind: plan.write.kind, key: plan.write.key, value: plan.write.value, createRevision, revision: plan.revision };
       this.#written.set(plan.id, record);
-      this.changes.push({ type: createRevision === plan.revision ? 'created' : 'updated', kind: record.kind, key: record.key, value: record.value, revision: plan.revision, createRevision });
+      this.changes.push({
+        type: createRevision === plan.revision ? 'created' : 'updated',
+        kind: record.kind,
+        key: record.key,
+        value: record.value,
+        revision: plan.revision,
+        createRevision,
+      });
       return record;
     });
     this.#revision += plans.length;
@@ -246,12 +269,11 @@ export class PostgresTransaction implements Transaction {
     this.#guard();
     const expected = options?.expectRevision;
     const revision = this.#revision + 1;
-    const result = await this.#write<{ value: string | null; create_revision: number | null; revision: number | null; actual: number | null }>('fogbank_delete', DELETE, [
-      kind,
-      key,
-      revision,
-      expected ?? null,
-    ]);
+    const result = await this.#write<{ value: string | null; create_revision: number | null; revision: number | null; actual: number | null }>(
+      'fogbank_delete',
+      DELETE,
+      [kind, key, revision, expected ?? null],
+    );
     const row = result.rows[0]!;
     if (row.revision === null || row.value === null || row.create_revision === null) {
       const actual = row.actual ?? 0;

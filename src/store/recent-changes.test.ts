@@ -3,7 +3,14 @@ import { describe, it } from 'node:test';
 import { RecentChanges } from './recent-changes.ts';
 import type { Change } from './store.ts';
 
-const change = (revision: number, kind = 'a'): Change => ({ type: 'created', kind, key: `k${revision}`, value: { revision }, revision, createRevision: revision });
+const change = (revision: number, kind = 'a'): Change => ({
+  type: 'created',
+  kind,
+  key: `k${revision}`,
+  value: { revision },
+  revision,
+  createRevision: revision,
+});
 const revisions = (changes: readonly Change[] | undefined) => changes?.map((c) => c.revision);
 
 describe('recent changes (the in-memory tail of the SQLite change feed)', () => {

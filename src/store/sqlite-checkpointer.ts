@@ -112,7 +112,10 @@ export class Checkpointer {
     const self = new URL(import.meta.url);
     // From the TypeScript sources (tests), the thread needs tsx's loader registered first.
     const worker = self.pathname.endsWith('.ts')
-      ? new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(self.href)}); });`, { eval: true, workerData: data })
+      ? new Worker(
+          `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(self.href)}); });`,
+          { eval: true, workerData: data },
+        )
       : new Worker(self, { workerData: data });
     worker.on('message', (reply: CheckpointReply) => {
       this.#running = false;

@@ -41,13 +41,7 @@ function readRow(view: ReadStatements, kind: string, key: string): StoredRecord 
 }
 
 /** listRecords runs the list variant that fits `options`, reusing staged and cached records. */
-export function listRecords(
-  view: ReadStatements,
-  cache: RecordCache,
-  kind: string,
-  options: ListOptions,
-  staged?: StagedWrites,
-): StoredRecord[] {
+export function listRecords(view: ReadStatements, cache: RecordCache, kind: string, options: ListOptions, staged?: StagedWrites): StoredRecord[] {
   const params: ListParams[0] = { kind, limit: sqlLimit(options.limit) };
   if (options.prefix !== undefined) params.prefix = options.prefix;
   if (options.after !== undefined) params.after = options.after;
@@ -72,8 +66,7 @@ export function readChanges(
   options: { readonly kinds?: readonly string[]; readonly limit?: number },
 ): Change[] {
   const limit = sqlLimit(options.limit);
-  const rows =
-    options.kinds === undefined ? view.changes.all(revision, limit) : view.changesOfKinds.all(revision, JSON.stringify(options.kinds), limit);
+  const rows = options.kinds === undefined ? view.changes.all(revision, limit) : view.changesOfKinds.all(revision, JSON.stringify(options.kinds), limit);
   return rows.map((row) => toChange(row, cache));
 }
 

@@ -29,13 +29,9 @@ export class ReadStatements {
       db.prepare<ListParams, RecordRow>(`SELECT ${RECORD_COLUMNS} FROM records WHERE kind = @kind${extra} ORDER BY key LIMIT @limit`),
     );
     this.count = db.prepare<[string], number>('SELECT count(*) FROM records WHERE kind = ?').pluck();
-    this.countPrefix = db
-      .prepare<[{ kind: string; prefix: string }], number>(`SELECT count(*) FROM records WHERE kind = @kind AND ${PREFIX_RANGE}`)
-      .pluck();
+    this.countPrefix = db.prepare<[{ kind: string; prefix: string }], number>(`SELECT count(*) FROM records WHERE kind = @kind AND ${PREFIX_RANGE}`).pluck();
     const changeColumns = 'revision, type, kind, key, value, create_revision';
-    this.changes = db.prepare<[number, number], ChangeRow>(
-      `SELECT ${changeColumns} FROM changes WHERE revision > ? ORDER BY revision LIMIT ?`,
-    );
+    this.changes = db.prepare<[number, number], ChangeRow>(`SELECT ${changeColumns} FROM changes WHERE revision > ? ORDER BY revision LIMIT ?`);
     this.changesOfKinds = db.prepare<[number, string, number], ChangeRow>(
       `SELECT ${changeColumns} FROM changes WHERE revision > ? AND kind IN (SELECT value FROM json_each(?)) ORDER BY revision LIMIT ?`,
     );
@@ -85,9 +81,7 @@ export class WriteStatements extends ReadStatements {
       .pluck();
     this.insertNew = db.prepare('INSERT INTO records (kind, key, value, create_revision, revision) VALUES (?, ?, ?, ?, ?) ON CONFLICT (kind, key) DO NOTHING');
     this.remove = db.prepare('DELETE FROM records WHERE kind = ? AND key = ?');
-    this.appendChange = db.prepare(
-      'INSERT INTO changes (revision, type, kind, key, value, create_revision) VALUES (?, ?, ?, ?, ?, ?)',
-    );
+    this.appendChange = db.prepare('INSERT INTO changes (revision, type, kind, key, value, create_revision) VALUES (?, ?, ?, ?, ?, ?)');
     this.setRevision = db.prepare("UPDATE meta SET value = ? WHERE key = 'revision'");
     this.readRevision = db.prepare<[], number>("SELECT value FROM meta WHERE key = 'revision'").pluck();
     this.compact = db.prepare('DELETE FROM changes WHERE revision <= ?');

@@ -67,7 +67,10 @@ describe('sqlite store on disk', () => {
       const read = async () => Promise.all([0, 1, 2, 3, 4].map(async (i) => (await store.get<{ version: number }>('k', `r${i}`))?.value.version));
       assert.deepEqual(await read(), [2, 1, 1, 1, undefined]);
       assert.deepEqual(await read(), [2, 1, 1, 1, undefined], 'again, now partly from the cache');
-      assert.deepEqual((await store.list<{ version: number }>('k')).map((r) => r.value.version), [2, 1, 1, 1]);
+      assert.deepEqual(
+        (await store.list<{ version: number }>('k')).map((r) => r.value.version),
+        [2, 1, 1, 1],
+      );
     } finally {
       await store.close();
     }
@@ -133,10 +136,13 @@ describe('sqlite store on disk', () => {
   it('refuses values that JSON cannot hold', async () => {
     const store = SqliteStore.open(file);
     try {
-      await assert.rejects(store.transact((tx) => tx.put('k', 'a', undefined)), {
-        name: 'TypeError',
-        message: 'the value of k/a is not JSON-serialisable',
-      });
+      await assert.rejects(
+        store.transact((tx) => tx.put('k', 'a', undefined)),
+        {
+          name: 'TypeError',
+          message: 'the value of k/a is not JSON-serialisable',
+        },
+      );
       assert.equal(await store.currentRevision(), 0);
     } finally {
       await store.close();

@@ -337,4 +337,3 @@ export class SqliteStore implements Store {
     if (this.#closed) throw new StoreClosedError();
   }
 }
-

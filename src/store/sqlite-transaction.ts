@@ -2,7 +2,16 @@ import type { RecordCache } from './record-cache.ts';
 import { countRecords, isTombstone, listRecords, readCommitted, readRecord, writeKey, type Tombstone } from './sqlite-reads.ts';
 import { toRecord } from './sql-rows.ts';
 import type { WriteStatements } from './sqlite-statements.ts';
-import { ConflictError, type Change, type ChangeType, type ListOptions, type PutRequest, type StoredRecord, type Transaction, type WriteOptions } from './store.ts';
+import {
+  ConflictError,
+  type Change,
+  type ChangeType,
+  type ListOptions,
+  type PutRequest,
+  type StoredRecord,
+  type Transaction,
+  type WriteOptions,
+} from './store.ts';
 
 /**
  * SqliteTransaction is the handle one `transact` function gets. It runs its statements on the

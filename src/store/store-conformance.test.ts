@@ -105,7 +105,10 @@ for (const backend of backends) {
         if (page.length < 7) break;
         after = page.at(-1)!.key;
       }
-      assert.deepEqual(seen, all.filter((key) => key !== 'p/011'));
+      assert.deepEqual(
+        seen,
+        all.filter((key) => key !== 'p/011'),
+      );
       assert.equal(await store.count('k', { prefix: 'p/' }), 49);
       assert.equal(await store.count('k'), 50);
       assert.deepEqual((await store.get('k', 'p/010'))?.value, { key: 'again' });
@@ -127,18 +130,17 @@ for (const backend of backends) {
       assert.deepEqual(removed, { kind: 'k', key: 'a', value: { v: 1 }, createRevision: 1, revision: 1 });
       assert.equal(await store.currentRevision(), 3);
       assert.equal(await store.get('k', 'a'), undefined);
-      assert.deepEqual((await store.list('k')).map((r) => r.key), ['b']);
+      assert.deepEqual(
+        (await store.list('k')).map((r) => r.key),
+        ['b'],
+      );
       assert.equal(await store.transact((tx) => tx.delete('k', 'a')), undefined);
       assert.equal(await store.currentRevision(), 3, 'deleting nothing takes no revision');
     });
 
     it('gives every write the next global revision, across kinds', async () => {
       const store = await open();
-      const revisions = [
-        (await put(store, 'a', 'x', 1)).revision,
-        (await put(store, 'b', 'x', 1)).revision,
-        (await put(store, 'a', 'y', 1)).revision,
-      ];
+      const revisions = [(await put(store, 'a', 'x', 1)).revision, (await put(store, 'b', 'x', 1)).revision, (await put(store, 'a', 'y', 1)).revision];
       const batch = await store.transact(async (tx) => [(await tx.put('b', 'y', 1)).revision, (await tx.delete('a', 'x'))?.revision]);
       assert.deepEqual(revisions, [1, 2, 3]);
       assert.deepEqual(batch, [4, 1]);
@@ -171,18 +173,27 @@ for (const backend of backends) {
           return true;
         },
       );
-      await assert.rejects(store.transact((tx) => tx.put('k', 'a', 3, { expectRevision: 0 })), { name: 'ConflictError', expected: 0, actual: 2 });
-      await assert.rejects(store.transact((tx) => tx.put('k', 'new', 3, { expectRevision: 7 })), { expected: 7, actual: 0 });
-      await assert.rejects(store.transact((tx) => tx.delete('k', 'a', { expectRevision: 1 })), ConflictError);
+      await assert.rejects(
+        store.transact((tx) => tx.put('k', 'a', 3, { expectRevision: 0 })),
+        { name: 'ConflictError', expected: 0, actual: 2 },
+      );
+      await assert.rejects(
+        store.transact((tx) => tx.put('k', 'new', 3, { expectRevision: 7 })),
+        { expected: 7, actual: 0 },
+      );
+      await assert.rejects(
+        store.transact((tx) => tx.delete('k', 'a', { expectRevision: 1 })),
+        ConflictError,
+      );
       assert.equal(await store.currentRevision(), 2, 'failed preconditions write nothing');
       assert.deepEqual((await store.get('k', 'a'))?.value, 2);
       assert.equal((await store.transact((tx) => tx.delete('k', 'a', { expectRevision: 2 })))?.revision, 2);
     });
 
-    it('writes a batch as consecutive puts, and reads a batch with the transaction\'s own writes', async () => {
+    it("writes a batch as consecutive puts, and reads a batch with the transaction's own writes", async () => {
       const store = await open();
       await put(store, 'k', 'old', { v: 0 });
-      const value = { text: "quotes ' and \\ backslashes \" and ünïcode", list: [1, 2] };
+      const value = { text: 'quotes \' and \\ backslashes " and ünïcode', list: [1, 2] };
       const { written, seen } = await store.transact(async (tx) => {
         await tx.put('k', 'own', 'mine');
         const written = await tx.putMany([
@@ -194,22 +205,31 @@ for (const backend of backends) {
         const seen = await tx.getMany('k', ['a', 'missing', 'old', 'own', 'a']);
         return { written, seen };
       });
-      assert.deepEqual(written.map((r) => [r.kind, r.key, r.createRevision, r.revision]), [
-        ['k', 'a', 3, 3],
-        ['other', 'a', 4, 4],
-        ['k', 'old', 1, 5],
-        ['k', 'a', 3, 6],
-      ]);
+      assert.deepEqual(
+        written.map((r) => [r.kind, r.key, r.createRevision, r.revision]),
+        [
+          ['k', 'a', 3, 3],
+          ['other', 'a', 4, 4],
+          ['k', 'old', 1, 5],
+          ['k', 'a', 3, 6],
+        ],
+      );
       assert.deepEqual(written[0]!.value, value);
-      assert.deepEqual(seen.map((r) => r?.value), ['again', undefined, { v: 1 }, 'mine', 'again']);
+      assert.deepEqual(
+        seen.map((r) => r?.value),
+        ['again', undefined, { v: 1 }, 'mine', 'again'],
+      );
       assert.equal(await store.currentRevision(), 6);
       assert.deepEqual((await store.get('k', 'a'))?.value, 'again');
-      assert.deepEqual((await store.changesSince(2)).map((c) => [c.type, c.kind, c.key, c.revision]), [
-        ['created', 'k', 'a', 3],
-        ['created', 'other', 'a', 4],
-        ['updated', 'k', 'old', 5],
-        ['updated', 'k', 'a', 6],
-      ]);
+      assert.deepEqual(
+        (await store.changesSince(2)).map((c) => [c.type, c.kind, c.key, c.revision]),
+        [
+          ['created', 'k', 'a', 3],
+          ['created', 'other', 'a', 4],
+          ['updated', 'k', 'old', 5],
+          ['updated', 'k', 'a', 6],
+        ],
+      );
       assert.deepEqual(await store.transact((tx) => tx.getMany('k', ['old', 'nope'])), [await store.get('k', 'old'), undefined]);
       assert.deepEqual(await store.transact((tx) => tx.putMany([])), []);
     });
@@ -227,18 +247,24 @@ for (const backend of backends) {
           ...Array.from({ length: 50 }, (_, i) => ({ kind: 'big', key: String(i).padStart(2, '0'), value: { big, i } })),
         ]);
       });
-      assert.deepEqual(written.slice(0, 3).map((r) => [r.key, r.value, r.createRevision, r.revision]), [
-        ['new', 'n', 3, 3],
-        ['existing', 'after', 1, 4],
-        ['own', 2, 2, 5],
-      ]);
+      assert.deepEqual(
+        written.slice(0, 3).map((r) => [r.key, r.value, r.createRevision, r.revision]),
+        [
+          ['new', 'n', 3, 3],
+          ['existing', 'after', 1, 4],
+          ['own', 2, 2, 5],
+        ],
+      );
       assert.equal(written.length, 53);
       assert.equal(await store.currentRevision(), 55);
-      assert.deepEqual((await store.changesSince(2)).slice(0, 3).map((c) => [c.type, c.key, c.revision]), [
-        ['created', 'new', 3],
-        ['updated', 'existing', 4],
-        ['updated', 'own', 5],
-      ]);
+      assert.deepEqual(
+        (await store.changesSince(2)).slice(0, 3).map((c) => [c.type, c.key, c.revision]),
+        [
+          ['created', 'new', 3],
+          ['updated', 'existing', 4],
+          ['updated', 'own', 5],
+        ],
+      );
       assert.equal(await store.count('big'), 50);
       assert.deepEqual((await store.get('big', '49'))?.value, { big, i: 49 });
       assert.equal((await store.get('big', '49'))?.revision, 55);
@@ -258,22 +284,41 @@ for (const backend of backends) {
           }),
         ),
       );
-      assert.deepEqual(outcomes.map((outcome) => outcome.status), Array.from({ length: 12 }, (_, i) => (i % 3 === 0 ? 'rejected' : 'fulfilled')));
+      assert.deepEqual(
+        outcomes.map((outcome) => outcome.status),
+        Array.from({ length: 12 }, (_, i) => (i % 3 === 0 ? 'rejected' : 'fulfilled')),
+      );
       const records = await store.list<number>('k');
       assert.equal(records.length, 16);
       assert.ok(records.every((record) => record.value % 3 !== 0));
-      assert.deepEqual(records.map((r) => r.revision).sort((a, b) => a - b), Array.from({ length: 16 }, (_, i) => i + 1));
-      assert.deepEqual((await store.changesSince(0)).map((c) => c.revision), Array.from({ length: 16 }, (_, i) => i + 1));
+      assert.deepEqual(
+        records.map((r) => r.revision).sort((a, b) => a - b),
+        Array.from({ length: 16 }, (_, i) => i + 1),
+      );
+      assert.deepEqual(
+        (await store.changesSince(0)).map((c) => c.revision),
+        Array.from({ length: 16 }, (_, i) => i + 1),
+      );
     });
 
     it('refuses a batch whose precondition fails, and the transaction it ends writes nothing', async () => {
       const store = await open();
       await put(store, 'k', 'taken', 1);
       for (const batch of [
-        [{ kind: 'k', key: 'free', value: 1 }, { kind: 'k', key: 'taken', value: 2, options: { expectRevision: 0 } }, { kind: 'k', key: 'after', value: 3 }],
-        [{ kind: 'k', key: 'free', value: 1 }, { kind: 'k', key: 'free', value: 2, options: { expectRevision: 0 } }],
+        [
+          { kind: 'k', key: 'free', value: 1 },
+          { kind: 'k', key: 'taken', value: 2, options: { expectRevision: 0 } },
+          { kind: 'k', key: 'after', value: 3 },
+        ],
+        [
+          { kind: 'k', key: 'free', value: 1 },
+          { kind: 'k', key: 'free', value: 2, options: { expectRevision: 0 } },
+        ],
       ]) {
-        await assert.rejects(store.transact((tx) => tx.putMany(batch)), (error: unknown) => error instanceof ConflictError && error.expected === 0);
+        await assert.rejects(
+          store.transact((tx) => tx.putMany(batch)),
+          (error: unknown) => error instanceof ConflictError && error.expected === 0,
+        );
         assert.equal(await store.currentRevision(), 1);
         assert.equal(await store.get('k', 'free'), undefined);
         assert.equal(await store.get('k', 'after'), undefined);
@@ -332,7 +377,10 @@ for (const backend of backends) {
         outsideCount: 2,
         outsideRevision: 2,
       });
-      assert.deepEqual((await store.list('k')).map((r) => r.key), ['a', 'c']);
+      assert.deepEqual(
+        (await store.list('k')).map((r) => r.key),
+        ['a', 'c'],
+      );
     });
 
     it('rejects use of a transaction handle after its function returned', async () => {
@@ -384,9 +432,15 @@ for (const backend of backends) {
         records.map((r) => r.value),
         Array.from({ length: 20 }, (_, i) => i).filter((i) => i % 3 !== 0),
       );
-      assert.deepEqual(records.map((r) => r.revision), Array.from({ length: 13 }, (_, i) => i + 1));
+      assert.deepEqual(
+        records.map((r) => r.revision),
+        Array.from({ length: 13 }, (_, i) => i + 1),
+      );
       assert.equal(await store.currentRevision(), 13);
-      assert.deepEqual((await store.changesSince(0)).map((c) => c.revision), Array.from({ length: 13 }, (_, i) => i + 1));
+      assert.deepEqual(
+        (await store.changesSince(0)).map((c) => c.revision),
+        Array.from({ length: 13 }, (_, i) => i + 1),
+      );
     });
 
     it('publishes a change only once outside readers can see it', async () => {
@@ -397,7 +451,10 @@ for (const backend of backends) {
         reads.push(store.get('k', change.key).then((record) => record?.value));
       });
       await Promise.all(Array.from({ length: 10 }, (_, i) => put(store, 'k', `key-${i}`, i)));
-      assert.deepEqual(await Promise.all(reads), Array.from({ length: 10 }, (_, i) => i));
+      assert.deepEqual(
+        await Promise.all(reads),
+        Array.from({ length: 10 }, (_, i) => i),
+      );
       subscription.close();
     });
 
@@ -415,9 +472,18 @@ for (const backend of backends) {
         { type: 'deleted', kind: 'a', key: 'x', value: { v: 3 }, revision: 4, createRevision: 1 },
       ]);
       assert.deepEqual(await store.changesSince(2), all.slice(2));
-      assert.deepEqual((await store.changesSince(0, { kinds: ['a'] })).map((c) => c.revision), [1, 3, 4]);
-      assert.deepEqual((await store.changesSince(0, { kinds: ['a', 'b'], limit: 2 })).map((c) => c.revision), [1, 2]);
-      assert.deepEqual((await store.changesSince(1, { kinds: ['a'], limit: 1 })).map((c) => c.revision), [3]);
+      assert.deepEqual(
+        (await store.changesSince(0, { kinds: ['a'] })).map((c) => c.revision),
+        [1, 3, 4],
+      );
+      assert.deepEqual(
+        (await store.changesSince(0, { kinds: ['a', 'b'], limit: 2 })).map((c) => c.revision),
+        [1, 2],
+      );
+      assert.deepEqual(
+        (await store.changesSince(1, { kinds: ['a'], limit: 1 })).map((c) => c.revision),
+        [3],
+      );
       assert.deepEqual(await store.changesSince(0, { kinds: [] }), []);
       assert.deepEqual(await store.changesSince(4), []);
     });
@@ -435,7 +501,10 @@ for (const backend of backends) {
         assert.deepEqual([error.requested, error.oldest], [oldest - 1, oldest]);
         return true;
       });
-      await assert.rejects(store.subscribe(0, () => {}), CompactedError);
+      await assert.rejects(
+        store.subscribe(0, () => {}),
+        CompactedError,
+      );
       const rest = await store.changesSince(oldest);
       assert.deepEqual(
         rest.map((c) => c.revision),
@@ -448,10 +517,16 @@ for (const backend of backends) {
       for (let i = 1; i <= 3; i++) await put(store, 'k', `k${i}`, i);
       const received: Change[] = [];
       const subscription = await store.subscribe(1, (change) => received.push(change));
-      assert.deepEqual(received.map((c) => c.revision), [2, 3]);
+      assert.deepEqual(
+        received.map((c) => c.revision),
+        [2, 3],
+      );
       await put(store, 'k', 'k4', 4);
       await store.transact((tx) => tx.delete('k', 'k1'));
-      assert.deepEqual(received.map((c) => `${c.type}:${c.key}@${c.revision}`), ['created:k2@2', 'created:k3@3', 'created:k4@4', 'deleted:k1@5']);
+      assert.deepEqual(
+        received.map((c) => `${c.type}:${c.key}@${c.revision}`),
+        ['created:k2@2', 'created:k3@3', 'created:k4@4', 'deleted:k1@5'],
+      );
       subscription.close();
       await put(store, 'k', 'k5', 5);
       assert.equal(received.length, 4, 'a closed subscription receives nothing more');
@@ -469,8 +544,14 @@ for (const backend of backends) {
         store.subscribe(0, (change) => odd.push(change.revision), { kinds: ['odd'] }),
       ]);
       await Promise.all(writes);
-      assert.deepEqual(all, Array.from({ length: total }, (_, i) => i + 1));
-      assert.deepEqual(odd, Array.from({ length: total / 2 }, (_, i) => 2 * i + 2));
+      assert.deepEqual(
+        all,
+        Array.from({ length: total }, (_, i) => i + 1),
+      );
+      assert.deepEqual(
+        odd,
+        Array.from({ length: total / 2 }, (_, i) => 2 * i + 2),
+      );
       for (const subscription of subscriptions) subscription.close();
     });
 

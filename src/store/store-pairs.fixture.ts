@@ -22,25 +22,34 @@ export class StorePairs {
   constructor(private readonly name: string) {}
 
   readonly backends: readonly [string, () => Promise<[Store, Store]>][] = [
-    ['memory', async () => {
-      const store = new MemoryStore();
-      this.#opened.push(store);
-      return [store, store];
-    }],
-    ['sqlite', async () => {
-      const store = SqliteStore.open(join(await this.tempDir(), 'fogbank.db'));
-      this.#opened.push(store);
-      return [store, store];
-    }],
-    ['postgres', async () => {
-      this.#postgres ??= startPostgres();
-      const server = await this.#postgres;
-      const url = await server.createDatabase(`${this.name}_${++this.#databases}`);
-      const a = await PostgresStore.open(url);
-      const b = await PostgresStore.open(url);
-      this.#opened.push(a, b);
-      return [a, b];
-    }],
+    [
+      'memory',
+      async () => {
+        const store = new MemoryStore();
+        this.#opened.push(store);
+        return [store, store];
+      },
+    ],
+    [
+      'sqlite',
+      async () => {
+        const store = SqliteStore.open(join(await this.tempDir(), 'fogbank.db'));
+        this.#opened.push(store);
+        return [store, store];
+      },
+    ],
+    [
+      'postgres',
+      async () => {
+        this.#postgres ??= startPostgres();
+        const server = await this.#postgres;
+        const url = await server.createDatabase(`${this.name}_${++this.#databases}`);
+        const a = await PostgresStore.open(url);
+        const b = await PostgresStore.open(url);
+        this.#opened.push(a, b);
+        return [a, b];
+      },
+    ],
   ];
 
   /** tempDir makes a directory removed by close. */

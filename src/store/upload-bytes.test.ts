@@ -33,7 +33,8 @@ for (const [name, open] of pairs.backends) {
       const first = pattern(UPLOAD_PIECE * 2 + 12345, 1);
       const second = pattern(UPLOAD_PIECE + 7, 2);
       // Odd-sized source chunks straddle the piece boundaries.
-      const split = (bytes: Buffer, step: number): Buffer[] => Array.from({ length: Math.ceil(bytes.length / step) }, (_, i) => bytes.subarray(i * step, (i + 1) * step));
+      const split = (bytes: Buffer, step: number): Buffer[] =>
+        Array.from({ length: Math.ceil(bytes.length / step) }, (_, i) => bytes.subarray(i * step, (i + 1) * step));
       assert.equal(await a.uploads.append('big', 0, chunks(split(first, 65_537))), first.length);
       assert.equal(await b.uploads.append('big', first.length, chunks(split(second, 300_001))), first.length + second.length);
       assert.ok((await readAll(a.uploads.read('big'))).equals(Buffer.concat([first, second])));
@@ -42,7 +43,10 @@ for (const [name, open] of pairs.backends) {
     it('keeps every byte a failing source delivered before it failed, and rethrows its error', async () => {
       const [a, b] = await open();
       const sent = pattern(UPLOAD_PIECE + 1000);
-      await assert.rejects(a.uploads.append('cut', 0, chunks([sent.subarray(0, 600_000), sent.subarray(600_000)], new Error('client went away'))), /client went away/);
+      await assert.rejects(
+        a.uploads.append('cut', 0, chunks([sent.subarray(0, 600_000), sent.subarray(600_000)], new Error('client went away'))),
+        /client went away/,
+      );
       assert.equal(await b.uploads.size('cut'), sent.length);
       assert.ok((await readAll(b.uploads.read('cut'))).equals(sent));
     });

@@ -178,7 +178,10 @@ export class FileUploadBytes implements UploadBytes {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
       throw error;
     }
-    const ids = names.filter((name) => /^(?:[0-9a-f]{2})+$/.test(name)).map((name) => Buffer.from(name, 'hex').toString('utf8')).filter((id) => id.startsWith(prefix));
+    const ids = names
+      .filter((name) => /^(?:[0-9a-f]{2})+$/.test(name))
+      .map((name) => Buffer.from(name, 'hex').toString('utf8'))
+      .filter((id) => id.startsWith(prefix));
     const keep = await live(ids);
     const orphans = ids.filter((id) => !keep.has(id));
     for (const id of orphans) await this.remove(id);

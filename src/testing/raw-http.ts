@@ -32,7 +32,8 @@ export function sendRaw(port: number, bytes: string | Buffer, settleMs = 50, tim
       socket.destroy();
       const raw = Buffer.concat(chunks).toString('utf8');
       const reply = parseFirst(raw);
-      if (reply === undefined) reject(new Error(`no HTTP response within ${Math.round(performance.now() - started)} ms; got ${JSON.stringify(raw.slice(0, 200))}`));
+      if (reply === undefined)
+        reject(new Error(`no HTTP response within ${Math.round(performance.now() - started)} ms; got ${JSON.stringify(raw.slice(0, 200))}`));
       else resolve({ status: reply.status, headers: reply.headers, body: reply.body, raw: reply.raw, elapsedMs: (completeAt ?? performance.now()) - started });
     };
     const deadline = setTimeout(finish, timeoutMs);

@@ -21,7 +21,8 @@ describe('the one-way folder graph', () => {
   });
 
   it('reads static imports, re-exports and dynamic imports, not package imports', () => {
-    const text = "import a from './a.ts';\nimport type { B } from '../b.ts';\nexport { c } from './c.ts';\nimport './side.ts';\nconst d = await import('./d.ts');\nimport e from 'node:fs';";
+    const text =
+      "import a from './a.ts';\nimport type { B } from '../b.ts';\nexport { c } from './c.ts';\nimport './side.ts';\nconst d = await import('./d.ts');\nimport e from 'node:fs';";
     assert.deepEqual(importsOf(text), ['./a.ts', '../b.ts', './c.ts', './side.ts', './d.ts']);
   });
 });

@@ -42,7 +42,12 @@ function shBlocks(file: string): Block[] {
   return blocks;
 }
 
-const FILES = ['README.md', ...readdirSync(join(REPO, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const FILES = [
+  'README.md',
+  ...readdirSync(join(REPO, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 const BLOCKS = FILES.flatMap(shBlocks);
 
 /** sandbox is a scratch directory that links what a reader's checkout has, so commands run as written but write here. */
@@ -65,7 +70,8 @@ function bash(body: string, dir: string, env: NodeJS.ProcessEnv = process.env) {
 describe('documentation commands', () => {
   it('every block says how it is checked', () => {
     assert.ok(BLOCKS.length >= 6, `found only ${BLOCKS.length} sh blocks`);
-    for (const block of BLOCKS) assert.ok(['run', 'with-fogbank', 'serves', 'ci', 'bench', 'replicas'].includes(block.mode), `${block.file}:${block.line}: unknown mode '${block.mode}'`);
+    for (const block of BLOCKS)
+      assert.ok(['run', 'with-fogbank', 'serves', 'ci', 'bench', 'replicas'].includes(block.mode), `${block.file}:${block.line}: unknown mode '${block.mode}'`);
   });
 
   for (const block of BLOCKS) {

@@ -29,7 +29,11 @@ async function call(url: string, token: string, method: string, path: string, bo
 async function firstRequestsToEveryFamily(url: string, token: string): Promise<void> {
   const auth = { authorization: `Bearer ${token}` };
   // Pre-handler answers in each family's dialect, before anything of the family is loaded.
-  const malformed = await fetch(`${url}/gmail/v1/users/me/messages/send`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"raw":' });
+  const malformed = await fetch(`${url}/gmail/v1/users/me/messages/send`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: '{"raw":',
+  });
   assert.equal(malformed.status, 400);
   assert.equal(((await malformed.json()) as { error: { status: string } }).error.status, 'INVALID_ARGUMENT');
   const anonymous = await fetch(`${url}/api/v1/namespaces`);
@@ -37,20 +41,35 @@ async function firstRequestsToEveryFamily(url: string, token: string): Promise<v
   assert.equal(((await anonymous.json()) as { kind: string }).kind, 'Status');
   // The cluster's first request already sees the seeded namespaces and the default policy.
   const namespaces = (await (await fetch(`${url}/api/v1/namespaces`, { headers: auth })).json()) as { items: { metadata: { name: string } }[] };
-  assert.deepEqual(namespaces.items.map((item) => item.metadata.name).filter((name) => name === 'default' || name === 'kube-system'), ['default', 'kube-system']);
+  assert.deepEqual(
+    namespaces.items.map((item) => item.metadata.name).filter((name) => name === 'default' || name === 'kube-system'),
+    ['default', 'kube-system'],
+  );
   const role = await fetch(`${url}/apis/rbac.authorization.k8s.io/v1/clusterroles/cluster-admin`, { headers: auth });
   assert.equal(role.status, 200);
-  const yaml = await fetch(`${url}/api/v1/namespaces`, { method: 'POST', headers: { ...auth, 'content-type': 'application/yaml' }, body: 'metadata:\n  name: from-yaml\n' });
+  const yaml = await fetch(`${url}/api/v1/namespaces`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/yaml' },
+    body: 'metadata:\n  name: from-yaml\n',
+  });
   assert.equal(yaml.status, 201);
   // YAML past the inline limit decodes on a worker thread, a bundle entry of its own (chunks/yaml-worker.mjs).
   const labels = Array.from({ length: 2000 }, (_, i) => `    k${i}: v${i}`).join('\n');
   const largeYaml = `apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: large-yaml\n  labels:\n${labels}\nrules: []\n`;
-  const large = await fetch(`${url}/apis/rbac.authorization.k8s.io/v1/clusterroles`, { method: 'POST', headers: { ...auth, 'content-type': 'application/yaml' }, body: largeYaml });
+  const large = await fetch(`${url}/apis/rbac.authorization.k8s.io/v1/clusterroles`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/yaml' },
+    body: largeYaml,
+  });
   assert.equal(large.status, 201, await large.clone().text());
   assert.equal(Object.keys(((await large.json()) as { metadata: { labels: object } }).metadata.labels).length, 2000);
   // Mail composes with its MIME stack; publisher inspects an unsigned bundle and signs it with its own key (X.509 libraries).
   const raw = Buffer.from('From: admin@fogbank.local\r\nTo: bob@example.com\r\nSubject: first\r\n\r\nhello\r\n').toString('base64url');
-  const sent = await fetch(`${url}/gmail/v1/users/me/messages/send`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ raw }) });
+  const sent = await fetch(`${url}/gmail/v1/users/me/messages/send`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ raw }),
+  });
   assert.equal(sent.status, 200, await sent.clone().text());
   const bundle = await zipBuffer(bundleItems({ packageName: 'com.example.first', versionCode: 1 }));
   const uploaded = await fetch(`${url}/upload/androidpublisher/v3/applications/internalappsharing/com.example.first/artifacts/bundle?uploadType=media`, {
@@ -153,7 +172,9 @@ describe('fogbank start as a process', () => {
     execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: REPO, timeout: 120_000 });
     const bundle = join(REPO, 'dist/fogbank.mjs');
     const dir = dataDir();
-    const server = await startFogbankProcess(['--port', '0', '--data-dir', dir, '--admin-token', 'tok', '--operations', 'instant', '--log-level', 'warn'], { entry: bundle });
+    const server = await startFogbankProcess(['--port', '0', '--data-dir', dir, '--admin-token', 'tok', '--operations', 'instant', '--log-level', 'warn'], {
+      entry: bundle,
+    });
     try {
       const op = await call(server.url, 'tok', 'POST', 'projects/p/global/instanceTemplates', { name: 'bundled', properties: { machineType: 'e2-small' } });
       assert.equal(op.json['status'], 'DONE');
@@ -188,7 +209,16 @@ describe('fogbank start as a process', () => {
     });
     const { status, body: answer } = await answered;
     // Decoding 1 MiB takes seconds: the server closes first, unless this machine is very fast.
-    if (status !== 201) assert.deepEqual(JSON.parse(answer), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'apiserver is shutting down', reason: 'ServiceUnavailable', code: 503 });
+    if (status !== 201)
+      assert.deepEqual(JSON.parse(answer), {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'apiserver is shutting down',
+        reason: 'ServiceUnavailable',
+        code: 503,
+      });
     assert.equal(await server.exited, 0);
   });
 
@@ -201,7 +231,10 @@ describe('fogbank start as a process', () => {
 // for a terminal's Ctrl-C, which reaches the whole process group, and for a signal sent to npm.
 // This file is the only one that builds dist/, so builds never race.
 describe('npm start', () => {
-  for (const [how, toGroup] of [['Ctrl-C in a terminal (SIGINT to the process group)', true], ['SIGINT sent to npm alone', false]] as const) {
+  for (const [how, toGroup] of [
+    ['Ctrl-C in a terminal (SIGINT to the process group)', true],
+    ['SIGINT sent to npm alone', false],
+  ] as const) {
     it(`stops fogbank and exits 0 on ${how}`, async () => {
       const npm = spawnOwned('npm', ['start', '--', '--port', '0', '--ephemeral', '--log-level', 'warn'], { cwd: REPO, detached: true });
       await npm.waitForLine(/listening on http:\/\/127\.0\.0\.1:\d+/, 120_000);

@@ -40,7 +40,10 @@ describe('fogbank command line', () => {
   });
 
   const refused: [string[], string][] = [
-    [['start', '--ephemeral', '--data-dir', 'd'], 'fogbank: --ephemeral writes nothing to disk, so it cannot be combined with --data-dir (see: fogbank start --help)\n'],
+    [
+      ['start', '--ephemeral', '--data-dir', 'd'],
+      'fogbank: --ephemeral writes nothing to disk, so it cannot be combined with --data-dir (see: fogbank start --help)\n',
+    ],
     [['start', '--port', '1', '--port', '2'], 'fogbank: --port is given more than once (see: fogbank start --help)\n'],
     [['start', '--bogus'], 'fogbank: unknown flag --bogus (see: fogbank start --help)\n'],
     [['serve'], "fogbank: unknown command 'serve' (see: fogbank help)\n"],
@@ -58,7 +61,10 @@ describe('fogbank command line', () => {
       const port = (holder.address() as { port: number }).port;
       const r = await fogbank('start', '--port', String(port), '--ephemeral');
       assert.equal(r.exit, 1);
-      assert.equal(r.stderr, `fogbank: 127.0.0.1:${port} is already in use (another fogbank?); choose another port with --port, or --port 0 for any free one\n`);
+      assert.equal(
+        r.stderr,
+        `fogbank: 127.0.0.1:${port} is already in use (another fogbank?); choose another port with --port, or --port 0 for any free one\n`,
+      );
     } finally {
       await new Promise((resolve) => holder.close(resolve));
     }
@@ -77,14 +83,21 @@ describe('fogbank command line', () => {
     let asUser = {};
     if (process.getuid?.() === 0) {
       immutable = spawnSync('chattr', ['+i', dir]).status === 0;
-      if (!immutable) asUser = spawnSync('setpriv', ['--version']).status === 0 ? { wrapper: ['setpriv', '--bounding-set=-dac_override,-dac_read_search'] } : { uid: 65534, gid: 65534 };
+      if (!immutable)
+        asUser =
+          spawnSync('setpriv', ['--version']).status === 0
+            ? { wrapper: ['setpriv', '--bounding-set=-dac_override,-dac_read_search'] }
+            : { uid: 65534, gid: 65534 };
     }
     if (!immutable) chmodSync(dir, 0o555);
     try {
       const child = spawnFogbank(['start', '--port', '0', '--data-dir', dir], { ...asUser, env: { ...process.env, TSX_DISABLE_CACHE: '1', HOME: parent } });
       assert.equal(await withTimeout(child.exited, 30_000, 'fogbank to refuse the data directory'), 1);
       const reason = immutable ? 'operation not permitted' : 'permission denied';
-      assert.equal(child.stderr(), `fogbank: cannot write to the data directory ${dir}: ${reason}; choose another with --data-dir, or keep nothing on disk with --ephemeral\n`);
+      assert.equal(
+        child.stderr(),
+        `fogbank: cannot write to the data directory ${dir}: ${reason}; choose another with --data-dir, or keep nothing on disk with --ephemeral\n`,
+      );
     } finally {
       if (immutable) spawnSync('chattr', ['-i', dir]);
     }
@@ -99,7 +112,10 @@ describe('fogbank output', () => {
       assert.ok(server.lines.includes(`      gcloud config set api_endpoint_overrides/compute ${server.url}/compute/v1/`));
       assert.ok(server.lines.includes(`  compute        ${server.url}/compute/v1/`));
       assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
-      assert.equal((await fetch(`${server.url}/compute/v1/projects/p/global/instanceTemplates/none`, { headers: { authorization: 'Bearer tok' } })).status, 404);
+      assert.equal(
+        (await fetch(`${server.url}/compute/v1/projects/p/global/instanceTemplates/none`, { headers: { authorization: 'Bearer tok' } })).status,
+        404,
+      );
       await server.waitForLine(/^GET \/compute\/v1\/projects\/p\/global\/instanceTemplates\/none 404 \d+\.\dms$/);
       assert.ok(server.lines.some((line) => /^GET \/healthz 200 \d+\.\dms$/.test(line)));
       assert.ok(!server.lines.some((line) => line.startsWith('{')), 'no JSON by default');

@@ -21,12 +21,21 @@ describe('a @kubernetes/client-node informer through injected watch faults', () 
 
   before(async () => {
     // Watches that name no timeout end after a second, so the informer watches again soon and meets the rule.
-    server = await startFogbank({ ephemeral: true, adminToken: ADMIN, services: [createClusterService({ bootstrapPolicy: false, watch: { defaultTimeoutSeconds: () => 1 } })] });
+    server = await startFogbank({
+      ephemeral: true,
+      adminToken: ADMIN,
+      services: [createClusterService({ bootstrapPolicy: false, watch: { defaultTimeoutSeconds: () => 1 } })],
+    });
     kc = kubeConfigFor(server.url, ADMIN);
   });
   after(async () => server.close());
 
-  const informerOver = (): { informer: k8s.Informer<k8s.V1ClusterRole> & k8s.ObjectCache<k8s.V1ClusterRole>; lists: () => number; seen: string[]; errors: unknown[] } => {
+  const informerOver = (): {
+    informer: k8s.Informer<k8s.V1ClusterRole> & k8s.ObjectCache<k8s.V1ClusterRole>;
+    lists: () => number;
+    seen: string[];
+    errors: unknown[];
+  } => {
     const rbac = kc.makeApiClient(k8s.RbacAuthorizationV1Api);
     let lists = 0;
     const informer = k8s.makeInformer(kc, '/apis/rbac.authorization.k8s.io/v1/clusterroles', () => {
@@ -40,7 +49,11 @@ describe('a @kubernetes/client-node informer through injected watch faults', () 
     return { informer, lists: () => lists, seen, errors };
   };
   const create = (name: string): Promise<Response> =>
-    fetch(`${server.url}/apis/rbac.authorization.k8s.io/v1/clusterroles`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ metadata: { name }, rules: [] }) });
+    fetch(`${server.url}/apis/rbac.authorization.k8s.io/v1/clusterroles`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ metadata: { name }, rules: [] }),
+    });
 
   it('survives an injected 410 Gone by relisting, and misses no object', async () => {
     const { informer, lists, seen, errors } = informerOver();
@@ -56,7 +69,13 @@ describe('a @kubernetes/client-node informer through injected watch faults', () 
       assert.equal((await create('gone-after')).status, 201);
       await waitFor(() => seen.includes('add:gone-after'), 'the add after the relist');
       assert.deepEqual(errors, []);
-      assert.deepEqual(informer.list().map((role) => role.metadata?.name).sort(), ['gone-after', 'gone-before', 'gone-during']);
+      assert.deepEqual(
+        informer
+          .list()
+          .map((role) => role.metadata?.name)
+          .sort(),
+        ['gone-after', 'gone-before', 'gone-during'],
+      );
     } finally {
       await informer.stop();
     }

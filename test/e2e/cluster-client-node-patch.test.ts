@@ -17,14 +17,24 @@ describe('PATCH and server-side apply with @kubernetes/client-node', () => {
     const rbac = kc.makeApiClient(k8s.RbacAuthorizationV1Api);
     await rbac.createClusterRole({ body: { metadata: { name: 'patched' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] } });
     const as = (type: k8s.PatchStrategy) => k8s.setHeaderOptions('Content-Type', type);
-    const json = await rbac.patchClusterRole({ name: 'patched', body: [{ op: 'add', path: '/rules/0/verbs/-', value: 'list' }] }, as(k8s.PatchStrategy.JsonPatch));
+    const json = await rbac.patchClusterRole(
+      { name: 'patched', body: [{ op: 'add', path: '/rules/0/verbs/-', value: 'list' }] },
+      as(k8s.PatchStrategy.JsonPatch),
+    );
     assert.deepEqual(json.rules?.[0]?.verbs, ['get', 'list']);
     const merge = await rbac.patchClusterRole({ name: 'patched', body: { metadata: { labels: { tier: 'gold' } } } }, as(k8s.PatchStrategy.MergePatch));
     assert.deepEqual(merge.metadata?.labels, { tier: 'gold' });
-    const strategic = await rbac.patchClusterRole({ name: 'patched', body: { metadata: { finalizers: ['example.com/a'] } } }, as(k8s.PatchStrategy.StrategicMergePatch));
+    const strategic = await rbac.patchClusterRole(
+      { name: 'patched', body: { metadata: { finalizers: ['example.com/a'] } } },
+      as(k8s.PatchStrategy.StrategicMergePatch),
+    );
     assert.deepEqual(strategic.metadata?.finalizers, ['example.com/a']);
     const applied = await rbac.patchClusterRole(
-      { name: 'patched', fieldManager: 'operator', body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'patched', labels: { owner: 'operator' } } } },
+      {
+        name: 'patched',
+        fieldManager: 'operator',
+        body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'patched', labels: { owner: 'operator' } } },
+      },
       as(k8s.PatchStrategy.ServerSideApply),
     );
     assert.deepEqual(applied.metadata?.labels, { tier: 'gold', owner: 'operator' });
@@ -39,7 +49,12 @@ describe('PATCH and server-side apply with @kubernetes/client-node', () => {
 
   it('server-side applies through KubernetesObjectApi.patch (create, then a conflict, then force)', async () => {
     const objects = k8s.KubernetesObjectApi.makeApiClient(kc);
-    const spec = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'operator-role' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] };
+    const spec = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'operator-role' },
+      rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }],
+    };
     const created = await objects.patch(spec, undefined, undefined, 'my-operator', undefined, k8s.PatchStrategy.ServerSideApply);
     assert.equal(created.metadata?.name, 'operator-role');
     const changed = { ...spec, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'watch'] }] };

@@ -39,17 +39,25 @@ describe('cluster API with @kubernetes/client-node', () => {
 
   it('does typed CRUD on ClusterRoles through RbacAuthorizationV1Api', async () => {
     const rbac = kc.makeApiClient(k8s.RbacAuthorizationV1Api);
-    const created = await rbac.createClusterRole({ body: { metadata: { name: 'typed', labels: { app: 'demo' } }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] } });
+    const created = await rbac.createClusterRole({
+      body: { metadata: { name: 'typed', labels: { app: 'demo' } }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] },
+    });
     assert.equal(created.metadata?.name, 'typed');
     assert.ok(created.metadata?.creationTimestamp instanceof Date);
     const read = await rbac.readClusterRole({ name: 'typed' });
     assert.deepEqual(JSON.parse(JSON.stringify(read.rules)), [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }]);
     const listed = await rbac.listClusterRole({ labelSelector: 'app=demo' });
-    assert.deepEqual(listed.items.map((item) => item.metadata?.name), ['typed']);
+    assert.deepEqual(
+      listed.items.map((item) => item.metadata?.name),
+      ['typed'],
+    );
     read.rules = [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }];
     const replaced = await rbac.replaceClusterRole({ name: 'typed', body: read });
     assert.deepEqual(replaced.rules?.[0]?.verbs, ['get', 'list']);
-    const patched = await rbac.patchClusterRole({ name: 'typed', body: { metadata: { labels: { tier: 'gold' } } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
+    const patched = await rbac.patchClusterRole(
+      { name: 'typed', body: { metadata: { labels: { tier: 'gold' } } } },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    );
     assert.deepEqual(patched.metadata?.labels, { app: 'demo', tier: 'gold' });
     await assert.rejects(rbac.createClusterRole({ body: { metadata: { name: 'typed' } } }), (error: unknown) => {
       const body = JSON.parse((error as { body: string }).body);
@@ -72,15 +80,24 @@ describe('cluster API with @kubernetes/client-node', () => {
     assert.equal(viaCore.involvedObject.name, 'settings');
     assert.equal(viaCore.reportingComponent, 'example.com/operator');
     const all = await events.listEventForAllNamespaces({ fieldSelector: 'regarding.kind=ConfigMap' });
-    assert.deepEqual(all.items.map((item) => item.metadata?.name), ['typed-event']);
+    assert.deepEqual(
+      all.items.map((item) => item.metadata?.name),
+      ['typed-event'],
+    );
     const coreList = await core.listNamespacedEvent({ namespace: 'default', fieldSelector: 'involvedObject.kind=ConfigMap' });
-    assert.deepEqual(coreList.items.map((item) => item.metadata?.name), ['typed-event']);
+    assert.deepEqual(
+      coreList.items.map((item) => item.metadata?.name),
+      ['typed-event'],
+    );
     await events.deleteNamespacedEvent({ namespace: 'default', name: 'typed-event' });
     assert.equal((await core.listNamespacedEvent({ namespace: 'default' })).items.length, 0);
 
     const namespace = await core.createNamespace({ body: { metadata: { name: 'client-node' } } });
     assert.equal(namespace.status?.phase, 'Active');
-    assert.deepEqual((await core.listNamespace()).items.map((item) => item.metadata?.name), ['client-node', 'default', 'kube-node-lease', 'kube-public', 'kube-system']);
+    assert.deepEqual(
+      (await core.listNamespace()).items.map((item) => item.metadata?.name),
+      ['client-node', 'default', 'kube-node-lease', 'kube-public', 'kube-system'],
+    );
     await core.deleteNamespace({ name: 'client-node' });
     await assert.rejects(core.readNamespace({ name: 'client-node' }), (error: unknown) => (error as { code: number }).code === 404);
   });
@@ -107,7 +124,10 @@ describe('cluster API with @kubernetes/client-node', () => {
     await eventInformer.start();
     try {
       await rbac.createClusterRole({ body: { metadata: { name: 'informed' }, rules: [] } });
-      await rbac.patchClusterRole({ name: 'informed', body: { metadata: { labels: { x: 'y' } } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
+      await rbac.patchClusterRole(
+        { name: 'informed', body: { metadata: { labels: { x: 'y' } } } },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      );
       await rbac.deleteClusterRole({ name: 'informed' });
       await waitFor(() => seen.length === 3, 'add, update and delete');
       assert.deepEqual(seen, ['add:informed', 'update:informed', 'delete:informed']);
@@ -124,7 +144,13 @@ describe('cluster API with @kubernetes/client-node', () => {
       await rbac.createClusterRole({ body: { metadata: { name: 'after-relist' }, rules: [] } });
       await waitFor(() => seen.includes('add:after-relist'), 'watching again after the relist');
       assert.deepEqual(errors, []);
-      assert.deepEqual(informer.list().map((role) => role.metadata?.name).sort(), ['after-relist', 'while-away']);
+      assert.deepEqual(
+        informer
+          .list()
+          .map((role) => role.metadata?.name)
+          .sort(),
+        ['after-relist', 'while-away'],
+      );
     } finally {
       await informer.stop();
       await eventInformer.stop();

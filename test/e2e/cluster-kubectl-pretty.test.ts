@@ -25,7 +25,10 @@ describe('kubectl get --raw with pretty=true', { skip: skipUnless('kubectl') }, 
     assert.equal(pretty.stderr, '');
     assert.equal(pretty.code, 0);
     const text = pretty.stdout.trimEnd();
-    assert.ok(text.startsWith('{\n  "kind": "ClusterRoleList",\n  "apiVersion": "rbac.authorization.k8s.io/v1",\n  "metadata": {\n    "resourceVersion": "'), text.slice(0, 200));
+    assert.ok(
+      text.startsWith('{\n  "kind": "ClusterRoleList",\n  "apiVersion": "rbac.authorization.k8s.io/v1",\n  "metadata": {\n    "resourceVersion": "'),
+      text.slice(0, 200),
+    );
     assert.equal(text, JSON.stringify(JSON.parse(text), null, 2));
     assert.ok((JSON.parse(text) as { items: unknown[] }).items.length > 10, 'the default policy is listed');
 

@@ -23,8 +23,14 @@ describe('RBAC with the real kubectl: alice (group devs) bound to an event reade
     });
     admin = new Kubectl(server.url, ADMIN);
     alice = new Kubectl(server.url, ALICE);
-    assert.equal((await admin.run(['create', 'clusterrole', 'event-reader', '--verb=get,list', '--resource=events'])).stdout, 'clusterrole.rbac.authorization.k8s.io/event-reader created\n');
-    assert.equal((await admin.run(['create', 'clusterrolebinding', 'devs-read-events', '--clusterrole=event-reader', '--group=devs'])).stdout, 'clusterrolebinding.rbac.authorization.k8s.io/devs-read-events created\n');
+    assert.equal(
+      (await admin.run(['create', 'clusterrole', 'event-reader', '--verb=get,list', '--resource=events'])).stdout,
+      'clusterrole.rbac.authorization.k8s.io/event-reader created\n',
+    );
+    assert.equal(
+      (await admin.run(['create', 'clusterrolebinding', 'devs-read-events', '--clusterrole=event-reader', '--group=devs'])).stdout,
+      'clusterrolebinding.rbac.authorization.k8s.io/devs-read-events created\n',
+    );
   });
   after(async () => {
     admin.cleanup();
@@ -38,9 +44,15 @@ describe('RBAC with the real kubectl: alice (group devs) bound to an event reade
     assert.equal(listed.stderr, 'No resources found\n');
     const refused = await alice.run(['create', 'clusterrole', 'mine', '--verb=get', '--resource=namespaces']);
     assert.equal(refused.code, 1);
-    assert.equal(refused.stderr, 'Error from server (Forbidden): clusterroles.rbac.authorization.k8s.io is forbidden: User "alice@example.com" cannot create resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope\n');
+    assert.equal(
+      refused.stderr,
+      'Error from server (Forbidden): clusterroles.rbac.authorization.k8s.io is forbidden: User "alice@example.com" cannot create resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope\n',
+    );
     const roles = await alice.run(['get', 'clusterroles']);
-    assert.equal(roles.stderr, 'Error from server (Forbidden): clusterroles.rbac.authorization.k8s.io is forbidden: User "alice@example.com" cannot list resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope\n');
+    assert.equal(
+      roles.stderr,
+      'Error from server (Forbidden): clusterroles.rbac.authorization.k8s.io is forbidden: User "alice@example.com" cannot list resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope\n',
+    );
   });
 
   it('auth can-i answers yes/no and --list prints the rules', async () => {
@@ -59,7 +71,10 @@ describe('RBAC with the real kubectl: alice (group devs) bound to an event reade
   it('refuses escalation, and lets the admin impersonate alice', async () => {
     await admin.run(['create', 'clusterrole', 'role-maker', '--verb=create', '--resource=clusterroles.rbac.authorization.k8s.io']);
     await admin.run(['create', 'clusterrolebinding', 'alice-makes-roles', '--clusterrole=role-maker', '--user=alice@example.com']);
-    assert.equal((await alice.run(['create', 'clusterrole', 'reader-too', '--verb=get', '--resource=events'])).stdout, 'clusterrole.rbac.authorization.k8s.io/reader-too created\n');
+    assert.equal(
+      (await alice.run(['create', 'clusterrole', 'reader-too', '--verb=get', '--resource=events'])).stdout,
+      'clusterrole.rbac.authorization.k8s.io/reader-too created\n',
+    );
     const escalation = await alice.run(['create', 'clusterrole', 'namespace-deleter', '--verb=delete', '--resource=namespaces']);
     assert.equal(
       escalation.stderr,
@@ -67,8 +82,14 @@ describe('RBAC with the real kubectl: alice (group devs) bound to an event reade
     );
     assert.equal((await admin.run(['auth', 'can-i', 'list', 'events', '--as', 'alice@example.com', '--as-group', 'devs'])).stdout, 'yes\n');
     const asAlice = await admin.run(['get', 'clusterroles', '--as', 'alice@example.com']);
-    assert.equal(asAlice.stderr, 'Error from server (Forbidden): clusterroles.rbac.authorization.k8s.io is forbidden: User "alice@example.com" cannot list resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope\n');
+    assert.equal(
+      asAlice.stderr,
+      'Error from server (Forbidden): clusterroles.rbac.authorization.k8s.io is forbidden: User "alice@example.com" cannot list resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope\n',
+    );
     const aliceImpersonating = await alice.run(['get', 'events', '--as', 'bob']);
-    assert.equal(aliceImpersonating.stderr, 'Error from server (Forbidden): users "bob" is forbidden: User "alice@example.com" cannot impersonate resource "users" in API group "" at the cluster scope\n');
+    assert.equal(
+      aliceImpersonating.stderr,
+      'Error from server (Forbidden): users "bob" is forbidden: User "alice@example.com" cannot impersonate resource "users" in API group "" at the cluster scope\n',
+    );
   });
 });

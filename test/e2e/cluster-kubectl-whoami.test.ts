@@ -25,14 +25,14 @@ describe('kubectl auth whoami against fogbank (authentication.k8s.io/v1 SelfSubj
     await server.close();
   });
 
-  it('prints the admin\'s attributes as a table', async () => {
+  it("prints the admin's attributes as a table", async () => {
     const result = await admin.run(['auth', 'whoami']);
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stderr, '');
     assert.equal(result.stdout, 'ATTRIBUTE   VALUE\nUsername    system:admin\nGroups      [system:masters system:authenticated]\n');
   });
 
-  it('prints a token user\'s attributes (the default policy lets every authenticated user ask)', async () => {
+  it("prints a token user's attributes (the default policy lets every authenticated user ask)", async () => {
     const result = await alice.run(['auth', 'whoami']);
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout, 'ATTRIBUTE   VALUE\nUsername    alice@example.com\nGroups      [devs system:authenticated]\n');

@@ -9,7 +9,18 @@ const TOKEN = 'kubectl-writes-admin';
 const G = 'clusterrole.rbac.authorization.k8s.io';
 
 const roleYaml = (name: string, verbs: string[], extra: string[] = []) =>
-  ['apiVersion: rbac.authorization.k8s.io/v1', 'kind: ClusterRole', 'metadata:', `  name: ${name}`, ...extra, 'rules:', '- apiGroups: [""]', '  resources: ["configmaps"]', `  verbs: [${verbs.map((v) => JSON.stringify(v)).join(', ')}]`, ''].join('\n');
+  [
+    'apiVersion: rbac.authorization.k8s.io/v1',
+    'kind: ClusterRole',
+    'metadata:',
+    `  name: ${name}`,
+    ...extra,
+    'rules:',
+    '- apiGroups: [""]',
+    '  resources: ["configmaps"]',
+    `  verbs: [${verbs.map((v) => JSON.stringify(v)).join(', ')}]`,
+    '',
+  ].join('\n');
 
 describe('cluster write paths with the real kubectl: apply, server-side apply, diff, patch, edit, aggregation', () => {
   let server: RunningFogbank;
@@ -45,7 +56,7 @@ describe('cluster write paths with the real kubectl: apply, server-side apply, d
     assert.deepEqual((await json('applied')).rules[0].verbs, ['get', 'list'], 'diff stores nothing');
   });
 
-  it('moves from client-side to server-side apply without conflicts, and back (kubectl\'s migration against the server\'s last-applied handling)', async () => {
+  it("moves from client-side to server-side apply without conflicts, and back (kubectl's migration against the server's last-applied handling)", async () => {
     const path = file('moving.yaml', roleYaml('moving', ['get'], ['  labels:', '    team: a']));
     assert.equal((await kubectl.run(['apply', '-f', path])).stdout, `${G}/moving created\n`);
     writeFileSync(path, roleYaml('moving', ['get', 'list'], ['  labels:', '    team: b']));
@@ -56,7 +67,10 @@ describe('cluster write paths with the real kubectl: apply, server-side apply, d
     assert.deepEqual(serverSide.metadata.labels, { team: 'b' });
     assert.deepEqual(serverSide.rules[0].verbs, ['get', 'list']);
     // kubectl moved client-side apply's fields into its Apply entry and keeps the annotation under its own manager.
-    assert.deepEqual(serverSide.metadata.managedFields.map((e: { manager: string; operation: string }) => `${e.manager}/${e.operation}`), ['kubectl/Apply', 'kubectl-last-applied/Apply']);
+    assert.deepEqual(
+      serverSide.metadata.managedFields.map((e: { manager: string; operation: string }) => `${e.manager}/${e.operation}`),
+      ['kubectl/Apply', 'kubectl-last-applied/Apply'],
+    );
     assert.match(serverSide.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration'], /"labels":\{"team":"b"\}.*"verbs":\["get","list"\]/);
     // The annotation kept up to date lets client-side apply take over again.
     writeFileSync(path, roleYaml('moving', ['get'], ['  labels:', '    team: c']));
@@ -71,7 +85,11 @@ describe('cluster write paths with the real kubectl: apply, server-side apply, d
     assert.equal((await kubectl.run(['apply', '--server-side', '-f', path])).stdout, `${G}/ssa serverside-applied\n`);
     const created = await json('ssa');
     assert.deepEqual(
-      created.metadata.managedFields.map((entry: { manager: string; operation: string; fieldsV1: unknown }) => [entry.manager, entry.operation, entry.fieldsV1]),
+      created.metadata.managedFields.map((entry: { manager: string; operation: string; fieldsV1: unknown }) => [
+        entry.manager,
+        entry.operation,
+        entry.fieldsV1,
+      ]),
       [['kubectl', 'Apply', { 'f:metadata': { 'f:labels': { 'f:team': {} } }, 'f:rules': {} }]],
     );
     const other = file('ssa-other.yaml', roleYaml('ssa', ['get', 'delete']));
@@ -124,20 +142,51 @@ describe('cluster write paths with the real kubectl: apply, server-side apply, d
   it('auth reconcile creates then leaves alone; replace overwrites', async () => {
     const path = file(
       'reconcile.yaml',
-      [roleYaml('reconciled', ['get']), '---', 'apiVersion: rbac.authorization.k8s.io/v1', 'kind: ClusterRoleBinding', 'metadata:', '  name: reconciled', 'roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: reconciled}', 'subjects: [{kind: Group, name: devs, apiGroup: rbac.authorization.k8s.io}]', ''].join('\n'),
+      [
+        roleYaml('reconciled', ['get']),
+        '---',
+        'apiVersion: rbac.authorization.k8s.io/v1',
+        'kind: ClusterRoleBinding',
+        'metadata:',
+        '  name: reconciled',
+        'roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: reconciled}',
+        'subjects: [{kind: Group, name: devs, apiGroup: rbac.authorization.k8s.io}]',
+        '',
+      ].join('\n'),
     );
     const first = await kubectl.run(['auth', 'reconcile', '-f', path]);
     assert.equal(first.stdout, `${G}/reconciled reconciled\nclusterrolebinding.rbac.authorization.k8s.io/reconciled reconciled\n`);
     assert.match(first.stderr, /reconciliation required create\n\tmissing rules added:/);
     const second = await kubectl.run(['auth', 'reconcile', '-f', path]);
     assert.equal(second.stderr, '', 'nothing left to reconcile');
-    assert.equal((await kubectl.run(['replace', '-f', path])).stdout, `${G}/reconciled replaced\nclusterrolebinding.rbac.authorization.k8s.io/reconciled replaced\n`);
+    assert.equal(
+      (await kubectl.run(['replace', '-f', path])).stdout,
+      `${G}/reconciled replaced\nclusterrolebinding.rbac.authorization.k8s.io/reconciled replaced\n`,
+    );
   });
 
   it('an aggregated role picks up a labelled role and drops it when the label goes', async () => {
-    const aggregate = file('agg.yaml', ['apiVersion: rbac.authorization.k8s.io/v1', 'kind: ClusterRole', 'metadata:', '  name: monitoring', 'aggregationRule:', '  clusterRoleSelectors:', '  - matchLabels:', '      example.com/aggregate-to-monitoring: "true"', 'rules: []', ''].join('\n'));
+    const aggregate = file(
+      'agg.yaml',
+      [
+        'apiVersion: rbac.authorization.k8s.io/v1',
+        'kind: ClusterRole',
+        'metadata:',
+        '  name: monitoring',
+        'aggregationRule:',
+        '  clusterRoleSelectors:',
+        '  - matchLabels:',
+        '      example.com/aggregate-to-monitoring: "true"',
+        'rules: []',
+        '',
+      ].join('\n'),
+    );
     await kubectl.run(['apply', '-f', aggregate]);
-    await kubectl.run(['apply', '-f', file('part.yaml', roleYaml('monitoring-part', ['get'], ['  labels:', '    example.com/aggregate-to-monitoring: "true"']))]);
+    await kubectl.run([
+      'apply',
+      '-f',
+      file('part.yaml', roleYaml('monitoring-part', ['get'], ['  labels:', '    example.com/aggregate-to-monitoring: "true"'])),
+    ]);
     const until = async (want: unknown) => {
       for (let i = 0; i < 100; i++) {
         if (JSON.stringify((await json('monitoring')).rules ?? []) === JSON.stringify(want)) return;
@@ -146,7 +195,10 @@ describe('cluster write paths with the real kubectl: apply, server-side apply, d
       assert.fail(`monitoring never had ${JSON.stringify(want)}`);
     };
     await until([{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }]);
-    assert.equal((await kubectl.run(['label', 'clusterrole', 'monitoring-part', 'example.com/aggregate-to-monitoring-'])).stdout, `${G}/monitoring-part unlabeled\n`);
+    assert.equal(
+      (await kubectl.run(['label', 'clusterrole', 'monitoring-part', 'example.com/aggregate-to-monitoring-'])).stdout,
+      `${G}/monitoring-part unlabeled\n`,
+    );
     await until([]);
     const listed = await kubectl.run(['get', 'clusterroles', '-o', 'name']);
     for (const name of ['admin', 'cluster-admin', 'edit', 'view', 'system:discovery']) assert.match(listed.stdout, new RegExp(`^${G}/${name}$`, 'm'));

@@ -31,7 +31,11 @@ describe('cluster API with the real kubectl', () => {
   });
 
   const events = (path: string, body: unknown) =>
-    fetch(`${server.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   it('lists the initial namespaces and creates one (protobuf body from the typed client)', async () => {
     const created = await kubectl.run(['create', 'namespace', 'demo']);
@@ -45,12 +49,27 @@ describe('cluster API with the real kubectl', () => {
     const file = join(kubectl.dir, 'reader.yaml');
     writeFileSync(
       file,
-      ['apiVersion: rbac.authorization.k8s.io/v1', 'kind: ClusterRole', 'metadata:', '  name: reader', '  labels:', '    app: demo', 'rules:', '- apiGroups: [""]', '  resources: ["configmaps"]', '  verbs: ["get", "list"]', ''].join('\n'),
+      [
+        'apiVersion: rbac.authorization.k8s.io/v1',
+        'kind: ClusterRole',
+        'metadata:',
+        '  name: reader',
+        '  labels:',
+        '    app: demo',
+        'rules:',
+        '- apiGroups: [""]',
+        '  resources: ["configmaps"]',
+        '  verbs: ["get", "list"]',
+        '',
+      ].join('\n'),
     );
     const created = await kubectl.run(['create', '-f', file]);
     assert.equal(created.stdout, 'clusterrole.rbac.authorization.k8s.io/reader created\n');
     const again = await kubectl.run(['create', '-f', file]);
-    assert.equal(again.stderr, `Error from server (AlreadyExists): error when creating "${file}": clusterroles.rbac.authorization.k8s.io "reader" already exists\n`);
+    assert.equal(
+      again.stderr,
+      `Error from server (AlreadyExists): error when creating "${file}": clusterroles.rbac.authorization.k8s.io "reader" already exists\n`,
+    );
 
     const table = await kubectl.run(['get', 'clusterroles', '-l', 'app=demo']);
     assert.match(table.stdout, /^NAME\s+CREATED AT\nreader\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n$/);
@@ -66,10 +85,16 @@ describe('cluster API with the real kubectl', () => {
 
   it('rejects unknown fields under strict validation with the server text', async () => {
     const file = join(kubectl.dir, 'bad.yaml');
-    writeFileSync(file, ['apiVersion: rbac.authorization.k8s.io/v1', 'kind: ClusterRole', 'metadata:', '  name: bad', 'color: blue', 'rules: []', ''].join('\n'));
+    writeFileSync(
+      file,
+      ['apiVersion: rbac.authorization.k8s.io/v1', 'kind: ClusterRole', 'metadata:', '  name: bad', 'color: blue', 'rules: []', ''].join('\n'),
+    );
     const result = await kubectl.run(['create', '-f', file]);
     assert.equal(result.code, 1);
-    assert.equal(result.stderr, `Error from server (BadRequest): error when creating "${file}": ClusterRole in version "v1" cannot be handled as a ClusterRole: strict decoding error: unknown field "color"\n`);
+    assert.equal(
+      result.stderr,
+      `Error from server (BadRequest): error when creating "${file}": ClusterRole in version "v1" cannot be handled as a ClusterRole: strict decoding error: unknown field "color"\n`,
+    );
     assert.equal((await kubectl.run(['get', 'clusterrole', 'bad', '--ignore-not-found'])).stdout, '');
   });
 
@@ -106,19 +131,33 @@ describe('cluster API with the real kubectl', () => {
     });
     assert.equal(response.status, 201);
     const all = await kubectl.run(['get', 'events', '-A']);
-    assert.match(all.stdout, /^NAMESPACE\s+LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE\ndefault\s+\d+s\s+Normal\s+Checked\s+namespace\/demo\s+namespace looked at\n$/);
+    assert.match(
+      all.stdout,
+      /^NAMESPACE\s+LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE\ndefault\s+\d+s\s+Normal\s+Checked\s+namespace\/demo\s+namespace looked at\n$/,
+    );
     const wide = await kubectl.run(['get', 'events', '-A', '-o', 'wide']);
     assert.match(wide.stdout, /SOURCE.*\n.*example\.com\/checker, checker-1\s+namespace looked at\s+\d+s\s+1\s+demo-checked\n$/);
     const v1 = await kubectl.run(['get', 'events.v1.events.k8s.io', '-n', 'default', '-o', 'name']);
     assert.equal(v1.stdout, 'event.events.k8s.io/demo-checked\n');
-    const about = await kubectl.run(['get', 'events', '-A', '--field-selector', `involvedObject.kind=Namespace,involvedObject.name=demo,involvedObject.uid=${uid}`, '-o', 'name']);
+    const about = await kubectl.run([
+      'get',
+      'events',
+      '-A',
+      '--field-selector',
+      `involvedObject.kind=Namespace,involvedObject.name=demo,involvedObject.uid=${uid}`,
+      '-o',
+      'name',
+    ]);
     assert.equal(about.stdout, 'event/demo-checked\n');
     // kubectl's namespace describer prints quotas and limit ranges, never events (describe.go);
     // `kubectl events --for` is how kubectl shows the events about one object.
     const described = await kubectl.run(['describe', 'namespace', 'demo']);
     assert.match(described.stdout, /^Name:\s+demo\nLabels:\s+kubernetes.io\/metadata.name=demo\nAnnotations:\s+<none>\nStatus:\s+Active\n/);
     const eventsFor = await kubectl.run(['events', '--for', 'namespace/demo', '-A']);
-    assert.match(eventsFor.stdout, /^NAMESPACE\s+LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE\ndefault\s+\d+s\s+Normal\s+Checked\s+Namespace\/demo\s+namespace looked at\n$/);
+    assert.match(
+      eventsFor.stdout,
+      /^NAMESPACE\s+LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE\ndefault\s+\d+s\s+Normal\s+Checked\s+Namespace\/demo\s+namespace looked at\n$/,
+    );
   });
 
   it('explains fields and serves raw discovery', async () => {
@@ -126,12 +165,21 @@ describe('cluster API with the real kubectl', () => {
     assert.match(explained.stdout, /^GROUP:\s+rbac.authorization.k8s.io\nKIND:\s+ClusterRole\nVERSION:\s+v1\n\nFIELD: rules <\[\]PolicyRule>\n/);
     assert.match(explained.stdout, /verbs\t<\[\]string> -required-/);
     const raw = JSON.parse((await kubectl.run(['get', '--raw', '/apis'])).stdout);
-    assert.deepEqual(raw.groups.map((group: { name: string }) => group.name), ['rbac.authorization.k8s.io', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io']);
+    assert.deepEqual(
+      raw.groups.map((group: { name: string }) => group.name),
+      ['rbac.authorization.k8s.io', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io'],
+    );
     const resources = await kubectl.run(['api-resources', '--api-group=authorization.k8s.io', '--no-headers']);
-    assert.deepEqual(resources.stdout.trim().split('\n').map((line) => line.split(/\s+/).join(' ')), [
-      'selfsubjectaccessreviews authorization.k8s.io/v1 false SelfSubjectAccessReview',
-      'selfsubjectrulesreviews authorization.k8s.io/v1 false SelfSubjectRulesReview',
-    ]);
+    assert.deepEqual(
+      resources.stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split(/\s+/).join(' ')),
+      [
+        'selfsubjectaccessreviews authorization.k8s.io/v1 false SelfSubjectAccessReview',
+        'selfsubjectrulesreviews authorization.k8s.io/v1 false SelfSubjectRulesReview',
+      ],
+    );
   });
 
   it('watches and sees a create made by another client', async () => {
@@ -149,7 +197,12 @@ describe('cluster API with the real kubectl', () => {
   });
 
   it('deletes a namespace together with its events', async () => {
-    await events('/api/v1/namespaces/demo/events', { metadata: { name: 'inside' }, involvedObject: { kind: 'Namespace', name: 'demo', namespace: 'demo' }, reason: 'Old', message: 'old style' });
+    await events('/api/v1/namespaces/demo/events', {
+      metadata: { name: 'inside' },
+      involvedObject: { kind: 'Namespace', name: 'demo', namespace: 'demo' },
+      reason: 'Old',
+      message: 'old style',
+    });
     assert.equal((await kubectl.run(['delete', 'namespace', 'demo'])).stdout, 'namespace "demo" deleted\n');
     assert.equal((await kubectl.run(['get', 'events', '-n', 'demo'])).stderr, 'No resources found in demo namespace.\n');
     const protectedNs = await kubectl.run(['delete', 'namespace', 'default']);
@@ -177,8 +230,11 @@ describe('fogbank start writes a kubeconfig kubectl can use as is', () => {
       const text = readFileSync(server.kubeconfigFile!, 'utf8');
       assert.match(text, new RegExp(`server: http://fogbank:${server.adminToken}@127\\.0\\.0\\.1:${server.port}\\n`));
       const result = await new Promise<{ code: number; stdout: string }>((resolve) => {
-        execFile(findKubectl(), ['--kubeconfig', server.kubeconfigFile!, '--cache-dir', join(dataDir, 'cache'), 'get', 'namespace', 'default', '-o', 'name'], { env: { PATH: process.env['PATH'], HOME: dataDir }, timeout: 60_000 }, (error, stdout) =>
-          resolve({ code: error === null ? 0 : 1, stdout }),
+        execFile(
+          findKubectl(),
+          ['--kubeconfig', server.kubeconfigFile!, '--cache-dir', join(dataDir, 'cache'), 'get', 'namespace', 'default', '-o', 'name'],
+          { env: { PATH: process.env['PATH'], HOME: dataDir }, timeout: 60_000 },
+          (error, stdout) => resolve({ code: error === null ? 0 : 1, stdout }),
         );
       });
       assert.deepEqual(result, { code: 0, stdout: 'namespace/default\n' });

@@ -23,7 +23,9 @@ describe('python3-kubernetes dynamic client against fogbank', { skip: skipUnless
   it('server-side applies with force_conflicts=True where the same apply without it is a 409', async () => {
     const cache = join(tempDir('python-discovery'), 'discovery.json');
     // PYTHONNOUSERSITE and a clean PYTHONPATH keep it to Debian's packages.
-    const python = spawnOwned(clientPath('python3-kubernetes'), [SCRIPT, server.url, TOKEN, cache], { env: { PATH: process.env['PATH'], HOME: tempDir('python-home'), PYTHONNOUSERSITE: '1' } });
+    const python = spawnOwned(clientPath('python3-kubernetes'), [SCRIPT, server.url, TOKEN, cache], {
+      env: { PATH: process.env['PATH'], HOME: tempDir('python-home'), PYTHONNOUSERSITE: '1' },
+    });
     const exit = await withTimeout(python.exited, 120_000, `the Python client to finish; stderr:\n${python.stderr()}`);
     assert.equal(exit, 0, python.stderr());
     assert.deepEqual(JSON.parse(python.lines.at(-1) ?? 'null'), {

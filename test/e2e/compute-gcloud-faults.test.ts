@@ -22,7 +22,10 @@ describe('gcloud compute through injected faults', { skip: skipUnless('gcloud') 
   it('instance-templates create fails with the real Quota exceeded text of an asynchronous QUOTA_EXCEEDED', async () => {
     await server.faults.add({
       method: 'compute.instanceTemplates.insert',
-      operationError: { code: 'QUOTA_EXCEEDED', quotaInfo: { metricName: 'compute.googleapis.com/cpus', limitName: 'CPUS-per-project-region', dimensions: { region: 'us-central1' }, limit: 100 } },
+      operationError: {
+        code: 'QUOTA_EXCEEDED',
+        quotaInfo: { metricName: 'compute.googleapis.com/cpus', limitName: 'CPUS-per-project-region', dimensions: { region: 'us-central1' }, limit: 100 },
+      },
       times: 1,
     });
     const result = await gcloud.run('compute', 'instance-templates', 'create', 'over-quota', '--machine-type=e2-small');

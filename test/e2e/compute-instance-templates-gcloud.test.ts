@@ -61,7 +61,9 @@ describe('gcloud compute instance-templates against fogbank (realistic operation
     assert.equal(properties.networkInterfaces[0].name, 'nic0');
     assert.equal(properties.networkInterfaces[0].kind, 'compute#networkInterface');
     assert.equal(properties.networkInterfaces[0].network, `${server.url}/compute/v1/projects/p/global/networks/default`);
-    assert.deepEqual(properties.networkInterfaces[0].accessConfigs, [{ kind: 'compute#accessConfig', name: 'external-nat', networkTier: 'PREMIUM', type: 'ONE_TO_ONE_NAT' }]);
+    assert.deepEqual(properties.networkInterfaces[0].accessConfigs, [
+      { kind: 'compute#accessConfig', name: 'external-nat', networkTier: 'PREMIUM', type: 'ONE_TO_ONE_NAT' },
+    ]);
     const disk = properties.disks[0];
     assert.equal(disk.deviceName, 'persistent-disk-0');
     assert.equal(disk.index, 0);

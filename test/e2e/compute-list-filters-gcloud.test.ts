@@ -31,7 +31,10 @@ describe('gcloud --filter on compute lists against fogbank', () => {
       });
       assert.equal(response.status, 200, await response.text());
     }
-    const removed = await fetch(`${server.url}/compute/v1/projects/p/global/instanceTemplates/tpl-batch`, { method: 'DELETE', headers: { authorization: `Bearer ${TOKEN}` } });
+    const removed = await fetch(`${server.url}/compute/v1/projects/p/global/instanceTemplates/tpl-batch`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
     assert.equal(removed.status, 200);
   });
   after(async () => {
@@ -41,7 +44,10 @@ describe('gcloud --filter on compute lists against fogbank', () => {
   async function lines(...args: string[]): Promise<string[]> {
     const result = await gcloud.run('compute', ...args);
     assert.equal(result.code, 0, result.stderr);
-    return result.stdout.split('\n').filter((line) => line !== '').sort();
+    return result.stdout
+      .split('\n')
+      .filter((line) => line !== '')
+      .sort();
   }
 
   const operationCases: [string, string[]][] = [
@@ -83,9 +89,16 @@ describe('gcloud --filter on compute lists against fogbank', () => {
 
   // gcloud's = is a word match (\b…\b), so family=debian-12 also matches debian-12-arm64, as against the real service.
   it('images list --filter (gcloud sends it to every public image project in one batch)', async () => {
-    assert.deepEqual(await lines('images', 'list', '--filter=family=debian-12', '--format=value(name)'), ['debian-12-bookworm-arm64-v20250610', 'debian-12-bookworm-v20250610']);
+    assert.deepEqual(await lines('images', 'list', '--filter=family=debian-12', '--format=value(name)'), [
+      'debian-12-bookworm-arm64-v20250610',
+      'debian-12-bookworm-v20250610',
+    ]);
     assert.deepEqual(await lines('images', 'list', '--filter=family=debian-12 AND NOT name~arm', '--format=value(name)'), ['debian-12-bookworm-v20250610']);
-    assert.deepEqual(await lines('images', 'list', '--filter=name~^debian-1[12]-.*-v2025', '--format=value(family)'), ['debian-11', 'debian-12', 'debian-12-arm64']);
+    assert.deepEqual(await lines('images', 'list', '--filter=name~^debian-1[12]-.*-v2025', '--format=value(family)'), [
+      'debian-11',
+      'debian-12',
+      'debian-12-arm64',
+    ]);
     // A *Timestamp key is sent bare and in UTC (creationTimestamp eq 2025-06-10T19:00:00.000Z).
     assert.deepEqual(await lines('images', 'list', '--filter=creationTimestamp=2025-06-10T12:00:00.000-07:00 AND family~^debian', '--format=value(name)'), [
       'debian-11-bullseye-v20250610',
@@ -96,10 +109,14 @@ describe('gcloud --filter on compute lists against fogbank', () => {
 
   it('the server-side part gcloud sends keeps every match by itself', async () => {
     const serverSide = async (path: string, filter: string): Promise<string[]> => {
-      const response = await fetch(`${server.url}/compute/v1/projects/p/${path}?filter=${encodeURIComponent(filter)}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      const response = await fetch(`${server.url}/compute/v1/projects/p/${path}?filter=${encodeURIComponent(filter)}`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
       assert.equal(response.status, 200);
       const body = (await response.json()) as { items: Record<string, { operations?: { targetLink: string }[]; instanceTemplates?: { name: string }[] }> };
-      return Object.values(body.items).flatMap((scope) => [...(scope.operations ?? []).map((op) => op.targetLink.split('/').at(-1)!), ...(scope.instanceTemplates ?? []).map((t) => t.name)]).sort();
+      return Object.values(body.items)
+        .flatMap((scope) => [...(scope.operations ?? []).map((op) => op.targetLink.split('/').at(-1)!), ...(scope.instanceTemplates ?? []).map((t) => t.name)])
+        .sort();
     };
     assert.deepEqual(await serverSide('aggregated/operations', 'operationType eq ".*\\bdelete\\b.*"'), ['tpl-batch']);
     assert.deepEqual(await serverSide('aggregated/instanceTemplates', 'name eq ".*(^t).*"'), ['tpl-web']);

@@ -28,7 +28,8 @@ describe('@google-cloud/compute through an injected asynchronous QUOTA_EXCEEDED'
     await server.faults.add({ method: 'compute.instanceTemplates.insert', operationError: { code: 'QUOTA_EXCEEDED', quotaInfo }, times: 1 });
     const [operation] = await templates.insert({ project: PROJECT, instanceTemplateResource: { name: 'over-quota', properties: { machineType: 'e2-small' } } });
     let done: protos.google.cloud.compute.v1.IOperation | undefined;
-    for (let attempt = 0; attempt < 20 && done?.status !== 'DONE'; attempt++) [done] = await operations.wait({ project: PROJECT, operation: operation.latestResponse.name! });
+    for (let attempt = 0; attempt < 20 && done?.status !== 'DONE'; attempt++)
+      [done] = await operations.wait({ project: PROJECT, operation: operation.latestResponse.name! });
     assert.equal(done?.status, 'DONE');
     assert.equal(done.httpErrorStatusCode, 403);
     assert.equal(done.httpErrorMessage, 'FORBIDDEN');

@@ -107,15 +107,22 @@ describe('@google-cloud/compute against fogbank', () => {
       for await (const template of templates.listAsync({ project: PROJECT, maxResults: 1 })) names.push(String(template.name));
       assert.deepEqual(names, ['web-1', 'web-2', 'web-3']);
       const [firstPage, , raw] = await templates.list({ project: PROJECT, maxResults: 2 }, { autoPaginate: false });
-      assert.deepEqual(firstPage.map((template) => template.name), ['web-1', 'web-2']);
+      assert.deepEqual(
+        firstPage.map((template) => template.name),
+        ['web-1', 'web-2'],
+      );
       assert.equal(typeof raw?.nextPageToken, 'string');
       const scopes: [string, string[]][] = [];
       for await (const [scope, list] of templates.aggregatedListAsync({ project: PROJECT, maxResults: 2 })) {
         if ((list.instanceTemplates ?? []).length > 0) scopes.push([scope, list.instanceTemplates!.map((template) => String(template.name))]);
       }
-      assert.deepEqual(scopes, [['global', ['web-1', 'web-2']], ['global', ['web-3']]]);
+      assert.deepEqual(scopes, [
+        ['global', ['web-1', 'web-2']],
+        ['global', ['web-3']],
+      ]);
       const operations: string[] = [];
-      for await (const operation of globalOperations.listAsync({ project: PROJECT, filter: 'operationType = insert' })) operations.push(String(operation.operationType));
+      for await (const operation of globalOperations.listAsync({ project: PROJECT, filter: 'operationType = insert' }))
+        operations.push(String(operation.operationType));
       assert.equal(operations.length, 3);
     });
 
@@ -157,25 +164,45 @@ describe('@google-cloud/compute against fogbank', () => {
       });
 
       it('insert with the real type; the policy answers with it', async () => {
-        const [operation] = await client().insert({ ...at, securityPolicyResource: { name: 'armor', type: 'CLOUD_ARMOR', description: 'from the Node client' } });
+        const [operation] = await client().insert({
+          ...at,
+          securityPolicyResource: { name: 'armor', type: 'CLOUD_ARMOR', description: 'from the Node client' },
+        });
         if (scope === 'regional') assert.equal((operation as StartedOperation).latestResponse.region?.endsWith(`/regions/${REGION}`), true);
         await wait(operation);
         const [policy] = await client().get({ ...at, securityPolicy: 'armor' });
         assert.equal(policy.type, 'CLOUD_ARMOR');
         assert.equal(policy.description, 'from the Node client');
-        assert.deepEqual(policy.rules?.map((rule) => [rule.priority, rule.action]), [[2147483647, 'allow']]);
+        assert.deepEqual(
+          policy.rules?.map((rule) => [rule.priority, rule.action]),
+          [[2147483647, 'allow']],
+        );
       });
 
       it('addRule, getRule, patchRule and removeRule, each waited on', async () => {
         const ref = { ...at, securityPolicy: 'armor' };
-        await wait((await client().addRule({ ...ref, securityPolicyRuleResource: { priority: 1000, action: 'deny(403)', match: { expr: { expression: "request.path.startsWith('/admin')" } } } }))[0]);
+        await wait(
+          (
+            await client().addRule({
+              ...ref,
+              securityPolicyRuleResource: { priority: 1000, action: 'deny(403)', match: { expr: { expression: "request.path.startsWith('/admin')" } } },
+            })
+          )[0],
+        );
         const [rule] = await client().getRule({ ...ref, priority: 1000 });
         assert.equal(rule.action, 'deny(403)');
         assert.equal(rule.match?.expr?.expression, "request.path.startsWith('/admin')");
-        await wait((await client().patchRule({ ...ref, priority: 1000, securityPolicyRuleResource: { priority: 1000, action: 'deny(404)', description: 'hidden' } }))[0]);
+        await wait(
+          (await client().patchRule({ ...ref, priority: 1000, securityPolicyRuleResource: { priority: 1000, action: 'deny(404)', description: 'hidden' } }))[0],
+        );
         const [patched] = await client().getRule({ ...ref, priority: 1000 });
         assert.deepEqual([patched.action, patched.description, patched.match?.expr?.expression], ['deny(404)', 'hidden', "request.path.startsWith('/admin')"]);
-        const bad = await errorOf(client().addRule({ ...ref, securityPolicyRuleResource: { priority: 1, action: 'allow', match: { expr: { expression: "evaluatePreconfiguredExpr('nope')" } } } }));
+        const bad = await errorOf(
+          client().addRule({
+            ...ref,
+            securityPolicyRuleResource: { priority: 1, action: 'allow', match: { expr: { expression: "evaluatePreconfiguredExpr('nope')" } } },
+          }),
+        );
         assert.deepEqual(bad, {
           status: 400,
           message: `Invalid value for field 'resource.match.expr': '{ "expression": "evaluatePreconfiguredExpr(\\u0027nope\\u0027)"}'. Error parsing Cloud Armor rule matcher expression: nope isn't a valid preconfigured expression set.`,
@@ -221,6 +248,9 @@ describe('@google-cloud/compute against fogbank', () => {
     for await (const [scope, list] of policies.aggregatedListAsync({ project: PROJECT })) {
       for (const policy of list.securityPolicies ?? []) found.push([scope, String(policy.type)]);
     }
-    assert.deepEqual(found, [['global', 'CLOUD_ARMOR'], [`regions/${REGION}`, 'CLOUD_ARMOR']]);
+    assert.deepEqual(found, [
+      ['global', 'CLOUD_ARMOR'],
+      [`regions/${REGION}`, 'CLOUD_ARMOR'],
+    ]);
   });
 });

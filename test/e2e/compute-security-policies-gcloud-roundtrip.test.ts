@@ -20,7 +20,15 @@ describe('gcloud compute security-policies: types, update, export and import', (
   let gcloud: Gcloud;
 
   before(async () => {
-    server = await startFogbank({ host: '127.0.0.1', port: 0, store: 'memory', operations: 'instant', adminToken: TOKEN, logLevel: 'silent', ids: seededIds('gcloud-roundtrip') });
+    server = await startFogbank({
+      host: '127.0.0.1',
+      port: 0,
+      store: 'memory',
+      operations: 'instant',
+      adminToken: TOKEN,
+      logLevel: 'silent',
+      ids: seededIds('gcloud-roundtrip'),
+    });
     gcloud = new Gcloud(server.url, TOKEN);
   });
   after(async () => {
@@ -53,7 +61,9 @@ describe('gcloud compute security-policies: types, update, export and import', (
     const result = await gcloud.run('compute', 'security-policies', 'create', 'bad', '--type=CLOUD_ARMOR_EDGE', '--region=us-central1');
     assert.equal(result.code, 1);
     assert.ok(
-      result.stderr.includes("Invalid value for field 'resource.type': 'CLOUD_ARMOR_EDGE'. Regional security policies must be of type CLOUD_ARMOR, CLOUD_ARMOR_NETWORK or CLOUD_ARMOR_INTERNAL_SERVICE."),
+      result.stderr.includes(
+        "Invalid value for field 'resource.type': 'CLOUD_ARMOR_EDGE'. Regional security policies must be of type CLOUD_ARMOR, CLOUD_ARMOR_NETWORK or CLOUD_ARMOR_INTERNAL_SERVICE.",
+      ),
       result.stderr,
     );
   });
@@ -68,7 +78,9 @@ describe('gcloud compute security-policies: types, update, export and import', (
         body: JSON.stringify({ name: `bulk-${i}` }),
       });
       assert.equal(response.status, 200);
-      const policy = (await (await fetch(`${server.url}/compute/v1/projects/p/global/securityPolicies/bulk-${i}`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { fingerprint: string };
+      const policy = (await (
+        await fetch(`${server.url}/compute/v1/projects/p/global/securityPolicies/bulk-${i}`, { headers: { authorization: `Bearer ${TOKEN}` } })
+      ).json()) as { fingerprint: string };
       if (/[+/]/.test(policy.fingerprint)) withStandardOnlyCharacters++;
     }
     // The case that used to fail (gcloud sends these back as - and _) is among them.
@@ -88,7 +100,17 @@ describe('gcloud compute security-policies: types, update, export and import', (
   ] as const) {
     it(`${label}: export then import unchanged works and keeps the policy`, async () => {
       const name = label === 'global' ? 'web' : 'api';
-      const add = await gcloud.run('compute', 'security-policies', 'rules', 'create', '1000', `--security-policy=${name}`, ...where, '--action=allow', "--expression=request.path.startsWith('/public')");
+      const add = await gcloud.run(
+        'compute',
+        'security-policies',
+        'rules',
+        'create',
+        '1000',
+        `--security-policy=${name}`,
+        ...where,
+        '--action=allow',
+        "--expression=request.path.startsWith('/public')",
+      );
       assert.equal(add.code, 0, add.stderr);
       const file = join(gcloud.configDir, `${name}.yaml`);
       const exported = await gcloud.run('compute', 'security-policies', 'export', name, ...where, `--file-name=${file}`);
@@ -116,7 +138,13 @@ describe('gcloud compute security-policies: types, update, export and import', (
       const rule = policy.rules.find((candidate) => candidate['priority'] === 1000)!;
       rule['action'] = 'deny(403)';
       rule['description'] = 'edited';
-      policy.rules.push({ action: 'allow', description: 'office', match: { config: { srcIpRanges: ['10.0.0.0/8'] }, versionedExpr: 'SRC_IPS_V1' }, preview: false, priority: 500 });
+      policy.rules.push({
+        action: 'allow',
+        description: 'office',
+        match: { config: { srcIpRanges: ['10.0.0.0/8'] }, versionedExpr: 'SRC_IPS_V1' },
+        preview: false,
+        priority: 500,
+      });
       writeFileSync(file, stringifyYaml(policy));
       const imported = await gcloud.run('compute', 'security-policies', 'import', name, ...where, `--file-name=${file}`);
       assert.equal(imported.code, 0, imported.stderr);

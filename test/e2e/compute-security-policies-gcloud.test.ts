@@ -30,7 +30,16 @@ describe('gcloud compute security-policies against fogbank (realistic operations
   });
 
   it('rules create adds a rule with an expression', async () => {
-    const result = await gcloud.run('compute', 'security-policies', 'rules', 'create', '1000', ...R, '--action=allow', "--expression=inIpRange(origin.ip, '1.2.3.0/24')");
+    const result = await gcloud.run(
+      'compute',
+      'security-policies',
+      'rules',
+      'create',
+      '1000',
+      ...R,
+      '--action=allow',
+      "--expression=inIpRange(origin.ip, '1.2.3.0/24')",
+    );
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stderr, new RegExp(`Updated \\[${policyUrl}\\]\\.`));
   });
@@ -62,7 +71,15 @@ describe('gcloud compute security-policies against fogbank (realistic operations
 
   it('a rejected update shows fogbank’s message and changes nothing', async () => {
     const before = await gcloud.run('compute', 'security-policies', 'describe', 'pol', '--region=us-central1', '--format=value(fingerprint)');
-    const result = await gcloud.run('compute', 'security-policies', 'rules', 'update', '1000', ...R, "--expression=evaluatePreconfiguredExpr('sourceiplist-fastly')");
+    const result = await gcloud.run(
+      'compute',
+      'security-policies',
+      'rules',
+      'update',
+      '1000',
+      ...R,
+      "--expression=evaluatePreconfiguredExpr('sourceiplist-fastly')",
+    );
     assert.equal(result.code, 1);
     assert.match(result.stderr, /ERROR: \(gcloud\.compute\.security-policies\.rules\.update\) Could not fetch resource:/);
     assert.ok(

@@ -42,7 +42,10 @@ describe('fogbank start on a data directory in use', () => {
     try {
       const second = await runToExit(['--port', '0', '--data-dir', dir, '--admin-token', 'tok']);
       assert.equal(second.code, 3);
-      assert.equal(second.stderr, `fogbank: the data directory ${dir} is in use by another fogbank (pid ${first.child.pid}); stop it or start with another --data-dir\n`);
+      assert.equal(
+        second.stderr,
+        `fogbank: the data directory ${dir} is in use by another fogbank (pid ${first.child.pid}); stop it or start with another --data-dir\n`,
+      );
       assert.doesNotMatch(second.stdout, /listening/);
       // The holder is untouched and still writes.
       const insert = await fetch(`${first.url}/compute/v1/projects/p/global/instanceTemplates`, {

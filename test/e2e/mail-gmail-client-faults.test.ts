@@ -34,7 +34,9 @@ describe('@googleapis/gmail through injected faults', () => {
     );
     assert.equal(failure.status, 429);
     const text = 'Resource has been exhausted (e.g. check quota).';
-    assert.deepEqual(failure.response?.data, { error: { code: 429, message: text, errors: [{ message: text, domain: 'global', reason: 'rateLimitExceeded' }], status: 'RESOURCE_EXHAUSTED' } });
+    assert.deepEqual(failure.response?.data, {
+      error: { code: 429, message: text, errors: [{ message: text, domain: 'global', reason: 'rateLimitExceeded' }], status: 'RESOURCE_EXHAUSTED' },
+    });
     const sent = await client.users.messages.list({ userId: 'me', q: 'subject:limited' });
     assert.equal(sent.data.messages, undefined);
   });

@@ -20,7 +20,8 @@ let dave: gmail_v1.Gmail;
 let admin: gmail_v1.Gmail;
 
 const b64 = (text: string | Buffer): string => Buffer.from(text).toString('base64url');
-const header = (message: gmail_v1.Schema$Message, name: string): string | undefined => message.payload?.headers?.find((h) => h.name?.toLowerCase() === name.toLowerCase())?.value ?? undefined;
+const header = (message: gmail_v1.Schema$Message, name: string): string | undefined =>
+  message.payload?.headers?.find((h) => h.name?.toLowerCase() === name.toLowerCase())?.value ?? undefined;
 
 async function apiError(promise: Promise<unknown>): Promise<{ status: number; message: string }> {
   try {
@@ -96,7 +97,13 @@ describe('mail through @googleapis/gmail', () => {
       assert.deepEqual(copy.labelIds, ['INBOX', 'UNREAD']);
       assert.equal(header(copy, 'Bcc'), undefined);
       assert.equal(copy.payload?.mimeType, 'multipart/mixed');
-      assert.deepEqual(copy.payload?.parts?.map((p) => [p.partId, p.mimeType, p.filename]), [['0', 'text/plain', ''], ['1', 'application/pdf', 'report.pdf']]);
+      assert.deepEqual(
+        copy.payload?.parts?.map((p) => [p.partId, p.mimeType, p.filename]),
+        [
+          ['0', 'text/plain', ''],
+          ['1', 'application/pdf', 'report.pdf'],
+        ],
+      );
       assert.equal(Buffer.from(copy.payload!.parts![0]!.body!.data!, 'base64url').toString(), 'Numbers attached. Cheers');
       assert.equal(copy.payload!.parts![0]!.body!.size, 24);
       const part = copy.payload!.parts![1]!;
@@ -114,16 +121,47 @@ describe('mail through @googleapis/gmail', () => {
     const raw = (await ann.users.messages.get({ userId: 'me', id: sent.id!, format: 'raw' })).data;
     assert.equal(Buffer.from(raw.raw!, 'base64url').toString(), rich);
     const metadata = (await ann.users.messages.get({ userId: 'me', id: sent.id!, format: 'metadata', metadataHeaders: ['Subject', 'To'] })).data;
-    assert.deepEqual(metadata.payload?.headers, [{ name: 'To', value: 'Bob <bob@example.com>' }, { name: 'Subject', value: 'Quarterly report' }]);
+    assert.deepEqual(metadata.payload?.headers, [
+      { name: 'To', value: 'Bob <bob@example.com>' },
+      { name: 'Subject', value: 'Quarterly report' },
+    ]);
     const minimal = (await ann.users.messages.get({ userId: 'me', id: sent.id!, format: 'minimal' })).data;
     assert.equal(minimal.payload, undefined);
     assert.equal(minimal.sizeEstimate, Buffer.byteLength(rich));
   });
 
   test('send with media: multipart and media-only; From is filled in, Message-ID added', async () => {
-    const multipart = (await ann.users.messages.send({ userId: 'me', requestBody: {}, media: { mimeType: 'message/rfc822', body: 'To: bob@example.com\r\nSubject: via multipart\r\n\r\nfirst' } }, { rootUrl })).data;
-    const mediaOnly = (await ann.users.messages.send({ userId: 'me', media: { mimeType: 'message/rfc822', body: Readable.from([Buffer.from('From: someone@else.com\r\nTo: bob@example.com\r\nSubject: via media\r\n\r\nsecond')]) } }, { rootUrl })).data;
-    const streamed = (await ann.users.messages.send({ userId: 'me', requestBody: {}, media: { mimeType: 'message/rfc822', body: Readable.from([Buffer.from('To: bob@example.com\r\nSubject: via streamed multipart\r\n\r\n'), Buffer.from('third')]) } }, { rootUrl })).data;
+    const multipart = (
+      await ann.users.messages.send(
+        { userId: 'me', requestBody: {}, media: { mimeType: 'message/rfc822', body: 'To: bob@example.com\r\nSubject: via multipart\r\n\r\nfirst' } },
+        { rootUrl },
+      )
+    ).data;
+    const mediaOnly = (
+      await ann.users.messages.send(
+        {
+          userId: 'me',
+          media: {
+            mimeType: 'message/rfc822',
+            body: Readable.from([Buffer.from('From: someone@else.com\r\nTo: bob@example.com\r\nSubject: via media\r\n\r\nsecond')]),
+          },
+        },
+        { rootUrl },
+      )
+    ).data;
+    const streamed = (
+      await ann.users.messages.send(
+        {
+          userId: 'me',
+          requestBody: {},
+          media: {
+            mimeType: 'message/rfc822',
+            body: Readable.from([Buffer.from('To: bob@example.com\r\nSubject: via streamed multipart\r\n\r\n'), Buffer.from('third')]),
+          },
+        },
+        { rootUrl },
+      )
+    ).data;
     assert.equal((await ann.users.messages.get({ userId: 'me', id: streamed.id!, format: 'minimal' })).data.snippet, 'third');
     for (const id of [multipart.id!, mediaOnly.id!]) {
       const message = (await ann.users.messages.get({ userId: 'me', id })).data;
@@ -135,11 +173,17 @@ describe('mail through @googleapis/gmail', () => {
   });
 
   test('a draft created, listed, updated and sent; then gone', async () => {
-    const draft = (await ann.users.drafts.create({ userId: 'me', requestBody: { message: { raw: b64('To: bob@example.com\r\nSubject: Draft\r\n\r\nv1') } } })).data;
+    const draft = (await ann.users.drafts.create({ userId: 'me', requestBody: { message: { raw: b64('To: bob@example.com\r\nSubject: Draft\r\n\r\nv1') } } }))
+      .data;
     assert.match(draft.id!, /^r-\d+$/);
     assert.deepEqual(draft.message?.labelIds, ['DRAFT']);
-    assert.deepEqual((await ann.users.drafts.list({ userId: 'me' })).data.drafts?.map((d) => d.id), [draft.id]);
-    const updated = (await ann.users.drafts.update({ userId: 'me', id: draft.id!, requestBody: { message: { raw: b64('To: bob@example.com\r\nSubject: Draft\r\n\r\nv2') } } })).data;
+    assert.deepEqual(
+      (await ann.users.drafts.list({ userId: 'me' })).data.drafts?.map((d) => d.id),
+      [draft.id],
+    );
+    const updated = (
+      await ann.users.drafts.update({ userId: 'me', id: draft.id!, requestBody: { message: { raw: b64('To: bob@example.com\r\nSubject: Draft\r\n\r\nv2') } } })
+    ).data;
     assert.equal(updated.id, draft.id);
     const got = (await ann.users.drafts.get({ userId: 'me', id: draft.id! })).data;
     assert.equal(got.message?.snippet, 'v2');
@@ -153,7 +197,17 @@ describe('mail through @googleapis/gmail', () => {
 
   test('a reply joins the thread in both mailboxes; history lists the sends', async () => {
     const original = (await bob.users.messages.list({ userId: 'me', q: 'rfc822msgid:report-1@example.com' })).data.messages![0]!;
-    const reply = (await bob.users.messages.send({ userId: 'me', requestBody: { threadId: original.threadId!, raw: b64('To: ann@example.com\r\nSubject: Re: Quarterly report\r\nIn-Reply-To: <report-1@example.com>\r\nReferences: <report-1@example.com>\r\n\r\nThanks!') } })).data;
+    const reply = (
+      await bob.users.messages.send({
+        userId: 'me',
+        requestBody: {
+          threadId: original.threadId!,
+          raw: b64(
+            'To: ann@example.com\r\nSubject: Re: Quarterly report\r\nIn-Reply-To: <report-1@example.com>\r\nReferences: <report-1@example.com>\r\n\r\nThanks!',
+          ),
+        },
+      })
+    ).data;
     assert.equal(reply.threadId, original.threadId);
     const annThread = (await ann.users.threads.get({ userId: 'me', id: sent.threadId! })).data;
     assert.equal(annThread.messages?.length, 2);
@@ -183,21 +237,45 @@ describe('mail through @googleapis/gmail', () => {
 
   test('every bad input answers Gmail’s 4xx with its message', async () => {
     const send = (raw: string) => ann.users.messages.send({ userId: 'me', requestBody: { raw } });
-    assert.deepEqual(await apiError(ann.users.messages.send({ userId: 'me', requestBody: {} })), { status: 400, message: "'raw' RFC822 payload message string or uploading message via /upload/* URL required" });
+    assert.deepEqual(await apiError(ann.users.messages.send({ userId: 'me', requestBody: {} })), {
+      status: 400,
+      message: "'raw' RFC822 payload message string or uploading message via /upload/* URL required",
+    });
     assert.deepEqual(await apiError(send('not base64!')), { status: 400, message: 'Invalid value for ByteString: not base64!' });
     assert.deepEqual(await apiError(send(b64('To: human@f\r\n\r\nx'))), { status: 400, message: 'Invalid To header' });
     assert.deepEqual(await apiError(send(b64('To: a@example.com\r\nCc: nope\r\n\r\nx'))), { status: 400, message: 'Invalid Cc header' });
     assert.deepEqual(await apiError(send(b64('To: a@example.com\r\nBcc: x@\r\n\r\nx'))), { status: 400, message: 'Invalid Bcc header' });
     assert.deepEqual(await apiError(send(b64('Subject: nobody\r\n\r\nx'))), { status: 400, message: 'Recipient address required' });
-    assert.deepEqual(await apiError(send(b64('this is not a message'))), { status: 400, message: 'Invalid RFC822 message: it does not start with a header field.' });
-    assert.deepEqual(await apiError(ann.users.drafts.send({ userId: 'me', requestBody: { id: 'r-123' } })), { status: 404, message: 'Requested entity was not found.' });
+    assert.deepEqual(await apiError(send(b64('this is not a message'))), {
+      status: 400,
+      message: 'Invalid RFC822 message: it does not start with a header field.',
+    });
+    assert.deepEqual(await apiError(ann.users.drafts.send({ userId: 'me', requestBody: { id: 'r-123' } })), {
+      status: 404,
+      message: 'Requested entity was not found.',
+    });
     const draft = (await ann.users.drafts.create({ userId: 'me', requestBody: { message: { raw: b64('Subject: no one yet\r\n\r\nx') } } })).data;
-    assert.deepEqual(await apiError(ann.users.drafts.send({ userId: 'me', requestBody: { id: draft.id! } })), { status: 400, message: 'Recipient address required' });
-    assert.deepEqual(await apiError(ann.users.messages.send({ userId: 'me', media: { mimeType: 'text/plain', body: 'To: b@example.com\r\n\r\nx' } }, { rootUrl })), { status: 400, message: "Media type 'text/plain' is not supported. Valid media types: [message/*]" });
-    assert.deepEqual(await apiError(ann.users.messages.send({ userId: 'me', media: { mimeType: 'message/rfc822', body: Buffer.alloc(36_700_161, 0x61) } }, { rootUrl })), { status: 413, message: 'Media larger than the maximum size of 36700160 bytes.' });
+    assert.deepEqual(await apiError(ann.users.drafts.send({ userId: 'me', requestBody: { id: draft.id! } })), {
+      status: 400,
+      message: 'Recipient address required',
+    });
+    assert.deepEqual(
+      await apiError(ann.users.messages.send({ userId: 'me', media: { mimeType: 'text/plain', body: 'To: b@example.com\r\n\r\nx' } }, { rootUrl })),
+      { status: 400, message: "Media type 'text/plain' is not supported. Valid media types: [message/*]" },
+    );
+    assert.deepEqual(
+      await apiError(ann.users.messages.send({ userId: 'me', media: { mimeType: 'message/rfc822', body: Buffer.alloc(36_700_161, 0x61) } }, { rootUrl })),
+      { status: 413, message: 'Media larger than the maximum size of 36700160 bytes.' },
+    );
     assert.deepEqual(await apiError(ann.users.messages.list({ userId: 'bob@example.com' })), { status: 403, message: 'Delegation denied for bob@example.com' });
-    assert.deepEqual(await apiError(carol.users.messages.send({ userId: 'me', requestBody: { raw: b64('To: a@example.com\r\n\r\nx') } })), { status: 403, message: 'Request had insufficient authentication scopes.' });
-    assert.deepEqual(await apiError(dave.users.drafts.create({ userId: 'me', requestBody: { message: { raw: b64('To: a@example.com\r\n\r\nx') } } })), { status: 403, message: 'Request had insufficient authentication scopes.' });
+    assert.deepEqual(await apiError(carol.users.messages.send({ userId: 'me', requestBody: { raw: b64('To: a@example.com\r\n\r\nx') } })), {
+      status: 403,
+      message: 'Request had insufficient authentication scopes.',
+    });
+    assert.deepEqual(await apiError(dave.users.drafts.create({ userId: 'me', requestBody: { message: { raw: b64('To: a@example.com\r\n\r\nx') } } })), {
+      status: 403,
+      message: 'Request had insufficient authentication scopes.',
+    });
     assert.equal((await apiError(client('wrong').users.getProfile({ userId: 'me' }))).status, 401);
     // Nothing half-stored: the failed sends left no message behind.
     assert.equal((await ann.users.messages.list({ userId: 'me', q: 'nobody' })).data.messages, undefined);

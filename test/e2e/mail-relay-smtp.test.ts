@@ -36,7 +36,13 @@ let ann: gmail_v1.Gmail;
 before(async () => {
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
   const port = (smtp.server.address() as AddressInfo).port;
-  server = await startFogbank({ ephemeral: true, port: 0, adminToken: 'admin', mailRelay: `smtp://127.0.0.1:${port}`, tokens: [{ token: 'ann', email: 'ann@example.com', scopes: ['mail.send'], permissions: [] }] });
+  server = await startFogbank({
+    ephemeral: true,
+    port: 0,
+    adminToken: 'admin',
+    mailRelay: `smtp://127.0.0.1:${port}`,
+    tokens: [{ token: 'ann', email: 'ann@example.com', scopes: ['mail.send'], permissions: [] }],
+  });
   const oauth = new auth.OAuth2();
   oauth.setCredentials({ access_token: 'ann' });
   ann = gmail({ version: 'v1', rootUrl: `${server.url}/`, auth: oauth });
@@ -56,7 +62,12 @@ async function waitFor(count: number): Promise<void> {
 
 test('--mail-relay forwards every delivered message over SMTP, without Bcc, to every recipient', async () => {
   const raw = (text: string): string => Buffer.from(text).toString('base64url');
-  const first = (await ann.users.messages.send({ userId: 'me', requestBody: { raw: raw('To: bob@example.com\r\nBcc: dave@example.com\r\nSubject: relayed one\r\n\r\nhello') } })).data;
+  const first = (
+    await ann.users.messages.send({
+      userId: 'me',
+      requestBody: { raw: raw('To: bob@example.com\r\nBcc: dave@example.com\r\nSubject: relayed one\r\n\r\nhello') },
+    })
+  ).data;
   await ann.users.messages.send({ userId: 'me', requestBody: { raw: raw('To: carol@example.com\r\nSubject: relayed two\r\n\r\nhi') } });
   await waitFor(2);
   const one = caught.find((message) => message.data.includes('relayed one'))!;
@@ -74,12 +85,19 @@ test('--mail-relay forwards every delivered message over SMTP, without Bcc, to e
 });
 
 test('a relay that fails is recorded on the message, and the message is kept', async () => {
-  const broken = await startFogbank({ ephemeral: true, port: 0, adminToken: 'admin', mailRelay: `smtp://127.0.0.1:1`, tokens: [{ token: 'ann', email: 'ann@example.com', scopes: ['mail.send'], permissions: [] }] });
+  const broken = await startFogbank({
+    ephemeral: true,
+    port: 0,
+    adminToken: 'admin',
+    mailRelay: `smtp://127.0.0.1:1`,
+    tokens: [{ token: 'ann', email: 'ann@example.com', scopes: ['mail.send'], permissions: [] }],
+  });
   try {
     const oauth = new auth.OAuth2();
     oauth.setCredentials({ access_token: 'ann' });
     const client = gmail({ version: 'v1', rootUrl: `${broken.url}/`, auth: oauth });
-    const sent = (await client.users.messages.send({ userId: 'me', requestBody: { raw: Buffer.from('To: bob@example.com\r\n\r\nx').toString('base64url') } })).data;
+    const sent = (await client.users.messages.send({ userId: 'me', requestBody: { raw: Buffer.from('To: bob@example.com\r\n\r\nx').toString('base64url') } }))
+      .data;
     let record: MessageRecord | undefined;
     for (let i = 0; i < 100 && record?.relay?.state !== 'failed'; i++) {
       record = (await broken.store.get<MessageRecord>(KINDS.messages, `ann@example.com/${sent.id!}`))?.value;

@@ -27,7 +27,16 @@ function call(url: string, method: string, headers: Record<string, string>, body
 
 /** message is a mail of about 600 KB with a subject of its own. */
 function message(subject: string): Buffer {
-  const head = ['From: admin@fogbank.local', 'To: bob@example.com', `Subject: ${subject}`, `Message-ID: <${subject}@example.com>`, 'Date: Tue, 3 Jun 2025 09:00:00 +0000', 'Content-Type: text/plain', '', ''].join('\r\n');
+  const head = [
+    'From: admin@fogbank.local',
+    'To: bob@example.com',
+    `Subject: ${subject}`,
+    `Message-ID: <${subject}@example.com>`,
+    'Date: Tue, 3 Jun 2025 09:00:00 +0000',
+    'Content-Type: text/plain',
+    '',
+    '',
+  ].join('\r\n');
   const lines = Array.from({ length: 8000 }, (_, i) => `line ${String(i).padStart(6, '0')} of a long message body, enough to span chunks\r\n`).join('');
   return Buffer.from(head + lines);
 }
@@ -43,18 +52,28 @@ describe('a raw resumable Gmail upload through injected faults', () => {
   /** upload sends `bytes` as one resumable upload, in one chunk, then after a failed chunk asks for the status and sends the rest, until done. */
   async function upload(bytes: Buffer): Promise<{ sent: { id: string; labelIds: string[] }; failures: string[] }> {
     const total = bytes.length;
-    const initiated = await call(`${server.url}/upload/gmail/v1/users/me/messages/send?uploadType=resumable`, 'POST', {
-      'content-type': 'application/json; charset=UTF-8',
-      'x-upload-content-type': 'message/rfc822',
-      'x-upload-content-length': String(total),
-    }, Buffer.from('{}'));
+    const initiated = await call(
+      `${server.url}/upload/gmail/v1/users/me/messages/send?uploadType=resumable`,
+      'POST',
+      {
+        'content-type': 'application/json; charset=UTF-8',
+        'x-upload-content-type': 'message/rfc822',
+        'x-upload-content-length': String(total),
+      },
+      Buffer.from('{}'),
+    );
     assert.equal(initiated.status, 200, initiated.body);
     const location = new URL(String(initiated.headers['location']));
     const url = `${server.url}${location.pathname}${location.search}`;
     const failures: string[] = [];
     let next = 0;
     for (let attempt = 0; attempt < 5; attempt++) {
-      const answer = await call(url, 'PUT', { 'content-range': `bytes ${next}-${total - 1}/${total}`, 'content-type': 'message/rfc822' }, bytes.subarray(next)).catch((error: NodeJS.ErrnoException) => {
+      const answer = await call(
+        url,
+        'PUT',
+        { 'content-range': `bytes ${next}-${total - 1}/${total}`, 'content-type': 'message/rfc822' },
+        bytes.subarray(next),
+      ).catch((error: NodeJS.ErrnoException) => {
         failures.push(`connection: ${error.code ?? error.message}`);
         return undefined;
       });
@@ -70,7 +89,9 @@ describe('a raw resumable Gmail upload through injected faults', () => {
   }
 
   async function copiesOf(subject: string): Promise<number> {
-    const list = JSON.parse((await call(`${server.url}/gmail/v1/users/bob@example.com/messages?q=subject:${subject}`, 'GET', {})).body) as { messages?: unknown[] };
+    const list = JSON.parse((await call(`${server.url}/gmail/v1/users/bob@example.com/messages?q=subject:${subject}`, 'GET', {})).body) as {
+      messages?: unknown[];
+    };
     return list.messages?.length ?? 0;
   }
 

@@ -88,23 +88,37 @@ test('a 30 MiB resumable upload: interrupted, fogbank restarted, status queried,
   const message = bigMessage();
   const total = message.length;
   running = await start();
-  const initiated = await call(`${running.url}/upload/gmail/v1/users/me/messages/send?uploadType=resumable`, 'POST', {
-    'content-type': 'application/json; charset=UTF-8',
-    'x-upload-content-type': 'message/rfc822',
-    'x-upload-content-length': String(total),
-  }, Buffer.from('{}'));
+  const initiated = await call(
+    `${running.url}/upload/gmail/v1/users/me/messages/send?uploadType=resumable`,
+    'POST',
+    {
+      'content-type': 'application/json; charset=UTF-8',
+      'x-upload-content-type': 'message/rfc822',
+      'x-upload-content-length': String(total),
+    },
+    Buffer.from('{}'),
+  );
   assert.equal(initiated.status, 200);
   const location = new URL(String(initiated.headers['location']));
   assert.match(location.searchParams.get('upload_id')!, /^[A-Za-z0-9_-]+$/);
   const path = `${location.pathname}${location.search}`;
 
   const first = 8 * MIB;
-  const chunk = await call(`${running.url}${path}`, 'PUT', { 'content-range': `bytes 0-${first - 1}/${total}`, 'content-type': 'message/rfc822' }, message.subarray(0, first));
+  const chunk = await call(
+    `${running.url}${path}`,
+    'PUT',
+    { 'content-range': `bytes 0-${first - 1}/${total}`, 'content-type': 'message/rfc822' },
+    message.subarray(0, first),
+  );
   assert.equal(chunk.status, 308);
   assert.equal(chunk.headers['range'], `bytes=0-${first - 1}`);
 
   // The next chunk is cut off half way, then fogbank dies.
-  await sendHalfThenDrop(`${running.url}${path}`, { 'content-range': `bytes ${first}-${2 * first - 1}/${total}`, 'content-length': String(first) }, message.subarray(first, first + 3 * MIB));
+  await sendHalfThenDrop(
+    `${running.url}${path}`,
+    { 'content-range': `bytes ${first}-${2 * first - 1}/${total}`, 'content-length': String(first) },
+    message.subarray(first, first + 3 * MIB),
+  );
   running.child.kill('SIGKILL');
   await running.exited;
 
@@ -133,8 +147,13 @@ test('a 30 MiB resumable upload: interrupted, fogbank restarted, status queried,
   const raw = await call(`${running.url}/gmail/v1/users/me/messages/${sent.id}?format=raw`, 'GET', {});
   const bytes = Buffer.from((JSON.parse(raw.body) as { raw: string }).raw, 'base64url');
   assert.equal(createHash('sha256').update(bytes).digest('hex'), createHash('sha256').update(message).digest('hex'));
-  const inbox = JSON.parse((await call(`${running.url}/gmail/v1/users/bob@example.com/messages?q=subject:thirty`, 'GET', {})).body) as { messages: { id: string }[] };
-  const copy = JSON.parse((await call(`${running.url}/gmail/v1/users/bob@example.com/messages/${inbox.messages[0]!.id}`, 'GET', {})).body) as { sizeEstimate: number; payload: { parts: { filename: string; body: { size: number; attachmentId?: string } }[] } };
+  const inbox = JSON.parse((await call(`${running.url}/gmail/v1/users/bob@example.com/messages?q=subject:thirty`, 'GET', {})).body) as {
+    messages: { id: string }[];
+  };
+  const copy = JSON.parse((await call(`${running.url}/gmail/v1/users/bob@example.com/messages/${inbox.messages[0]!.id}`, 'GET', {})).body) as {
+    sizeEstimate: number;
+    payload: { parts: { filename: string; body: { size: number; attachmentId?: string } }[] };
+  };
   assert.equal(copy.sizeEstimate, total);
   assert.equal(copy.payload.parts[1]!.filename, 'blob.bin');
   assert.ok(copy.payload.parts[1]!.body.attachmentId !== undefined);

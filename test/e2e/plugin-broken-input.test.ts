@@ -26,7 +26,9 @@ const work = tempDir('broken');
 const plugin = fogbankPluginExecutable(work);
 const BIN = join(REPO, 'bin/protoc-gen-fogbank.js');
 const KNOWN = 'known parameters are comments, enum_hints, import_extension, rest_clients';
-const setBytes = readFileSync(descriptorSet(['corpus/proto3.proto', 'broken/bad_template.proto', 'broken/bad_field.proto'], work, [FIXTURE_PROTOS, googleapisProtos()]));
+const setBytes = readFileSync(
+  descriptorSet(['corpus/proto3.proto', 'broken/bad_template.proto', 'broken/bad_field.proto'], work, [FIXTURE_PROTOS, googleapisProtos()]),
+);
 const schemaFiles = fromBinary(FileDescriptorSetSchema, setBytes).file;
 
 function request(files: string[], parameter = ''): Uint8Array {
@@ -94,7 +96,14 @@ test('real protoc shows an unknown parameter as the generator error and writes n
   mkdirSync(out);
   const r = run(
     PROTOC.newest,
-    [`-I${FIXTURE_PROTOS}`, `-I${PROTOC_INCLUDE}`, `--plugin=protoc-gen-fogbank=${plugin}`, `--fogbank_out=${out}`, '--fogbank_opt=bogus=1', 'corpus/proto3.proto'],
+    [
+      `-I${FIXTURE_PROTOS}`,
+      `-I${PROTOC_INCLUDE}`,
+      `--plugin=protoc-gen-fogbank=${plugin}`,
+      `--fogbank_out=${out}`,
+      '--fogbank_opt=bogus=1',
+      'corpus/proto3.proto',
+    ],
     work,
   );
   assert.equal(r.stderr, `--fogbank_out: invalid parameter "bogus=1": unknown parameter; ${KNOWN}\n`);
@@ -105,10 +114,7 @@ test('real protoc shows an unknown parameter as the generator error and writes n
 test('a google.api.http rule no client can follow is a schema error in response.error', () => {
   const template = run(plugin, [], work, request(['broken/bad_template.proto']));
   assert.equal(template.status, 0);
-  assert.equal(
-    decode(template.stdout).error,
-    'broken/bad_template.proto: fixtures.broken.Bad.Unclosed: path template "/v1/{name=shelves/*": unclosed "{"',
-  );
+  assert.equal(decode(template.stdout).error, 'broken/bad_template.proto: fixtures.broken.Bad.Unclosed: path template "/v1/{name=shelves/*": unclosed "{"');
   const field = run(plugin, [], work, request(['broken/bad_field.proto']));
   assert.equal(field.status, 0);
   assert.equal(
@@ -120,11 +126,20 @@ test('a google.api.http rule no client can follow is a schema error in response.
 test('a response naming ../x is refused by the host in every mode and nothing is written', async () => {
   const response = toBinary(
     CodeGeneratorResponseSchema,
-    create(CodeGeneratorResponseSchema, { supportedFeatures: 3n, file: [{ name: 'ok.txt', content: 'ok' }, { name: '../x', content: 'escaped' }] }),
+    create(CodeGeneratorResponseSchema, {
+      supportedFeatures: 3n,
+      file: [
+        { name: 'ok.txt', content: 'ok' },
+        { name: '../x', content: 'escaped' },
+      ],
+    }),
   );
   const replay = join(work, 'protoc-gen-escape');
   writeFileSync(join(work, 'escape.bin'), response);
-  writeFileSync(replay, `#!/usr/bin/env node\nprocess.stdin.resume();\nprocess.stdin.on('end', () => require('fs').writeSync(1, require('fs').readFileSync(${JSON.stringify(join(work, 'escape.bin'))})));\n`);
+  writeFileSync(
+    replay,
+    `#!/usr/bin/env node\nprocess.stdin.resume();\nprocess.stdin.on('end', () => require('fs').writeSync(1, require('fs').readFileSync(${JSON.stringify(join(work, 'escape.bin'))})));\n`,
+  );
   chmodSync(replay, 0o755);
   const expected: Record<string, string> = {
     protoc: 'Output file names must never have a relative path. (../x). Use --unsafe_allow_out_dir_escape to disable this error if intentional.\n',
@@ -137,7 +152,13 @@ test('a response naming ../x is refused by the host in every mode and nothing is
     mkdirSync(join(root, 'out'));
     const stderr: string[] = [];
     const code = await runProtocCommand(
-      [`--descriptor_set_in=${join(work, 'schema.pb')}`, `--compat=${compat}`, `--plugin=protoc-gen-escape=${replay}`, '--escape_out=out', 'corpus/proto3.proto'],
+      [
+        `--descriptor_set_in=${join(work, 'schema.pb')}`,
+        `--compat=${compat}`,
+        `--plugin=protoc-gen-escape=${replay}`,
+        '--escape_out=out',
+        'corpus/proto3.proto',
+      ],
       { cwd: root, stderr: (t) => void stderr.push(t), stdout: (t) => void stderr.push(t) },
     );
     assert.equal(stderr.join(''), message, compat);

@@ -84,7 +84,10 @@ export async function patchRule(baseUrl: string, token: string): Promise<{ rule:
 `;
 
 interface Usage {
-  insertAndRead(baseUrl: string, token: string): Promise<{
+  insertAndRead(
+    baseUrl: string,
+    token: string,
+  ): Promise<{
     status: string | undefined;
     template: Record<string, unknown> & { properties?: Record<string, unknown> };
     missing: { status: number; message: string };

@@ -7,7 +7,13 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { clone, fromBinary, toBinary } from '@bufbuild/protobuf';
-import { CodeGeneratorRequestSchema, CodeGeneratorResponseSchema, FileDescriptorProtoSchema, FileDescriptorSetSchema, type FileDescriptorProto } from '@bufbuild/protobuf/wkt';
+import {
+  CodeGeneratorRequestSchema,
+  CodeGeneratorResponseSchema,
+  FileDescriptorProtoSchema,
+  FileDescriptorSetSchema,
+  type FileDescriptorProto,
+} from '@bufbuild/protobuf/wkt';
 import { fogbankPlugin } from '../../src/plugin/generators/index.ts';
 import { buildRequest, orderProtoFiles } from '../../src/plugin/host/index.ts';
 import { runNodePlugin } from '../../src/plugin/runtime/index.ts';
@@ -107,7 +113,10 @@ describe('byte-flipped descriptors inside a CodeGeneratorRequest', () => {
     const field = descriptor.messageType.find((m) => m.name === 'FileDescriptorProto')!.field.find((f) => f.name === 'options')!;
     field.typeName = '.google.protobuf.FileOptionz';
     const result = run(fogbankPluginExecutable(work), [], work, requestWith(new Map([[descriptor.name, descriptor]])));
-    assert.equal(result.stderr, 'protoc-gen-fogbank: protoc sent an invalid descriptor to plugin: invalid FieldDescriptorProto: type_name .google.protobuf.FileOptionz not found\n');
+    assert.equal(
+      result.stderr,
+      'protoc-gen-fogbank: protoc sent an invalid descriptor to plugin: invalid FieldDescriptorProto: type_name .google.protobuf.FileOptionz not found\n',
+    );
     assert.equal(result.status, 1);
     assert.equal(result.stdout.length, 0);
   });
@@ -117,6 +126,9 @@ describe('byte-flipped descriptors inside a CodeGeneratorRequest', () => {
     descriptor.messageType.find((m) => m.name === 'FileOptions')!.field.find((f) => f.name === 'java_package')!.name = 'java\npackage';
     const result = await runInProcess(requestWith(new Map([[descriptor.name, descriptor]])));
     assert.equal(result.code, 1);
-    assert.equal(result.stderr, 'protoc-gen-fogbank: protoc sent an invalid descriptor to plugin: google/protobuf/descriptor.proto: invalid field name "java\\npackage"\n');
+    assert.equal(
+      result.stderr,
+      'protoc-gen-fogbank: protoc sent an invalid descriptor to plugin: google/protobuf/descriptor.proto: invalid field name "java\\npackage"\n',
+    );
   });
 });

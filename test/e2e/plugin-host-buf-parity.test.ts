@@ -55,7 +55,19 @@ const SCENARIOS: readonly BufScenario[] = [
       { name: 'b', out: 'out2', files: [{ name: 'f.txt', ip: 'p', content: 'x' }] },
     ],
   },
-  { name: 'duplicate inside one response is a warning', plugins: [{ name: 'd', out: 'out', files: [{ name: 'g.txt', content: '1' }, { name: 'g.txt', content: '2' }] }] },
+  {
+    name: 'duplicate inside one response is a warning',
+    plugins: [
+      {
+        name: 'd',
+        out: 'out',
+        files: [
+          { name: 'g.txt', content: '1' },
+          { name: 'g.txt', content: '2' },
+        ],
+      },
+    ],
+  },
   {
     name: 'duplicate across plugins is a failure',
     plugins: [
@@ -100,10 +112,7 @@ describe('host parity with buf generate 1.75 (--compat=buf)', () => {
         cpSync(join(FIXTURE_PROTOS, dir), join(bufRoot, 'protos', dir), { recursive: true });
       }
       writeFileSync(join(bufRoot, 'buf.yaml'), 'version: v2\nmodules:\n  - path: protos\n');
-      writeFileSync(
-        join(bufRoot, 'buf.gen.yaml'),
-        `version: v2\nplugins:\n${s.plugins.map((p, i) => `  - local: ${paths[i]}\n    out: ${p.out}\n`).join('')}`,
-      );
+      writeFileSync(join(bufRoot, 'buf.gen.yaml'), `version: v2\nplugins:\n${s.plugins.map((p, i) => `  - local: ${paths[i]}\n    out: ${p.out}\n`).join('')}`);
       const real = run(buf, ['generate', '--template', 'buf.gen.yaml', ...files.flatMap((f) => ['--path', `protos/${f}`])], bufRoot);
 
       const root = tempDir('buf-parity-fogbank');

@@ -27,22 +27,55 @@ function invalidUtf8Response(): Uint8Array {
   const file = (name: string, content: number[]) =>
     new BinaryWriter().tag(1, WireType.LengthDelimited).string(name).tag(15, WireType.LengthDelimited).bytes(new Uint8Array(content)).finish();
   return new BinaryWriter()
-    .tag(2, WireType.Varint).uint64(1)
-    .tag(15, WireType.LengthDelimited).bytes(file('f.txt', [0x61, 0xff, 0x0a]))
-    .tag(15, WireType.LengthDelimited).bytes(file('g.txt', [0xc3]))
+    .tag(2, WireType.Varint)
+    .uint64(1)
+    .tag(15, WireType.LengthDelimited)
+    .bytes(file('f.txt', [0x61, 0xff, 0x0a]))
+    .tag(15, WireType.LengthDelimited)
+    .bytes(file('g.txt', [0xc3]))
     .finish();
 }
 
 const SCENARIOS: readonly Scenario[] = [
   { name: '--plugin=PATH names the plugin after the file', barePlugin: true, plugins: [{ name: 'a', out: 'out', files: [{ name: 'x.txt', content: 'x\n' }] }] },
-  { name: 'plain files in nested dirs', plugins: [{ name: 'a', out: 'out', files: [{ name: 'x.txt', content: 'x\n' }, { name: 'd/e/y.txt', content: 'y' }] }] },
+  {
+    name: 'plain files in nested dirs',
+    plugins: [
+      {
+        name: 'a',
+        out: 'out',
+        files: [
+          { name: 'x.txt', content: 'x\n' },
+          { name: 'd/e/y.txt', content: 'y' },
+        ],
+      },
+    ],
+  },
   {
     name: 'insertion with space indent, blank lines and no final newline',
-    plugins: [{ name: 'a', out: 'out', files: [{ name: 'f.txt', content: TEMPLATE }, { name: 'f.txt', ip: 'body', content: 'one\n\ntwo' }] }],
+    plugins: [
+      {
+        name: 'a',
+        out: 'out',
+        files: [
+          { name: 'f.txt', content: TEMPLATE },
+          { name: 'f.txt', ip: 'body', content: 'one\n\ntwo' },
+        ],
+      },
+    ],
   },
   {
     name: 'insertion with tab indent and CRLF',
-    plugins: [{ name: 'a', out: 'out', files: [{ name: 'f.txt', content: TEMPLATE }, { name: 'f.txt', ip: 'tabs', content: 'a\r\nb\r\n' }] }],
+    plugins: [
+      {
+        name: 'a',
+        out: 'out',
+        files: [
+          { name: 'f.txt', content: TEMPLATE },
+          { name: 'f.txt', ip: 'tabs', content: 'a\r\nb\r\n' },
+        ],
+      },
+    ],
   },
   {
     name: 'several insertions at one point keep their order',
@@ -67,7 +100,10 @@ const SCENARIOS: readonly Scenario[] = [
         name: 'a',
         out: 'out',
         files: [
-          { name: 'f.txt', content: '// @@protoc_insertion_point(top)\n  foo(/* @@protoc_insertion_point(inline) */);\n  bar(/*@@protoc_insertion_point(tight)*/);\n' },
+          {
+            name: 'f.txt',
+            content: '// @@protoc_insertion_point(top)\n  foo(/* @@protoc_insertion_point(inline) */);\n  bar(/*@@protoc_insertion_point(tight)*/);\n',
+          },
           { name: 'f.txt', ip: 'top', content: 'T' },
           { name: 'f.txt', ip: 'inline', content: 'INS' },
           { name: 'f.txt', ip: 'tight', content: 'X' },
@@ -108,13 +144,33 @@ const SCENARIOS: readonly Scenario[] = [
   {
     name: 'cross-generator insertion into an earlier generator file',
     plugins: [
-      { name: 'a', out: 'out', files: [{ name: 'gen/f.ts', content: 'import x;\n// @@protoc_insertion_point(imports)\nclass C {\n  // @@protoc_insertion_point(class_scope:C)\n}\n' }] },
-      { name: 'b', out: 'out/', files: [{ name: 'gen/f.ts', ip: 'imports', content: 'import y;\n' }, { name: 'gen/f.ts', ip: 'class_scope:C', content: 'extra(): void {}\n' }] },
+      {
+        name: 'a',
+        out: 'out',
+        files: [{ name: 'gen/f.ts', content: 'import x;\n// @@protoc_insertion_point(imports)\nclass C {\n  // @@protoc_insertion_point(class_scope:C)\n}\n' }],
+      },
+      {
+        name: 'b',
+        out: 'out/',
+        files: [
+          { name: 'gen/f.ts', ip: 'imports', content: 'import y;\n' },
+          { name: 'gen/f.ts', ip: 'class_scope:C', content: 'extra(): void {}\n' },
+        ],
+      },
     ],
   },
   {
     name: 'empty insertion content still checks the point',
-    plugins: [{ name: 'a', out: 'out', files: [{ name: 'f.txt', content: TEMPLATE }, { name: 'f.txt', ip: 'body', content: '' }] }],
+    plugins: [
+      {
+        name: 'a',
+        out: 'out',
+        files: [
+          { name: 'f.txt', content: TEMPLATE },
+          { name: 'f.txt', ip: 'body', content: '' },
+        ],
+      },
+    ],
   },
   {
     name: 'generated code info of an insertion creates and shifts .pb.meta',
@@ -124,7 +180,15 @@ const SCENARIOS: readonly Scenario[] = [
         out: 'out',
         files: [
           { name: 'f.txt', content: TEMPLATE },
-          { name: 'f.txt', ip: 'body', content: 'ab\ncd\n', info: [{ begin: 0, end: 2, path: [4, 0] }, { begin: 3, end: 5, path: [4, 1] }] },
+          {
+            name: 'f.txt',
+            ip: 'body',
+            content: 'ab\ncd\n',
+            info: [
+              { begin: 0, end: 2, path: [4, 0] },
+              { begin: 3, end: 5, path: [4, 1] },
+            ],
+          },
           { name: 'f.txt', ip: 'body', content: 'zz\n', info: [{ begin: 0, end: 2, path: [4, 2] }] },
         ],
       },
@@ -132,14 +196,44 @@ const SCENARIOS: readonly Scenario[] = [
   },
   {
     name: 'insert into a missing file',
-    plugins: [{ name: 'a', out: 'out', files: [{ name: 'ok.txt', content: 'ok\n' }, { name: 'f.txt', ip: 'p', content: 'x' }] }],
+    plugins: [
+      {
+        name: 'a',
+        out: 'out',
+        files: [
+          { name: 'ok.txt', content: 'ok\n' },
+          { name: 'f.txt', ip: 'p', content: 'x' },
+        ],
+      },
+    ],
   },
   {
     name: 'missing insertion point',
-    plugins: [{ name: 'a', out: 'out', files: [{ name: 'f.txt', content: TEMPLATE }, { name: 'f.txt', ip: 'q', content: 'x' }] }],
+    plugins: [
+      {
+        name: 'a',
+        out: 'out',
+        files: [
+          { name: 'f.txt', content: TEMPLATE },
+          { name: 'f.txt', ip: 'q', content: 'x' },
+        ],
+      },
+    ],
   },
   { name: 'insertion point with no name', plugins: [{ name: 'a', out: 'out', files: [{ ip: 'p', content: 'x' }] }] },
-  { name: 'duplicate file in one response', plugins: [{ name: 'a', out: 'out', files: [{ name: 'f.txt', content: '1' }, { name: 'f.txt', content: '2' }] }] },
+  {
+    name: 'duplicate file in one response',
+    plugins: [
+      {
+        name: 'a',
+        out: 'out',
+        files: [
+          { name: 'f.txt', content: '1' },
+          { name: 'f.txt', content: '2' },
+        ],
+      },
+    ],
+  },
   {
     name: 'duplicate file across generators sharing a location',
     plugins: [
@@ -198,14 +292,28 @@ const SCENARIOS: readonly Scenario[] = [
   {
     name: 'proto3 optional without the feature',
     files: ['parity/optional.proto'],
-    plugins: [{ name: 'a', out: 'out', features: 0, files: [{ name: 'f.txt', content: TEMPLATE }, { name: 'f.txt', ip: 'q', content: 'x' }] }],
+    plugins: [
+      {
+        name: 'a',
+        out: 'out',
+        features: 0,
+        files: [
+          { name: 'f.txt', content: TEMPLATE },
+          { name: 'f.txt', ip: 'q', content: 'x' },
+        ],
+      },
+    ],
   },
   {
     name: 'proto3 optional without the feature and a response error',
     files: ['parity/optional.proto'],
     plugins: [{ name: 'a', out: 'out', features: 0, error: 'E2' }],
   },
-  { name: 'proto3 optional with the feature', files: ['parity/optional.proto'], plugins: [{ name: 'a', out: 'out', features: 1, files: [{ name: 'f.txt', content: 'ok' }] }] },
+  {
+    name: 'proto3 optional with the feature',
+    files: ['parity/optional.proto'],
+    plugins: [{ name: 'a', out: 'out', features: 1, files: [{ name: 'f.txt', content: 'ok' }] }],
+  },
   { name: 'name escaping the output directory', only: 'newest', plugins: [{ name: 'a', out: 'out/sub', files: [{ name: '../esc.txt', content: 'x' }] }] },
   { name: 'name containing .. inside a component', only: 'newest', plugins: [{ name: 'a', out: 'out', files: [{ name: 'a..b.txt', content: 'x' }] }] },
   {

@@ -76,12 +76,15 @@ async function fogbankRequest(flags: readonly string[], parameter = ''): Promise
   const plugin = writeCapturePlugin(dir);
   mkdirSync(join(dir, 'out'));
   const stderr: string[] = [];
-  const code = await runProtocCommand([`--descriptor_set_in=${schema}`, `--plugin=protoc-gen-cap=${plugin}`, `--cap_out=${parameter === '' ? '' : `${parameter}:`}out`, ...flags, ...FILES], {
-    cwd: dir,
-    stderr: (text) => void stderr.push(text),
-    stdout: (text) => void stderr.push(text),
-    builtins: {},
-  });
+  const code = await runProtocCommand(
+    [`--descriptor_set_in=${schema}`, `--plugin=protoc-gen-cap=${plugin}`, `--cap_out=${parameter === '' ? '' : `${parameter}:`}out`, ...flags, ...FILES],
+    {
+      cwd: dir,
+      stderr: (text) => void stderr.push(text),
+      stdout: (text) => void stderr.push(text),
+      builtins: {},
+    },
+  );
   let shape: RequestShape | undefined;
   try {
     shape = shapeOf(readFileSync(join(dir, 'request.bin')));
@@ -96,7 +99,11 @@ function protocRequest(protoc: string, parameter: string): RequestShape {
   const dir = tempDir('request-parity-protoc');
   const plugin = writeCapturePlugin(dir);
   mkdirSync(join(dir, 'out'));
-  const real = run(protoc, [`-I${FIXTURE_PROTOS}`, `--plugin=protoc-gen-cap=${plugin}`, `--cap_out=${parameter === '' ? '' : `${parameter}:`}out`, ...FILES], dir);
+  const real = run(
+    protoc,
+    [`-I${FIXTURE_PROTOS}`, `--plugin=protoc-gen-cap=${plugin}`, `--cap_out=${parameter === '' ? '' : `${parameter}:`}out`, ...FILES],
+    dir,
+  );
   assert.equal(real.status, 0, real.stderr);
   return shapeOf(readFileSync(join(dir, 'request.bin')));
 }
@@ -142,7 +149,12 @@ describe('the request a plugin reads matches the real compiler', () => {
       // buf lists the files of its module by path, fogbank in command-line order as protoc does
       // (the order is not what this test is about): the lists are compared as sets.
       const sorted = (shape: RequestShape | undefined) =>
-        shape && { ...shape, fileToGenerate: [...shape.fileToGenerate].sort(), protoFiles: [...shape.protoFiles].sort(), sourceFiles: [...shape.sourceFiles].sort() };
+        shape && {
+          ...shape,
+          fileToGenerate: [...shape.fileToGenerate].sort(),
+          protoFiles: [...shape.protoFiles].sort(),
+          sourceFiles: [...shape.sourceFiles].sort(),
+        };
       assert.deepEqual(sorted(ours.shape), sorted(real));
     });
   }

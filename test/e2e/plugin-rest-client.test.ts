@@ -78,10 +78,7 @@ test('resource-name variables keep their slashes and the first matching binding 
 test('a request no binding matches is a RequestError naming the field', async () => {
   await assert.rejects(client().getBook({ name: 'bad' }), (err: unknown) => {
     assert.ok(err instanceof runtime.RequestError);
-    assert.equal(
-      err.message,
-      'cannot call fixtures.library.v1.Library/GetBook: path field "name" = "bad" does not match ^authors/[^/]+/books/[^/]+$',
-    );
+    assert.equal(err.message, 'cannot call fixtures.library.v1.Library/GetBook: path field "name" = "bad" does not match ^authors/[^/]+/books/[^/]+$');
     return true;
   });
   await assert.rejects(client().getBook({}), { message: 'cannot call fixtures.library.v1.Library/GetBook: path field "name" is not set' });
@@ -115,10 +112,7 @@ test('nested query fields are dotted and repeated ones repeat the key', async ()
     filter: { author: 'Ann & Bo', priority: 'PRIORITY_HIGH' },
     fields: ['a', 'b'],
   });
-  assert.equal(
-    sent.url,
-    'http://library.test/v1/shelves/1/books?pageSize=10&filter.author=Ann%20%26%20Bo&filter.priority=PRIORITY_HIGH&fields=a&fields=b',
-  );
+  assert.equal(sent.url, 'http://library.test/v1/shelves/1/books?pageSize=10&filter.author=Ann%20%26%20Bo&filter.priority=PRIORITY_HIGH&fields=a&fields=b');
 });
 
 test('** keeps slashes, response_body returns the field, single segments escape "/"', async () => {

@@ -49,7 +49,20 @@ describe('fogbank replicas on one PostgreSQL', () => {
 
   const replica = async (url: string, operations: 'realistic' | 'instant'): Promise<FogbankProcess> => {
     // Each replica keeps its own files (kubeconfig, spooled uploads) in a directory the harness removes.
-    const proc = await startFogbankProcess(['--port', '0', '--store', url, '--data-dir', tempDir('replica'), '--admin-token', TOKEN, '--operations', operations, '--log-level', 'error']);
+    const proc = await startFogbankProcess([
+      '--port',
+      '0',
+      '--store',
+      url,
+      '--data-dir',
+      tempDir('replica'),
+      '--admin-token',
+      TOKEN,
+      '--operations',
+      operations,
+      '--log-level',
+      'error',
+    ]);
     processes.push(proc);
     return proc;
   };
@@ -58,7 +71,7 @@ describe('fogbank replicas on one PostgreSQL', () => {
     assert.equal(await proc.exited, 'SIGKILL');
   };
 
-  it('a template created with gcloud through A is described through B, and a wait on B wakes on A\'s work', async () => {
+  it("a template created with gcloud through A is described through B, and a wait on B wakes on A's work", async () => {
     const url = await server.createDatabase(`replicas_${++databases}`);
     const a = await replica(url, 'realistic');
     const b = await replica(url, 'realistic');
@@ -93,7 +106,10 @@ describe('fogbank replicas on one PostgreSQL', () => {
     const main = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
     const store = 'postgres://fogbank:hunter2@127.0.0.1:1/fogbank';
     const runs = [
-      spawnSync(process.execPath, ['--import', 'tsx', main, 'start', '--port', '0', '--admin-token', TOKEN, '--store', store], { encoding: 'utf8', timeout: 60_000 }),
+      spawnSync(process.execPath, ['--import', 'tsx', main, 'start', '--port', '0', '--admin-token', TOKEN, '--store', store], {
+        encoding: 'utf8',
+        timeout: 60_000,
+      }),
       spawnSync(process.execPath, ['--import', 'tsx', main, 'start', '--port', '0', '--admin-token', TOKEN], {
         encoding: 'utf8',
         timeout: 60_000,
@@ -126,7 +142,10 @@ describe('fogbank replicas on one PostgreSQL', () => {
         // between, by the Operation (DONE with an error): either way nothing was written.
         if (patched.status === 200 && patched.json['error'] === undefined) i++;
         else {
-          assert.ok(patched.status === 412 || (patched.json['error'] as { errors?: { code: string }[] } | undefined)?.errors?.[0]?.code === 'CONDITION_NOT_MET', JSON.stringify(patched.json));
+          assert.ok(
+            patched.status === 412 || (patched.json['error'] as { errors?: { code: string }[] } | undefined)?.errors?.[0]?.code === 'CONDITION_NOT_MET',
+            JSON.stringify(patched.json),
+          );
           retries++;
         }
       }
@@ -134,7 +153,9 @@ describe('fogbank replicas on one PostgreSQL', () => {
     await Promise.all(Array.from({ length: 8 }, (_, w) => writer(w)));
     const final = await call(replicas[1]!.url, 'GET', policy);
     const entries = String(final.json['description']).trim().split(' ').sort();
-    const expected = Array.from({ length: 8 }, (_, w) => Array.from({ length: perWriter }, (_, i) => `w${w}.${i}`)).flat().sort();
+    const expected = Array.from({ length: 8 }, (_, w) => Array.from({ length: perWriter }, (_, i) => `w${w}.${i}`))
+      .flat()
+      .sort();
     assert.deepEqual(entries, expected);
     assert.ok(retries > 0, 'the writers really raced');
     t.diagnostic(`${expected.length} updates applied, ${retries} stale attempts refused and retried`);

@@ -39,7 +39,13 @@ function running(proc: FogbankProcess): Set<string> {
   return now;
 }
 
-async function request(base: string, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; json: Record<string, unknown> }> {
+async function request(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType = 'application/json',
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const response = await fetch(`${base}${path}`, {
     method,
     headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'content-type': contentType }) },
@@ -57,11 +63,22 @@ const AGGREGATED = {
 };
 
 function part(name: string, resource: string): unknown {
-  return { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name, labels: { 'example.com/aggregate-to-team': 'true' } }, rules: [{ apiGroups: [''], resources: [resource], verbs: ['get'] }] };
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name, labels: { 'example.com/aggregate-to-team': 'true' } },
+    rules: [{ apiGroups: [''], resources: [resource], verbs: ['get'] }],
+  };
 }
 
 function event(name: string): unknown {
-  return { metadata: { name }, involvedObject: { kind: 'Namespace', name: 'default', namespace: 'default' }, reason: 'Expiring', message: `${name} lives two seconds`, type: 'Normal' };
+  return {
+    metadata: { name },
+    involvedObject: { kind: 'Namespace', name: 'default', namespace: 'default' },
+    reason: 'Expiring',
+    message: `${name} lives two seconds`,
+    type: 'Normal',
+  };
 }
 
 describe('replicas on one PostgreSQL: singleton background work, and watches across replicas', () => {
@@ -84,7 +101,19 @@ describe('replicas on one PostgreSQL: singleton background work, and watches acr
   /** replica starts `fogbank start` on the database; the singleton tests expire events after 2 s and log what each replica runs. */
   const replica = async (url: string, options: { singletons: boolean } = { singletons: true }): Promise<FogbankProcess> => {
     const flags = options.singletons ? ['--event-ttl', '2s', '--log-level', 'info'] : ['--log-level', 'error'];
-    const proc = await startFogbankProcess(['--port', '0', '--store', url, '--data-dir', tempDir('replica'), '--admin-token', TOKEN, '--operations', 'instant', ...flags]);
+    const proc = await startFogbankProcess([
+      '--port',
+      '0',
+      '--store',
+      url,
+      '--data-dir',
+      tempDir('replica'),
+      '--admin-token',
+      TOKEN,
+      '--operations',
+      'instant',
+      ...flags,
+    ]);
     processes.push(proc);
     // A family is built, and its background work starts, with its first request.
     if (options.singletons) {
@@ -106,7 +135,17 @@ describe('replicas on one PostgreSQL: singleton background work, and watches acr
       const record = await tx.get<StoredOperation>(OPERATIONS_KIND, key);
       assert.ok(record !== undefined && record.value.status === 'DONE');
       const op = record.value;
-      await tx.put(OPERATIONS_KIND, key, { ...op, insertTime: op.insertTime - DAY_MS - 60_000, startTime: (op.startTime ?? op.insertTime) - DAY_MS - 60_000, endTime: (op.endTime ?? op.insertTime) - DAY_MS - 60_000 }, { expectRevision: record.revision });
+      await tx.put(
+        OPERATIONS_KIND,
+        key,
+        {
+          ...op,
+          insertTime: op.insertTime - DAY_MS - 60_000,
+          startTime: (op.startTime ?? op.insertTime) - DAY_MS - 60_000,
+          endTime: (op.endTime ?? op.insertTime) - DAY_MS - 60_000,
+        },
+        { expectRevision: record.revision },
+      );
     });
   };
   const insertTemplate = async (base: string, name: string): Promise<string> => {
@@ -139,7 +178,13 @@ describe('replicas on one PostgreSQL: singleton background work, and watches acr
       await new Promise((resolve) => setTimeout(resolve, 2_000));
       assert.equal((await request(b.url, 'POST', '/api/v1/namespaces/default/events', event('first'))).status, 201);
       // A (the expiry leader) deletes it about two seconds later.
-      for (const watch of [watchA, watchB]) await waitFor('the DELETED line', () => /^DELETED\s.*\sfirst lives two seconds$/m.test(watch.output()), 45_000, () => `${watch.output()}\n${a.lines.join('\n')}`);
+      for (const watch of [watchA, watchB])
+        await waitFor(
+          'the DELETED line',
+          () => /^DELETED\s.*\sfirst lives two seconds$/m.test(watch.output()),
+          45_000,
+          () => `${watch.output()}\n${a.lines.join('\n')}`,
+        );
 
       // The aggregated role converges, whichever replica the parts are written through.
       assert.equal((await request(a.url, 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', AGGREGATED)).status, 201);
@@ -164,7 +209,11 @@ describe('replicas on one PostgreSQL: singleton background work, and watches acr
       // Every deletion was seen once, and no replica logged a failure.
       assert.equal(watchB.output().match(/^DELETED\s/gm)?.length, 2, watchB.output());
       assert.equal(watchA.output().match(/^DELETED\s/gm)?.length, 1, watchA.output());
-      for (const proc of [a, b]) assert.deepEqual(proc.lines.filter((line) => /^(error|warn):/.test(line)), []);
+      for (const proc of [a, b])
+        assert.deepEqual(
+          proc.lines.filter((line) => /^(error|warn):/.test(line)),
+          [],
+        );
     } finally {
       watchA.child.kill();
       watchB.child.kill();
@@ -213,13 +262,28 @@ describe('replicas on one PostgreSQL: singleton background work, and watches acr
       await waitFor('MODIFIED watched', () => /^MODIFIED\s+watched\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/m.test(roles.output()));
       await kubectlOk(['delete', 'clusterrole', 'watched']);
       await waitFor('DELETED watched', () => /^DELETED\s+watched\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/m.test(roles.output()));
-      const lines = roles.output().split('\n').filter((line) => /\swatched\s/.test(line)).map((line) => line.split(/\s+/)[0]);
+      const lines = roles
+        .output()
+        .split('\n')
+        .filter((line) => /\swatched\s/.test(line))
+        .map((line) => line.split(/\s+/)[0]);
       assert.deepEqual(lines, ['ADDED', 'MODIFIED', 'DELETED']);
 
-      const created = await request(a.url, 'POST', '/api/v1/namespaces/default/events', { ...(event('deploy') as object), reason: 'Deployed', message: 'rolled out', count: 1 });
+      const created = await request(a.url, 'POST', '/api/v1/namespaces/default/events', {
+        ...(event('deploy') as object),
+        reason: 'Deployed',
+        message: 'rolled out',
+        count: 1,
+      });
       assert.equal(created.status, 201);
       await waitFor('ADDED deploy', () => /^ADDED\s+\S+\s+Normal\s+Deployed\s+namespace\/default\s+rolled out$/m.test(events.output()));
-      const patched = await request(a.url, 'PATCH', '/api/v1/namespaces/default/events/deploy', { message: 'rolled out again', count: 2 }, 'application/merge-patch+json');
+      const patched = await request(
+        a.url,
+        'PATCH',
+        '/api/v1/namespaces/default/events/deploy',
+        { message: 'rolled out again', count: 2 },
+        'application/merge-patch+json',
+      );
       assert.equal(patched.status, 200);
       await waitFor('MODIFIED deploy', () => /^MODIFIED\s+\S+\s+Normal\s+Deployed\s+namespace\/default\s+rolled out again$/m.test(events.output()));
       await kubectlOk(['delete', 'event', 'deploy', '-n', 'default']);

@@ -7,7 +7,18 @@ import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { androidpublisher, auth as googleAuth, type androidpublisher_v3 } from '@googleapis/androidpublisher';
 import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
-import { apkItems, bundleItems, compressedAs, jarSign, makeSigner, patchEntry, v2Sign, writeZip, zipBuffer, type TestSigner } from '../../src/services/publisher/artifact-builder.fixture.ts';
+import {
+  apkItems,
+  bundleItems,
+  compressedAs,
+  jarSign,
+  makeSigner,
+  patchEntry,
+  v2Sign,
+  writeZip,
+  zipBuffer,
+  type TestSigner,
+} from '../../src/services/publisher/artifact-builder.fixture.ts';
 
 /**
  * Internal app sharing through the real googleapis client (@googleapis/androidpublisher): bundles
@@ -84,7 +95,7 @@ async function rejection(call: () => Promise<unknown>): Promise<{ status: number
 }
 
 describe('uploadbundle', () => {
-  test('media upload of a jar-signed bundle: sha256 is sha256sum, certificateFingerprint is openssl\'s', async () => {
+  test("media upload of a jar-signed bundle: sha256 is sha256sum, certificateFingerprint is openssl's", async () => {
     const artifact = await uploadBundle(signedBundle);
     assert.deepEqual(Object.keys(artifact).sort(), ['certificateFingerprint', 'downloadUrl', 'sha256']);
     assert.equal(artifact.sha256, sha256sum(signedBundle));
@@ -105,7 +116,8 @@ describe('uploadbundle', () => {
     assert.match(page.headers.get('content-type')!, /^text\/html/);
     const html = await page.text();
     const size = readFileSync(signedBundle).length;
-    for (const expected of [PACKAGE, '42 (4.2.0)', artifact.certificateFingerprint!, 'CN=Release Upload Key', `${size} bytes`]) assert.ok(html.includes(expected), `page lacks ${expected}`);
+    for (const expected of [PACKAGE, '42 (4.2.0)', artifact.certificateFingerprint!, 'CN=Release Upload Key', `${size} bytes`])
+      assert.ok(html.includes(expected), `page lacks ${expected}`);
     const link = /href="([^"]+)"/.exec(html)![1]!;
     assert.equal(link, `${artifact.downloadUrl}/download`);
     const download = await fetch(link);
@@ -136,8 +148,14 @@ describe('uploadbundle', () => {
     const apkAsBundle = unsignedApk;
     const cases: [string, string][] = [
       [notZip, 'The uploaded bundle is not a ZIP archive (it does not start with a ZIP local file header).'],
-      [truncated, 'The uploaded bundle is not a valid ZIP archive: End of central directory record signature not found. Either not a zip file, or file is truncated.'],
-      [apkAsBundle, 'The uploaded file is an APK, not an Android App Bundle (it has a top-level AndroidManifest.xml and no base/manifest/AndroidManifest.xml); upload APKs with uploadapk (artifacts/apk).'],
+      [
+        truncated,
+        'The uploaded bundle is not a valid ZIP archive: End of central directory record signature not found. Either not a zip file, or file is truncated.',
+      ],
+      [
+        apkAsBundle,
+        'The uploaded file is an APK, not an Android App Bundle (it has a top-level AndroidManifest.xml and no base/manifest/AndroidManifest.xml); upload APKs with uploadapk (artifacts/apk).',
+      ],
     ];
     const before = (await srv.store.list('publisher.internalAppSharingArtifacts')).length;
     for (const [file, message] of cases) {
@@ -152,9 +170,14 @@ describe('uploadbundle', () => {
 });
 
 describe('uploadapk', () => {
-  test('an unsigned APK is fingerprinted with the data directory\'s fogbank signing certificate, the same every time', async () => {
+  test("an unsigned APK is fingerprinted with the data directory's fogbank signing certificate, the same every time", async () => {
     const call = async () =>
-      (await client.internalappsharingartifacts.uploadapk({ packageName: PACKAGE, media: { mimeType: 'application/vnd.android.package-archive', body: createReadStream(unsignedApk) } }, { rootUrl: `${srv.url}/`, retry: false })).data;
+      (
+        await client.internalappsharingartifacts.uploadapk(
+          { packageName: PACKAGE, media: { mimeType: 'application/vnd.android.package-archive', body: createReadStream(unsignedApk) } },
+          { rootUrl: `${srv.url}/`, retry: false },
+        )
+      ).data;
     const first = await call();
     const second = await call();
     assert.equal(first.sha256, sha256sum(unsignedApk));
@@ -165,20 +188,31 @@ describe('uploadapk', () => {
     assert.ok(html.includes('fogbank (the upload was unsigned)'));
   });
 
-  test('an APK signed only with APK Signature Scheme v2 is fingerprinted with its signer\'s certificate', async () => {
+  test("an APK signed only with APK Signature Scheme v2 is fingerprinted with its signer's certificate", async () => {
     const v2Apk = join(work, 'v2.apk');
     writeFileSync(v2Apk, v2Sign(await zipBuffer(apkItems({ packageName: PACKAGE, versionCode: 8 })), signer));
-    const artifact = (await client.internalappsharingartifacts.uploadapk({ packageName: PACKAGE, media: { body: createReadStream(v2Apk) } }, { rootUrl: `${srv.url}/`, retry: false })).data;
+    const artifact = (
+      await client.internalappsharingartifacts.uploadapk(
+        { packageName: PACKAGE, media: { body: createReadStream(v2Apk) } },
+        { rootUrl: `${srv.url}/`, retry: false },
+      )
+    ).data;
     assert.equal(artifact.sha256, sha256sum(v2Apk));
     assert.equal(artifact.certificateFingerprint, opensslFingerprint(join(work, 'upload-cert.pem')));
   });
 
   test('a bundle sent to uploadapk is refused by name', async () => {
     const failure = await rejection(() =>
-      client.internalappsharingartifacts.uploadapk({ packageName: PACKAGE, media: { body: createReadStream(signedBundle) } }, { rootUrl: `${srv.url}/`, retry: false }),
+      client.internalappsharingartifacts.uploadapk(
+        { packageName: PACKAGE, media: { body: createReadStream(signedBundle) } },
+        { rootUrl: `${srv.url}/`, retry: false },
+      ),
     );
     assert.equal(failure.status, 400);
-    assert.equal(failure.message, 'The uploaded file is an Android App Bundle, not an APK (it has BundleConfig.pb or base/manifest/AndroidManifest.xml); upload bundles with uploadbundle (artifacts/bundle).');
+    assert.equal(
+      failure.message,
+      'The uploaded file is an Android App Bundle, not an APK (it has BundleConfig.pb or base/manifest/AndroidManifest.xml); upload bundles with uploadbundle (artifacts/bundle).',
+    );
   });
 });
 
@@ -188,11 +222,26 @@ interface CurlAnswer {
   readonly error?: { readonly status: string; readonly message: string };
 }
 
-describe('stored (uncompressed) entries, as zip, Python\'s zipfile and build tools write them', () => {
+describe("stored (uncompressed) entries, as zip, Python's zipfile and build tools write them", () => {
   /** curlUpload posts `file` with curl (uploadType=media) and returns the status and parsed body; curl gives up after 60 s, so a hang fails the test. */
   async function curlUpload(file: string, kind: 'bundle' | 'apk'): Promise<{ status: number; body: CurlAnswer }> {
     const url = `${srv.url}/upload/androidpublisher/v3/applications/internalappsharing/${PACKAGE}/artifacts/${kind}?uploadType=media`;
-    const { stdout } = await promisify(execFile)('curl', ['-sS', '--max-time', '60', '-X', 'POST', '-H', `Authorization: Bearer ${TOKEN}`, '-H', 'Content-Type: application/octet-stream', '--data-binary', `@${file}`, '-w', '\n%{http_code}', url]);
+    const { stdout } = await promisify(execFile)('curl', [
+      '-sS',
+      '--max-time',
+      '60',
+      '-X',
+      'POST',
+      '-H',
+      `Authorization: Bearer ${TOKEN}`,
+      '-H',
+      'Content-Type: application/octet-stream',
+      '--data-binary',
+      `@${file}`,
+      '-w',
+      '\n%{http_code}',
+      url,
+    ]);
     const cut = stdout.lastIndexOf('\n');
     return { status: Number(stdout.slice(cut + 1)), body: JSON.parse(stdout.slice(0, cut)) as CurlAnswer };
   }
@@ -213,7 +262,12 @@ describe('stored (uncompressed) entries, as zip, Python\'s zipfile and build too
     assert.equal((await uploadBundle(mixed)).sha256, sha256sum(mixed));
     const storedApk = join(work, 'stored.apk');
     writeFileSync(storedApk, v2Sign(await zipBuffer(compressedAs(apkItems({ packageName: PACKAGE, versionCode: 9 }), 'stored')), signer));
-    const artifact = (await client.internalappsharingartifacts.uploadapk({ packageName: PACKAGE, media: { body: createReadStream(storedApk) } }, { rootUrl: `${srv.url}/`, retry: false })).data;
+    const artifact = (
+      await client.internalappsharingartifacts.uploadapk(
+        { packageName: PACKAGE, media: { body: createReadStream(storedApk) } },
+        { rootUrl: `${srv.url}/`, retry: false },
+      )
+    ).data;
     assert.equal(artifact.sha256, sha256sum(storedApk));
     assert.equal(artifact.certificateFingerprint, opensslFingerprint(join(work, 'upload-cert.pem')));
   });
@@ -236,9 +290,18 @@ describe('stored (uncompressed) entries, as zip, Python\'s zipfile and build too
     const zip = await zipBuffer(compressedAs(bundleItems({ packageName: PACKAGE }), 'stored'));
     const manifest = 'base/manifest/AndroidManifest.xml';
     const cases: [Buffer, RegExp][] = [
-      [patchEntry(zip, manifest, { localSignature: 0 }), /^The bundle entry base\/manifest\/AndroidManifest\.xml cannot be read: there is no local file header at offset \d+\.$/],
-      [patchEntry(zip, manifest, { uncompressedSize: 1 }), /^The uploaded bundle is not a valid ZIP archive: compressed\/uncompressed size mismatch for stored file: \d+ != 1\.$/],
-      [patchEntry(zip, manifest, { method: 12 }), /^The uploaded bundle's entry base\/manifest\/AndroidManifest\.xml uses compression method 12; only stored \(0\) and deflated \(8\) entries are accepted\.$/],
+      [
+        patchEntry(zip, manifest, { localSignature: 0 }),
+        /^The bundle entry base\/manifest\/AndroidManifest\.xml cannot be read: there is no local file header at offset \d+\.$/,
+      ],
+      [
+        patchEntry(zip, manifest, { uncompressedSize: 1 }),
+        /^The uploaded bundle is not a valid ZIP archive: compressed\/uncompressed size mismatch for stored file: \d+ != 1\.$/,
+      ],
+      [
+        patchEntry(zip, manifest, { method: 12 }),
+        /^The uploaded bundle's entry base\/manifest\/AndroidManifest\.xml uses compression method 12; only stored \(0\) and deflated \(8\) entries are accepted\.$/,
+      ],
     ];
     for (const [bytes, message] of cases) {
       const file = join(work, 'corrupt-stored.aab');

@@ -41,12 +41,16 @@ interface Answer {
 function put(url: string, headers: Record<string, string>, file?: string, start = 0, end = 0, dropAfter?: number): Promise<Answer | undefined> {
   return new Promise((resolve, reject) => {
     const length = end - start;
-    const outgoing = request(url, { method: 'PUT', headers: { authorization: `Bearer ${TOKEN}`, 'content-length': String(length), ...headers } }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (body += chunk));
-      response.on('end', () => resolve({ status: response.statusCode!, range: response.headers['range'], body }));
-    });
+    const outgoing = request(
+      url,
+      { method: 'PUT', headers: { authorization: `Bearer ${TOKEN}`, 'content-length': String(length), ...headers } },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode!, range: response.headers['range'], body }));
+      },
+    );
     if (file === undefined || length === 0) {
       outgoing.once('error', reject);
       outgoing.end();
@@ -89,12 +93,18 @@ class RssWatch {
   }
 }
 
-const start = (): Promise<FogbankProcess> => startFogbankProcess(['--port', '0', '--data-dir', join(work, 'data'), '--admin-token', TOKEN, '--log-level', 'silent']);
+const start = (): Promise<FogbankProcess> =>
+  startFogbankProcess(['--port', '0', '--data-dir', join(work, 'data'), '--admin-token', TOKEN, '--log-level', 'silent']);
 
-test(`a ${PAYLOAD / MIB} MiB bundle by resumable upload: cut off, fogbank restarted, resumed, completed, RSS growth < ${RSS_LIMIT_MB} MB`, { timeout: 600_000 }, async (t) => {
+test(`a ${PAYLOAD / MIB} MiB bundle by resumable upload: cut off, fogbank restarted, resumed, completed, RSS growth < ${RSS_LIMIT_MB} MB`, {
+  timeout: 600_000,
+}, async (t) => {
   const file = join(work, 'large.aab');
   // A stored (uncompressed) zero payload entry, streamed to disk: nothing this size is ever in memory.
-  await writeZip(file, [...bundleItems({ packageName: PKG, versionCode: 42 }), { name: 'base/assets/payload.bin', stream: () => zeros(PAYLOAD), size: PAYLOAD }]);
+  await writeZip(file, [
+    ...bundleItems({ packageName: PKG, versionCode: 42 }),
+    { name: 'base/assets/payload.bin', stream: () => zeros(PAYLOAD), size: PAYLOAD },
+  ]);
   const total = statSync(file).size;
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);

@@ -86,7 +86,10 @@ describe('Debian python3-googleapi against fogbank’s Discovery documents', () 
     const signer = makeSigner('Discovery Upload Key');
     const items = jarSign(bundleItems({ packageName: PACKAGE, versionCode: 3, versionName: '3.0' }), signer);
     const file = join(work, `${name}.aab`);
-    await writeZip(file, items.map((item, index): ZipItem => ('data' in item ? { name: item.name, data: item.data, compress: compress(item.name, index) } : item)));
+    await writeZip(
+      file,
+      items.map((item, index): ZipItem => ('data' in item ? { name: item.name, data: item.data, compress: compress(item.name, index) } : item)),
+    );
     const result = await python('publisher', 'admin-token', PACKAGE, file);
     const uploads = result['uploads'] as { file: string; resumable: boolean; artifact: Record<string, string> }[];
     assert.deepEqual(
@@ -122,7 +125,11 @@ describe('Debian python3-googleapi against fogbank’s Discovery documents', () 
       targetLink: `${server.url}/compute/v1/projects/discovery-project/global/instanceTemplates/from-python`,
       error: null,
     });
-    assert.deepEqual(result['template'], { kind: 'compute#instanceTemplate', name: 'from-python', selfLink: `${server.url}/compute/v1/projects/discovery-project/global/instanceTemplates/from-python` });
+    assert.deepEqual(result['template'], {
+      kind: 'compute#instanceTemplate',
+      name: 'from-python',
+      selfLink: `${server.url}/compute/v1/projects/discovery-project/global/instanceTemplates/from-python`,
+    });
     assert.deepEqual(result['listed'], ['from-python']);
   });
 

@@ -118,12 +118,20 @@ describe('store files across replicas on one PostgreSQL', () => {
   it('publisher: a bundle uploaded through A downloads byte for byte through B', async () => {
     const file = join(work, 'shared.aab');
     const payload = 3 * MIB + 4567;
-    await writeZip(file, [...bundleItems({ packageName: PKG, versionCode: 9 }), { name: 'base/assets/payload.bin', stream: () => zeros(payload), size: payload }]);
+    await writeZip(file, [
+      ...bundleItems({ packageName: PKG, versionCode: 9 }),
+      { name: 'base/assets/payload.bin', stream: () => zeros(payload), size: payload },
+    ]);
     const bundle = readFileSync(file);
     const oauth = new publisherAuth.OAuth2();
     oauth.setCredentials({ access_token: TOKEN, expiry_date: Date.UTC(2100, 0, 1) });
     const client: androidpublisher_v3.Androidpublisher = androidpublisher({ version: 'v3', rootUrl: `${a.url}/`, auth: oauth });
-    const artifact = (await client.internalappsharingartifacts.uploadbundle({ packageName: PKG, media: { mimeType: 'application/octet-stream', body: createReadStream(file) } }, { rootUrl: `${a.url}/` } as never)).data as androidpublisher_v3.Schema$InternalAppSharingArtifact;
+    const artifact = (
+      await client.internalappsharingartifacts.uploadbundle(
+        { packageName: PKG, media: { mimeType: 'application/octet-stream', body: createReadStream(file) } },
+        { rootUrl: `${a.url}/` } as never,
+      )
+    ).data as androidpublisher_v3.Schema$InternalAppSharingArtifact;
     assert.equal(artifact.sha256, sha256(bundle));
     const page = new URL(artifact.downloadUrl!);
     assert.equal(page.origin, a.url);
@@ -138,7 +146,12 @@ describe('store files across replicas on one PostgreSQL', () => {
     assert.equal(sha256(bytes), sha256(bundle));
     assert.ok(bytes.equals(bundle));
     // Unsigned, so both carry fogbank's own certificate: one identity for every replica of the store.
-    const throughB = (await client.internalappsharingartifacts.uploadbundle({ packageName: PKG, media: { mimeType: 'application/octet-stream', body: createReadStream(file) } }, { rootUrl: `${b.url}/` } as never)).data as androidpublisher_v3.Schema$InternalAppSharingArtifact;
+    const throughB = (
+      await client.internalappsharingartifacts.uploadbundle(
+        { packageName: PKG, media: { mimeType: 'application/octet-stream', body: createReadStream(file) } },
+        { rootUrl: `${b.url}/` } as never,
+      )
+    ).data as androidpublisher_v3.Schema$InternalAppSharingArtifact;
     assert.equal(throughB.certificateFingerprint, artifact.certificateFingerprint);
   });
 });

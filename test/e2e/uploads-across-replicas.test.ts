@@ -51,11 +51,18 @@ describe('resumable uploads across replicas on one PostgreSQL', () => {
 
   it('mail messages.send: started on A, a chunk on A, status and the rest on B, the answer repeated by A', async () => {
     const body = Buffer.concat([
-      Buffer.from('From: admin@fogbank.local\r\nTo: carol@example.com\r\nSubject: across replicas\r\nMessage-ID: <replicas-1@example.com>\r\nDate: Tue, 3 Jun 2025 09:00:00 +0000\r\n\r\n'),
+      Buffer.from(
+        'From: admin@fogbank.local\r\nTo: carol@example.com\r\nSubject: across replicas\r\nMessage-ID: <replicas-1@example.com>\r\nDate: Tue, 3 Jun 2025 09:00:00 +0000\r\n\r\n',
+      ),
       Buffer.from('0123456789abcdef\r\n'.repeat((3 * MIB) / 18)),
     ]);
     const total = body.length;
-    const upload = await initiate(a.url, '/upload/gmail/v1/users/me/messages/send?uploadType=resumable', { 'x-upload-content-type': 'message/rfc822', 'x-upload-content-length': String(total) }, '{}');
+    const upload = await initiate(
+      a.url,
+      '/upload/gmail/v1/users/me/messages/send?uploadType=resumable',
+      { 'x-upload-content-type': 'message/rfc822', 'x-upload-content-length': String(total) },
+      '{}',
+    );
     const first = 2 * MIB;
     const onA = await call(`${a.url}${upload}`, 'PUT', { 'content-range': `bytes 0-${first - 1}/${total}` }, body.subarray(0, first));
     assert.equal(onA.status, 308);
@@ -77,7 +84,10 @@ describe('resumable uploads across replicas on one PostgreSQL', () => {
   it('publisher uploadbundle: chunks alternate between A and B, a stale chunk is refused, B completes', async () => {
     const file = join(work, 'replicas.aab');
     const payload = 5 * MIB + 123;
-    await writeZip(file, [...bundleItems({ packageName: PKG, versionCode: 7 }), { name: 'base/assets/payload.bin', stream: () => zeros(payload), size: payload }]);
+    await writeZip(file, [
+      ...bundleItems({ packageName: PKG, versionCode: 7 }),
+      { name: 'base/assets/payload.bin', stream: () => zeros(payload), size: payload },
+    ]);
     const bundle = readFileSync(file);
     const total = bundle.length;
     const path = `/upload/androidpublisher/v3/applications/internalappsharing/${PKG}/artifacts/bundle?uploadType=resumable`;

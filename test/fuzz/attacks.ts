@@ -44,7 +44,15 @@ export function request(context: AttackContext, attack: string, parts: Partial<O
 export const base = (context: AttackContext): unknown => plausibleBody(context.route.method, context.route.url, context.random) ?? { name: 'x' };
 
 /** BODY_ATTACKS are the attacks that work through a request body: they go mostly to routes that read one. */
-export const BODY_ATTACKS: ReadonlySet<string> = new Set(['malformed json', 'wrong types', 'prototype keys', 'deep structures', 'invalid utf-8', 'oversized body', 'wrong content type']);
+export const BODY_ATTACKS: ReadonlySet<string> = new Set([
+  'malformed json',
+  'wrong types',
+  'prototype keys',
+  'deep structures',
+  'invalid utf-8',
+  'oversized body',
+  'wrong content type',
+]);
 
 /** ATTACKS are the kinds of bad input, each a generator of one request against a route. */
 export const ATTACKS: Readonly<Record<string, Attack>> = {
@@ -53,7 +61,9 @@ export const ATTACKS: Readonly<Record<string, Attack>> = {
   'prototype keys': (c) => request(c, 'prototype keys', { body: withPrototypeKey(base(c) as never, c.random) }),
   'deep structures': (c) =>
     request(c, 'deep structures', {
-      body: c.random.chance(0.3) ? deepValue(c.random.pick([101, 10_000, 100_000, 200_000]), c.random.pick(['array', 'object', 'mixed'] as const)) : withDeepField(base(c) as never, c.random),
+      body: c.random.chance(0.3)
+        ? deepValue(c.random.pick([101, 10_000, 100_000, 200_000]), c.random.pick(['array', 'object', 'mixed'] as const))
+        : withDeepField(base(c) as never, c.random),
     }),
   'invalid utf-8': (c) => {
     const text = JSON.stringify(base(c));
@@ -61,16 +71,45 @@ export const ATTACKS: Readonly<Record<string, Attack>> = {
     const bad = c.random.pick([[0xff], [0xc3], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xc0, 0xaf]]);
     return request(c, 'invalid utf-8', { body: Buffer.concat([Buffer.from(text.slice(0, at)), Buffer.from(bad), Buffer.from(text.slice(at))]) });
   },
-  'hostile query': (c) => request(c, 'hostile query', { target: `${fillPath(c.route.url, c.random)}?${hostileQuery(c.random)}`, ...(c.route.method === 'GET' || c.route.method === 'DELETE' ? {} : { body: JSON.stringify(base(c)) }) }),
+  'hostile query': (c) =>
+    request(c, 'hostile query', {
+      target: `${fillPath(c.route.url, c.random)}?${hostileQuery(c.random)}`,
+      ...(c.route.method === 'GET' || c.route.method === 'DELETE' ? {} : { body: JSON.stringify(base(c)) }),
+    }),
   'oversized body': (c) => request(c, 'oversized body', { body: `{"name":"${'x'.repeat(c.bodyLimit + c.random.int(1000))}"}` }),
-  'unframed body': (c) => request(c, 'unframed body', { method: c.random.pick(['DELETE', 'GET', c.route.method]), body: JSON.stringify(base(c)), framing: 'none' }),
+  'unframed body': (c) =>
+    request(c, 'unframed body', { method: c.random.pick(['DELETE', 'GET', c.route.method]), body: JSON.stringify(base(c)), framing: 'none' }),
   'wrong content type': (c) =>
     request(c, 'wrong content type', {
       body: JSON.stringify(base(c)),
-      headers: [AUTH, ['Content-Type', c.random.pick(['text/plain', 'application/xml', 'multipart/mixed', 'application/json; charset=latin1', 'application/x-www-form-urlencoded', '*/*', ''])]],
+      headers: [
+        AUTH,
+        [
+          'Content-Type',
+          c.random.pick([
+            'text/plain',
+            'application/xml',
+            'multipart/mixed',
+            'application/json; charset=latin1',
+            'application/x-www-form-urlencoded',
+            '*/*',
+            '',
+          ]),
+        ],
+      ],
     }),
   'bad credentials': (c) => {
-    const value = c.random.pick([undefined, 'Bearer', 'Bearer ', 'Bearer wrong-token', 'Basic YWRtaW46YWRtaW4=', `Bearer ${'x'.repeat(6000)}`, 'bearer fuzz-admin', `Bearer ${FUZZ_TOKEN} extra`, 'Bearer \u00e9\u00e9']);
+    const value = c.random.pick([
+      undefined,
+      'Bearer',
+      'Bearer ',
+      'Bearer wrong-token',
+      'Basic YWRtaW46YWRtaW4=',
+      `Bearer ${'x'.repeat(6000)}`,
+      'bearer fuzz-admin',
+      `Bearer ${FUZZ_TOKEN} extra`,
+      'Bearer \u00e9\u00e9',
+    ]);
     const body = plausibleBody(c.route.method, c.route.url, c.random);
     const headers: (readonly [string, string])[] = value === undefined ? [] : [['Authorization', value]];
     if (body !== undefined) headers.push(JSON_TYPE);
@@ -102,7 +141,15 @@ export const ATTACKS: Readonly<Record<string, Attack>> = {
     ]);
     return request(c, 'bad url', { target });
   },
-  'unknown route': (c) => request(c, 'unknown route', { target: c.random.pick([`/${c.random.text(12)}`, `${fillPath(c.route.url, c.random)}/${c.random.text(5)}`, `/compute/v2${fillPath(c.route.url, c.random)}`]), method: c.random.pick(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']) }),
+  'unknown route': (c) =>
+    request(c, 'unknown route', {
+      target: c.random.pick([
+        `/${c.random.text(12)}`,
+        `${fillPath(c.route.url, c.random)}/${c.random.text(5)}`,
+        `/compute/v2${fillPath(c.route.url, c.random)}`,
+      ]),
+      method: c.random.pick(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']),
+    }),
   'bad method': (c) => request(c, 'bad method', { method: c.random.pick(['FOO', 'PUT', 'PATCH', 'OPTIONS', 'TRACE', 'PROPFIND', 'get']) }),
   'bad batch': (c) => badBatch(c),
   'broken head': (c) =>
@@ -136,7 +183,16 @@ function badBatch(c: AttackContext): FuzzRequest {
   if (batches.length === 0) return ATTACKS['malformed json']!(c);
   const batch = random.pick(batches);
   const part = (method: string, target: string, body?: string): string =>
-    [`--${BOUNDARY}`, 'Content-Type: application/http', `Content-ID: <fuzz+${parts.length}>`, '', `${method} ${target} HTTP/1.1`, ...(body === undefined ? [] : ['Content-Type: application/json']), '', body ?? ''].join('\r\n');
+    [
+      `--${BOUNDARY}`,
+      'Content-Type: application/http',
+      `Content-ID: <fuzz+${parts.length}>`,
+      '',
+      `${method} ${target} HTTP/1.1`,
+      ...(body === undefined ? [] : ['Content-Type: application/json']),
+      '',
+      body ?? '',
+    ].join('\r\n');
   const target = fillPath(c.route.url, random);
   const parts: string[] = [];
   const count = 1 + random.int(4);
@@ -155,6 +211,11 @@ function badBatch(c: AttackContext): FuzzRequest {
     );
   }
   const body = random.chance(0.2) ? parts.join('\r\n') : `${parts.join('\r\n')}\r\n--${BOUNDARY}--`;
-  const contentType = random.pick([`multipart/mixed; boundary=${BOUNDARY}`, `multipart/mixed; boundary="${BOUNDARY}"`, 'multipart/mixed', `multipart/mixed; boundary=other`]);
+  const contentType = random.pick([
+    `multipart/mixed; boundary=${BOUNDARY}`,
+    `multipart/mixed; boundary="${BOUNDARY}"`,
+    'multipart/mixed',
+    `multipart/mixed; boundary=other`,
+  ]);
   return request(c, 'bad batch', { method: 'POST', target: batch.url, headers: [AUTH, ['Content-Type', contentType]], body });
 }

@@ -120,7 +120,12 @@ describe('bad-input fuzzer', () => {
       ...clusterRoutes(),
     ];
     const familyErrors = new FamilyErrors(SERVICES, DEFAULT_BODY_LIMIT);
-    const counts = new Map<string, Counts>(FAMILIES.map((family) => [family, { requests: 0, crashes: 0, stalls: 0, serverErrors: 0, nonDialect: 0, storeChanged: 0, pollution: 0, faithfulWaits: 0, seconds: 0 }]));
+    const counts = new Map<string, Counts>(
+      FAMILIES.map((family) => [
+        family,
+        { requests: 0, crashes: 0, stalls: 0, serverErrors: 0, nonDialect: 0, storeChanged: 0, pollution: 0, faithfulWaits: 0, seconds: 0 },
+      ]),
+    );
     const tally = new Map<string, number>();
     const failures: Failure[] = [];
     const inFlight = new Map<string, FuzzRequest>();
@@ -211,7 +216,11 @@ describe('bad-input fuzzer', () => {
           const again = await sendRaw(fuzz.port, toBytes(request), 50, ANSWER_TIMEOUT_MS).catch(() => undefined);
           if (again === undefined || again.elapsedMs > STALL_LIMIT_MS) {
             count.stalls++;
-            fail(index, request, `answered ${reply.status} after ${Math.round(reply.elapsedMs)} ms, and ${again === undefined ? 'not at all' : `${again.status} after ${Math.round(again.elapsedMs)} ms`} when sent again`);
+            fail(
+              index,
+              request,
+              `answered ${reply.status} after ${Math.round(reply.elapsedMs)} ms, and ${again === undefined ? 'not at all' : `${again.status} after ${Math.round(again.elapsedMs)} ms`} when sent again`,
+            );
           }
           before = undefined;
         }
@@ -283,12 +292,26 @@ describe('bad-input fuzzer', () => {
       const serverCpu = ((await fuzz.state())?.cpuMs ?? 0) / 1000;
       const { user, system } = process.cpuUsage();
       t.diagnostic(`CPU: server process ${serverCpu.toFixed(1)} s (the last one started), fuzzer ${((user + system) / 1e6).toFixed(1)} s`);
-      const table = [...counts].map(([family, c]) => `${family}: ${c.requests} requests, ${c.crashes} crashes, ${c.stalls} stalls > 1 s, ${c.serverErrors} 5xx, ${c.nonDialect} non-dialect errors, ${c.storeChanged} rejected-but-stored, ${c.pollution} prototype pollution (${c.faithfulWaits} faithful resourceVersion waits; ${c.seconds.toFixed(1)} s)`);
+      const table = [...counts].map(
+        ([family, c]) =>
+          `${family}: ${c.requests} requests, ${c.crashes} crashes, ${c.stalls} stalls > 1 s, ${c.serverErrors} 5xx, ${c.nonDialect} non-dialect errors, ${c.storeChanged} rejected-but-stored, ${c.pollution} prototype pollution (${c.faithfulWaits} faithful resourceVersion waits; ${c.seconds.toFixed(1)} s)`,
+      );
       t.diagnostic(`seed ${SEED}; ${seconds} s; ${probes} /healthz probes, worst ${Math.round(worstMs)} ms; server deaths: ${fuzz.deaths.length}`);
       for (const line of table) t.diagnostic(line);
-      t.diagnostic(`answers by family, attack and status: ${[...tally].sort().map(([key, n]) => `${key}×${n}`).join(', ')}`);
+      t.diagnostic(
+        `answers by family, attack and status: ${[...tally]
+          .sort()
+          .map(([key, n]) => `${key}×${n}`)
+          .join(', ')}`,
+      );
     }
-    if (worst > STALL_LIMIT_MS) failures.push({ family: '-', index: -1, request: { attack: 'event loop', method: '-', target: '-', headers: [] }, problem: `a /healthz probe waited ${Math.round(worst)} ms (limit ${STALL_LIMIT_MS} ms)` });
+    if (worst > STALL_LIMIT_MS)
+      failures.push({
+        family: '-',
+        index: -1,
+        request: { attack: 'event loop', method: '-', target: '-', headers: [] },
+        problem: `a /healthz probe waited ${Math.round(worst)} ms (limit ${STALL_LIMIT_MS} ms)`,
+      });
     const health = await sendRaw(fuzz.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     assert.equal(health.status, 200, 'fogbank stopped answering');
     assert.deepEqual(

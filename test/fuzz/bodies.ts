@@ -10,7 +10,17 @@ import type { Random } from './random.ts';
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /** PROTOTYPE_KEYS are member names that reach Object.prototype when looked up carelessly. */
-export const PROTOTYPE_KEYS = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__', 'propertyIsEnumerable', 'toLocaleString'] as const;
+export const PROTOTYPE_KEYS = [
+  'constructor',
+  '__proto__',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  'isPrototypeOf',
+  '__defineGetter__',
+  'propertyIsEnumerable',
+  'toLocaleString',
+] as const;
 
 const RULE: Json = { priority: 1000, action: 'allow', description: 'fuzz', match: { versionedExpr: 'SRC_IPS_V1', config: { srcIpRanges: ['10.0.0.0/8'] } } };
 /** Rule expressions: plausible ones, and ones that name Object.prototype's members where an identifier or key goes. */
@@ -23,7 +33,7 @@ const EXPRESSIONS: readonly string[] = [
   "evaluatePreconfiguredExpr('constructor')",
   "evaluatePreconfiguredWaf('__proto__', {'sensitivity': 1})",
   "inIpRange(origin.ip, 'hasOwnProperty')",
-  "has(request.headers.constructor)",
+  'has(request.headers.constructor)',
   "int('__proto__') == 1",
 ];
 const exprRule = (random: Random): Json => ({ priority: 2000, action: 'deny(403)', match: { expr: { expression: random.pick(EXPRESSIONS) } } });
@@ -36,7 +46,16 @@ export function plausibleBody(method: string, pattern: string, random: Random): 
   const tail = pattern.slice(pattern.lastIndexOf('/') + 1);
   const name = `fz-${random.text(8, 'abcdefghijklmnopqrstuvwxyz0123456789')}`;
   if (method === 'POST' && tail === 'instanceTemplates') {
-    return { name, description: 'fuzz', properties: { machineType: 'e2-small', labels: { env: 'fuzz' }, disks: [{ boot: true, initializeParams: { sourceImage: 'projects/debian-cloud/global/images/family/debian-12', diskSizeGb: '10' } }], networkInterfaces: [{ network: 'global/networks/default' }] } };
+    return {
+      name,
+      description: 'fuzz',
+      properties: {
+        machineType: 'e2-small',
+        labels: { env: 'fuzz' },
+        disks: [{ boot: true, initializeParams: { sourceImage: 'projects/debian-cloud/global/images/family/debian-12', diskSizeGb: '10' } }],
+        networkInterfaces: [{ network: 'global/networks/default' }],
+      },
+    };
   }
   if (method === 'POST' && tail === 'securityPolicies') return { name, description: 'fuzz', rules: [RULE] };
   if (method === 'PATCH') return { description: 'patched', rules: [exprRule(random)] };
@@ -131,7 +150,8 @@ function replaceSomewhere(body: Json, random: Random, make: () => Json, asKey = 
   }
   if (typeof body === 'object' && body !== null) {
     const keys = Object.keys(body);
-    if (keys.length === 0 || random.chance(0.35)) return asKey ? { ...body, __marker__: '__marker__' } : { ...body, [random.pick(keys.length === 0 ? ['name'] : keys)]: make() };
+    if (keys.length === 0 || random.chance(0.35))
+      return asKey ? { ...body, __marker__: '__marker__' } : { ...body, [random.pick(keys.length === 0 ? ['name'] : keys)]: make() };
     const key = random.pick(keys);
     return { ...body, [key]: replaceSomewhere(body[key]!, random, make, asKey) };
   }

@@ -27,7 +27,11 @@ const COLLECTIONS: readonly Collection[] = [
 ];
 
 /** REVIEWS are the create-only review resources every authenticated user may POST (with YAML too). */
-const REVIEWS: readonly string[] = ['/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', '/apis/authentication.k8s.io/v1/selfsubjectreviews'];
+const REVIEWS: readonly string[] = [
+  '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+  '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews',
+  '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+];
 
 /** clusterRoutes are the concrete routes the fuzzer sends cluster requests to, in place of the family's catch-alls. */
 export function clusterRoutes(): RegisteredRoute[] {
@@ -39,8 +43,16 @@ export function clusterRoutes(): RegisteredRoute[] {
   }
   for (const path of REVIEWS) add('POST', path);
   // Cluster-wide lists, and the deprecated watch paths (issue 24 item 9).
-  for (const path of ['/apis/events.k8s.io/v1/events', '/api/v1/events', '/api/v1/watch/namespaces', '/apis/rbac.authorization.k8s.io/v1/watch/clusterroles', '/api/v1/watch/namespaces/:namespace/events']) add('GET', path);
-  for (const path of ['/api', '/apis', '/version', '/openapi/v3', '/apis/rbac.authorization.k8s.io/v1', '/openapi/v3/apis/rbac.authorization.k8s.io/v1']) add('GET', path);
+  for (const path of [
+    '/apis/events.k8s.io/v1/events',
+    '/api/v1/events',
+    '/api/v1/watch/namespaces',
+    '/apis/rbac.authorization.k8s.io/v1/watch/clusterroles',
+    '/api/v1/watch/namespaces/:namespace/events',
+  ])
+    add('GET', path);
+  for (const path of ['/api', '/apis', '/version', '/openapi/v3', '/apis/rbac.authorization.k8s.io/v1', '/openapi/v3/apis/rbac.authorization.k8s.io/v1'])
+    add('GET', path);
   return routes;
 }
 
@@ -55,13 +67,21 @@ function collectionOf(url: string): Collection | undefined {
 
 /** clusterBody is a plausible object for the route (a review for review routes), or undefined where no body goes. */
 export function clusterBody(method: string, url: string, random: Random): Json | undefined {
-  if (method === 'GET' || method === 'DELETE') return method === 'DELETE' && random.chance(0.3) ? { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' } : undefined;
-  if (url.endsWith('/selfsubjectaccessreviews')) return { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: 'get', group: 'rbac.authorization.k8s.io', resource: 'clusterroles' } } };
-  if (url.endsWith('/selfsubjectrulesreviews')) return { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: 'default' } };
+  if (method === 'GET' || method === 'DELETE')
+    return method === 'DELETE' && random.chance(0.3) ? { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' } : undefined;
+  if (url.endsWith('/selfsubjectaccessreviews'))
+    return {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      spec: { resourceAttributes: { verb: 'get', group: 'rbac.authorization.k8s.io', resource: 'clusterroles' } },
+    };
+  if (url.endsWith('/selfsubjectrulesreviews'))
+    return { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: 'default' } };
   if (url.endsWith('/selfsubjectreviews')) return { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' };
   const collection = collectionOf(url);
   if (collection === undefined) return undefined;
-  const name = method === 'POST' ? `fz-${random.text(8, 'abcdefghijklmnopqrstuvwxyz0123456789')}` : random.pick(['fuzz-role', 'fuzz-binding', 'fuzz-ns', 'fuzz-event']);
+  const name =
+    method === 'POST' ? `fz-${random.text(8, 'abcdefghijklmnopqrstuvwxyz0123456789')}` : random.pick(['fuzz-role', 'fuzz-binding', 'fuzz-ns', 'fuzz-event']);
   return objectOf(collection.kind, name);
 }
 
@@ -72,11 +92,20 @@ function objectOf(kind: Collection['kind'], name: string): Json {
         apiVersion: 'rbac.authorization.k8s.io/v1',
         kind,
         metadata: { name, labels: { fuzz: 'yes' }, finalizers: [] },
-        rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'], resourceNames: ['a'] }, { nonResourceURLs: ['/healthz'], verbs: ['get'] }],
+        rules: [
+          { apiGroups: [''], resources: ['pods'], verbs: ['get'], resourceNames: ['a'] },
+          { nonResourceURLs: ['/healthz'], verbs: ['get'] },
+        ],
         aggregationRule: { clusterRoleSelectors: [{ matchLabels: { fuzz: 'agg' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['a'] }] }] },
       };
     case 'ClusterRoleBinding':
-      return { apiVersion: 'rbac.authorization.k8s.io/v1', kind, metadata: { name }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' }, subjects: [{ kind: 'User', name: 'fuzz', apiGroup: 'rbac.authorization.k8s.io' }] };
+      return {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind,
+        metadata: { name },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+        subjects: [{ kind: 'User', name: 'fuzz', apiGroup: 'rbac.authorization.k8s.io' }],
+      };
     case 'Namespace':
       return { apiVersion: 'v1', kind, metadata: { name, ownerReferences: [] }, spec: { finalizers: ['kubernetes'] } };
     case 'Event':
@@ -94,7 +123,16 @@ function objectOf(kind: Collection['kind'], name: string): Json {
         regarding: { kind: 'Pod', name: 'fuzz-pod', namespace: 'fuzz-ns', apiVersion: 'v1' },
       };
     case 'CoreEvent':
-      return { apiVersion: 'v1', kind: 'Event', metadata: { name, namespace: 'fuzz-ns' }, involvedObject: { kind: 'Pod', name: 'fuzz-pod', namespace: 'fuzz-ns' }, reason: 'Fuzzed', message: 'fuzz', type: 'Normal', source: { component: 'fuzz' } };
+      return {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name, namespace: 'fuzz-ns' },
+        involvedObject: { kind: 'Pod', name: 'fuzz-pod', namespace: 'fuzz-ns' },
+        reason: 'Fuzzed',
+        message: 'fuzz',
+        type: 'Normal',
+        source: { component: 'fuzz' },
+      };
   }
 }
 
@@ -130,7 +168,12 @@ export function withBadList(body: Json, random: Random): string {
 }
 
 /** PATCH_TYPES are the content types of the cluster's four patch kinds. */
-export const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'] as const;
+export const PATCH_TYPES = [
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+  'application/apply-patch+yaml',
+] as const;
 
 const PROTO_NAMES = ['__proto__', 'constructor', 'prototype'] as const;
 
@@ -171,7 +214,15 @@ export function prototypePatch(type: (typeof PATCH_TYPES)[number], url: string, 
   ]);
   if (type === 'application/merge-patch+json') return { body: member, query: '' };
   if (type === 'application/strategic-merge-patch+json') {
-    const directive = random.pick([member, `{"$patch":"replace",${k}:{}}`, `{"metadata":{"$retainKeys":[${k}]}}`, `{"$setElementOrder/rules":[{${k}:1}]}`, `{"$deleteFromPrimitiveList/${key}":["x"]}`, `{"metadata":{"$deleteFromPrimitiveList/finalizers":[${k}]}}`, `{"rules":[{"$patch":"delete",${k}:1}]}`]);
+    const directive = random.pick([
+      member,
+      `{"$patch":"replace",${k}:{}}`,
+      `{"metadata":{"$retainKeys":[${k}]}}`,
+      `{"$setElementOrder/rules":[{${k}:1}]}`,
+      `{"$deleteFromPrimitiveList/${key}":["x"]}`,
+      `{"metadata":{"$deleteFromPrimitiveList/finalizers":[${k}]}}`,
+      `{"rules":[{"$patch":"delete",${k}:1}]}`,
+    ]);
     return { body: directive, query: '' };
   }
   // apply: the whole object as the manager wants it, as YAML (or JSON, which is YAML too).

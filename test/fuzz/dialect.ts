@@ -8,7 +8,12 @@ import type { ServiceDefinition } from '../../src/core/service.ts';
  */
 export function errorDialectProblem(family: ServiceDefinition, status: number, body: unknown): string | undefined {
   if (family.errorBodyProblem !== undefined) return family.errorBodyProblem(status, body);
-  const reference = family.renderError(new TransportProblemError({ httpStatus: status, kind: 'bad-request', detail: 'reference' }), { method: 'GET', path: '/', contentType: undefined, bodyLimit: 0 });
+  const reference = family.renderError(new TransportProblemError({ httpStatus: status, kind: 'bad-request', detail: 'reference' }), {
+    method: 'GET',
+    path: '/',
+    contentType: undefined,
+    bodyLimit: 0,
+  });
   return shapeDifference(reference.body, body, '$');
 }
 
@@ -16,8 +21,12 @@ function shapeDifference(expected: unknown, actual: unknown, at: string): string
   const kind = (value: unknown): string => (Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value);
   if (kind(expected) !== kind(actual)) return `${at} is ${kind(actual)}, expected ${kind(expected)}`;
   if (kind(expected) !== 'object') return undefined;
-  const want = Object.keys(expected as object).sort().join();
-  const got = Object.keys(actual as object).sort().join();
+  const want = Object.keys(expected as object)
+    .sort()
+    .join();
+  const got = Object.keys(actual as object)
+    .sort()
+    .join();
   if (want !== got) return `${at} has members [${got}], expected [${want}]`;
   for (const key of Object.keys(expected as object)) {
     const problem = shapeDifference((expected as Record<string, unknown>)[key], (actual as Record<string, unknown>)[key], `${at}.${key}`);

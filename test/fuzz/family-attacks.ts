@@ -41,14 +41,31 @@ function deepAnyType(c: AttackContext): FuzzRequest {
     return request(c, 'deep any type', { target: withQuery(target, query), headers: [AUTH, ['Content-Type', type]], body: deepBody(type, random) });
   }
   if (isUpload(route.url) && random.chance(0.6)) {
-    const media = route.family === 'publisher' ? fuzzZip(route.url.endsWith('/apk') ? 'apk' : 'bundle', 'deflated', random) : Buffer.from('From: a@example.com\r\nTo: b@example.com\r\nSubject: x\r\n\r\nx\r\n');
+    const media =
+      route.family === 'publisher'
+        ? fuzzZip(route.url.endsWith('/apk') ? 'apk' : 'bundle', 'deflated', random)
+        : Buffer.from('From: a@example.com\r\nTo: b@example.com\r\nSubject: x\r\n\r\nx\r\n');
     const mediaType = route.family === 'publisher' ? 'application/octet-stream' : 'message/rfc822';
     if (random.chance(0.5)) {
-      return request(c, 'deep any type', { method: 'POST', target: withQuery(target, 'uploadType=multipart'), headers: [AUTH, ['Content-Type', `multipart/related; boundary=${BOUNDARY}`]], body: related(deepJson(random), media, mediaType) });
+      return request(c, 'deep any type', {
+        method: 'POST',
+        target: withQuery(target, 'uploadType=multipart'),
+        headers: [AUTH, ['Content-Type', `multipart/related; boundary=${BOUNDARY}`]],
+        body: related(deepJson(random), media, mediaType),
+      });
     }
-    return request(c, 'deep any type', { method: 'POST', target: withQuery(target, 'uploadType=resumable'), headers: [AUTH, ['Content-Type', 'application/json; charset=UTF-8'], ['X-Upload-Content-Type', mediaType]], body: deepJson(random) });
+    return request(c, 'deep any type', {
+      method: 'POST',
+      target: withQuery(target, 'uploadType=resumable'),
+      headers: [AUTH, ['Content-Type', 'application/json; charset=UTF-8'], ['X-Upload-Content-Type', mediaType]],
+      body: deepJson(random),
+    });
   }
-  return request(c, 'deep any type', { target, headers: [AUTH, ['Content-Type', random.pick(['application/json', 'application/json; charset=UTF-8'])]], body: deepJson(random) });
+  return request(c, 'deep any type', {
+    target,
+    headers: [AUTH, ['Content-Type', random.pick(['application/json', 'application/json; charset=UTF-8'])]],
+    body: deepJson(random),
+  });
 }
 
 /** numericBounds sends a numeric query parameter of the family at or beyond its bounds. */
@@ -58,7 +75,11 @@ function numericBounds(c: AttackContext): FuzzRequest {
   const body = base(c);
   const reads = c.route.method === 'POST' || c.route.method === 'PUT' || c.route.method === 'PATCH';
   if (reads && c.route.method === 'PATCH' && family === 'cluster') {
-    return request(c, 'numeric bounds', { target, headers: [AUTH, ['Content-Type', 'application/merge-patch+json']], body: '{"metadata":{"labels":{"fuzz":"n"}}}' });
+    return request(c, 'numeric bounds', {
+      target,
+      headers: [AUTH, ['Content-Type', 'application/merge-patch+json']],
+      body: '{"metadata":{"labels":{"fuzz":"n"}}}',
+    });
   }
   return request(c, 'numeric bounds', { target, ...(reads ? { body: JSON.stringify(body) } : {}) });
 }
@@ -70,8 +91,19 @@ function zipMethods(c: AttackContext): FuzzRequest {
   const zip = fuzzZip(kind, random.pick(ZIP_VARIANTS), random);
   const target = fillPath(route.url, random);
   const mediaType = random.pick(['application/octet-stream', 'application/vnd.android.package-archive', 'application/zip']);
-  if (random.chance(0.5)) return request(c, 'zip methods', { method: 'POST', target: withQuery(target, 'uploadType=media'), headers: [AUTH, ['Content-Type', mediaType]], body: zip });
-  return request(c, 'zip methods', { method: 'POST', target: withQuery(target, 'uploadType=multipart'), headers: [AUTH, ['Content-Type', `multipart/related; boundary=${BOUNDARY}`]], body: related('{}', zip, mediaType) });
+  if (random.chance(0.5))
+    return request(c, 'zip methods', {
+      method: 'POST',
+      target: withQuery(target, 'uploadType=media'),
+      headers: [AUTH, ['Content-Type', mediaType]],
+      body: zip,
+    });
+  return request(c, 'zip methods', {
+    method: 'POST',
+    target: withQuery(target, 'uploadType=multipart'),
+    headers: [AUTH, ['Content-Type', `multipart/related; boundary=${BOUNDARY}`]],
+    body: related('{}', zip, mediaType),
+  });
 }
 
 /** nullListItems sends a cluster object one of whose list fields holds null or mistyped items, or is null. */
@@ -85,7 +117,12 @@ function nullListItems(c: AttackContext): FuzzRequest {
 function patchPrototypeKeys(c: AttackContext): FuzzRequest {
   const type = c.random.pick(PATCH_TYPES);
   const { body, query } = prototypePatch(type, c.route.url, c.random);
-  return request(c, 'patch prototype keys', { method: 'PATCH', target: withQuery(fillPath(c.route.url, c.random), query), headers: [AUTH, ['Content-Type', type]], body });
+  return request(c, 'patch prototype keys', {
+    method: 'PATCH',
+    target: withQuery(fillPath(c.route.url, c.random), query),
+    headers: [AUTH, ['Content-Type', type]],
+    body,
+  });
 }
 
 /** FamilyAttack is an attack with the routes it is for. */
@@ -102,6 +139,9 @@ export const FAMILY_ATTACKS: Readonly<Record<string, FamilyAttack>> = {
   'deep any type': { attack: deepAnyType, applies: (method, _url, family) => bodyMethod(method) || (family === 'cluster' && method === 'DELETE') },
   'numeric bounds': { attack: numericBounds, applies: () => true },
   'zip methods': { attack: zipMethods, applies: (method, url, family) => family === 'publisher' && method === 'POST' && /artifacts\/(bundle|apk)$/.test(url) },
-  'null list items': { attack: nullListItems, applies: (method, url, family) => family === 'cluster' && (method === 'POST' || method === 'PUT') && !/review/.test(url) },
+  'null list items': {
+    attack: nullListItems,
+    applies: (method, url, family) => family === 'cluster' && (method === 'POST' || method === 'PUT') && !/review/.test(url),
+  },
   'patch prototype keys': { attack: patchPrototypeKeys, applies: (method, _url, family) => family === 'cluster' && method === 'PATCH' },
 };

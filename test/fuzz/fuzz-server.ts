@@ -68,7 +68,9 @@ export class FuzzServer {
   /** state asks the process for its store revision and prototype check; undefined when it is gone. */
   async state(): Promise<ServerState | undefined> {
     const reply = await this.ask({ kind: 'state' });
-    return reply === undefined ? undefined : { revision: reply['revision'] as number, polluted: reply['polluted'] as string[], cpuMs: reply['cpuMs'] as number };
+    return reply === undefined
+      ? undefined
+      : { revision: reply['revision'] as number, polluted: reply['polluted'] as string[], cpuMs: reply['cpuMs'] as number };
   }
 
   /** kindsChanged lists the store kinds written after `from` up to `to`, as the process reports them. */

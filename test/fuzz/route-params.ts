@@ -34,7 +34,16 @@ const PLAUSIBLE: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Path values that reach Object.prototype when a table is indexed with them carelessly (zones are `<region>-<letter>`). */
-const PROTOTYPE_SEGMENTS: readonly string[] = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'constructor-a', '__proto__-b', 'toString-c'];
+const PROTOTYPE_SEGMENTS: readonly string[] = [
+  'constructor',
+  '__proto__',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  'constructor-a',
+  '__proto__-b',
+  'toString-c',
+];
 
 /**
  * fillPath replaces each `:param` of a route pattern with a plausible value for its name (or, for

@@ -6,7 +6,11 @@ const BOUNDARY = 'fuzz_seed_1';
 
 /** related is a multipart/related body: JSON metadata, then the media. */
 function related(metadata: string, media: Buffer, mediaType: string): Buffer {
-  return Buffer.concat([Buffer.from(`--${BOUNDARY}\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n${metadata}\r\n--${BOUNDARY}\r\nContent-Type: ${mediaType}\r\n\r\n`), media, Buffer.from(`\r\n--${BOUNDARY}--\r\n`)]);
+  return Buffer.concat([
+    Buffer.from(`--${BOUNDARY}\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n${metadata}\r\n--${BOUNDARY}\r\nContent-Type: ${mediaType}\r\n\r\n`),
+    media,
+    Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
+  ]);
 }
 
 /** SeedRequest is one request that builds the state the fuzz run starts from. */
@@ -17,7 +21,12 @@ export interface SeedRequest {
   readonly body: string | Buffer;
 }
 
-const json = (method: 'POST' | 'PUT', url: string, body: unknown): SeedRequest => ({ method, url, contentType: 'application/json', body: JSON.stringify(body) });
+const json = (method: 'POST' | 'PUT', url: string, body: unknown): SeedRequest => ({
+  method,
+  url,
+  contentType: 'application/json',
+  body: JSON.stringify(body),
+});
 
 /** SEED_REQUESTS are the resources every family's routes find existing: templates, policies, roles, a binding, a namespace, an event, a message, a draft, a bundle and an APK. */
 export function SEED_REQUESTS(known: typeof Known): SeedRequest[] {
@@ -28,8 +37,19 @@ export function SEED_REQUESTS(known: typeof Known): SeedRequest[] {
       json('POST', `${project}/${scope}/instanceTemplates`, { name: known.template, properties: { machineType: 'e2-small' } }),
       json('POST', `${project}/${scope}/securityPolicies`, { name: known.policy, description: 'seeded' }),
     ]),
-    json('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: known.clusterrole, labels: { fuzz: 'yes' } }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }] }),
-    json('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: known.clusterrolebinding }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: known.clusterrole }, subjects: [{ kind: 'User', name: 'fuzz', apiGroup: 'rbac.authorization.k8s.io' }] }),
+    json('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: known.clusterrole, labels: { fuzz: 'yes' } },
+      rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }],
+    }),
+    json('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: known.clusterrolebinding },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: known.clusterrole },
+      subjects: [{ kind: 'User', name: 'fuzz', apiGroup: 'rbac.authorization.k8s.io' }],
+    }),
     json('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: known.namespace } }),
     json('POST', `/apis/events.k8s.io/v1/namespaces/${known.namespace}/events`, {
       apiVersion: 'events.k8s.io/v1',
@@ -47,12 +67,14 @@ export function SEED_REQUESTS(known: typeof Known): SeedRequest[] {
     json('POST', '/gmail/v1/users/me/messages/send', { raw }),
     json('POST', '/gmail/v1/users/me/drafts', { message: { raw } }),
     // An upload of each kind: existing artifacts, and the inspection loaded before the run times answers.
-    ...(['bundle', 'apk'] as const).map((kind): SeedRequest => ({
-      method: 'POST',
-      url: `/upload/androidpublisher/v3/applications/internalappsharing/com.example.fuzz/artifacts/${kind}?uploadType=media`,
-      contentType: 'application/octet-stream',
-      body: fuzzZip(kind, 'deflated', new Random(1)),
-    })),
+    ...(['bundle', 'apk'] as const).map(
+      (kind): SeedRequest => ({
+        method: 'POST',
+        url: `/upload/androidpublisher/v3/applications/internalappsharing/com.example.fuzz/artifacts/${kind}?uploadType=media`,
+        contentType: 'application/octet-stream',
+        body: fuzzZip(kind, 'deflated', new Random(1)),
+      }),
+    ),
     // The multipart and resumable paths too, so their parts are loaded before answers are timed.
     {
       method: 'POST',

@@ -42,11 +42,13 @@ async function settled(): Promise<void> {
 
 process.on('message', (message: { id: number; kind: 'state' } | { id: number; kind: 'changes'; from: number; to: number }) => {
   if (message.kind === 'state') {
-    void settled().then(() => server.store.currentRevision()).then((revision) => {
-      const polluted = Object.getOwnPropertyNames(Object.prototype).filter((name) => !PROTOTYPE_NAMES.has(name));
-      const { user, system } = process.cpuUsage();
-      process.send!({ id: message.id, revision, polluted, cpuMs: (user + system) / 1000 });
-    });
+    void settled()
+      .then(() => server.store.currentRevision())
+      .then((revision) => {
+        const polluted = Object.getOwnPropertyNames(Object.prototype).filter((name) => !PROTOTYPE_NAMES.has(name));
+        const { user, system } = process.cpuUsage();
+        process.send!({ id: message.id, revision, polluted, cpuMs: (user + system) / 1000 });
+      });
     return;
   }
   void server.store.changesSince(message.from, { limit: 10_000 }).then((changes) => {

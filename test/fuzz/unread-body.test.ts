@@ -25,17 +25,30 @@ after(async () => {
 describe('a body refused before it is read', () => {
   it('every one of many clients sending bodies over the limit side by side reads its 413', async () => {
     const body = `{"name":"x","description":"${'x'.repeat(3 * 1024 * 1024)}"}`;
-    const paths = ['/compute/v1/projects/p/global/securityPolicies', '/apis/rbac.authorization.k8s.io/v1/clusterroles', '/gmail/v1/users/me/labels', '/compute/v1/projects/p/global/instanceTemplates'];
+    const paths = [
+      '/compute/v1/projects/p/global/securityPolicies',
+      '/apis/rbac.authorization.k8s.io/v1/clusterroles',
+      '/gmail/v1/users/me/labels',
+      '/compute/v1/projects/p/global/instanceTemplates',
+    ];
     const answers: string[] = [];
     await Promise.all(
       paths.map(async (path) => {
         for (let i = 0; i < 100; i++) {
           const request = `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${FUZZ_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`;
-          answers.push(await sendRaw(server.port, request).then((reply) => String(reply.status), (error: Error) => error.message.slice(0, 40)));
+          answers.push(
+            await sendRaw(server.port, request).then(
+              (reply) => String(reply.status),
+              (error: Error) => error.message.slice(0, 40),
+            ),
+          );
         }
       }),
     );
-    assert.deepEqual(answers.filter((answer) => answer !== '413'), []);
+    assert.deepEqual(
+      answers.filter((answer) => answer !== '413'),
+      [],
+    );
   });
 
   it('every one of many clients sending a body to a route that reads none (GET, HEAD) reads its 200', async () => {
@@ -43,16 +56,29 @@ describe('a body refused before it is read', () => {
     // `Connection: close` answer would reset it away just the same (the fuzzer's "deep structures"
     // HEAD with a 3 MB body once got no answer).
     const body = `{"name":"${'x'.repeat(3 * 1024 * 1024)}"}`;
-    const targets = [['HEAD', '/gmail/v1/users/me/labels'], ['GET', '/gmail/v1/users/me/labels'], ['GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles'], ['HEAD', '/compute/v1/projects/p/global/securityPolicies']] as const;
+    const targets = [
+      ['HEAD', '/gmail/v1/users/me/labels'],
+      ['GET', '/gmail/v1/users/me/labels'],
+      ['GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles'],
+      ['HEAD', '/compute/v1/projects/p/global/securityPolicies'],
+    ] as const;
     const answers: string[] = [];
     await Promise.all(
       targets.map(async ([method, path]) => {
         for (let i = 0; i < 100; i++) {
           const request = `${method} ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${FUZZ_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`;
-          answers.push(await sendRaw(server.port, request).then((reply) => String(reply.status), (error: Error) => error.message.slice(0, 40)));
+          answers.push(
+            await sendRaw(server.port, request).then(
+              (reply) => String(reply.status),
+              (error: Error) => error.message.slice(0, 40),
+            ),
+          );
         }
       }),
     );
-    assert.deepEqual(answers.filter((answer) => answer !== '200'), []);
+    assert.deepEqual(
+      answers.filter((answer) => answer !== '200'),
+      [],
+    );
   });
 });

@@ -88,14 +88,30 @@ function zipOf(entries: readonly Entry[]): Buffer {
 }
 
 /** ZIP_VARIANTS name the ways an archive is built or broken. */
-export const ZIP_VARIANTS = ['stored', 'deflated', 'mixed', 'bad crc', 'corrupt deflate', 'unsupported method', 'sizes lie', 'data descriptor', 'truncated', 'duplicate entry', 'empty', 'not a zip'] as const;
+export const ZIP_VARIANTS = [
+  'stored',
+  'deflated',
+  'mixed',
+  'bad crc',
+  'corrupt deflate',
+  'unsupported method',
+  'sizes lie',
+  'data descriptor',
+  'truncated',
+  'duplicate entry',
+  'empty',
+  'not a zip',
+] as const;
 
 /** ZipVariant is one of ZIP_VARIANTS. */
 export type ZipVariant = (typeof ZIP_VARIANTS)[number];
 
 /** fuzzZip builds a bundle or an APK for com.example.fuzz the way `variant` says. */
 export function fuzzZip(kind: 'bundle' | 'apk', variant: ZipVariant, random: Random): Buffer {
-  const items = (kind === 'bundle' ? bundleItems : apkItems)({ packageName: 'com.example.fuzz', versionCode: 1 + random.int(1000) }).map((item) => ({ name: item.name, data: 'data' in item ? item.data : Buffer.alloc(0) }));
+  const items = (kind === 'bundle' ? bundleItems : apkItems)({ packageName: 'com.example.fuzz', versionCode: 1 + random.int(1000) }).map((item) => ({
+    name: item.name,
+    data: 'data' in item ? item.data : Buffer.alloc(0),
+  }));
   const pick = (index: number, method: number): Entry => entry(items[index]!.name, items[index]!.data, method);
   const all = (method: (index: number) => number): Entry[] => items.map((_, index) => pick(index, method(index)));
   const one = random.int(items.length);
@@ -109,7 +125,9 @@ export function fuzzZip(kind: 'bundle' | 'apk', variant: ZipVariant, random: Ran
     case 'bad crc':
       return zipOf(all(() => random.pick([0, 8])).map((e, index) => (index === one ? { ...e, crc: e.crc ^ 0xdeadbeef } : e)));
     case 'corrupt deflate':
-      return zipOf(all(() => 8).map((e, index) => (index === one ? { ...e, payload: Buffer.from([0xff, 0xff, 0x00, 0x13, 0x37, ...e.payload.subarray(5)]) } : e)));
+      return zipOf(
+        all(() => 8).map((e, index) => (index === one ? { ...e, payload: Buffer.from([0xff, 0xff, 0x00, 0x13, 0x37, ...e.payload.subarray(5)]) } : e)),
+      );
     case 'unsupported method':
       return zipOf(all(() => 0).map((e, index) => (index === one ? { ...e, method: random.pick([1, 6, 9, 12, 14, 19, 93, 95, 98, 99, 0xffff]) } : e)));
     case 'sizes lie':

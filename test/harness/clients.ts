@@ -112,7 +112,16 @@ export function missingClientMessage(client: Client): string {
 }
 
 /** ALL_CLIENTS lists every client the suite drives. */
-export const ALL_CLIENTS: readonly Client[] = ['gcloud', 'kubectl', 'protoc', 'protoc-oldest', 'buf', 'python3-kubernetes', 'ruby-kubeclient', 'python3-googleapi'];
+export const ALL_CLIENTS: readonly Client[] = [
+  'gcloud',
+  'kubectl',
+  'protoc',
+  'protoc-oldest',
+  'buf',
+  'python3-kubernetes',
+  'ruby-kubeclient',
+  'python3-googleapi',
+];
 
 /**
  * clientPath returns a client's path or throws the one-line install message. Test files call

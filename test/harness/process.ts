@@ -98,7 +98,11 @@ export function spawnOwned(command: string, args: readonly string[], options: Sp
             }
             if (ended) {
               waiters.delete(check);
-              reject(new Error(`${command} ${args.join(' ')} ended (${child.exitCode ?? child.signalCode}) before printing ${pattern}:\n${lines.join('\n')}\n${stderr}`));
+              reject(
+                new Error(
+                  `${command} ${args.join(' ')} ended (${child.exitCode ?? child.signalCode}) before printing ${pattern}:\n${lines.join('\n')}\n${stderr}`,
+                ),
+              );
             }
           };
           waiters.add(check);
@@ -164,7 +168,12 @@ export async function startFogbankProcess(args: readonly string[], options: Fogb
 }
 
 /** runToEnd runs a command to completion (bounded) and resolves with its exit and output. */
-export async function runToEnd(command: string, args: readonly string[], options: SpawnOptions = {}, timeoutMs = 60_000): Promise<{ exit: Exit; stdout: string; stderr: string }> {
+export async function runToEnd(
+  command: string,
+  args: readonly string[],
+  options: SpawnOptions = {},
+  timeoutMs = 60_000,
+): Promise<{ exit: Exit; stdout: string; stderr: string }> {
   const spawned = spawnOwned(command, args, options);
   const exit = await withTimeout(spawned.exited, timeoutMs, `${command} ${args.join(' ')}`).catch(async (error: unknown) => {
     await spawned.stop('SIGKILL');

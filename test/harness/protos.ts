@@ -76,14 +76,7 @@ export function run(cmd: string, args: readonly string[], cwd: string, input?: U
 /** descriptorSet compiles protos with the newest protoc into a descriptor set file and returns its path. */
 export function descriptorSet(files: readonly string[], dir: string, includes: readonly string[] = [FIXTURE_PROTOS]): string {
   const out = join(dir, 'schema.pb');
-  const args = [
-    ...includes.map((i) => `-I${i}`),
-    `-I${PROTOC_INCLUDE}`,
-    `--descriptor_set_out=${out}`,
-    '--include_imports',
-    '--include_source_info',
-    ...files,
-  ];
+  const args = [...includes.map((i) => `-I${i}`), `-I${PROTOC_INCLUDE}`, `--descriptor_set_out=${out}`, '--include_imports', '--include_source_info', ...files];
   const r = run(PROTOC.newest, args, dir);
   if (r.status !== 0) throw new Error(`protoc failed: ${r.stderr}`);
   return out;
@@ -211,4 +204,3 @@ process.stdin.on('end', () => {
   chmodSync(script, 0o755);
   return script;
 }
-

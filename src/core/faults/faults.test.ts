@@ -17,7 +17,18 @@ const method = (id: string, httpMethod: DiscoveryMethod['httpMethod'], path: str
   ...(upload ? { mediaUpload: { accept: ['*/*'], maxSize: 1 } } : {}),
 });
 
-const api = (name: string, servicePath: string, methods: DiscoveryMethod[]): DiscoveryApi => ({ name, version: 'v1', title: name, description: '', documentationLink: '', servicePath, batchPath: '', scopes: {}, methods, schemas: {} });
+const api = (name: string, servicePath: string, methods: DiscoveryMethod[]): DiscoveryApi => ({
+  name,
+  version: 'v1',
+  title: name,
+  description: '',
+  documentationLink: '',
+  servicePath,
+  batchPath: '',
+  scopes: {},
+  methods,
+  schemas: {},
+});
 
 const family = (name: string, extra: Partial<ServiceDefinition>): ServiceDefinition => ({
   name,
@@ -37,11 +48,15 @@ const COMPUTE = family('compute', {
     ]),
   ],
 });
-const MAIL = family('mail', { faultEffects: ['dropAfterBytes'], discovery: async () => [api('gmail', '', [method('gmail.users.messages.send', 'POST', 'gmail/v1/users/{userId}/messages/send', true)])] });
+const MAIL = family('mail', {
+  faultEffects: ['dropAfterBytes'],
+  discovery: async () => [api('gmail', '', [method('gmail.users.messages.send', 'POST', 'gmail/v1/users/{userId}/messages/send', true)])],
+});
 const CLUSTER = family('cluster', {
   faultEffects: ['watch'],
   faultMethods: async () => ({
-    methodOf: (verb, url) => (url.startsWith('/apis/') ? `${verb === 'GET' ? (url.includes('watch=true') ? 'watch' : 'get') : 'create'} clusterroles` : undefined),
+    methodOf: (verb, url) =>
+      url.startsWith('/apis/') ? `${verb === 'GET' ? (url.includes('watch=true') ? 'watch' : 'get') : 'create'} clusterroles` : undefined,
     problem: (id) => (id === 'get clusterroles' || id === 'create clusterroles' ? undefined : `unknown resource in "${id}"`),
     principalOf: () => 'system:admin',
   }),
@@ -49,7 +64,13 @@ const CLUSTER = family('cluster', {
 
 const newFaults = (): Faults => new Faults([COMPUTE, MAIL, CLUSTER], seededIds('faults'));
 
-const request = (verb: string, path: string, principal?: string): FaultRequest => ({ method: verb, path: path.split('?')[0]!, url: path, request: {} as FastifyRequest, principal: () => principal });
+const request = (verb: string, path: string, principal?: string): FaultRequest => ({
+  method: verb,
+  path: path.split('?')[0]!,
+  url: path,
+  request: {} as FastifyRequest,
+  principal: () => principal,
+});
 
 const INSERT = request('POST', '/compute/v1/projects/p/global/instanceTemplates');
 
@@ -59,14 +80,20 @@ describe('fault rules are validated with precise messages', () => {
   };
 
   it('refuses a rule that is not an object', () => refused([], 'a fault rule must be a JSON object'));
-  it('refuses a rule without an effect', () => refused({ method: 'compute.instanceTemplates.insert' }, 'a fault rule needs one effect: "status", "operationError", "latencyMs", "reset", "watch", "dropAfterBytes"'));
+  it('refuses a rule without an effect', () =>
+    refused(
+      { method: 'compute.instanceTemplates.insert' },
+      'a fault rule needs one effect: "status", "operationError", "latencyMs", "reset", "watch", "dropAfterBytes"',
+    ));
   it('refuses a rule with two effects', () => refused({ status: 429, latencyMs: 10 }, 'a fault rule has one effect; this one has "status" and "latencyMs"'));
   it('refuses an unknown member', () => refused({ status: 429, sttaus: 1 }, 'unknown member "sttaus" in a fault rule'));
   it('refuses a status outside 400-599', () => refused({ status: 200 }, '"status" must be an HTTP error status from 400 to 599'));
   it('refuses a probability of 0 or above 1', () => refused({ status: 500, probability: 1.5 }, '"probability" must be a number greater than 0 and at most 1'));
   it('refuses times of 0', () => refused({ status: 500, times: 0 }, '"times" must be an integer from 1 up'));
-  it('refuses retryAfter on a latency rule', () => refused({ latencyMs: 5, retryAfter: 1 }, '"retryAfter" qualifies "status", but this rule\'s effect is "latencyMs"'));
-  it('refuses an unknown family, naming the families', () => refused({ family: 'storage', status: 500 }, 'unknown family "storage" (the families are compute, mail, cluster)'));
+  it('refuses retryAfter on a latency rule', () =>
+    refused({ latencyMs: 5, retryAfter: 1 }, '"retryAfter" qualifies "status", but this rule\'s effect is "latencyMs"'));
+  it('refuses an unknown family, naming the families', () =>
+    refused({ family: 'storage', status: 500 }, 'unknown family "storage" (the families are compute, mail, cluster)'));
   it('refuses an unknown method id of a family, naming it', () =>
     refused(
       { family: 'compute', method: 'compute.instanceTemplates.inster', status: 500 },
@@ -78,12 +105,21 @@ describe('fault rules are validated with precise messages', () => {
       'unknown method id "storage.objects.insert": no family serves it (Google methods are Discovery ids such as compute.instanceTemplates.insert; cluster ones a verb and resource such as "get clusterroles")',
     ));
   it('refuses a method of another family than the one named', () =>
-    refused({ family: 'mail', method: 'compute.instanceTemplates.insert', status: 500 }, 'family mail: unknown method id "compute.instanceTemplates.insert" (the methods are gmail.users.messages.send)'));
-  it('refuses a watch effect on a mail method', () => refused({ method: 'gmail.users.messages.send', watch: 'gone' }, '"watch" cannot be applied to family mail (only to cluster)'));
-  it('refuses a family effect without a family', () => refused({ operationError: { code: 'QUOTA_EXCEEDED' } }, '"operationError" needs a "family" or "method" of compute'));
-  it('refuses an operationError code that is not a code word', () => refused({ family: 'compute', operationError: { code: 'quota' } }, '"operationError.code" must be an upper-case code word such as "QUOTA_EXCEEDED"'));
+    refused(
+      { family: 'mail', method: 'compute.instanceTemplates.insert', status: 500 },
+      'family mail: unknown method id "compute.instanceTemplates.insert" (the methods are gmail.users.messages.send)',
+    ));
+  it('refuses a watch effect on a mail method', () =>
+    refused({ method: 'gmail.users.messages.send', watch: 'gone' }, '"watch" cannot be applied to family mail (only to cluster)'));
+  it('refuses a family effect without a family', () =>
+    refused({ operationError: { code: 'QUOTA_EXCEEDED' } }, '"operationError" needs a "family" or "method" of compute'));
+  it('refuses an operationError code that is not a code word', () =>
+    refused({ family: 'compute', operationError: { code: 'quota' } }, '"operationError.code" must be an upper-case code word such as "QUOTA_EXCEEDED"'));
   it('refuses a quotaInfo without a limit', () =>
-    refused({ family: 'compute', operationError: { code: 'QUOTA_EXCEEDED', quotaInfo: { metricName: 'm', limitName: 'l' } } }, '"operationError.quotaInfo.limit" must be a number'));
+    refused(
+      { family: 'compute', operationError: { code: 'QUOTA_EXCEEDED', quotaInfo: { metricName: 'm', limitName: 'l' } } },
+      '"operationError.quotaInfo.limit" must be a number',
+    ));
   it('refuses a reset that is neither before nor after the headers', () => refused({ reset: 'during' }, '"reset" must be "before-headers" or "after-headers"'));
 });
 
@@ -194,7 +230,10 @@ describe('fault rules match requests', () => {
     await faults.add({ family: 'compute', status: 500 });
     assert.equal(faults.remove(one.id), true);
     assert.equal(faults.remove(one.id), false);
-    assert.deepEqual(faults.list().map((rule) => rule.family), ['compute']);
+    assert.deepEqual(
+      faults.list().map((rule) => rule.family),
+      ['compute'],
+    );
     faults.clear();
     assert.deepEqual(faults.list(), []);
   });

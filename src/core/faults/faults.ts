@@ -60,13 +60,18 @@ export class Faults {
   async add(input: FaultRuleInput | unknown): Promise<FaultRule> {
     const shape = checkRuleShape(input);
     let family = shape.family;
-    if (family !== undefined && !this.#families.has(family)) throw new FaultRuleError(`unknown family "${family}" (the families are ${[...this.#families.keys()].join(', ')})`);
+    if (family !== undefined && !this.#families.has(family))
+      throw new FaultRuleError(`unknown family "${family}" (the families are ${[...this.#families.keys()].join(', ')})`);
     if (shape.method !== undefined) family = await this.#familyOfMethod(shape.method, family);
     const effect = effectOf(shape);
     if (!GENERIC_EFFECTS.has(effect)) {
       const owners = [...this.#families.values()].filter((candidate) => candidate.faultEffects?.includes(effect)).map((candidate) => candidate.name);
-      if (family === undefined) throw new FaultRuleError(`"${effect}" needs a "family" or "method" of ${owners.length === 0 ? 'a family that applies it, and none does' : owners.join(' or ')}`);
-      if (!owners.includes(family)) throw new FaultRuleError(`"${effect}" cannot be applied to family ${family}${owners.length === 0 ? '' : ` (only to ${owners.join(', ')})`}`);
+      if (family === undefined)
+        throw new FaultRuleError(
+          `"${effect}" needs a "family" or "method" of ${owners.length === 0 ? 'a family that applies it, and none does' : owners.join(' or ')}`,
+        );
+      if (!owners.includes(family))
+        throw new FaultRuleError(`"${effect}" cannot be applied to family ${family}${owners.length === 0 ? '' : ` (only to ${owners.join(', ')})`}`);
     }
     // A principal is read the family's way (the cluster's user name), so its methods are loaded now.
     if (shape.principal !== undefined) for (const name of family === undefined ? this.#families.keys() : [family]) await this.#methodsOf(name);
@@ -158,7 +163,9 @@ export class Faults {
       const methods = await this.#methodsOf(name);
       if (methods !== undefined && methods.problem(method) === undefined) return name;
     }
-    throw new FaultRuleError(`unknown method id "${method}": no family serves it (Google methods are Discovery ids such as compute.instanceTemplates.insert; cluster ones a verb and resource such as "get clusterroles")`);
+    throw new FaultRuleError(
+      `unknown method id "${method}": no family serves it (Google methods are Discovery ids such as compute.instanceTemplates.insert; cluster ones a verb and resource such as "get clusterroles")`,
+    );
   }
 
   async #methodsOf(family: string): Promise<FaultMethods | undefined> {

@@ -41,7 +41,9 @@ export function discoveryFaultMethods(apis: readonly DiscoveryApi[]): FaultMetho
       const full = `/${api.servicePath}${method.path}`;
       const forms = method.mediaUpload === undefined ? [full] : [full, `/upload${full}`, `/resumable/upload${full}`];
       for (const form of forms) {
-        const source = form.replace(/\{\+[^}]+\}|\{[^}]+\}|[.*+?^$()|[\]\\]/g, (part) => (part.startsWith('{+') ? '.+' : part.startsWith('{') ? '[^/]+' : `\\${part}`));
+        const source = form.replace(/\{\+[^}]+\}|\{[^}]+\}|[.*+?^$()|[\]\\]/g, (part) =>
+          part.startsWith('{+') ? '.+' : part.startsWith('{') ? '[^/]+' : `\\${part}`,
+        );
         const httpMethods = form === full ? [method.httpMethod] : [method.httpMethod, 'PUT'];
         compiled.push({ id: method.id, httpMethods, pattern: new RegExp(`^${source}/?$`), weight: form.replace(/\{[^}]+\}/g, '').length });
       }

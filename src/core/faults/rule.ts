@@ -59,7 +59,20 @@ export const EFFECTS = ['status', 'operationError', 'latencyMs', 'reset', 'watch
 /** FaultEffect is the name of a rule's effect. */
 export type FaultEffect = (typeof EFFECTS)[number];
 
-const MEMBERS = new Set<string>(['family', 'method', 'path', 'principal', 'probability', 'times', 'after', 'reason', 'message', 'retryAfter', 'jitterMs', ...EFFECTS]);
+const MEMBERS = new Set<string>([
+  'family',
+  'method',
+  'path',
+  'principal',
+  'probability',
+  'times',
+  'after',
+  'reason',
+  'message',
+  'retryAfter',
+  'jitterMs',
+  ...EFFECTS,
+]);
 
 /** effectOf names the one effect of a validated rule. */
 export function effectOf(rule: FaultRuleInput): FaultEffect {
@@ -79,7 +92,8 @@ export function checkRuleShape(input: unknown): FaultRuleInput {
     if (rule[key] !== undefined && (typeof rule[key] !== 'string' || rule[key] === '')) throw new FaultRuleError(`"${key}" must be a non-empty string`);
   }
   const probability = rule['probability'];
-  if (probability !== undefined && (typeof probability !== 'number' || !(probability > 0 && probability <= 1))) throw new FaultRuleError('"probability" must be a number greater than 0 and at most 1');
+  if (probability !== undefined && (typeof probability !== 'number' || !(probability > 0 && probability <= 1)))
+    throw new FaultRuleError('"probability" must be a number greater than 0 and at most 1');
   countMember(rule, 'times', 1);
   countMember(rule, 'after', 0);
   const effects = EFFECTS.filter((effect) => rule[effect] !== undefined);
@@ -88,12 +102,14 @@ export function checkRuleShape(input: unknown): FaultRuleInput {
   const effect = effects[0]!;
   const qualifiers: Readonly<Record<string, FaultEffect>> = { reason: 'status', message: 'status', retryAfter: 'status', jitterMs: 'latencyMs' };
   for (const [qualifier, owner] of Object.entries(qualifiers)) {
-    if (rule[qualifier] !== undefined && effect !== owner) throw new FaultRuleError(`"${qualifier}" qualifies "${owner}", but this rule's effect is "${effect}"`);
+    if (rule[qualifier] !== undefined && effect !== owner)
+      throw new FaultRuleError(`"${qualifier}" qualifies "${owner}", but this rule's effect is "${effect}"`);
   }
   switch (effect) {
     case 'status': {
       const status = rule['status'];
-      if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599) throw new FaultRuleError('"status" must be an HTTP error status from 400 to 599');
+      if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599)
+        throw new FaultRuleError('"status" must be an HTTP error status from 400 to 599');
       countMember(rule, 'retryAfter', 0);
       break;
     }
@@ -102,7 +118,8 @@ export function checkRuleShape(input: unknown): FaultRuleInput {
       countMember(rule, 'jitterMs', 0, 600_000);
       break;
     case 'reset':
-      if (rule['reset'] !== 'before-headers' && rule['reset'] !== 'after-headers') throw new FaultRuleError('"reset" must be "before-headers" or "after-headers"');
+      if (rule['reset'] !== 'before-headers' && rule['reset'] !== 'after-headers')
+        throw new FaultRuleError('"reset" must be "before-headers" or "after-headers"');
       break;
     case 'watch':
       if (rule['watch'] !== 'gone' && rule['watch'] !== 'close') throw new FaultRuleError('"watch" must be "gone" or "close"');
@@ -122,26 +139,36 @@ export function checkRuleShape(input: unknown): FaultRuleInput {
 function countMember(rule: Record<string, unknown>, key: string, min: number, max = Number.MAX_SAFE_INTEGER): void {
   const value = rule[key];
   if (value === undefined) return;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) throw new FaultRuleError(`"${key}" must be an integer from ${min}${max === Number.MAX_SAFE_INTEGER ? ' up' : ` to ${max}`}`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
+    throw new FaultRuleError(`"${key}" must be an integer from ${min}${max === Number.MAX_SAFE_INTEGER ? ' up' : ` to ${max}`}`);
 }
 
 function checkOperationError(value: unknown): void {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new FaultRuleError('"operationError" must be an object with a "code"');
   const error = value as Record<string, unknown>;
-  for (const key of Object.keys(error)) if (!['code', 'message', 'quotaInfo', 'httpStatus'].includes(key)) throw new FaultRuleError(`unknown member "operationError.${key}"`);
-  if (typeof error['code'] !== 'string' || !/^[A-Z][A-Z0-9_]*$/.test(error['code'])) throw new FaultRuleError('"operationError.code" must be an upper-case code word such as "QUOTA_EXCEEDED"');
-  if (error['message'] !== undefined && (typeof error['message'] !== 'string' || error['message'] === '')) throw new FaultRuleError('"operationError.message" must be a non-empty string');
+  for (const key of Object.keys(error))
+    if (!['code', 'message', 'quotaInfo', 'httpStatus'].includes(key)) throw new FaultRuleError(`unknown member "operationError.${key}"`);
+  if (typeof error['code'] !== 'string' || !/^[A-Z][A-Z0-9_]*$/.test(error['code']))
+    throw new FaultRuleError('"operationError.code" must be an upper-case code word such as "QUOTA_EXCEEDED"');
+  if (error['message'] !== undefined && (typeof error['message'] !== 'string' || error['message'] === ''))
+    throw new FaultRuleError('"operationError.message" must be a non-empty string');
   const status = error['httpStatus'];
-  if (status !== undefined && (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599)) throw new FaultRuleError('"operationError.httpStatus" must be an HTTP error status from 400 to 599');
+  if (status !== undefined && (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599))
+    throw new FaultRuleError('"operationError.httpStatus" must be an HTTP error status from 400 to 599');
   const quota = error['quotaInfo'];
   if (quota === undefined) return;
   if (typeof quota !== 'object' || quota === null || Array.isArray(quota)) throw new FaultRuleError('"operationError.quotaInfo" must be an object');
   const info = quota as Record<string, unknown>;
-  for (const key of Object.keys(info)) if (!['metricName', 'limitName', 'dimensions', 'limit'].includes(key)) throw new FaultRuleError(`unknown member "operationError.quotaInfo.${key}"`);
-  for (const key of ['metricName', 'limitName']) if (typeof info[key] !== 'string' || info[key] === '') throw new FaultRuleError(`"operationError.quotaInfo.${key}" must be a non-empty string`);
+  for (const key of Object.keys(info))
+    if (!['metricName', 'limitName', 'dimensions', 'limit'].includes(key)) throw new FaultRuleError(`unknown member "operationError.quotaInfo.${key}"`);
+  for (const key of ['metricName', 'limitName'])
+    if (typeof info[key] !== 'string' || info[key] === '') throw new FaultRuleError(`"operationError.quotaInfo.${key}" must be a non-empty string`);
   if (typeof info['limit'] !== 'number' || !Number.isFinite(info['limit'])) throw new FaultRuleError('"operationError.quotaInfo.limit" must be a number');
   const dimensions = info['dimensions'];
-  if (dimensions !== undefined && (typeof dimensions !== 'object' || dimensions === null || Array.isArray(dimensions) || Object.values(dimensions).some((v) => typeof v !== 'string'))) {
+  if (
+    dimensions !== undefined &&
+    (typeof dimensions !== 'object' || dimensions === null || Array.isArray(dimensions) || Object.values(dimensions).some((v) => typeof v !== 'string'))
+  ) {
     throw new FaultRuleError('"operationError.quotaInfo.dimensions" must be an object of strings');
   }
 }

@@ -12,7 +12,12 @@ export class UploadError extends GoogleEnvelopeError {
 
 /** wrongUrlForUpload is Google's answer to media sent to a metadata address, or to an upload address without `uploadType`. */
 export function wrongUrlForUpload(): UploadError {
-  return new UploadError(400, 'wrongUrlForUpload', 'INVALID_ARGUMENT', 'Upload requests must include an uploadType URL parameter and a URL path beginning with /upload/');
+  return new UploadError(
+    400,
+    'wrongUrlForUpload',
+    'INVALID_ARGUMENT',
+    'Upload requests must include an uploadType URL parameter and a URL path beginning with /upload/',
+  );
 }
 
 /** invalidUploadType names an `uploadType` value that is none of media, multipart, resumable. */

@@ -10,7 +10,10 @@ function parsed(header: string | undefined): { mediaType: string; params: Record
 
 describe('parseContentType', () => {
   it('lower-cases the media type and parameter names, keeps values, skips blanks', () => {
-    assert.deepEqual(parsed(' Multipart/Related ; Boundary = abc ; charset=UTF-8'), { mediaType: 'multipart/related', params: { boundary: 'abc', charset: 'UTF-8' } });
+    assert.deepEqual(parsed(' Multipart/Related ; Boundary = abc ; charset=UTF-8'), {
+      mediaType: 'multipart/related',
+      params: { boundary: 'abc', charset: 'UTF-8' },
+    });
     assert.deepEqual(parsed(undefined), { mediaType: '', params: {} });
     assert.deepEqual(parsed('   '), { mediaType: '', params: {} });
     assert.deepEqual(parsed('image/png'), { mediaType: 'image/png', params: {} });

@@ -31,7 +31,9 @@ export interface SessionRecord {
 }
 
 /** ChunkOutcome is what a PUT did: the session still wants bytes (`received` so far), or all are there. */
-export type ChunkOutcome = { readonly kind: 'incomplete'; readonly received: number } | { readonly kind: 'ready'; readonly session: SessionRecord; readonly received: number };
+export type ChunkOutcome =
+  | { readonly kind: 'incomplete'; readonly received: number }
+  | { readonly kind: 'ready'; readonly session: SessionRecord; readonly received: number };
 
 /**
  * ResumableSessions keeps resumable upload sessions of one family: records in the store, bytes
@@ -109,12 +111,19 @@ export class ResumableSessions {
    * Google does), and bytes beyond the declared chunk or total are refused. Whatever arrived
    * before a client dropped is committed, and the next status query reports it.
    */
-  async append(session: SessionRecord, range: Exclude<ContentRange, { kind: 'query' }>, body: Readable, contentLength: number | undefined): Promise<ChunkOutcome> {
+  async append(
+    session: SessionRecord,
+    range: Exclude<ContentRange, { kind: 'query' }>,
+    body: Readable,
+    contentLength: number | undefined,
+  ): Promise<ChunkOutcome> {
     const received = await this.received(session.id);
     const start = range.kind === 'chunk' ? range.start : 0;
     const declaredTotal = range.kind === 'chunk' ? range.total : contentLength;
     if (start > received) {
-      throw badContentRange(`Invalid request. According to the Content-Range header, the upload offset is ${start} byte(s), which exceeds already uploaded size of ${received} byte(s).`);
+      throw badContentRange(
+        `Invalid request. According to the Content-Range header, the upload offset is ${start} byte(s), which exceeds already uploaded size of ${received} byte(s).`,
+      );
     }
     const total = await this.#settleTotal(session, declaredTotal);
     const chunkLength = range.kind === 'chunk' ? range.end - range.start + 1 : undefined;
@@ -129,7 +138,11 @@ export class ResumableSessions {
       transform(chunk: Buffer, _encoding, callback) {
         position += chunk.length;
         if (position > chunkEnd) {
-          callback(position > session.maxSize ? mediaTooLarge(session.maxSize) : badContentRange(`Invalid request. The body is longer than the ${chunkEnd - start} byte(s) the Content-Range header describes.`));
+          callback(
+            position > session.maxSize
+              ? mediaTooLarge(session.maxSize)
+              : badContentRange(`Invalid request. The body is longer than the ${chunkEnd - start} byte(s) the Content-Range header describes.`),
+          );
           return;
         }
         if (skip >= chunk.length) {
@@ -149,7 +162,9 @@ export class ResumableSessions {
       if (!(error instanceof UploadOffsetError)) throw error;
       // Another replica committed bytes of this session between our size check and our append.
       body.resume();
-      throw badContentRange(`Invalid request. Another request added bytes to this upload at the same time; ${error.size} byte(s) are uploaded now. Query the upload status and resume from there.`);
+      throw badContentRange(
+        `Invalid request. Another request added bytes to this upload at the same time; ${error.size} byte(s) are uploaded now. Query the upload status and resume from there.`,
+      );
     }
     const finalTotal = total ?? (range.kind === 'whole' ? now : undefined);
     if (finalTotal !== undefined && total === undefined) await this.#settleTotal(session, finalTotal);
@@ -188,7 +203,9 @@ export class ResumableSessions {
     if (declared === undefined) return session.total ?? undefined;
     if (declared > session.maxSize) throw mediaTooLarge(session.maxSize);
     if (session.total !== null && session.total !== declared) {
-      throw badContentRange(`Invalid request. The total size ${declared} in the Content-Range header differs from the ${session.total} byte(s) declared earlier.`);
+      throw badContentRange(
+        `Invalid request. The total size ${declared} in the Content-Range header differs from the ${session.total} byte(s) declared earlier.`,
+      );
     }
     if (session.total === null) {
       await this.store.transact((tx) => tx.put(KIND, `${this.family}/${session.id}`, { ...session, total: declared }));

@@ -174,11 +174,18 @@ export class UploadEngine {
         // Every byte is there but no answer was recorded (the replica completing it died, or
         // lost the race to another): the status query completes the upload.
         if (session.total !== null && received >= session.total) return send(reply.headers(headers), await this.#finishSession(session));
-        return reply.code(308).headers({ ...headers, ...rangeHeader(received), 'content-length': '0' }).send();
+        return reply
+          .code(308)
+          .headers({ ...headers, ...rangeHeader(received), 'content-length': '0' })
+          .send();
       }
       const length = header(request, 'content-length');
       const outcome = await this.#sessions.append(session, range, bodyOf(request), length === undefined ? undefined : Number(length));
-      if (outcome.kind === 'incomplete') return reply.code(308).headers({ ...headers, ...rangeHeader(outcome.received), 'content-length': '0' }).send();
+      if (outcome.kind === 'incomplete')
+        return reply
+          .code(308)
+          .headers({ ...headers, ...rangeHeader(outcome.received), 'content-length': '0' })
+          .send();
       return send(reply.headers(headers), await this.#finishSession(outcome.session));
     });
   }
@@ -223,7 +230,9 @@ export class UploadEngine {
    */
   async #process<C>(method: UploadMethod<C>, upload: Omit<CompletedUpload, 'signal'>, context: C): Promise<UploadAnswer> {
     const controller = new AbortController();
-    const stopped = new Promise<never>((_resolve, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason as Error), { once: true }));
+    const stopped = new Promise<never>((_resolve, reject) =>
+      controller.signal.addEventListener('abort', () => reject(controller.signal.reason as Error), { once: true }),
+    );
     // Nobody awaits `stopped` once the method answered; its rejection must not surface.
     stopped.catch(() => undefined);
     if (this.#closed) controller.abort(uploadNotProcessed());

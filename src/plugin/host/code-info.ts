@@ -1,10 +1,5 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
-import {
-  GeneratedCodeInfo_AnnotationSchema,
-  GeneratedCodeInfoSchema,
-  type GeneratedCodeInfo,
-  type GeneratedCodeInfo_Annotation,
-} from '@bufbuild/protobuf/wkt';
+import { GeneratedCodeInfo_AnnotationSchema, GeneratedCodeInfoSchema, type GeneratedCodeInfo, type GeneratedCodeInfo_Annotation } from '@bufbuild/protobuf/wkt';
 
 /**
  * updateCodeInfo rewrites `<file>.pb.meta` after an insertion, as protoc does: annotations
@@ -45,12 +40,7 @@ export function updateCodeInfo(
   return toBinary(GeneratedCodeInfoSchema, create(GeneratedCodeInfoSchema, { annotation: result }));
 }
 
-function shifted(
-  annotations: readonly GeneratedCodeInfo_Annotation[],
-  data: Buffer,
-  offset: number,
-  indent: number,
-): GeneratedCodeInfo_Annotation[] {
+function shifted(annotations: readonly GeneratedCodeInfo_Annotation[], data: Buffer, offset: number, indent: number): GeneratedCodeInfo_Annotation[] {
   const out: GeneratedCodeInfo_Annotation[] = [];
   let pos = 0;
   let at = offset + indent;

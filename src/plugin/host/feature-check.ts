@@ -13,12 +13,7 @@ const EXEMPT_PREFIXES = ['google/protobuf/', 'upb/', 'com/google/protobuf/', 'co
  * featureProblems returns the messages protoc prints when a plugin lacks a feature that the
  * files to generate need, each already carrying protoc's own line ending for `mode`.
  */
-export function featureProblems(
-  files: readonly FileDescriptorProto[],
-  response: PluginResponse,
-  pluginName: string,
-  mode: CompatMode,
-): string[] {
+export function featureProblems(files: readonly FileDescriptorProto[], response: PluginResponse, pluginName: string, mode: CompatMode): string[] {
   const problems: string[] = [];
   if ((response.supportedFeatures & PROTO3_OPTIONAL) === 0n) {
     const file = files.find(hasProto3Optional);

@@ -16,7 +16,10 @@ test('protoc: the inline /* */ form inserts mid-line; /*@@ does not', () => {
 });
 
 test('protoc: the first marker wins, pp is not p, and a missing marker is reported', () => {
-  assert.equal(protoc('@@protoc_insertion_point(pp)\n@@protoc_insertion_point(p)\n@@protoc_insertion_point(p)\n', 'p', 'X'), '@@protoc_insertion_point(pp)\nX\n@@protoc_insertion_point(p)\n@@protoc_insertion_point(p)\n');
+  assert.equal(
+    protoc('@@protoc_insertion_point(pp)\n@@protoc_insertion_point(p)\n@@protoc_insertion_point(p)\n', 'p', 'X'),
+    '@@protoc_insertion_point(pp)\nX\n@@protoc_insertion_point(p)\n@@protoc_insertion_point(p)\n',
+  );
   assert.equal(protocInsert(b('nothing here\n'), 'p', b('x')), undefined);
   assert.deepEqual(protocInsert(b('  @@protoc_insertion_point(p)'), 'p', b('')), {
     file: b('  @@protoc_insertion_point(p)'),

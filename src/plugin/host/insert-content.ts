@@ -15,8 +15,7 @@ export interface InsertResult {
  * included. Returns undefined when the marker is missing.
  */
 export function protocInsert(target: Buffer, point: string, content: Buffer): InsertResult | undefined {
-  const data =
-    content.length > 0 && content[content.length - 1] !== 0x0a ? Buffer.concat([content, Buffer.from('\n')]) : content;
+  const data = content.length > 0 && content[content.length - 1] !== 0x0a ? Buffer.concat([content, Buffer.from('\n')]) : content;
   let pos = target.indexOf(`@@protoc_insertion_point(${point})`);
   if (pos < 0) return undefined;
   if (pos > 3 && target[pos - 3] === 0x2f && target[pos - 2] === 0x2a) {

@@ -1,11 +1,5 @@
 import { create, toBinary } from '@bufbuild/protobuf';
-import {
-  CodeGeneratorRequestSchema,
-  VersionSchema,
-  type FieldDescriptorProto,
-  type FileDescriptorProto,
-  type DescriptorProto,
-} from '@bufbuild/protobuf/wkt';
+import { CodeGeneratorRequestSchema, VersionSchema, type FieldDescriptorProto, type FileDescriptorProto, type DescriptorProto } from '@bufbuild/protobuf/wkt';
 import type { CompilerVersion } from './compiler-version.ts';
 import { HostError } from './errors.ts';
 

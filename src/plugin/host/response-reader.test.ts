@@ -4,12 +4,21 @@ import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import { readResponse } from './response-reader.ts';
 
 test('content stays raw bytes, even invalid UTF-8; fields with an unexpected wire type are skipped', () => {
-  const file = new BinaryWriter().tag(1, WireType.LengthDelimited).string('f.txt').tag(15, WireType.LengthDelimited).bytes(new Uint8Array([0x61, 0xff, 0x0a])).finish();
+  const file = new BinaryWriter()
+    .tag(1, WireType.LengthDelimited)
+    .string('f.txt')
+    .tag(15, WireType.LengthDelimited)
+    .bytes(new Uint8Array([0x61, 0xff, 0x0a]))
+    .finish();
   const bytes = new BinaryWriter()
-    .tag(1, WireType.Varint).int32(7)
-    .tag(2, WireType.Varint).uint64(3)
-    .tag(15, WireType.LengthDelimited).bytes(file)
-    .tag(99, WireType.LengthDelimited).string('unknown')
+    .tag(1, WireType.Varint)
+    .int32(7)
+    .tag(2, WireType.Varint)
+    .uint64(3)
+    .tag(15, WireType.LengthDelimited)
+    .bytes(file)
+    .tag(99, WireType.LengthDelimited)
+    .string('unknown')
     .finish();
   const r = readResponse(bytes);
   assert.equal(r.error, '');

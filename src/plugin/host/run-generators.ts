@@ -89,7 +89,9 @@ async function generateOne(
   const outcome = await d.invoke(request, run.stderr);
   const bufName = d.displayName ?? d.pluginName;
   if (outcome.kind === 'signal') {
-    return buf ? `Failure: plugin ${bufName}: signal: ${goSignalName(outcome.signal)}\n` : `${d.flag}: ${d.pluginName}: Plugin killed by signal ${outcome.signal}.\n`;
+    return buf
+      ? `Failure: plugin ${bufName}: signal: ${goSignalName(outcome.signal)}\n`
+      : `${d.flag}: ${d.pluginName}: Plugin killed by signal ${outcome.signal}.\n`;
   }
   if (outcome.code !== 0) {
     return buf ? `Failure: plugin ${bufName}: exit status ${outcome.code}\n` : `${d.flag}: ${d.pluginName}: Plugin failed with status code ${outcome.code}.\n`;
@@ -207,7 +209,15 @@ function applyBuf(
 
 // Go's names for the signals a plugin is usually killed by, as buf prints them.
 function goSignalName(signal: number): string {
-  const names: Record<number, string> = { 1: 'hangup', 2: 'interrupt', 6: 'aborted', 9: 'killed', 11: 'segmentation fault', 13: 'broken pipe', 15: 'terminated' };
+  const names: Record<number, string> = {
+    1: 'hangup',
+    2: 'interrupt',
+    6: 'aborted',
+    9: 'killed',
+    11: 'segmentation fault',
+    13: 'broken pipe',
+    15: 'terminated',
+  };
   return names[signal] ?? `signal ${signal}`;
 }
 

@@ -22,10 +22,13 @@ test('unknown keys, repeated keys, bad values and bare non-flags are errors with
     ['toString', 'invalid parameter "toString": unknown parameter; known parameters are flag, mode'],
   ];
   for (const [raw, message] of cases) {
-    assert.throws(() => parseParameters(raw, SPECS), (err: unknown) => {
-      assert.ok(err instanceof PluginParameterError);
-      assert.equal(err.message, message);
-      return true;
-    });
+    assert.throws(
+      () => parseParameters(raw, SPECS),
+      (err: unknown) => {
+        assert.ok(err instanceof PluginParameterError);
+        assert.equal(err.message, message);
+        return true;
+      },
+    );
   }
 });

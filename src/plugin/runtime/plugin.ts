@@ -1,8 +1,4 @@
-import type {
-  CodeGeneratorRequest,
-  FileDescriptorProto,
-  GeneratedCodeInfo,
-} from '@bufbuild/protobuf/wkt';
+import type { CodeGeneratorRequest, FileDescriptorProto, GeneratedCodeInfo } from '@bufbuild/protobuf/wkt';
 
 /** EditionRange is the window of editions a generator really handles (Edition enum values). */
 export interface EditionRange {

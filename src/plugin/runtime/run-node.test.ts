@@ -31,7 +31,10 @@ test('a request read in chunks is answered on stdout with exit 0', async () => {
   const r = await drive([], [bytes.subarray(0, 2), bytes.subarray(2)]);
   assert.equal(r.code, 0);
   assert.equal(r.stderr, '');
-  assert.deepEqual(fromBinary(CodeGeneratorResponseSchema, r.stdout).file.map((f) => f.content), ['parameter=k=v']);
+  assert.deepEqual(
+    fromBinary(CodeGeneratorResponseSchema, r.stdout).file.map((f) => f.content),
+    ['parameter=k=v'],
+  );
 });
 
 test('unparseable input, unknown arguments and --version', async () => {

@@ -1,13 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
-import {
-  CodeGeneratorRequestSchema,
-  CodeGeneratorResponseSchema,
-  Edition,
-  FileDescriptorProtoSchema,
-  type FileDescriptorProto,
-} from '@bufbuild/protobuf/wkt';
+import { CodeGeneratorRequestSchema, CodeGeneratorResponseSchema, Edition, FileDescriptorProtoSchema, type FileDescriptorProto } from '@bufbuild/protobuf/wkt';
 import { PluginError, PluginProtocolError } from './errors.ts';
 import type { GeneratedFile, Plugin, PluginFeatures } from './plugin.ts';
 import { runPlugin } from './run-plugin.ts';
@@ -17,10 +11,7 @@ function plugin(files: () => readonly GeneratedFile[], features: PluginFeatures 
 }
 
 function request(files: FileDescriptorProto[], parameter = ''): Uint8Array {
-  return toBinary(
-    CodeGeneratorRequestSchema,
-    create(CodeGeneratorRequestSchema, { fileToGenerate: files.map((f) => f.name), protoFile: files, parameter }),
-  );
+  return toBinary(CodeGeneratorRequestSchema, create(CodeGeneratorRequestSchema, { fileToGenerate: files.map((f) => f.name), protoFile: files, parameter }));
 }
 
 function respond(p: Plugin, files: FileDescriptorProto[]) {
@@ -46,7 +37,11 @@ test('files come back in order; features and the edition window are always decla
   assert.equal(r.error, '');
   assert.deepEqual(
     r.file.map((f) => [f.name, f.insertionPoint, f.content]),
-    [['a.ts', '', 'x'], ['', '', 'more'], ['a.ts', 'p', 'y']],
+    [
+      ['a.ts', '', 'x'],
+      ['', '', 'more'],
+      ['a.ts', 'p', 'y'],
+    ],
   );
   assert.equal(r.supportedFeatures, 3n);
   assert.equal(r.minimumEdition, 998);
@@ -66,8 +61,20 @@ test('a PluginError becomes response.error with no files, and features are still
 });
 
 test('file names are checked before they are emitted', () => {
-  assert.equal(respond(plugin(() => [{ name: '../x', content: '' }]), [proto3]).error, 'invalid generated file name "../x": the name must not have ".." components');
-  assert.equal(respond(plugin(() => [{ insertionPoint: 'p', content: '' }]), [proto3]).error, 'insertion point "p" needs a file name');
+  assert.equal(
+    respond(
+      plugin(() => [{ name: '../x', content: '' }]),
+      [proto3],
+    ).error,
+    'invalid generated file name "../x": the name must not have ".." components',
+  );
+  assert.equal(
+    respond(
+      plugin(() => [{ insertionPoint: 'p', content: '' }]),
+      [proto3],
+    ).error,
+    'insertion point "p" needs a file name',
+  );
 });
 
 test('files the generator does not really handle are refused in response.error', () => {

@@ -57,17 +57,14 @@ export function generateResponse(plugin: Plugin, request: CodeGeneratorRequest):
   for (const name of request.fileToGenerate) {
     const file = byName.get(name);
     if (file === undefined) {
-      throw new PluginProtocolError(
-        `protoc asked plugin to generate a file but did not provide a descriptor for the file: ${name}`,
-      );
+      throw new PluginProtocolError(`protoc asked plugin to generate a file but did not provide a descriptor for the file: ${name}`);
     }
     filesToGenerate.push(file);
   }
   const { features } = plugin;
   const response = create(CodeGeneratorResponseSchema, {
     supportedFeatures: BigInt(
-      (features.proto3Optional ? CodeGeneratorResponse_Feature.PROTO3_OPTIONAL : 0) |
-        (features.editions ? CodeGeneratorResponse_Feature.SUPPORTS_EDITIONS : 0),
+      (features.proto3Optional ? CodeGeneratorResponse_Feature.PROTO3_OPTIONAL : 0) | (features.editions ? CodeGeneratorResponse_Feature.SUPPORTS_EDITIONS : 0),
     ),
   });
   if (features.editions) {
@@ -106,14 +103,10 @@ function checkFeatures(plugin: Plugin, files: readonly FileDescriptorProto[]): v
       throw new PluginError(`${file.name}: editions files are not supported by ${plugin.name}`);
     }
     if (edition < editions.minimum) {
-      throw new PluginError(
-        `${file.name}: unsupported edition ${editionName(edition)} - the earliest supported edition is ${editionName(editions.minimum)}`,
-      );
+      throw new PluginError(`${file.name}: unsupported edition ${editionName(edition)} - the earliest supported edition is ${editionName(editions.minimum)}`);
     }
     if (edition > editions.maximum) {
-      throw new PluginError(
-        `${file.name}: unsupported edition ${editionName(edition)} - the latest supported edition is ${editionName(editions.maximum)}`,
-      );
+      throw new PluginError(`${file.name}: unsupported edition ${editionName(edition)} - the latest supported edition is ${editionName(editions.maximum)}`);
     }
   }
 }

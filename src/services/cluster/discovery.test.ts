@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startHarness, type ClusterHarness } from './testing/harness.ts';
 
-const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
+const AGGREGATED =
+  'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
 
 describe('discovery, OpenAPI, representations and the api domain', () => {
   let h: ClusterHarness;
@@ -15,22 +16,46 @@ describe('discovery, OpenAPI, representations and the api domain', () => {
   it('answers aggregated discovery v2 with its media type, and the legacy forms otherwise', async () => {
     const aggregated = await h.call('GET', '/api', undefined, { accept: AGGREGATED });
     assert.equal(aggregated.headers['content-type'], 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
-    assert.deepEqual(aggregated.body.items[0].versions[0].resources.map((r: { resource: string; scope: string }) => `${r.resource}:${r.scope}`), ['namespaces:Cluster', 'events:Namespaced']);
+    assert.deepEqual(
+      aggregated.body.items[0].versions[0].resources.map((r: { resource: string; scope: string }) => `${r.resource}:${r.scope}`),
+      ['namespaces:Cluster', 'events:Namespaced'],
+    );
     const groups = await h.call('GET', '/apis', undefined, { accept: AGGREGATED });
-    assert.deepEqual(groups.body.items.map((item: { metadata: { name: string } }) => item.metadata.name), ['rbac.authorization.k8s.io', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io']);
+    assert.deepEqual(
+      groups.body.items.map((item: { metadata: { name: string } }) => item.metadata.name),
+      ['rbac.authorization.k8s.io', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io'],
+    );
     const reviews = groups.body.items[3].versions[0].resources;
-    assert.deepEqual(reviews.map((r: { resource: string; scope: string; verbs: string[]; responseKind: { kind: string } }) => `${r.resource}:${r.scope}:${r.verbs.join(',')}:${r.responseKind.kind}`), [
-      'selfsubjectaccessreviews:Cluster:create:SelfSubjectAccessReview',
-      'selfsubjectrulesreviews:Cluster:create:SelfSubjectRulesReview',
-    ]);
+    assert.deepEqual(
+      reviews.map(
+        (r: { resource: string; scope: string; verbs: string[]; responseKind: { kind: string } }) =>
+          `${r.resource}:${r.scope}:${r.verbs.join(',')}:${r.responseKind.kind}`,
+      ),
+      ['selfsubjectaccessreviews:Cluster:create:SelfSubjectAccessReview', 'selfsubjectrulesreviews:Cluster:create:SelfSubjectRulesReview'],
+    );
     const reviewList = await h.call('GET', '/apis/authorization.k8s.io/v1');
-    assert.deepEqual(reviewList.body.resources[0], { name: 'selfsubjectaccessreviews', singularName: 'selfsubjectaccessreview', namespaced: false, kind: 'SelfSubjectAccessReview', verbs: ['create'] });
+    assert.deepEqual(reviewList.body.resources[0], {
+      name: 'selfsubjectaccessreviews',
+      singularName: 'selfsubjectaccessreview',
+      namespaced: false,
+      kind: 'SelfSubjectAccessReview',
+      verbs: ['create'],
+    });
     const legacy = await h.call('GET', '/apis/events.k8s.io/v1');
     assert.deepEqual(legacy.body, {
       kind: 'APIResourceList',
       apiVersion: 'v1',
       groupVersion: 'events.k8s.io/v1',
-      resources: [{ name: 'events', singularName: 'event', namespaced: true, kind: 'Event', verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['ev'] }],
+      resources: [
+        {
+          name: 'events',
+          singularName: 'event',
+          namespaced: true,
+          kind: 'Event',
+          verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+          shortNames: ['ev'],
+        },
+      ],
     });
     assert.equal((await h.call('GET', '/apis/apps')).status, 404);
     const version = await h.call('GET', '/version');
@@ -56,20 +81,34 @@ describe('discovery, OpenAPI, representations and the api domain', () => {
   });
 
   it('answers PartialObjectMetadata, Table options and 406', async () => {
-    const partial = await h.call('GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles', undefined, { accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1' });
+    const partial = await h.call('GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles', undefined, {
+      accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1',
+    });
     assert.equal(partial.headers['content-type'], 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io');
     assert.equal(partial.body.kind, 'PartialObjectMetadataList');
     assert.deepEqual(Object.keys(partial.body.items[0]), ['kind', 'apiVersion', 'metadata']);
-    const none = await h.call('GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles?includeObject=None', undefined, { accept: 'application/json;as=Table;g=meta.k8s.io;v=v1' });
+    const none = await h.call('GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles?includeObject=None', undefined, {
+      accept: 'application/json;as=Table;g=meta.k8s.io;v=v1',
+    });
     assert.deepEqual(Object.keys(none.body.rows[0]), ['cells']);
-    const full = await h.call('GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles?includeObject=Object', undefined, { accept: 'application/json;as=Table;g=meta.k8s.io;v=v1' });
+    const full = await h.call('GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles?includeObject=Object', undefined, {
+      accept: 'application/json;as=Table;g=meta.k8s.io;v=v1',
+    });
     assert.equal(full.body.rows[0].object.kind, 'ClusterRole');
-    const bad = await h.call('GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles?includeObject=All', undefined, { accept: 'application/json;as=Table;g=meta.k8s.io;v=v1' });
+    const bad = await h.call('GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles?includeObject=All', undefined, {
+      accept: 'application/json;as=Table;g=meta.k8s.io;v=v1',
+    });
     assert.equal(bad.status, 422);
-    assert.equal(bad.body.message, 'TableOptions.meta.k8s.io "" is invalid: includeObject: Invalid value: "All": must be \'Metadata\', \'Object\', \'None\', or empty');
+    assert.equal(
+      bad.body.message,
+      "TableOptions.meta.k8s.io \"\" is invalid: includeObject: Invalid value: \"All\": must be 'Metadata', 'Object', 'None', or empty",
+    );
     const protobufOnly = await h.call('GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles', undefined, { accept: 'application/vnd.kubernetes.protobuf' });
     assert.equal(protobufOnly.status, 406);
-    assert.equal(protobufOnly.body.message, 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf');
+    assert.equal(
+      protobufOnly.body.message,
+      'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf',
+    );
   });
 });
 
@@ -81,7 +120,12 @@ describe('a configured api domain', () => {
   after(async () => h.close());
 
   it('accepts both spellings of a group and answers in the one the client used', async () => {
-    const spec = await h.call('POST', '/apis/rbac.authorization.example.io/v1/clusterroles', { apiVersion: 'rbac.authorization.example.io/v1', kind: 'ClusterRole', metadata: { name: 'spec-spelled' }, rules: [] });
+    const spec = await h.call('POST', '/apis/rbac.authorization.example.io/v1/clusterroles', {
+      apiVersion: 'rbac.authorization.example.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'spec-spelled' },
+      rules: [],
+    });
     assert.equal(spec.status, 201);
     assert.equal(spec.body.apiVersion, 'rbac.authorization.example.io/v1');
     const real = await h.call('GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles/spec-spelled');
@@ -89,6 +133,9 @@ describe('a configured api domain', () => {
     const missing = await h.call('GET', '/apis/rbac.authorization.example.io/v1/clusterroles/none');
     assert.equal(missing.body.message, 'clusterroles.rbac.authorization.example.io "none" not found');
     const groups = await h.call('GET', '/apis');
-    assert.deepEqual(groups.body.groups.map((group: { name: string }) => group.name), ['rbac.authorization.example.io', 'events.example.io', 'authentication.example.io', 'authorization.example.io']);
+    assert.deepEqual(
+      groups.body.groups.map((group: { name: string }) => group.name),
+      ['rbac.authorization.example.io', 'events.example.io', 'authentication.example.io', 'authorization.example.io'],
+    );
   });
 });

@@ -18,15 +18,25 @@ describe('event expiry (--event-ttl)', () => {
     await store.transact(async (tx) => {
       await tx.put(EVENT_STORE_KIND, 'default/old', stored('old', '2025-01-01T00:00:00Z'));
       await tx.put(EVENT_STORE_KIND, 'default/recent', stored('recent', '2025-01-01T01:30:00Z'));
-      await tx.put(EVENT_STORE_KIND, 'default/series', stored('series', '2025-01-01T00:00:00Z', { series: { count: 5, lastObservedTime: '2025-01-01T01:45:00.000000Z' } }));
+      await tx.put(
+        EVENT_STORE_KIND,
+        'default/series',
+        stored('series', '2025-01-01T00:00:00Z', { series: { count: 5, lastObservedTime: '2025-01-01T01:45:00.000000Z' } }),
+      );
       await tx.put(EVENT_STORE_KIND, 'default/legacy', stored('legacy', '2025-01-01T00:00:00Z', { lastTimestamp: '2025-01-01T01:10:00Z' }));
     });
     const expiry = new EventExpiry(store, clock, 3600);
     assert.equal(await expiry.sweep(), 1);
-    assert.deepEqual((await store.list(EVENT_STORE_KIND)).map((record) => record.key), ['default/legacy', 'default/recent', 'default/series']);
+    assert.deepEqual(
+      (await store.list(EVENT_STORE_KIND)).map((record) => record.key),
+      ['default/legacy', 'default/recent', 'default/series'],
+    );
     clock.advance(20 * 60_000);
     assert.equal(await expiry.sweep(), 1);
-    assert.deepEqual((await store.list(EVENT_STORE_KIND)).map((record) => record.key), ['default/recent', 'default/series']);
+    assert.deepEqual(
+      (await store.list(EVENT_STORE_KIND)).map((record) => record.key),
+      ['default/recent', 'default/series'],
+    );
     assert.equal(lastActivity(stored('x', 'not a time')), 0);
     await store.close();
   });

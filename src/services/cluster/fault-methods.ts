@@ -13,7 +13,15 @@ import { attributesOf } from './rbac/authorize-requests.ts';
 const CLUSTER_VERBS: readonly string[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
 
 /** CLUSTER_RESOURCES are the resources served (the stored ones and the create-only reviews). */
-const CLUSTER_RESOURCES: readonly string[] = ['clusterrolebindings', 'clusterroles', 'events', 'namespaces', 'selfsubjectaccessreviews', 'selfsubjectreviews', 'selfsubjectrulesreviews'];
+const CLUSTER_RESOURCES: readonly string[] = [
+  'clusterrolebindings',
+  'clusterroles',
+  'events',
+  'namespaces',
+  'selfsubjectaccessreviews',
+  'selfsubjectreviews',
+  'selfsubjectrulesreviews',
+];
 
 /** clusterFaultMethods names cluster requests for fault rules; `groups` reads the API group in either spelling. */
 export function clusterFaultMethods(groups: Vocabulary): FaultMethods {

@@ -11,12 +11,11 @@ import { toOpenApiSchemas, type SchemaSet } from './apimachinery/schema.ts';
 import type { AnyView } from './apimachinery/strategy.ts';
 import { SERVED_VERSION } from './version.ts';
 
-
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
 
 const EXTRA_SCHEMAS: Record<string, unknown> = {
   [`${META}.Status`]: {
-    description: 'Status is a return value for calls that don\'t return other objects.',
+    description: "Status is a return value for calls that don't return other objects.",
     type: 'object',
     properties: {
       apiVersion: { type: 'string' },
@@ -47,7 +46,14 @@ const EXTRA_SCHEMAS: Record<string, unknown> = {
     description: 'Event represents a single event to a watched resource.',
     type: 'object',
     required: ['type', 'object'],
-    properties: { object: { type: 'object', description: 'Object is: * If Type is Added or Modified: the new state of the object. * If Type is Deleted: the state of the object immediately before deletion. * If Type is Error: *Status is recommended; other types may make sense depending on context.' }, type: { type: 'string', default: '' } },
+    properties: {
+      object: {
+        type: 'object',
+        description:
+          'Object is: * If Type is Added or Modified: the new state of the object. * If Type is Deleted: the state of the object immediately before deletion. * If Type is Error: *Status is recommended; other types may make sense depending on context.',
+      },
+      type: { type: 'string', default: '' },
+    },
   },
 };
 
@@ -56,14 +62,22 @@ function queryParam(name: string, type: 'string' | 'boolean' | 'integer', descri
 }
 
 const PRETTY = queryParam('pretty', 'string', "If 'true', then the output is pretty printed.");
-const DRY_RUN = queryParam('dryRun', 'string', 'When present, indicates that modifications should not be persisted. Valid values are: - All: all dry run stages will be processed');
+const DRY_RUN = queryParam(
+  'dryRun',
+  'string',
+  'When present, indicates that modifications should not be persisted. Valid values are: - All: all dry run stages will be processed',
+);
 const FIELD_MANAGER = queryParam('fieldManager', 'string', 'fieldManager is a name associated with the actor or entity that is making these changes.');
 const FIELD_VALIDATION = queryParam(
   'fieldValidation',
   'string',
   'fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered.',
 );
-const FORCE = queryParam('force', 'boolean', 'Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.');
+const FORCE = queryParam(
+  'force',
+  'boolean',
+  'Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.',
+);
 const LIST_PARAMS = [
   queryParam('allowWatchBookmarks', 'boolean', 'allowWatchBookmarks requests watch events with type "BOOKMARK".'),
   queryParam('continue', 'string', 'The continue option should be set when retrieving more results from the server.'),
@@ -79,7 +93,11 @@ const LIST_PARAMS = [
 const DELETE_PARAMS = [
   DRY_RUN,
   queryParam('gracePeriodSeconds', 'integer', 'The duration in seconds before the object should be deleted.'),
-  queryParam('propagationPolicy', 'string', "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'."),
+  queryParam(
+    'propagationPolicy',
+    'string',
+    "Whether and how garbage collection will be performed. Acceptable values are: 'Orphan', 'Background', 'Foreground'.",
+  ),
 ];
 
 function pathParam(name: string, description: string): Record<string, unknown> {
@@ -184,55 +202,115 @@ export class OpenApiDocuments {
       });
       const ok = (name: string) => ({ description: 'OK', content: jsonContent(name) });
       paths[collection] = {
-        get: op('list', { description: `list or watch objects of kind ${kindName}`, parameters: LIST_PARAMS }, 'list', { '200': ok(view.listSchemaName), '401': { description: 'Unauthorized' } }),
-        post: op('create', { description: `create a ${kindName}`, parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION], requestBody: { content: { '*/*': { schema: ref(view.schemaName) } }, required: true } }, 'post', {
-          '200': ok(view.schemaName),
-          '201': { description: 'Created', content: jsonContent(view.schemaName) },
-          '202': { description: 'Accepted', content: jsonContent(view.schemaName) },
+        get: op('list', { description: `list or watch objects of kind ${kindName}`, parameters: LIST_PARAMS }, 'list', {
+          '200': ok(view.listSchemaName),
           '401': { description: 'Unauthorized' },
         }),
+        post: op(
+          'create',
+          {
+            description: `create a ${kindName}`,
+            parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION],
+            requestBody: { content: { '*/*': { schema: ref(view.schemaName) } }, required: true },
+          },
+          'post',
+          {
+            '200': ok(view.schemaName),
+            '201': { description: 'Created', content: jsonContent(view.schemaName) },
+            '202': { description: 'Accepted', content: jsonContent(view.schemaName) },
+            '401': { description: 'Unauthorized' },
+          },
+        ),
         ...(view.resource === 'namespaces'
           ? {}
-          : { delete: op('deletecollection', { description: `delete collection of ${kindName}`, parameters: [...LIST_PARAMS.filter((p) => p['name'] !== 'watch' && p['name'] !== 'allowWatchBookmarks'), ...DELETE_PARAMS], requestBody: { content: { '*/*': { schema: ref(`${META}.DeleteOptions`) } } } }, 'deletecollection', { '200': ok(`${META}.Status`), '401': { description: 'Unauthorized' } }) }),
+          : {
+              delete: op(
+                'deletecollection',
+                {
+                  description: `delete collection of ${kindName}`,
+                  parameters: [...LIST_PARAMS.filter((p) => p['name'] !== 'watch' && p['name'] !== 'allowWatchBookmarks'), ...DELETE_PARAMS],
+                  requestBody: { content: { '*/*': { schema: ref(`${META}.DeleteOptions`) } } },
+                },
+                'deletecollection',
+                { '200': ok(`${META}.Status`), '401': { description: 'Unauthorized' } },
+              ),
+            }),
         parameters: [...scopeParams, PRETTY],
       };
       paths[`${collection}/{name}`] = {
         get: op('read', { description: `read the specified ${kindName}` }, 'get', { '200': ok(view.schemaName), '401': { description: 'Unauthorized' } }),
-        put: op('replace', { description: `replace the specified ${kindName}`, parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION], requestBody: { content: { '*/*': { schema: ref(view.schemaName) } }, required: true } }, 'put', {
-          '200': ok(view.schemaName),
-          '201': { description: 'Created', content: jsonContent(view.schemaName) },
-          '401': { description: 'Unauthorized' },
-        }),
-        delete: op('delete', { description: `delete a ${kindName}`, parameters: DELETE_PARAMS, requestBody: { content: { '*/*': { schema: ref(`${META}.DeleteOptions`) } } } }, 'delete', {
-          '200': ok(`${META}.Status`),
-          '202': { description: 'Accepted', content: jsonContent(`${META}.Status`) },
-          '401': { description: 'Unauthorized' },
-        }),
-        patch: op('patch', { description: `partially update the specified ${kindName}`, parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION, FORCE], requestBody: { content: { 'application/merge-patch+json': { schema: ref(`${META}.Patch`) } }, required: true } }, 'patch', {
-          '200': ok(view.schemaName),
-          '201': { description: 'Created', content: jsonContent(view.schemaName) },
-          '401': { description: 'Unauthorized' },
-        }),
+        put: op(
+          'replace',
+          {
+            description: `replace the specified ${kindName}`,
+            parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION],
+            requestBody: { content: { '*/*': { schema: ref(view.schemaName) } }, required: true },
+          },
+          'put',
+          {
+            '200': ok(view.schemaName),
+            '201': { description: 'Created', content: jsonContent(view.schemaName) },
+            '401': { description: 'Unauthorized' },
+          },
+        ),
+        delete: op(
+          'delete',
+          { description: `delete a ${kindName}`, parameters: DELETE_PARAMS, requestBody: { content: { '*/*': { schema: ref(`${META}.DeleteOptions`) } } } },
+          'delete',
+          {
+            '200': ok(`${META}.Status`),
+            '202': { description: 'Accepted', content: jsonContent(`${META}.Status`) },
+            '401': { description: 'Unauthorized' },
+          },
+        ),
+        patch: op(
+          'patch',
+          {
+            description: `partially update the specified ${kindName}`,
+            parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION, FORCE],
+            requestBody: { content: { 'application/merge-patch+json': { schema: ref(`${META}.Patch`) } }, required: true },
+          },
+          'patch',
+          {
+            '200': ok(view.schemaName),
+            '201': { description: 'Created', content: jsonContent(view.schemaName) },
+            '401': { description: 'Unauthorized' },
+          },
+        ),
         parameters: [pathParam('name', `name of the ${kindName}`), ...scopeParams, PRETTY],
       };
       if (view.strategy.namespaced) {
         paths[`${base}/${view.resource}`] = {
-          get: op('list', { description: `list or watch objects of kind ${kindName}`, parameters: LIST_PARAMS }, 'list', { '200': ok(view.listSchemaName), '401': { description: 'Unauthorized' } }),
+          get: op('list', { description: `list or watch objects of kind ${kindName}`, parameters: LIST_PARAMS }, 'list', {
+            '200': ok(view.listSchemaName),
+            '401': { description: 'Unauthorized' },
+          }),
           parameters: [PRETTY],
         };
       }
       // The deprecated watch paths, served and documented as the apiserver still does (1.32).
-      const watched = { description: 'OK', content: { 'application/json': { schema: ref(`${META}.WatchEvent`) }, 'application/json;stream=watch': { schema: ref(`${META}.WatchEvent`) } } };
+      const watched = {
+        description: 'OK',
+        content: { 'application/json': { schema: ref(`${META}.WatchEvent`) }, 'application/json;stream=watch': { schema: ref(`${META}.WatchEvent`) } },
+      };
       const watchCollection = view.strategy.namespaced ? `${base}/watch/namespaces/{namespace}/${view.resource}` : `${base}/watch/${view.resource}`;
       const watchListDescription = `watch individual changes to a list of ${kindName}. deprecated: use the 'watch' parameter with a list operation instead.`;
       paths[watchCollection] = {
-        get: op('watch', { description: watchListDescription }, 'watchlist', { '200': watched, '401': { description: 'Unauthorized' } }, `watch${kindName}List`),
+        get: op(
+          'watch',
+          { description: watchListDescription },
+          'watchlist',
+          { '200': watched, '401': { description: 'Unauthorized' } },
+          `watch${kindName}List`,
+        ),
         parameters: [...LIST_PARAMS, ...scopeParams, PRETTY],
       };
       paths[`${watchCollection}/{name}`] = {
         get: op(
           'watch',
-          { description: `watch changes to an object of kind ${kindName}. deprecated: use the 'watch' parameter with a list operation, filtered to a single item with the 'fieldSelector' parameter.` },
+          {
+            description: `watch changes to an object of kind ${kindName}. deprecated: use the 'watch' parameter with a list operation, filtered to a single item with the 'fieldSelector' parameter.`,
+          },
           'watch',
           { '200': watched, '401': { description: 'Unauthorized' } },
         ),
@@ -240,7 +318,13 @@ export class OpenApiDocuments {
       };
       if (view.strategy.namespaced) {
         paths[`${base}/watch/${view.resource}`] = {
-          get: op('watch', { description: watchListDescription }, 'watchlist', { '200': watched, '401': { description: 'Unauthorized' } }, `watch${kindName}ListForAllNamespaces`),
+          get: op(
+            'watch',
+            { description: watchListDescription },
+            'watchlist',
+            { '200': watched, '401': { description: 'Unauthorized' } },
+            `watch${kindName}ListForAllNamespaces`,
+          ),
           parameters: [...LIST_PARAMS, PRETTY],
         };
       }
@@ -258,7 +342,12 @@ export class OpenApiDocuments {
           operationId: `create${entry.kind}`,
           parameters: [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION],
           requestBody: { content: { '*/*': { schema: ref(entry.schemaName) } }, required: true },
-          responses: { '200': ok, '201': { description: 'Created', content: jsonContent(entry.schemaName) }, '202': { description: 'Accepted', content: jsonContent(entry.schemaName) }, '401': { description: 'Unauthorized' } },
+          responses: {
+            '200': ok,
+            '201': { description: 'Created', content: jsonContent(entry.schemaName) },
+            '202': { description: 'Accepted', content: jsonContent(entry.schemaName) },
+            '401': { description: 'Unauthorized' },
+          },
           'x-kubernetes-action': 'post',
           'x-kubernetes-group-version-kind': gvk,
         },

@@ -1,7 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Vocabulary } from '../../core/identifiers.ts';
 import { loadOnFirstUse } from '../../core/lazy.ts';
-import { yamlBodies, YamlAliasingError, YamlBusyError, YamlDecodeLimitError, YamlDecoderFailure, YamlTooDeepError, type YamlBodies } from '../../core/yaml-body.ts';
+import {
+  yamlBodies,
+  YamlAliasingError,
+  YamlBusyError,
+  YamlDecodeLimitError,
+  YamlDecoderFailure,
+  YamlTooDeepError,
+  type YamlBodies,
+} from '../../core/yaml-body.ts';
 import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
 import { YamlBodyError } from './apimachinery/error-serializer.ts';
 import { sendSerialized } from './apimachinery/send-serialized.ts';
@@ -65,11 +73,24 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
     sendSerialized(
       reply.code(200).header('cache-control', 'no-cache, private'),
       'application/json',
-      JSON.stringify({ ...SERVED_VERSION, gitCommit: '0000000000000000000000000000000000000000', gitTreeState: 'clean', buildDate: '2024-12-11T18:04:20Z', goVersion: 'go1.23.3', compiler: 'gc', platform: 'linux/amd64' }, null, 2),
+      JSON.stringify(
+        {
+          ...SERVED_VERSION,
+          gitCommit: '0000000000000000000000000000000000000000',
+          gitTreeState: 'clean',
+          buildDate: '2024-12-11T18:04:20Z',
+          goVersion: 'go1.23.3',
+          compiler: 'gc',
+          platform: 'linux/amd64',
+        },
+        null,
+        2,
+      ),
       { negotiated: false },
     ),
   );
-  for (const path of ['/livez', '/readyz']) app.get(path, async (_request, reply) => reply.code(200).header('content-type', 'text/plain; charset=utf-8').send('ok'));
+  for (const path of ['/livez', '/readyz'])
+    app.get(path, async (_request, reply) => reply.code(200).header('content-type', 'text/plain; charset=utf-8').send('ok'));
 
   app.get('/openapi/v3', async (_request, reply) => json(reply, (await runtime()).openapi.index()));
   app.get('/openapi/v3/*', async (request, reply) => {
@@ -161,7 +182,10 @@ function isWatchPath(rest: readonly string[]): boolean {
 }
 
 function splitPath(path: string | undefined): string[] {
-  return (path ?? '').split('/').filter((segment) => segment !== '').map((segment) => decodeURIComponent(segment));
+  return (path ?? '')
+    .split('/')
+    .filter((segment) => segment !== '')
+    .map((segment) => decodeURIComponent(segment));
 }
 
 /**

@@ -74,7 +74,12 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
   const registry = new GenericRegistry(context.store, context.clock, context.ids, { ...registryHooks(), beforeWrite: options.rbac.beforeWrite });
   const index = new ViewIndex(CLUSTER_VIEWS, options.groups);
   const active = new ActiveWatches();
-  const handlers: HandlerContext = { registry, index, watch: { settings: { ...DEFAULT_WATCH_SETTINGS, ...options.watch }, active }, random: randomFrom(context) };
+  const handlers: HandlerContext = {
+    registry,
+    index,
+    watch: { settings: { ...DEFAULT_WATCH_SETTINGS, ...options.watch }, active },
+    random: randomFrom(context),
+  };
   await seedNamespaces(registry);
   await options.rbac.start(registry, options.bootstrapPolicy, context.singleton);
   const expiry = await context.singleton('cluster/event-expiry', () => {
@@ -86,8 +91,14 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     handlers,
     resolveTarget,
     serveResource,
-    discovery: new Discovery([...CLUSTER_VIEWS.map(discoveryResourceOf), SELF_SUBJECT_REVIEW_RESOURCE, ...ACCESS_REVIEW_RESOURCES], options.groups, options.spelling),
-    openapi: new OpenApiDocuments(CLUSTER_VIEWS, options.groups, options.spelling, [{ ...SELF_SUBJECT_REVIEW_RESOURCE, schemaName: SELF_SUBJECT_REVIEW_SCHEMA_NAME, schemas: AUTHENTICATION_V1_SCHEMAS }]),
+    discovery: new Discovery(
+      [...CLUSTER_VIEWS.map(discoveryResourceOf), SELF_SUBJECT_REVIEW_RESOURCE, ...ACCESS_REVIEW_RESOURCES],
+      options.groups,
+      options.spelling,
+    ),
+    openapi: new OpenApiDocuments(CLUSTER_VIEWS, options.groups, options.spelling, [
+      { ...SELF_SUBJECT_REVIEW_RESOURCE, schemaName: SELF_SUBJECT_REVIEW_SCHEMA_NAME, schemas: AUTHENTICATION_V1_SCHEMAS },
+    ]),
     async reseed() {
       await seedNamespaces(registry);
       if (options.bootstrapPolicy) await options.rbac.reconcile(registry);
@@ -113,4 +124,3 @@ async function seedNamespaces(registry: GenericRegistry): Promise<void> {
     }
   }
 }
-

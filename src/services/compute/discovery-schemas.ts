@@ -61,10 +61,14 @@ const uint64 = { type: 'string', format: 'uint64' } as const;
 const int32 = { type: 'integer', format: 'int32' } as const;
 const ref = (id: string) => ({ $ref: id }) as const;
 const object = (id: string, properties: Record<string, unknown>): DiscoverySchema => ({ id, type: 'object', properties });
-const warning = { type: 'object', properties: { code: str, message: str, data: { type: 'array', items: { type: 'object', properties: { key: str, value: str } } } } };
+const warning = {
+  type: 'object',
+  properties: { code: str, message: str, data: { type: 'array', items: { type: 'object', properties: { key: str, value: str } } } },
+};
 
 /** list is a `compute#…List` page of `item`. */
-const list = (id: string, item: string): DiscoverySchema => object(id, { kind: str, id: str, items: { type: 'array', items: ref(item) }, nextPageToken: str, selfLink: str, warning });
+const list = (id: string, item: string): DiscoverySchema =>
+  object(id, { kind: str, id: str, items: { type: 'array', items: ref(item) }, nextPageToken: str, selfLink: str, warning });
 
 /** aggregated is a `compute#…AggregatedList` page: scoped lists keyed by `zones/…`, `regions/…`, `global`. */
 const aggregated = (id: string, member: string, item: string): DiscoverySchema =>
@@ -110,16 +114,75 @@ export function computeSchemas(): Schemas {
   schemas['OperationAggregatedList'] = aggregated('OperationAggregatedList', 'operations', 'Operation');
   schemas['InstanceTemplateList'] = list('InstanceTemplateList', 'InstanceTemplate');
   schemas['InstanceTemplateAggregatedList'] = aggregated('InstanceTemplateAggregatedList', 'instanceTemplates', 'InstanceTemplate');
-  schemas['SecurityPolicyList'] = object('SecurityPolicyList', { kind: str, id: str, items: { type: 'array', items: ref('SecurityPolicy') }, nextPageToken: str, warning });
+  schemas['SecurityPolicyList'] = object('SecurityPolicyList', {
+    kind: str,
+    id: str,
+    items: { type: 'array', items: ref('SecurityPolicy') },
+    nextPageToken: str,
+    warning,
+  });
   schemas['SecurityPoliciesAggregatedList'] = aggregated('SecurityPoliciesAggregatedList', 'securityPolicies', 'SecurityPolicy');
   schemas['SecurityPoliciesListPreconfiguredExpressionSetsResponse'] = object('SecurityPoliciesListPreconfiguredExpressionSetsResponse', {
-    preconfiguredExpressionSets: { type: 'object', properties: { wafRules: { type: 'object', properties: { expressionSets: { type: 'array', items: { type: 'object', properties: { id: str, aliases: { type: 'array', items: str }, expressions: { type: 'array', items: { type: 'object', properties: { id: str, sensitivity: int32 } } } } } } } } } },
+    preconfiguredExpressionSets: {
+      type: 'object',
+      properties: {
+        wafRules: {
+          type: 'object',
+          properties: {
+            expressionSets: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  id: str,
+                  aliases: { type: 'array', items: str },
+                  expressions: { type: 'array', items: { type: 'object', properties: { id: str, sensitivity: int32 } } },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
   });
-  schemas['Image'] = object('Image', { kind: str, id: uint64, name: str, family: str, description: str, status: str, archiveSizeBytes: int64, diskSizeGb: int64, creationTimestamp: str, selfLink: str, licenses: { type: 'array', items: str }, architecture: str });
+  schemas['Image'] = object('Image', {
+    kind: str,
+    id: uint64,
+    name: str,
+    family: str,
+    description: str,
+    status: str,
+    archiveSizeBytes: int64,
+    diskSizeGb: int64,
+    creationTimestamp: str,
+    selfLink: str,
+    licenses: { type: 'array', items: str },
+    architecture: str,
+  });
   schemas['ImageList'] = list('ImageList', 'Image');
-  schemas['Network'] = object('Network', { kind: str, id: uint64, name: str, description: str, autoCreateSubnetworks: { type: 'boolean' }, subnetworks: { type: 'array', items: str }, routingConfig: { type: 'object', properties: { routingMode: str } }, creationTimestamp: str, selfLink: str });
+  schemas['Network'] = object('Network', {
+    kind: str,
+    id: uint64,
+    name: str,
+    description: str,
+    autoCreateSubnetworks: { type: 'boolean' },
+    subnetworks: { type: 'array', items: str },
+    routingConfig: { type: 'object', properties: { routingMode: str } },
+    creationTimestamp: str,
+    selfLink: str,
+  });
   schemas['NetworkList'] = list('NetworkList', 'Network');
-  schemas['Subnetwork'] = object('Subnetwork', { kind: str, id: uint64, name: str, network: str, region: str, ipCidrRange: str, gatewayAddress: str, creationTimestamp: str, selfLink: str });
+  schemas['Subnetwork'] = object('Subnetwork', {
+    kind: str,
+    id: uint64,
+    name: str,
+    network: str,
+    region: str,
+    ipCidrRange: str,
+    gatewayAddress: str,
+    creationTimestamp: str,
+    selfLink: str,
+  });
   schemas['SubnetworkList'] = list('SubnetworkList', 'Subnetwork');
   schemas['SubnetworkAggregatedList'] = aggregated('SubnetworkAggregatedList', 'subnetworks', 'Subnetwork');
   return schemas;

@@ -65,13 +65,22 @@ function collection(resource: string, scope: string, plural: string, member: str
 
 /** aggregatedList is `compute.<resource>.aggregatedList`, the collection's members across every scope. */
 function aggregatedList(resource: string, plural: string, response: string): DiscoveryMethod {
-  return discoveryMethod(`compute.${resource}.aggregatedList`, 'GET', `projects/{project}/aggregated/${plural}`, { parameters: AGGREGATED_LIST_PARAMETERS, response, scopes: READ });
+  return discoveryMethod(`compute.${resource}.aggregatedList`, 'GET', `projects/{project}/aggregated/${plural}`, {
+    parameters: AGGREGATED_LIST_PARAMETERS,
+    response,
+    scopes: READ,
+  });
 }
 
 /** operations are the Operation methods of one scope (global, regional or zonal). */
 function operations(resource: string, scope: string): DiscoveryMethod[] {
   const ops = collection(resource, scope, 'operations', 'operation');
-  return [ops.get('Operation'), ops.onMember('wait', 'POST', { response: 'Operation', scopes: READ }, 'wait'), ops.onMember('delete', 'DELETE', { scopes: WRITE }), ops.list('OperationList')];
+  return [
+    ops.get('Operation'),
+    ops.onMember('wait', 'POST', { response: 'Operation', scopes: READ }, 'wait'),
+    ops.onMember('delete', 'DELETE', { scopes: WRITE }),
+    ops.list('OperationList'),
+  ];
 }
 
 /** instanceTemplates are the instance template methods both scopes have. */
@@ -97,11 +106,27 @@ function securityPolicyMembers(policies: Collection, regional: boolean): Discove
     policies.onMember('patch', 'PATCH', { parameters: { ...REQUEST_ID, ...UPDATE_MASK }, request: 'SecurityPolicy', response: 'Operation', scopes: WRITE }),
     policies.onMember('delete', 'DELETE', { parameters: REQUEST_ID, response: 'Operation', scopes: WRITE }),
     policies.onMember('getRule', 'GET', { ...rule, parameters: PRIORITY, response: 'SecurityPolicyRule', scopes: READ }, 'getRule'),
-    policies.onMember('addRule', 'POST', { ...rule, parameters: VALIDATE_ONLY, request: 'SecurityPolicyRule', response: 'Operation', scopes: WRITE }, 'addRule'),
-    policies.onMember('patchRule', 'POST', { ...rule, parameters: { ...PRIORITY, ...UPDATE_MASK, ...VALIDATE_ONLY }, request: 'SecurityPolicyRule', response: 'Operation', scopes: WRITE }, 'patchRule'),
+    policies.onMember(
+      'addRule',
+      'POST',
+      { ...rule, parameters: VALIDATE_ONLY, request: 'SecurityPolicyRule', response: 'Operation', scopes: WRITE },
+      'addRule',
+    ),
+    policies.onMember(
+      'patchRule',
+      'POST',
+      { ...rule, parameters: { ...PRIORITY, ...UPDATE_MASK, ...VALIDATE_ONLY }, request: 'SecurityPolicyRule', response: 'Operation', scopes: WRITE },
+      'patchRule',
+    ),
     policies.onMember('removeRule', 'POST', { ...rule, parameters: PRIORITY, response: 'Operation', scopes: WRITE }, 'removeRule'),
     regional
-      ? policies.onMember('setLabels', 'POST', { ...rule, parameters: REQUEST_ID, request: 'RegionSetLabelsRequest', response: 'Operation', scopes: WRITE }, 'setLabels', 'resource')
+      ? policies.onMember(
+          'setLabels',
+          'POST',
+          { ...rule, parameters: REQUEST_ID, request: 'RegionSetLabelsRequest', response: 'Operation', scopes: WRITE },
+          'setLabels',
+          'resource',
+        )
       : policies.onMember('setLabels', 'POST', { request: 'GlobalSetLabelsRequest', response: 'Operation', scopes: WRITE }, 'setLabels', 'resource'),
   ];
 }
@@ -130,7 +155,12 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
   ...instanceTemplates('instanceTemplates', GLOBAL),
   aggregatedList('instanceTemplates', 'instanceTemplates', 'InstanceTemplateAggregatedList'),
   ...instanceTemplates('regionInstanceTemplates', REGION),
-  securityPolicies.onCollection('listPreconfiguredExpressionSets', 'GET', { parameters: LIST_PARAMETERS, response: 'SecurityPoliciesListPreconfiguredExpressionSetsResponse', scopes: READ }, 'listPreconfiguredExpressionSets'),
+  securityPolicies.onCollection(
+    'listPreconfiguredExpressionSets',
+    'GET',
+    { parameters: LIST_PARAMETERS, response: 'SecurityPoliciesListPreconfiguredExpressionSetsResponse', scopes: READ },
+    'listPreconfiguredExpressionSets',
+  ),
   securityPolicies.onCollection('insert', 'POST', insertSecurityPolicy),
   securityPolicies.list('SecurityPolicyList'),
   ...securityPolicyMembers(securityPolicies, false),

@@ -250,12 +250,19 @@ describe('admin API: snapshot, restore and reset', () => {
   });
 
   it('refuses a snapshot it cannot read, or one sent as another type, and changes nothing', async () => {
-    const truncated = await fetch(`${fb.url}/_fogbank/snapshot`, { method: 'PUT', headers: { ...admin, 'content-type': 'application/gzip' }, body: 'not a snapshot' });
+    const truncated = await fetch(`${fb.url}/_fogbank/snapshot`, {
+      method: 'PUT',
+      headers: { ...admin, 'content-type': 'application/gzip' },
+      body: 'not a snapshot',
+    });
     assert.equal(truncated.status, 400);
     assert.deepEqual(await truncated.json(), controlError(400, 'INVALID_ARGUMENT', 'not a fogbank snapshot: it is not gzip data'));
     const json = await call('PUT', '/_fogbank/snapshot', { snapshot: 'no' });
     assert.equal(json.status, 415);
-    assert.deepEqual(json.body, controlError(415, 'INVALID_ARGUMENT', "a snapshot is sent as application/gzip or application/octet-stream, not 'application/json'"));
+    assert.deepEqual(
+      json.body,
+      controlError(415, 'INVALID_ARGUMENT', "a snapshot is sent as application/gzip or application/octet-stream, not 'application/json'"),
+    );
     assert.equal((await call('GET', role)).status, 200, 'the state is the one before the refused snapshots');
   });
 

@@ -35,7 +35,8 @@ export function registerSnapshotRoutes(app: FastifyInstance, control: ControlPla
 
   app.put('/_fogbank/snapshot', async (request) => {
     const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-    if (!SNAPSHOT_MEDIA_TYPES.includes(type)) throw new ControlError(415, `a snapshot is sent as ${SNAPSHOT_MEDIA_TYPES.join(' or ')}, not '${type || 'no content type'}'`);
+    if (!SNAPSHOT_MEDIA_TYPES.includes(type))
+      throw new ControlError(415, `a snapshot is sent as ${SNAPSHOT_MEDIA_TYPES.join(' or ')}, not '${type || 'no content type'}'`);
     try {
       return await control.snapshots.restore(request.body as Readable);
     } catch (error) {

@@ -39,7 +39,9 @@ export function apiName(api: DiscoveryApi, spelling: Spelling): string {
 /** methodPath is a method's path in the client's spelling: Gmail's and Play's paths start with the API's name and version. */
 function methodPath(api: DiscoveryApi, method: DiscoveryMethod, spelling: Spelling): string {
   const real = `${api.name}/${api.version}/`;
-  return spelling === 'spec' && api.specName !== undefined && method.path.startsWith(real) ? `${api.specName}/${api.version}/${method.path.slice(real.length)}` : method.path;
+  return spelling === 'spec' && api.specName !== undefined && method.path.startsWith(real)
+    ? `${api.specName}/${api.version}/${method.path.slice(real.length)}`
+    : method.path;
 }
 
 /** spellScope writes a scope in the client's spelling of the API (the spec's `…/auth/mail.send` for `mail`). */
@@ -97,7 +99,10 @@ function pruneEmpty(resources: Readonly<Record<string, ResourceNode>>): Json {
   return Object.fromEntries(
     Object.entries(resources).map(([name, node]) => [
       name,
-      { ...(Object.keys(node.methods).length === 0 ? {} : { methods: node.methods }), ...(Object.keys(node.resources).length === 0 ? {} : { resources: pruneEmpty(node.resources) }) },
+      {
+        ...(Object.keys(node.methods).length === 0 ? {} : { methods: node.methods }),
+        ...(Object.keys(node.resources).length === 0 ? {} : { resources: pruneEmpty(node.resources) }),
+      },
     ]),
   );
 }

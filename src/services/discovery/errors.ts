@@ -37,5 +37,9 @@ function toDiscoveryError(error: unknown, site: ErrorSite): DiscoveryError {
 export function renderDiscoveryError(error: unknown, site: ErrorSite): ErrorResponse {
   if (error instanceof InjectedFault) return injectedFaultAnswer(error, true);
   const answer = toDiscoveryError(error, site);
-  return { status: answer.httpStatus, headers: { 'content-type': 'application/json; charset=UTF-8' }, body: googleErrorBody({ httpStatus: answer.httpStatus, message: answer.message, reason: answer.reason, status: answer.status }) };
+  return {
+    status: answer.httpStatus,
+    headers: { 'content-type': 'application/json; charset=UTF-8' },
+    body: googleErrorBody({ httpStatus: answer.httpStatus, message: answer.message, reason: answer.reason, status: answer.status }),
+  };
 }

@@ -11,19 +11,31 @@ import { mailService } from './index.ts';
 const ann = { authorization: 'Bearer ann' };
 const BAD_REQUEST = 'type.googleapis.com/google.rpc.BadRequest';
 
-describe('label lists in a modify body, as Google\'s front end reads them', () => {
+describe("label lists in a modify body, as Google's front end reads them", () => {
   let app: FogbankServer;
   let id: string;
   before(async () => {
     const auth = new Authenticator('admin', [{ token: 'ann', email: 'ann@example.com', scopes: ['https://mail.google.com/'], permissions: [] }]);
-    app = await buildServer({ store: new MemoryStore(), clock: new ManualClock(Date.UTC(2025, 5, 1)), timers: realTimers, ids: seededIds('body-fields'), auth, operations: 'instant' }, [mailService], { logLevel: 'silent', bodyLimit: 1024 * 1024 });
+    app = await buildServer(
+      {
+        store: new MemoryStore(),
+        clock: new ManualClock(Date.UTC(2025, 5, 1)),
+        timers: realTimers,
+        ids: seededIds('body-fields'),
+        auth,
+        operations: 'instant',
+      },
+      [mailService],
+      { logLevel: 'silent', bodyLimit: 1024 * 1024 },
+    );
     const raw = Buffer.from('To: ann@example.com\r\nSubject: s\r\n\r\nx').toString('base64url');
     const sent = await app.inject({ method: 'POST', url: '/gmail/v1/users/me/messages/send', headers: ann, payload: { raw } });
     id = sent.json().id;
   });
   after(() => app.close());
 
-  const modify = (payload: unknown) => app.inject({ method: 'POST', url: `/gmail/v1/users/me/messages/${id}/modify`, headers: ann, payload: payload as Record<string, unknown> });
+  const modify = (payload: unknown) =>
+    app.inject({ method: 'POST', url: `/gmail/v1/users/me/messages/${id}/modify`, headers: ann, payload: payload as Record<string, unknown> });
 
   test('answers a label id that is an object, array, number or boolean with 400 INVALID_ARGUMENT naming the proto field and index', async () => {
     const cases: ReadonlyArray<readonly [Record<string, unknown>, string, string]> = [
@@ -50,7 +62,7 @@ describe('label lists in a modify body, as Google\'s front end reads them', () =
     }
   });
 
-  test('answers a null label id with the front end\'s repeated-field 400', async () => {
+  test("answers a null label id with the front end's repeated-field 400", async () => {
     const response = await modify({ removeLabelIds: ['UNREAD', null] });
     assert.equal(response.statusCode, 400);
     assert.equal(response.json().error.message, "Invalid JSON payload received. Null values are not allowed in repeated field 'remove_label_ids'.");

@@ -90,19 +90,31 @@ export class ComposeService {
   }
 
   /** sendDraft sends a draft (after replacing its message when `source` is given) and deletes it. */
-  async sendDraft(mailbox: string, draftId: string, source: RawSource | undefined, threadId: string | undefined, signal?: AbortSignal): Promise<MinimalMessage> {
+  async sendDraft(
+    mailbox: string,
+    draftId: string,
+    source: RawSource | undefined,
+    threadId: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<MinimalMessage> {
     const { draft, message } = await this.#draft(mailbox, draftId);
     const raw: RawSource = source ?? (await this.files.source(message.file));
     const outgoing = await composeOutgoing(raw, mailbox, this.#send, this.files, this.clock, this.ids);
     const unused: string[] = [];
-    const sent = await this.#deliver(mailbox, outgoing, threadId ?? message.threadId, async (tx) => {
-      const current = await tx.get<DraftRecord>(KINDS.drafts, key(mailbox, draftId));
-      if (current === undefined) throw notFound();
-      await tx.delete(KINDS.drafts, key(mailbox, draftId));
-      const draftMessage = await tx.get<MessageRecord>(KINDS.messages, key(mailbox, draft.messageId));
-      const file = draftMessage === undefined ? undefined : await removeMessage(tx, mailbox, draftMessage.value);
-      if (file !== undefined) unused.push(file);
-    }, signal);
+    const sent = await this.#deliver(
+      mailbox,
+      outgoing,
+      threadId ?? message.threadId,
+      async (tx) => {
+        const current = await tx.get<DraftRecord>(KINDS.drafts, key(mailbox, draftId));
+        if (current === undefined) throw notFound();
+        await tx.delete(KINDS.drafts, key(mailbox, draftId));
+        const draftMessage = await tx.get<MessageRecord>(KINDS.messages, key(mailbox, draft.messageId));
+        const file = draftMessage === undefined ? undefined : await removeMessage(tx, mailbox, draftMessage.value);
+        if (file !== undefined) unused.push(file);
+      },
+      signal,
+    );
     await Promise.all(unused.map((file) => this.files.remove(file)));
     return sent;
   }
@@ -142,7 +154,13 @@ export class ComposeService {
    * threads only when the message answers another, then every mailbox's counter at once, and
    * writes every copy's rows in one batch.
    */
-  async #deliver(mailbox: string, outgoing: OutgoingMessage, threadId: string | undefined, alsoInTransaction: ((tx: Transaction) => Promise<void>) | undefined, signal?: AbortSignal): Promise<MinimalMessage> {
+  async #deliver(
+    mailbox: string,
+    outgoing: OutgoingMessage,
+    threadId: string | undefined,
+    alsoInTransaction: ((tx: Transaction) => Promise<void>) | undefined,
+    signal?: AbortSignal,
+  ): Promise<MinimalMessage> {
     const everyone = allRecipients(outgoing.recipients);
     const recipients = everyone.filter((address) => address !== mailbox);
     const toSelf = recipients.length !== everyone.length;
@@ -176,7 +194,15 @@ export class ComposeService {
     return minimal(sent);
   }
 
-  #record(id: string, threadId: string, labelIds: string[], outgoing: OutgoingMessage, file: StoredRaw, delivered: boolean, now = this.clock.now()): Omit<MessageRecord, 'historyId'> {
+  #record(
+    id: string,
+    threadId: string,
+    labelIds: string[],
+    outgoing: OutgoingMessage,
+    file: StoredRaw,
+    delivered: boolean,
+    now = this.clock.now(),
+  ): Omit<MessageRecord, 'historyId'> {
     return {
       id,
       threadId,

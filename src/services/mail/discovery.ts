@@ -17,7 +17,14 @@ const gmailScopes = (...names: string[]): string[] => [FULL_MAILBOX_SCOPE, ...na
 const COMPOSE = gmailScopes('addons.current.action.compose', 'compose', 'modify');
 const MODIFY = gmailScopes('modify');
 const LIST_READ = gmailScopes('metadata', 'modify', 'readonly');
-const MESSAGE_READ = gmailScopes('addons.current.message.action', 'addons.current.message.metadata', 'addons.current.message.readonly', 'metadata', 'modify', 'readonly');
+const MESSAGE_READ = gmailScopes(
+  'addons.current.message.action',
+  'addons.current.message.metadata',
+  'addons.current.message.readonly',
+  'metadata',
+  'modify',
+  'readonly',
+);
 const DRAFT_READ = gmailScopes('compose', 'modify', 'readonly');
 const LABEL_READ = gmailScopes('labels', 'metadata', 'modify', 'readonly');
 const LABEL_WRITE = gmailScopes('labels', 'modify');
@@ -26,7 +33,11 @@ const REPEATED_STRING: DiscoveryParameter = { type: 'string', location: 'query',
 /** PAGE_PARAMETERS are the paging query parameters of every mail list method. */
 const PAGE_PARAMETERS: DiscoveryParameters = { maxResults: { type: 'integer', location: 'query', format: 'uint32', default: '100' }, pageToken: QUERY_STRING };
 /** SEARCH_PARAMETERS are the query parameters of the messages, threads and drafts lists. */
-const SEARCH_PARAMETERS: DiscoveryParameters = { includeSpamTrash: { type: 'boolean', location: 'query', default: 'false' }, ...PAGE_PARAMETERS, q: QUERY_STRING };
+const SEARCH_PARAMETERS: DiscoveryParameters = {
+  includeSpamTrash: { type: 'boolean', location: 'query', default: 'false' },
+  ...PAGE_PARAMETERS,
+  q: QUERY_STRING,
+};
 const messageFormat = (values: readonly string[]): DiscoveryParameter => ({ type: 'string', location: 'query', enum: values, default: 'full' });
 const MESSAGE_FORMAT = messageFormat(['minimal', 'full', 'raw', 'metadata']);
 
@@ -38,9 +49,22 @@ function user(id: string, httpMethod: DiscoveryMethod['httpMethod'], path: strin
 
 /** MAIL_METHODS are the methods the mail family serves. */
 export const MAIL_METHODS: readonly DiscoveryMethod[] = [
-  user('messages.send', 'POST', '/messages/send', { request: 'Message', response: 'Message', scopes: [...COMPOSE, scope('gmail.send')], mediaUpload: MESSAGE_MEDIA }),
-  user('messages.list', 'GET', '/messages', { parameters: { ...SEARCH_PARAMETERS, labelIds: REPEATED_STRING }, response: 'ListMessagesResponse', scopes: LIST_READ }),
-  user('messages.get', 'GET', '/messages/{id}', { parameters: { format: MESSAGE_FORMAT, metadataHeaders: REPEATED_STRING }, response: 'Message', scopes: MESSAGE_READ }),
+  user('messages.send', 'POST', '/messages/send', {
+    request: 'Message',
+    response: 'Message',
+    scopes: [...COMPOSE, scope('gmail.send')],
+    mediaUpload: MESSAGE_MEDIA,
+  }),
+  user('messages.list', 'GET', '/messages', {
+    parameters: { ...SEARCH_PARAMETERS, labelIds: REPEATED_STRING },
+    response: 'ListMessagesResponse',
+    scopes: LIST_READ,
+  }),
+  user('messages.get', 'GET', '/messages/{id}', {
+    parameters: { format: MESSAGE_FORMAT, metadataHeaders: REPEATED_STRING },
+    response: 'Message',
+    scopes: MESSAGE_READ,
+  }),
   user('messages.modify', 'POST', '/messages/{id}/modify', { request: 'ModifyMessageRequest', response: 'Message', scopes: MODIFY }),
   user('messages.trash', 'POST', '/messages/{id}/trash', { response: 'Message', scopes: MODIFY }),
   user('messages.untrash', 'POST', '/messages/{id}/untrash', { response: 'Message', scopes: MODIFY }),
@@ -55,8 +79,16 @@ export const MAIL_METHODS: readonly DiscoveryMethod[] = [
   user('drafts.list', 'GET', '/drafts', { parameters: SEARCH_PARAMETERS, response: 'ListDraftsResponse', scopes: DRAFT_READ }),
   user('drafts.get', 'GET', '/drafts/{id}', { parameters: { format: MESSAGE_FORMAT }, response: 'Draft', scopes: DRAFT_READ }),
   user('drafts.delete', 'DELETE', '/drafts/{id}', { scopes: COMPOSE }),
-  user('threads.list', 'GET', '/threads', { parameters: { ...SEARCH_PARAMETERS, labelIds: REPEATED_STRING }, response: 'ListThreadsResponse', scopes: LIST_READ }),
-  user('threads.get', 'GET', '/threads/{id}', { parameters: { format: messageFormat(['full', 'metadata', 'minimal']), metadataHeaders: REPEATED_STRING }, response: 'Thread', scopes: MESSAGE_READ }),
+  user('threads.list', 'GET', '/threads', {
+    parameters: { ...SEARCH_PARAMETERS, labelIds: REPEATED_STRING },
+    response: 'ListThreadsResponse',
+    scopes: LIST_READ,
+  }),
+  user('threads.get', 'GET', '/threads/{id}', {
+    parameters: { format: messageFormat(['full', 'metadata', 'minimal']), metadataHeaders: REPEATED_STRING },
+    response: 'Thread',
+    scopes: MESSAGE_READ,
+  }),
   user('labels.list', 'GET', '/labels', { response: 'ListLabelsResponse', scopes: LABEL_READ }),
   user('labels.get', 'GET', '/labels/{id}', { response: 'Label', scopes: LABEL_READ }),
   user('labels.create', 'POST', '/labels', { request: 'Label', response: 'Label', scopes: LABEL_WRITE }),
@@ -85,8 +117,25 @@ const object = (id: string, properties: Record<string, unknown>): DiscoverySchem
 
 /** MAIL_SCHEMAS are the resources the mail methods take and answer, with the fields fogbank renders. */
 const MAIL_SCHEMAS: Readonly<Record<string, DiscoverySchema>> = {
-  Message: object('Message', { id: str, threadId: str, labelIds: listOf(str), snippet: str, historyId: uint64, internalDate: { type: 'string', format: 'int64' }, payload: ref('MessagePart'), sizeEstimate: int32, raw: bytes }),
-  MessagePart: object('MessagePart', { partId: str, mimeType: str, filename: str, headers: listOf(ref('MessagePartHeader')), body: ref('MessagePartBody'), parts: listOf(ref('MessagePart')) }),
+  Message: object('Message', {
+    id: str,
+    threadId: str,
+    labelIds: listOf(str),
+    snippet: str,
+    historyId: uint64,
+    internalDate: { type: 'string', format: 'int64' },
+    payload: ref('MessagePart'),
+    sizeEstimate: int32,
+    raw: bytes,
+  }),
+  MessagePart: object('MessagePart', {
+    partId: str,
+    mimeType: str,
+    filename: str,
+    headers: listOf(ref('MessagePartHeader')),
+    body: ref('MessagePartBody'),
+    parts: listOf(ref('MessagePart')),
+  }),
   MessagePartBody: object('MessagePartBody', { attachmentId: str, size: int32, data: bytes }),
   MessagePartHeader: object('MessagePartHeader', { name: str, value: str }),
   Draft: object('Draft', { id: str, message: ref('Message') }),

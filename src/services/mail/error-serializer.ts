@@ -47,5 +47,9 @@ export function mailErrorBody(error: MailError): Record<string, unknown> {
 export function renderMailError(error: unknown, site: ErrorSite): ErrorResponse {
   if (error instanceof InjectedFault) return injectedFaultAnswer(error, true);
   const mailError = toMailError(error, site);
-  return { status: mailError.httpStatus, headers: { ...mailError.headers(), 'content-type': 'application/json; charset=UTF-8' }, body: mailErrorBody(mailError) };
+  return {
+    status: mailError.httpStatus,
+    headers: { ...mailError.headers(), 'content-type': 'application/json; charset=UTF-8' },
+    body: mailErrorBody(mailError),
+  };
 }

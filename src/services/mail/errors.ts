@@ -54,16 +54,23 @@ export function delegationDenied(userId: string): MailError {
   return new MailError(403, 'forbidden', 'PERMISSION_DENIED', `Delegation denied for ${userId}`);
 }
 
-const CREDENTIAL_HELP = 'Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.';
+const CREDENTIAL_HELP =
+  'Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.';
 
 /** missingCredential is Google's 401 for a request with no credential. */
 export function missingCredential(): MailError {
-  return new MailError(401, 'required', 'UNAUTHENTICATED', `Request is missing required authentication credential. ${CREDENTIAL_HELP}`, { location: 'Authorization', locationType: 'header' });
+  return new MailError(401, 'required', 'UNAUTHENTICATED', `Request is missing required authentication credential. ${CREDENTIAL_HELP}`, {
+    location: 'Authorization',
+    locationType: 'header',
+  });
 }
 
 /** invalidCredential is Google's 401 for a token it does not recognise. */
 export function invalidCredential(): MailError {
-  return new MailError(401, 'authError', 'UNAUTHENTICATED', `Request had invalid authentication credentials. ${CREDENTIAL_HELP}`, { location: 'Authorization', locationType: 'header' });
+  return new MailError(401, 'authError', 'UNAUTHENTICATED', `Request had invalid authentication credentials. ${CREDENTIAL_HELP}`, {
+    location: 'Authorization',
+    locationType: 'header',
+  });
 }
 
 /** insufficientScopes is Google's 403 for a token whose scopes do not cover the method, with its ErrorInfo detail. */

@@ -8,13 +8,6 @@ export const MAIL_API_PATH = new Vocabulary([{ real: '/gmail/v1', spec: '/mail/v
 export const FULL_MAILBOX_SCOPE = 'https://mail.google.com/';
 
 /** MAIL_SCOPE_TERMS are the mail API's OAuth scopes: the spec's `{scope_base}/mail.send` is `…/auth/gmail.send`. */
-export const MAIL_SCOPE_TERMS: readonly Term[] = [
-  'modify',
-  'compose',
-  'addons.current.action.compose',
-  'send',
-  'readonly',
-  'labels',
-  'metadata',
-  'insert',
-].map((name) => ({ real: `${REAL_SCOPE_BASE}/gmail.${name}`, spec: `${REAL_SCOPE_BASE}/mail.${name}` }));
+export const MAIL_SCOPE_TERMS: readonly Term[] = ['modify', 'compose', 'addons.current.action.compose', 'send', 'readonly', 'labels', 'metadata', 'insert'].map(
+  (name) => ({ real: `${REAL_SCOPE_BASE}/gmail.${name}`, spec: `${REAL_SCOPE_BASE}/mail.${name}` }),
+);

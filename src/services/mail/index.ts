@@ -12,7 +12,10 @@ const API_BASE = '/gmail/v1';
 export const MAIL_PREFIXES = { metadata: API_BASE, upload: `/upload${API_BASE}`, resumable: `/resumable/upload${API_BASE}` };
 
 /** MAIL_ALIASES are the same addresses in the spec's spelling (`/mail/v1`, identifiers.ts). */
-const MAIL_ALIASES = Object.values(MAIL_PREFIXES).map((canonical) => ({ alias: canonical.replace(API_BASE, MAIL_API_PATH.spell(API_BASE, 'spec')), canonical }));
+const MAIL_ALIASES = Object.values(MAIL_PREFIXES).map((canonical) => ({
+  alias: canonical.replace(API_BASE, MAIL_API_PATH.spell(API_BASE, 'spec')),
+  canonical,
+}));
 
 /** mailService is the mail API family (spec D, the Gmail API): send, drafts, mailboxes per recipient, over every upload protocol. */
 export const mailService: ServiceDefinition = {

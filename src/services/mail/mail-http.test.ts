@@ -45,7 +45,8 @@ async function list(headers: Record<string, string>, query: string): Promise<str
   return ((response.json().messages ?? []) as { id: string }[]).map((m) => m.id);
 }
 
-const get = async (headers: Record<string, string>, id: string, format = 'full') => (await app.inject({ method: 'GET', url: `/gmail/v1/users/me/messages/${id}?format=${format}`, headers })).json();
+const get = async (headers: Record<string, string>, id: string, format = 'full') =>
+  (await app.inject({ method: 'GET', url: `/gmail/v1/users/me/messages/${id}?format=${format}`, headers })).json();
 
 describe('sending', () => {
   test('From is rewritten to the sender keeping its name; Message-ID and Date are added', async () => {
@@ -61,27 +62,51 @@ describe('sending', () => {
     const first = await send('To: bob@example.com\r\nSubject: Plans\r\nMessage-ID: <plans@example.com>\r\n\r\none');
     const withoutThreadId = await send('To: bob@example.com\r\nSubject: Re: Plans\r\nIn-Reply-To: <plans@example.com>\r\n\r\ntwo');
     assert.equal(withoutThreadId.threadId, withoutThreadId.id);
-    const otherSubject = await send('To: bob@example.com\r\nSubject: Something else\r\nIn-Reply-To: <plans@example.com>\r\n\r\nthree', { threadId: first.threadId });
+    const otherSubject = await send('To: bob@example.com\r\nSubject: Something else\r\nIn-Reply-To: <plans@example.com>\r\n\r\nthree', {
+      threadId: first.threadId,
+    });
     assert.equal(otherSubject.threadId, otherSubject.id);
     const reply = await send('To: bob@example.com\r\nSubject: RE: plans\r\nReferences: <plans@example.com>\r\n\r\nfour', { threadId: first.threadId });
     assert.equal(reply.threadId, first.threadId);
     const bobs = (await app.inject({ method: 'GET', url: '/gmail/v1/users/me/threads?q=plans', headers: bob })).json().threads as { id: string }[];
     const thread = (await app.inject({ method: 'GET', url: `/gmail/v1/users/me/threads/${bobs[0]!.id}?format=minimal`, headers: bob })).json();
-    assert.deepEqual(thread.messages.map((m: { snippet: string }) => m.snippet), ['one', 'two', 'four']);
+    assert.deepEqual(
+      thread.messages.map((m: { snippet: string }) => m.snippet),
+      ['one', 'two', 'four'],
+    );
   });
 
   test('the spec path, the upload path in both spellings and the resumable alias', async () => {
-    const upload = await app.inject({ method: 'POST', url: '/upload/mail/v1/users/me/drafts?uploadType=multipart', headers: { ...ann, 'content-type': 'multipart/related; boundary="b"' }, payload: '--b\r\ncontent-type: application/json\r\n\r\n{"message":{}}\r\n--b\r\ncontent-type: message/rfc822\r\n\r\nTo: bob@example.com\r\nSubject: spec upload\r\n\r\nd\r\n--b--' });
+    const upload = await app.inject({
+      method: 'POST',
+      url: '/upload/mail/v1/users/me/drafts?uploadType=multipart',
+      headers: { ...ann, 'content-type': 'multipart/related; boundary="b"' },
+      payload:
+        '--b\r\ncontent-type: application/json\r\n\r\n{"message":{}}\r\n--b\r\ncontent-type: message/rfc822\r\n\r\nTo: bob@example.com\r\nSubject: spec upload\r\n\r\nd\r\n--b--',
+    });
     assert.equal(upload.statusCode, 200, upload.body);
     assert.match(upload.json().id, /^r-\d+$/);
-    const initiated = await app.inject({ method: 'POST', url: '/resumable/upload/gmail/v1/users/me/messages/send', headers: { ...ann, 'x-upload-content-type': 'message/rfc822' } });
+    const initiated = await app.inject({
+      method: 'POST',
+      url: '/resumable/upload/gmail/v1/users/me/messages/send',
+      headers: { ...ann, 'x-upload-content-type': 'message/rfc822' },
+    });
     assert.equal(initiated.statusCode, 200);
     const location = new URL(String(initiated.headers['location']));
     assert.equal(location.pathname, '/resumable/upload/gmail/v1/users/me/messages/send');
-    const done = await app.inject({ method: 'PUT', url: `${location.pathname}${location.search}`, payload: 'To: bob@example.com\r\nSubject: resumable alias\r\n\r\nr' });
+    const done = await app.inject({
+      method: 'PUT',
+      url: `${location.pathname}${location.search}`,
+      payload: 'To: bob@example.com\r\nSubject: resumable alias\r\n\r\nr',
+    });
     assert.equal(done.statusCode, 200, done.body);
     assert.deepEqual(done.json().labelIds, ['SENT']);
-    const sentToMetadata = await app.inject({ method: 'POST', url: '/gmail/v1/users/me/messages/send', headers: { ...ann, 'content-type': 'message/rfc822' }, payload: 'To: b@example.com\r\n\r\nx' });
+    const sentToMetadata = await app.inject({
+      method: 'POST',
+      url: '/gmail/v1/users/me/messages/send',
+      headers: { ...ann, 'content-type': 'message/rfc822' },
+      payload: 'To: b@example.com\r\n\r\nx',
+    });
     assert.equal(sentToMetadata.json().error.message, 'Upload requests must include an uploadType URL parameter and a URL path beginning with /upload/');
   });
 });
@@ -104,18 +129,33 @@ describe('search and lists', () => {
     assert.equal(bobInbox.length, 2);
     const page1 = (await app.inject({ method: 'GET', url: '/gmail/v1/users/me/messages?maxResults=1&q=newer_than:60d', headers: bob })).json();
     assert.equal(page1.messages.length, 1);
-    const page2 = (await app.inject({ method: 'GET', url: `/gmail/v1/users/me/messages?maxResults=1&q=newer_than:60d&pageToken=${page1.nextPageToken}`, headers: bob })).json();
+    const page2 = (
+      await app.inject({ method: 'GET', url: `/gmail/v1/users/me/messages?maxResults=1&q=newer_than:60d&pageToken=${page1.nextPageToken}`, headers: bob })
+    ).json();
     assert.notEqual(page2.messages[0].id, page1.messages[0].id);
-    assert.equal((await app.inject({ method: 'GET', url: '/gmail/v1/users/me/messages?q=is:nonsense', headers: bob })).json().error.message, 'Invalid search query: is:nonsense');
+    assert.equal(
+      (await app.inject({ method: 'GET', url: '/gmail/v1/users/me/messages?q=is:nonsense', headers: bob })).json().error.message,
+      'Invalid search query: is:nonsense',
+    );
   });
 
   test('history: historyTypes filter, labelId and the mailbox historyId', async () => {
     const profile = (await app.inject({ method: 'GET', url: '/gmail/v1/users/me/profile', headers: bob })).json();
     const start = profile.historyId;
     const [id] = await list(bob, 'q=subject:lunch');
-    await app.inject({ method: 'POST', url: `/gmail/v1/users/me/messages/${id}/modify`, headers: bob, payload: { removeLabelIds: ['UNREAD'], addLabelIds: ['STARRED'] } });
-    const history = (await app.inject({ method: 'GET', url: `/gmail/v1/users/me/history?startHistoryId=${start}&historyTypes=labelRemoved`, headers: bob })).json();
-    assert.deepEqual(history.history.map((h: { labelsRemoved: { labelIds: string[] }[] }) => h.labelsRemoved[0]!.labelIds), [['UNREAD']]);
+    await app.inject({
+      method: 'POST',
+      url: `/gmail/v1/users/me/messages/${id}/modify`,
+      headers: bob,
+      payload: { removeLabelIds: ['UNREAD'], addLabelIds: ['STARRED'] },
+    });
+    const history = (
+      await app.inject({ method: 'GET', url: `/gmail/v1/users/me/history?startHistoryId=${start}&historyTypes=labelRemoved`, headers: bob })
+    ).json();
+    assert.deepEqual(
+      history.history.map((h: { labelsRemoved: { labelIds: string[] }[] }) => h.labelsRemoved[0]!.labelIds),
+      [['UNREAD']],
+    );
     assert.equal(history.history[0].labelsAdded, undefined);
     assert.equal(history.historyId, String(Number(start) + 1));
   });
@@ -129,7 +169,11 @@ describe('search and lists', () => {
     assert.equal((await app.inject({ method: 'DELETE', url: '/gmail/v1/users/me/labels/INBOX', headers: bob })).json().error.message, 'Invalid delete request');
     const [id] = await list(bob, 'q=subject:invoice');
     await app.inject({ method: 'POST', url: `/gmail/v1/users/me/messages/${id}/modify`, headers: bob, payload: { addLabelIds: ['Label_1'] } });
-    assert.equal((await app.inject({ method: 'POST', url: `/gmail/v1/users/me/messages/${id}/modify`, headers: bob, payload: { addLabelIds: ['Label_9'] } })).json().error.message, 'Invalid label: Label_9');
+    assert.equal(
+      (await app.inject({ method: 'POST', url: `/gmail/v1/users/me/messages/${id}/modify`, headers: bob, payload: { addLabelIds: ['Label_9'] } })).json().error
+        .message,
+      'Invalid label: Label_9',
+    );
     assert.equal((await app.inject({ method: 'DELETE', url: '/gmail/v1/users/me/labels/Label_1', headers: bob })).statusCode, 204);
     assert.ok(!(await get(bob, id!, 'minimal')).labelIds.includes('Label_1'));
   });

@@ -3,7 +3,18 @@ import type { Store } from '../../store/store.ts';
 import { invalidArgument, MailError, notFound } from './errors.ts';
 import type { MessageFiles } from './message-files.ts';
 import { relabel, removeMessage } from './mailbox-writes.ts';
-import { historyKey, key, KINDS, SYSTEM_LABEL_IDS, type DraftRecord, type FileRefs, type HistoryRecord, type LabelRecord, type MailboxRecord, type MessageRecord } from './model.ts';
+import {
+  historyKey,
+  key,
+  KINDS,
+  SYSTEM_LABEL_IDS,
+  type DraftRecord,
+  type FileRefs,
+  type HistoryRecord,
+  type LabelRecord,
+  type MailboxRecord,
+  type MessageRecord,
+} from './model.ts';
 import { parseQuery, type QueryContext } from './query.ts';
 
 /** partBodies loads the MIME splitter with the first read of a body part, not at start-up. */
@@ -59,7 +70,12 @@ export class MailboxService {
     const candidates = records
       .map((record) => record.value)
       .filter((message) => options.labelIds.every((label) => message.labelIds.includes(label)))
-      .filter((message) => options.includeSpamTrash || options.labelIds.some((label) => label === 'SPAM' || label === 'TRASH') || !message.labelIds.some((label) => label === 'SPAM' || label === 'TRASH'));
+      .filter(
+        (message) =>
+          options.includeSpamTrash ||
+          options.labelIds.some((label) => label === 'SPAM' || label === 'TRASH') ||
+          !message.labelIds.some((label) => label === 'SPAM' || label === 'TRASH'),
+      );
     const matches = await this.#matcher(mailbox, options.q, candidates);
     const matching = candidates.filter(matches).sort((a, b) => b.internalDate - a.internalDate || (a.id < b.id ? 1 : -1));
     return paginate(matching, options);
@@ -111,7 +127,11 @@ export class MailboxService {
       const message = await this.store.get<MessageRecord>(KINDS.messages, key(mailbox, draft.value.messageId));
       if (message !== undefined) all.push({ draft: draft.value, message: message.value });
     }
-    const matches = await this.#matcher(mailbox, options.q, all.map((pair) => pair.message));
+    const matches = await this.#matcher(
+      mailbox,
+      options.q,
+      all.map((pair) => pair.message),
+    );
     const pairs = all.filter((pair) => matches(pair.message));
     pairs.sort((a, b) => b.message.internalDate - a.message.internalDate);
     return paginate(pairs, options);
@@ -151,7 +171,14 @@ export class MailboxService {
   }
 
   /** history lists changes after `startHistoryId`, optionally of some types or one label. */
-  async history(mailbox: string, startHistoryId: number, types: readonly string[], labelId: string | undefined, maxResults: number, pageToken: string | undefined): Promise<Record<string, unknown>> {
+  async history(
+    mailbox: string,
+    startHistoryId: number,
+    types: readonly string[],
+    labelId: string | undefined,
+    maxResults: number,
+    pageToken: string | undefined,
+  ): Promise<Record<string, unknown>> {
     const records = await this.store.list<HistoryRecord>(KINDS.history, { prefix: `${mailbox}/`, after: historyKey(mailbox, startHistoryId) });
     // historyTypes values are singular (messageAdded); the History fields plural (messagesAdded).
     const wanted = new Set(types.map((type) => HISTORY_FIELDS[type] ?? type));
@@ -175,7 +202,9 @@ export class MailboxService {
 
   /** labelCounts counts a label's messages and threads (labels.get). */
   async labelCounts(mailbox: string, labelId: string): Promise<Record<string, number>> {
-    const records = (await this.store.list<MessageRecord>(KINDS.messages, { prefix: `${mailbox}/` })).map((record) => record.value).filter((message) => message.labelIds.includes(labelId));
+    const records = (await this.store.list<MessageRecord>(KINDS.messages, { prefix: `${mailbox}/` }))
+      .map((record) => record.value)
+      .filter((message) => message.labelIds.includes(labelId));
     const unread = records.filter((message) => message.labelIds.includes('UNREAD'));
     return {
       messagesTotal: records.length,
@@ -191,7 +220,8 @@ export class MailboxService {
     if (name === '' || SYSTEM_LABEL_IDS.has(name.toUpperCase())) throw invalidArgument('Invalid label name');
     return this.store.transact(async (tx) => {
       const existing = await tx.list<LabelRecord>(KINDS.labels, { prefix: `${mailbox}/` });
-      if (existing.some((record) => record.value.name.toLowerCase() === name.toLowerCase())) throw new MailError(409, 'duplicate', 'ALREADY_EXISTS', 'Label name exists or conflicts');
+      if (existing.some((record) => record.value.name.toLowerCase() === name.toLowerCase()))
+        throw new MailError(409, 'duplicate', 'ALREADY_EXISTS', 'Label name exists or conflicts');
       const counters = await tx.get<MailboxRecord>(KINDS.mailboxes, mailbox);
       const next = counters?.value.nextLabel ?? 1;
       await tx.put(KINDS.mailboxes, mailbox, { historyId: counters?.value.historyId ?? 1, nextLabel: next + 1 } satisfies MailboxRecord);
@@ -239,7 +269,12 @@ export class MailboxService {
   }
 }
 
-const HISTORY_FIELDS: Readonly<Record<string, string>> = { messageAdded: 'messagesAdded', messageDeleted: 'messagesDeleted', labelAdded: 'labelsAdded', labelRemoved: 'labelsRemoved' };
+const HISTORY_FIELDS: Readonly<Record<string, string>> = {
+  messageAdded: 'messagesAdded',
+  messageDeleted: 'messagesDeleted',
+  labelAdded: 'labelsAdded',
+  labelRemoved: 'labelsRemoved',
+};
 
 function filterHistory(entry: HistoryRecord, wanted: ReadonlySet<string>, labelId: string | undefined): HistoryRecord | undefined {
   const keep = (name: string): boolean => wanted.size === 0 || wanted.has(name);

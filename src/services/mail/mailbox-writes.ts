@@ -64,8 +64,12 @@ export async function addMessages(tx: Transaction, added: readonly NewMessage[])
     const historyId = counter.historyId;
     const record: MessageRecord = { ...message, historyId };
     const change: HistoryChange = { messages: [{ id: message.id, threadId: message.threadId }], messagesAdded: [{ message: refOf(record) }] };
-    writes.push({ kind: KINDS.mailboxes, key: mailbox, value: counter }, { kind: KINDS.messages, key: key(mailbox, message.id), value: record, options: { expectRevision: 0 } });
-    if (message.search.rfc822msgid !== '') writes.push({ kind: KINDS.messageIds, key: key(mailbox, message.search.rfc822msgid), value: { id: message.id, threadId: message.threadId } });
+    writes.push(
+      { kind: KINDS.mailboxes, key: mailbox, value: counter },
+      { kind: KINDS.messages, key: key(mailbox, message.id), value: record, options: { expectRevision: 0 } },
+    );
+    if (message.search.rfc822msgid !== '')
+      writes.push({ kind: KINDS.messageIds, key: key(mailbox, message.search.rfc822msgid), value: { id: message.id, threadId: message.threadId } });
     writes.push({ kind: KINDS.history, key: historyKey(mailbox, historyId), value: { id: historyId, ...change } satisfies HistoryRecord });
     return record;
   });
@@ -77,7 +81,11 @@ export async function addMessages(tx: Transaction, added: readonly NewMessage[])
 export async function shareFile(tx: Transaction, raw: StoredRaw, refs: number, text: string): Promise<void> {
   const current = await tx.get<FileRefs>(KINDS.files, raw.name);
   const data = current?.value.data ?? raw.inline?.toString('base64');
-  await tx.put(KINDS.files, raw.name, { refs: (current?.value.refs ?? 0) + refs, ...(data === undefined ? {} : { data }), text: current?.value.text ?? text } satisfies FileRefs);
+  await tx.put(KINDS.files, raw.name, {
+    refs: (current?.value.refs ?? 0) + refs,
+    ...(data === undefined ? {} : { data }),
+    text: current?.value.text ?? text,
+  } satisfies FileRefs);
 }
 
 /** releaseFile drops one message's use of a raw file; true when it was the last (the caller unlinks it after commit). */
@@ -106,7 +114,13 @@ export async function removeMessage(tx: Transaction, mailbox: string, message: M
 }
 
 /** relabel applies label additions and removals, recording labelsAdded / labelsRemoved; returns the updated message. */
-export async function relabel(tx: Transaction, mailbox: string, message: MessageRecord, add: readonly string[], remove: readonly string[]): Promise<MessageRecord> {
+export async function relabel(
+  tx: Transaction,
+  mailbox: string,
+  message: MessageRecord,
+  add: readonly string[],
+  remove: readonly string[],
+): Promise<MessageRecord> {
   const labels = new Set(message.labelIds);
   const added = add.filter((label) => !labels.has(label));
   for (const label of added) labels.add(label);

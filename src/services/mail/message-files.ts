@@ -9,7 +9,10 @@ import { KINDS, type FileRefs } from './model.ts';
  * RawSource is a raw RFC 822 message: bytes decoded from JSON `raw`, an uploaded local file, or
  * a message already kept (a draft being sent), by its name.
  */
-export type RawSource = { readonly kind: 'bytes'; readonly bytes: Buffer } | { readonly kind: 'file'; readonly path: string } | { readonly kind: 'kept'; readonly name: string };
+export type RawSource =
+  | { readonly kind: 'bytes'; readonly bytes: Buffer }
+  | { readonly kind: 'file'; readonly path: string }
+  | { readonly kind: 'kept'; readonly name: string };
 
 /** StoredRaw is a message's raw bytes once kept: a name, its size, and the bytes themselves when they are kept inline. */
 export interface StoredRaw {
@@ -65,7 +68,10 @@ export class MessageFiles {
   /** adopt keeps a message whose headers need no change as it is: an upload is hard-linked where the store can, a kept one copied inside the store. */
   async adopt(source: Exclude<RawSource, { kind: 'bytes' }>): Promise<StoredRaw> {
     const name = `${randomUUID()}.eml`;
-    const size = source.kind === 'file' ? await this.store.files.adopt(FOLDER + name, source.path, 'link') : await this.store.files.copy(FOLDER + source.name, FOLDER + name);
+    const size =
+      source.kind === 'file'
+        ? await this.store.files.adopt(FOLDER + name, source.path, 'link')
+        : await this.store.files.copy(FOLDER + source.name, FOLDER + name);
     return { name, size };
   }
 

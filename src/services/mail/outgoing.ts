@@ -43,7 +43,14 @@ export type ComposeMode = { readonly kind: 'send'; readonly maxRecipients: numbe
  * a copy without it for the recipients, then parses the payload. Headers that need no change
  * keep their exact bytes, so `format=raw` returns what was sent.
  */
-export async function composeOutgoing(source: RawSource, sender: string, mode: ComposeMode, files: MessageFiles, clock: Clock, ids: IdSource): Promise<OutgoingMessage> {
+export async function composeOutgoing(
+  source: RawSource,
+  sender: string,
+  mode: ComposeMode,
+  files: MessageFiles,
+  clock: Clock,
+  ids: IdSource,
+): Promise<OutgoingMessage> {
   const block = source.kind === 'bytes' ? readHeaderBlock(source.bytes) : await readHeaderBlockFrom(files.stream(source));
   const { headers, bodyOffset } = block;
   const recipients = readRecipients(headers);
@@ -67,7 +74,9 @@ export async function composeOutgoing(source: RawSource, sender: string, mode: C
     delivered.remove('bcc');
     deliveryFile = await files.write(delivered.build(lineEnd), source, bodyOffset);
   }
-  const parsed = await parseMessage(source.kind === 'bytes' ? Readable.from([senderHeaders, source.bytes.subarray(bodyOffset)]) : await files.read(senderFile.name));
+  const parsed = await parseMessage(
+    source.kind === 'bytes' ? Readable.from([senderHeaders, source.bytes.subarray(bodyOffset)]) : await files.read(senderFile.name),
+  );
   const subject = headerValue(headers, 'subject') ?? '';
   const messageId = stripBrackets(headerValue(headers, 'message-id') ?? '');
   return {

@@ -37,7 +37,24 @@ export function parseQuery(q: string, now: number): ParsedQuery {
   };
 }
 
-const KNOWN_OPERATORS: ReadonlySet<string> = new Set(['from', 'to', 'cc', 'bcc', 'subject', 'rfc822msgid', 'label', 'in', 'is', 'has', 'after', 'newer', 'before', 'older', 'newer_than', 'older_than']);
+const KNOWN_OPERATORS: ReadonlySet<string> = new Set([
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'subject',
+  'rfc822msgid',
+  'label',
+  'in',
+  'is',
+  'has',
+  'after',
+  'newer',
+  'before',
+  'older',
+  'newer_than',
+  'older_than',
+]);
 
 function termTest(operator: string | undefined, value: string, now: number): MessagePredicate {
   const includes = (list: readonly string[]): boolean => list.some((entry) => entry.includes(value));
@@ -59,7 +76,9 @@ function termTest(operator: string | undefined, value: string, now: number): Mes
     case 'label':
     case 'in': {
       const wanted = value.replace(/[-/ ]/g, '_');
-      return (m, c) => m.labelIds.some((id) => id.toLowerCase() === wanted || (c.labelNames.get(id) ?? '').toLowerCase().replace(/[-/ ]/g, '_') === wanted) || (wanted === 'anywhere');
+      return (m, c) =>
+        m.labelIds.some((id) => id.toLowerCase() === wanted || (c.labelNames.get(id) ?? '').toLowerCase().replace(/[-/ ]/g, '_') === wanted) ||
+        wanted === 'anywhere';
     }
     case 'is':
       switch (value) {
@@ -88,9 +107,15 @@ function termTest(operator: string | undefined, value: string, now: number): Mes
       return (m) => m.internalDate < at;
     }
     case 'newer_than':
-      return ((since) => (m: MessageRecord) => m.internalDate >= since)(now - durationValue(value));
+      return (
+        (since) => (m: MessageRecord) =>
+          m.internalDate >= since
+      )(now - durationValue(value));
     case 'older_than':
-      return ((until) => (m: MessageRecord) => m.internalDate < until)(now - durationValue(value));
+      return (
+        (until) => (m: MessageRecord) =>
+          m.internalDate < until
+      )(now - durationValue(value));
     default: {
       // An unknown operator is ordinary text to Gmail (`foo:bar` matches the words).
       const text = `${operator}:${value}`;

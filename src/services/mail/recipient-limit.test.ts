@@ -31,10 +31,22 @@ interface StoreUse {
 
 async function serve(store: MemoryStore, maxRecipients?: number): Promise<FogbankServer> {
   const auth = new Authenticator('admin', [{ token: 'ann', email: 'ann@example.com', scopes: ['https://mail.google.com/'], permissions: [] }]);
-  return buildServer({ store, clock: new ManualClock(Date.UTC(2025, 5, 1)), timers: realTimers, ids: seededIds('recipients'), auth, operations: 'instant', ...(maxRecipients === undefined ? {} : { options: { mailMaxRecipients: maxRecipients } }) }, [mailService], {
-    logLevel: 'silent',
-    bodyLimit: 1024 * 1024,
-  });
+  return buildServer(
+    {
+      store,
+      clock: new ManualClock(Date.UTC(2025, 5, 1)),
+      timers: realTimers,
+      ids: seededIds('recipients'),
+      auth,
+      operations: 'instant',
+      ...(maxRecipients === undefined ? {} : { options: { mailMaxRecipients: maxRecipients } }),
+    },
+    [mailService],
+    {
+      logLevel: 'silent',
+      bodyLimit: 1024 * 1024,
+    },
+  );
 }
 
 /** watch counts the store's transactions and the reads made inside them. */
@@ -86,7 +98,12 @@ describe('the recipient limit (Gmail API: 100 per message)', () => {
   test('3,000 recipients are refused at once, through the upload path too', async () => {
     const raw = `To: ${addresses(3000).join(', ')}\r\nSubject: thousands\r\n\r\nhi`;
     assert.deepEqual((await post('/gmail/v1/users/me/messages/send', { raw: b64(raw) })).json(), tooMany(3000));
-    const upload = await app.inject({ method: 'POST', url: '/upload/gmail/v1/users/me/messages/send?uploadType=media', headers: { ...ann, 'content-type': 'message/rfc822' }, payload: raw });
+    const upload = await app.inject({
+      method: 'POST',
+      url: '/upload/gmail/v1/users/me/messages/send?uploadType=media',
+      headers: { ...ann, 'content-type': 'message/rfc822' },
+      payload: raw,
+    });
     assert.equal(upload.statusCode, 400);
     assert.deepEqual(upload.json(), tooMany(3000));
   });
@@ -131,9 +148,19 @@ describe('delivery to many recipients', () => {
   test('--mail-max-recipients changes the limit', async () => {
     const app = await serve(new MemoryStore(), 3);
     try {
-      const four = await app.inject({ method: 'POST', url: '/gmail/v1/users/me/messages/send', headers: ann, payload: { raw: b64(`To: ${addresses(4).join(', ')}\r\n\r\nx`) } });
+      const four = await app.inject({
+        method: 'POST',
+        url: '/gmail/v1/users/me/messages/send',
+        headers: ann,
+        payload: { raw: b64(`To: ${addresses(4).join(', ')}\r\n\r\nx`) },
+      });
       assert.deepEqual(four.json(), tooMany(4, 3));
-      const three = await app.inject({ method: 'POST', url: '/gmail/v1/users/me/messages/send', headers: ann, payload: { raw: b64(`To: ${addresses(3).join(', ')}\r\n\r\nx`) } });
+      const three = await app.inject({
+        method: 'POST',
+        url: '/gmail/v1/users/me/messages/send',
+        headers: ann,
+        payload: { raw: b64(`To: ${addresses(3).join(', ')}\r\n\r\nx`) },
+      });
       assert.equal(three.statusCode, 200);
     } finally {
       await app.close();
@@ -149,7 +176,10 @@ describe('an upload answered without the method (deadline, shutdown)', () => {
     const files = new MessageFiles(store);
     const compose = new ComposeService(store, new ManualClock(), seededIds('aborted'), files, undefined);
     // Over the inline limit, so each attempt writes a store file first.
-    const source = { kind: 'bytes' as const, bytes: Buffer.from(`To: bob@example.com\r\nBcc: carol@example.com\r\nSubject: late\r\n\r\n${'x'.repeat(70_000)}`) };
+    const source = {
+      kind: 'bytes' as const,
+      bytes: Buffer.from(`To: bob@example.com\r\nBcc: carol@example.com\r\nSubject: late\r\n\r\n${'x'.repeat(70_000)}`),
+    };
     const aborted = AbortSignal.abort(new Error('answered already'));
     await assert.rejects(compose.send('ann@example.com', source, undefined, aborted), { message: 'answered already' });
     await assert.rejects(compose.createDraft('ann@example.com', source, undefined, aborted), { message: 'answered already' });

@@ -17,7 +17,9 @@ export const MAX_RECIPIENTS_PER_MESSAGE = 100;
  * recipient errors (`Invalid To header`, `Recipient address required`).
  */
 export function tooManyRecipients(count: number, limit: number): MailError {
-  return invalidArgument(`You exceeded the maximum recipients. A message sent through the Gmail API may have at most ${limit} recipients (To, Cc and Bcc together); this one has ${count}.`);
+  return invalidArgument(
+    `You exceeded the maximum recipients. A message sent through the Gmail API may have at most ${limit} recipients (To, Cc and Bcc together); this one has ${count}.`,
+  );
 }
 
 /** checkRecipientCount refuses a message to more than `limit` distinct recipients. */

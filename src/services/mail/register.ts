@@ -17,7 +17,14 @@ import { registerMetadataRoutes, registerUploadRoutes, type MailRoutes } from '.
  */
 export async function registerMail(app: FastifyInstance, context: ServiceContext): Promise<ServiceHandle> {
   const area = openFileArea(context.dataDir, 'mail');
-  const engine = new UploadEngine({ family: 'mail', store: context.store, clock: context.clock, ids: context.ids, area, ...(context.uploadDeadlineMs === undefined ? {} : { completionDeadlineMs: context.uploadDeadlineMs }) });
+  const engine = new UploadEngine({
+    family: 'mail',
+    store: context.store,
+    clock: context.clock,
+    ids: context.ids,
+    area,
+    ...(context.uploadDeadlineMs === undefined ? {} : { completionDeadlineMs: context.uploadDeadlineMs }),
+  });
   await engine.open();
   const files = new MessageFiles(context.store);
   await files.sweep();
@@ -25,11 +32,24 @@ export async function registerMail(app: FastifyInstance, context: ServiceContext
   const relay = relayUrl === undefined ? undefined : new Relay(relayUrl, context.store);
   const routes: MailRoutes = {
     auth: context.auth,
-    compose: loadOnFirstUse(async () => new (await import('./compose-service.ts')).ComposeService(context.store, context.clock, context.ids, files, relay, optionValue(MAIL_MAX_RECIPIENTS_OPTION, context.options))),
+    compose: loadOnFirstUse(
+      async () =>
+        new (await import('./compose-service.ts')).ComposeService(
+          context.store,
+          context.clock,
+          context.ids,
+          files,
+          relay,
+          optionValue(MAIL_MAX_RECIPIENTS_OPTION, context.options),
+        ),
+    ),
     mailboxes: new MailboxService(context.store, context.clock, files),
   };
   await app.register(async (scope) => registerMetadataRoutes(scope, routes), { prefix: MAIL_PREFIXES.metadata });
-  for (const [prefix, protocol] of [[MAIL_PREFIXES.upload, undefined], [MAIL_PREFIXES.resumable, 'resumable']] as const) {
+  for (const [prefix, protocol] of [
+    [MAIL_PREFIXES.upload, undefined],
+    [MAIL_PREFIXES.resumable, 'resumable'],
+  ] as const) {
     await app.register(
       async (scope) => {
         engine.streamBodies(scope);

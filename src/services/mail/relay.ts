@@ -19,7 +19,9 @@ export class Relay {
   ) {
     // A local catcher rarely has a certificate; no TLS upgrade unless smtps:// is asked for.
     // The SMTP client loads only when a relay is configured (start-up time).
-    this.#transport = import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport({ url, ignoreTLS: !url.startsWith('smtps:'), pool: true, maxConnections: 4 }));
+    this.#transport = import('nodemailer').then(({ default: nodemailer }) =>
+      nodemailer.createTransport({ url, ignoreTLS: !url.startsWith('smtps:'), pool: true, maxConnections: 4 }),
+    );
   }
 
   /** forward relays the raw message (its bytes, or a function opening them) from `from` to every recipient and records the outcome on the sender's message. */

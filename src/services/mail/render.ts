@@ -29,7 +29,12 @@ export function partIdOfAttachment(messageId: string, attachmentId: string): str
 /** renderPart turns a stored part into the API's MessagePart: external bodies get their attachmentId, inline ones their data from `bodies`. */
 export function renderPart(messageId: string, part: StoredPart, bodies: ReadonlyMap<string, Buffer>): Record<string, unknown> {
   const data = part.body.inline === true ? bodies.get(part.partId) : undefined;
-  const body = part.body.external === true ? { attachmentId: attachmentIdOf(messageId, part.partId), size: part.body.size } : data === undefined ? { size: part.body.size } : { size: part.body.size, data: data.toString('base64url') };
+  const body =
+    part.body.external === true
+      ? { attachmentId: attachmentIdOf(messageId, part.partId), size: part.body.size }
+      : data === undefined
+        ? { size: part.body.size }
+        : { size: part.body.size, data: data.toString('base64url') };
   return {
     partId: part.partId,
     mimeType: part.mimeType,
@@ -41,9 +46,22 @@ export function renderPart(messageId: string, part: StoredPart, bodies: Readonly
 }
 
 /** renderMessage renders a message in a format; the caller reads `raw` (format raw) and the inline `bodies` (format full) from the raw message. */
-export function renderMessage(message: MessageRecord, format: MessageFormat, metadataHeaders: readonly string[], raw: Buffer | undefined, bodies: ReadonlyMap<string, Buffer>): Record<string, unknown> {
+export function renderMessage(
+  message: MessageRecord,
+  format: MessageFormat,
+  metadataHeaders: readonly string[],
+  raw: Buffer | undefined,
+  bodies: ReadonlyMap<string, Buffer>,
+): Record<string, unknown> {
   const base = { id: message.id, threadId: message.threadId, labelIds: message.labelIds };
-  if (format === 'minimal') return { ...base, snippet: message.snippet, sizeEstimate: message.sizeEstimate, historyId: String(message.historyId), internalDate: String(message.internalDate) };
+  if (format === 'minimal')
+    return {
+      ...base,
+      snippet: message.snippet,
+      sizeEstimate: message.sizeEstimate,
+      historyId: String(message.historyId),
+      internalDate: String(message.internalDate),
+    };
   const tail = { sizeEstimate: message.sizeEstimate, historyId: String(message.historyId), internalDate: String(message.internalDate) };
   if (format === 'raw') return { ...base, snippet: message.snippet, ...tail, raw: raw?.toString('base64url') ?? '' };
   if (format === 'metadata') {

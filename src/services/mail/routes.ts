@@ -33,7 +33,8 @@ export function registerMetadataRoutes(app: FastifyInstance, routes: MailRoutes)
   const access = (request: FastifyRequest, scopes: readonly string[], method: string) => authorizeMail(auth, request, scopes, method);
   const params = (request: FastifyRequest): Params => request.params as Params;
   const query = (request: FastifyRequest): Query => (request.query ?? {}) as Query;
-  const body = (request: FastifyRequest): Record<string, unknown> => (typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>) : {});
+  const body = (request: FastifyRequest): Record<string, unknown> =>
+    typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>) : {};
 
   app.post('/users/:userId/messages/send', { bodyLimit: JSON_WRITE_LIMIT }, async (request) => {
     const { mailbox } = access(request, MAIL_SCOPES.send, 'caribou.api.proto.MailboxService.SendMessage');
@@ -43,7 +44,11 @@ export function registerMetadataRoutes(app: FastifyInstance, routes: MailRoutes)
   app.get('/users/:userId/messages', async (request) => {
     const { mailbox } = access(request, MAIL_SCOPES.read, 'caribou.api.proto.MailboxService.ListMessages');
     const page = await mailboxes.list(mailbox, listOptions(query(request)));
-    return { ...(page.items.length === 0 ? {} : { messages: page.items.map((m) => ({ id: m.id, threadId: m.threadId })) }), ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken }), resultSizeEstimate: page.total };
+    return {
+      ...(page.items.length === 0 ? {} : { messages: page.items.map((m) => ({ id: m.id, threadId: m.threadId })) }),
+      ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken }),
+      resultSizeEstimate: page.total,
+    };
   });
   app.get('/users/:userId/messages/:id', async (request) => {
     const { mailbox } = access(request, MAIL_SCOPES.read, 'caribou.api.proto.MailboxService.GetMessage');
@@ -56,7 +61,10 @@ export function registerMetadataRoutes(app: FastifyInstance, routes: MailRoutes)
     const message = await mailboxes.modify(mailbox, params(request)['id']!, stringListField(b, 'addLabelIds'), stringListField(b, 'removeLabelIds'));
     return { id: message.id, threadId: message.threadId, labelIds: message.labelIds };
   });
-  for (const [action, add, remove] of [['trash', ['TRASH'], []], ['untrash', [], ['TRASH']]] as const) {
+  for (const [action, add, remove] of [
+    ['trash', ['TRASH'], []],
+    ['untrash', [], ['TRASH']],
+  ] as const) {
     app.post(`/users/:userId/messages/:id/${action}`, async (request) => {
       const { mailbox } = access(request, MAIL_SCOPES.modify, `caribou.api.proto.MailboxService.${action === 'trash' ? 'TrashMessage' : 'UntrashMessage'}`);
       const message = await mailboxes.modify(mailbox, params(request)['id']!, add, remove);
@@ -93,7 +101,13 @@ export function registerMetadataRoutes(app: FastifyInstance, routes: MailRoutes)
   app.get('/users/:userId/drafts', async (request) => {
     const { mailbox } = access(request, MAIL_SCOPES.draftRead, 'caribou.api.proto.MailboxService.ListDrafts');
     const page = await mailboxes.drafts(mailbox, listOptions(query(request)));
-    return { ...(page.items.length === 0 ? {} : { drafts: page.items.map(({ draft, message }) => ({ id: draft.id, message: { id: message.id, threadId: message.threadId } })) }), ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken }), resultSizeEstimate: page.total };
+    return {
+      ...(page.items.length === 0
+        ? {}
+        : { drafts: page.items.map(({ draft, message }) => ({ id: draft.id, message: { id: message.id, threadId: message.threadId } })) }),
+      ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken }),
+      resultSizeEstimate: page.total,
+    };
   });
   app.get('/users/:userId/drafts/:id', async (request) => {
     const { mailbox } = access(request, MAIL_SCOPES.draftRead, 'caribou.api.proto.MailboxService.GetDraft');
@@ -109,7 +123,11 @@ export function registerMetadataRoutes(app: FastifyInstance, routes: MailRoutes)
   app.get('/users/:userId/threads', async (request) => {
     const { mailbox } = access(request, MAIL_SCOPES.read, 'caribou.api.proto.MailboxService.ListThreads');
     const page = await mailboxes.threads(mailbox, listOptions(query(request)));
-    return { ...(page.items.length === 0 ? {} : { threads: page.items.map((t) => ({ id: t.id, snippet: t.snippet, historyId: String(t.historyId) })) }), ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken }), resultSizeEstimate: page.total };
+    return {
+      ...(page.items.length === 0 ? {} : { threads: page.items.map((t) => ({ id: t.id, snippet: t.snippet, historyId: String(t.historyId) })) }),
+      ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken }),
+      resultSizeEstimate: page.total,
+    };
   });
   app.get('/users/:userId/threads/:id', async (request) => {
     const { mailbox } = access(request, MAIL_SCOPES.read, 'caribou.api.proto.MailboxService.GetThread');
@@ -154,7 +172,14 @@ export function registerMetadataRoutes(app: FastifyInstance, routes: MailRoutes)
     const q = query(request);
     const start = stringOf(q['startHistoryId']);
     if (start === undefined || !/^\d+$/.test(start)) throw invalidArgument('Invalid startHistoryId');
-    return mailboxes.history(mailbox, Number(start), listOf(q['historyTypes']), stringOf(q['labelId']), maxResults(q['maxResults'], 100), stringOf(q['pageToken']));
+    return mailboxes.history(
+      mailbox,
+      Number(start),
+      listOf(q['historyTypes']),
+      stringOf(q['labelId']),
+      maxResults(q['maxResults'], 100),
+      stringOf(q['pageToken']),
+    );
   });
 }
 
@@ -162,7 +187,12 @@ export function registerMetadataRoutes(app: FastifyInstance, routes: MailRoutes)
 export function registerUploadRoutes(app: FastifyInstance, engine: UploadEngine, routes: MailRoutes, defaultProtocol: 'resumable' | undefined): void {
   const { auth, compose } = routes;
   type Context = { mailbox: string; draftId?: string };
-  const method = (id: string, scopes: readonly string[], rpc: string, complete: (upload: CompletedUpload, context: Context) => Promise<unknown>): UploadMethod<Context> => ({
+  const method = (
+    id: string,
+    scopes: readonly string[],
+    rpc: string,
+    complete: (upload: CompletedUpload, context: Context) => Promise<unknown>,
+  ): UploadMethod<Context> => ({
     id,
     limits: MESSAGE_MEDIA,
     begin: (request) => {
@@ -173,11 +203,44 @@ export function registerUploadRoutes(app: FastifyInstance, engine: UploadEngine,
     complete: async (upload, context) => ({ status: 200, body: await complete(upload, context) }),
   });
   const file = (upload: CompletedUpload): RawSource => ({ kind: 'file', path: upload.media.path });
-  const draftMeta = (upload: CompletedUpload): Record<string, unknown> => (typeof upload.metadata['message'] === 'object' && upload.metadata['message'] !== null ? (upload.metadata['message'] as Record<string, unknown>) : {});
-  engine.route(app, 'POST', '/users/:userId/messages/send', method('gmail.users.messages.send', MAIL_SCOPES.send, 'caribou.api.proto.MailboxService.SendMessage', async (upload, c) => (await compose()).send(c.mailbox, file(upload), stringOf(upload.metadata['threadId']), upload.signal)), defaultProtocol);
-  engine.route(app, 'POST', '/users/:userId/drafts', method('gmail.users.drafts.create', MAIL_SCOPES.draftWrite, 'caribou.api.proto.MailboxService.CreateDraft', async (upload, c) => (await compose()).createDraft(c.mailbox, file(upload), stringOf(draftMeta(upload)['threadId']), upload.signal)), defaultProtocol);
-  engine.route(app, 'POST', '/users/:userId/drafts/send', method('gmail.users.drafts.send', MAIL_SCOPES.draftWrite, 'caribou.api.proto.MailboxService.SendDraft', async (upload, c) => (await compose()).sendDraft(c.mailbox, draftIdOf(upload.metadata), file(upload), stringOf(draftMeta(upload)['threadId']), upload.signal)), defaultProtocol);
-  engine.route(app, 'PUT', '/users/:userId/drafts/:id', method('gmail.users.drafts.update', MAIL_SCOPES.draftWrite, 'caribou.api.proto.MailboxService.UpdateDraft', async (upload, c) => (await compose()).updateDraft(c.mailbox, c.draftId!, file(upload), stringOf(draftMeta(upload)['threadId']), upload.signal)), defaultProtocol);
+  const draftMeta = (upload: CompletedUpload): Record<string, unknown> =>
+    typeof upload.metadata['message'] === 'object' && upload.metadata['message'] !== null ? (upload.metadata['message'] as Record<string, unknown>) : {};
+  engine.route(
+    app,
+    'POST',
+    '/users/:userId/messages/send',
+    method('gmail.users.messages.send', MAIL_SCOPES.send, 'caribou.api.proto.MailboxService.SendMessage', async (upload, c) =>
+      (await compose()).send(c.mailbox, file(upload), stringOf(upload.metadata['threadId']), upload.signal),
+    ),
+    defaultProtocol,
+  );
+  engine.route(
+    app,
+    'POST',
+    '/users/:userId/drafts',
+    method('gmail.users.drafts.create', MAIL_SCOPES.draftWrite, 'caribou.api.proto.MailboxService.CreateDraft', async (upload, c) =>
+      (await compose()).createDraft(c.mailbox, file(upload), stringOf(draftMeta(upload)['threadId']), upload.signal),
+    ),
+    defaultProtocol,
+  );
+  engine.route(
+    app,
+    'POST',
+    '/users/:userId/drafts/send',
+    method('gmail.users.drafts.send', MAIL_SCOPES.draftWrite, 'caribou.api.proto.MailboxService.SendDraft', async (upload, c) =>
+      (await compose()).sendDraft(c.mailbox, draftIdOf(upload.metadata), file(upload), stringOf(draftMeta(upload)['threadId']), upload.signal),
+    ),
+    defaultProtocol,
+  );
+  engine.route(
+    app,
+    'PUT',
+    '/users/:userId/drafts/:id',
+    method('gmail.users.drafts.update', MAIL_SCOPES.draftWrite, 'caribou.api.proto.MailboxService.UpdateDraft', async (upload, c) =>
+      (await compose()).updateDraft(c.mailbox, c.draftId!, file(upload), stringOf(draftMeta(upload)['threadId']), upload.signal),
+    ),
+    defaultProtocol,
+  );
 }
 
 /** rawFrom decodes a Message's `raw` (base64url or base64, padded or not), or refuses a write without it. */

@@ -9,7 +9,15 @@ import { normalizeSubject } from './outgoing.ts';
  * (`threadId`); a recipient's copy is threaded by the headers alone. Otherwise the message
  * starts a thread whose id is its own id.
  */
-export async function threadFor(view: ReadView, mailbox: string, messageId: string, references: readonly string[], subject: string, requestedThreadId: string | undefined, explicit: boolean): Promise<string> {
+export async function threadFor(
+  view: ReadView,
+  mailbox: string,
+  messageId: string,
+  references: readonly string[],
+  subject: string,
+  requestedThreadId: string | undefined,
+  explicit: boolean,
+): Promise<string> {
   if (explicit && requestedThreadId === undefined) return messageId;
   const wanted = normalizeSubject(subject);
   for (const reference of references) {

@@ -131,7 +131,10 @@ function firstSigner(value: Buffer, scheme: 'v2' | 'v3'): Buffer {
     const algorithm = SIGNATURE_ALGORITHMS.get(entry.uint32());
     const signature = entry.next();
     if (algorithm === undefined) continue;
-    const key = algorithm.pss === true ? { key: parsed.publicKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: algorithm.hash === 'sha256' ? 32 : 64 } : parsed.publicKey;
+    const key =
+      algorithm.pss === true
+        ? { key: parsed.publicKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: algorithm.hash === 'sha256' ? 32 : 64 }
+        : parsed.publicKey;
     verified = verify(algorithm.hash, signedData, key, signature);
     if (!verified) throw invalidUpload(`The APK's ${scheme} signature does not verify with its signer's certificate.`);
   }

@@ -30,7 +30,9 @@ export interface TestSigner {
 }
 
 /** ZipItem is one file of a test archive: bytes, or a stream of `size` bytes (for large payloads). */
-export type ZipItem = { readonly name: string; readonly data: Buffer; readonly compress?: boolean } | { readonly name: string; readonly stream: () => Readable; readonly size: number };
+export type ZipItem =
+  | { readonly name: string; readonly data: Buffer; readonly compress?: boolean }
+  | { readonly name: string; readonly stream: () => Readable; readonly size: number };
 
 /** makeSigner generates an RSA key (node:crypto, fast) and a self-signed certificate for it (node-forge). */
 export function makeSigner(commonName = 'Fogbank Test Upload Key'): TestSigner {
@@ -42,7 +44,10 @@ export function makeSigner(commonName = 'Fogbank Test Upload Key'): TestSigner {
   certificate.serialNumber = '01' + createHash('sha256').update(commonName).digest('hex').slice(0, 14);
   certificate.validity.notBefore = new Date(Date.UTC(2024, 0, 1));
   certificate.validity.notAfter = new Date(Date.UTC(2049, 0, 1));
-  const attrs = [{ name: 'commonName', value: commonName }, { name: 'organizationName', value: 'Fogbank Tests' }];
+  const attrs = [
+    { name: 'commonName', value: commonName },
+    { name: 'organizationName', value: 'Fogbank Tests' },
+  ];
   certificate.setSubject(attrs);
   certificate.setIssuer(attrs);
   certificate.sign(key, forge.md.sha256.create());
@@ -64,9 +69,15 @@ export function protoManifest(app: AppIdentity): Buffer {
       }),
     );
   }
-  if (app.versionName !== undefined) attribute.push(create(XmlAttributeSchema, { namespaceUri: ANDROID_NAMESPACE, name: 'versionName', value: app.versionName, resourceId: 0x0101021c }));
+  if (app.versionName !== undefined)
+    attribute.push(create(XmlAttributeSchema, { namespaceUri: ANDROID_NAMESPACE, name: 'versionName', value: app.versionName, resourceId: 0x0101021c }));
   const application = create(XmlNodeSchema, { node: { case: 'element', value: create(XmlElementSchema, { name: 'application' }) } });
-  const manifest = create(XmlElementSchema, { namespaceDeclaration: [{ prefix: 'android', uri: ANDROID_NAMESPACE }], name: 'manifest', attribute, child: [application] });
+  const manifest = create(XmlElementSchema, {
+    namespaceDeclaration: [{ prefix: 'android', uri: ANDROID_NAMESPACE }],
+    name: 'manifest',
+    attribute,
+    child: [application],
+  });
   return Buffer.from(toBinary(XmlNodeSchema, create(XmlNodeSchema, { node: { case: 'element', value: manifest } })));
 }
 
@@ -176,7 +187,12 @@ export function jarSign(items: readonly ZipItem[], signer: TestSigner): ZipItem[
   p7.content = forge.util.createBuffer(sf, 'utf8');
   const certificate = forge.pki.certificateFromPem(signer.certificatePem);
   p7.addCertificate(certificate);
-  p7.addSigner({ key: forge.pki.privateKeyFromPem(signer.privateKeyPem), certificate, digestAlgorithm: forge.pki.oids['sha256']!, authenticatedAttributes: [] });
+  p7.addSigner({
+    key: forge.pki.privateKeyFromPem(signer.privateKeyPem),
+    certificate,
+    digestAlgorithm: forge.pki.oids['sha256']!,
+    authenticatedAttributes: [],
+  });
   p7.sign({ detached: true });
   const block = Buffer.from(forge.asn1.toDer(p7.toAsn1()).getBytes(), 'binary');
   return [
@@ -213,10 +229,20 @@ export function v2Sign(zip: Buffer, signer: TestSigner): Buffer {
   for (const section of [zip.subarray(0, cdAt), zip.subarray(cdAt, eocdAt), zip.subarray(eocdAt)]) {
     for (let at = 0; at < section.length; at += 1024 * 1024) {
       const chunk = section.subarray(at, at + 1024 * 1024);
-      chunkDigests.push(createHash('sha256').update(Buffer.from([0xa5])).update(u32(chunk.length)).update(chunk).digest());
+      chunkDigests.push(
+        createHash('sha256')
+          .update(Buffer.from([0xa5]))
+          .update(u32(chunk.length))
+          .update(chunk)
+          .digest(),
+      );
     }
   }
-  const contentDigest = createHash('sha256').update(Buffer.from([0x5a])).update(u32(chunkDigests.length)).update(Buffer.concat(chunkDigests)).digest();
+  const contentDigest = createHash('sha256')
+    .update(Buffer.from([0x5a]))
+    .update(u32(chunkDigests.length))
+    .update(Buffer.concat(chunkDigests))
+    .digest();
   const signedData = Buffer.concat([lp(lp(u32(0x0103), lp(contentDigest))), lp(lp(signer.certificateDer)), lp()]);
   const signature = sign('sha256', signedData, createPrivateKey(signer.privateKeyPem));
   const publicKey = new X509Certificate(signer.certificateDer).publicKey.export({ type: 'spki', format: 'der' });

@@ -82,7 +82,7 @@ function readManifestElement(chunk: Buffer, headerSize: number, strings: readonl
   const attributeStart = chunk.readUInt16LE(ext + 8);
   const attributeSize = chunk.readUInt16LE(ext + 10);
   const attributeCount = chunk.readUInt16LE(ext + 12);
-  if (attributeSize < 20 || ext + attributeStart + attributeCount * attributeSize > chunk.length) throw bad('the root element\'s attributes are truncated');
+  if (attributeSize < 20 || ext + attributeStart + attributeCount * attributeSize > chunk.length) throw bad("the root element's attributes are truncated");
   let packageName = '';
   let versionCode: number | undefined;
   let versionName: string | undefined;

@@ -23,11 +23,16 @@ const MEDIA_UPLOADAPK = { accept: ['application/octet-stream', 'application/vnd.
 
 /** upload is the internal app sharing upload of one artifact kind (`bundle`, `apk`). */
 const upload = (kind: string, mediaUpload: DiscoveryMediaUpload): DiscoveryMethod =>
-  discoveryMethod(`androidpublisher.internalappsharingartifacts.upload${kind}`, 'POST', `androidpublisher/v3/applications/internalappsharing/{packageName}/artifacts/${kind}`, {
-    response: 'InternalAppSharingArtifact',
-    scopes: SCOPES,
-    mediaUpload,
-  });
+  discoveryMethod(
+    `androidpublisher.internalappsharingartifacts.upload${kind}`,
+    'POST',
+    `androidpublisher/v3/applications/internalappsharing/{packageName}/artifacts/${kind}`,
+    {
+      response: 'InternalAppSharingArtifact',
+      scopes: SCOPES,
+      mediaUpload,
+    },
+  );
 
 /** PUBLISHER_METHODS are the methods the publisher family serves. */
 export const PUBLISHER_METHODS: readonly DiscoveryMethod[] = [upload('bundle', MEDIA_UPLOADBUNDLE), upload('apk', MEDIA_UPLOADAPK)];

@@ -27,7 +27,8 @@ export class PublisherError extends ApiError {
   }
 }
 
-const CREDENTIAL_HELP = 'Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.';
+const CREDENTIAL_HELP =
+  'Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.';
 
 /** missingCredential is Google's 401 for a request that carries no credential. */
 export function missingCredential(): PublisherError {

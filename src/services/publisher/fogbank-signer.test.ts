@@ -28,7 +28,9 @@ describe('fogbank signing identity', () => {
     const first = await signer(store, 'a', 'signer').certificate();
     const again = await signer(store, 'a', 'other').certificate();
     assert.ok(first.equals(again));
-    const printed = execFileSync('openssl', ['x509', '-in', join(work, 'a', 'signing-certificate.pem'), '-noout', '-fingerprint', '-sha256', '-subject'], { encoding: 'utf8' });
+    const printed = execFileSync('openssl', ['x509', '-in', join(work, 'a', 'signing-certificate.pem'), '-noout', '-fingerprint', '-sha256', '-subject'], {
+      encoding: 'utf8',
+    });
     assert.match(printed, new RegExp(`Fingerprint=${certificateFingerprint(first)}\\n`, 'i'));
     assert.match(printed, /subject=CN ?= ?fogbank internal app sharing/);
     const other = await signer(newStore(), 'b', 'signer').certificate();
@@ -39,7 +41,10 @@ describe('fogbank signing identity', () => {
     const store = newStore();
     const [one, two] = await Promise.all([signer(store, 'replica-1', 'one').certificate(), signer(store, 'replica-2', 'two').certificate()]);
     assert.ok(one.equals(two));
-    assert.equal(readFileSync(join(work, 'replica-1', 'signing-certificate.pem'), 'utf8'), readFileSync(join(work, 'replica-2', 'signing-certificate.pem'), 'utf8'));
+    assert.equal(
+      readFileSync(join(work, 'replica-1', 'signing-certificate.pem'), 'utf8'),
+      readFileSync(join(work, 'replica-2', 'signing-certificate.pem'), 'utf8'),
+    );
     assert.equal((await store.list(SIGNING_IDENTITY_KIND)).length, 1);
   });
 

@@ -43,7 +43,9 @@ export class FogbankSigner {
   ) {}
 
   async #loadOrCreate(): Promise<Buffer> {
-    const identity = (await this.store.get<SigningIdentity>(SIGNING_IDENTITY_KIND, IDENTITY_KEY))?.value ?? (await this.#keep((await this.#fromFiles()) ?? (await this.#create())));
+    const identity =
+      (await this.store.get<SigningIdentity>(SIGNING_IDENTITY_KIND, IDENTITY_KEY))?.value ??
+      (await this.#keep((await this.#fromFiles()) ?? (await this.#create())));
     await this.#copyToFiles(identity);
     return new X509Certificate(identity.certificate).raw;
   }
@@ -90,7 +92,10 @@ async function createSelfSigned(now: number, serial: Buffer): Promise<{ der: Buf
   const { Integer, Utf8String } = commonJs(asn1js);
   const { AttributeTypeAndValue, Certificate } = commonJs(pkijs);
   const { subtle } = globalThis.crypto;
-  const keys = await subtle.generateKey({ name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, ['sign', 'verify']);
+  const keys = await subtle.generateKey({ name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, [
+    'sign',
+    'verify',
+  ]);
   const certificate = new Certificate();
   certificate.version = 2;
   // A positive serial: DER integers are signed, so the top bit is cleared.

@@ -41,20 +41,30 @@ describe('manifests', () => {
           },
         },
       });
-      assert.deepEqual(await decodeProtoManifest(toBinary(XmlNodeSchema, node), 'm'), { packageName: 'com.example.text', versionCode: expected, versionName: undefined });
+      assert.deepEqual(await decodeProtoManifest(toBinary(XmlNodeSchema, node), 'm'), {
+        packageName: 'com.example.text',
+        versionCode: expected,
+        versionName: undefined,
+      });
     }
   });
 
   test('a protobuf manifest without a package attribute is refused', async () => {
     const node = create(XmlNodeSchema, { node: { case: 'element', value: { name: 'manifest' } } });
-    await assert.rejects(decodeProtoManifest(toBinary(XmlNodeSchema, node), 'base/manifest/AndroidManifest.xml'), { message: "The bundle's base/manifest/AndroidManifest.xml has no package attribute." });
+    await assert.rejects(decodeProtoManifest(toBinary(XmlNodeSchema, node), 'base/manifest/AndroidManifest.xml'), {
+      message: "The bundle's base/manifest/AndroidManifest.xml has no package attribute.",
+    });
   });
 
   test('binary AXML: package, versionCode and versionName; truncation is a clear error', () => {
     const bytes = binaryManifest({ packageName: 'com.example.axml', versionCode: 2_000_001, versionName: '2.0' });
     assert.deepEqual(decodeBinaryManifest(bytes, 'AndroidManifest.xml'), { packageName: 'com.example.axml', versionCode: 2_000_001, versionName: '2.0' });
-    assert.throws(() => decodeBinaryManifest(bytes.subarray(0, 40), 'AndroidManifest.xml'), { message: "The APK's AndroidManifest.xml is not valid binary XML: chunk at offset 8 has an invalid size." });
-    assert.throws(() => decodeBinaryManifest(Buffer.from('<manifest/>'), 'AndroidManifest.xml'), { message: "The APK's AndroidManifest.xml is not valid binary XML: it does not start with an XML chunk header." });
+    assert.throws(() => decodeBinaryManifest(bytes.subarray(0, 40), 'AndroidManifest.xml'), {
+      message: "The APK's AndroidManifest.xml is not valid binary XML: chunk at offset 8 has an invalid size.",
+    });
+    assert.throws(() => decodeBinaryManifest(Buffer.from('<manifest/>'), 'AndroidManifest.xml'), {
+      message: "The APK's AndroidManifest.xml is not valid binary XML: it does not start with an XML chunk header.",
+    });
   });
 });
 
@@ -63,26 +73,33 @@ describe('archives', () => {
     const path = join(work, 'limits.aab');
     await writeZip(path, bundleItems({ packageName: 'com.example.limits' }));
     const size = sizeOf(path);
-    await assert.rejects(inspectUpload(path, size, 'bundle', 'com.example.limits', { ...DEFAULT_ZIP_LIMITS, maxEntries: 3 }), { message: 'The uploaded bundle has 4 entries; at most 3 are accepted.' });
+    await assert.rejects(inspectUpload(path, size, 'bundle', 'com.example.limits', { ...DEFAULT_ZIP_LIMITS, maxEntries: 3 }), {
+      message: 'The uploaded bundle has 4 entries; at most 3 are accepted.',
+    });
     await assert.rejects(inspectUpload(path, size, 'bundle', 'com.example.limits', { ...DEFAULT_ZIP_LIMITS, maxExpandedBytes: 100 }), {
       message: 'The uploaded bundle looks like a ZIP bomb: its entries declare more than 100 bytes uncompressed.',
     });
   });
 
-  test('a signed APK gives its signer\'s certificate; a signature block without its .SF is refused', async () => {
+  test("a signed APK gives its signer's certificate; a signature block without its .SF is refused", async () => {
     const signer = makeSigner('APK Signer');
     const path = join(work, 'signed.apk');
     await writeZip(path, jarSign(apkItems({ packageName: 'com.example.signed', versionCode: 5 }), signer));
     const inspection = await inspectUpload(path, sizeOf(path), 'apk', 'com.example.signed');
     assert.ok(inspection.certificate!.equals(signer.certificateDer));
     const orphan = join(work, 'orphan.apk');
-    await writeZip(orphan, jarSign(apkItems({ packageName: 'com.example.signed' }), signer).filter((item) => item.name !== 'META-INF/CERT.SF'));
-    await assert.rejects(inspectUpload(orphan, sizeOf(orphan), 'apk', 'com.example.signed'), { message: "The APK's JAR signature block META-INF/CERT.RSA has no signature file META-INF/CERT.SF." });
+    await writeZip(
+      orphan,
+      jarSign(apkItems({ packageName: 'com.example.signed' }), signer).filter((item) => item.name !== 'META-INF/CERT.SF'),
+    );
+    await assert.rejects(inspectUpload(orphan, sizeOf(orphan), 'apk', 'com.example.signed'), {
+      message: "The APK's JAR signature block META-INF/CERT.RSA has no signature file META-INF/CERT.SF.",
+    });
   });
 });
 
 describe('APK Signature Scheme v2', () => {
-  test('a v2-only APK gives its signer\'s certificate; a v2 block wins over a JAR signature by another key', async () => {
+  test("a v2-only APK gives its signer's certificate; a v2 block wins over a JAR signature by another key", async () => {
     const v2Signer = makeSigner('V2 Signer');
     const v2Only = join(work, 'v2.apk');
     writeFileSync(v2Only, v2Sign(await zipBuffer(apkItems({ packageName: 'com.example.v2' })), v2Signer));
@@ -101,7 +118,9 @@ describe('APK Signature Scheme v2', () => {
     tampered[entry + 12] = tampered[entry + 12]! ^ 0xff;
     const path = join(work, 'v2-tampered.apk');
     writeFileSync(path, tampered);
-    await assert.rejects(inspectUpload(path, sizeOf(path), 'apk', 'com.example.v2'), { message: "The APK's v2 signature does not verify with its signer's certificate." });
+    await assert.rejects(inspectUpload(path, sizeOf(path), 'apk', 'com.example.v2'), {
+      message: "The APK's v2 signature does not verify with its signer's certificate.",
+    });
   });
 });
 
@@ -109,7 +128,9 @@ describe('certificate fingerprints', () => {
   test('certificateFingerprint is colon-separated uppercase SHA-256', () => {
     const der = makeSigner('Format').certificateDer;
     writeFileSync(join(work, 'format.der'), der);
-    const printed = execFileSync('openssl', ['x509', '-inform', 'DER', '-in', join(work, 'format.der'), '-noout', '-fingerprint', '-sha256'], { encoding: 'utf8' });
+    const printed = execFileSync('openssl', ['x509', '-inform', 'DER', '-in', join(work, 'format.der'), '-noout', '-fingerprint', '-sha256'], {
+      encoding: 'utf8',
+    });
     assert.equal(`sha256 Fingerprint=${certificateFingerprint(der)}`, printed.trim());
     assert.match(certificateFingerprint(der), /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
   });

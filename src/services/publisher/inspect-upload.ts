@@ -65,7 +65,9 @@ export async function inspectUpload(path: string, size: number, kind: ArtifactKi
 
 function requireBundle(archive: ZipArchive): void {
   if (!archive.has(BUNDLE_MANIFEST) && archive.has(APK_MANIFEST)) {
-    throw invalidUpload('The uploaded file is an APK, not an Android App Bundle (it has a top-level AndroidManifest.xml and no base/manifest/AndroidManifest.xml); upload APKs with uploadapk (artifacts/apk).');
+    throw invalidUpload(
+      'The uploaded file is an APK, not an Android App Bundle (it has a top-level AndroidManifest.xml and no base/manifest/AndroidManifest.xml); upload APKs with uploadapk (artifacts/apk).',
+    );
   }
   if (!archive.has(BUNDLE_CONFIG)) throw invalidUpload(`The uploaded bundle is not an Android App Bundle: it has no ${BUNDLE_CONFIG}.`);
   if (!archive.has(BUNDLE_MANIFEST)) throw invalidUpload(`The uploaded bundle has no base module manifest (${BUNDLE_MANIFEST}).`);
@@ -73,7 +75,9 @@ function requireBundle(archive: ZipArchive): void {
 
 function requireApk(archive: ZipArchive): void {
   if (!archive.has(APK_MANIFEST) && (archive.has(BUNDLE_MANIFEST) || archive.has(BUNDLE_CONFIG))) {
-    throw invalidUpload('The uploaded file is an Android App Bundle, not an APK (it has BundleConfig.pb or base/manifest/AndroidManifest.xml); upload bundles with uploadbundle (artifacts/bundle).');
+    throw invalidUpload(
+      'The uploaded file is an Android App Bundle, not an APK (it has BundleConfig.pb or base/manifest/AndroidManifest.xml); upload bundles with uploadbundle (artifacts/bundle).',
+    );
   }
   if (!archive.has(APK_MANIFEST)) throw invalidUpload(`The uploaded APK has no ${APK_MANIFEST}.`);
 }

@@ -62,5 +62,9 @@ function toArrayBuffer(bytes: Buffer): ArrayBuffer {
 
 /** certificateFingerprint is the SHA-256 of a certificate's DER in the colon-separated uppercase form (`AB:CD:…`), as keytool and openssl print it. */
 export function certificateFingerprint(der: Uint8Array): string {
-  return createHash('sha256').update(der).digest('hex').toUpperCase().replace(/(..)(?!$)/g, '$1:');
+  return createHash('sha256')
+    .update(der)
+    .digest('hex')
+    .toUpperCase()
+    .replace(/(..)(?!$)/g, '$1:');
 }

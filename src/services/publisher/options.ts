@@ -12,7 +12,8 @@ export const UPLOAD_LIMIT_OPTION: FamilyOption<number> = {
     // Binary multiples, as upload limits are usually written (512M is 512 MiB).
     const match = /^(\d+)([KMG]?)$/i.exec(text);
     const bytes = match === null ? Number.NaN : Number(match[1]) * 1024 ** ' KMG'.indexOf((match[2] || ' ').toUpperCase());
-    if (!Number.isSafeInteger(bytes) || bytes <= 0) throw new OptionError(`--upload-limit must be a positive number of bytes, optionally with K, M or G, not '${text}'`);
+    if (!Number.isSafeInteger(bytes) || bytes <= 0)
+      throw new OptionError(`--upload-limit must be a positive number of bytes, optionally with K, M or G, not '${text}'`);
     return bytes;
   },
   accepts: (value): value is number => Number.isSafeInteger(value) && (value as number) > 0,

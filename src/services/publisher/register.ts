@@ -20,7 +20,14 @@ import { artifactUploadMethod } from './upload-methods.ts';
 export async function registerPublisher(app: FastifyInstance, context: ServiceContext): Promise<ServiceHandle> {
   const bodyLimit = app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const area = openFileArea(context.dataDir, 'publisher');
-  const engine = new UploadEngine({ family: 'publisher', store: context.store, clock: context.clock, ids: context.ids, area, ...(context.uploadDeadlineMs === undefined ? {} : { completionDeadlineMs: context.uploadDeadlineMs }) });
+  const engine = new UploadEngine({
+    family: 'publisher',
+    store: context.store,
+    clock: context.clock,
+    ids: context.ids,
+    area,
+    ...(context.uploadDeadlineMs === undefined ? {} : { completionDeadlineMs: context.uploadDeadlineMs }),
+  });
   await engine.open();
   const artifacts = new ArtifactStore(context.store, context.clock, context.ids);
   await artifacts.sweep();
@@ -30,7 +37,10 @@ export async function registerPublisher(app: FastifyInstance, context: ServiceCo
     service,
     auth: context.auth,
     engine,
-    methods: { bundle: artifactUploadMethod('bundle', service, context.auth, limit), apk: artifactUploadMethod('apk', service, context.auth, Math.min(limit, APK_UPLOAD_LIMIT)) },
+    methods: {
+      bundle: artifactUploadMethod('bundle', service, context.auth, limit),
+      apk: artifactUploadMethod('apk', service, context.auth, Math.min(limit, APK_UPLOAD_LIMIT)),
+    },
     bodyLimit,
   };
   await app.register(async (scope) => registerUploadRoutes(scope, options, false), { prefix: `/upload${API_BASE}` });

@@ -34,7 +34,17 @@ let bundle: Buffer;
 
 before(async () => {
   work = mkdtempSync(join(tmpdir(), 'fogbank-publisher-http-'));
-  srv = await startFogbank({ port: 0, store: 'memory', dataDir: work, adminToken: 'admin', logLevel: 'silent', tokens: TOKENS, clock: new ManualClock(), ids: seededIds('publisher-http'), uploadLimit: UPLOAD_LIMIT });
+  srv = await startFogbank({
+    port: 0,
+    store: 'memory',
+    dataDir: work,
+    adminToken: 'admin',
+    logLevel: 'silent',
+    tokens: TOKENS,
+    clock: new ManualClock(),
+    ids: seededIds('publisher-http'),
+    uploadLimit: UPLOAD_LIMIT,
+  });
   bundle = await zipBuffer(bundleItems({ packageName: PKG, versionCode: 3, versionName: '3.0' }));
 });
 after(async () => {
@@ -49,7 +59,12 @@ interface Reply {
   readonly headers: Record<string, unknown>;
 }
 
-async function post(url: string, payload: Buffer | string | Readable | undefined, token: string | null = 'releaser', headers: Record<string, string> = {}): Promise<Reply> {
+async function post(
+  url: string,
+  payload: Buffer | string | Readable | undefined,
+  token: string | null = 'releaser',
+  headers: Record<string, string> = {},
+): Promise<Reply> {
   const response = await srv.app.inject({
     method: 'POST',
     url,
@@ -59,7 +74,8 @@ async function post(url: string, payload: Buffer | string | Readable | undefined
   return { status: response.statusCode, body: response.body === '' ? undefined : JSON.parse(response.body), headers: response.headers };
 }
 
-const bundleUrl = (pkg = PKG, base = '/upload/androidpublisher/v3', query = '?uploadType=media') => `${base}/applications/internalappsharing/${pkg}/artifacts/bundle${query}`;
+const bundleUrl = (pkg = PKG, base = '/upload/androidpublisher/v3', query = '?uploadType=media') =>
+  `${base}/applications/internalappsharing/${pkg}/artifacts/bundle${query}`;
 
 function envelope(code: number, status: string, reason: string, message: string, extra: Record<string, string> = {}): object {
   return { error: { code, message, errors: [{ message, domain: 'global', reason, ...extra }], status } };
@@ -97,16 +113,21 @@ describe('paths and protocols', () => {
     assert.equal(real.body.certificateFingerprint, spec.body.certificateFingerprint);
   });
 
-  test('an upload address without uploadType is Google\'s wrongUrlForUpload; multipart with an empty metadata part works', async () => {
+  test("an upload address without uploadType is Google's wrongUrlForUpload; multipart with an empty metadata part works", async () => {
     const bare = await post(bundleUrl(PKG, '/upload/androidpublisher/v3', ''), bundle);
-    assert.deepEqual(bare.body, envelope(400, 'INVALID_ARGUMENT', 'wrongUrlForUpload', 'Upload requests must include an uploadType URL parameter and a URL path beginning with /upload/'));
+    assert.deepEqual(
+      bare.body,
+      envelope(400, 'INVALID_ARGUMENT', 'wrongUrlForUpload', 'Upload requests must include an uploadType URL parameter and a URL path beginning with /upload/'),
+    );
     const boundary = 'b0undary';
     const body = Buffer.concat([
       Buffer.from(`--${boundary}\r\ncontent-type: application/json\r\n\r\n\r\n--${boundary}\r\ncontent-type: application/octet-stream\r\n\r\n`),
       bundle,
       Buffer.from(`\r\n--${boundary}--`),
     ]);
-    const reply = await post(bundleUrl(PKG, '/upload/androidpublisher/v3', '?uploadType=multipart'), body, 'releaser', { 'content-type': `multipart/related; boundary=${boundary}` });
+    const reply = await post(bundleUrl(PKG, '/upload/androidpublisher/v3', '?uploadType=multipart'), body, 'releaser', {
+      'content-type': `multipart/related; boundary=${boundary}`,
+    });
     assert.equal(reply.status, 200);
   });
 
@@ -114,19 +135,36 @@ describe('paths and protocols', () => {
     const url = bundleUrl(PKG, '/upload/androidpublisher/v3', '?uploadType=multipart');
     const only = await post(url, '--x\r\ncontent-type: application/json\r\n\r\n{}\r\n--x--', 'releaser', { 'content-type': 'multipart/related; boundary=x' });
     assert.deepEqual(only.body, envelope(400, 'INVALID_ARGUMENT', 'badRequest', 'Invalid multipart request with 1 mime parts.'));
-    const badJson = await post(url, '--x\r\ncontent-type: application/json\r\n\r\n{nope\r\n--x\r\n\r\nPK\r\n--x--', 'releaser', { 'content-type': 'multipart/related; boundary=x' });
+    const badJson = await post(url, '--x\r\ncontent-type: application/json\r\n\r\n{nope\r\n--x\r\n\r\nPK\r\n--x--', 'releaser', {
+      'content-type': 'multipart/related; boundary=x',
+    });
     assert.deepEqual(badJson.body, envelope(400, 'INVALID_ARGUMENT', 'parseError', 'Invalid JSON payload received. Unexpected token.'));
-    const unterminated = await post(url, Buffer.concat([Buffer.from('--x\r\ncontent-type: application/json\r\n\r\n{}\r\n--x\r\n\r\n'), bundle]), 'releaser', { 'content-type': 'multipart/related; boundary=x' });
+    const unterminated = await post(url, Buffer.concat([Buffer.from('--x\r\ncontent-type: application/json\r\n\r\n{}\r\n--x\r\n\r\n'), bundle]), 'releaser', {
+      'content-type': 'multipart/related; boundary=x',
+    });
     assert.deepEqual(unterminated.body, envelope(400, 'INVALID_ARGUMENT', 'badRequest', 'Invalid multipart request: Unexpected end of multipart data.'));
     const noBoundary = await post(url, bundle, 'releaser', { 'content-type': 'application/octet-stream' });
-    assert.deepEqual(noBoundary.body, envelope(400, 'INVALID_ARGUMENT', 'badRequest', "Invalid multipart request: the Content-Type must be multipart/related, not 'application/octet-stream'."));
+    assert.deepEqual(
+      noBoundary.body,
+      envelope(400, 'INVALID_ARGUMENT', 'badRequest', "Invalid multipart request: the Content-Type must be multipart/related, not 'application/octet-stream'."),
+    );
     assert.deepEqual(leftovers(), []);
   });
 
-  test('the metadata address takes no media: Google\'s wrongUrlForUpload, under both spellings', async () => {
+  test("the metadata address takes no media: Google's wrongUrlForUpload, under both spellings", async () => {
     for (const base of ['/androidpublisher/v3', '/publisher/v3']) {
-      const reply = await post(`${base}/applications/internalappsharing/com.example.http/artifacts/bundle`, '{}', 'releaser', { 'content-type': 'application/json' });
-      assert.deepEqual(reply.body, envelope(400, 'INVALID_ARGUMENT', 'wrongUrlForUpload', 'Upload requests must include an uploadType URL parameter and a URL path beginning with /upload/'));
+      const reply = await post(`${base}/applications/internalappsharing/com.example.http/artifacts/bundle`, '{}', 'releaser', {
+        'content-type': 'application/json',
+      });
+      assert.deepEqual(
+        reply.body,
+        envelope(
+          400,
+          'INVALID_ARGUMENT',
+          'wrongUrlForUpload',
+          'Upload requests must include an uploadType URL parameter and a URL path beginning with /upload/',
+        ),
+      );
     }
   });
 
@@ -140,10 +178,20 @@ describe('paths and protocols', () => {
     const location = new URL(String(start.headers.location));
     assert.match(location.search, /upload_id=/);
     const half = Math.floor(bundle.length / 2);
-    const first = await srv.app.inject({ method: 'PUT', url: location.pathname + location.search, headers: { 'content-range': `bytes 0-${half - 1}/${bundle.length}` }, payload: bundle.subarray(0, half) });
+    const first = await srv.app.inject({
+      method: 'PUT',
+      url: location.pathname + location.search,
+      headers: { 'content-range': `bytes 0-${half - 1}/${bundle.length}` },
+      payload: bundle.subarray(0, half),
+    });
     assert.equal(first.statusCode, 308);
     assert.equal(first.headers.range, `bytes=0-${half - 1}`);
-    const last = await srv.app.inject({ method: 'PUT', url: location.pathname + location.search, headers: { 'content-range': `bytes ${half}-${bundle.length - 1}/${bundle.length}` }, payload: bundle.subarray(half) });
+    const last = await srv.app.inject({
+      method: 'PUT',
+      url: location.pathname + location.search,
+      headers: { 'content-range': `bytes ${half}-${bundle.length - 1}/${bundle.length}` },
+      payload: bundle.subarray(half),
+    });
     assert.equal(last.statusCode, 200);
     const artifact = JSON.parse(last.body);
     assert.equal(artifact.sha256, createHash('sha256').update(bundle).digest('hex'));
@@ -152,7 +200,15 @@ describe('paths and protocols', () => {
 
   test('unknown paths under the publisher prefixes answer 404 in the Google envelope', async () => {
     const reply = await post('/upload/androidpublisher/v3/applications/internalappsharing/x/artifacts/obb', bundle);
-    assert.deepEqual(reply.body, envelope(404, 'NOT_FOUND', 'notFound', 'The requested URL /upload/androidpublisher/v3/applications/internalappsharing/x/artifacts/obb was not found on this server.'));
+    assert.deepEqual(
+      reply.body,
+      envelope(
+        404,
+        'NOT_FOUND',
+        'notFound',
+        'The requested URL /upload/androidpublisher/v3/applications/internalappsharing/x/artifacts/obb was not found on this server.',
+      ),
+    );
   });
 
   test("an unknown path in the spec's spelling is told as sent, and needs credentials as a known one does", async () => {
@@ -171,10 +227,17 @@ describe('paths and protocols', () => {
     const listedBundle = await zipBuffer(bundleItems({ packageName: pkg, versionCode: 9 }));
     const first = await post(bundleUrl(pkg), listedBundle);
     const second = await post(bundleUrl(pkg), listedBundle);
-    const reply = await srv.app.inject({ method: 'GET', url: `/_fogbank/publisher/applications/${pkg}/artifacts`, headers: { authorization: 'Bearer releaser' } });
+    const reply = await srv.app.inject({
+      method: 'GET',
+      url: `/_fogbank/publisher/applications/${pkg}/artifacts`,
+      headers: { authorization: 'Bearer releaser' },
+    });
     assert.equal(reply.statusCode, 200);
     const { artifacts } = JSON.parse(reply.body) as { artifacts: Record<string, unknown>[] };
-    assert.deepEqual(artifacts.map((a) => a['downloadUrl']), [first.body.downloadUrl, second.body.downloadUrl]);
+    assert.deepEqual(
+      artifacts.map((a) => a['downloadUrl']),
+      [first.body.downloadUrl, second.body.downloadUrl],
+    );
     assert.equal(artifacts[0]?.['packageName'], pkg);
     assert.equal(artifacts[0]?.['versionCode'], 9);
     assert.equal(artifacts[0]?.['kind'], 'bundle');
@@ -191,10 +254,16 @@ describe('authentication and apps', () => {
     assert.equal(none.status, 401);
     assert.deepEqual(
       none.body,
-      envelope(401, 'UNAUTHENTICATED', 'required', 'Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.', {
-        location: 'Authorization',
-        locationType: 'header',
-      }),
+      envelope(
+        401,
+        'UNAUTHENTICATED',
+        'required',
+        'Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.',
+        {
+          location: 'Authorization',
+          locationType: 'header',
+        },
+      ),
     );
     assert.equal(none.headers['www-authenticate'], 'Bearer realm="https://accounts.google.com/"');
     const unknown = await post(bundleUrl(), bundle, 'nobody');
@@ -202,7 +271,7 @@ describe('authentication and apps', () => {
     assert.equal(unknown.body.error.errors[0].reason, 'authError');
   });
 
-  test('a token without the publisher scope is 403; the spec\'s neutral scope name is the same grant', async () => {
+  test("a token without the publisher scope is 403; the spec's neutral scope name is the same grant", async () => {
     const reply = await post(bundleUrl(), bundle, 'compute-only');
     assert.equal(reply.status, 403);
     assert.equal(reply.body.error.message, 'Request had insufficient authentication scopes.');
@@ -211,7 +280,7 @@ describe('authentication and apps', () => {
     assert.equal((await post(bundleUrl(), bundle, 'spec-scope')).status, 200);
   });
 
-  test('with an app list: the listed app is accepted, another\'s is 403, an unknown one is 404', async () => {
+  test("with an app list: the listed app is accepted, another's is 403, an unknown one is 404", async () => {
     assert.equal((await post(bundleUrl(), bundle, 'app-a')).status, 200);
     const others = await post(bundleUrl('com.example.other'), bundle, 'app-a');
     assert.deepEqual(others.body, envelope(403, 'PERMISSION_DENIED', 'forbidden', 'The caller does not have permission'));
@@ -244,11 +313,19 @@ describe('bad uploads', () => {
   });
 
   test('a body that is not a ZIP', async () => {
-    await refused(Buffer.from('<manifest package="x"/>'), invalid('The uploaded bundle is not a ZIP archive (it does not start with a ZIP local file header).'));
+    await refused(
+      Buffer.from('<manifest package="x"/>'),
+      invalid('The uploaded bundle is not a ZIP archive (it does not start with a ZIP local file header).'),
+    );
   });
 
   test('a truncated ZIP', async () => {
-    await refused(bundle.subarray(0, bundle.length - 30), invalid('The uploaded bundle is not a valid ZIP archive: End of central directory record signature not found. Either not a zip file, or file is truncated.'));
+    await refused(
+      bundle.subarray(0, bundle.length - 30),
+      invalid(
+        'The uploaded bundle is not a valid ZIP archive: End of central directory record signature not found. Either not a zip file, or file is truncated.',
+      ),
+    );
   });
 
   test('a ZIP bomb: an entry declaring far more than DEFLATE can produce from its bytes', async () => {
@@ -260,41 +337,64 @@ describe('bad uploads', () => {
   });
 
   test('a manifest entry whose header lies about its size is cut off while inflating', async () => {
-    const big = await zipBuffer([...bundleItems({ packageName: PKG }).filter((item) => item.name !== 'base/resources.pb'), { name: 'pad', data: Buffer.alloc(10) }].map((item) =>
-      item.name === 'base/manifest/AndroidManifest.xml' && 'data' in item ? { ...item, data: Buffer.concat([item.data, Buffer.alloc(200_000)]) } : item,
-    ));
+    const big = await zipBuffer(
+      [...bundleItems({ packageName: PKG }).filter((item) => item.name !== 'base/resources.pb'), { name: 'pad', data: Buffer.alloc(10) }].map((item) =>
+        item.name === 'base/manifest/AndroidManifest.xml' && 'data' in item ? { ...item, data: Buffer.concat([item.data, Buffer.alloc(200_000)]) } : item,
+      ),
+    );
     const lying = patchCentralSize(big, 'base/manifest/AndroidManifest.xml', 100);
     const reply = await post(bundleUrl(), lying);
     assert.equal(reply.status, 400);
-    assert.equal(reply.body.error.message, 'The bundle entry base/manifest/AndroidManifest.xml cannot be read: it inflates to more than the 100 bytes its header declares.');
+    assert.equal(
+      reply.body.error.message,
+      'The bundle entry base/manifest/AndroidManifest.xml cannot be read: it inflates to more than the 100 bytes its header declares.',
+    );
     assert.deepEqual(leftovers(), []);
   });
 
   test('a bundle without BundleConfig.pb or without its base manifest', async () => {
     const items = bundleItems({ packageName: PKG });
-    await refused(await zipBuffer(items.filter((item) => item.name !== 'BundleConfig.pb')), invalid('The uploaded bundle is not an Android App Bundle: it has no BundleConfig.pb.'));
-    await refused(await zipBuffer(items.filter((item) => item.name !== 'base/manifest/AndroidManifest.xml')), invalid('The uploaded bundle has no base module manifest (base/manifest/AndroidManifest.xml).'));
+    await refused(
+      await zipBuffer(items.filter((item) => item.name !== 'BundleConfig.pb')),
+      invalid('The uploaded bundle is not an Android App Bundle: it has no BundleConfig.pb.'),
+    );
+    await refused(
+      await zipBuffer(items.filter((item) => item.name !== 'base/manifest/AndroidManifest.xml')),
+      invalid('The uploaded bundle has no base module manifest (base/manifest/AndroidManifest.xml).'),
+    );
   });
 
   test('a manifest that is not a protobuf XmlNode (text XML, garbage) or has no <manifest> root', async () => {
-    const withManifest = (data: Buffer): ZipItem[] => bundleItems({ packageName: PKG }).map((item) => (item.name === 'base/manifest/AndroidManifest.xml' ? { name: item.name, data } : item));
+    const withManifest = (data: Buffer): ZipItem[] =>
+      bundleItems({ packageName: PKG }).map((item) => (item.name === 'base/manifest/AndroidManifest.xml' ? { name: item.name, data } : item));
     const text = await zipBuffer(withManifest(Buffer.from('<?xml version="1.0"?><manifest package="com.example.http"/>')));
     const reply = await post(bundleUrl(), text);
     assert.equal(reply.status, 400);
     assert.match(reply.body.error.message, /^The bundle's base\/manifest\/AndroidManifest\.xml is not a valid protocol buffer XmlNode: .+\.$/);
     const cut = protoManifest({ packageName: PKG, versionCode: 1 });
     const truncated = await zipBuffer(withManifest(cut.subarray(0, cut.length - 5)));
-    assert.match((await post(bundleUrl(), truncated)).body.error.message, /^The bundle's base\/manifest\/AndroidManifest\.xml is not a valid protocol buffer XmlNode: premature EOF\.$/);
-    await refused(await zipBuffer(withManifest(Buffer.from([0x12, 0x02, 0x68, 0x69]))), invalid("The bundle's base/manifest/AndroidManifest.xml does not have a <manifest> root element."));
+    assert.match(
+      (await post(bundleUrl(), truncated)).body.error.message,
+      /^The bundle's base\/manifest\/AndroidManifest\.xml is not a valid protocol buffer XmlNode: premature EOF\.$/,
+    );
+    await refused(
+      await zipBuffer(withManifest(Buffer.from([0x12, 0x02, 0x68, 0x69]))),
+      invalid("The bundle's base/manifest/AndroidManifest.xml does not have a <manifest> root element."),
+    );
     assert.deepEqual(leftovers(), []);
   });
 
   test('a JAR signature that does not verify (the .SF changed after signing)', async () => {
     const items = jarSign(bundleItems({ packageName: PKG }), makeSigner('Tamper Test'));
-    const tampered = items.map((item) => (item.name === 'META-INF/CERT.SF' && 'data' in item ? { name: item.name, data: Buffer.concat([item.data, Buffer.from('Name: x\r\n\r\n')]) } : item));
+    const tampered = items.map((item) =>
+      item.name === 'META-INF/CERT.SF' && 'data' in item ? { name: item.name, data: Buffer.concat([item.data, Buffer.from('Name: x\r\n\r\n')]) } : item,
+    );
     const reply = await post(bundleUrl(), await zipBuffer(tampered));
     assert.equal(reply.status, 400);
-    assert.equal(reply.body.error.message, "The bundle's JAR signature META-INF/CERT.RSA does not verify against META-INF/CERT.SF: the signature does not match the signature file.");
+    assert.equal(
+      reply.body.error.message,
+      "The bundle's JAR signature META-INF/CERT.RSA does not verify against META-INF/CERT.SF: the signature does not match the signature file.",
+    );
   });
 
   test('over the upload limit: 413, whether the length is declared or streamed', async () => {
@@ -308,11 +408,16 @@ describe('bad uploads', () => {
     test(`a client that disconnects halfway (${protocol}) leaves no spool file and no artifact`, async () => {
       const count = await artifactCount();
       const url = new URL(bundleUrl(PKG, '/upload/androidpublisher/v3', `?uploadType=${protocol}`), srv.url);
-      const head = protocol === 'media' ? Buffer.alloc(0) : Buffer.from('--x\r\ncontent-type: application/json\r\n\r\n{}\r\n--x\r\ncontent-type: application/octet-stream\r\n\r\n');
+      const head =
+        protocol === 'media'
+          ? Buffer.alloc(0)
+          : Buffer.from('--x\r\ncontent-type: application/json\r\n\r\n{}\r\n--x\r\ncontent-type: application/octet-stream\r\n\r\n');
       const contentType = protocol === 'media' ? 'application/octet-stream' : 'multipart/related; boundary=x';
       const socket = connect(Number(url.port), url.hostname);
       await new Promise<void>((resolve) => socket.once('connect', resolve));
-      socket.write(`POST ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer releaser\r\nContent-Type: ${contentType}\r\nContent-Length: ${bundle.length * 4}\r\n\r\n`);
+      socket.write(
+        `POST ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer releaser\r\nContent-Type: ${contentType}\r\nContent-Length: ${bundle.length * 4}\r\n\r\n`,
+      );
       socket.write(Buffer.concat([head, bundle]));
       // Wait (bounded) until the server has started spooling, then vanish.
       for (let i = 0; i < 200 && leftovers().length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -326,7 +431,15 @@ describe('bad uploads', () => {
 
   test('an APK without a manifest, and an APK for another package', async () => {
     const apkUrl = `/upload/androidpublisher/v3/applications/internalappsharing/${PKG}/artifacts/apk?uploadType=media`;
-    await refused(await zipBuffer(apkItems({ packageName: PKG }).filter((item) => item.name !== 'AndroidManifest.xml')), invalid('The uploaded APK has no AndroidManifest.xml.'), apkUrl);
-    await refused(await zipBuffer(apkItems({ packageName: 'com.example.flavor' })), invalid(`UploadException: ADHOC_PACKAGE_NAME_MISMATCH [[]] (${PKG})`), apkUrl);
+    await refused(
+      await zipBuffer(apkItems({ packageName: PKG }).filter((item) => item.name !== 'AndroidManifest.xml')),
+      invalid('The uploaded APK has no AndroidManifest.xml.'),
+      apkUrl,
+    );
+    await refused(
+      await zipBuffer(apkItems({ packageName: 'com.example.flavor' })),
+      invalid(`UploadException: ADHOC_PACKAGE_NAME_MISMATCH [[]] (${PKG})`),
+      apkUrl,
+    );
   });
 });

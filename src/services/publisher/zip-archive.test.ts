@@ -3,7 +3,18 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { apkItems, bundleItems, COMPRESSIONS, compressedAs, jarSign, makeSigner, patchEntry, v2Sign, zipBuffer, type TestSigner } from './artifact-builder.fixture.ts';
+import {
+  apkItems,
+  bundleItems,
+  COMPRESSIONS,
+  compressedAs,
+  jarSign,
+  makeSigner,
+  patchEntry,
+  v2Sign,
+  zipBuffer,
+  type TestSigner,
+} from './artifact-builder.fixture.ts';
 import { inspectUpload } from './inspect-upload.ts';
 import { compressedCap } from './zip-entry-data.ts';
 
@@ -66,7 +77,10 @@ describe('every compression method Play reads', () => {
   test('an entry of a compression method Play cannot read (bzip2, LZMA, unknown) is refused by name', async () => {
     const zip = await zipBuffer(compressedAs(bundleItems({ packageName: PKG }), 'stored'));
     for (const method of [12, 14, 99]) {
-      await refused(patchEntry(zip, 'base/dex/classes.dex', { method }), `The uploaded bundle's entry base/dex/classes.dex uses compression method ${method}; only stored (0) and deflated (8) entries are accepted.`);
+      await refused(
+        patchEntry(zip, 'base/dex/classes.dex', { method }),
+        `The uploaded bundle's entry base/dex/classes.dex uses compression method ${method}; only stored (0) and deflated (8) entries are accepted.`,
+      );
     }
   });
 
@@ -89,18 +103,27 @@ describe('corrupt archives', () => {
     test(`a ${compression} entry whose local header is broken`, async () => {
       const zip = await zipBuffer(compressedAs(bundleItems({ packageName: PKG }), compression));
       const offset = zip.indexOf(`PK\x03\x04`, zip.indexOf(Buffer.from(MANIFEST)) - 40);
-      await refused(patchEntry(zip, MANIFEST, { localSignature: 0x12345678 }), `The bundle entry ${MANIFEST} cannot be read: there is no local file header at offset ${offset}.`);
+      await refused(
+        patchEntry(zip, MANIFEST, { localSignature: 0x12345678 }),
+        `The bundle entry ${MANIFEST} cannot be read: there is no local file header at offset ${offset}.`,
+      );
     });
 
     test(`a ${compression} entry whose data is corrupt (CRC-32 mismatch)`, async () => {
       const zip = await zipBuffer(compressedAs(bundleItems({ packageName: PKG }), compression));
-      await refused(patchEntry(zip, 'BundleConfig.pb', { crc32: 0xdeadbeef }), 'The bundle entry BundleConfig.pb cannot be read: its CRC-32 does not match its header (the data is corrupt).');
+      await refused(
+        patchEntry(zip, 'BundleConfig.pb', { crc32: 0xdeadbeef }),
+        'The bundle entry BundleConfig.pb cannot be read: its CRC-32 does not match its header (the data is corrupt).',
+      );
     });
   }
 
   test('a stored entry whose sizes disagree', async () => {
     const zip = await zipBuffer(compressedAs(bundleItems({ packageName: PKG }), 'stored'));
-    await refused(patchEntry(zip, MANIFEST, { uncompressedSize: 5 }), `The uploaded bundle is not a valid ZIP archive: compressed/uncompressed size mismatch for stored file: ${sizeOf(zip, MANIFEST)} != 5.`);
+    await refused(
+      patchEntry(zip, MANIFEST, { uncompressedSize: 5 }),
+      `The uploaded bundle is not a valid ZIP archive: compressed/uncompressed size mismatch for stored file: ${sizeOf(zip, MANIFEST)} != 5.`,
+    );
   });
 
   test('an entry whose data would run into the central directory, or whose local header runs past the file', async () => {
@@ -114,7 +137,10 @@ describe('corrupt archives', () => {
     const longExtra = Buffer.from(zip);
     longExtra.writeUInt16LE(0xffff, local + 28);
     const start = local + 30 + MANIFEST.length + 0xffff;
-    await refused(longExtra, `The bundle entry ${MANIFEST} cannot be read: its ${sizeOf(zip, MANIFEST)} bytes of data at offset ${start} run past the end of the file (${zip.length} bytes).`);
+    await refused(
+      longExtra,
+      `The bundle entry ${MANIFEST} cannot be read: its ${sizeOf(zip, MANIFEST)} bytes of data at offset ${start} run past the end of the file (${zip.length} bytes).`,
+    );
   });
 
   test('bomb-like declared sizes: a stored entry of 4 GiB, a deflated entry claiming 1 GiB from 8 bytes', async () => {
@@ -126,12 +152,18 @@ describe('corrupt archives', () => {
       `The uploaded bundle's entry base/resources.pb declares 4294967280 bytes of data at offset ${at}, past the start of the central directory (offset ${cd}).`,
     );
     const deflated = await zipBuffer(bundleItems({ packageName: PKG }));
-    await refused(patchEntry(deflated, 'base/resources.pb', { compressedSize: 8, uncompressedSize: 1024 ** 3 }), 'The uploaded bundle looks like a ZIP bomb: entry base/resources.pb declares 1073741824 bytes from 8 compressed.');
+    await refused(
+      patchEntry(deflated, 'base/resources.pb', { compressedSize: 8, uncompressedSize: 1024 ** 3 }),
+      'The uploaded bundle looks like a ZIP bomb: entry base/resources.pb declares 1073741824 bytes from 8 compressed.',
+    );
   });
 
   test('a deflated manifest whose data inflates past its declared size, or is not DEFLATE at all', async () => {
     const zip = await zipBuffer(bundleItems({ packageName: PKG }));
-    await refused(patchEntry(zip, MANIFEST, { uncompressedSize: 3 }), `The bundle entry ${MANIFEST} cannot be read: it inflates to more than the 3 bytes its header declares.`);
+    await refused(
+      patchEntry(zip, MANIFEST, { uncompressedSize: 3 }),
+      `The bundle entry ${MANIFEST} cannot be read: it inflates to more than the 3 bytes its header declares.`,
+    );
     const garbage = Buffer.from(zip);
     const start = dataOffset(zip, MANIFEST);
     garbage.fill(0xff, start, start + 4);
@@ -142,7 +174,10 @@ describe('corrupt archives', () => {
     // A large stored entry after it keeps the claim inside the file, so only the cap can refuse it.
     const zip = await zipBuffer([...bundleItems({ packageName: PKG }), { name: 'base/assets/pad', data: Buffer.alloc(3 * 1024 * 1024, 1), compress: false }]);
     const claimed = 2 * 1024 * 1024;
-    await refused(patchEntry(zip, 'BundleConfig.pb', { compressedSize: claimed }), `The bundle entry BundleConfig.pb declares ${claimed} compressed bytes; at most ${compressedCap(1024 * 1024)} are accepted.`);
+    await refused(
+      patchEntry(zip, 'BundleConfig.pb', { compressedSize: claimed }),
+      `The bundle entry BundleConfig.pb declares ${claimed} compressed bytes; at most ${compressedCap(1024 * 1024)} are accepted.`,
+    );
   });
 });
 
@@ -163,4 +198,3 @@ function dataOffset(zip: Buffer, name: string): number {
   const local = zip.readUInt32LE(centralRecord(zip, name) + 42);
   return local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
 }
-

@@ -61,7 +61,8 @@ export class ZipArchive {
       });
       // yauzl starts its entry cursor at the central directory's offset (its typings call it boolean).
       const centralDirectoryOffset = Number(zip.readEntryCursor);
-      if (zip.entryCount > limits.maxEntries) throw invalidUpload(`The uploaded ${what} has ${zip.entryCount} entries; at most ${limits.maxEntries} are accepted.`);
+      if (zip.entryCount > limits.maxEntries)
+        throw invalidUpload(`The uploaded ${what} has ${zip.entryCount} entries; at most ${limits.maxEntries} are accepted.`);
       const entries = await readDirectory(zip, what, limits, centralDirectoryOffset);
       return new ZipArchive(file, fileSize, entries, centralDirectoryOffset);
     } catch (error) {
@@ -82,7 +83,8 @@ export class ZipArchive {
   async read(name: string, maxBytes: number, what: string): Promise<Buffer> {
     const entry = this.entries.get(name);
     if (entry === undefined) throw new Error(`no entry ${name}`);
-    if (entry.uncompressedSize > maxBytes) throw invalidUpload(`The ${what} entry ${name} declares ${entry.uncompressedSize} bytes; at most ${maxBytes} are accepted.`);
+    if (entry.uncompressedSize > maxBytes)
+      throw invalidUpload(`The ${what} entry ${name} declares ${entry.uncompressedSize} bytes; at most ${maxBytes} are accepted.`);
     return readEntryData(this.file, this.fileSize, entry, maxBytes, `The ${what} entry ${name}`);
   }
 
@@ -95,7 +97,8 @@ export class ZipArchive {
 async function requireZipMagic(file: FileHandle, what: string): Promise<void> {
   const head = Buffer.alloc(4);
   const { bytesRead } = await file.read(head, 0, 4, 0);
-  if (bytesRead < 4 || !head.equals(ZIP_LOCAL_HEADER)) throw invalidUpload(`The uploaded ${what} is not a ZIP archive (it does not start with a ZIP local file header).`);
+  if (bytesRead < 4 || !head.equals(ZIP_LOCAL_HEADER))
+    throw invalidUpload(`The uploaded ${what} is not a ZIP archive (it does not start with a ZIP local file header).`);
 }
 
 function readDirectory(zip: ZipFile, what: string, limits: ZipLimits, centralDirectoryOffset: number): Promise<Map<string, Entry>> {
@@ -117,17 +120,29 @@ function readDirectory(zip: ZipFile, what: string, limits: ZipLimits, centralDir
         }
         const ratio = entry.uncompressedSize / Math.max(1, entry.compressedSize);
         if (entry.uncompressedSize > RATIO_FLOOR && ratio > limits.maxRatio) {
-          refuse(invalidUpload(`The uploaded ${what} looks like a ZIP bomb: entry ${entry.fileName} declares ${entry.uncompressedSize} bytes from ${entry.compressedSize} compressed.`));
+          refuse(
+            invalidUpload(
+              `The uploaded ${what} looks like a ZIP bomb: entry ${entry.fileName} declares ${entry.uncompressedSize} bytes from ${entry.compressedSize} compressed.`,
+            ),
+          );
           return;
         }
         // Cheap, and it catches sizes no reader could honour in entries inspection never reads.
         const dataEnd = entry.relativeOffsetOfLocalHeader + 30 + entry.fileNameLength + entry.compressedSize;
         if (dataEnd > centralDirectoryOffset) {
-          refuse(invalidUpload(`The uploaded ${what}'s entry ${entry.fileName} declares ${entry.compressedSize} bytes of data at offset ${entry.relativeOffsetOfLocalHeader}, past the start of the central directory (offset ${centralDirectoryOffset}).`));
+          refuse(
+            invalidUpload(
+              `The uploaded ${what}'s entry ${entry.fileName} declares ${entry.compressedSize} bytes of data at offset ${entry.relativeOffsetOfLocalHeader}, past the start of the central directory (offset ${centralDirectoryOffset}).`,
+            ),
+          );
           return;
         }
         if (!SUPPORTED_METHODS.has(entry.compressionMethod)) {
-          refuse(invalidUpload(`The uploaded ${what}'s entry ${entry.fileName} uses compression method ${entry.compressionMethod}; only stored (0) and deflated (8) entries are accepted.`));
+          refuse(
+            invalidUpload(
+              `The uploaded ${what}'s entry ${entry.fileName} uses compression method ${entry.compressionMethod}; only stored (0) and deflated (8) entries are accepted.`,
+            ),
+          );
           return;
         }
         if ((entry.generalPurposeBitFlag & ENCRYPTED) !== 0) {

@@ -45,15 +45,20 @@ export function compressedCap(maxBytes: number): number {
  * has checked that the entry declares at most `maxBytes`. Every problem is a 400.
  */
 export async function readEntryData(file: FileHandle, fileSize: number, entry: Entry, maxBytes: number, label: string): Promise<Buffer> {
-  if (!SUPPORTED_METHODS.has(entry.compressionMethod)) throw invalidUpload(`${label} uses compression method ${entry.compressionMethod}; only stored (0) and deflated (8) entries can be read.`);
-  if (entry.compressedSize > compressedCap(maxBytes)) throw invalidUpload(`${label} declares ${entry.compressedSize} compressed bytes; at most ${compressedCap(maxBytes)} are accepted.`);
+  if (!SUPPORTED_METHODS.has(entry.compressionMethod))
+    throw invalidUpload(`${label} uses compression method ${entry.compressionMethod}; only stored (0) and deflated (8) entries can be read.`);
+  if (entry.compressedSize > compressedCap(maxBytes))
+    throw invalidUpload(`${label} declares ${entry.compressedSize} compressed bytes; at most ${compressedCap(maxBytes)} are accepted.`);
   const start = await dataStart(file, fileSize, entry, label);
   if (start + entry.compressedSize > fileSize) {
-    throw invalidUpload(`${label} cannot be read: its ${entry.compressedSize} bytes of data at offset ${start} run past the end of the file (${fileSize} bytes).`);
+    throw invalidUpload(
+      `${label} cannot be read: its ${entry.compressedSize} bytes of data at offset ${start} run past the end of the file (${fileSize} bytes).`,
+    );
   }
   const raw = await readFully(file, start, entry.compressedSize, label);
   const data = entry.compressionMethod === STORED ? raw : await inflated(raw, entry.uncompressedSize, label);
-  if (data.length !== entry.uncompressedSize) throw invalidUpload(`${label} cannot be read: it holds ${data.length} bytes, not the ${entry.uncompressedSize} its header declares.`);
+  if (data.length !== entry.uncompressedSize)
+    throw invalidUpload(`${label} cannot be read: it holds ${data.length} bytes, not the ${entry.uncompressedSize} its header declares.`);
   if (crc32(data) !== entry.crc32) throw invalidUpload(`${label} cannot be read: its CRC-32 does not match its header (the data is corrupt).`);
   return data;
 }

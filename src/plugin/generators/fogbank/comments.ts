@@ -32,7 +32,10 @@ export class CommentIndex {
 }
 
 function trimLines(text: string): string[] {
-  const lines = text.replace(/\*\//g, '*\\/').split('\n').map((l) => l.replace(/^ /, '').trimEnd());
+  const lines = text
+    .replace(/\*\//g, '*\\/')
+    .split('\n')
+    .map((l) => l.replace(/^ /, '').trimEnd());
   while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
   while (lines.length > 0 && lines[0] === '') lines.shift();
   return lines;

@@ -32,8 +32,7 @@ export function emitService(e: FileEmitter, service: ServiceDescriptorProto, pat
     const constName = `$${service.name}_${member}`;
     const literals = bindings.map((b) => bindingLiteral(e, where, b, input, output));
     const primary = bindings[0] as HttpBinding;
-    const responseType =
-      primary.responseBody === '' ? e.typeRef(method.outputType) : responseFieldType(e, where, output, primary.responseBody);
+    const responseType = primary.responseBody === '' ? e.typeRef(method.outputType) : responseFieldType(e, where, output, primary.responseBody);
     constants.push(`const ${constName}: readonly ${rest}.Binding[] = [\n${literals.map((l) => `  ${l},\n`).join('')}];\n`);
     methods.push(
       e.doc([...path, 2, i], '  '),
@@ -87,9 +86,7 @@ function jsonPath(e: FileEmitter, where: string, root: MessageInfo, protoPath: r
   protoPath.forEach((name, i) => {
     const field: FieldDescriptorProto | undefined = message?.proto.field.find((f) => f.name === name);
     if (field === undefined || message === undefined) {
-      throw new PluginError(
-        `${where}: "${protoPath.join('.')}" in google.api.http ${context} does not name a field of ${root.typeName.slice(1)}`,
-      );
+      throw new PluginError(`${where}: "${protoPath.join('.')}" in google.api.http ${context} does not name a field of ${root.typeName.slice(1)}`);
     }
     out.push(field.jsonName || field.name);
     if (i < protoPath.length - 1) message = field.typeName === '' ? undefined : e.ctx.index.message(field.typeName);

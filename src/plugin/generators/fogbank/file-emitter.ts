@@ -86,10 +86,7 @@ export class FileEmitter {
 
   /** isRequired tells whether JSON always carries the field (proto2 required, editions LEGACY_REQUIRED). */
   isRequired(field: FieldDescriptorProto): boolean {
-    return (
-      field.label === FieldDescriptorProto_Label.REQUIRED ||
-      field.options?.features?.fieldPresence === FeatureSet_FieldPresence.LEGACY_REQUIRED
-    );
+    return field.label === FieldDescriptorProto_Label.REQUIRED || field.options?.features?.fieldPresence === FeatureSet_FieldPresence.LEGACY_REQUIRED;
   }
 
   /** realOneof returns the oneof a field belongs to, ignoring proto3 optional's synthetic ones. */

@@ -65,9 +65,7 @@ export function parsePathTemplate(template: string): PathTemplate {
  */
 export function variablePattern(segments: readonly string[]): string {
   if (segments.length === 1 && segments[0] === '*') return '^.+$';
-  return `^${segments
-    .map((s) => (s === '*' ? '[^/]+' : s === '**' ? '.*' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-    .join('/')}$`;
+  return `^${segments.map((s) => (s === '*' ? '[^/]+' : s === '**' ? '.*' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`;
 }
 
 /** isMultiSegment tells whether a variable may hold `/` (so `/` stays unescaped when expanded). */

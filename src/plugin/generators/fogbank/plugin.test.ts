@@ -54,14 +54,26 @@ test('enum_hints types a documented string field as the named enum, still open; 
         {
           name: 'Disk',
           field: [{ name: 'mode', jsonName: 'mode', number: 1, type: 9, label: 1, proto3Optional: true }],
-          enumType: [{ name: 'Mode', value: [{ name: 'READ_ONLY', number: 0 }, { name: 'READ_WRITE', number: 1 }] }],
+          enumType: [
+            {
+              name: 'Mode',
+              value: [
+                { name: 'READ_ONLY', number: 0 },
+                { name: 'READ_WRITE', number: 1 },
+              ],
+            },
+          ],
         },
       ],
-      sourceCodeInfo: { location: [{ path: [4, 0, 2, 0], span: [0, 0, 1], leadingComments: ' The mode. Check the Mode enum for the list of possible values.\n' }] },
+      sourceCodeInfo: {
+        location: [{ path: [4, 0, 2, 0], span: [0, 0, 1], leadingComments: ' The mode. Check the Mode enum for the list of possible values.\n' }],
+      },
     }),
   ];
   const run = (parameter: string) =>
-    runInMemory({ schema: hinted, filesToGenerate: ['c.proto'], generators: [{ plugin: fogbankPlugin, parameter }] }).then((r) => r.files.get('c.fogbank.ts') ?? '');
+    runInMemory({ schema: hinted, filesToGenerate: ['c.proto'], generators: [{ plugin: fogbankPlugin, parameter }] }).then(
+      (r) => r.files.get('c.fogbank.ts') ?? '',
+    );
   assert.ok((await run('')).includes('  mode?: Disk_Mode | (string & {});\n'));
   assert.ok((await run('enum_hints=false')).includes('  mode?: string;\n'));
 });

@@ -33,5 +33,5 @@ export const JSON_VALUE_DECL =
 
 /** ANY_DECL declares the JSON form of google.protobuf.Any: the packed message's fields plus `@type`. */
 export const ANY_DECL =
-  '/** $Any is google.protobuf.Any in JSON: `@type` plus the packed message\'s fields (or `value` for well-known types). */\n' +
+  "/** $Any is google.protobuf.Any in JSON: `@type` plus the packed message's fields (or `value` for well-known types). */\n" +
   'type $Any = { "@type": string; [key: string]: unknown };\n';

@@ -35,15 +35,30 @@ describe('cluster bodies nested too deeply: a 400 in the Status dialect, every t
     await expectBadRequest(SSAR, `${indented} 1`, YAML, 'error converting YAML to JSON: yaml: line 101: exceeded max depth of 100');
   });
 
-  it('refuses a billion-laughs body with go-yaml\'s excessive aliasing text', async () => {
+  it("refuses a billion-laughs body with go-yaml's excessive aliasing text", async () => {
     const laughs = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
-    for (let i = 1; i < 9; i++) laughs.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
+    for (let i = 1; i < 9; i++)
+      laughs.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9)
+          .fill(`*${String.fromCharCode(96 + i)}`)
+          .join(',')}]`,
+      );
     await expectBadRequest(SSAR, laughs.join('\n'), YAML, 'error converting YAML to JSON: yaml: document contains excessive aliasing');
   });
 
-  it('refuses deep JSON with Go\'s scanner text, and deep apply-patch YAML the same as YAML', async () => {
-    await expectBadRequest(SSAR, '['.repeat(20000), { ...ALICE, 'content-type': 'application/json' }, "couldn't get version/kind; json parse error: invalid character '[' exceeded max depth");
-    await expectBadRequest(ROLES, `{"metadata":${'{"a":'.repeat(200)}`, { 'content-type': 'application/json' }, "couldn't get version/kind; json parse error: invalid character '{' exceeded max depth");
+  it("refuses deep JSON with Go's scanner text, and deep apply-patch YAML the same as YAML", async () => {
+    await expectBadRequest(
+      SSAR,
+      '['.repeat(20000),
+      { ...ALICE, 'content-type': 'application/json' },
+      "couldn't get version/kind; json parse error: invalid character '[' exceeded max depth",
+    );
+    await expectBadRequest(
+      ROLES,
+      `{"metadata":${'{"a":'.repeat(200)}`,
+      { 'content-type': 'application/json' },
+      "couldn't get version/kind; json parse error: invalid character '{' exceeded max depth",
+    );
     await h.call('POST', ROLES, { metadata: { name: 'applied' }, rules: [] });
     const patched = await h.call('PATCH', `${ROLES}/applied?fieldManager=t`, '['.repeat(20000), { 'content-type': 'application/apply-patch+yaml' });
     assert.equal(patched.status, 400);
@@ -51,7 +66,12 @@ describe('cluster bodies nested too deeply: a 400 in the Status dialect, every t
   });
 
   it('still takes an ordinary YAML body', async () => {
-    const created = await h.call('POST', ROLES, 'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: from-yaml\nrules:\n- apiGroups: [""]\n  resources: ["pods"]\n  verbs: ["get"]\n', { 'content-type': 'application/yaml' });
+    const created = await h.call(
+      'POST',
+      ROLES,
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: from-yaml\nrules:\n- apiGroups: [""]\n  resources: ["pods"]\n  verbs: ["get"]\n',
+      { 'content-type': 'application/yaml' },
+    );
     assert.equal(created.status, 201);
     assert.deepEqual(created.body.rules, [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }]);
   });

@@ -5,7 +5,10 @@
 import { notAcceptable } from './status.ts';
 
 /** OutputForm is what a response carries. */
-export type OutputForm = { readonly kind: 'object' } | { readonly kind: 'table'; readonly version: string } | { readonly kind: 'partial'; readonly version: string };
+export type OutputForm =
+  | { readonly kind: 'object' }
+  | { readonly kind: 'table'; readonly version: string }
+  | { readonly kind: 'partial'; readonly version: string };
 
 /** JSON_MEDIA_TYPES are the media types a cluster endpoint can produce (for 406 texts). */
 export const PRODUCED_MEDIA_TYPES: readonly string[] = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];

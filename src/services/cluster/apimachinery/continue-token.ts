@@ -33,9 +33,11 @@ export function decodeContinue(token: string): ContinuePoint {
   } catch {
     throw invalidToken('invalid character looking for beginning of value');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw invalidToken('json: cannot unmarshal into Go value of type storage.continueToken');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw invalidToken('json: cannot unmarshal into Go value of type storage.continueToken');
   const { v, rv, start } = parsed as { v?: unknown; rv?: unknown; start?: unknown };
-  if (v !== 'meta.k8s.io/v1') throw badRequest(`invalid continue token: continue key is not valid server does not recognize this encoding (${typeof v === 'string' ? v : ''})`);
+  if (v !== 'meta.k8s.io/v1')
+    throw badRequest(`invalid continue token: continue key is not valid server does not recognize this encoding (${typeof v === 'string' ? v : ''})`);
   if (typeof rv !== 'number' || !Number.isInteger(rv) || rv === 0) throw invalidToken('incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
   if (typeof start !== 'string' || start === '') throw invalidToken('encoded start key empty (version meta.k8s.io/v1)');
   const key = start.endsWith('\u0000') ? start.slice(0, -1) : start;

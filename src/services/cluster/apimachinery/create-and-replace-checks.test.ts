@@ -20,14 +20,29 @@ describe('create and replace check their body against the request before the sto
     const before = await h.store.currentRevision();
     const answer = await h.call('POST', ROLES, { metadata: { name: 'rv', resourceVersion: '1' } });
     assert.equal(answer.status, 500);
-    assert.deepEqual(answer.body, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'resourceVersion should not be set on objects to be created', code: 500 });
+    assert.deepEqual(answer.body, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'resourceVersion should not be set on objects to be created',
+      code: 500,
+    });
     assert.equal(await h.store.currentRevision(), before);
   });
 
-  it('answers a PUT whose body names another object with 400, whether or not the URL\'s object exists', async () => {
+  it("answers a PUT whose body names another object with 400, whether or not the URL's object exists", async () => {
     const missing = await h.call('PUT', `${ROLES}/b`, { metadata: { name: 'a' }, rules: [] });
     assert.equal(missing.status, 400);
-    assert.deepEqual(missing.body, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the name of the object (a) does not match the name on the URL (b)', reason: 'BadRequest', code: 400 });
+    assert.deepEqual(missing.body, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'the name of the object (a) does not match the name on the URL (b)',
+      reason: 'BadRequest',
+      code: 400,
+    });
     const existing = await h.call('PUT', `${ROLES}/a`, { metadata: { name: 'b' }, rules: [] });
     assert.equal(existing.status, 400);
     assert.equal(existing.body.message, 'the name of the object (b) does not match the name on the URL (a)');

@@ -29,7 +29,13 @@ describe('EncodedObjects', () => {
     cache.encoded(b, 'f', () => 'b');
     cache.encoded(c, 'f', () => 'c');
     assert.equal(cache.size, 2);
-    assert.equal(cache.encoded(a, 'f', () => 'a again'), 'a again');
-    assert.equal(cache.encoded(c, 'f', () => 'never'), 'c');
+    assert.equal(
+      cache.encoded(a, 'f', () => 'a again'),
+      'a again',
+    );
+    assert.equal(
+      cache.encoded(c, 'f', () => 'never'),
+      'c',
+    );
   });
 });

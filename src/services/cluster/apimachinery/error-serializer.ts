@@ -9,28 +9,25 @@ import { injectedStatus } from './injected-status.ts';
 import { JsonTooDeepError, MAX_JSON_DEPTH, MalformedJsonError } from '../../../core/json-body.ts';
 import type { ErrorResponse, ErrorSite } from '../../../core/service.ts';
 import { YamlAliasingError, YamlBusyError, YamlDecodeLimitError, YamlTooDeepError } from '../../../core/yaml-body.ts';
-import {
-  badRequest,
-  internalError,
-  methodNotSupported,
-  notFoundPath,
-  requestEntityTooLarge,
-  StatusError,
-  statusBody,
-  unsupportedMediaType,
-} from './status.ts';
+import { badRequest, internalError, methodNotSupported, notFoundPath, requestEntityTooLarge, StatusError, statusBody, unsupportedMediaType } from './status.ts';
 
 /** ACCEPTED_BODY_TYPES are the body media types writes accept. */
 export const ACCEPTED_BODY_TYPES: readonly string[] = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
 
 /** ACCEPTED_PATCH_TYPES are the PATCH media types served, in the order the real 415 lists them. */
-export const ACCEPTED_PATCH_TYPES: readonly string[] = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
+export const ACCEPTED_PATCH_TYPES: readonly string[] = [
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+  'application/apply-patch+yaml',
+];
 
 /** goJsonError words a JSON.parse failure the way Go's encoding/json does. */
 function goJsonError(error: MalformedJsonError): string {
   // Go's scanner stops at the bracket one level too deep; its limit is 10000, fogbank's lower.
   if (error instanceof JsonTooDeepError) return `invalid character '${error.body[error.position ?? 0] ?? '['}' exceeded max depth`;
-  if (/end of JSON input|Unterminated/.test(error.detail) || error.position === undefined || error.position >= error.body.length) return 'unexpected end of JSON input';
+  if (/end of JSON input|Unterminated/.test(error.detail) || error.position === undefined || error.position >= error.body.length)
+    return 'unexpected end of JSON input';
   const char = error.body[error.position] ?? '';
   return `invalid character '${char}' looking for beginning of value`;
 }
@@ -44,7 +41,9 @@ export function toStatusError(error: unknown, site: ErrorSite): StatusError {
   // go-yaml's words (scannerc.go, decode.go), with fogbank's depth limit: its own is 10000, and
   // it names the line only past the first.
   if (error instanceof YamlTooDeepError) {
-    return badRequest(`error converting YAML to JSON: yaml: ${error.line !== undefined && error.line > 1 ? `line ${error.line}: ` : ''}exceeded max depth of ${MAX_JSON_DEPTH}`);
+    return badRequest(
+      `error converting YAML to JSON: yaml: ${error.line !== undefined && error.line > 1 ? `line ${error.line}: ` : ''}exceeded max depth of ${MAX_JSON_DEPTH}`,
+    );
   }
   if (error instanceof YamlAliasingError) return badRequest('error converting YAML to JSON: yaml: document contains excessive aliasing');
   // fogbank's own bounds on decoding (go-yaml has no deadline), worded as a decoding error with the honest reason.
@@ -97,7 +96,11 @@ export class YamlBodyError extends Error {
 /** renderClusterError is the family's ServiceDefinition.renderError. */
 export function renderClusterError(error: unknown, site: ErrorSite): ErrorResponse {
   const status = toStatusError(error, site);
-  return { status: status.httpStatus, headers: { ...status.headers(), 'content-type': 'application/json', 'cache-control': 'no-cache, private' }, body: statusBody(status) };
+  return {
+    status: status.httpStatus,
+    headers: { ...status.headers(), 'content-type': 'application/json', 'cache-control': 'no-cache, private' },
+    body: statusBody(status),
+  };
 }
 
 /**

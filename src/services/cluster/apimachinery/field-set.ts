@@ -183,7 +183,9 @@ export function removePath(object: Json, path: string): void {
     if (Object.keys(container).length > 0) return;
   } else {
     if (!Array.isArray(container)) return;
-    const index = last.startsWith('v:') ? container.findIndex((item) => JSON.stringify(item) === last.slice(2)) : container.findIndex((item) => matchesKey(item, last));
+    const index = last.startsWith('v:')
+      ? container.findIndex((item) => JSON.stringify(item) === last.slice(2))
+      : container.findIndex((item) => matchesKey(item, last));
     if (index !== -1) container.splice(index, 1);
     if (container.length > 0) return;
   }

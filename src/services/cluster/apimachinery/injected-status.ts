@@ -11,7 +11,10 @@ import { StatusError, type StatusDetails } from './status.ts';
  */
 export function injectedStatus(fault: InjectedFault): StatusError {
   const status = fault.httpStatus;
-  const phrase = PHRASES[status] ?? { reason: '', message: (text: string | undefined) => text ?? `the server responded with the status code ${status} but did not return more information` };
+  const phrase = PHRASES[status] ?? {
+    reason: '',
+    message: (text: string | undefined) => text ?? `the server responded with the status code ${status} but did not return more information`,
+  };
   const details: StatusDetails | undefined =
     status === 500
       ? { causes: [{ message: fault.text ?? DEFAULT_CAUSE }], ...(fault.retryAfter === undefined ? {} : { retryAfterSeconds: fault.retryAfter }) }

@@ -124,7 +124,8 @@ export function parseLabelSelector(input: string): LabelSelector {
         operator = 'exists';
       } else if (after.kind === 'op') {
         next();
-        operator = after.text === '==' || after.text === '=' ? '=' : after.text === '!=' ? '!=' : after.text === '>' ? 'gt' : after.text === '<' ? 'lt' : undefined;
+        operator =
+          after.text === '==' || after.text === '=' ? '=' : after.text === '!=' ? '!=' : after.text === '>' ? 'gt' : after.text === '<' ? 'lt' : undefined;
         if (operator === undefined) throw new LabelSelectorSyntaxError(`found '${after.text}', expected: ${validOperators()}`);
         const value = peek();
         if (value.kind === 'id') {

@@ -18,11 +18,24 @@ const PADDING = `# ${'x'.repeat(10_000)}\n`;
 /** laughs is a billion-laughs body: nine levels of nine aliases each. */
 function laughs(): string {
   const lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
-  for (let i = 1; i < 9; i++) lines.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
+  for (let i = 1; i < 9; i++)
+    lines.push(
+      `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9)
+        .fill(`*${String.fromCharCode(96 + i)}`)
+        .join(',')}]`,
+    );
   return lines.join('\n');
 }
 
-const status = (code: number, reason: string, message: string): Record<string, unknown> => ({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
+const status = (code: number, reason: string, message: string): Record<string, unknown> => ({
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message,
+  reason,
+  code,
+});
 
 describe('large YAML bodies decode off the event loop', () => {
   let h: ClusterHarness;
@@ -51,7 +64,12 @@ describe('large YAML bodies decode off the event loop', () => {
   });
 
   it('takes large YAML that is JSON text, and short YAML, as before', async () => {
-    const json = JSON.stringify({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'json-text', labels: Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, `v${i}`])) }, rules: [] });
+    const json = JSON.stringify({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'json-text', labels: Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, `v${i}`])) },
+      rules: [],
+    });
     assert.equal((await h.call('POST', ROLES, json, YAML)).status, 201);
     assert.equal((await h.call('POST', ROLES, roleWithLabels('short', 2), YAML)).status, 201);
   });
@@ -68,8 +86,18 @@ describe('large YAML bodies: the same refusals as short ones', () => {
 
   const alice = { ...YAML, authorization: 'Bearer alice-token' };
   const cases: [string, string, string, Record<string, unknown>][] = [
-    ['a depth bomb of 20000 [', SSAR, `${PADDING}${'['.repeat(20000)}`, status(400, 'BadRequest', 'error converting YAML to JSON: yaml: line 2: exceeded max depth of 100')],
-    ['a block sequence bomb', SSAR, `${PADDING}${'- '.repeat(5000)}x`, status(400, 'BadRequest', 'error converting YAML to JSON: yaml: line 2: exceeded max depth of 100')],
+    [
+      'a depth bomb of 20000 [',
+      SSAR,
+      `${PADDING}${'['.repeat(20000)}`,
+      status(400, 'BadRequest', 'error converting YAML to JSON: yaml: line 2: exceeded max depth of 100'),
+    ],
+    [
+      'a block sequence bomb',
+      SSAR,
+      `${PADDING}${'- '.repeat(5000)}x`,
+      status(400, 'BadRequest', 'error converting YAML to JSON: yaml: line 2: exceeded max depth of 100'),
+    ],
     ['an alias nesting itself', SSAR, `${PADDING}a: &a [*a]`, status(400, 'BadRequest', 'error converting YAML to JSON: yaml: exceeded max depth of 100')],
     ['a billion laughs', SSAR, `${PADDING}${laughs()}`, status(400, 'BadRequest', 'error converting YAML to JSON: yaml: document contains excessive aliasing')],
   ];
@@ -96,7 +124,14 @@ describe('large YAML bodies: bounded', () => {
     try {
       const late = await h.call('POST', ROLES, roleWithLabels('late', 20_000), YAML);
       assert.equal(late.status, 400);
-      assert.deepEqual(late.body, status(400, 'BadRequest', "error converting YAML to JSON: yaml: decoding took longer than 1ms, fogbank's limit for a YAML body (JSON bodies have none)"));
+      assert.deepEqual(
+        late.body,
+        status(
+          400,
+          'BadRequest',
+          "error converting YAML to JSON: yaml: decoding took longer than 1ms, fogbank's limit for a YAML body (JSON bodies have none)",
+        ),
+      );
       assert.equal((await h.call('POST', ROLES, roleWithLabels('after', 3), YAML)).status, 201);
       assert.equal((await h.call('GET', `${ROLES}/after`)).status, 200);
     } finally {
@@ -107,7 +142,10 @@ describe('large YAML bodies: bounded', () => {
   it('refuses a large body that finds every decoding thread busy and no room to wait, with the apiserver 429', async () => {
     const h = await startHarness({ yamlBodies: { workers: 1, queueLimit: 0 } });
     try {
-      const answers: HarnessResponse[] = await Promise.all([h.call('POST', ROLES, roleWithLabels('one', 5000), YAML), h.call('POST', ROLES, roleWithLabels('two', 5000), YAML)]);
+      const answers: HarnessResponse[] = await Promise.all([
+        h.call('POST', ROLES, roleWithLabels('one', 5000), YAML),
+        h.call('POST', ROLES, roleWithLabels('two', 5000), YAML),
+      ]);
       assert.deepEqual(answers.map((answer) => answer.status).sort(), [201, 429]);
       const refused = answers.find((answer) => answer.status === 429)!;
       assert.deepEqual(refused.body, { ...status(429, 'TooManyRequests', 'Too many requests, please try again later.'), details: { retryAfterSeconds: 1 } });

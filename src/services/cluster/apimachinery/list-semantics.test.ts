@@ -14,7 +14,8 @@ describe('list: resourceVersion, pagination and selectors (reference §3)', () =
   before(async () => {
     // A short change feed, so compaction can be forced.
     h = await startHarness({ store: { changeRetention: 20 } });
-    for (const name of ['a', 'b', 'c', 'd', 'e']) await h.call('POST', ROLES, { metadata: { name, labels: { letter: name, vowel: 'ae'.includes(name) ? 'yes' : 'no' } }, rules: [] });
+    for (const name of ['a', 'b', 'c', 'd', 'e'])
+      await h.call('POST', ROLES, { metadata: { name, labels: { letter: name, vowel: 'ae'.includes(name) ? 'yes' : 'no' } }, rules: [] });
   });
   after(async () => h.close());
 
@@ -61,12 +62,27 @@ describe('list: resourceVersion, pagination and selectors (reference §3)', () =
 
   it('rejects invalid ListOptions with the real 422 texts', async () => {
     const cases: [string, string][] = [
-      ['resourceVersionMatch=Exact', 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided'],
-      ['resourceVersion=0&resourceVersionMatch=Exact', 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"'],
-      ['resourceVersion=1&resourceVersionMatch=Newest', 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Unsupported value: "Newest": supported values: "Exact", "NotOlderThan", ""'],
+      [
+        'resourceVersionMatch=Exact',
+        'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
+      ],
+      [
+        'resourceVersion=0&resourceVersionMatch=Exact',
+        'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+      ],
+      [
+        'resourceVersion=1&resourceVersionMatch=Newest',
+        'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Unsupported value: "Newest": supported values: "Exact", "NotOlderThan", ""',
+      ],
       ['sendInitialEvents=true', 'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list'],
-      ['watch=true&resourceVersionMatch=NotOlderThan', 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'],
-      ['watch=true&sendInitialEvents=true', 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'],
+      [
+        'watch=true&resourceVersionMatch=NotOlderThan',
+        'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+      ],
+      [
+        'watch=true&sendInitialEvents=true',
+        'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+      ],
     ];
     for (const [query, message] of cases) {
       const response = await h.call('GET', `${ROLES}?${query}`);
@@ -81,7 +97,10 @@ describe('list: resourceVersion, pagination and selectors (reference §3)', () =
       ['resourceVersion=abc', 'invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax'],
       ['limit=ten', 'strconv.ParseInt: parsing "ten": invalid syntax'],
       ['continue=%21%21', 'invalid continue token: continue key is not valid: illegal base64 data at input byte 0'],
-      [`continue=${Buffer.from('{"v":"meta.k8s.io/v1","rv":0,"start":"a\\u0000"}').toString('base64url')}`, 'invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)'],
+      [
+        `continue=${Buffer.from('{"v":"meta.k8s.io/v1","rv":0,"start":"a\\u0000"}').toString('base64url')}`,
+        'invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
+      ],
       [`continue=${encodeContinue(3, 'a')}&resourceVersion=3`, 'specifying resource version is not allowed when using continue'],
       ['labelSelector=a%20in%20(b', "unable to parse requirement: found '', expected: ',' or ')'"],
     ];

@@ -5,7 +5,13 @@ import { decodeManagedFields, startingManagedFields } from './managed-fields.ts'
 
 const ROLES = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
 const MERGE = { 'content-type': 'application/merge-patch+json' };
-const entry = (manager: string, fieldsV1: unknown = { 'f:rules': {} }): Record<string, unknown> => ({ manager, operation: 'Update', apiVersion: 'rbac.authorization.k8s.io/v1', fieldsType: 'FieldsV1', fieldsV1 });
+const entry = (manager: string, fieldsV1: unknown = { 'f:rules': {} }): Record<string, unknown> => ({
+  manager,
+  operation: 'Update',
+  apiVersion: 'rbac.authorization.k8s.io/v1',
+  fieldsType: 'FieldsV1',
+  fieldsV1,
+});
 // Lists the apiserver's DecodeManagedFields rejects: it then keeps the stored entries (decodeLiveOrNew).
 const UNDECODABLE: ReadonlyArray<readonly [string, unknown[]]> = [
   ['fieldsV1 a number', [{ fieldsV1: 5 }]],
@@ -57,9 +63,15 @@ describe('managedFields in a request body, as the apiserver field manager reads 
     const patched = await h.call('PATCH', `${ROLES}/reset`, { metadata: { managedFields: [{}] } }, MERGE);
     assert.equal(patched.status, 200);
     assert.equal(patched.body.metadata.managedFields, undefined);
-    const put = await h.call('PUT', `${ROLES}/reset`, { metadata: { name: 'reset', managedFields: [null] }, rules: [{ verbs: ['get'], resources: ['pods'], apiGroups: [''] }] });
+    const put = await h.call('PUT', `${ROLES}/reset`, {
+      metadata: { name: 'reset', managedFields: [null] },
+      rules: [{ verbs: ['get'], resources: ['pods'], apiGroups: [''] }],
+    });
     assert.equal(put.status, 200);
-    assert.deepEqual(put.body.metadata.managedFields.map((e: Record<string, unknown>) => e['manager']), ['lightMyRequest']);
+    assert.deepEqual(
+      put.body.metadata.managedFields.map((e: Record<string, unknown>) => e['manager']),
+      ['lightMyRequest'],
+    );
   });
 
   it('replaces the stored entries with request entries that decode', async () => {
@@ -73,7 +85,10 @@ describe('managedFields in a request body, as the apiserver field manager reads 
     const cases: ReadonlyArray<readonly [unknown, string]> = [
       [1, 'json: cannot unmarshal number into Go struct field ObjectMeta.metadata.managedFields of type []v1.ManagedFieldsEntry'],
       [[1], 'json: cannot unmarshal number into Go struct field ObjectMeta.metadata.managedFields of type v1.ManagedFieldsEntry'],
-      [[{ operation: {} }], 'json: cannot unmarshal object into Go struct field ManagedFieldsEntry.metadata.managedFields.operation of type v1.ManagedFieldsOperationType'],
+      [
+        [{ operation: {} }],
+        'json: cannot unmarshal object into Go struct field ManagedFieldsEntry.metadata.managedFields.operation of type v1.ManagedFieldsOperationType',
+      ],
       [[{ fieldsType: 1 }], 'json: cannot unmarshal number into Go struct field ManagedFieldsEntry.metadata.managedFields.fieldsType of type string'],
     ];
     for (const [managedFields, message] of cases) {

@@ -82,7 +82,9 @@ export function recordUpdate(
   }
   const nextLeaves = leafPaths(next.fields);
   const oldLeaves = new Set(old === undefined ? [] : leafPaths(old.fields));
-  const changed = new Set(nextLeaves.filter((path) => !oldLeaves.has(path) || JSON.stringify(valueAt(next.object, path)) !== JSON.stringify(valueAt(old!.object, path))));
+  const changed = new Set(
+    nextLeaves.filter((path) => !oldLeaves.has(path) || JSON.stringify(valueAt(next.object, path)) !== JSON.stringify(valueAt(old!.object, path))),
+  );
   const present = new Set(nextLeaves);
   const entries: ManagedFieldsEntry[] = [];
   let mine = new Set(changed);
@@ -139,7 +141,8 @@ function trieOf(paths: readonly string[]): Record<string, unknown> {
 
 function keyStep(item: unknown, keys: readonly string[]): string {
   const key: Record<string, unknown> = {};
-  for (const name of keys) if (item !== null && typeof item === 'object' && (item as Record<string, unknown>)[name] !== undefined) key[name] = (item as Record<string, unknown>)[name];
+  for (const name of keys)
+    if (item !== null && typeof item === 'object' && (item as Record<string, unknown>)[name] !== undefined) key[name] = (item as Record<string, unknown>)[name];
   return `k:${JSON.stringify(key)}`;
 }
 

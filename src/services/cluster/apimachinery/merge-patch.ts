@@ -9,7 +9,8 @@ import { ownValue, setOwn } from '../../../core/own.ts';
 /** applyMergePatch returns `target` with `patch` merged in; neither argument is modified. */
 export function applyMergePatch(target: unknown, patch: unknown): unknown {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
-  const base: Record<string, unknown> = target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  const base: Record<string, unknown> =
+    target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
   for (const [key, value] of Object.entries(patch as Record<string, unknown>)) {
     if (value === null) delete base[key];
     else setOwn(base, key, applyMergePatch(ownValue(base, key), value));

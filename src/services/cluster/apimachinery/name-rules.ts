@@ -42,7 +42,15 @@ export function isDns1123Label(value: string): string[] {
   if (goLength(value) > 63) errors.push(maxLenError(63));
   if (!DNS1123_LABEL.test(value)) {
     if (DNS1123_SUBDOMAIN.test(value)) errors.push('must not contain dots');
-    else errors.push(regexError('a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \'-\', and must start and end with an alphanumeric character', DNS1123_LABEL_FMT, 'my-name', '123-abc'));
+    else
+      errors.push(
+        regexError(
+          "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+          DNS1123_LABEL_FMT,
+          'my-name',
+          '123-abc',
+        ),
+      );
   }
   return errors;
 }
@@ -52,7 +60,13 @@ export function isDns1123Subdomain(value: string): string[] {
   const errors: string[] = [];
   if (goLength(value) > 253) errors.push(maxLenError(253));
   if (!DNS1123_SUBDOMAIN.test(value)) {
-    errors.push(regexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character", DNS1123_SUBDOMAIN_FMT, 'example.com'));
+    errors.push(
+      regexError(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+        DNS1123_SUBDOMAIN_FMT,
+        'example.com',
+      ),
+    );
   }
   return errors;
 }
@@ -70,7 +84,9 @@ export function isQualifiedName(value: string): string[] {
     if (prefix === '') errors.push('prefix part must be non-empty');
     else for (const problem of isDns1123Subdomain(prefix)) errors.push(`prefix part ${problem}`);
   } else {
-    return [`a qualified name ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
+    return [
+      `a qualified name ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+    ];
   }
   if (name === '') errors.push('name part must be non-empty');
   else if (goLength(name) > 63) errors.push(`name part ${maxLenError(63)}`);
@@ -83,7 +99,15 @@ export function isLabelValue(value: string): string[] {
   const errors: string[] = [];
   if (goLength(value) > 63) errors.push(maxLenError(63));
   if (!LABEL_VALUE.test(value)) {
-    errors.push(regexError("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'));
+    errors.push(
+      regexError(
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+        LABEL_VALUE_FMT,
+        'MyValue',
+        'my_value',
+        '12345',
+      ),
+    );
   }
   return errors;
 }

@@ -7,15 +7,39 @@ const ROLE_REF = { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', n
 
 // A valid body per served kind, to put one bad list into at a time.
 const KINDS: ReadonlyArray<{ readonly url: string; readonly doc: string; readonly schema: string; readonly body: () => Record<string, unknown> }> = [
-  { url: `${RBAC}/clusterroles`, doc: 'apis/rbac.authorization.k8s.io/v1', schema: 'io.k8s.api.rbac.v1.ClusterRole', body: () => ({ metadata: { name: 'r' }, rules: [] }) },
-  { url: `${RBAC}/clusterrolebindings`, doc: 'apis/rbac.authorization.k8s.io/v1', schema: 'io.k8s.api.rbac.v1.ClusterRoleBinding', body: () => ({ metadata: { name: 'b' }, roleRef: ROLE_REF }) },
+  {
+    url: `${RBAC}/clusterroles`,
+    doc: 'apis/rbac.authorization.k8s.io/v1',
+    schema: 'io.k8s.api.rbac.v1.ClusterRole',
+    body: () => ({ metadata: { name: 'r' }, rules: [] }),
+  },
+  {
+    url: `${RBAC}/clusterrolebindings`,
+    doc: 'apis/rbac.authorization.k8s.io/v1',
+    schema: 'io.k8s.api.rbac.v1.ClusterRoleBinding',
+    body: () => ({ metadata: { name: 'b' }, roleRef: ROLE_REF }),
+  },
   {
     url: '/apis/events.k8s.io/v1/namespaces/default/events',
     doc: 'apis/events.k8s.io/v1',
     schema: 'io.k8s.api.events.v1.Event',
-    body: () => ({ metadata: { name: 'e' }, eventTime: '2025-01-01T00:00:00.000000Z', reportingController: 'example.com/c', reportingInstance: 'i', action: 'A', reason: 'R', type: 'Normal', regarding: { namespace: 'default' } }),
+    body: () => ({
+      metadata: { name: 'e' },
+      eventTime: '2025-01-01T00:00:00.000000Z',
+      reportingController: 'example.com/c',
+      reportingInstance: 'i',
+      action: 'A',
+      reason: 'R',
+      type: 'Normal',
+      regarding: { namespace: 'default' },
+    }),
   },
-  { url: '/api/v1/namespaces/default/events', doc: 'api/v1', schema: 'io.k8s.api.core.v1.Event', body: () => ({ metadata: { name: 'c' }, involvedObject: { namespace: 'default' } }) },
+  {
+    url: '/api/v1/namespaces/default/events',
+    doc: 'api/v1',
+    schema: 'io.k8s.api.core.v1.Event',
+    body: () => ({ metadata: { name: 'c' }, involvedObject: { namespace: 'default' } }),
+  },
   { url: '/api/v1/namespaces', doc: 'api/v1', schema: 'io.k8s.api.core.v1.Namespace', body: () => ({ metadata: { name: 'n' } }) },
 ];
 
@@ -56,35 +80,54 @@ describe('list items that are null or of the wrong type are answered as the apis
   after(async () => h.close());
 
   it('decodes a null rule to an empty PolicyRule, which validation answers field by field (422)', async () => {
-    const answer = await h.call('POST', `${RBAC}/clusterroles`, { metadata: { name: 'r' }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }, null] });
+    const answer = await h.call('POST', `${RBAC}/clusterroles`, {
+      metadata: { name: 'r' },
+      rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }, null],
+    });
     assert.equal(answer.status, 422);
     assert.equal(
       answer.body.message,
       'ClusterRole.rbac.authorization.k8s.io "r" is invalid: [rules[1].verbs: Required value: verbs must contain at least one value, rules[1].apiGroups: Required value: resource rules must supply at least one api group, rules[1].resources: Required value: resource rules must supply at least one resource]',
     );
-    assert.deepEqual(answer.body.details.causes[0], { reason: 'FieldValueRequired', message: 'Required value: verbs must contain at least one value', field: 'rules[1].verbs' });
+    assert.deepEqual(answer.body.details.causes[0], {
+      reason: 'FieldValueRequired',
+      message: 'Required value: verbs must contain at least one value',
+      field: 'rules[1].verbs',
+    });
   });
 
   it('decodes a null subject to an empty Subject (422 Required name, Unsupported kind)', async () => {
     const answer = await h.call('POST', `${RBAC}/clusterrolebindings`, { metadata: { name: 'b' }, roleRef: ROLE_REF, subjects: [null] });
     assert.equal(answer.status, 422);
-    assert.equal(answer.body.message, 'ClusterRoleBinding.rbac.authorization.k8s.io "b" is invalid: [subjects[0].name: Required value, subjects[0].kind: Unsupported value: "": supported values: "ServiceAccount", "User", "Group"]');
+    assert.equal(
+      answer.body.message,
+      'ClusterRoleBinding.rbac.authorization.k8s.io "b" is invalid: [subjects[0].name: Required value, subjects[0].kind: Unsupported value: "": supported values: "ServiceAccount", "User", "Group"]',
+    );
   });
 
   it('creates an object whose managedFields hold null or empty entries, which own no field (no 500)', async () => {
-    for (const [name, managedFields] of [['mf-null', [null, null]], ['mf-empty', [{}]]] as const) {
+    for (const [name, managedFields] of [
+      ['mf-null', [null, null]],
+      ['mf-empty', [{}]],
+    ] as const) {
       const answer = await h.call('POST', '/api/v1/namespaces', { metadata: { name, managedFields } });
       assert.equal(answer.status, 201, JSON.stringify(answer.body));
     }
   });
 
-  it('answers a list item of the wrong type with the decoder\'s 400, as the apiserver does', async () => {
+  it("answers a list item of the wrong type with the decoder's 400, as the apiserver does", async () => {
     const subjects = await h.call('POST', `${RBAC}/clusterrolebindings`, { metadata: { name: 'b' }, roleRef: ROLE_REF, subjects: [1] });
     assert.equal(subjects.status, 400);
-    assert.equal(subjects.body.message, 'ClusterRoleBinding in version "v1" cannot be handled as a ClusterRoleBinding: json: cannot unmarshal number into Go struct field ClusterRoleBinding.subjects of type v1.Subject');
+    assert.equal(
+      subjects.body.message,
+      'ClusterRoleBinding in version "v1" cannot be handled as a ClusterRoleBinding: json: cannot unmarshal number into Go struct field ClusterRoleBinding.subjects of type v1.Subject',
+    );
     const verbs = await h.call('POST', `${RBAC}/clusterroles`, { metadata: { name: 'r' }, rules: [{ verbs: [{}] }] });
     assert.equal(verbs.status, 400);
-    assert.equal(verbs.body.message, 'ClusterRole in version "v1" cannot be handled as a ClusterRole: json: cannot unmarshal object into Go struct field PolicyRule.rules.verbs of type string');
+    assert.equal(
+      verbs.body.message,
+      'ClusterRole in version "v1" cannot be handled as a ClusterRole: json: cannot unmarshal object into Go struct field PolicyRule.rules.verbs of type string',
+    );
   });
 
   it('keeps a null aggregation selector as the empty selector Go decodes it to', async () => {
@@ -95,7 +138,9 @@ describe('list items that are null or of the wrong type are answered as the apis
 
   it('decodes null items the same way after a patch', async () => {
     await h.call('POST', `${RBAC}/clusterroles`, { metadata: { name: 'patched' }, rules: [] });
-    const answer = await h.call('PATCH', `${RBAC}/clusterroles/patched`, [{ op: 'add', path: '/rules/-', value: null }], { 'content-type': 'application/json-patch+json' });
+    const answer = await h.call('PATCH', `${RBAC}/clusterroles/patched`, [{ op: 'add', path: '/rules/-', value: null }], {
+      'content-type': 'application/json-patch+json',
+    });
     assert.equal(answer.status, 422);
     assert.match(answer.body.message, /rules\[0\]\.verbs: Required value: verbs must contain at least one value/);
   });
@@ -115,7 +160,13 @@ describe('list items that are null or of the wrong type are answered as the apis
       }
     }
     // The walk reached the lists named in the issue and the metadata ones.
-    for (const field of ['io.k8s.api.rbac.v1.ClusterRole:rules', 'io.k8s.api.rbac.v1.ClusterRoleBinding:subjects', 'io.k8s.api.rbac.v1.ClusterRole:aggregationRule.clusterRoleSelectors', 'io.k8s.api.core.v1.Namespace:metadata.finalizers', 'io.k8s.api.core.v1.Namespace:spec.finalizers']) {
+    for (const field of [
+      'io.k8s.api.rbac.v1.ClusterRole:rules',
+      'io.k8s.api.rbac.v1.ClusterRoleBinding:subjects',
+      'io.k8s.api.rbac.v1.ClusterRole:aggregationRule.clusterRoleSelectors',
+      'io.k8s.api.core.v1.Namespace:metadata.finalizers',
+      'io.k8s.api.core.v1.Namespace:spec.finalizers',
+    ]) {
       assert.ok(checked.includes(field), field);
     }
   });

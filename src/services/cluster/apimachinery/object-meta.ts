@@ -113,7 +113,11 @@ export function validateAnnotations(annotations: Record<string, string> | undefi
 }
 
 /** validateObjectMetaUpdate checks metadata on update: the create rules plus the fields that never change. */
-export function validateObjectMetaUpdate(next: ObjectMeta, old: ObjectMeta, options: { readonly namespaced: boolean; readonly nameRule: NameRule }): FieldError[] {
+export function validateObjectMetaUpdate(
+  next: ObjectMeta,
+  old: ObjectMeta,
+  options: { readonly namespaced: boolean; readonly nameRule: NameRule },
+): FieldError[] {
   // generateName only matters when the name is generated, on create.
   const { generateName: _unused, ...rest } = next;
   const errors = validateObjectMeta(rest, options);

@@ -10,7 +10,10 @@ describe('PATCH content types over HTTP (reference §4.2)', () => {
   let h: ClusterHarness;
   before(async () => {
     h = await startHarness();
-    await h.call('POST', ROLES, { metadata: { name: 'p', labels: { a: '1' }, finalizers: ['example.com/x'] }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] });
+    await h.call('POST', ROLES, {
+      metadata: { name: 'p', labels: { a: '1' }, finalizers: ['example.com/x'] },
+      rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }],
+    });
   });
   after(async () => h.close());
 
@@ -38,7 +41,7 @@ describe('PATCH content types over HTTP (reference §4.2)', () => {
     ]);
   });
 
-  it('answers a JSON patch that does not apply with the apiserver\'s generic 422, storing nothing', async () => {
+  it("answers a JSON patch that does not apply with the apiserver's generic 422, storing nothing", async () => {
     // The apiserver wraps every evanphx/json-patch Apply error in NewGenericServerResponse(422),
     // which keeps none of the library's text.
     const before = await h.store.currentRevision();
@@ -54,11 +57,23 @@ describe('PATCH content types over HTTP (reference §4.2)', () => {
     for (const patch of notApplying) {
       const answer = await h.call('PATCH', `${ROLES}/p`, patch, JSON_PATCH);
       assert.equal(answer.status, 422, JSON.stringify(patch));
-      assert.deepEqual(answer.body, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server rejected our request due to an error in our request', reason: 'Invalid', details: {}, code: 422 });
+      assert.deepEqual(answer.body, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'the server rejected our request due to an error in our request',
+        reason: 'Invalid',
+        details: {},
+        code: 422,
+      });
     }
     const invalid = await h.call('PATCH', `${ROLES}/p`, [{ op: 'remove', path: '/rules/0/verbs' }], JSON_PATCH);
     assert.equal(invalid.status, 422);
-    assert.equal(invalid.body.message, 'ClusterRole.rbac.authorization.k8s.io "p" is invalid: rules[0].verbs: Required value: verbs must contain at least one value');
+    assert.equal(
+      invalid.body.message,
+      'ClusterRole.rbac.authorization.k8s.io "p" is invalid: rules[0].verbs: Required value: verbs must contain at least one value',
+    );
     assert.equal(await h.store.currentRevision(), before);
   });
 
@@ -68,7 +83,11 @@ describe('PATCH content types over HTTP (reference §4.2)', () => {
       ['?fieldValidation=Ignore', { op: 'add' }, 'json: cannot unmarshal object into Go value of type jsonpatch.Patch'],
       ['', [1], 'error decoding patch: json: cannot unmarshal number into Go value of type handlers.jsonPatchOp'],
       ['?fieldValidation=Ignore', ['add'], 'json: cannot unmarshal string into Go value of type jsonpatch.Operation'],
-      ['?fieldValidation=Strict', [{ op: 'add', path: 1, value: 1 }], 'error decoding patch: json: cannot unmarshal number into Go struct field jsonPatchOp.path of type string'],
+      [
+        '?fieldValidation=Strict',
+        [{ op: 'add', path: 1, value: 1 }],
+        'error decoding patch: json: cannot unmarshal number into Go struct field jsonPatchOp.path of type string',
+      ],
     ];
     for (const [query, body, message] of cases) {
       const answer = await h.call('PATCH', `${ROLES}/p${query}`, body, JSON_PATCH);
@@ -96,9 +115,19 @@ describe('PATCH content types over HTTP (reference §4.2)', () => {
   });
 
   it('strategic merge patch merges finalizers and replaces the atomic rules', async () => {
-    const patched = await h.call('PATCH', `${ROLES}/p?fieldManager=smp`, { metadata: { finalizers: ['example.com/y'] }, rules: [{ verbs: ['watch'], apiGroups: [''], resources: ['pods'] }] }, SMP);
+    const patched = await h.call(
+      'PATCH',
+      `${ROLES}/p?fieldManager=smp`,
+      { metadata: { finalizers: ['example.com/y'] }, rules: [{ verbs: ['watch'], apiGroups: [''], resources: ['pods'] }] },
+      SMP,
+    );
     assert.equal(patched.status, 200);
-    const again = await h.call('PATCH', `${ROLES}/p?fieldManager=smp`, { metadata: { finalizers: ['example.com/z'], '$deleteFromPrimitiveList/finalizers': ['example.com/y'] } }, SMP);
+    const again = await h.call(
+      'PATCH',
+      `${ROLES}/p?fieldManager=smp`,
+      { metadata: { finalizers: ['example.com/z'], '$deleteFromPrimitiveList/finalizers': ['example.com/y'] } },
+      SMP,
+    );
     assert.deepEqual(again.body.metadata.finalizers, ['example.com/z']);
     assert.deepEqual(again.body.rules, [{ verbs: ['watch'], apiGroups: [''], resources: ['pods'] }]);
     const missing = await h.call('PATCH', `${ROLES}/nope`, { metadata: {} }, SMP);

@@ -66,21 +66,34 @@ function decodeJsonPatch(patch: unknown, validation: FieldValidation): unknown[]
   if (patch === undefined) throw badRequest(`${strict ? 'error decoding patch: ' : ''}unexpected end of JSON input`);
   if (patch === null) return [];
   if (!Array.isArray(patch)) {
-    throw badRequest(strict ? `error decoding patch: json: cannot unmarshal ${goType(patch)} into Go value of type []handlers.jsonPatchOp` : `json: cannot unmarshal ${goType(patch)} into Go value of type jsonpatch.Patch`);
+    throw badRequest(
+      strict
+        ? `error decoding patch: json: cannot unmarshal ${goType(patch)} into Go value of type []handlers.jsonPatchOp`
+        : `json: cannot unmarshal ${goType(patch)} into Go value of type jsonpatch.Patch`,
+    );
   }
   for (const operation of patch) {
     if (operation === null) continue;
     if (typeof operation !== 'object' || Array.isArray(operation)) {
-      throw badRequest(strict ? `error decoding patch: json: cannot unmarshal ${goType(operation)} into Go value of type handlers.jsonPatchOp` : `json: cannot unmarshal ${goType(operation)} into Go value of type jsonpatch.Operation`);
+      throw badRequest(
+        strict
+          ? `error decoding patch: json: cannot unmarshal ${goType(operation)} into Go value of type handlers.jsonPatchOp`
+          : `json: cannot unmarshal ${goType(operation)} into Go value of type jsonpatch.Operation`,
+      );
     }
     if (!strict) continue;
     for (const field of ['op', 'path', 'from']) {
       const value = ownValue(operation as Record<string, unknown>, field);
-      if (value !== undefined && value !== null && typeof value !== 'string') throw badRequest(`error decoding patch: json: cannot unmarshal ${goType(value)} into Go struct field jsonPatchOp.${field} of type string`);
+      if (value !== undefined && value !== null && typeof value !== 'string')
+        throw badRequest(`error decoding patch: json: cannot unmarshal ${goType(value)} into Go struct field jsonPatchOp.${field} of type string`);
     }
   }
   if (patch.length > MAX_JSON_PATCH_OPERATIONS) {
-    throw new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`);
+    throw new StatusError(
+      413,
+      'RequestEntityTooLarge',
+      `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`,
+    );
   }
   return patch;
 }
@@ -125,7 +138,13 @@ export async function servePatch(context: HandlerContext, scope: RequestScope, n
 export type ApplyOptions = WriteQuery & { readonly fieldManager: string; readonly force: boolean };
 
 /** applyObject server-side applies a configuration to the object `name` (creating it when missing); controllers use it too. */
-export async function applyObject(context: { readonly registry: GenericRegistry; readonly groups: Vocabulary }, scope: RequestScope, name: string, patch: unknown, options: ApplyOptions): Promise<PatchOutcome> {
+export async function applyObject(
+  context: { readonly registry: GenericRegistry; readonly groups: Vocabulary },
+  scope: RequestScope,
+  name: string,
+  patch: unknown,
+  options: ApplyOptions,
+): Promise<PatchOutcome> {
   const { registry } = context;
   const { view } = scope;
   if (patch === undefined || patch === null || typeof patch !== 'object' || Array.isArray(patch)) {
@@ -142,14 +161,25 @@ export async function applyObject(context: { readonly registry: GenericRegistry;
   const time = formatTime(registry.clock.now());
   const apiVersion = apiVersionOf(view);
   const run = (live: KubeObject | undefined) =>
-    serverSideApply({ live, applied, typeMeta: { apiVersion: body['apiVersion'], kind: body['kind'] }, manager: options.fieldManager, force: options.force, apiVersion, time, root: view.schemaName, walker });
+    serverSideApply({
+      live,
+      applied,
+      typeMeta: { apiVersion: body['apiVersion'], kind: body['kind'] },
+      manager: options.fieldManager,
+      force: options.force,
+      apiVersion,
+      time,
+      root: view.schemaName,
+      walker,
+    });
   for (let attempt = 0; ; attempt++) {
     let managedFields: ManagedFieldsEntry[] = [];
     const writeOptions = { dryRun: options.dryRun, fieldManager: options.fieldManager, managedFields: () => managedFields };
     try {
       if ((await registry.store.get(view.storeKind, registry.keyOf(scope, scope.namespace, name))) === undefined) {
         const appliedName = (applied['metadata'] as { name?: string } | undefined)?.name ?? '';
-        if (appliedName !== '' && appliedName !== name) throw badRequest(`the name of the object (${appliedName}) does not match the name on the URL (${name})`);
+        if (appliedName !== '' && appliedName !== name)
+          throw badRequest(`the name of the object (${appliedName}) does not match the name on the URL (${name})`);
         const outcome = run(undefined);
         managedFields = outcome.managedFields;
         const object = { ...outcome.object, metadata: { ...outcome.object.metadata, name } };

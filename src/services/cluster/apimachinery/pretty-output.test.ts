@@ -27,7 +27,10 @@ describe('pretty output as the apiserver negotiates it', () => {
     for (const value of ['true', 'TRUE', 'True', '1', 't']) {
       const list = await get(`${ROLES}?pretty=${value}`);
       assertPretty(list.raw.body, value);
-      assert.ok(list.raw.body.startsWith('{\n  "kind": "ClusterRoleList",\n  "apiVersion": "rbac.authorization.k8s.io/v1",\n  "metadata": {\n'), list.raw.body.slice(0, 120));
+      assert.ok(
+        list.raw.body.startsWith('{\n  "kind": "ClusterRoleList",\n  "apiVersion": "rbac.authorization.k8s.io/v1",\n  "metadata": {\n'),
+        list.raw.body.slice(0, 120),
+      );
     }
     assertPretty((await get(`${ROLES}/reader?pretty=true`)).raw.body, 'object');
     assertPretty((await get(`${ROLES}?pretty=true`, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' })).raw.body, 'table');
@@ -42,14 +45,29 @@ describe('pretty output as the apiserver negotiates it', () => {
     const missing = await get(`${ROLES}/absent?pretty=true`);
     assert.equal(missing.status, 404);
     assertPretty(missing.raw.body, 'Status');
-    assert.equal(missing.raw.body, indented(JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: missing.body.message, reason: 'NotFound', details: missing.body.details, code: 404 })));
+    assert.equal(
+      missing.raw.body,
+      indented(
+        JSON.stringify({
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          message: missing.body.message,
+          reason: 'NotFound',
+          details: missing.body.details,
+          code: 404,
+        }),
+      ),
+    );
     assertPretty((await get('/apis?pretty=true')).raw.body, 'discovery');
     assertPretty((await get('/version')).raw.body, '/version');
     assertCompact((await get('/openapi/v3/apis/rbac.authorization.k8s.io/v1?pretty=true')).raw.body, 'OpenAPI');
   });
 
   it('is the default for curl, Wget and browsers, unless pretty says otherwise', async () => {
-    for (const agent of ['curl/8.5.0', 'Wget/1.21', 'Mozilla/5.0 (X11; Linux x86_64)']) assertPretty((await get(ROLES, { 'user-agent': agent })).raw.body, agent);
+    for (const agent of ['curl/8.5.0', 'Wget/1.21', 'Mozilla/5.0 (X11; Linux x86_64)'])
+      assertPretty((await get(ROLES, { 'user-agent': agent })).raw.body, agent);
     assertCompact((await get(`${ROLES}?pretty=false`, { 'user-agent': 'curl/8.5.0' })).raw.body, 'curl with pretty=false');
     assertPretty((await get(`${ROLES}?pretty=`, { 'user-agent': 'curl/8.5.0' })).raw.body, 'curl with an empty pretty');
     assertCompact((await get(ROLES, { 'user-agent': 'kubectl/v1.32.4 (linux/amd64) kubernetes/59526cd' })).raw.body, 'kubectl');
@@ -64,6 +82,9 @@ describe('pretty output as the apiserver negotiates it', () => {
     const base = await h.listen();
     const watch = await openWatch(`${base}${ROLES}?watch=true&pretty=true&timeoutSeconds=1`, ADMIN_TOKEN);
     await watch.ended;
-    assert.deepEqual(watch.events.map((event) => event.object.metadata.name), ['reader']);
+    assert.deepEqual(
+      watch.events.map((event) => event.object.metadata.name),
+      ['reader'],
+    );
   });
 });

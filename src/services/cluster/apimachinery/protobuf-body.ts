@@ -16,7 +16,12 @@ type MessageLayout = Readonly<Record<number, Field & { readonly repeated?: boole
 
 const LABEL_SELECTOR: MessageLayout = {
   1: { name: 'matchLabels', kind: 'map' },
-  2: { name: 'matchExpressions', kind: 'message', repeated: true, layout: { 1: { name: 'key', kind: 'string' }, 2: { name: 'operator', kind: 'string' }, 3: { name: 'values', kind: 'string', repeated: true } } },
+  2: {
+    name: 'matchExpressions',
+    kind: 'message',
+    repeated: true,
+    layout: { 1: { name: 'key', kind: 'string' }, 2: { name: 'operator', kind: 'string' }, 3: { name: 'values', kind: 'string', repeated: true } },
+  },
 };
 
 const OBJECT_META: MessageLayout = {
@@ -35,7 +40,14 @@ const OBJECT_META: MessageLayout = {
     name: 'ownerReferences',
     kind: 'message',
     repeated: true,
-    layout: { 1: { name: 'kind', kind: 'string' }, 3: { name: 'name', kind: 'string' }, 4: { name: 'uid', kind: 'string' }, 5: { name: 'apiVersion', kind: 'string' }, 6: { name: 'controller', kind: 'bool' }, 7: { name: 'blockOwnerDeletion', kind: 'bool' } },
+    layout: {
+      1: { name: 'kind', kind: 'string' },
+      3: { name: 'name', kind: 'string' },
+      4: { name: 'uid', kind: 'string' },
+      5: { name: 'apiVersion', kind: 'string' },
+      6: { name: 'controller', kind: 'bool' },
+      7: { name: 'blockOwnerDeletion', kind: 'bool' },
+    },
   },
   14: { name: 'finalizers', kind: 'string', repeated: true },
 };
@@ -65,8 +77,22 @@ const LAYOUTS: Readonly<Record<string, MessageLayout>> = {
   },
   'rbac.authorization.k8s.io/v1/ClusterRoleBinding': {
     1: { name: 'metadata', kind: 'message', layout: OBJECT_META },
-    2: { name: 'subjects', kind: 'message', repeated: true, layout: { 1: { name: 'kind', kind: 'string' }, 2: { name: 'apiGroup', kind: 'string' }, 3: { name: 'name', kind: 'string' }, 4: { name: 'namespace', kind: 'string' } } },
-    3: { name: 'roleRef', kind: 'message', layout: { 1: { name: 'apiGroup', kind: 'string' }, 2: { name: 'kind', kind: 'string' }, 3: { name: 'name', kind: 'string' } } },
+    2: {
+      name: 'subjects',
+      kind: 'message',
+      repeated: true,
+      layout: {
+        1: { name: 'kind', kind: 'string' },
+        2: { name: 'apiGroup', kind: 'string' },
+        3: { name: 'name', kind: 'string' },
+        4: { name: 'namespace', kind: 'string' },
+      },
+    },
+    3: {
+      name: 'roleRef',
+      kind: 'message',
+      layout: { 1: { name: 'apiGroup', kind: 'string' }, 2: { name: 'kind', kind: 'string' }, 3: { name: 'name', kind: 'string' } },
+    },
   },
   'authorization.k8s.io/v1/SelfSubjectAccessReview': {
     1: { name: 'metadata', kind: 'message', layout: OBJECT_META },
@@ -77,7 +103,15 @@ const LAYOUTS: Readonly<Record<string, MessageLayout>> = {
         1: {
           name: 'resourceAttributes',
           kind: 'message',
-          layout: { 1: { name: 'namespace', kind: 'string' }, 2: { name: 'verb', kind: 'string' }, 3: { name: 'group', kind: 'string' }, 4: { name: 'version', kind: 'string' }, 5: { name: 'resource', kind: 'string' }, 6: { name: 'subresource', kind: 'string' }, 7: { name: 'name', kind: 'string' } },
+          layout: {
+            1: { name: 'namespace', kind: 'string' },
+            2: { name: 'verb', kind: 'string' },
+            3: { name: 'group', kind: 'string' },
+            4: { name: 'version', kind: 'string' },
+            5: { name: 'resource', kind: 'string' },
+            6: { name: 'subresource', kind: 'string' },
+            7: { name: 'name', kind: 'string' },
+          },
         },
         2: { name: 'nonResourceAttributes', kind: 'message', layout: { 1: { name: 'path', kind: 'string' }, 2: { name: 'verb', kind: 'string' } } },
       },
@@ -155,7 +189,8 @@ function readMessage(reader: BinaryReader, end: number, layout: MessageLayout): 
 
 /** decodeProtobufBody turns a Kubernetes protobuf body into its JSON object form. */
 export function decodeProtobufBody(bytes: Uint8Array): Record<string, unknown> {
-  if (bytes.length < 4 || MAGIC.some((byte, index) => bytes[index] !== byte)) throw new ProtobufBodyError('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
+  if (bytes.length < 4 || MAGIC.some((byte, index) => bytes[index] !== byte))
+    throw new ProtobufBodyError('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
   try {
     // The envelope is runtime.Unknown: typeMeta = 1, raw (the object's bytes) = 2.
     const again = new BinaryReader(bytes.subarray(4));

@@ -18,7 +18,15 @@ describe('prototype-named keys are ordinary keys in every patch type (never a 50
   after(async () => h.close());
 
   it('answers a JSON patch through a missing __proto__, constructor or prototype path like any missing path', async () => {
-    const paths = ['/__proto__/polluted', '/constructor/prototype/polluted', '/metadata/__proto__/polluted', '/metadata/constructor/polluted', '/prototype/polluted', '/toString/polluted', '/metadata/labels/__proto__/polluted'];
+    const paths = [
+      '/__proto__/polluted',
+      '/constructor/prototype/polluted',
+      '/metadata/__proto__/polluted',
+      '/metadata/constructor/polluted',
+      '/prototype/polluted',
+      '/toString/polluted',
+      '/metadata/labels/__proto__/polluted',
+    ];
     for (const path of paths) {
       for (const op of ['add', 'replace', 'remove', 'test']) {
         const answer = await h.call('PATCH', `${ROLES}/p`, [{ op, path, value: 'x' }], JSON_PATCH);
@@ -86,10 +94,16 @@ describe('prototype-named keys are ordinary keys in every patch type (never a 50
     assert.equal(merged.status, 200);
     const strict = await h.call('PATCH', `${ROLES}/p?fieldValidation=Strict`, body, MERGE);
     assert.equal(strict.status, 400);
-    assert.equal(strict.body.message, 'ClusterRole in version "v1" cannot be handled as a ClusterRole: strict decoding error: unknown field "__proto__", unknown field "constructor"');
+    assert.equal(
+      strict.body.message,
+      'ClusterRole in version "v1" cannot be handled as a ClusterRole: strict decoding error: unknown field "__proto__", unknown field "constructor"',
+    );
     const created = await h.call('POST', `${ROLES}?fieldValidation=Strict`, '{"metadata":{"name":"q","__proto__":{"name":"x"}},"rules":[]}');
     assert.equal(created.status, 400);
-    assert.equal(created.body.message, 'ClusterRole in version "v1" cannot be handled as a ClusterRole: strict decoding error: unknown field "metadata.__proto__"');
+    assert.equal(
+      created.body.message,
+      'ClusterRole in version "v1" cannot be handled as a ClusterRole: strict decoding error: unknown field "metadata.__proto__"',
+    );
   });
 
   it('leaves Object.prototype and the builtins untouched after all the hostile patches above', () => {

@@ -82,7 +82,8 @@ export function parseListQuery(query: Query, supportedFields: ReadonlySet<string
       errors.push(forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
     }
     if (match !== undefined) {
-      if (sendInitialEvents === undefined) errors.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+      if (sendInitialEvents === undefined)
+        errors.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
       if (match !== 'NotOlderThan') errors.push(notSupported('resourceVersionMatch', match, ['NotOlderThan']));
       if (continueToken !== undefined) errors.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
     }
@@ -91,7 +92,8 @@ export function parseListQuery(query: Query, supportedFields: ReadonlySet<string
       if (resourceVersion === undefined) errors.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
       if (continueToken !== undefined) errors.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
       if (match !== 'Exact' && match !== 'NotOlderThan') errors.push(notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
-      if (match === 'Exact' && resourceVersion === '0') errors.push(forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+      if (match === 'Exact' && resourceVersion === '0')
+        errors.push(forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
     }
     if (sendInitialEvents !== undefined) errors.push(forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
   }
@@ -142,7 +144,12 @@ export function parseWriteQuery(query: Query, kind: 'CreateOptions' | 'UpdateOpt
   const validation = single(query, 'fieldValidation') ?? '';
   if (!['', 'Ignore', 'Warn', 'Strict'].includes(validation)) errors.push(notSupported('fieldValidation', validation, ['', 'Ignore', 'Warn', 'Strict']));
   if (errors.length > 0) throw invalidObject({ group: 'meta.k8s.io', kind }, '', errors);
-  return { dryRun, fieldManager, fieldValidation: validation === '' ? 'Warn' : (validation as FieldValidation), force: isPatch === 'apply' && parseBool(query, 'force') === true };
+  return {
+    dryRun,
+    fieldManager,
+    fieldValidation: validation === '' ? 'Warn' : (validation as FieldValidation),
+    force: isPatch === 'apply' && parseBool(query, 'force') === true,
+  };
 }
 
 /** dryRunOf reads `dryRun` (only `All` is valid), recording errors. */

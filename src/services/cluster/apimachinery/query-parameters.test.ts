@@ -22,7 +22,11 @@ describe('cluster query booleans as the apiserver reads them: only 0 and false a
       const watch = await openWatch(`${base}${ROLES}?${query}&timeoutSeconds=1`, ADMIN_TOKEN);
       assert.equal(watch.status, 200, query);
       await watch.ended;
-      assert.deepEqual(watch.events.map((event) => `${event.type}:${event.object.metadata.name}`), ['ADDED:present'], query);
+      assert.deepEqual(
+        watch.events.map((event) => `${event.type}:${event.object.metadata.name}`),
+        ['ADDED:present'],
+        query,
+      );
     }
     for (const query of ['watch=0', 'watch=FALSE', 'watch=false']) {
       const list = await h.call('GET', `${ROLES}?${query}`);
@@ -38,7 +42,12 @@ describe('cluster query booleans as the apiserver reads them: only 0 and false a
 
   it('takes conflicting fields for force=True and force=1 (what the Python client sends), not for force=false', async () => {
     const apply = (manager: string, verbs: string[], force: string) =>
-      h.call('PATCH', `${ROLES}/contested?fieldManager=${manager}${force}`, { apiVersion: V, kind: 'ClusterRole', metadata: { name: 'contested' }, rules: [{ apiGroups: [''], resources: ['pods'], verbs }] }, APPLY);
+      h.call(
+        'PATCH',
+        `${ROLES}/contested?fieldManager=${manager}${force}`,
+        { apiVersion: V, kind: 'ClusterRole', metadata: { name: 'contested' }, rules: [{ apiGroups: [''], resources: ['pods'], verbs }] },
+        APPLY,
+      );
     assert.equal((await apply('first', ['get'], '')).status, 201);
     assert.equal((await apply('second', ['list'], '')).status, 409);
     assert.equal((await apply('second', ['list'], '&force=false')).status, 409);
@@ -74,7 +83,10 @@ describe('cluster query numbers as the apiserver parses them: int64 and uint64, 
     for (const limit of ['9223372036854775807', '-9223372036854775808', '0']) {
       const list = await h.call('GET', `${ROLES}?limit=${limit}`);
       assert.equal(list.status, 200, limit);
-      assert.deepEqual(list.body.items.map((item: { metadata: { name: string } }) => item.metadata.name), ['a', 'b', 'c']);
+      assert.deepEqual(
+        list.body.items.map((item: { metadata: { name: string } }) => item.metadata.name),
+        ['a', 'b', 'c'],
+      );
       assert.equal(list.body.metadata.continue, undefined);
     }
   });
@@ -116,7 +128,10 @@ describe('cluster query numbers as the apiserver parses them: int64 and uint64, 
 
   it('answers timeoutSeconds beyond int64 with the 400, and a huge valid one keeps the watch open', async () => {
     await badRequest('GET', `${ROLES}?watch=true&timeoutSeconds=9223372036854775808`, 'strconv.ParseInt: parsing "9223372036854775808": value out of range');
-    const watch = await openWatch(`${base}${ROLES}?watch=true&timeoutSeconds=9223372036854775807&resourceVersion=${await h.store.currentRevision()}`, ADMIN_TOKEN);
+    const watch = await openWatch(
+      `${base}${ROLES}?watch=true&timeoutSeconds=9223372036854775807&resourceVersion=${await h.store.currentRevision()}`,
+      ADMIN_TOKEN,
+    );
     assert.equal(watch.status, 200);
     await new Promise((resolve) => setTimeout(resolve, 50));
     await h.call('POST', ROLES, { metadata: { name: 'later' }, rules: [] });

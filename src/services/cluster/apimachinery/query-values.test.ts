@@ -31,10 +31,20 @@ describe('query values as the apiserver decodes them', () => {
     assert.equal(parseInt64('9223372036854775807'), 2n ** 63n - 1n);
     assert.equal(parseInt64('-9223372036854775808'), -(2n ** 63n));
     assert.equal(parseInt64('+007'), 7n);
-    assert.equal(messageOf(() => parseInt64('9223372036854775808')), 'strconv.ParseInt: parsing "9223372036854775808": value out of range');
-    assert.equal(messageOf(() => parseInt64('9'.repeat(200))), `strconv.ParseInt: parsing "${'9'.repeat(200)}": value out of range`);
+    assert.equal(
+      messageOf(() => parseInt64('9223372036854775808')),
+      'strconv.ParseInt: parsing "9223372036854775808": value out of range',
+    );
+    assert.equal(
+      messageOf(() => parseInt64('9'.repeat(200))),
+      `strconv.ParseInt: parsing "${'9'.repeat(200)}": value out of range`,
+    );
     for (const value of ['', '1.5', '1e3', 'Infinity', '0x10', '1_000', ' 1', '--1']) {
-      assert.equal(messageOf(() => parseInt64(value)), `strconv.ParseInt: parsing ${JSON.stringify(value)}: invalid syntax`, value);
+      assert.equal(
+        messageOf(() => parseInt64(value)),
+        `strconv.ParseInt: parsing ${JSON.stringify(value)}: invalid syntax`,
+        value,
+      );
     }
   });
 

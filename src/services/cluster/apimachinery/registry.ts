@@ -218,7 +218,10 @@ export class GenericRegistry {
     }
     const items = page.records.map((record) => this.present(scope, record, { typeMeta: false }));
     // remainingItemCount is optional in the API; counting the rest would make every page O(n).
-    const continueToken = page.more && page.records.length > 0 ? encodeContinue(inconsistent ? -1 : revision, page.records[page.records.length - 1]!.key.slice(prefix.length)) : undefined;
+    const continueToken =
+      page.more && page.records.length > 0
+        ? encodeContinue(inconsistent ? -1 : revision, page.records[page.records.length - 1]!.key.slice(prefix.length))
+        : undefined;
     return { items, resourceVersion: String(revision), continue: continueToken, remainingItemCount: undefined };
   }
 
@@ -251,12 +254,24 @@ export class GenericRegistry {
       delete meta.generation;
       object.metadata = meta;
       strategy.prepareForCreate(object, info);
-      const errors = [...strategy.validate(object, info), ...validateObjectMeta(object.metadata, { namespaced: strategy.namespaced, nameRule: strategy.nameRule })];
+      const errors = [
+        ...strategy.validate(object, info),
+        ...validateObjectMeta(object.metadata, { namespaced: strategy.namespaced, nameRule: strategy.nameRule }),
+      ];
       if (errors.length > 0) throw invalidObject(strategy.invalidKind, object.metadata.name ?? '', errors);
       const warnings = strategy.warnings(object, undefined);
       strategy.canonicalize(object);
       const external = view.toExternal(object);
-      object.metadata.managedFields = options.managedFields?.() ?? recordUpdate(startingManagedFields(object.metadata.managedFields, undefined), options.fieldManager, apiVersionOf(view), formatTime(now), { object: external, fields: fieldsOf(external, view.schemaName, view.schemas) }, undefined);
+      object.metadata.managedFields =
+        options.managedFields?.() ??
+        recordUpdate(
+          startingManagedFields(object.metadata.managedFields, undefined),
+          options.fieldManager,
+          apiVersionOf(view),
+          formatTime(now),
+          { object: external, fields: fieldsOf(external, view.schemaName, view.schemas) },
+          undefined,
+        );
       const name = object.metadata.name!;
       try {
         const record = await this.store.transact(async (tx) => {
@@ -326,7 +341,10 @@ export class GenericRegistry {
       if ((bodyMeta.name ?? '') !== name) throw badRequest(`the name of the object (${bodyMeta.name ?? ''}) does not match the name on the URL (${name})`);
       const requested = bodyMeta.resourceVersion;
       if (requested === undefined || requested === '') {
-        if (!strategy.allowUnconditionalUpdate) throw invalidObject(strategy.invalidKind, name, [{ type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: '', detail: 'must be specified for an update' }]);
+        if (!strategy.allowUnconditionalUpdate)
+          throw invalidObject(strategy.invalidKind, name, [
+            { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: '', detail: 'must be specified for an update' },
+          ]);
       } else if (parseResourceVersion(requested) !== BigInt(old.revision)) {
         throw conflict(gr, name, OPTIMISTIC_LOCK_MESSAGE);
       }
@@ -358,14 +376,16 @@ export class GenericRegistry {
       strategy.canonicalize(object);
       const externalNext = view.toExternal(object);
       const externalOld = view.toExternal(oldObject);
-      object.metadata.managedFields = options.managedFields?.() ?? recordUpdate(
-        object.metadata.managedFields,
-        options.fieldManager,
-        apiVersionOf(view),
-        formatTime(now),
-        { object: externalNext, fields: fieldsOf(externalNext, view.schemaName, view.schemas) },
-        { object: externalOld, fields: fieldsOf(externalOld, view.schemaName, view.schemas) },
-      );
+      object.metadata.managedFields =
+        options.managedFields?.() ??
+        recordUpdate(
+          object.metadata.managedFields,
+          options.fieldManager,
+          apiVersionOf(view),
+          formatTime(now),
+          { object: externalNext, fields: fieldsOf(externalNext, view.schemaName, view.schemas) },
+          { object: externalOld, fields: fieldsOf(externalOld, view.schemaName, view.schemas) },
+        );
       await this.hooks.beforeWrite?.(tx, scope, object, oldObject);
       // Unchanged but for the manager's timestamp: the real server skips the write.
       if (sameIgnoringTimes(object, oldObject)) return { record: old, deleted: false };
@@ -511,7 +531,14 @@ export function orderMeta(meta: ObjectMeta): ObjectMeta {
 
 function sameIgnoringTimes(a: KubeObject, b: KubeObject): boolean {
   const strip = (object: KubeObject): string =>
-    stableJson({ ...object, metadata: { ...object.metadata, resourceVersion: undefined, managedFields: object.metadata.managedFields?.map((entry) => ({ ...entry, time: undefined })) } });
+    stableJson({
+      ...object,
+      metadata: {
+        ...object.metadata,
+        resourceVersion: undefined,
+        managedFields: object.metadata.managedFields?.map((entry) => ({ ...entry, time: undefined })),
+      },
+    });
   return strip(a) === strip(b);
 }
 

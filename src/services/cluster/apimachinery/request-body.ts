@@ -38,7 +38,9 @@ export function checkTypeMeta(body: unknown): asserts body is Record<string, unk
   for (const field of ['apiVersion', 'kind'] as const) {
     const value = (body as Record<string, unknown>)[field];
     if (value !== undefined && value !== null && typeof value !== 'string') {
-      throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonType(value)} into Go struct field .${field} of type string`);
+      throw badRequest(
+        `couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonType(value)} into Go struct field .${field} of type string`,
+      );
     }
   }
 }
@@ -55,7 +57,9 @@ export function decodeBody(body: unknown, view: AnyView, groups: Vocabulary, val
   const kind = typeof record['kind'] === 'string' && record['kind'] !== '' ? record['kind'] : undefined;
   const cannotHandle = `${view.kind} in version "${view.version}" cannot be handled as a ${view.kind}`;
   if (kind !== undefined && kind !== view.kind) {
-    throw badRequest(`${kind} in version "${view.version}" cannot be handled as a ${view.kind}: no kind "${kind}" is registered for version "${expected}" in scheme "pkg/api/legacyscheme/scheme.go:30"`);
+    throw badRequest(
+      `${kind} in version "${view.version}" cannot be handled as a ${view.kind}: no kind "${kind}" is registered for version "${expected}" in scheme "pkg/api/legacyscheme/scheme.go:30"`,
+    );
   }
   const decoded = decodeWithSchema(record, view.schemaName, view.schemas);
   if (decoded.typeError !== undefined) throw badRequest(`${cannotHandle}: ${decoded.typeError}`);

@@ -48,10 +48,17 @@ export class ViewIndex {
  * resolveTarget parses the part of a URL after `/api/v1` or `/apis/<g>/<v>`, for a request made
  * on behalf of `requester`; undefined when no resource answers it.
  */
-export function resolveTarget(index: ViewIndex, group: string, version: string, segments: readonly string[], requester: UserInfo | undefined): ResourceTarget | undefined {
+export function resolveTarget(
+  index: ViewIndex,
+  group: string,
+  version: string,
+  segments: readonly string[],
+  requester: UserInfo | undefined,
+): ResourceTarget | undefined {
   const [first, second, third, fourth, ...rest] = segments;
   if (first === undefined || rest.length > 0) return undefined;
-  const scope = (view: AnyView, namespace: string | undefined): RequestScope => (requester === undefined ? { view, group, namespace } : { view, group, namespace, requester });
+  const scope = (view: AnyView, namespace: string | undefined): RequestScope =>
+    requester === undefined ? { view, group, namespace } : { view, group, namespace, requester };
   if (first === 'namespaces' && second !== undefined && third !== undefined) {
     const view = index.find(group, version, third);
     if (view === undefined || !view.strategy.namespaced) return undefined;
@@ -117,7 +124,13 @@ async function serveWatchPath(context: HandlerContext, target: ResourceTarget, r
 }
 
 /** serveResource answers one request to a resolved resource URL; `watchPath` marks one reached through a deprecated `/watch/` path. */
-export async function serveResource(context: HandlerContext, target: ResourceTarget, request: FastifyRequest, reply: FastifyReply, watchPath = false): Promise<unknown> {
+export async function serveResource(
+  context: HandlerContext,
+  target: ResourceTarget,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  watchPath = false,
+): Promise<unknown> {
   if (watchPath) return serveWatchPath(context, target, request, reply);
   const { registry } = context;
   const { scope, name } = target;
@@ -128,13 +141,28 @@ export async function serveResource(context: HandlerContext, target: ResourceTar
   const respond = (status: number, object: KubeObject, form: OutputForm, warnings: readonly string[] = []): FastifyReply => {
     if (form.kind === 'table') {
       const include = parseIncludeObject(single(query, 'includeObject'));
-      return send(reply, status, toTable(view, [{ stored: view.toInternal(structuredClone(object)), object }], { resourceVersion: object.metadata.resourceVersion ?? '' }, { now, version: form.version, include }), contentTypeOf(form, false), warnings);
+      return send(
+        reply,
+        status,
+        toTable(
+          view,
+          [{ stored: view.toInternal(structuredClone(object)), object }],
+          { resourceVersion: object.metadata.resourceVersion ?? '' },
+          { now, version: form.version, include },
+        ),
+        contentTypeOf(form, false),
+        warnings,
+      );
     }
     if (form.kind === 'partial') return send(reply, status, partialObject(object, form.version), contentTypeOf(form, false), warnings);
     return send(reply, status, object, 'application/json', warnings);
   };
   const listBody = (result: ListResult, form: OutputForm): unknown => {
-    const listMeta = { resourceVersion: result.resourceVersion, ...(result.continue === undefined ? {} : { continue: result.continue }), ...(result.remainingItemCount === undefined ? {} : { remainingItemCount: result.remainingItemCount }) };
+    const listMeta = {
+      resourceVersion: result.resourceVersion,
+      ...(result.continue === undefined ? {} : { continue: result.continue }),
+      ...(result.remainingItemCount === undefined ? {} : { remainingItemCount: result.remainingItemCount }),
+    };
     if (form.kind === 'table') {
       const include = parseIncludeObject(single(query, 'includeObject'));
       const entries = result.items.map((item) => {
@@ -144,7 +172,12 @@ export async function serveResource(context: HandlerContext, target: ResourceTar
       return toTable(view, entries, listMeta, { now, version: form.version, include });
     }
     if (form.kind === 'partial') {
-      return { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${form.version}`, metadata: listMeta, items: result.items.map((item) => partialObject(item, form.version)) };
+      return {
+        kind: 'PartialObjectMetadataList',
+        apiVersion: `meta.k8s.io/${form.version}`,
+        metadata: listMeta,
+        items: result.items.map((item) => partialObject(item, form.version)),
+      };
     }
     return { kind: view.listKind, apiVersion: apiVersionOf({ group: scope.group, version: view.version }), metadata: listMeta, items: result.items };
   };
@@ -190,7 +223,11 @@ export async function serveResource(context: HandlerContext, target: ResourceTar
       const options = parseWriteQuery(query, 'UpdateOptions');
       const decoded = decodeBody(request.body, view, context.index.groups, options.fieldValidation);
       checkUrlMatch(scope, name, decoded.object);
-      const result = await registry.update(scope, name, () => decoded.object, { dryRun: options.dryRun, fieldManager: fieldManagerOf(request, options.fieldManager), allowCreate: true });
+      const result = await registry.update(scope, name, () => decoded.object, {
+        dryRun: options.dryRun,
+        fieldManager: fieldManagerOf(request, options.fieldManager),
+        allowCreate: true,
+      });
       return respond(result.created ? 201 : 200, result.object, form, [...decoded.warnings, ...result.warnings]);
     }
     case 'PATCH': {
@@ -206,7 +243,13 @@ export async function serveResource(context: HandlerContext, target: ResourceTar
       return send(
         reply,
         200,
-        { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, group: scope.group, kind: view.resource, uid: outcome.object.metadata.uid ?? '' } },
+        {
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Success',
+          details: { name, group: scope.group, kind: view.resource, uid: outcome.object.metadata.uid ?? '' },
+        },
         'application/json',
       );
     }
@@ -249,8 +292,20 @@ export function deleteRequestOf(query: Query, body: unknown): DeleteRequest {
   const policy = (options['propagationPolicy'] as string | undefined) ?? single(query, 'propagationPolicy');
   if (policy !== undefined && !PROPAGATION_POLICIES.includes(policy)) errors.push(notSupported('propagationPolicy', policy, PROPAGATION_POLICIES));
   const orphan = options['orphanDependents'] ?? single(query, 'orphanDependents');
-  if (orphan !== undefined && policy !== undefined) errors.push({ type: 'FieldValueInvalid', field: 'propagationPolicy', value: policy, detail: 'orphanDependents and deletionPropagation cannot be both set' });
+  if (orphan !== undefined && policy !== undefined)
+    errors.push({
+      type: 'FieldValueInvalid',
+      field: 'propagationPolicy',
+      value: policy,
+      detail: 'orphanDependents and deletionPropagation cannot be both set',
+    });
   if (errors.length > 0) throw invalidObject({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', errors);
   const pre = options['preconditions'] as { uid?: string; resourceVersion?: string } | undefined;
-  return { dryRun, preconditions: pre === undefined ? undefined : { ...(pre.uid === undefined ? {} : { uid: pre.uid }), ...(pre.resourceVersion === undefined ? {} : { resourceVersion: pre.resourceVersion }) } };
+  return {
+    dryRun,
+    preconditions:
+      pre === undefined
+        ? undefined
+        : { ...(pre.uid === undefined ? {} : { uid: pre.uid }), ...(pre.resourceVersion === undefined ? {} : { resourceVersion: pre.resourceVersion }) },
+  };
 }

@@ -214,13 +214,18 @@ export function toOpenApiSchemas(schemas: SchemaSet, options: OpenApiOptions): R
           ...(schema.patchStrategy === undefined ? {} : { 'x-kubernetes-patch-strategy': schema.patchStrategy }),
         };
       case 'map':
-        return { ...(schema.description === undefined ? {} : { description: schema.description }), type: 'object', additionalProperties: itemSchema(schema.values) };
+        return {
+          ...(schema.description === undefined ? {} : { description: schema.description }),
+          type: 'object',
+          additionalProperties: itemSchema(schema.values),
+        };
       case 'any':
         return { ...(schema.description === undefined ? {} : { description: schema.description }), type: 'object' };
     }
   };
   // Items and map values use a plain $ref with a default, as the upstream documents do.
-  const itemSchema = (schema: Schema): Record<string, unknown> => ('$ref' in schema ? { $ref: `#/components/schemas/${schema.$ref}`, default: {} } : render(schema));
+  const itemSchema = (schema: Schema): Record<string, unknown> =>
+    '$ref' in schema ? { $ref: `#/components/schemas/${schema.$ref}`, default: {} } : render(schema);
   const out: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(schemas)) {
     const rendered = render(schema);

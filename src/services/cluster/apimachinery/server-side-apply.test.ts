@@ -10,7 +10,12 @@ const T = '2025-01-01T00:00:00Z';
 const GET_PODS = { verbs: ['get'], apiGroups: [''], resources: ['pods'] };
 const LIST_PODS = { verbs: ['list'], apiGroups: [''], resources: ['pods'] };
 
-const role = (name: string, extra: Record<string, unknown>) => ({ apiVersion: V, kind: 'ClusterRole', metadata: { name, ...((extra['metadata'] as object) ?? {}) }, ...Object.fromEntries(Object.entries(extra).filter(([k]) => k !== 'metadata')) });
+const role = (name: string, extra: Record<string, unknown>) => ({
+  apiVersion: V,
+  kind: 'ClusterRole',
+  metadata: { name, ...((extra['metadata'] as object) ?? {}) },
+  ...Object.fromEntries(Object.entries(extra).filter(([k]) => k !== 'metadata')),
+});
 const entry = (manager: string, fieldsV1: unknown, operation = 'Apply') => ({ manager, operation, apiVersion: V, time: T, fieldsType: 'FieldsV1', fieldsV1 });
 
 describe('server-side apply: ownership, conflicts, removal, list types (reference §4.3, §4.4)', () => {
@@ -20,7 +25,8 @@ describe('server-side apply: ownership, conflicts, removal, list types (referenc
   });
   after(async () => h.close());
 
-  const apply = (name: string, manager: string, body: Record<string, unknown>, extra = '') => h.call('PATCH', `${ROLES}/${name}?fieldManager=${manager}${extra}`, role(name, body), APPLY);
+  const apply = (name: string, manager: string, body: Record<string, unknown>, extra = '') =>
+    h.call('PATCH', `${ROLES}/${name}?fieldManager=${manager}${extra}`, role(name, body), APPLY);
   const strip = (object: { metadata: Record<string, unknown> }) => {
     const { uid: _u, resourceVersion: _r, creationTimestamp: _c, ...meta } = object.metadata;
     return { ...object, metadata: meta };
@@ -32,7 +38,11 @@ describe('server-side apply: ownership, conflicts, removal, list types (referenc
     assert.deepEqual(strip(created.body), {
       kind: 'ClusterRole',
       apiVersion: V,
-      metadata: { name: 'own', labels: { x: '1', y: '2' }, managedFields: [entry('a', { 'f:metadata': { 'f:labels': { 'f:x': {}, 'f:y': {} } }, 'f:rules': {} })] },
+      metadata: {
+        name: 'own',
+        labels: { x: '1', y: '2' },
+        managedFields: [entry('a', { 'f:metadata': { 'f:labels': { 'f:x': {}, 'f:y': {} } }, 'f:rules': {} })],
+      },
       rules: [GET_PODS],
     });
   });
@@ -44,7 +54,11 @@ describe('server-side apply: ownership, conflicts, removal, list types (referenc
     assert.deepEqual(strip(again.body), {
       kind: 'ClusterRole',
       apiVersion: V,
-      metadata: { name: 'own', labels: { y: '2' }, managedFields: [entry('a', { 'f:rules': {} }), entry('b', { 'f:metadata': { 'f:labels': { 'f:y': {} } } })] },
+      metadata: {
+        name: 'own',
+        labels: { y: '2' },
+        managedFields: [entry('a', { 'f:rules': {} }), entry('b', { 'f:metadata': { 'f:labels': { 'f:y': {} } } })],
+      },
       rules: [GET_PODS],
     });
   });
@@ -67,7 +81,10 @@ describe('server-side apply: ownership, conflicts, removal, list types (referenc
     assert.equal(labelled.status, 200);
     const many = await apply('own', 'c', { metadata: { labels: { y: '9', z: '9' } }, rules: [LIST_PODS] });
     assert.equal(many.status, 409);
-    assert.equal(many.body.message, `Apply failed with 3 conflicts: conflicts with "a":\n- .rules\nconflicts with "b":\n- .metadata.labels.y\nconflicts with "kubectl-label" using ${V}:\n- .metadata.labels.z`);
+    assert.equal(
+      many.body.message,
+      `Apply failed with 3 conflicts: conflicts with "a":\n- .rules\nconflicts with "b":\n- .metadata.labels.y\nconflicts with "kubectl-label" using ${V}:\n- .metadata.labels.z`,
+    );
     assert.deepEqual(many.body.details.causes, [
       { reason: 'FieldManagerConflict', message: 'conflict with "a"', field: '.rules' },
       { reason: 'FieldManagerConflict', message: 'conflict with "b"', field: '.metadata.labels.y' },
@@ -82,20 +99,29 @@ describe('server-side apply: ownership, conflicts, removal, list types (referenc
     assert.deepEqual(strip(forced.body), {
       kind: 'ClusterRole',
       apiVersion: V,
-      metadata: { name: 'own', labels: { y: '9', z: '9' }, managedFields: [entry('c', { 'f:metadata': { 'f:labels': { 'f:y': {}, 'f:z': {} } }, 'f:rules': {} })] },
+      metadata: {
+        name: 'own',
+        labels: { y: '9', z: '9' },
+        managedFields: [entry('c', { 'f:metadata': { 'f:labels': { 'f:y': {}, 'f:z': {} } }, 'f:rules': {} })],
+      },
       rules: [LIST_PODS],
     });
   });
 
   it('an Update (non-apply write) takes the fields it changes, so the applier then conflicts with it', async () => {
     const edited = await h.call('PATCH', `${ROLES}/own?fieldManager=kubectl-edit`, { rules: [GET_PODS] }, MERGE);
-    assert.deepEqual(edited.body.metadata.managedFields, [entry('c', { 'f:metadata': { 'f:labels': { 'f:y': {}, 'f:z': {} } } }), entry('kubectl-edit', { 'f:rules': {} }, 'Update')]);
+    assert.deepEqual(edited.body.metadata.managedFields, [
+      entry('c', { 'f:metadata': { 'f:labels': { 'f:y': {}, 'f:z': {} } } }),
+      entry('kubectl-edit', { 'f:rules': {} }, 'Update'),
+    ]);
     const conflict = await apply('own', 'c', { metadata: { labels: { y: '9', z: '9' } }, rules: [LIST_PODS] });
     assert.equal(conflict.body.message, `Apply failed with 1 conflict: conflict with "kubectl-edit" using ${V}: .rules`);
   });
 
   it('set lists (finalizers) are owned per value; keyed lists of atomic items (ownerReferences) per key', async () => {
-    await apply('lists', 'a', { metadata: { finalizers: ['example.com/a'], ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'cm', uid: 'u1' }] } });
+    await apply('lists', 'a', {
+      metadata: { finalizers: ['example.com/a'], ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'cm', uid: 'u1' }] },
+    });
     const second = await apply('lists', 'b', { metadata: { finalizers: ['example.com/b'] } });
     assert.deepEqual(second.body.metadata.finalizers, ['example.com/a', 'example.com/b']);
     assert.deepEqual(second.body.metadata.managedFields, [
@@ -103,17 +129,33 @@ describe('server-side apply: ownership, conflicts, removal, list types (referenc
       entry('b', { 'f:metadata': { 'f:finalizers': { 'v:"example.com/b"': {} } } }),
     ]);
     const labelled = await h.call('PATCH', `${ROLES}/lists?fieldManager=labeller`, { metadata: { labels: { l: '1' } } }, MERGE);
-    assert.deepEqual(labelled.body.metadata.managedFields.slice(0, 2), second.body.metadata.managedFields.map((e: object) => ({ ...e })), 'an Update elsewhere leaves keyed and set ownership alone');
-    const owners = await h.call('PATCH', `${ROLES}/lists?fieldManager=gc`, { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'renamed', uid: 'u1' }] } }, MERGE);
-    assert.deepEqual(owners.body.metadata.managedFields.map((e: { manager: string; fieldsV1: unknown }) => [e.manager, e.fieldsV1]), [
-      ['a', { 'f:metadata': { 'f:finalizers': { 'v:"example.com/a"': {} } } }],
-      ['b', { 'f:metadata': { 'f:finalizers': { 'v:"example.com/b"': {} } } }],
-      ['labeller', { 'f:metadata': { 'f:labels': { '.': {}, 'f:l': {} } } }],
-      ['gc', { 'f:metadata': { 'f:ownerReferences': { 'k:{"uid":"u1"}': {} } } }],
-    ]);
+    assert.deepEqual(
+      labelled.body.metadata.managedFields.slice(0, 2),
+      second.body.metadata.managedFields.map((e: object) => ({ ...e })),
+      'an Update elsewhere leaves keyed and set ownership alone',
+    );
+    const owners = await h.call(
+      'PATCH',
+      `${ROLES}/lists?fieldManager=gc`,
+      { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'renamed', uid: 'u1' }] } },
+      MERGE,
+    );
+    assert.deepEqual(
+      owners.body.metadata.managedFields.map((e: { manager: string; fieldsV1: unknown }) => [e.manager, e.fieldsV1]),
+      [
+        ['a', { 'f:metadata': { 'f:finalizers': { 'v:"example.com/a"': {} } } }],
+        ['b', { 'f:metadata': { 'f:finalizers': { 'v:"example.com/b"': {} } } }],
+        ['labeller', { 'f:metadata': { 'f:labels': { '.': {}, 'f:l': {} } } }],
+        ['gc', { 'f:metadata': { 'f:ownerReferences': { 'k:{"uid":"u1"}': {} } } }],
+      ],
+    );
     const dropped = await apply('lists', 'a', { metadata: { finalizers: [] } });
     assert.deepEqual(dropped.body.metadata.finalizers, ['example.com/b']);
-    assert.deepEqual(dropped.body.metadata.ownerReferences, [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'renamed', uid: 'u1' }], 'the reference gc now owns stays');
+    assert.deepEqual(
+      dropped.body.metadata.ownerReferences,
+      [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'renamed', uid: 'u1' }],
+      'the reference gc now owns stays',
+    );
   });
 
   it('dryRun answers the applied object and stores nothing', async () => {
@@ -154,25 +196,47 @@ describe('server-side apply: ownership, conflicts, removal, list types (referenc
         moved.body.metadata.annotations[LAST],
         `{"apiVersion":"${V}","kind":"ClusterRole","metadata":{"labels":{"a":"2","b":"1"},"name":"moving"},"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get"]},{"apiGroups":[""],"resources":["pods"],"verbs":["list"]}]}\n`,
       );
-      assert.deepEqual(moved.body.metadata.managedFields.map((e: { manager: string; operation: string }) => `${e.manager}/${e.operation}`), ['kubectl-client-side-apply/Update', 'kubectl/Apply']);
+      assert.deepEqual(
+        moved.body.metadata.managedFields.map((e: { manager: string; operation: string }) => `${e.manager}/${e.operation}`),
+        ['kubectl-client-side-apply/Update', 'kubectl/Apply'],
+      );
     });
 
     it('a field changed since client-side apply set it still conflicts; another manager gets every conflict', async () => {
       await clientSideApply('drifted', { a: '1' });
-      assert.equal((await h.call('PATCH', `${ROLES}/drifted?fieldManager=kubectl-client-side-apply`, [{ op: 'replace', path: '/rules', value: [LIST_PODS] }], { 'content-type': 'application/json-patch+json' })).status, 200);
+      assert.equal(
+        (
+          await h.call('PATCH', `${ROLES}/drifted?fieldManager=kubectl-client-side-apply`, [{ op: 'replace', path: '/rules', value: [LIST_PODS] }], {
+            'content-type': 'application/json-patch+json',
+          })
+        ).status,
+        200,
+      );
       const drifted = await apply('drifted', 'kubectl', { metadata: { labels: { a: '2' } }, rules: [GET_PODS] });
       assert.equal(drifted.status, 409);
       assert.equal(drifted.body.message, 'Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using rbac.authorization.k8s.io/v1: .rules');
       const other = await apply('drifted', 'helm', { metadata: { labels: { a: '2' } } });
       assert.equal(other.status, 409);
-      assert.equal(other.body.message, 'Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using rbac.authorization.k8s.io/v1: .metadata.labels.a');
+      assert.equal(
+        other.body.message,
+        'Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using rbac.authorization.k8s.io/v1: .metadata.labels.a',
+      );
     });
 
-    it('owning a map itself (an Update\'s `.`) and then not applying it keeps the keys still applied', async () => {
+    it("owning a map itself (an Update's `.`) and then not applying it keeps the keys still applied", async () => {
       await clientSideApply('container', { a: '1' });
-      const migrated = await h.call('PATCH', `${ROLES}/container?fieldManager=kubectl`, [
-        { op: 'replace', path: '/metadata/managedFields', value: [entry('kubectl', { 'f:metadata': { 'f:labels': { '.': {}, 'f:a': {} } }, 'f:rules': {} })] },
-      ], { 'content-type': 'application/json-patch+json' });
+      const migrated = await h.call(
+        'PATCH',
+        `${ROLES}/container?fieldManager=kubectl`,
+        [
+          {
+            op: 'replace',
+            path: '/metadata/managedFields',
+            value: [entry('kubectl', { 'f:metadata': { 'f:labels': { '.': {}, 'f:a': {} } }, 'f:rules': {} })],
+          },
+        ],
+        { 'content-type': 'application/json-patch+json' },
+      );
       assert.equal(migrated.status, 200);
       const reapplied = await apply('container', 'kubectl', { metadata: { labels: { a: '1' } }, rules: [GET_PODS] });
       assert.deepEqual(reapplied.body.metadata.labels, { a: '1' });
@@ -180,4 +244,3 @@ describe('server-side apply: ownership, conflicts, removal, list types (referenc
     });
   });
 });
-

@@ -44,7 +44,12 @@ export interface ApplyResult {
 
 /** managerIdentifier is how the real server keys a manager (its JSON without time and fields), which also orders conflict messages. */
 function managerIdentifier(entry: ManagedFieldsEntry): string {
-  return JSON.stringify({ manager: entry.manager, operation: entry.operation, apiVersion: entry.apiVersion, ...(entry.subresource === undefined ? {} : { subresource: entry.subresource }) });
+  return JSON.stringify({
+    manager: entry.manager,
+    operation: entry.operation,
+    apiVersion: entry.apiVersion,
+    ...(entry.subresource === undefined ? {} : { subresource: entry.subresource }),
+  });
 }
 
 /** printManager names a manager in conflict texts: `"kubectl"`, `"kubectl-edit" using rbac.authorization.k8s.io/v1`. */
@@ -149,7 +154,9 @@ export function serverSideApply(request: ApplyRequest): ApplyResult {
   const before = applierIndex === -1 ? new Set<string>() : owned[applierIndex]!;
   const ownedByOthers = (path: string): boolean => {
     const base = path.endsWith(`${SEP}.`) ? path.slice(0, -2) : path;
-    return owned.some((set, index) => index !== applierIndex && [...set].some((other) => other === path || other === base || other.startsWith(`${base}${SEP}`)));
+    return owned.some(
+      (set, index) => index !== applierIndex && [...set].some((other) => other === path || other === base || other.startsWith(`${base}${SEP}`)),
+    );
   };
   for (const path of before) {
     if (applied.has(path) || ownedByOthers(path)) continue;
@@ -167,7 +174,14 @@ export function serverSideApply(request: ApplyRequest): ApplyResult {
   keepLastAppliedInStep(merged, request);
 
   const entries: ManagedFieldsEntry[] = [];
-  const mine: ManagedFieldsEntry = { manager, operation: 'Apply', apiVersion: request.apiVersion, time: request.time, fieldsType: 'FieldsV1', fieldsV1: trieOfPaths(applied) };
+  const mine: ManagedFieldsEntry = {
+    manager,
+    operation: 'Apply',
+    apiVersion: request.apiVersion,
+    time: request.time,
+    fieldsType: 'FieldsV1',
+    fieldsV1: trieOfPaths(applied),
+  };
   previous.forEach((entry, index) => {
     if (index === applierIndex) {
       if (applied.size > 0) entries.push(mine);

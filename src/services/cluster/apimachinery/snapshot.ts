@@ -25,7 +25,13 @@ export class RevisionCompactedError extends Error {
 export async function listAtRevision(
   store: Store,
   kind: string,
-  options: { readonly prefix: string; readonly after?: string; readonly limit?: number; readonly revision: number; readonly filter?: (record: StoredRecord) => boolean },
+  options: {
+    readonly prefix: string;
+    readonly after?: string;
+    readonly limit?: number;
+    readonly revision: number;
+    readonly filter?: (record: StoredRecord) => boolean;
+  },
 ): Promise<SnapshotPage> {
   const { prefix, limit, revision, filter } = options;
   const after = options.after === undefined ? undefined : prefix + options.after;

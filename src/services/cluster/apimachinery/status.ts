@@ -84,7 +84,11 @@ export const OPTIMISTIC_LOCK_MESSAGE = 'the object has been modified; please app
 
 /** conflict is `Operation cannot be fulfilled on <gr> "<name>": <why>`. */
 export function conflict(gr: GroupResource, name: string, why: string): StatusError {
-  return new StatusError(409, 'Conflict', `Operation cannot be fulfilled on ${groupResourceText(gr)} "${name}": ${why}`, { name, group: gr.group, kind: gr.resource });
+  return new StatusError(409, 'Conflict', `Operation cannot be fulfilled on ${groupResourceText(gr)} "${name}": ${why}`, {
+    name,
+    group: gr.group,
+    kind: gr.resource,
+  });
 }
 
 /** GroupKind names a kind in Invalid messages: `ClusterRole.rbac.authorization.k8s.io`, `Event`. */
@@ -123,12 +127,19 @@ export function forbiddenError(gr: GroupResource, name: string, why: string): St
 
 /** methodNotSupported is 405 `<action> is not supported on resources of kind "<gr>"`. */
 export function methodNotSupported(gr: GroupResource, action: string): StatusError {
-  return new StatusError(405, 'MethodNotAllowed', `${action} is not supported on resources of kind "${groupResourceText(gr)}"`, { group: gr.group, kind: gr.resource });
+  return new StatusError(405, 'MethodNotAllowed', `${action} is not supported on resources of kind "${groupResourceText(gr)}"`, {
+    group: gr.group,
+    kind: gr.resource,
+  });
 }
 
 /** unsupportedMediaType is 415 naming the media types that are accepted. */
 export function unsupportedMediaType(accepted: readonly string[]): StatusError {
-  return new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
+  return new StatusError(
+    415,
+    'UnsupportedMediaType',
+    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
+  );
 }
 
 /** notAcceptable is 406 naming the media types the server can produce. */

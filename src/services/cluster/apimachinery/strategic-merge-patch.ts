@@ -55,7 +55,11 @@ export function applyStrategicMergePatch(target: unknown, patch: Json, root: str
           const current = ownValue(base, field);
           if (!Array.isArray(current)) return;
           const drop = new Set(value.map((item) => JSON.stringify(item)));
-          setOwn(base, field, current.filter((item) => !drop.has(JSON.stringify(item))));
+          setOwn(
+            base,
+            field,
+            current.filter((item) => !drop.has(JSON.stringify(item))),
+          );
         });
         continue;
       }
@@ -102,7 +106,8 @@ export function applyStrategicMergePatch(target: unknown, patch: Json, root: str
     const merging = schema.patchStrategy?.split(',').includes('merge') ?? false;
     // `[{"$patch": "replace"}, ...]` replaces the whole list with the other items, whatever the strategy.
     const replaceAll = delta.some((item) => isObject(item) && item['$patch'] === 'replace');
-    if (replaceAll) return delta.filter((item) => !(isObject(item) && item['$patch'] === 'replace')).map((item) => (isObject(item) ? withoutDirectives(item) : item));
+    if (replaceAll)
+      return delta.filter((item) => !(isObject(item) && item['$patch'] === 'replace')).map((item) => (isObject(item) ? withoutDirectives(item) : item));
     if (!merging) return delta.map((item) => (isObject(item) ? withoutDirectives(item) : item));
     const base = Array.isArray(original) ? [...original] : [];
     if (items?.type !== 'object') {
@@ -112,7 +117,8 @@ export function applyStrategicMergePatch(target: unknown, patch: Json, root: str
     const mergeKey = schema.patchMergeKey;
     if (mergeKey === undefined) throw badRequest(`no merge key declared for list ${field}`);
     for (const item of delta) {
-      if (!isObject(item)) throw badRequest(`json: cannot unmarshal ${Array.isArray(item) ? 'array' : typeof item} into Go value of type map[string]interface {}`);
+      if (!isObject(item))
+        throw badRequest(`json: cannot unmarshal ${Array.isArray(item) ? 'array' : typeof item} into Go value of type map[string]interface {}`);
       if (!Object.hasOwn(item, mergeKey)) throw badRequest(`map: ${goMap(item)} does not contain declared merge key: ${mergeKey}`);
       const index = base.findIndex((existing) => isObject(existing) && JSON.stringify(existing[mergeKey]) === JSON.stringify(item[mergeKey]));
       if (item['$patch'] === 'delete') {

@@ -57,7 +57,11 @@ describe('a watch whose client stops reading', () => {
       return Number(event.object.metadata.resourceVersion);
     });
     assert.ok(revisions.length > 0 && revisions.length < WRITES, `${revisions.length} of ${WRITES} events before the end`);
-    assert.deepEqual(revisions, revisions.map((_, i) => from + 1 + i), 'every event up to the end, in order');
+    assert.deepEqual(
+      revisions,
+      revisions.map((_, i) => from + 1 + i),
+      'every event up to the end, in order',
+    );
 
     // What a reflector does next: watch again from the last resourceVersion it saw.
     const last = revisions[revisions.length - 1]!;

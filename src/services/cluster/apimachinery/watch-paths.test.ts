@@ -18,7 +18,13 @@ describe('the deprecated /watch/ paths, served as the apiserver 1.32 serves them
 
   const role = (name: string) => h.call('POST', `${RBAC}/clusterroles`, { metadata: { name }, rules: [] });
   const event = (namespace: string, name: string) =>
-    h.call('POST', `/api/v1/namespaces/${namespace}/events`, { metadata: { name }, involvedObject: { kind: 'Pod', name: 'p', namespace }, reason: 'Test', message: 'm', type: 'Normal' });
+    h.call('POST', `/api/v1/namespaces/${namespace}/events`, {
+      metadata: { name },
+      involvedObject: { kind: 'Pod', name: 'p', namespace },
+      reason: 'Test',
+      message: 'm',
+      type: 'Normal',
+    });
 
   it('streams a collection under /apis/{group}/{version}/watch/ without watch=true', async () => {
     const rv = await h.store.currentRevision();
@@ -78,7 +84,10 @@ describe('the deprecated /watch/ paths, served as the apiserver 1.32 serves them
   it('authorizes a /watch/ path with the watch verb', async () => {
     const watch = await h.call('GET', `${RBAC}/watch/clusterroles?timeoutSeconds=1`, undefined, { authorization: 'Bearer alice-token' });
     assert.equal(watch.status, 403);
-    assert.equal(watch.body.message, 'clusterroles.rbac.authorization.k8s.io is forbidden: User "alice@example.com" cannot watch resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope');
+    assert.equal(
+      watch.body.message,
+      'clusterroles.rbac.authorization.k8s.io is forbidden: User "alice@example.com" cannot watch resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope',
+    );
     const named = await h.call('GET', `/api/v1/watch/namespaces/ns1/events/x?timeoutSeconds=1`, undefined, { authorization: 'Bearer alice-token' });
     assert.equal(named.body.message, 'events "x" is forbidden: User "alice@example.com" cannot watch resource "events" in API group "" in the namespace "ns1"');
   });
@@ -88,6 +97,7 @@ describe('the deprecated /watch/ paths, served as the apiserver 1.32 serves them
     assert.equal(rbac.paths['/apis/rbac.authorization.k8s.io/v1/watch/clusterroles'].get['x-kubernetes-action'], 'watchlist');
     assert.equal(rbac.paths['/apis/rbac.authorization.k8s.io/v1/watch/clusterroles/{name}'].get['x-kubernetes-action'], 'watch');
     const core = JSON.parse((await h.call('GET', '/openapi/v3/api/v1')).raw.body);
-    for (const path of ['/api/v1/watch/namespaces/{namespace}/events', '/api/v1/watch/namespaces/{namespace}/events/{name}', '/api/v1/watch/events']) assert.ok(core.paths[path]?.get, path);
+    for (const path of ['/api/v1/watch/namespaces/{namespace}/events', '/api/v1/watch/namespaces/{namespace}/events/{name}', '/api/v1/watch/events'])
+      assert.ok(core.paths[path]?.get, path);
   });
 });

@@ -44,7 +44,14 @@ function slotOf(key: string): EncodedSlot {
 }
 
 /** startWatch answers a watch request: headers at once, then events until serveWatch ends it. */
-export async function startWatch(context: HandlerContext, scope: RequestScope, query: ReturnType<typeof parseListQuery>, form: OutputForm, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+export async function startWatch(
+  context: HandlerContext,
+  scope: RequestScope,
+  query: ReturnType<typeof parseListQuery>,
+  form: OutputForm,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
   const { view } = scope;
   // Errors found before the stream starts are ordinary responses; serveWatch throws those first.
   let started = false;
@@ -58,7 +65,12 @@ export async function startWatch(context: HandlerContext, scope: RequestScope, q
     const kube = object as KubeObject;
     if (form.kind === 'partial') return line({ type, object: partialObject(kube, form.version) });
     const now = context.registry.clock.now();
-    const table = toTable(view, [{ stored: view.toInternal(structuredClone(kube)), object: kube }], { resourceVersion: kube.metadata.resourceVersion ?? '' }, { now, version: form.version, include, noHeaders: headersSent });
+    const table = toTable(
+      view,
+      [{ stored: view.toInternal(structuredClone(kube)), object: kube }],
+      { resourceVersion: kube.metadata.resourceVersion ?? '' },
+      { now, version: form.version, include, noHeaders: headersSent },
+    );
     headersSent = true;
     return line({ type, object: table });
   };
@@ -66,7 +78,13 @@ export async function startWatch(context: HandlerContext, scope: RequestScope, q
   // headers depend on what that watcher was sent before).
   const shareable = form.kind !== 'table';
   const base = `${view.storeKind}|${view.group}/${view.version}|${scope.group}|${form.kind}|${form.kind === 'object' ? '' : form.version}|`;
-  const slots: Record<WatchEventType, EncodedSlot> = { ADDED: slotOf(`${base}ADDED`), MODIFIED: slotOf(`${base}MODIFIED`), DELETED: slotOf(`${base}DELETED`), BOOKMARK: slotOf(`${base}BOOKMARK`), ERROR: slotOf(`${base}ERROR`) };
+  const slots: Record<WatchEventType, EncodedSlot> = {
+    ADDED: slotOf(`${base}ADDED`),
+    MODIFIED: slotOf(`${base}MODIFIED`),
+    DELETED: slotOf(`${base}DELETED`),
+    BOOKMARK: slotOf(`${base}BOOKMARK`),
+    ERROR: slotOf(`${base}ERROR`),
+  };
   const begin = (): void => {
     if (started) return;
     started = true;

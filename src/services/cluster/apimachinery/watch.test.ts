@@ -29,7 +29,10 @@ describe('watch (reference §1.3, §3.3, §3.4)', () => {
     assert.deepEqual(summary(watch.events), ['ADDED:w1', 'MODIFIED:w1', 'DELETED:w1']);
     assert.equal(watch.events[0]!.object.kind, 'ClusterRole');
     assert.equal(watch.events[0]!.object.apiVersion, 'rbac.authorization.k8s.io/v1');
-    assert.deepEqual(watch.events.map((event) => Number(event.object.metadata.resourceVersion)), [rv + 1, rv + 2, rv + 3]);
+    assert.deepEqual(
+      watch.events.map((event) => Number(event.object.metadata.resourceVersion)),
+      [rv + 1, rv + 2, rv + 3],
+    );
     assert.deepEqual(watch.events[2]!.object.metadata.labels, { a: 'b' }, 'DELETED carries the last state');
     watch.close();
   });
@@ -58,7 +61,10 @@ describe('watch (reference §1.3, §3.3, §3.4)', () => {
     const watch = await openWatch(`${base}${ROLES}?watch=true&resourceVersion=${await h.store.currentRevision()}&allowWatchBookmarks=true`, ADMIN_TOKEN);
     await h.call('POST', '/api/v1/namespaces', { metadata: { name: 'elsewhere' } });
     const target = String(await h.store.currentRevision());
-    await watch.until((events) => events.some((event) => event.type === 'BOOKMARK' && event.object.metadata.resourceVersion === target), 'a bookmark at the new revision');
+    await watch.until(
+      (events) => events.some((event) => event.type === 'BOOKMARK' && event.object.metadata.resourceVersion === target),
+      'a bookmark at the new revision',
+    );
     assert.ok(watch.events.every((event) => event.type === 'BOOKMARK'));
     watch.close();
   });
@@ -86,12 +92,27 @@ describe('watch (reference §1.3, §3.3, §3.4)', () => {
     await watch.ended;
     const oldest = await h.store.oldestResumableRevision();
     assert.deepEqual(watch.events, [
-      { type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `too old resource version: ${old} (${oldest})`, reason: 'Expired', code: 410 } },
+      {
+        type: 'ERROR',
+        object: {
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          message: `too old resource version: ${old} (${oldest})`,
+          reason: 'Expired',
+          code: 410,
+        },
+      },
     ]);
   });
 
   it('streams one-row Tables with column definitions only on the first event', async () => {
-    const watch = await openWatch(`${base}${ROLES}?watch=true&resourceVersion=${await h.store.currentRevision()}`, ADMIN_TOKEN, 'application/json;as=Table;v=v1;g=meta.k8s.io');
+    const watch = await openWatch(
+      `${base}${ROLES}?watch=true&resourceVersion=${await h.store.currentRevision()}`,
+      ADMIN_TOKEN,
+      'application/json;as=Table;v=v1;g=meta.k8s.io',
+    );
     assert.equal(watch.contentType, 'application/json;as=Table;v=v1;g=meta.k8s.io');
     await h.call('POST', ROLES, { metadata: { name: 't1' }, rules: [] });
     await h.call('POST', ROLES, { metadata: { name: 't2' }, rules: [] });
@@ -121,17 +142,29 @@ describe('watch (reference §1.3, §3.3, §3.4)', () => {
   it('answers a Table watch with a bad includeObject as the list does: 422 before the stream starts', async () => {
     const bad = await h.call('GET', `${ROLES}?watch=true&includeObject=All`, undefined, { accept: 'application/json;as=Table;g=meta.k8s.io;v=v1' });
     assert.equal(bad.status, 422);
-    assert.equal(bad.body.message, 'TableOptions.meta.k8s.io "" is invalid: includeObject: Invalid value: "All": must be \'Metadata\', \'Object\', \'None\', or empty');
+    assert.equal(
+      bad.body.message,
+      "TableOptions.meta.k8s.io \"\" is invalid: includeObject: Invalid value: \"All\": must be 'Metadata', 'Object', 'None', or empty",
+    );
   });
 
   it('loses nothing across a write burst', async () => {
     const watch = await openWatch(`${base}/api/v1/namespaces/default/events?watch=true&resourceVersion=${await h.store.currentRevision()}`, ADMIN_TOKEN);
     await Promise.all(
-      Array.from({ length: 50 }, (_, i) => h.call('POST', '/api/v1/namespaces/default/events', { metadata: { name: `burst-${i}` }, involvedObject: { kind: 'Pod', name: 'p', namespace: 'default' }, reason: 'Burst' })),
+      Array.from({ length: 50 }, (_, i) =>
+        h.call('POST', '/api/v1/namespaces/default/events', {
+          metadata: { name: `burst-${i}` },
+          involvedObject: { kind: 'Pod', name: 'p', namespace: 'default' },
+          reason: 'Burst',
+        }),
+      ),
     );
     await watch.until((events) => events.length === 50, 'fifty events');
     const revisions = watch.events.map((event) => Number(event.object.metadata.resourceVersion));
-    assert.deepEqual(revisions, [...revisions].sort((a, b) => a - b));
+    assert.deepEqual(
+      revisions,
+      [...revisions].sort((a, b) => a - b),
+    );
     assert.equal(new Set(watch.events.map((event) => event.object.metadata.name)).size, 50);
     watch.close();
   });
@@ -149,10 +182,16 @@ describe('watch (reference §1.3, §3.3, §3.4)', () => {
     for (const watch of [eventsV1, coreV1, replaying]) await watch.until((events) => events.length === 3, 'three events');
     for (const watch of [eventsV1, replaying]) {
       assert.deepEqual(summary(watch.events), ['ADDED:shared-1', 'ADDED:shared-2', 'ADDED:shared-3']);
-      assert.deepEqual(watch.events.map((event) => [event.object.apiVersion, event.object.note]), [1, 2, 3].map((n) => ['events.k8s.io/v1', `shared-${n}`]));
+      assert.deepEqual(
+        watch.events.map((event) => [event.object.apiVersion, event.object.note]),
+        [1, 2, 3].map((n) => ['events.k8s.io/v1', `shared-${n}`]),
+      );
     }
     assert.deepEqual(summary(coreV1.events), ['ADDED:shared-1', 'ADDED:shared-2', 'ADDED:shared-3']);
-    assert.deepEqual(coreV1.events.map((event) => [event.object.apiVersion, event.object.message]), [1, 2, 3].map((n) => ['v1', `shared-${n}`]));
+    assert.deepEqual(
+      coreV1.events.map((event) => [event.object.apiVersion, event.object.message]),
+      [1, 2, 3].map((n) => ['v1', `shared-${n}`]),
+    );
     for (const watch of [eventsV1, coreV1, replaying]) watch.close();
   });
 });

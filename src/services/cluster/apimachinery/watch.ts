@@ -106,7 +106,8 @@ export async function serveWatch(
   const prefix = view.strategy.namespaced && scope.namespace !== undefined ? `${scope.namespace}/` : '';
   const filtering = !query.labelSelector.empty || !query.fieldSelector.empty;
   const selected = (value: KubeObject): boolean =>
-    (query.labelSelector.empty || query.labelSelector.matches(value.metadata.labels)) && (query.fieldSelector.empty || query.fieldSelector.matches(view.selectableFields(value)));
+    (query.labelSelector.empty || query.labelSelector.matches(value.metadata.labels)) &&
+    (query.fieldSelector.empty || query.fieldSelector.matches(view.selectableFields(value)));
   const rv = query.resourceVersion;
   const fromState = query.sendInitialEvents === true || (query.sendInitialEvents === undefined && (rv === undefined || rv === '0'));
   let start: number;
@@ -157,7 +158,13 @@ export async function serveWatch(
       // The state at `start`: sent as ADDED when asked for, otherwise only remembered for selectors.
       let after: string | undefined;
       for (;;) {
-        const page = await listAtRevision(store, view.storeKind, { prefix, ...(after === undefined ? {} : { after }), limit: 1000, revision: start, filter: (record) => selected(record.value as KubeObject) });
+        const page = await listAtRevision(store, view.storeKind, {
+          prefix,
+          ...(after === undefined ? {} : { after }),
+          limit: 1000,
+          revision: start,
+          filter: (record) => selected(record.value as KubeObject),
+        });
         for (const record of page.records) {
           if (filtering) inSelection.add(record.key);
           if (fromState && !closed) sink.send('ADDED', present(record));

@@ -33,7 +33,11 @@ export const AUTHENTICATION_V1_SCHEMAS: SchemaSet = {
     properties: {
       extra: { type: 'map', values: { type: 'array', items: { type: 'string' } }, description: 'Any additional information provided by the authenticator.' },
       groups: { type: 'array', items: { type: 'string' }, listType: 'atomic', description: 'The names of groups this user is a part of.' },
-      uid: { type: 'string', description: 'A unique value that identifies this user across time. If this user is deleted and another user by the same name is added, they will have different UIDs.' },
+      uid: {
+        type: 'string',
+        description:
+          'A unique value that identifies this user across time. If this user is deleted and another user by the same name is added, they will have different UIDs.',
+      },
       username: { type: 'string', description: 'The name that uniquely identifies this user among all active users.' },
     },
   },

@@ -54,36 +54,64 @@ describe('SelfSubjectReview (kubectl auth whoami)', () => {
     assert.deepEqual(answer.body.status.userInfo.groups, ['team', 'system:authenticated']);
   });
 
-  it('reads the protobuf body kubectl\'s typed client sends', async () => {
-    const meta = new BinaryWriter().tag(1, WireType.LengthDelimited).bytes(new Uint8Array()).tag(2, WireType.LengthDelimited).bytes(new BinaryWriter().tag(1, WireType.LengthDelimited).bytes(new Uint8Array()).finish()).finish();
+  it("reads the protobuf body kubectl's typed client sends", async () => {
+    const meta = new BinaryWriter()
+      .tag(1, WireType.LengthDelimited)
+      .bytes(new Uint8Array())
+      .tag(2, WireType.LengthDelimited)
+      .bytes(new BinaryWriter().tag(1, WireType.LengthDelimited).bytes(new Uint8Array()).finish())
+      .finish();
     const answer = await post(h, REVIEWS, protobufBody('authentication.k8s.io/v1', 'SelfSubjectReview', meta), PROTOBUF);
     assert.equal(answer.status, 201);
     assert.equal(answer.body.status.userInfo.username, 'system:admin');
   });
 
-  it('refuses a body of another kind with the decoder\'s 400', async () => {
+  it("refuses a body of another kind with the decoder's 400", async () => {
     const answer = await h.call('POST', REVIEWS, { kind: 'TokenReview', apiVersion: 'authentication.k8s.io/v1' });
     assert.equal(answer.status, 400);
-    assert.equal(answer.body.message, 'TokenReview in version "v1" cannot be handled as a SelfSubjectReview: no kind "TokenReview" is registered for version "authentication.k8s.io/v1" in scheme "pkg/api/legacyscheme/scheme.go:30"');
+    assert.equal(
+      answer.body.message,
+      'TokenReview in version "v1" cannot be handled as a SelfSubjectReview: no kind "TokenReview" is registered for version "authentication.k8s.io/v1" in scheme "pkg/api/legacyscheme/scheme.go:30"',
+    );
   });
 
-  it('answers a kind or apiVersion that is not a string with the type-meta decoder\'s 400, never reading it as text', async () => {
+  it("answers a kind or apiVersion that is not a string with the type-meta decoder's 400, never reading it as text", async () => {
     const kind = await h.call('POST', REVIEWS, { kind: { toString: [] } });
     assert.equal(kind.status, 400);
     assert.equal(kind.body.message, "couldn't get version/kind; json parse error: json: cannot unmarshal object into Go struct field .kind of type string");
     const apiVersion = await h.call('POST', REVIEWS, { apiVersion: [1] });
     assert.equal(apiVersion.status, 400);
-    assert.equal(apiVersion.body.message, "couldn't get version/kind; json parse error: json: cannot unmarshal array into Go struct field .apiVersion of type string");
+    assert.equal(
+      apiVersion.body.message,
+      "couldn't get version/kind; json parse error: json: cannot unmarshal array into Go struct field .apiVersion of type string",
+    );
   });
 
   it('is listed in discovery as a cluster-scoped, create-only resource', async () => {
     const aggregated = await h.call('GET', '/apis', undefined, { accept: AGGREGATED });
     const group = aggregated.body.items.find((item: { metadata: { name: string } }) => item.metadata.name === 'authentication.k8s.io');
     assert.deepEqual(group.versions, [
-      { version: 'v1', resources: [{ resource: 'selfsubjectreviews', responseKind: { group: '', version: '', kind: 'SelfSubjectReview' }, scope: 'Cluster', singularResource: 'selfsubjectreview', verbs: ['create'] }], freshness: 'Current' },
+      {
+        version: 'v1',
+        resources: [
+          {
+            resource: 'selfsubjectreviews',
+            responseKind: { group: '', version: '', kind: 'SelfSubjectReview' },
+            scope: 'Cluster',
+            singularResource: 'selfsubjectreview',
+            verbs: ['create'],
+          },
+        ],
+        freshness: 'Current',
+      },
     ]);
     const legacy = await h.call('GET', '/apis/authentication.k8s.io/v1');
-    assert.deepEqual(legacy.body, { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'authentication.k8s.io/v1', resources: [{ name: 'selfsubjectreviews', singularName: 'selfsubjectreview', namespaced: false, kind: 'SelfSubjectReview', verbs: ['create'] }] });
+    assert.deepEqual(legacy.body, {
+      kind: 'APIResourceList',
+      apiVersion: 'v1',
+      groupVersion: 'authentication.k8s.io/v1',
+      resources: [{ name: 'selfsubjectreviews', singularName: 'selfsubjectreview', namespaced: false, kind: 'SelfSubjectReview', verbs: ['create'] }],
+    });
     const apiGroup = await h.call('GET', '/apis/authentication.k8s.io');
     assert.equal(apiGroup.body.preferredVersion.groupVersion, 'authentication.k8s.io/v1');
   });
@@ -96,9 +124,14 @@ describe('SelfSubjectReview (kubectl auth whoami)', () => {
     assert.deepEqual(Object.keys(path), ['post', 'parameters']);
     assert.equal(path.post['x-kubernetes-action'], 'post');
     assert.deepEqual(path.post['x-kubernetes-group-version-kind'], { group: 'authentication.k8s.io', kind: 'SelfSubjectReview', version: 'v1' });
-    assert.deepEqual(path.post.parameters.map((p: { name: string }) => p.name), ['dryRun', 'fieldManager', 'fieldValidation']);
+    assert.deepEqual(
+      path.post.parameters.map((p: { name: string }) => p.name),
+      ['dryRun', 'fieldManager', 'fieldValidation'],
+    );
     const schemas = doc.body.components.schemas;
-    assert.deepEqual(schemas['io.k8s.api.authentication.v1.SelfSubjectReview']['x-kubernetes-group-version-kind'], [{ group: 'authentication.k8s.io', kind: 'SelfSubjectReview', version: 'v1' }]);
+    assert.deepEqual(schemas['io.k8s.api.authentication.v1.SelfSubjectReview']['x-kubernetes-group-version-kind'], [
+      { group: 'authentication.k8s.io', kind: 'SelfSubjectReview', version: 'v1' },
+    ]);
     assert.deepEqual(Object.keys(schemas['io.k8s.api.authentication.v1.UserInfo'].properties), ['extra', 'groups', 'uid', 'username']);
   });
 });

@@ -36,7 +36,9 @@ function checkBody(body: unknown, apiVersion: string): void {
   checkTypeMeta(body);
   const kind = body.kind;
   if (typeof kind === 'string' && kind !== '' && kind !== KIND) {
-    throw badRequest(`${kind} in version "v1" cannot be handled as a ${KIND}: no kind "${kind}" is registered for version "${apiVersion}" in scheme "pkg/api/legacyscheme/scheme.go:30"`);
+    throw badRequest(
+      `${kind} in version "v1" cannot be handled as a ${KIND}: no kind "${kind}" is registered for version "${apiVersion}" in scheme "pkg/api/legacyscheme/scheme.go:30"`,
+    );
   }
 }
 

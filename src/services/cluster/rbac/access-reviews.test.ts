@@ -9,7 +9,7 @@ const REVIEWS = [
 ] as const;
 const TYPE_META = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
 
-describe('self reviews check the body\'s type meta as the apiserver\'s decoder does', () => {
+describe("self reviews check the body's type meta as the apiserver's decoder does", () => {
   let h: ClusterHarness;
   before(async () => {
     h = await startHarness();
@@ -36,7 +36,10 @@ describe('self reviews check the body\'s type meta as the apiserver\'s decoder d
     it(`answers a ${kind} body of another kind with the scheme's not-registered 400`, async () => {
       const answer = await h.call('POST', url, { kind: 'TokenReview' });
       assert.equal(answer.status, 400);
-      assert.equal(answer.body.message, `TokenReview in version "v1" cannot be handled as a ${kind}: no kind "TokenReview" is registered for version "authorization.k8s.io/v1" in scheme "pkg/api/legacyscheme/scheme.go:30"`);
+      assert.equal(
+        answer.body.message,
+        `TokenReview in version "v1" cannot be handled as a ${kind}: no kind "TokenReview" is registered for version "authorization.k8s.io/v1" in scheme "pkg/api/legacyscheme/scheme.go:30"`,
+      );
     });
   }
 });

@@ -32,7 +32,10 @@ function bodyOf(request: FastifyRequest, kind: string, apiVersion: string): Json
   rethrowUndecodedBody(body);
   checkTypeMeta(body);
   const given = body.kind;
-  if (typeof given === 'string' && given !== '' && given !== kind) throw badRequest(`${given} in version "v1" cannot be handled as a ${kind}: no kind "${given}" is registered for version "${apiVersion}" in scheme "pkg/api/legacyscheme/scheme.go:30"`);
+  if (typeof given === 'string' && given !== '' && given !== kind)
+    throw badRequest(
+      `${given} in version "v1" cannot be handled as a ${kind}: no kind "${given}" is registered for version "${apiVersion}" in scheme "pkg/api/legacyscheme/scheme.go:30"`,
+    );
   return body;
 }
 
@@ -51,8 +54,10 @@ export function registerAccessReviews(app: FastifyInstance, authorizer: Authoriz
       const resource = spec['resourceAttributes'];
       const nonResource = spec['nonResourceAttributes'];
       const errors: FieldError[] = [];
-      if (isObject(resource) && isObject(nonResource)) errors.push(invalid('spec.nonResourceAttributes', JSON.stringify(nonResource), 'cannot be specified in combination with resourceAttributes'));
-      if (!isObject(resource) && !isObject(nonResource)) errors.push(invalid('spec.resourceAttributes', 'null', 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
+      if (isObject(resource) && isObject(nonResource))
+        errors.push(invalid('spec.nonResourceAttributes', JSON.stringify(nonResource), 'cannot be specified in combination with resourceAttributes'));
+      if (!isObject(resource) && !isObject(nonResource))
+        errors.push(invalid('spec.resourceAttributes', 'null', 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
       if (errors.length > 0) throw invalidObject({ group: AUTHORIZATION_GROUP, kind: 'SelfSubjectAccessReview' }, '', errors);
       const attributes: Attributes = isObject(resource)
         ? {
@@ -66,7 +71,17 @@ export function registerAccessReviews(app: FastifyInstance, authorizer: Authoriz
             namespace: text(resource['namespace']),
             path: '',
           }
-        : { verb: text((nonResource as Json)['verb']), resourceRequest: false, apiGroup: '', apiGroupSpelled: '', resource: '', subresource: '', name: '', namespace: '', path: text((nonResource as Json)['path']) };
+        : {
+            verb: text((nonResource as Json)['verb']),
+            resourceRequest: false,
+            apiGroup: '',
+            apiGroupSpelled: '',
+            resource: '',
+            subresource: '',
+            name: '',
+            namespace: '',
+            path: text((nonResource as Json)['path']),
+          };
       await authorizer.refresh();
       const decision = authorizer.decide(user, attributes);
       return answer(reply, {
@@ -85,9 +100,22 @@ export function registerAccessReviews(app: FastifyInstance, authorizer: Authoriz
       const rules = authorizer.rulesFor(user);
       const resourceRules = rules
         .filter((rule) => (rule.resources ?? []).length > 0)
-        .map((rule) => ({ verbs: rule.verbs ?? [], ...(rule.apiGroups === undefined ? {} : { apiGroups: rule.apiGroups }), resources: rule.resources, ...(rule.resourceNames === undefined ? {} : { resourceNames: rule.resourceNames }) }));
-      const nonResourceRules = rules.filter((rule) => (rule.nonResourceURLs ?? []).length > 0).map((rule) => ({ verbs: rule.verbs ?? [], nonResourceURLs: rule.nonResourceURLs }));
-      return answer(reply, { kind: 'SelfSubjectRulesReview', apiVersion, metadata: { creationTimestamp: null }, spec, status: { resourceRules, nonResourceRules, incomplete: false } });
+        .map((rule) => ({
+          verbs: rule.verbs ?? [],
+          ...(rule.apiGroups === undefined ? {} : { apiGroups: rule.apiGroups }),
+          resources: rule.resources,
+          ...(rule.resourceNames === undefined ? {} : { resourceNames: rule.resourceNames }),
+        }));
+      const nonResourceRules = rules
+        .filter((rule) => (rule.nonResourceURLs ?? []).length > 0)
+        .map((rule) => ({ verbs: rule.verbs ?? [], nonResourceURLs: rule.nonResourceURLs }));
+      return answer(reply, {
+        kind: 'SelfSubjectRulesReview',
+        apiVersion,
+        metadata: { creationTimestamp: null },
+        spec,
+        status: { resourceRules, nonResourceRules, incomplete: false },
+      });
     });
   }
 }

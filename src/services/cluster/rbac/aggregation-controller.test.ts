@@ -3,12 +3,23 @@ import { describe, it } from 'node:test';
 import type { ClusterRole } from '../resources/cluster-roles.ts';
 import { aggregateRules } from './aggregation-controller.ts';
 
-const role = (name: string, labels: Record<string, string>, verbs: string[][]): ClusterRole => ({ metadata: { name, labels }, rules: verbs.map((v) => ({ verbs: v, apiGroups: [''], resources: ['pods'] })) });
+const role = (name: string, labels: Record<string, string>, verbs: string[][]): ClusterRole => ({
+  metadata: { name, labels },
+  rules: verbs.map((v) => ({ verbs: v, apiGroups: [''], resources: ['pods'] })),
+});
 
 describe('aggregation algorithm (reference §6)', () => {
   it('walks selectors in order, matches sorted by name, skips itself, keeps the first of equal rules', () => {
-    const target: ClusterRole = { metadata: { name: 'agg', labels: { a: 'x' } }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { b: 'x' } }, { matchLabels: { a: 'x' } }] } };
-    const all = [target, role('zeta', { a: 'x' }, [['list']]), role('alpha', { a: 'x', b: 'x' }, [['get'], ['list']]), role('beta', { b: 'x' }, [['watch'], ['get']])];
+    const target: ClusterRole = {
+      metadata: { name: 'agg', labels: { a: 'x' } },
+      aggregationRule: { clusterRoleSelectors: [{ matchLabels: { b: 'x' } }, { matchLabels: { a: 'x' } }] },
+    };
+    const all = [
+      target,
+      role('zeta', { a: 'x' }, [['list']]),
+      role('alpha', { a: 'x', b: 'x' }, [['get'], ['list']]),
+      role('beta', { b: 'x' }, [['watch'], ['get']]),
+    ];
     assert.deepEqual(
       aggregateRules(target, all)?.map((rule) => rule.verbs),
       [['get'], ['list'], ['watch']],
@@ -78,17 +89,24 @@ describe('aggregation controller settles', () => {
     try {
       const N = 12;
       const M = 8;
-      for (let i = 0; i < M; i++) assert.equal((await h.call('POST', ROLES, { metadata: { name: `plain-${i}` }, rules: [rule(`r${i}`), rule(`s${M - i}`)] })).status, 201);
+      for (let i = 0; i < M; i++)
+        assert.equal((await h.call('POST', ROLES, { metadata: { name: `plain-${i}` }, rules: [rule(`r${i}`), rule(`s${M - i}`)] })).status, 201);
       // Created in reverse name order with rules of their own, so the first writes see stale, differently ordered rules.
       for (let i = N - 1; i >= 0; i--) {
-        const created = await h.call('POST', ROLES, { metadata: { name: `agg-${String(i).padStart(2, '0')}` }, aggregationRule: { clusterRoleSelectors: [{}] }, rules: [rule(`own${i}`)] });
+        const created = await h.call('POST', ROLES, {
+          metadata: { name: `agg-${String(i).padStart(2, '0')}` },
+          aggregationRule: { clusterRoleSelectors: [{}] },
+          rules: [rule(`own${i}`)],
+        });
         assert.equal(created.status, 201);
       }
       const first = await quiet(h.store, 0);
       assert.equal(first.settled, true, `still writing after ${first.writes} writes`);
       // Every aggregated role ends with the same rules, in one order: the plain roles' rules, by role name.
       const listed = await h.call('GET', ROLES);
-      const aggregated = (listed.body.items as { metadata: { name: string }; rules?: { resources: string[] }[] }[]).filter((item) => item.metadata.name.startsWith('agg-'));
+      const aggregated = (listed.body.items as { metadata: { name: string }; rules?: { resources: string[] }[] }[]).filter((item) =>
+        item.metadata.name.startsWith('agg-'),
+      );
       assert.equal(aggregated.length, N);
       const orders = new Set(aggregated.map((item) => JSON.stringify((item.rules ?? []).map((r) => r.resources[0]))));
       assert.equal(orders.size, 1, [...orders].join('\n'));

@@ -21,8 +21,21 @@ export function attributesOf(method: string, url: string, groups: Vocabulary): A
   const rawQuery = mark === -1 ? '' : url.slice(mark + 1);
   const path = rawPath === '' ? '/' : rawPath;
   // Every request passes here: decode only segments that need it, read the query only for lists.
-  const parts = path.split('/').filter((part) => part !== '').map((part) => (part.includes('%') ? decodeURIComponent(part) : part));
-  const nonResource: Attributes = { verb: method.toLowerCase(), resourceRequest: false, apiGroup: '', apiGroupSpelled: '', resource: '', subresource: '', name: '', namespace: '', path };
+  const parts = path
+    .split('/')
+    .filter((part) => part !== '')
+    .map((part) => (part.includes('%') ? decodeURIComponent(part) : part));
+  const nonResource: Attributes = {
+    verb: method.toLowerCase(),
+    resourceRequest: false,
+    apiGroup: '',
+    apiGroupSpelled: '',
+    resource: '',
+    subresource: '',
+    name: '',
+    namespace: '',
+    path,
+  };
   let group: string;
   let rest: string[];
   if (parts[0] === 'api' && parts.length >= 2) {
@@ -97,7 +110,10 @@ export function forbidden(group: string, resource: string, name: string, why: st
 function headerValues(request: FastifyRequest, name: string): string[] {
   const value = request.headers[name];
   if (value === undefined) return [];
-  return (Array.isArray(value) ? value : [value]).flatMap((item) => item.split(',')).map((item) => item.trim()).filter((item) => item !== '');
+  return (Array.isArray(value) ? value : [value])
+    .flatMap((item) => item.split(','))
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
 
 /** impersonate applies `Impersonate-User` / `Impersonate-Group` headers after checking the `impersonate` verb for each. */
@@ -110,7 +126,17 @@ function impersonate(authorizer: Authorizer, user: UserInfo, request: FastifyReq
     return user;
   }
   const check = (resource: string, name: string): void => {
-    const attributes: Attributes = { verb: 'impersonate', resourceRequest: true, apiGroup: '', apiGroupSpelled: '', resource, subresource: '', name, namespace: '', path: '' };
+    const attributes: Attributes = {
+      verb: 'impersonate',
+      resourceRequest: true,
+      apiGroup: '',
+      apiGroupSpelled: '',
+      resource,
+      subresource: '',
+      name,
+      namespace: '',
+      path: '',
+    };
     if (!authorizer.decide(user, attributes).allowed) throw forbidden('', resource, name, forbiddenMessage(user, attributes));
   };
   check('users', asUser);
@@ -137,6 +163,11 @@ export function useClusterAuthorization(app: FastifyInstance, authorizer: Author
     if (user !== authenticated) setUserOf(request, user);
     const attributes = attributesOf(request.method, request.url, groups);
     if (authorizer.decide(user, attributes).allowed) return;
-    throw forbidden(attributes.resourceRequest ? attributes.apiGroupSpelled : '', attributes.resourceRequest ? attributes.resource : '', attributes.name, forbiddenMessage(user, attributes));
+    throw forbidden(
+      attributes.resourceRequest ? attributes.apiGroupSpelled : '',
+      attributes.resourceRequest ? attributes.resource : '',
+      attributes.name,
+      forbiddenMessage(user, attributes),
+    );
   });
 }

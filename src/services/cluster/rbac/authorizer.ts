@@ -97,7 +97,8 @@ export class Authorizer {
     }
     this.#roles.clear();
     this.#bindings.clear();
-    for (const record of await this.store.list<ClusterRole>(CLUSTER_ROLE_STORE_KIND)) this.#roles.set(record.key, this.#normalise(CLUSTER_ROLE_STORE_KIND, record.value) as ClusterRole);
+    for (const record of await this.store.list<ClusterRole>(CLUSTER_ROLE_STORE_KIND))
+      this.#roles.set(record.key, this.#normalise(CLUSTER_ROLE_STORE_KIND, record.value) as ClusterRole);
     for (const record of await this.store.list<ClusterRoleBinding>(CLUSTER_ROLE_BINDING_STORE_KIND)) this.#bindings.set(record.key, record.value);
     this.#granted.clear();
     this.#seen = revision;
@@ -107,7 +108,14 @@ export class Authorizer {
   #normalise(kind: string, value: unknown): unknown {
     if (kind !== CLUSTER_ROLE_STORE_KIND) return value;
     const role = value as ClusterRole;
-    return { ...role, rules: (role.rules ?? []).map((rule) => (rule.apiGroups === undefined ? rule : { ...rule, apiGroups: rule.apiGroups.map((group) => (group === '*' || group === '' ? group : this.groups.canonical(group))) })) };
+    return {
+      ...role,
+      rules: (role.rules ?? []).map((rule) =>
+        rule.apiGroups === undefined
+          ? rule
+          : { ...rule, apiGroups: rule.apiGroups.map((group) => (group === '*' || group === '' ? group : this.groups.canonical(group))) },
+      ),
+    };
   }
 
   /** grantedTo lists, per binding that applies to the user, the rules it grants (bindings by name, as a lister yields them). */
@@ -122,7 +130,10 @@ export class Authorizer {
       if (subject === undefined || binding.roleRef?.kind !== 'ClusterRole') continue;
       const role = this.#roles.get(binding.roleRef.name ?? '');
       if (role === undefined) continue;
-      out.push({ source: `ClusterRoleBinding ${JSON.stringify(name)} of ClusterRole ${JSON.stringify(binding.roleRef.name ?? '')} to ${describeSubject(subject)}`, rules: role.rules ?? [] });
+      out.push({
+        source: `ClusterRoleBinding ${JSON.stringify(name)} of ClusterRole ${JSON.stringify(binding.roleRef.name ?? '')} to ${describeSubject(subject)}`,
+        rules: role.rules ?? [],
+      });
     }
     this.#granted.set(key, out);
     return out;

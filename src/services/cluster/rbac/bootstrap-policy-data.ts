@@ -23,14 +23,22 @@ export interface BootstrapBinding {
   readonly subjects: readonly Subject[];
 }
 
-const r = (apiGroups: string[], resources: string[], verbs: string[], resourceNames?: string[]): PolicyRule => ({ apiGroups, resources, verbs, ...(resourceNames === undefined ? {} : { resourceNames }) });
+const r = (apiGroups: string[], resources: string[], verbs: string[], resourceNames?: string[]): PolicyRule => ({
+  apiGroups,
+  resources,
+  verbs,
+  ...(resourceNames === undefined ? {} : { resourceNames }),
+});
 const u = (nonResourceURLs: string[], verbs: string[]): PolicyRule => ({ nonResourceURLs, verbs });
 const READ = ['get', 'list', 'watch'];
 const WRITE = ['create', 'delete', 'deletecollection', 'patch', 'update'];
 const ALL = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 const EVENTS_WRITE = ['create', 'patch', 'update'];
 const AGG = 'rbac.authorization.k8s.io/aggregate-to-';
-const approver = (signer: string): BootstrapRole => ({ name: `system:certificates.k8s.io:${signer.replace('kubernetes.io/', '')}-approver`, rules: [r(['certificates.k8s.io'], ['signers'], ['approve'], [signer])] });
+const approver = (signer: string): BootstrapRole => ({
+  name: `system:certificates.k8s.io:${signer.replace('kubernetes.io/', '')}-approver`,
+  rules: [r(['certificates.k8s.io'], ['signers'], ['approve'], [signer])],
+});
 
 /** BOOTSTRAP_ROLES are the default ClusterRoles, in name order. */
 export const BOOTSTRAP_ROLES: readonly BootstrapRole[] = [
@@ -50,12 +58,44 @@ export const BOOTSTRAP_ROLES: readonly BootstrapRole[] = [
       r([''], ['serviceaccounts'], ['impersonate']),
       r([''], ['pods', 'pods/attach', 'pods/exec', 'pods/portforward', 'pods/proxy'], WRITE),
       r([''], ['pods/eviction'], ['create']),
-      r([''], ['configmaps', 'events', 'persistentvolumeclaims', 'replicationcontrollers', 'replicationcontrollers/scale', 'secrets', 'serviceaccounts', 'services', 'services/proxy'], WRITE),
+      r(
+        [''],
+        [
+          'configmaps',
+          'events',
+          'persistentvolumeclaims',
+          'replicationcontrollers',
+          'replicationcontrollers/scale',
+          'secrets',
+          'serviceaccounts',
+          'services',
+          'services/proxy',
+        ],
+        WRITE,
+      ),
       r([''], ['serviceaccounts/token'], ['create']),
-      r(['apps'], ['daemonsets', 'deployments', 'deployments/rollback', 'deployments/scale', 'replicasets', 'replicasets/scale', 'statefulsets', 'statefulsets/scale'], WRITE),
+      r(
+        ['apps'],
+        ['daemonsets', 'deployments', 'deployments/rollback', 'deployments/scale', 'replicasets', 'replicasets/scale', 'statefulsets', 'statefulsets/scale'],
+        WRITE,
+      ),
       r(['autoscaling'], ['horizontalpodautoscalers'], WRITE),
       r(['batch'], ['cronjobs', 'jobs'], WRITE),
-      r(['extensions'], ['daemonsets', 'deployments', 'deployments/rollback', 'deployments/scale', 'ingresses', 'networkpolicies', 'replicasets', 'replicasets/scale', 'replicationcontrollers/scale'], WRITE),
+      r(
+        ['extensions'],
+        [
+          'daemonsets',
+          'deployments',
+          'deployments/rollback',
+          'deployments/scale',
+          'ingresses',
+          'networkpolicies',
+          'replicasets',
+          'replicasets/scale',
+          'replicationcontrollers/scale',
+        ],
+        WRITE,
+      ),
       r(['policy'], ['poddisruptionbudgets'], WRITE),
       r(['networking.k8s.io'], ['ingresses', 'networkpolicies'], WRITE),
       r(['coordination.k8s.io'], ['leases'], ALL),
@@ -65,27 +105,108 @@ export const BOOTSTRAP_ROLES: readonly BootstrapRole[] = [
     name: 'system:aggregate-to-view',
     labels: { [`${AGG}view`]: 'true' },
     rules: [
-      r([''], ['configmaps', 'endpoints', 'persistentvolumeclaims', 'persistentvolumeclaims/status', 'pods', 'replicationcontrollers', 'replicationcontrollers/scale', 'serviceaccounts', 'services', 'services/status'], READ),
-      r([''], ['bindings', 'events', 'limitranges', 'namespaces/status', 'pods/log', 'pods/status', 'replicationcontrollers/status', 'resourcequotas', 'resourcequotas/status'], READ),
+      r(
+        [''],
+        [
+          'configmaps',
+          'endpoints',
+          'persistentvolumeclaims',
+          'persistentvolumeclaims/status',
+          'pods',
+          'replicationcontrollers',
+          'replicationcontrollers/scale',
+          'serviceaccounts',
+          'services',
+          'services/status',
+        ],
+        READ,
+      ),
+      r(
+        [''],
+        [
+          'bindings',
+          'events',
+          'limitranges',
+          'namespaces/status',
+          'pods/log',
+          'pods/status',
+          'replicationcontrollers/status',
+          'resourcequotas',
+          'resourcequotas/status',
+        ],
+        READ,
+      ),
       r([''], ['namespaces'], READ),
       r(['discovery.k8s.io'], ['endpointslices'], READ),
-      r(['apps'], ['controllerrevisions', 'daemonsets', 'daemonsets/status', 'deployments', 'deployments/scale', 'deployments/status', 'replicasets', 'replicasets/scale', 'replicasets/status', 'statefulsets', 'statefulsets/scale', 'statefulsets/status'], READ),
+      r(
+        ['apps'],
+        [
+          'controllerrevisions',
+          'daemonsets',
+          'daemonsets/status',
+          'deployments',
+          'deployments/scale',
+          'deployments/status',
+          'replicasets',
+          'replicasets/scale',
+          'replicasets/status',
+          'statefulsets',
+          'statefulsets/scale',
+          'statefulsets/status',
+        ],
+        READ,
+      ),
       r(['autoscaling'], ['horizontalpodautoscalers', 'horizontalpodautoscalers/status'], READ),
       r(['batch'], ['cronjobs', 'cronjobs/status', 'jobs', 'jobs/status'], READ),
-      r(['extensions'], ['daemonsets', 'daemonsets/status', 'deployments', 'deployments/scale', 'deployments/status', 'ingresses', 'ingresses/status', 'networkpolicies', 'replicasets', 'replicasets/scale', 'replicasets/status', 'replicationcontrollers/scale'], READ),
+      r(
+        ['extensions'],
+        [
+          'daemonsets',
+          'daemonsets/status',
+          'deployments',
+          'deployments/scale',
+          'deployments/status',
+          'ingresses',
+          'ingresses/status',
+          'networkpolicies',
+          'replicasets',
+          'replicasets/scale',
+          'replicasets/status',
+          'replicationcontrollers/scale',
+        ],
+        READ,
+      ),
       r(['policy'], ['poddisruptionbudgets', 'poddisruptionbudgets/status'], READ),
       r(['networking.k8s.io'], ['ingresses', 'ingresses/status', 'networkpolicies'], READ),
     ],
   },
-  { name: 'system:auth-delegator', rules: [r(['authentication.k8s.io'], ['tokenreviews'], ['create']), r(['authorization.k8s.io'], ['subjectaccessreviews'], ['create'])] },
-  { name: 'system:basic-user', rules: [r(['authorization.k8s.io'], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'], ['create']), r(['authentication.k8s.io'], ['selfsubjectreviews'], ['create'])] },
-  { name: 'system:certificates.k8s.io:certificatesigningrequests:nodeclient', rules: [r(['certificates.k8s.io'], ['certificatesigningrequests/nodeclient'], ['create'])] },
-  { name: 'system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', rules: [r(['certificates.k8s.io'], ['certificatesigningrequests/selfnodeclient'], ['create'])] },
+  {
+    name: 'system:auth-delegator',
+    rules: [r(['authentication.k8s.io'], ['tokenreviews'], ['create']), r(['authorization.k8s.io'], ['subjectaccessreviews'], ['create'])],
+  },
+  {
+    name: 'system:basic-user',
+    rules: [
+      r(['authorization.k8s.io'], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'], ['create']),
+      r(['authentication.k8s.io'], ['selfsubjectreviews'], ['create']),
+    ],
+  },
+  {
+    name: 'system:certificates.k8s.io:certificatesigningrequests:nodeclient',
+    rules: [r(['certificates.k8s.io'], ['certificatesigningrequests/nodeclient'], ['create'])],
+  },
+  {
+    name: 'system:certificates.k8s.io:certificatesigningrequests:selfnodeclient',
+    rules: [r(['certificates.k8s.io'], ['certificatesigningrequests/selfnodeclient'], ['create'])],
+  },
   approver('kubernetes.io/kube-apiserver-client'),
   approver('kubernetes.io/kube-apiserver-client-kubelet'),
   approver('kubernetes.io/kubelet-serving'),
   approver('kubernetes.io/legacy-unknown'),
-  { name: 'system:discovery', rules: [u(['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'], ['get'])] },
+  {
+    name: 'system:discovery',
+    rules: [u(['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'], ['get'])],
+  },
   { name: 'system:heapster', rules: [r([''], ['events', 'namespaces', 'nodes', 'pods'], READ), r(['extensions'], ['deployments'], READ)] },
   { name: 'system:kube-aggregator', rules: [r([''], ['endpoints', 'services'], READ)] },
   {
@@ -128,7 +249,10 @@ export const BOOTSTRAP_ROLES: readonly BootstrapRole[] = [
       r(['storage.k8s.io'], ['csistoragecapacities'], READ),
     ],
   },
-  { name: 'system:kubelet-api-admin', rules: [r([''], ['nodes'], READ), r([''], ['nodes'], ['proxy']), r([''], ['nodes/log', 'nodes/metrics', 'nodes/proxy', 'nodes/stats'], ['*'])] },
+  {
+    name: 'system:kubelet-api-admin',
+    rules: [r([''], ['nodes'], READ), r([''], ['nodes'], ['proxy']), r([''], ['nodes/log', 'nodes/metrics', 'nodes/proxy', 'nodes/stats'], ['*'])],
+  },
   { name: 'system:monitoring', rules: [u(['/healthz', '/healthz/*', '/livez', '/livez/*', '/metrics', '/metrics/slis', '/readyz', '/readyz/*'], ['get'])] },
   {
     name: 'system:node',
@@ -158,8 +282,19 @@ export const BOOTSTRAP_ROLES: readonly BootstrapRole[] = [
     ],
   },
   { name: 'system:node-bootstrapper', rules: [r(['certificates.k8s.io'], ['certificatesigningrequests'], ['create', 'get', 'list', 'watch'])] },
-  { name: 'system:node-problem-detector', rules: [r([''], ['nodes'], ['get']), r([''], ['nodes/status'], ['patch']), r(['', 'events.k8s.io'], ['events'], EVENTS_WRITE)] },
-  { name: 'system:node-proxier', rules: [r([''], ['endpoints', 'services'], ['list', 'watch']), r([''], ['nodes'], READ), r(['', 'events.k8s.io'], ['events'], EVENTS_WRITE), r(['discovery.k8s.io'], ['endpointslices'], ['list', 'watch'])] },
+  {
+    name: 'system:node-problem-detector',
+    rules: [r([''], ['nodes'], ['get']), r([''], ['nodes/status'], ['patch']), r(['', 'events.k8s.io'], ['events'], EVENTS_WRITE)],
+  },
+  {
+    name: 'system:node-proxier',
+    rules: [
+      r([''], ['endpoints', 'services'], ['list', 'watch']),
+      r([''], ['nodes'], READ),
+      r(['', 'events.k8s.io'], ['events'], EVENTS_WRITE),
+      r(['discovery.k8s.io'], ['endpointslices'], ['list', 'watch']),
+    ],
+  },
   {
     name: 'system:persistent-volume-provisioner',
     rules: [
@@ -172,7 +307,14 @@ export const BOOTSTRAP_ROLES: readonly BootstrapRole[] = [
   },
   { name: 'system:public-info-viewer', rules: [u(['/healthz', '/livez', '/readyz', '/version', '/version/'], ['get'])] },
   { name: 'system:service-account-issuer-discovery', rules: [u(['/.well-known/openid-configuration', '/openid/v1/jwks'], ['get'])] },
-  { name: 'system:volume-scheduler', rules: [r([''], ['persistentvolumes'], ['get', 'list', 'patch', 'update', 'watch']), r(['storage.k8s.io'], ['storageclasses'], READ), r([''], ['persistentvolumeclaims'], ['get', 'list', 'patch', 'update', 'watch'])] },
+  {
+    name: 'system:volume-scheduler',
+    rules: [
+      r([''], ['persistentvolumes'], ['get', 'list', 'patch', 'update', 'watch']),
+      r(['storage.k8s.io'], ['storageclasses'], READ),
+      r([''], ['persistentvolumeclaims'], ['get', 'list', 'patch', 'update', 'watch']),
+    ],
+  },
   { name: 'view', rules: [], aggregateFrom: `${AGG}view`, labels: { [`${AGG}edit`]: 'true' } },
 ];
 

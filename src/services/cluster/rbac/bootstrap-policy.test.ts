@@ -24,15 +24,46 @@ describe('default policy reconciled at start (rbac/bootstrap-roles)', () => {
     assert.equal((await store.list('cluster/clusterrolebindings')).length, BOOTSTRAP_BINDINGS.length);
 
     await registry.delete(roles, 'view', { dryRun: false, preconditions: undefined });
-    await registry.update(roles, 'system:discovery', (current) => ({ ...current!, rules: [{ verbs: ['get'], nonResourceURLs: ['/api'] }, { verbs: ['get'], nonResourceURLs: ['/custom'] }] }), { dryRun: false, fieldManager: 'user', allowCreate: false });
-    await registry.update(roles, 'system:monitoring', (current) => ({ ...current!, metadata: { ...current!.metadata, annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'false' } }, rules: [] }), { dryRun: false, fieldManager: 'user', allowCreate: false });
-    await registry.update(bindings, 'system:basic-user', (current) => ({ ...current!, subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'extra' }] }), { dryRun: false, fieldManager: 'user', allowCreate: false });
+    await registry.update(
+      roles,
+      'system:discovery',
+      (current) => ({
+        ...current!,
+        rules: [
+          { verbs: ['get'], nonResourceURLs: ['/api'] },
+          { verbs: ['get'], nonResourceURLs: ['/custom'] },
+        ],
+      }),
+      { dryRun: false, fieldManager: 'user', allowCreate: false },
+    );
+    await registry.update(
+      roles,
+      'system:monitoring',
+      (current) => ({ ...current!, metadata: { ...current!.metadata, annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'false' } }, rules: [] }),
+      { dryRun: false, fieldManager: 'user', allowCreate: false },
+    );
+    await registry.update(
+      bindings,
+      'system:basic-user',
+      (current) => ({ ...current!, subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'extra' }] }),
+      { dryRun: false, fieldManager: 'user', allowCreate: false },
+    );
 
     await reconcileBootstrapPolicy(registry, roles, bindings);
     assert.ok(await store.get('cluster/clusterroles', 'view'), 'a deleted default role is recreated');
     const discovery = (await store.get<ClusterRole>('cluster/clusterroles', 'system:discovery'))!.value;
-    assert.deepEqual(discovery.rules?.slice(0, 2), [{ verbs: ['get'], nonResourceURLs: ['/api'] }, { verbs: ['get'], nonResourceURLs: ['/custom'] }], 'extra permissions are kept');
-    assert.deepEqual(discovery.rules?.slice(2).map((rule) => rule.nonResourceURLs?.[0]), ['/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/']);
+    assert.deepEqual(
+      discovery.rules?.slice(0, 2),
+      [
+        { verbs: ['get'], nonResourceURLs: ['/api'] },
+        { verbs: ['get'], nonResourceURLs: ['/custom'] },
+      ],
+      'extra permissions are kept',
+    );
+    assert.deepEqual(
+      discovery.rules?.slice(2).map((rule) => rule.nonResourceURLs?.[0]),
+      ['/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'],
+    );
     assert.deepEqual((await store.get<ClusterRole>('cluster/clusterroles', 'system:monitoring'))!.value.rules, [], 'autoupdate=false is honoured');
     const basic = (await store.get<{ subjects: unknown[] }>('cluster/clusterrolebindings', 'system:basic-user'))!.value;
     assert.deepEqual(basic.subjects, [

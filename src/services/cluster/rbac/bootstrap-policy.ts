@@ -22,7 +22,9 @@ const MANAGER = 'kube-apiserver';
 export function expectedRoles(): ClusterRole[] {
   return BOOTSTRAP_ROLES.map((role) => ({
     metadata: { name: role.name, labels: { ...DEFAULT_LABELS, ...role.labels }, annotations: { [AUTOUPDATE_ANNOTATION]: 'true' } },
-    ...(role.aggregateFrom === undefined ? { rules: role.rules.map((rule) => structuredClone(rule)) } : { aggregationRule: { clusterRoleSelectors: [{ matchLabels: { [role.aggregateFrom]: 'true' } }] } }),
+    ...(role.aggregateFrom === undefined
+      ? { rules: role.rules.map((rule) => structuredClone(rule)) }
+      : { aggregationRule: { clusterRoleSelectors: [{ matchLabels: { [role.aggregateFrom]: 'true' } }] } }),
   }));
 }
 
@@ -38,7 +40,11 @@ export function expectedBindings(): ClusterRoleBinding[] {
 function reconcileMeta(existing: KubeObject, expected: KubeObject): KubeObject {
   return {
     ...existing,
-    metadata: { ...existing.metadata, labels: { ...expected.metadata.labels, ...existing.metadata.labels }, annotations: { ...expected.metadata.annotations, ...existing.metadata.annotations } },
+    metadata: {
+      ...existing.metadata,
+      labels: { ...expected.metadata.labels, ...existing.metadata.labels },
+      annotations: { ...expected.metadata.annotations, ...existing.metadata.annotations },
+    },
   };
 }
 
@@ -47,7 +53,9 @@ function reconcileRole(existing: ClusterRole, expected: ClusterRole): ClusterRol
   if (expected.aggregationRule !== undefined) {
     // The aggregation controller owns an aggregated role's rules; only the selectors are reconciled.
     const have = existing.aggregationRule?.clusterRoleSelectors ?? [];
-    const missing = (expected.aggregationRule.clusterRoleSelectors ?? []).filter((selector) => !have.some((s) => JSON.stringify(s) === JSON.stringify(selector)));
+    const missing = (expected.aggregationRule.clusterRoleSelectors ?? []).filter(
+      (selector) => !have.some((s) => JSON.stringify(s) === JSON.stringify(selector)),
+    );
     if (missing.length > 0) out.aggregationRule = { clusterRoleSelectors: [...have, ...missing] };
     return out;
   }
@@ -59,12 +67,19 @@ function reconcileRole(existing: ClusterRole, expected: ClusterRole): ClusterRol
 function reconcileBinding(existing: ClusterRoleBinding, expected: ClusterRoleBinding): ClusterRoleBinding {
   const out = reconcileMeta(existing, expected) as ClusterRoleBinding;
   const have = existing.subjects ?? [];
-  const missing = (expected.subjects ?? []).filter((subject) => !have.some((s) => s.kind === subject.kind && s.name === subject.name && (s.namespace ?? '') === (subject.namespace ?? '')));
+  const missing = (expected.subjects ?? []).filter(
+    (subject) => !have.some((s) => s.kind === subject.kind && s.name === subject.name && (s.namespace ?? '') === (subject.namespace ?? '')),
+  );
   if (missing.length > 0) out.subjects = [...have, ...missing];
   return out;
 }
 
-async function ensure<T extends KubeObject>(registry: GenericRegistry, scope: RequestScope, expected: T, reconcile: (existing: T, expected: T) => T): Promise<void> {
+async function ensure<T extends KubeObject>(
+  registry: GenericRegistry,
+  scope: RequestScope,
+  expected: T,
+  reconcile: (existing: T, expected: T) => T,
+): Promise<void> {
   const name = expected.metadata.name!;
   const record = await registry.store.get<T>(scope.view.storeKind, name);
   if (record === undefined) {

@@ -23,15 +23,38 @@ const FULL_AUTHORITY: readonly PolicyRule[] = [
 
 function onlyGarbageCollectionFieldsChange(object: KubeObject, old: KubeObject): boolean {
   const strip = (value: KubeObject, from: KubeObject) =>
-    JSON.stringify({ ...value, metadata: { ...value.metadata, ownerReferences: from.metadata.ownerReferences, finalizers: from.metadata.finalizers, managedFields: undefined, resourceVersion: undefined } });
+    JSON.stringify({
+      ...value,
+      metadata: {
+        ...value.metadata,
+        ownerReferences: from.metadata.ownerReferences,
+        finalizers: from.metadata.finalizers,
+        managedFields: undefined,
+        resourceVersion: undefined,
+      },
+    });
   return strip(object, old) === strip(old, old);
 }
 
 /** escalationCheck is the registry's beforeWrite hook for the RBAC kinds. */
 export function escalationCheck(authorizer: Authorizer): (tx: unknown, scope: RequestScope, object: KubeObject, old: KubeObject | undefined) => Promise<void> {
-  const attributes = (verb: string, name: string): Attributes => ({ verb, resourceRequest: true, apiGroup: RBAC_GROUP, apiGroupSpelled: RBAC_GROUP, resource: 'clusterroles', subresource: '', name, namespace: '', path: '' });
+  const attributes = (verb: string, name: string): Attributes => ({
+    verb,
+    resourceRequest: true,
+    apiGroup: RBAC_GROUP,
+    apiGroupSpelled: RBAC_GROUP,
+    resource: 'clusterroles',
+    subresource: '',
+    name,
+    namespace: '',
+    path: '',
+  });
   const confirmNoEscalation = (user: UserInfo, rules: readonly PolicyRule[]): string | undefined => {
-    const canonical = rules.map((rule) => (rule.apiGroups === undefined ? rule : { ...rule, apiGroups: rule.apiGroups.map((group) => (group === '' || group === '*' ? group : authorizer.groups.canonical(group))) }));
+    const canonical = rules.map((rule) =>
+      rule.apiGroups === undefined
+        ? rule
+        : { ...rule, apiGroups: rule.apiGroups.map((group) => (group === '' || group === '*' ? group : authorizer.groups.canonical(group))) },
+    );
     const missing = uncovered(authorizer.rulesFor(user), canonical);
     if (missing.length === 0) return undefined;
     const lines = [...new Set(compactRules(missing).map(compactString))].sort();

@@ -61,7 +61,11 @@ export function nonResourceURLMatches(rule: PolicyRule, path: string): boolean {
 export function ruleAllows(attributes: Attributes, rule: PolicyRule): boolean {
   if (!verbMatches(rule, attributes.verb)) return false;
   if (attributes.resourceRequest) {
-    return apiGroupMatches(rule, attributes.apiGroup) && resourceMatches(rule, attributes.resource, attributes.subresource) && resourceNameMatches(rule, attributes.name);
+    return (
+      apiGroupMatches(rule, attributes.apiGroup) &&
+      resourceMatches(rule, attributes.resource, attributes.subresource) &&
+      resourceNameMatches(rule, attributes.name)
+    );
   }
   return nonResourceURLMatches(rule, attributes.path);
 }
@@ -107,7 +111,10 @@ export function ruleCovers(owner: PolicyRule, sub: PolicyRule): boolean {
   const groups = has(owner.apiGroups, '*') || hasAll(owner.apiGroups, sub.apiGroups);
   const resources = resourceCoversAll(owner.resources, sub.resources);
   const urls = nonResourceURLsCoverAll(owner.nonResourceURLs, sub.nonResourceURLs);
-  const names = (sub.resourceNames ?? []).length === 0 ? (owner.resourceNames ?? []).length === 0 : (owner.resourceNames ?? []).length === 0 || hasAll(owner.resourceNames, sub.resourceNames);
+  const names =
+    (sub.resourceNames ?? []).length === 0
+      ? (owner.resourceNames ?? []).length === 0
+      : (owner.resourceNames ?? []).length === 0 || hasAll(owner.resourceNames, sub.resourceNames);
   return verbs && groups && resources && names && urls;
 }
 
@@ -123,7 +130,11 @@ export function compactRules(rules: readonly PolicyRule[]): PolicyRule[] {
   const out: PolicyRule[] = [];
   const simple = new Map<string, PolicyRule>();
   for (const rule of rules) {
-    const isSimple = (rule.nonResourceURLs ?? []).length === 0 && (rule.apiGroups ?? []).length === 1 && (rule.resources ?? []).length === 1 && (rule.resourceNames ?? []).length <= 1;
+    const isSimple =
+      (rule.nonResourceURLs ?? []).length === 0 &&
+      (rule.apiGroups ?? []).length === 1 &&
+      (rule.resources ?? []).length === 1 &&
+      (rule.resourceNames ?? []).length <= 1;
     if (!isSimple) {
       out.push(rule);
       continue;

@@ -13,15 +13,32 @@ describe('RBAC: authorization, reviews, impersonation, escalation, default polic
   let h: ClusterHarness;
   before(async () => {
     h = await startHarness({ bootstrapPolicy: true });
-    await h.call('POST', ROLES, { metadata: { name: 'event-reader' }, rules: [{ verbs: ['get', 'list'], apiGroups: ['', 'events.k8s.io'], resources: ['events'] }] });
-    await h.call('POST', BINDINGS, { metadata: { name: 'devs-read-events' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'event-reader' }, subjects: [{ kind: 'Group', name: 'devs' }] });
+    await h.call('POST', ROLES, {
+      metadata: { name: 'event-reader' },
+      rules: [{ verbs: ['get', 'list'], apiGroups: ['', 'events.k8s.io'], resources: ['events'] }],
+    });
+    await h.call('POST', BINDINGS, {
+      metadata: { name: 'devs-read-events' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'event-reader' },
+      subjects: [{ kind: 'Group', name: 'devs' }],
+    });
   });
   after(async () => h.close());
 
   it('holds the default roles and bindings of a fresh cluster', async () => {
     const roles = await h.call('GET', ROLES);
     const names = roles.body.items.map((item: { metadata: { name: string } }) => item.metadata.name);
-    for (const name of ['admin', 'cluster-admin', 'edit', 'view', 'system:aggregate-to-view', 'system:basic-user', 'system:discovery', 'system:public-info-viewer']) assert.ok(names.includes(name), name);
+    for (const name of [
+      'admin',
+      'cluster-admin',
+      'edit',
+      'view',
+      'system:aggregate-to-view',
+      'system:basic-user',
+      'system:discovery',
+      'system:public-info-viewer',
+    ])
+      assert.ok(names.includes(name), name);
     const admin = roles.body.items.find((item: { metadata: { name: string } }) => item.metadata.name === 'cluster-admin');
     assert.deepEqual(admin.metadata.labels, { 'kubernetes.io/bootstrapping': 'rbac-defaults' });
     assert.deepEqual(admin.metadata.annotations, { 'rbac.authorization.kubernetes.io/autoupdate': 'true' });
@@ -64,21 +81,44 @@ describe('RBAC: authorization, reviews, impersonation, escalation, default polic
   });
 
   it('answers SelfSubjectAccessReview with the RBAC reason, and validates it', async () => {
-    const review = (spec: unknown) => h.call('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec }, ALICE);
+    const review = (spec: unknown) =>
+      h.call(
+        'POST',
+        '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+        { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec },
+        ALICE,
+      );
     const allowed = await review({ resourceAttributes: { verb: 'list', group: '', resource: 'events', namespace: 'default' } });
     assert.equal(allowed.status, 201);
-    assert.deepEqual(allowed.body.status, { allowed: true, reason: 'RBAC: allowed by ClusterRoleBinding "devs-read-events" of ClusterRole "event-reader" to Group "devs"' });
-    assert.deepEqual((await review({ resourceAttributes: { verb: 'create', group: 'rbac.authorization.k8s.io', resource: 'clusterroles' } })).body.status, { allowed: false });
+    assert.deepEqual(allowed.body.status, {
+      allowed: true,
+      reason: 'RBAC: allowed by ClusterRoleBinding "devs-read-events" of ClusterRole "event-reader" to Group "devs"',
+    });
+    assert.deepEqual((await review({ resourceAttributes: { verb: 'create', group: 'rbac.authorization.k8s.io', resource: 'clusterroles' } })).body.status, {
+      allowed: false,
+    });
     assert.deepEqual((await review({ nonResourceAttributes: { verb: 'get', path: '/version' } })).body.status.allowed, true);
     const neither = await review({});
     assert.equal(neither.status, 422);
-    assert.equal(neither.body.message, 'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified');
+    assert.equal(
+      neither.body.message,
+      'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified',
+    );
   });
 
   it('lists the rules in SelfSubjectRulesReview', async () => {
-    const rules = await h.call('POST', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: 'default' } }, ALICE);
+    const rules = await h.call(
+      'POST',
+      '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews',
+      { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: 'default' } },
+      ALICE,
+    );
     assert.equal(rules.status, 201);
-    assert.ok(rules.body.status.resourceRules.some((rule: unknown) => JSON.stringify(rule) === JSON.stringify({ verbs: ['get', 'list'], apiGroups: ['', 'events.k8s.io'], resources: ['events'] })));
+    assert.ok(
+      rules.body.status.resourceRules.some(
+        (rule: unknown) => JSON.stringify(rule) === JSON.stringify({ verbs: ['get', 'list'], apiGroups: ['', 'events.k8s.io'], resources: ['events'] }),
+      ),
+    );
     assert.ok(rules.body.status.nonResourceRules.some((rule: { nonResourceURLs: string[] }) => rule.nonResourceURLs.includes('/api/*')));
     assert.equal(rules.body.status.incomplete, false);
   });
@@ -91,7 +131,10 @@ describe('RBAC: authorization, reviews, impersonation, escalation, default polic
     const asAdmin = await h.call('GET', '/api/v1/events', undefined, asBob);
     assert.equal(asAdmin.status, 200);
     const bobCannot = await h.call('GET', ROLES, undefined, asBob);
-    assert.equal(bobCannot.body.message, 'clusterroles.rbac.authorization.k8s.io is forbidden: User "bob" cannot list resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope');
+    assert.equal(
+      bobCannot.body.message,
+      'clusterroles.rbac.authorization.k8s.io is forbidden: User "bob" cannot list resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope',
+    );
   });
 
   it('authorizes an impersonated user against a binding the admin wrote a moment before', async () => {
@@ -99,34 +142,97 @@ describe('RBAC: authorization, reviews, impersonation, escalation, default polic
     // an impersonating one must, or carol would be judged by the policy before her binding.
     const asCarol = { 'impersonate-user': 'carol' };
     assert.equal((await h.call('GET', ROLES, undefined, asCarol)).status, 403);
-    assert.equal((await h.call('POST', ROLES, { metadata: { name: 'role-lister' }, rules: [{ verbs: ['list'], apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'] }] })).status, 201);
-    const bound = await h.call('POST', BINDINGS, { metadata: { name: 'carol-lists' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'role-lister' }, subjects: [{ kind: 'User', name: 'carol' }] });
+    assert.equal(
+      (
+        await h.call('POST', ROLES, {
+          metadata: { name: 'role-lister' },
+          rules: [{ verbs: ['list'], apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'] }],
+        })
+      ).status,
+      201,
+    );
+    const bound = await h.call('POST', BINDINGS, {
+      metadata: { name: 'carol-lists' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'role-lister' },
+      subjects: [{ kind: 'User', name: 'carol' }],
+    });
     assert.equal(bound.status, 201);
     assert.equal((await h.call('GET', ROLES, undefined, asCarol)).status, 200);
   });
 
   it('prevents escalation on ClusterRole and ClusterRoleBinding writes with the real texts', async () => {
-    await h.call('POST', ROLES, { metadata: { name: 'role-writer' }, rules: [{ verbs: ['create', 'update', 'patch'], apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles', 'clusterrolebindings'] }] });
-    await h.call('POST', BINDINGS, { metadata: { name: 'alice-writes' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'role-writer' }, subjects: [{ kind: 'User', name: USER }] });
+    await h.call('POST', ROLES, {
+      metadata: { name: 'role-writer' },
+      rules: [{ verbs: ['create', 'update', 'patch'], apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles', 'clusterrolebindings'] }],
+    });
+    await h.call('POST', BINDINGS, {
+      metadata: { name: 'alice-writes' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'role-writer' },
+      subjects: [{ kind: 'User', name: USER }],
+    });
     const held = await h.call('POST', ROLES, { metadata: { name: 'subset' }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['events'] }] }, ALICE);
     assert.equal(held.status, 201, 'rules alice holds may be granted');
-    const escalating = await h.call('POST', ROLES, { metadata: { name: 'more' }, rules: [{ verbs: ['get', 'delete'], apiGroups: [''], resources: ['secrets', 'events'] }] }, ALICE);
+    const escalating = await h.call(
+      'POST',
+      ROLES,
+      { metadata: { name: 'more' }, rules: [{ verbs: ['get', 'delete'], apiGroups: [''], resources: ['secrets', 'events'] }] },
+      ALICE,
+    );
     assert.equal(escalating.status, 403);
     assert.equal(
       escalating.body.message,
       `clusterroles.rbac.authorization.k8s.io "more" is forbidden: user "${USER}" (groups=${GROUPS}) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["events"], Verbs:["delete"]}\n{APIGroups:[""], Resources:["secrets"], Verbs:["get" "delete"]}`,
     );
-    const aggregated = await h.call('POST', ROLES, { metadata: { name: 'agg' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { a: 'b' } }] } }, ALICE);
-    assert.equal(aggregated.body.message, 'clusterroles.rbac.authorization.k8s.io "agg" is forbidden: must have cluster-admin privileges to use the aggregationRule');
-    const bindAdmin = await h.call('POST', BINDINGS, { metadata: { name: 'alice-admin' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' }, subjects: [{ kind: 'User', name: USER }] }, ALICE);
+    const aggregated = await h.call(
+      'POST',
+      ROLES,
+      { metadata: { name: 'agg' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { a: 'b' } }] } },
+      ALICE,
+    );
+    assert.equal(
+      aggregated.body.message,
+      'clusterroles.rbac.authorization.k8s.io "agg" is forbidden: must have cluster-admin privileges to use the aggregationRule',
+    );
+    const bindAdmin = await h.call(
+      'POST',
+      BINDINGS,
+      {
+        metadata: { name: 'alice-admin' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+        subjects: [{ kind: 'User', name: USER }],
+      },
+      ALICE,
+    );
     assert.equal(bindAdmin.status, 403);
-    assert.match(bindAdmin.body.message, /^clusterrolebindings\.rbac\.authorization\.k8s\.io "alice-admin" is forbidden: user "alice@example\.com" \(groups=\["devs" "system:authenticated"\]\) is attempting to grant RBAC permissions not currently held:\n\{APIGroups:\["\*"\], Resources:\["\*"\], Verbs:\["\*"\]\}\n\{NonResourceURLs:\["\*"\], Verbs:\["\*"\]\}$/);
-    const missing = await h.call('POST', BINDINGS, { metadata: { name: 'nothing' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'nope' }, subjects: [{ kind: 'User', name: USER }] }, ALICE);
-    assert.equal(missing.body.message, 'clusterrolebindings.rbac.authorization.k8s.io "nothing" is forbidden: clusterrole.rbac.authorization.k8s.io "nope" not found');
+    assert.match(
+      bindAdmin.body.message,
+      /^clusterrolebindings\.rbac\.authorization\.k8s\.io "alice-admin" is forbidden: user "alice@example\.com" \(groups=\["devs" "system:authenticated"\]\) is attempting to grant RBAC permissions not currently held:\n\{APIGroups:\["\*"\], Resources:\["\*"\], Verbs:\["\*"\]\}\n\{NonResourceURLs:\["\*"\], Verbs:\["\*"\]\}$/,
+    );
+    const missing = await h.call(
+      'POST',
+      BINDINGS,
+      {
+        metadata: { name: 'nothing' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'nope' },
+        subjects: [{ kind: 'User', name: USER }],
+      },
+      ALICE,
+    );
+    assert.equal(
+      missing.body.message,
+      'clusterrolebindings.rbac.authorization.k8s.io "nothing" is forbidden: clusterrole.rbac.authorization.k8s.io "nope" not found',
+    );
   });
 
   it('validates ClusterRoleBindings with the real texts (and defaults subject apiGroup)', async () => {
-    const bad = await h.call('POST', BINDINGS, { metadata: { name: 'bad' }, roleRef: { apiGroup: 'x', kind: 'Role', name: '' }, subjects: [{ kind: 'ServiceAccount', name: 'sa' }, { kind: 'Robot', name: 'r' }] });
+    const bad = await h.call('POST', BINDINGS, {
+      metadata: { name: 'bad' },
+      roleRef: { apiGroup: 'x', kind: 'Role', name: '' },
+      subjects: [
+        { kind: 'ServiceAccount', name: 'sa' },
+        { kind: 'Robot', name: 'r' },
+      ],
+    });
     assert.equal(bad.status, 422);
     assert.equal(
       bad.body.message,
@@ -138,9 +244,21 @@ describe('RBAC: authorization, reviews, impersonation, escalation, default polic
   });
 
   it('picks up a labelled role into an aggregated role, drops it when the label goes, and overwrites direct edits', async () => {
-    await h.call('POST', ROLES, { metadata: { name: 'collector' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'example.com/agg': 'true' } }] } });
-    await h.call('POST', ROLES, { metadata: { name: 'z-part', labels: { 'example.com/agg': 'true' } }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] });
-    await h.call('POST', ROLES, { metadata: { name: 'a-part', labels: { 'example.com/agg': 'true' } }, rules: [{ verbs: ['list'], apiGroups: [''], resources: ['pods'] }, { verbs: ['get'], apiGroups: [''], resources: ['pods'] }] });
+    await h.call('POST', ROLES, {
+      metadata: { name: 'collector' },
+      aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'example.com/agg': 'true' } }] },
+    });
+    await h.call('POST', ROLES, {
+      metadata: { name: 'z-part', labels: { 'example.com/agg': 'true' } },
+      rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }],
+    });
+    await h.call('POST', ROLES, {
+      metadata: { name: 'a-part', labels: { 'example.com/agg': 'true' } },
+      rules: [
+        { verbs: ['list'], apiGroups: [''], resources: ['pods'] },
+        { verbs: ['get'], apiGroups: [''], resources: ['pods'] },
+      ],
+    });
     const settled = async () => {
       for (let i = 0; i < 100; i++) {
         const body = (await h.call('GET', `${ROLES}/collector`)).body;
@@ -149,9 +267,16 @@ describe('RBAC: authorization, reviews, impersonation, escalation, default polic
       }
       assert.fail(`collector never reached ${JSON.stringify(want)}`);
     };
-    let want: unknown[] = [{ verbs: ['list'], apiGroups: [''], resources: ['pods'] }, { verbs: ['get'], apiGroups: [''], resources: ['pods'] }];
+    let want: unknown[] = [
+      { verbs: ['list'], apiGroups: [''], resources: ['pods'] },
+      { verbs: ['get'], apiGroups: [''], resources: ['pods'] },
+    ];
     await settled();
-    await h.call('PUT', `${ROLES}/collector`, { metadata: { name: 'collector' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'example.com/agg': 'true' } }] }, rules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }] });
+    await h.call('PUT', `${ROLES}/collector`, {
+      metadata: { name: 'collector' },
+      aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'example.com/agg': 'true' } }] },
+      rules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+    });
     await settled();
     await h.call('PATCH', `${ROLES}/a-part`, { metadata: { labels: { 'example.com/agg': null } } }, { 'content-type': 'application/merge-patch+json' });
     want = [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }];

@@ -43,12 +43,18 @@ export const CLUSTER_ROLE_BINDING_SCHEMAS: SchemaSet = {
   [`${RBAC}.ClusterRoleBinding`]: {
     type: 'object',
     goName: 'ClusterRoleBinding',
-    description: 'ClusterRoleBinding references a ClusterRole, but not contain it.  It can reference a ClusterRole in the global namespace, and adds who information via Subject.',
+    description:
+      'ClusterRoleBinding references a ClusterRole, but not contain it.  It can reference a ClusterRole in the global namespace, and adds who information via Subject.',
     required: ['roleRef'],
     properties: {
       ...TYPE_FIELDS,
       roleRef: { $ref: `${RBAC}.RoleRef` },
-      subjects: { type: 'array', items: { $ref: `${RBAC}.Subject` }, listType: 'atomic', description: 'Subjects holds references to the objects the role applies to.' },
+      subjects: {
+        type: 'array',
+        items: { $ref: `${RBAC}.Subject` },
+        listType: 'atomic',
+        description: 'Subjects holds references to the objects the role applies to.',
+      },
     },
   },
   [`${RBAC}.RoleRef`]: {
@@ -66,22 +72,33 @@ export const CLUSTER_ROLE_BINDING_SCHEMAS: SchemaSet = {
   [`${RBAC}.Subject`]: {
     type: 'object',
     goName: 'Subject',
-    description: 'Subject contains a reference to the object or user identities a role binding applies to.  This can either hold a direct API object reference, or a value for non-objects such as user and group names.',
+    description:
+      'Subject contains a reference to the object or user identities a role binding applies to.  This can either hold a direct API object reference, or a value for non-objects such as user and group names.',
     required: ['kind', 'name'],
     mapType: 'atomic',
     properties: {
-      kind: str('Kind of object being referenced. Values defined by this API group are "User", "Group", and "ServiceAccount". If the Authorizer does not recognized the kind value, the Authorizer should report an error.'),
-      apiGroup: str('APIGroup holds the API group of the referenced subject. Defaults to "" for ServiceAccount subjects. Defaults to "rbac.authorization.k8s.io" for User and Group subjects.'),
+      kind: str(
+        'Kind of object being referenced. Values defined by this API group are "User", "Group", and "ServiceAccount". If the Authorizer does not recognized the kind value, the Authorizer should report an error.',
+      ),
+      apiGroup: str(
+        'APIGroup holds the API group of the referenced subject. Defaults to "" for ServiceAccount subjects. Defaults to "rbac.authorization.k8s.io" for User and Group subjects.',
+      ),
       name: str('Name of the object being referenced.'),
-      namespace: str('Namespace of the referenced object.  If the object kind is non-namespace, such as "User" or "Group", and this value is not empty the Authorizer should report an error.'),
+      namespace: str(
+        'Namespace of the referenced object.  If the object kind is non-namespace, such as "User" or "Group", and this value is not empty the Authorizer should report an error.',
+      ),
     },
   },
-  [`${RBAC}.ClusterRoleBindingList`]: listSchema('ClusterRoleBindingList', `${RBAC}.ClusterRoleBinding`, 'ClusterRoleBindingList is a collection of ClusterRoleBindings'),
+  [`${RBAC}.ClusterRoleBindingList`]: listSchema(
+    'ClusterRoleBindingList',
+    `${RBAC}.ClusterRoleBinding`,
+    'ClusterRoleBindingList is a collection of ClusterRoleBindings',
+  ),
 };
 
 const PATH_SEGMENT_FORBIDDEN = [
-  ['.', 'may not be \'.\''],
-  ['..', 'may not be \'..\''],
+  ['.', "may not be '.'"],
+  ['..', "may not be '..'"],
 ] as const;
 
 function pathSegmentErrors(field: string, name: string): FieldError[] {
@@ -151,16 +168,48 @@ export const clusterRoleBindingStrategy = {
   warnings: () => [],
   canonicalize: () => undefined,
   tableColumns: [
-    { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names', priority: 0 },
-    { name: 'Role', type: 'string', format: '', description: 'RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable.', priority: 0 },
-    { name: 'Age', type: 'string', format: '', description: 'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.', priority: 0 },
+    {
+      name: 'Name',
+      type: 'string',
+      format: 'name',
+      description:
+        'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names',
+      priority: 0,
+    },
+    {
+      name: 'Role',
+      type: 'string',
+      format: '',
+      description:
+        'RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable.',
+      priority: 0,
+    },
+    {
+      name: 'Age',
+      type: 'string',
+      format: '',
+      description:
+        'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.',
+      priority: 0,
+    },
     { name: 'Users', type: 'string', format: '', description: 'Users in the binding', priority: 1 },
     { name: 'Groups', type: 'string', format: '', description: 'Groups in the binding', priority: 1 },
     { name: 'ServiceAccounts', type: 'string', format: '', description: 'ServiceAccounts in the binding', priority: 1 },
   ],
   tableRow: (binding, now) => {
-    const names = (kind: string) => (binding.subjects ?? []).filter((s) => s.kind === kind).map((s) => (kind === 'ServiceAccount' ? `${s.namespace ?? ''}/${s.name ?? ''}` : (s.name ?? ''))).join(', ');
-    return [binding.metadata.name ?? '', `${binding.roleRef?.kind ?? ''}/${binding.roleRef?.name ?? ''}`, ageSince(binding.metadata.creationTimestamp, now), names('User'), names('Group'), names('ServiceAccount')];
+    const names = (kind: string) =>
+      (binding.subjects ?? [])
+        .filter((s) => s.kind === kind)
+        .map((s) => (kind === 'ServiceAccount' ? `${s.namespace ?? ''}/${s.name ?? ''}` : (s.name ?? '')))
+        .join(', ');
+    return [
+      binding.metadata.name ?? '',
+      `${binding.roleRef?.kind ?? ''}/${binding.roleRef?.name ?? ''}`,
+      ageSince(binding.metadata.creationTimestamp, now),
+      names('User'),
+      names('Group'),
+      names('ServiceAccount'),
+    ];
   },
 } satisfies ResourceStrategy<ClusterRoleBinding>;
 

@@ -22,16 +22,24 @@ describe('ClusterRole validation (reference §5.1)', () => {
   }
 
   it('requires verbs', async () => {
-    await rejected({ metadata: { name: 'a' }, rules: [{ apiGroups: [''], resources: ['pods'] }] }, 'ClusterRole.rbac.authorization.k8s.io "a" is invalid: rules[0].verbs: Required value: verbs must contain at least one value', [
-      { reason: 'FieldValueRequired', message: 'Required value: verbs must contain at least one value', field: 'rules[0].verbs' },
-    ]);
+    await rejected(
+      { metadata: { name: 'a' }, rules: [{ apiGroups: [''], resources: ['pods'] }] },
+      'ClusterRole.rbac.authorization.k8s.io "a" is invalid: rules[0].verbs: Required value: verbs must contain at least one value',
+      [{ reason: 'FieldValueRequired', message: 'Required value: verbs must contain at least one value', field: 'rules[0].verbs' }],
+    );
   });
 
   it('forbids mixing resources and non-resource URLs', async () => {
     await rejected(
       { metadata: { name: 'b' }, rules: [{ verbs: ['get'], apiGroups: [''], nonResourceURLs: ['/healthz', '/metrics'] }] },
       'ClusterRole.rbac.authorization.k8s.io "b" is invalid: rules[0].nonResourceURLs: Invalid value: []string{"/healthz", "/metrics"}: rules cannot apply to both regular resources and non-resource URLs',
-      [{ reason: 'FieldValueInvalid', message: 'Invalid value: []string{"/healthz", "/metrics"}: rules cannot apply to both regular resources and non-resource URLs', field: 'rules[0].nonResourceURLs' }],
+      [
+        {
+          reason: 'FieldValueInvalid',
+          message: 'Invalid value: []string{"/healthz", "/metrics"}: rules cannot apply to both regular resources and non-resource URLs',
+          field: 'rules[0].nonResourceURLs',
+        },
+      ],
     );
   });
 
@@ -60,12 +68,16 @@ describe('ClusterRole validation (reference §5.1)', () => {
   });
 
   it('rejects names that are not path segments', async () => {
-    await rejected({ metadata: { name: 'a%b' }, rules: [] }, 'ClusterRole.rbac.authorization.k8s.io "a%b" is invalid: metadata.name: Invalid value: "a%b": may not contain \'%\'', [
-      { reason: 'FieldValueInvalid', message: 'Invalid value: "a%b": may not contain \'%\'', field: 'metadata.name' },
-    ]);
-    await rejected({ metadata: { name: '..' }, rules: [] }, 'ClusterRole.rbac.authorization.k8s.io ".." is invalid: metadata.name: Invalid value: "..": may not be \'..\'', [
-      { reason: 'FieldValueInvalid', message: 'Invalid value: "..": may not be \'..\'', field: 'metadata.name' },
-    ]);
+    await rejected(
+      { metadata: { name: 'a%b' }, rules: [] },
+      'ClusterRole.rbac.authorization.k8s.io "a%b" is invalid: metadata.name: Invalid value: "a%b": may not contain \'%\'',
+      [{ reason: 'FieldValueInvalid', message: 'Invalid value: "a%b": may not contain \'%\'', field: 'metadata.name' }],
+    );
+    await rejected(
+      { metadata: { name: '..' }, rules: [] },
+      'ClusterRole.rbac.authorization.k8s.io ".." is invalid: metadata.name: Invalid value: "..": may not be \'..\'',
+      [{ reason: 'FieldValueInvalid', message: 'Invalid value: "..": may not be \'..\'', field: 'metadata.name' }],
+    );
   });
 
   it('requires a name or generateName, and checks labels and annotations', async () => {
@@ -76,21 +88,36 @@ describe('ClusterRole validation (reference §5.1)', () => {
       { metadata: { name: 'l', labels: { 'bad key!': 'ok', good: '-bad-' } }, rules: [] },
       "ClusterRole.rbac.authorization.k8s.io \"l\" is invalid: [metadata.labels: Invalid value: \"bad key!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), metadata.labels: Invalid value: \"-bad-\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')]",
       [
-        { reason: 'FieldValueInvalid', message: "Invalid value: \"bad key!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')", field: 'metadata.labels' },
-        { reason: 'FieldValueInvalid', message: "Invalid value: \"-bad-\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')", field: 'metadata.labels' },
+        {
+          reason: 'FieldValueInvalid',
+          message:
+            "Invalid value: \"bad key!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+          field: 'metadata.labels',
+        },
+        {
+          reason: 'FieldValueInvalid',
+          message:
+            "Invalid value: \"-bad-\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+          field: 'metadata.labels',
+        },
       ],
     );
-    await rejected({ metadata: { name: 'big', annotations: { a: 'x'.repeat(256 * 1024) } }, rules: [] }, 'ClusterRole.rbac.authorization.k8s.io "big" is invalid: metadata.annotations: Too long: must have at most 262144 bytes', [
-      { reason: 'FieldValueTooLong', message: 'Too long: must have at most 262144 bytes', field: 'metadata.annotations' },
-    ]);
+    await rejected(
+      { metadata: { name: 'big', annotations: { a: 'x'.repeat(256 * 1024) } }, rules: [] },
+      'ClusterRole.rbac.authorization.k8s.io "big" is invalid: metadata.annotations: Too long: must have at most 262144 bytes',
+      [{ reason: 'FieldValueTooLong', message: 'Too long: must have at most 262144 bytes', field: 'metadata.annotations' }],
+    );
   });
 
   it('validates updates the same way and keeps name and uid immutable', async () => {
     const created = await h.call('POST', ROLES, { metadata: { name: 'upd' }, rules: [] });
     const before = await h.store.currentRevision();
-    const bad = await h.call('PUT', `${ROLES}/upd`, { metadata: { name: 'upd', uid: 'other' }, rules: [{ verbs: [] , apiGroups: ['*'], resources: ['*'] }] });
+    const bad = await h.call('PUT', `${ROLES}/upd`, { metadata: { name: 'upd', uid: 'other' }, rules: [{ verbs: [], apiGroups: ['*'], resources: ['*'] }] });
     assert.equal(bad.status, 422);
-    assert.equal(bad.body.message, 'ClusterRole.rbac.authorization.k8s.io "upd" is invalid: [rules[0].verbs: Required value: verbs must contain at least one value, metadata.uid: Invalid value: "other": field is immutable]');
+    assert.equal(
+      bad.body.message,
+      'ClusterRole.rbac.authorization.k8s.io "upd" is invalid: [rules[0].verbs: Required value: verbs must contain at least one value, metadata.uid: Invalid value: "other": field is immutable]',
+    );
     assert.equal(await h.store.currentRevision(), before);
     const renamed = await h.call('PUT', `${ROLES}/upd`, { metadata: { name: 'other' }, rules: [] });
     assert.equal(renamed.status, 400);

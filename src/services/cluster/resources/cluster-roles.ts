@@ -49,21 +49,27 @@ export const CLUSTER_ROLE_SCHEMAS: SchemaSet = {
         type: 'array',
         items: { $ref: LABEL_SELECTOR },
         listType: 'atomic',
-        description: "ClusterRoleSelectors holds a list of selectors which will be used to find ClusterRoles and create the rules. If any of the selectors match, then the ClusterRole's permissions will be added",
+        description:
+          "ClusterRoleSelectors holds a list of selectors which will be used to find ClusterRoles and create the rules. If any of the selectors match, then the ClusterRole's permissions will be added",
       },
     },
   },
   [`${RBAC}.PolicyRule`]: {
     type: 'object',
     goName: 'PolicyRule',
-    description: 'PolicyRule holds information that describes a policy rule, but does not contain information about who the rule applies to or which namespace the rule applies to.',
+    description:
+      'PolicyRule holds information that describes a policy rule, but does not contain information about who the rule applies to or which namespace the rule applies to.',
     required: ['verbs'],
     properties: {
       verbs: strings("Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this rule. '*' represents all verbs."),
-      apiGroups: strings('APIGroups is the name of the APIGroup that contains the resources. If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed. "" represents the core API group and "*" represents all API groups.'),
+      apiGroups: strings(
+        'APIGroups is the name of the APIGroup that contains the resources. If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed. "" represents the core API group and "*" represents all API groups.',
+      ),
       resources: strings("Resources is a list of resources this rule applies to. '*' represents all resources."),
       resourceNames: strings('ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.'),
-      nonResourceURLs: strings('NonResourceURLs is a set of partial urls that a user should have access to.  *s are allowed, but only as the full, final step in the path.'),
+      nonResourceURLs: strings(
+        'NonResourceURLs is a set of partial urls that a user should have access to.  *s are allowed, but only as the full, final step in the path.',
+      ),
     },
   },
   [`${RBAC}.ClusterRoleList`]: listSchema('ClusterRoleList', `${RBAC}.ClusterRole`, 'ClusterRoleList is a collection of ClusterRoles'),
@@ -106,8 +112,22 @@ export const clusterRoleStrategy = {
   warnings: () => [],
   canonicalize: () => undefined,
   tableColumns: [
-    { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names', priority: 0 },
-    { name: 'Created At', type: 'date', format: '', description: 'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.', priority: 0 },
+    {
+      name: 'Name',
+      type: 'string',
+      format: 'name',
+      description:
+        'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names',
+      priority: 0,
+    },
+    {
+      name: 'Created At',
+      type: 'date',
+      format: '',
+      description:
+        'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.',
+      priority: 0,
+    },
   ],
   tableRow: (role) => [role.metadata.name ?? '', role.metadata.creationTimestamp ?? ''],
 } satisfies ResourceStrategy<ClusterRole>;

@@ -27,7 +27,14 @@ export const CORE_V1_SCHEMAS: SchemaSet = {
     type: 'object',
     goName: 'NamespaceSpec',
     description: 'NamespaceSpec describes the attributes on a Namespace.',
-    properties: { finalizers: { type: 'array', items: { type: 'string' }, listType: 'atomic', description: 'Finalizers is an opaque list of values that must be empty to permanently remove object from storage.' } },
+    properties: {
+      finalizers: {
+        type: 'array',
+        items: { type: 'string' },
+        listType: 'atomic',
+        description: 'Finalizers is an opaque list of values that must be empty to permanently remove object from storage.',
+      },
+    },
   },
   [`${CORE}.NamespaceStatus`]: {
     type: 'object',
@@ -35,7 +42,13 @@ export const CORE_V1_SCHEMAS: SchemaSet = {
     description: 'NamespaceStatus is information about the current status of a Namespace.',
     properties: {
       phase: { type: 'string', enum: ['Active', 'Terminating'], description: 'Phase is the current lifecycle phase of the namespace.' },
-      conditions: { type: 'array', items: { $ref: `${CORE}.NamespaceCondition` }, listType: 'map', listMapKeys: ['type'], description: 'Represents the latest available observations of a namespace\'s current state.' },
+      conditions: {
+        type: 'array',
+        items: { $ref: `${CORE}.NamespaceCondition` },
+        listType: 'map',
+        listMapKeys: ['type'],
+        description: "Represents the latest available observations of a namespace's current state.",
+      },
     },
   },
   [`${CORE}.NamespaceCondition`]: {
@@ -47,7 +60,7 @@ export const CORE_V1_SCHEMAS: SchemaSet = {
       type: str('Type of namespace controller condition.'),
       status: str('Status of the condition, one of True, False, Unknown.'),
       lastTransitionTime: { type: 'string', format: 'date-time', description: 'Last time the condition transitioned from one status to another.' },
-      reason: str('Unique, one-word, CamelCase reason for the condition\'s last transition.'),
+      reason: str("Unique, one-word, CamelCase reason for the condition's last transition."),
       message: str('Human-readable message indicating details about last transition.'),
     },
   },

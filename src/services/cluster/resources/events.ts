@@ -227,7 +227,8 @@ function validateEventUpdate(event: CoreEvent, old: CoreEvent, request: RequestI
   if (!strict(request)) return errors;
   if (JSON.stringify(event.series) !== JSON.stringify(old.series)) errors.push(...validateSeries(event));
   for (const field of IMMUTABLE_FIELDS) {
-    if (JSON.stringify(event[field] ?? null) !== JSON.stringify(old[field] ?? null)) errors.push(immutable(IMMUTABLE_PATHS[field] ?? field, event[field] ?? ''));
+    if (JSON.stringify(event[field] ?? null) !== JSON.stringify(old[field] ?? null))
+      errors.push(immutable(IMMUTABLE_PATHS[field] ?? field, event[field] ?? ''));
   }
   return errors;
 }
@@ -255,12 +256,36 @@ export const eventStrategy = {
   tableColumns: [
     { name: 'Last Seen', type: 'string', format: '', description: 'The time at which the most recent occurrence of this event was recorded.', priority: 0 },
     { name: 'Type', type: 'string', format: '', description: 'Type of this event (Normal, Warning), new types could be added in the future', priority: 0 },
-    { name: 'Reason', type: 'string', format: '', description: "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.", priority: 0 },
+    {
+      name: 'Reason',
+      type: 'string',
+      format: '',
+      description: "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",
+      priority: 0,
+    },
     { name: 'Object', type: 'string', format: '', description: 'The object that this event is about.', priority: 0 },
-    { name: 'Subobject', type: 'string', format: '', description: 'If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement.', priority: 1 },
-    { name: 'Source', type: 'string', format: '', description: 'The component reporting this event. Should be a short machine understandable string.', priority: 1 },
+    {
+      name: 'Subobject',
+      type: 'string',
+      format: '',
+      description: 'If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement.',
+      priority: 1,
+    },
+    {
+      name: 'Source',
+      type: 'string',
+      format: '',
+      description: 'The component reporting this event. Should be a short machine understandable string.',
+      priority: 1,
+    },
     { name: 'Message', type: 'string', format: '', description: 'A human-readable description of the status of this operation.', priority: 0 },
-    { name: 'First Seen', type: 'string', format: '', description: 'The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)', priority: 1 },
+    {
+      name: 'First Seen',
+      type: 'string',
+      format: '',
+      description: 'The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)',
+      priority: 1,
+    },
     { name: 'Count', type: 'string', format: '', description: 'The number of times this event has occurred.', priority: 1 },
     { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace.', priority: 1 },
   ],
@@ -277,7 +302,18 @@ export const eventStrategy = {
     const involved = event.involvedObject ?? {};
     const kind = (involved.kind ?? '').toLowerCase();
     const target = set(involved.name) ? `${kind}/${involved.name!}` : kind;
-    return [lastSeen, event.type ?? '', event.reason ?? '', target, involved.fieldPath ?? '', formatEventSource(event), (event.message ?? '').trim(), firstSeen, count, event.metadata.name ?? ''];
+    return [
+      lastSeen,
+      event.type ?? '',
+      event.reason ?? '',
+      target,
+      involved.fieldPath ?? '',
+      formatEventSource(event),
+      (event.message ?? '').trim(),
+      firstSeen,
+      count,
+      event.metadata.name ?? '',
+    ];
   },
 } satisfies ResourceStrategy<CoreEvent>;
 

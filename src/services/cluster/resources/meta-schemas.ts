@@ -33,14 +33,47 @@ export const META_SCHEMAS: SchemaSet = {
       uid: str('UID is the unique in time and space value for this object. Populated by the system. Read-only.'),
       resourceVersion: str('An opaque value that represents the internal version of this object. Populated by the system. Read-only.'),
       generation: { type: 'integer', format: 'int64', description: 'A sequence number representing a specific generation of the desired state.' },
-      creationTimestamp: { type: 'string', format: 'date-time', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.' },
-      deletionTimestamp: { type: 'string', format: 'date-time', description: 'DeletionTimestamp is RFC 3339 date and time at which this resource will be deleted.' },
-      deletionGracePeriodSeconds: { type: 'integer', format: 'int64', description: 'Number of seconds allowed for this object to gracefully terminate before it will be removed from the system.' },
+      creationTimestamp: {
+        type: 'string',
+        format: 'date-time',
+        description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
+      },
+      deletionTimestamp: {
+        type: 'string',
+        format: 'date-time',
+        description: 'DeletionTimestamp is RFC 3339 date and time at which this resource will be deleted.',
+      },
+      deletionGracePeriodSeconds: {
+        type: 'integer',
+        format: 'int64',
+        description: 'Number of seconds allowed for this object to gracefully terminate before it will be removed from the system.',
+      },
       labels: stringMap('Map of string keys and values that can be used to organize and categorize (scope and select) objects.'),
-      annotations: stringMap('Annotations is an unstructured key value map stored with a resource that may be set by external tools to store and retrieve arbitrary metadata.'),
-      ownerReferences: { type: 'array', items: { $ref: `${META}.OwnerReference` }, listType: 'map', listMapKeys: ['uid'], patchStrategy: 'merge', patchMergeKey: 'uid', description: 'List of objects depended by this object.' },
-      finalizers: { type: 'array', items: { type: 'string' }, listType: 'set', patchStrategy: 'merge', description: 'Must be empty before the object is deleted from the registry.' },
-      managedFields: { type: 'array', items: { $ref: `${META}.ManagedFieldsEntry` }, listType: 'atomic', description: 'ManagedFields maps workflow-id and version to the set of fields that are managed by that workflow.' },
+      annotations: stringMap(
+        'Annotations is an unstructured key value map stored with a resource that may be set by external tools to store and retrieve arbitrary metadata.',
+      ),
+      ownerReferences: {
+        type: 'array',
+        items: { $ref: `${META}.OwnerReference` },
+        listType: 'map',
+        listMapKeys: ['uid'],
+        patchStrategy: 'merge',
+        patchMergeKey: 'uid',
+        description: 'List of objects depended by this object.',
+      },
+      finalizers: {
+        type: 'array',
+        items: { type: 'string' },
+        listType: 'set',
+        patchStrategy: 'merge',
+        description: 'Must be empty before the object is deleted from the registry.',
+      },
+      managedFields: {
+        type: 'array',
+        items: { $ref: `${META}.ManagedFieldsEntry` },
+        listType: 'atomic',
+        description: 'ManagedFields maps workflow-id and version to the set of fields that are managed by that workflow.',
+      },
     },
   },
   [`${META}.OwnerReference`]: {
@@ -55,7 +88,11 @@ export const META_SCHEMAS: SchemaSet = {
       name: str('Name of the referent.'),
       uid: str('UID of the referent.'),
       controller: { type: 'boolean', description: 'If true, this reference points to the managing controller.' },
-      blockOwnerDeletion: { type: 'boolean', description: 'If true, AND if the owner has the "foregroundDeletion" finalizer, then the owner cannot be deleted from the key-value store until this reference is removed.' },
+      blockOwnerDeletion: {
+        type: 'boolean',
+        description:
+          'If true, AND if the owner has the "foregroundDeletion" finalizer, then the owner cannot be deleted from the key-value store until this reference is removed.',
+      },
     },
   },
   [`${META}.ManagedFieldsEntry`]: {
@@ -64,7 +101,11 @@ export const META_SCHEMAS: SchemaSet = {
     description: 'ManagedFieldsEntry is a workflow-id, a FieldSet and the group version of the resource that the fieldset applies to.',
     properties: {
       manager: str('Manager is an identifier of the workflow managing these fields.'),
-      operation: { type: 'string', goType: 'v1.ManagedFieldsOperationType', description: 'Operation is the type of operation which lead to this ManagedFieldsEntry being created.' },
+      operation: {
+        type: 'string',
+        goType: 'v1.ManagedFieldsOperationType',
+        description: 'Operation is the type of operation which lead to this ManagedFieldsEntry being created.',
+      },
       apiVersion: str('APIVersion defines the version of this resource that this field set applies to.'),
       time: { type: 'string', format: 'date-time', description: 'Time is the timestamp of when the ManagedFields entry was added.' },
       fieldsType: str('FieldsType is the discriminator for the different fields format and version.'),
@@ -78,9 +119,15 @@ export const META_SCHEMAS: SchemaSet = {
     description: 'ListMeta describes metadata that synthetic resources must have, including lists and various status objects.',
     properties: {
       selfLink: str('Deprecated: selfLink is a legacy read-only field that is no longer populated by the system.'),
-      resourceVersion: str('String that identifies the server\'s internal version of this object that can be used by clients to determine when objects have changed.'),
+      resourceVersion: str(
+        "String that identifies the server's internal version of this object that can be used by clients to determine when objects have changed.",
+      ),
       continue: str('continue may be set if the user set a limit on the number of items returned, and indicates that the server has more data available.'),
-      remainingItemCount: { type: 'integer', format: 'int64', description: 'remainingItemCount is the number of subsequent items in the list which are not included in this list response.' },
+      remainingItemCount: {
+        type: 'integer',
+        format: 'int64',
+        description: 'remainingItemCount is the number of subsequent items in the list which are not included in this list response.',
+      },
     },
   },
   [LABEL_SELECTOR]: {
@@ -90,7 +137,12 @@ export const META_SCHEMAS: SchemaSet = {
     mapType: 'atomic',
     properties: {
       matchLabels: stringMap('matchLabels is a map of {key,value} pairs.'),
-      matchExpressions: { type: 'array', items: { $ref: `${META}.LabelSelectorRequirement` }, listType: 'atomic', description: 'matchExpressions is a list of label selector requirements. The requirements are ANDed.' },
+      matchExpressions: {
+        type: 'array',
+        items: { $ref: `${META}.LabelSelectorRequirement` },
+        listType: 'atomic',
+        description: 'matchExpressions is a list of label selector requirements. The requirements are ANDed.',
+      },
     },
   },
   [`${META}.LabelSelectorRequirement`]: {

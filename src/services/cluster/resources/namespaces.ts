@@ -61,7 +61,13 @@ export const namespaceStrategy = {
   tableColumns: [
     { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace.', priority: 0 },
     { name: 'Status', type: 'string', format: '', description: 'The status of the namespace', priority: 0 },
-    { name: 'Age', type: 'string', format: '', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.', priority: 0 },
+    {
+      name: 'Age',
+      type: 'string',
+      format: '',
+      description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
+      priority: 0,
+    },
   ],
   tableRow: (namespace, now) => [namespace.metadata.name ?? '', namespace.status?.phase ?? '', ageSince(namespace.metadata.creationTimestamp, now)],
 } satisfies ResourceStrategy<Namespace>;
@@ -86,5 +92,9 @@ export const namespacesView = {
   listSchemaName: 'io.k8s.api.core.v1.NamespaceList',
   toExternal: (namespace) => namespace,
   toInternal: (namespace) => namespace,
-  selectableFields: (namespace) => ({ 'metadata.name': namespace.metadata.name ?? '', 'metadata.namespace': '', 'status.phase': namespace.status?.phase ?? '' }),
+  selectableFields: (namespace) => ({
+    'metadata.name': namespace.metadata.name ?? '',
+    'metadata.namespace': '',
+    'status.phase': namespace.status?.phase ?? '',
+  }),
 } satisfies ResourceView<Namespace, Namespace>;

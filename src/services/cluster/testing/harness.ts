@@ -36,7 +36,9 @@ export interface HarnessResponse {
 }
 
 /** startHarness starts the family alone (src/testing/fogbank.ts) on a fresh memory store. */
-export async function startHarness(options: ClusterOptions & { readonly store?: MemoryStoreOptions; readonly bodyLimit?: number } = {}): Promise<ClusterHarness> {
+export async function startHarness(
+  options: ClusterOptions & { readonly store?: MemoryStoreOptions; readonly bodyLimit?: number } = {},
+): Promise<ClusterHarness> {
   const store = new MemoryStore(options.store ?? {});
   const clock = new ManualClock(new Date('2025-01-01T00:00:00Z'));
   const server = await startFogbank({

@@ -46,16 +46,24 @@ describe('the default network', () => {
     const { status, body } = await get('aggregated/subnetworks');
     assert.equal(status, 200);
     assert.equal(body['kind'], 'compute#subnetworkAggregatedList');
-    const scopes = Object.entries(body['items'] as Record<string, { subnetworks?: { ipCidrRange: string }[] }>).filter(([, entry]) => entry.subnetworks !== undefined);
+    const scopes = Object.entries(body['items'] as Record<string, { subnetworks?: { ipCidrRange: string }[] }>).filter(
+      ([, entry]) => entry.subnetworks !== undefined,
+    );
     assert.equal(scopes.length, REGION_NAMES.length);
     const europe = (body['items'] as Record<string, { subnetworks: { ipCidrRange: string }[] }>)['regions/europe-west1'];
-    assert.deepEqual(europe?.subnetworks.map((subnet) => subnet.ipCidrRange), ['10.132.0.0/20']);
+    assert.deepEqual(
+      europe?.subnetworks.map((subnet) => subnet.ipCidrRange),
+      ['10.132.0.0/20'],
+    );
     const page = await get('aggregated/subnetworks?maxResults=2');
     assert.equal(Object.values(page.body['items'] as Record<string, { subnetworks?: unknown[] }>).filter((entry) => entry.subnetworks !== undefined).length, 2);
     assert.equal(typeof page.body['nextPageToken'], 'string');
     const filtered = await get(`aggregated/subnetworks?filter=${encodeURIComponent('ipCidrRange = "10.128.0.0/20"')}`);
     const filteredItems = filtered.body['items'] as Record<string, { subnetworks?: unknown[] }>;
-    assert.deepEqual(Object.keys(filteredItems).filter((scope) => filteredItems[scope]?.subnetworks !== undefined), ['regions/us-central1']);
+    assert.deepEqual(
+      Object.keys(filteredItems).filter((scope) => filteredItems[scope]?.subnetworks !== undefined),
+      ['regions/us-central1'],
+    );
   });
 
   it('the network lists one subnetwork per region', async () => {

@@ -37,7 +37,9 @@ export function registerCatalogRoutes(app: FastifyInstance): void {
     const ctx = routeContext(request);
     const project = ctx.params['project']!;
     authorizeImageRead(ctx, project, 'compute.images.list', `projects/${project}`);
-    return listResponse(ctx, { kind: 'compute#imageList', path: `projects/${project}/global/images` }, async () => imagesOf(project).map((image) => image.render(ctx.links)));
+    return listResponse(ctx, { kind: 'compute#imageList', path: `projects/${project}/global/images` }, async () =>
+      imagesOf(project).map((image) => image.render(ctx.links)),
+    );
   });
   app.get('/projects/:project/global/networks/:network', async (request) => {
     const ctx = routeContext(request);
@@ -51,7 +53,9 @@ export function registerCatalogRoutes(app: FastifyInstance): void {
     const ctx = routeContext(request);
     const project = ctx.params['project']!;
     ctx.authorize({ write: false, permission: 'compute.networks.list', resource: `projects/${project}` });
-    return listResponse(ctx, { kind: 'compute#networkList', path: `projects/${project}/global/networks` }, async () => [renderDefaultNetwork(project, ctx.links)]);
+    return listResponse(ctx, { kind: 'compute#networkList', path: `projects/${project}/global/networks` }, async () => [
+      renderDefaultNetwork(project, ctx.links),
+    ]);
   });
   app.get('/projects/:project/regions/:region/subnetworks/:subnetwork', async (request) => {
     const ctx = routeContext(request);
@@ -76,7 +80,11 @@ export function registerCatalogRoutes(app: FastifyInstance): void {
     kind: 'compute#subnetworkAggregatedList',
     permission: 'compute.subnetworks.list',
     // Keyed by region in name order, the order the paged source requires.
-    source: () => arraySource([...defaultSubnetworks()].sort((a, b) => (a.region < b.region ? -1 : 1)), (subnet) => subnet.region),
+    source: () =>
+      arraySource(
+        [...defaultSubnetworks()].sort((a, b) => (a.region < b.region ? -1 : 1)),
+        (subnet) => subnet.region,
+      ),
     render: (subnet, links, project) => renderDefaultSubnetwork(project, subnet.region, links),
   });
 }

@@ -25,7 +25,16 @@ let srv: RunningFogbank;
 const clock = new ManualClock(Date.UTC(2025, 0, 1));
 
 before(async () => {
-  srv = await startFogbank({ host: '127.0.0.1', port: 0, store: 'memory', operations: 'instant', adminToken: 'admin', logLevel: 'silent', clock, ids: seededIds('insert-validation') });
+  srv = await startFogbank({
+    host: '127.0.0.1',
+    port: 0,
+    store: 'memory',
+    operations: 'instant',
+    adminToken: 'admin',
+    logLevel: 'silent',
+    clock,
+    ids: seededIds('insert-validation'),
+  });
 });
 after(async () => {
   await srv.close();
@@ -49,8 +58,13 @@ async function call(method: 'GET' | 'POST' | 'DELETE', url: string, payload?: un
 async function state(): Promise<{ templates: string[]; operations: number }> {
   const templates = await call('GET', '/compute/v1/projects/p/aggregated/instanceTemplates');
   const operations = await call('GET', '/compute/v1/projects/p/aggregated/operations');
-  const names = Object.values(templates.body['items'] as Record<string, { instanceTemplates?: { name: string }[] }>).flatMap((scope) => (scope.instanceTemplates ?? []).map((t) => t.name));
-  const ops = Object.values(operations.body['items'] as Record<string, { operations?: unknown[] }>).reduce((n, scope) => n + (scope.operations?.length ?? 0), 0);
+  const names = Object.values(templates.body['items'] as Record<string, { instanceTemplates?: { name: string }[] }>).flatMap((scope) =>
+    (scope.instanceTemplates ?? []).map((t) => t.name),
+  );
+  const ops = Object.values(operations.body['items'] as Record<string, { operations?: unknown[] }>).reduce(
+    (n, scope) => n + (scope.operations?.length ?? 0),
+    0,
+  );
   return { templates: names.sort(), operations: ops };
 }
 
@@ -66,7 +80,11 @@ const props = (extra: Record<string, unknown> = {}): Record<string, unknown> => 
 const body = (extra: Record<string, unknown> = {}, name = 'bad'): Record<string, unknown> => ({ name, properties: props(extra) });
 const nic = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({ network: 'global/networks/default', ...extra });
 const nics = (...list: Record<string, unknown>[]): Record<string, unknown> => body({ networkInterfaces: list });
-const bootDisk = (extra: Record<string, unknown> = {}, params: Record<string, unknown> = { sourceImage: DEBIAN }): Record<string, unknown> => ({ boot: true, initializeParams: params, ...extra });
+const bootDisk = (extra: Record<string, unknown> = {}, params: Record<string, unknown> = { sourceImage: DEBIAN }): Record<string, unknown> => ({
+  boot: true,
+  initializeParams: params,
+  ...extra,
+});
 const disks = (...list: Record<string, unknown>[]): Record<string, unknown> => body({ disks: list });
 const dataDisk = (params: Record<string, unknown>): Record<string, unknown> => disks(bootDisk(), { initializeParams: params });
 const scheduling = (value: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> => body({ scheduling: value, ...extra });
@@ -97,27 +115,92 @@ const CASES: readonly Case[] = [
   { rule: 'name with upper case and underscore', body: body({}, 'T_1'), message: invalid('resource.name', 'T_1', `Must be a match of regex '${NAME_REGEX}'`) },
   { rule: 'name starting with a digit', body: body({}, '1abc'), message: invalid('resource.name', '1abc', `Must be a match of regex '${NAME_REGEX}'`) },
   { rule: 'name ending with a dash', body: body({}, 'abc-'), message: invalid('resource.name', 'abc-', `Must be a match of regex '${NAME_REGEX}'`) },
-  { rule: 'name of 64 characters', body: body({}, 'a'.repeat(64)), message: invalid('resource.name', 'a'.repeat(64), `Must be a match of regex '${NAME_REGEX}'`) },
+  {
+    rule: 'name of 64 characters',
+    body: body({}, 'a'.repeat(64)),
+    message: invalid('resource.name', 'a'.repeat(64), `Must be a match of regex '${NAME_REGEX}'`),
+  },
   // properties and machineType
   { rule: 'properties missing', body: { name: 'bad' }, reason: 'required', message: "Required field 'resource.properties' not specified" },
-  { rule: 'machineType missing', body: { name: 'bad', properties: {} }, reason: 'required', message: "Required field 'resource.properties.machineType' not specified" },
-  { rule: 'machineType empty', body: { name: 'bad', properties: { machineType: '' } }, reason: 'required', message: "Required field 'resource.properties.machineType' not specified" },
-  { rule: 'machineType not a name', body: { name: 'bad', properties: { machineType: 'E2_SMALL' } }, message: invalid(`${P}.machineType`, 'E2_SMALL', 'Invalid machine type name.') },
+  {
+    rule: 'machineType missing',
+    body: { name: 'bad', properties: {} },
+    reason: 'required',
+    message: "Required field 'resource.properties.machineType' not specified",
+  },
+  {
+    rule: 'machineType empty',
+    body: { name: 'bad', properties: { machineType: '' } },
+    reason: 'required',
+    message: "Required field 'resource.properties.machineType' not specified",
+  },
+  {
+    rule: 'machineType not a name',
+    body: { name: 'bad', properties: { machineType: 'E2_SMALL' } },
+    message: invalid(`${P}.machineType`, 'E2_SMALL', 'Invalid machine type name.'),
+  },
   // tags
-  { rule: 'tag not RFC 1035', body: body({ tags: { items: ['web', 'Bad_Tag'] } }), message: invalid(`${P}.tags.items[1]`, 'Bad_Tag', `Must be a match of regex '${NAME_REGEX}'`) },
-  { rule: 'tag of 64 characters', body: body({ tags: { items: ['t'.repeat(64)] } }), message: invalid(`${P}.tags.items[0]`, 't'.repeat(64), `Must be a match of regex '${NAME_REGEX}'`) },
+  {
+    rule: 'tag not RFC 1035',
+    body: body({ tags: { items: ['web', 'Bad_Tag'] } }),
+    message: invalid(`${P}.tags.items[1]`, 'Bad_Tag', `Must be a match of regex '${NAME_REGEX}'`),
+  },
+  {
+    rule: 'tag of 64 characters',
+    body: body({ tags: { items: ['t'.repeat(64)] } }),
+    message: invalid(`${P}.tags.items[0]`, 't'.repeat(64), `Must be a match of regex '${NAME_REGEX}'`),
+  },
   // labels and resource manager tags
   { rule: 'label key with upper case', body: body({ labels: { Env: 'prod' } }), message: invalid(`${P}.labels.key`, 'Env', LABEL_KEY_RULE('Env')) },
-  { rule: 'label key of 64 characters', body: body({ labels: { ['k'.repeat(64)]: 'v' } }), message: invalid(`${P}.labels.key`, 'k'.repeat(64), LABEL_KEY_RULE('k'.repeat(64))) },
+  {
+    rule: 'label key of 64 characters',
+    body: body({ labels: { ['k'.repeat(64)]: 'v' } }),
+    message: invalid(`${P}.labels.key`, 'k'.repeat(64), LABEL_KEY_RULE('k'.repeat(64))),
+  },
   { rule: 'label value with upper case', body: body({ labels: { env: 'Prod' } }), message: invalid(`${P}.labels.value`, 'Prod', LABEL_VALUE_RULE('Prod')) },
-  { rule: 'more than 64 labels', body: body({ labels: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, 'v'])) }), message: invalid(`${P}.labels`, '', 'At most 64 labels are allowed.') },
-  { rule: 'resourceManagerTags key form', body: body({ resourceManagerTags: { 'tagKeys/abc': 'tagValues/1' } }), message: invalid(`${P}.resourceManagerTags`, 'tagKeys/abc', 'Keys must be of the form tagKeys/{tag_key_id}.') },
-  { rule: 'resourceManagerTags value form', body: body({ resourceManagerTags: { 'tagKeys/1': 'v' } }), message: invalid(`${P}.resourceManagerTags["tagKeys/1"]`, 'v', 'Values must be of the form tagValues/{tag_value_id}.') },
+  {
+    rule: 'more than 64 labels',
+    body: body({ labels: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, 'v'])) }),
+    message: invalid(`${P}.labels`, '', 'At most 64 labels are allowed.'),
+  },
+  {
+    rule: 'resourceManagerTags key form',
+    body: body({ resourceManagerTags: { 'tagKeys/abc': 'tagValues/1' } }),
+    message: invalid(`${P}.resourceManagerTags`, 'tagKeys/abc', 'Keys must be of the form tagKeys/{tag_key_id}.'),
+  },
+  {
+    rule: 'resourceManagerTags value form',
+    body: body({ resourceManagerTags: { 'tagKeys/1': 'v' } }),
+    message: invalid(`${P}.resourceManagerTags["tagKeys/1"]`, 'v', 'Values must be of the form tagValues/{tag_value_id}.'),
+  },
   // metadata
-  { rule: 'metadata duplicate keys', body: body({ metadata: { items: [{ key: 'a', value: '1' }, { key: 'a', value: '2' }] } }), message: invalid(`${P}.metadata.items`, '', 'Metadata has duplicate keys: a.') },
-  { rule: 'metadata key with a space', body: body({ metadata: { items: [{ key: 'bad key', value: '1' }] } }), message: invalid(`${P}.metadata.items[0].key`, 'bad key', "Must be a match of regex '[a-zA-Z0-9-_]{1,128}'") },
-  { rule: 'metadata key missing', body: body({ metadata: { items: [{ value: '1' }] } }), message: invalid(`${P}.metadata.items[0].key`, '', "Must be a match of regex '[a-zA-Z0-9-_]{1,128}'") },
-  { rule: 'metadata key of 129 characters', body: body({ metadata: { items: [{ key: 'k'.repeat(129), value: '1' }] } }), message: invalid(`${P}.metadata.items[0].key`, 'k'.repeat(129), "Must be a match of regex '[a-zA-Z0-9-_]{1,128}'") },
+  {
+    rule: 'metadata duplicate keys',
+    body: body({
+      metadata: {
+        items: [
+          { key: 'a', value: '1' },
+          { key: 'a', value: '2' },
+        ],
+      },
+    }),
+    message: invalid(`${P}.metadata.items`, '', 'Metadata has duplicate keys: a.'),
+  },
+  {
+    rule: 'metadata key with a space',
+    body: body({ metadata: { items: [{ key: 'bad key', value: '1' }] } }),
+    message: invalid(`${P}.metadata.items[0].key`, 'bad key', "Must be a match of regex '[a-zA-Z0-9-_]{1,128}'"),
+  },
+  {
+    rule: 'metadata key missing',
+    body: body({ metadata: { items: [{ value: '1' }] } }),
+    message: invalid(`${P}.metadata.items[0].key`, '', "Must be a match of regex '[a-zA-Z0-9-_]{1,128}'"),
+  },
+  {
+    rule: 'metadata key of 129 characters',
+    body: body({ metadata: { items: [{ key: 'k'.repeat(129), value: '1' }] } }),
+    message: invalid(`${P}.metadata.items[0].key`, 'k'.repeat(129), "Must be a match of regex '[a-zA-Z0-9-_]{1,128}'"),
+  },
   {
     rule: 'metadata value over 256 KiB',
     body: body({ metadata: { items: [{ key: 'big', value: 'x'.repeat(262_145) }] } }),
@@ -129,7 +212,11 @@ const CASES: readonly Case[] = [
     message: invalid(`${P}.metadata`, '', 'Metadata is too large: 600003 bytes; the limit is 524288 bytes.'),
   },
   // network interfaces
-  { rule: 'network not found', body: nics(nic({ network: 'global/networks/other' })), message: invalid(`${NIC0}.network`, 'global/networks/other', 'The referenced network resource cannot be found.') },
+  {
+    rule: 'network not found',
+    body: nics(nic({ network: 'global/networks/other' })),
+    message: invalid(`${NIC0}.network`, 'global/networks/other', 'The referenced network resource cannot be found.'),
+  },
   {
     rule: 'network URL of the wrong collection',
     body: nics(nic({ network: 'projects/p/regions/us-central1/networks/default' })),
@@ -153,11 +240,27 @@ const CASES: readonly Case[] = [
   {
     rule: 'subnetwork outside the network',
     body: nics(nic({ network: 'projects/p/global/networks/default', subnetwork: 'projects/q/regions/us-central1/subnetworks/default' })),
-    message: invalid(`${NIC0}.subnetwork`, 'projects/q/regions/us-central1/subnetworks/default', "Subnetwork should belong to network 'projects/p/global/networks/default'."),
+    message: invalid(
+      `${NIC0}.subnetwork`,
+      'projects/q/regions/us-central1/subnetworks/default',
+      "Subnetwork should belong to network 'projects/p/global/networks/default'.",
+    ),
   },
-  { rule: 'networkIP not IPv4', body: nics(nic({ networkIP: '10.0.0.256' })), message: invalid(`${NIC0}.networkIP`, '10.0.0.256', 'The IP address is not a valid IPv4 address.') },
-  { rule: 'ipv6Address not IPv6', body: nics(nic({ ipv6Address: '10.0.0.1' })), message: invalid(`${NIC0}.ipv6Address`, '10.0.0.1', 'The IP address is not a valid IPv6 address.') },
-  { rule: 'internalIpv6PrefixLength out of range', body: nics(nic({ internalIpv6PrefixLength: 129 })), message: invalid(`${NIC0}.internalIpv6PrefixLength`, '129', 'Must be between 1 and 128.') },
+  {
+    rule: 'networkIP not IPv4',
+    body: nics(nic({ networkIP: '10.0.0.256' })),
+    message: invalid(`${NIC0}.networkIP`, '10.0.0.256', 'The IP address is not a valid IPv4 address.'),
+  },
+  {
+    rule: 'ipv6Address not IPv6',
+    body: nics(nic({ ipv6Address: '10.0.0.1' })),
+    message: invalid(`${NIC0}.ipv6Address`, '10.0.0.1', 'The IP address is not a valid IPv6 address.'),
+  },
+  {
+    rule: 'internalIpv6PrefixLength out of range',
+    body: nics(nic({ internalIpv6PrefixLength: 129 })),
+    message: invalid(`${NIC0}.internalIpv6PrefixLength`, '129', 'Must be between 1 and 128.'),
+  },
   { rule: 'queueCount zero', body: nics(nic({ queueCount: 0 })), message: invalid(`${NIC0}.queueCount`, '0', 'Queue count must be positive.') },
   {
     rule: 'more than one access config',
@@ -169,8 +272,16 @@ const CASES: readonly Case[] = [
     body: nics(nic({ accessConfigs: [{ type: 'DIRECT_IPV6' }] })),
     message: invalid(`${NIC0}.accessConfigs[0].type`, 'DIRECT_IPV6', 'Only access configs of type ONE_TO_ONE_NAT are supported here.'),
   },
-  { rule: 'natIP not IPv4', body: nics(nic({ accessConfigs: [{ natIP: '300.1.1.1' }] })), message: invalid(`${NIC0}.accessConfigs[0].natIP`, '300.1.1.1', 'The IP address is not a valid IPv4 address.') },
-  { rule: 'externalIpv6 on an IPv4 access config', body: nics(nic({ accessConfigs: [{ externalIpv6: '2600::1' }] })), message: invalid(`${NIC0}.accessConfigs[0].externalIpv6`, '2600::1', 'externalIpv6 applies only to IPv6 access configs.') },
+  {
+    rule: 'natIP not IPv4',
+    body: nics(nic({ accessConfigs: [{ natIP: '300.1.1.1' }] })),
+    message: invalid(`${NIC0}.accessConfigs[0].natIP`, '300.1.1.1', 'The IP address is not a valid IPv4 address.'),
+  },
+  {
+    rule: 'externalIpv6 on an IPv4 access config',
+    body: nics(nic({ accessConfigs: [{ externalIpv6: '2600::1' }] })),
+    message: invalid(`${NIC0}.accessConfigs[0].externalIpv6`, '2600::1', 'externalIpv6 applies only to IPv6 access configs.'),
+  },
   {
     rule: 'publicPtrDomainName without setPublicPtr',
     body: nics(nic({ accessConfigs: [{ publicPtrDomainName: 'vm.example.com.' }] })),
@@ -196,64 +307,162 @@ const CASES: readonly Case[] = [
     body: nics(nic({ stackType: 'IPV4_IPV6', ipv6AccessConfigs: [{}, {}] })),
     message: invalid(`${NIC0}.ipv6AccessConfigs`, '', 'At most one access config currently supported.'),
   },
-  { rule: 'natIP on an IPv6 access config', body: nics(nic({ stackType: 'IPV4_IPV6', ipv6AccessConfigs: [{ natIP: '1.2.3.4' }] })), message: invalid(`${NIC0}.ipv6AccessConfigs[0].natIP`, '1.2.3.4', 'natIP applies only to IPv4 access configs.') },
-  { rule: 'alias range missing', body: nics(nic({ aliasIpRanges: [{ subnetworkRangeName: 'pods' }] })), message: invalid(`${NIC0}.aliasIpRanges[0].ipCidrRange`, '', 'An alias IP range must be given.') },
+  {
+    rule: 'natIP on an IPv6 access config',
+    body: nics(nic({ stackType: 'IPV4_IPV6', ipv6AccessConfigs: [{ natIP: '1.2.3.4' }] })),
+    message: invalid(`${NIC0}.ipv6AccessConfigs[0].natIP`, '1.2.3.4', 'natIP applies only to IPv4 access configs.'),
+  },
+  {
+    rule: 'alias range missing',
+    body: nics(nic({ aliasIpRanges: [{ subnetworkRangeName: 'pods' }] })),
+    message: invalid(`${NIC0}.aliasIpRanges[0].ipCidrRange`, '', 'An alias IP range must be given.'),
+  },
   ...['10.0.0.0/33', '/33', 'fd00::/64', '10.0.0'].map(
     (range): Case => ({
       rule: `alias range ${range}`,
       body: nics(nic({ aliasIpRanges: [{ ipCidrRange: '/24' }, { ipCidrRange: range }] })),
-      message: invalid(`${NIC0}.aliasIpRanges[1].ipCidrRange`, range, 'The alias IP range must be a single IP address, a netmask (such as /24) or a CIDR range.'),
+      message: invalid(
+        `${NIC0}.aliasIpRanges[1].ipCidrRange`,
+        range,
+        'The alias IP range must be a single IP address, a netmask (such as /24) or a CIDR range.',
+      ),
     }),
   ),
-  { rule: 'vlan below 2', body: nics(nic(), nic({ vlan: 1, parentNicName: 'nic0' })), message: invalid(`${P}.networkInterfaces[1].vlan`, '1', 'VLAN tag must be between 2 and 255, inclusive.') },
-  { rule: 'vlan above 255', body: nics(nic(), nic({ vlan: 256, parentNicName: 'nic0' })), message: invalid(`${P}.networkInterfaces[1].vlan`, '256', 'VLAN tag must be between 2 and 255, inclusive.') },
-  { rule: 'vlan without parentNicName', body: nics(nic(), nic({ vlan: 2 })), message: invalid(`${P}.networkInterfaces[1].parentNicName`, '', 'A dynamic network interface requires the name of its parent interface.') },
-  { rule: 'parentNicName not nicN', body: nics(nic(), nic({ vlan: 255, parentNicName: 'eth0' })), message: invalid(`${P}.networkInterfaces[1].parentNicName`, 'eth0', 'Must be the name of a network interface, nic0 to nic7.') },
+  {
+    rule: 'vlan below 2',
+    body: nics(nic(), nic({ vlan: 1, parentNicName: 'nic0' })),
+    message: invalid(`${P}.networkInterfaces[1].vlan`, '1', 'VLAN tag must be between 2 and 255, inclusive.'),
+  },
+  {
+    rule: 'vlan above 255',
+    body: nics(nic(), nic({ vlan: 256, parentNicName: 'nic0' })),
+    message: invalid(`${P}.networkInterfaces[1].vlan`, '256', 'VLAN tag must be between 2 and 255, inclusive.'),
+  },
+  {
+    rule: 'vlan without parentNicName',
+    body: nics(nic(), nic({ vlan: 2 })),
+    message: invalid(`${P}.networkInterfaces[1].parentNicName`, '', 'A dynamic network interface requires the name of its parent interface.'),
+  },
+  {
+    rule: 'parentNicName not nicN',
+    body: nics(nic(), nic({ vlan: 255, parentNicName: 'eth0' })),
+    message: invalid(`${P}.networkInterfaces[1].parentNicName`, 'eth0', 'Must be the name of a network interface, nic0 to nic7.'),
+  },
   {
     rule: 'networkAttachment malformed',
     body: nics(nic({ networkAttachment: 'attachments/a' })),
     message: invalid(`${NIC0}.networkAttachment`, 'attachments/a', 'Must be of the form projects/<project_number>/regions/<region>/networkAttachments/<name>.'),
   },
-  { rule: 'more than 8 network interfaces', body: nics(...Array.from({ length: 9 }, () => nic())), message: invalid(`${P}.networkInterfaces`, '', 'At most 8 network interfaces are supported.') },
+  {
+    rule: 'more than 8 network interfaces',
+    body: nics(...Array.from({ length: 9 }, () => nic())),
+    message: invalid(`${P}.networkInterfaces`, '', 'At most 8 network interfaces are supported.'),
+  },
   // disks: sources of a new boot disk
-  { rule: 'boot disk without any source', body: disks({ boot: true }), reason: 'required', message: `Required field '${DISK0}.initializeParams' not specified` },
-  { rule: 'boot disk with neither image nor snapshot', body: disks(bootDisk({}, { diskSizeGb: '20' })), message: invalid(`${DISK0}.initializeParams`, '', BOOT_SOURCE_RULE) },
-  { rule: 'boot disk with image and snapshot', body: disks(bootDisk({}, { sourceImage: DEBIAN, sourceSnapshot: 'global/snapshots/s1' })), message: invalid(`${DISK0}.initializeParams`, '', BOOT_SOURCE_RULE) },
-  { rule: 'boot disk with source and initializeParams', body: disks(bootDisk({ source: 'disk-1' })), message: invalid(`${DISK0}.initializeParams`, '', 'Cannot specify both source and initializeParams for a disk.') },
-  { rule: 'data disk with image and snapshot', body: dataDisk({ sourceImage: DEBIAN, sourceSnapshot: 'global/snapshots/s1' }), message: invalid(`${DISK1}.initializeParams`, '', 'Only one of sourceImage and sourceSnapshot may be specified.') },
-  { rule: 'persistent data disk without source', body: disks(bootDisk(), { type: 'PERSISTENT' }), reason: 'required', message: `Required field '${DISK1}.initializeParams' not specified` },
-  { rule: 'boot disk not first', body: disks({ initializeParams: { diskSizeGb: '100' } }, bootDisk()), message: invalid(`${DISK1}.boot`, 'true', 'Boot disk must be the first disk attached to the instance.') },
+  {
+    rule: 'boot disk without any source',
+    body: disks({ boot: true }),
+    reason: 'required',
+    message: `Required field '${DISK0}.initializeParams' not specified`,
+  },
+  {
+    rule: 'boot disk with neither image nor snapshot',
+    body: disks(bootDisk({}, { diskSizeGb: '20' })),
+    message: invalid(`${DISK0}.initializeParams`, '', BOOT_SOURCE_RULE),
+  },
+  {
+    rule: 'boot disk with image and snapshot',
+    body: disks(bootDisk({}, { sourceImage: DEBIAN, sourceSnapshot: 'global/snapshots/s1' })),
+    message: invalid(`${DISK0}.initializeParams`, '', BOOT_SOURCE_RULE),
+  },
+  {
+    rule: 'boot disk with source and initializeParams',
+    body: disks(bootDisk({ source: 'disk-1' })),
+    message: invalid(`${DISK0}.initializeParams`, '', 'Cannot specify both source and initializeParams for a disk.'),
+  },
+  {
+    rule: 'data disk with image and snapshot',
+    body: dataDisk({ sourceImage: DEBIAN, sourceSnapshot: 'global/snapshots/s1' }),
+    message: invalid(`${DISK1}.initializeParams`, '', 'Only one of sourceImage and sourceSnapshot may be specified.'),
+  },
+  {
+    rule: 'persistent data disk without source',
+    body: disks(bootDisk(), { type: 'PERSISTENT' }),
+    reason: 'required',
+    message: `Required field '${DISK1}.initializeParams' not specified`,
+  },
+  {
+    rule: 'boot disk not first',
+    body: disks({ initializeParams: { diskSizeGb: '100' } }, bootDisk()),
+    message: invalid(`${DISK1}.boot`, 'true', 'Boot disk must be the first disk attached to the instance.'),
+  },
   { rule: 'two boot disks', body: disks(bootDisk(), bootDisk()), message: invalid(`${P}.disks`, '', 'Only one boot disk may be specified.') },
-  { rule: 'sourceImage malformed', body: disks(bootDisk({}, { sourceImage: 'debian-12' })), message: invalid(`${DISK0}.initializeParams.sourceImage`, 'debian-12', 'The URL is malformed.') },
+  {
+    rule: 'sourceImage malformed',
+    body: disks(bootDisk({}, { sourceImage: 'debian-12' })),
+    message: invalid(`${DISK0}.initializeParams.sourceImage`, 'debian-12', 'The URL is malformed.'),
+  },
   {
     rule: 'sourceImage not found',
     body: disks(bootDisk({}, { sourceImage: 'projects/debian-cloud/global/images/family/debian-99' })),
-    message: invalid(`${DISK0}.initializeParams.sourceImage`, 'projects/debian-cloud/global/images/family/debian-99', 'The referenced image resource cannot be found.'),
+    message: invalid(
+      `${DISK0}.initializeParams.sourceImage`,
+      'projects/debian-cloud/global/images/family/debian-99',
+      'The referenced image resource cannot be found.',
+    ),
   },
-  { rule: 'sourceSnapshot malformed', body: disks(bootDisk({}, { sourceSnapshot: 'snap-1' })), message: invalid(`${DISK0}.initializeParams.sourceSnapshot`, 'snap-1', 'The URL is malformed. Expected global/snapshots/<snapshot>.') },
-  { rule: 'deviceName not RFC 1035', body: disks(bootDisk({ deviceName: 'Disk_1' })), message: invalid(`${DISK0}.deviceName`, 'Disk_1', `Must be a match of regex '${NAME_REGEX}'`) },
+  {
+    rule: 'sourceSnapshot malformed',
+    body: disks(bootDisk({}, { sourceSnapshot: 'snap-1' })),
+    message: invalid(`${DISK0}.initializeParams.sourceSnapshot`, 'snap-1', 'The URL is malformed. Expected global/snapshots/<snapshot>.'),
+  },
+  {
+    rule: 'deviceName not RFC 1035',
+    body: disks(bootDisk({ deviceName: 'Disk_1' })),
+    message: invalid(`${DISK0}.deviceName`, 'Disk_1', `Must be a match of regex '${NAME_REGEX}'`),
+  },
   {
     rule: 'duplicate deviceName',
     body: disks(bootDisk({ deviceName: 'persistent-disk-1' }), { initializeParams: { diskSizeGb: '100' } }),
     message: invalid(`${DISK1}.deviceName`, 'persistent-disk-1', 'Device names must be unique within an instance.'),
   },
   // disks: sizes
-  { rule: 'initializeParams.diskSizeGb below 10', body: dataDisk({ diskSizeGb: '9' }), message: invalid(`${DISK1}.initializeParams.diskSizeGb`, '9', 'Disk size must be at least 10 GB.') },
-  { rule: 'disk.diskSizeGb below 10', body: disks(bootDisk(), { source: 'disk-1', diskSizeGb: '5' }), message: invalid(`${DISK1}.diskSizeGb`, '5', 'Disk size must be at least 10 GB.') },
+  {
+    rule: 'initializeParams.diskSizeGb below 10',
+    body: dataDisk({ diskSizeGb: '9' }),
+    message: invalid(`${DISK1}.initializeParams.diskSizeGb`, '9', 'Disk size must be at least 10 GB.'),
+  },
+  {
+    rule: 'disk.diskSizeGb below 10',
+    body: disks(bootDisk(), { source: 'disk-1', diskSizeGb: '5' }),
+    message: invalid(`${DISK1}.diskSizeGb`, '5', 'Disk size must be at least 10 GB.'),
+  },
   {
     rule: 'disk smaller than its image',
     body: disks(bootDisk({}, { sourceImage: CENTOS, diskSizeGb: '15' })),
     message: invalid(`${DISK0}.initializeParams.diskSizeGb`, '15', 'Requested disk size cannot be smaller than the image size (20 GB)'),
   },
   // disks: provisioned IOPS and regional disks
-  { rule: 'provisionedIops below 10,000', body: dataDisk({ diskType: 'pd-extreme', provisionedIops: '9999' }), message: invalid(`${DISK1}.initializeParams.provisionedIops`, '9999', 'Provisioned IOPS must be between 10000 and 120000.') },
-  { rule: 'provisionedIops above 120,000', body: dataDisk({ diskType: 'pd-extreme', provisionedIops: '120001' }), message: invalid(`${DISK1}.initializeParams.provisionedIops`, '120001', 'Provisioned IOPS must be between 10000 and 120000.') },
+  {
+    rule: 'provisionedIops below 10,000',
+    body: dataDisk({ diskType: 'pd-extreme', provisionedIops: '9999' }),
+    message: invalid(`${DISK1}.initializeParams.provisionedIops`, '9999', 'Provisioned IOPS must be between 10000 and 120000.'),
+  },
+  {
+    rule: 'provisionedIops above 120,000',
+    body: dataDisk({ diskType: 'pd-extreme', provisionedIops: '120001' }),
+    message: invalid(`${DISK1}.initializeParams.provisionedIops`, '120001', 'Provisioned IOPS must be between 10000 and 120000.'),
+  },
   {
     rule: 'provisionedIops on pd-standard',
     body: dataDisk({ diskType: 'pd-standard', provisionedIops: '20000' }),
     message: invalid(`${DISK1}.initializeParams.provisionedIops`, '20000', "Provisioned IOPS cannot be set for disk type 'pd-standard'."),
   },
-  { rule: 'one replica zone', body: dataDisk({ replicaZones: ['zones/us-central1-a'] }), message: invalid(`${DISK1}.initializeParams.replicaZones`, '', 'Regional disks require exactly 2 replica zones.') },
+  {
+    rule: 'one replica zone',
+    body: dataDisk({ replicaZones: ['zones/us-central1-a'] }),
+    message: invalid(`${DISK1}.initializeParams.replicaZones`, '', 'Regional disks require exactly 2 replica zones.'),
+  },
   {
     rule: 'three replica zones',
     body: dataDisk({ replicaZones: ['zones/us-central1-a', 'zones/us-central1-b', 'zones/us-central1-c'] }),
@@ -264,8 +473,16 @@ const CASES: readonly Case[] = [
     body: dataDisk({ replicaZones: ['zones/us-central1-a', 'zones/us-central1-z'] }),
     message: invalid(`${DISK1}.initializeParams.replicaZones[1]`, 'zones/us-central1-z', 'The referenced zone resource cannot be found.'),
   },
-  { rule: 'the same replica zone twice', body: dataDisk({ replicaZones: ['zones/us-central1-a', 'projects/p/zones/us-central1-a'] }), message: invalid(`${DISK1}.initializeParams.replicaZones`, '', 'The two replica zones must be different.') },
-  { rule: 'replica zones in two regions', body: dataDisk({ replicaZones: ['zones/us-central1-a', 'zones/us-east1-b'] }), message: invalid(`${DISK1}.initializeParams.replicaZones`, '', 'Both replica zones must be in the same region.') },
+  {
+    rule: 'the same replica zone twice',
+    body: dataDisk({ replicaZones: ['zones/us-central1-a', 'projects/p/zones/us-central1-a'] }),
+    message: invalid(`${DISK1}.initializeParams.replicaZones`, '', 'The two replica zones must be different.'),
+  },
+  {
+    rule: 'replica zones in two regions',
+    body: dataDisk({ replicaZones: ['zones/us-central1-a', 'zones/us-east1-b'] }),
+    message: invalid(`${DISK1}.initializeParams.replicaZones`, '', 'Both replica zones must be in the same region.'),
+  },
   // disks: encryption keys
   {
     rule: 'rawKey and kmsKeyName together',
@@ -279,8 +496,14 @@ const CASES: readonly Case[] = [
   },
   {
     rule: 'sourceImageEncryptionKey with two keys',
-    body: disks(bootDisk({}, { sourceImage: DEBIAN, sourceImageEncryptionKey: { rsaEncryptedKey: Buffer.alloc(256).toString('base64'), kmsKeyName: KMS_KEY } })),
-    message: invalid(`${DISK0}.initializeParams.sourceImageEncryptionKey`, '', 'Only one of rawKey, rsaEncryptedKey or kmsKeyName may be specified; found rsaEncryptedKey and kmsKeyName.'),
+    body: disks(
+      bootDisk({}, { sourceImage: DEBIAN, sourceImageEncryptionKey: { rsaEncryptedKey: Buffer.alloc(256).toString('base64'), kmsKeyName: KMS_KEY } }),
+    ),
+    message: invalid(
+      `${DISK0}.initializeParams.sourceImageEncryptionKey`,
+      '',
+      'Only one of rawKey, rsaEncryptedKey or kmsKeyName may be specified; found rsaEncryptedKey and kmsKeyName.',
+    ),
   },
   ...[Buffer.alloc(16, 1).toString('base64'), Buffer.alloc(33, 1).toString('base64'), 'not base64!'].map(
     (rawKey): Case => ({
@@ -297,7 +520,11 @@ const CASES: readonly Case[] = [
   {
     rule: 'kmsKeyServiceAccount without kmsKeyName',
     body: disks(bootDisk({ diskEncryptionKey: { rawKey: KEY_32, kmsKeyServiceAccount: 'sa@p.iam.gserviceaccount.com' } })),
-    message: invalid(`${DISK0}.diskEncryptionKey.kmsKeyServiceAccount`, 'sa@p.iam.gserviceaccount.com', 'kmsKeyServiceAccount can only be used with kmsKeyName.'),
+    message: invalid(
+      `${DISK0}.diskEncryptionKey.kmsKeyServiceAccount`,
+      'sa@p.iam.gserviceaccount.com',
+      'kmsKeyServiceAccount can only be used with kmsKeyName.',
+    ),
   },
   {
     rule: 'kmsKeyName malformed',
@@ -310,10 +537,26 @@ const CASES: readonly Case[] = [
     body: dataDisk({ diskType: 'zones/us-central1-a/diskTypes/pd-ssd' }),
     message: invalid(`${DISK1}.initializeParams.diskType`, 'zones/us-central1-a/diskTypes/pd-ssd', 'Instance templates take a disk type name, not a URL.'),
   },
-  { rule: 'unknown diskType', body: dataDisk({ diskType: 'pd-foo' }), message: invalid(`${DISK1}.initializeParams.diskType`, 'pd-foo', "Disk type 'pd-foo' does not exist.") },
-  { rule: 'local-ssd on a persistent disk', body: dataDisk({ diskType: 'local-ssd' }), message: invalid(`${DISK1}.initializeParams.diskType`, 'local-ssd', 'The local-ssd disk type requires a SCRATCH disk.') },
-  { rule: 'SCRATCH boot disk', body: disks({ type: 'SCRATCH', boot: true }), message: invalid(`${DISK0}.type`, 'SCRATCH', 'A local SSD (SCRATCH) disk cannot be a boot disk.') },
-  { rule: 'SCRATCH disk with a source', body: disks(bootDisk(), { type: 'SCRATCH', source: 'disk-1' }), message: invalid(`${DISK1}.source`, 'disk-1', 'A local SSD (SCRATCH) disk cannot have a source.') },
+  {
+    rule: 'unknown diskType',
+    body: dataDisk({ diskType: 'pd-foo' }),
+    message: invalid(`${DISK1}.initializeParams.diskType`, 'pd-foo', "Disk type 'pd-foo' does not exist."),
+  },
+  {
+    rule: 'local-ssd on a persistent disk',
+    body: dataDisk({ diskType: 'local-ssd' }),
+    message: invalid(`${DISK1}.initializeParams.diskType`, 'local-ssd', 'The local-ssd disk type requires a SCRATCH disk.'),
+  },
+  {
+    rule: 'SCRATCH boot disk',
+    body: disks({ type: 'SCRATCH', boot: true }),
+    message: invalid(`${DISK0}.type`, 'SCRATCH', 'A local SSD (SCRATCH) disk cannot be a boot disk.'),
+  },
+  {
+    rule: 'SCRATCH disk with a source',
+    body: disks(bootDisk(), { type: 'SCRATCH', source: 'disk-1' }),
+    message: invalid(`${DISK1}.source`, 'disk-1', 'A local SSD (SCRATCH) disk cannot have a source.'),
+  },
   {
     rule: 'SCRATCH disk with pd-ssd',
     body: disks(bootDisk(), { type: 'SCRATCH', initializeParams: { diskType: 'pd-ssd' } }),
@@ -345,16 +588,32 @@ const CASES: readonly Case[] = [
     body: scheduling({ provisioningModel: 'SPOT', maxRunDuration: { seconds: '3600' }, terminationTime: '2030-01-01T00:00:00Z' }),
     message: invalid(`${P}.scheduling`, '', 'Only one of maxRunDuration and terminationTime may be specified.'),
   },
-  { rule: 'terminationTime not a timestamp', body: scheduling({ terminationTime: 'tomorrow' }), message: invalid(`${P}.scheduling.terminationTime`, 'tomorrow', 'Must be an RFC 3339 timestamp.') },
+  {
+    rule: 'terminationTime not a timestamp',
+    body: scheduling({ terminationTime: 'tomorrow' }),
+    message: invalid(`${P}.scheduling.terminationTime`, 'tomorrow', 'Must be an RFC 3339 timestamp.'),
+  },
   {
     rule: 'instanceTerminationAction on a standard VM',
     body: scheduling({ instanceTerminationAction: 'STOP' }),
     message: invalid(`${P}.scheduling.instanceTerminationAction`, 'STOP', 'instanceTerminationAction can only be set for Spot VMs or VMs with a run duration.'),
   },
-  { rule: 'hostErrorTimeoutSeconds below 90', body: scheduling({ hostErrorTimeoutSeconds: 89 }), message: invalid(`${P}.scheduling.hostErrorTimeoutSeconds`, '89', 'Must be between 90 and 330 seconds.') },
-  { rule: 'hostErrorTimeoutSeconds above 330', body: scheduling({ hostErrorTimeoutSeconds: 331 }), message: invalid(`${P}.scheduling.hostErrorTimeoutSeconds`, '331', 'Must be between 90 and 330 seconds.') },
+  {
+    rule: 'hostErrorTimeoutSeconds below 90',
+    body: scheduling({ hostErrorTimeoutSeconds: 89 }),
+    message: invalid(`${P}.scheduling.hostErrorTimeoutSeconds`, '89', 'Must be between 90 and 330 seconds.'),
+  },
+  {
+    rule: 'hostErrorTimeoutSeconds above 330',
+    body: scheduling({ hostErrorTimeoutSeconds: 331 }),
+    message: invalid(`${P}.scheduling.hostErrorTimeoutSeconds`, '331', 'Must be between 90 and 330 seconds.'),
+  },
   { rule: 'minNodeCpus negative', body: scheduling({ minNodeCpus: -1 }), message: invalid(`${P}.scheduling.minNodeCpus`, '-1', 'Must be non-negative.') },
-  { rule: 'node affinity without key', body: scheduling({ nodeAffinities: [{ operator: 'IN', values: ['a'] }] }), message: invalid(`${P}.scheduling.nodeAffinities[0].key`, '', 'A node affinity needs a key.') },
+  {
+    rule: 'node affinity without key',
+    body: scheduling({ nodeAffinities: [{ operator: 'IN', values: ['a'] }] }),
+    message: invalid(`${P}.scheduling.nodeAffinities[0].key`, '', 'A node affinity needs a key.'),
+  },
   {
     rule: 'maxRunDuration nanos too large',
     body: scheduling({ provisioningModel: 'SPOT', maxRunDuration: { seconds: '60', nanos: 1_000_000_000 } }),
@@ -366,15 +625,37 @@ const CASES: readonly Case[] = [
     body: body({ serviceAccounts: [{ email: 'default' }, { email: 'sa@p.iam.gserviceaccount.com' }] }),
     message: invalid(`${P}.serviceAccounts`, '', 'At most one service account can be specified.'),
   },
-  { rule: 'service account without email', body: body({ serviceAccounts: [{ scopes: ['x'] }] }), reason: 'required', message: `Required field '${P}.serviceAccounts[0].email' not specified` },
-  { rule: 'service account email not an email', body: body({ serviceAccounts: [{ email: 'robot' }] }), message: invalid(`${P}.serviceAccounts[0].email`, 'robot', 'The service account email is not valid.') },
-  { rule: 'accelerator without type', body: body({ guestAccelerators: [{ acceleratorCount: 1 }] }), reason: 'required', message: `Required field '${P}.guestAccelerators[0].acceleratorType' not specified` },
+  {
+    rule: 'service account without email',
+    body: body({ serviceAccounts: [{ scopes: ['x'] }] }),
+    reason: 'required',
+    message: `Required field '${P}.serviceAccounts[0].email' not specified`,
+  },
+  {
+    rule: 'service account email not an email',
+    body: body({ serviceAccounts: [{ email: 'robot' }] }),
+    message: invalid(`${P}.serviceAccounts[0].email`, 'robot', 'The service account email is not valid.'),
+  },
+  {
+    rule: 'accelerator without type',
+    body: body({ guestAccelerators: [{ acceleratorCount: 1 }] }),
+    reason: 'required',
+    message: `Required field '${P}.guestAccelerators[0].acceleratorType' not specified`,
+  },
   {
     rule: 'accelerator type as a URL',
     body: body({ guestAccelerators: [{ acceleratorType: 'zones/us-central1-a/acceleratorTypes/nvidia-tesla-t4', acceleratorCount: 1 }] }),
-    message: invalid(`${P}.guestAccelerators[0].acceleratorType`, 'zones/us-central1-a/acceleratorTypes/nvidia-tesla-t4', 'Instance templates take an accelerator type name, not a URL.'),
+    message: invalid(
+      `${P}.guestAccelerators[0].acceleratorType`,
+      'zones/us-central1-a/acceleratorTypes/nvidia-tesla-t4',
+      'Instance templates take an accelerator type name, not a URL.',
+    ),
   },
-  { rule: 'accelerator count zero', body: body({ guestAccelerators: [{ acceleratorType: 'nvidia-tesla-t4' }] }), message: invalid(`${P}.guestAccelerators[0].acceleratorCount`, '0', 'Accelerator count must be at least 1.') },
+  {
+    rule: 'accelerator count zero',
+    body: body({ guestAccelerators: [{ acceleratorType: 'nvidia-tesla-t4' }] }),
+    message: invalid(`${P}.guestAccelerators[0].acceleratorCount`, '0', 'Accelerator count must be at least 1.'),
+  },
   {
     rule: 'SPECIFIC_RESERVATION without key',
     body: body({ reservationAffinity: { consumeReservationType: 'SPECIFIC_RESERVATION', values: ['r1'] } }),
@@ -390,9 +671,21 @@ const CASES: readonly Case[] = [
     body: body({ reservationAffinity: { consumeReservationType: 'ANY_RESERVATION', key: 'compute.googleapis.com/reservation-name', values: ['r1'] } }),
     message: invalid(`${P}.reservationAffinity`, '', 'key and values can only be set for SPECIFIC_RESERVATION.'),
   },
-  { rule: 'threadsPerCore 3', body: body({ advancedMachineFeatures: { threadsPerCore: 3 } }), message: invalid(`${P}.advancedMachineFeatures.threadsPerCore`, '3', 'Threads per core must be 1 or 2.') },
-  { rule: 'threadsPerCore 0', body: body({ advancedMachineFeatures: { threadsPerCore: 0 } }), message: invalid(`${P}.advancedMachineFeatures.threadsPerCore`, '0', 'Threads per core must be 1 or 2.') },
-  { rule: 'visibleCoreCount 0', body: body({ advancedMachineFeatures: { visibleCoreCount: 0 } }), message: invalid(`${P}.advancedMachineFeatures.visibleCoreCount`, '0', 'Visible core count must be at least 1.') },
+  {
+    rule: 'threadsPerCore 3',
+    body: body({ advancedMachineFeatures: { threadsPerCore: 3 } }),
+    message: invalid(`${P}.advancedMachineFeatures.threadsPerCore`, '3', 'Threads per core must be 1 or 2.'),
+  },
+  {
+    rule: 'threadsPerCore 0',
+    body: body({ advancedMachineFeatures: { threadsPerCore: 0 } }),
+    message: invalid(`${P}.advancedMachineFeatures.threadsPerCore`, '0', 'Threads per core must be 1 or 2.'),
+  },
+  {
+    rule: 'visibleCoreCount 0',
+    body: body({ advancedMachineFeatures: { visibleCoreCount: 0 } }),
+    message: invalid(`${P}.advancedMachineFeatures.visibleCoreCount`, '0', 'Visible core count must be at least 1.'),
+  },
   {
     rule: 'resource policy as a URL',
     body: body({ resourcePolicies: ['regions/us-central1/resourcePolicies/daily'] }),
@@ -409,7 +702,11 @@ const CASES: readonly Case[] = [
     body: { name: 'bad', properties: props(), sourceInstance: 'zones/us-central1-a/instances/vm-1' },
     message: invalid('resource.sourceInstance', 'zones/us-central1-a/instances/vm-1', 'The referenced source instance resource cannot be found.'),
   },
-  { rule: 'sourceInstance malformed', body: { name: 'bad', properties: props(), sourceInstance: 'vm-1' }, message: invalid('resource.sourceInstance', 'vm-1', 'The URL is malformed.') },
+  {
+    rule: 'sourceInstance malformed',
+    body: { name: 'bad', properties: props(), sourceInstance: 'vm-1' },
+    message: invalid('resource.sourceInstance', 'vm-1', 'The URL is malformed.'),
+  },
 ];
 
 describe('instanceTemplates.insert rejects every rule violation with the exact 400', () => {
@@ -445,7 +742,11 @@ describe('instanceTemplates.insert fills in server output', () => {
   const HOST = { ...ADMIN, host: 'fogbank.test:8780' };
   const BASE = 'http://fogbank.test:8780/compute/v1/';
 
-  async function insertAndGet(template: Record<string, unknown>, headers: Record<string, string> = HOST, prefix = '/compute/v1'): Promise<{ op: LooseJson; template: LooseJson }> {
+  async function insertAndGet(
+    template: Record<string, unknown>,
+    headers: Record<string, string> = HOST,
+    prefix = '/compute/v1',
+  ): Promise<{ op: LooseJson; template: LooseJson }> {
     const op = await call('POST', `${prefix}/projects/p/global/instanceTemplates`, template, headers);
     assert.equal(op.status, 200, JSON.stringify(op.body));
     assert.equal(op.body['status'], 'DONE');
@@ -456,7 +757,9 @@ describe('instanceTemplates.insert fills in server output', () => {
   }
 
   test('the body gcloud sends becomes the template real servers describe', async () => {
-    const serviceAccounts = [{ email: 'default', scopes: ['https://www.googleapis.com/auth/devstorage.read_only', 'https://www.googleapis.com/auth/logging.write'] }];
+    const serviceAccounts = [
+      { email: 'default', scopes: ['https://www.googleapis.com/auth/devstorage.read_only', 'https://www.googleapis.com/auth/logging.write'] },
+    ];
     const sourceImage = 'http://127.0.0.1:8089/compute/v1/projects/debian-cloud/global/images/family/debian-12';
     const { op, template } = await insertAndGet({
       name: 'gcloud-style',
@@ -465,7 +768,9 @@ describe('instanceTemplates.insert fills in server output', () => {
         disks: [{ autoDelete: true, boot: true, initializeParams: { sourceImage }, mode: 'READ_WRITE', type: 'PERSISTENT' }],
         machineType: 'e2-small',
         metadata: {},
-        networkInterfaces: [{ accessConfigs: [{ name: 'external-nat', type: 'ONE_TO_ONE_NAT' }], network: 'http://127.0.0.1:8089/compute/v1/projects/p/global/networks/default' }],
+        networkInterfaces: [
+          { accessConfigs: [{ name: 'external-nat', type: 'ONE_TO_ONE_NAT' }], network: 'http://127.0.0.1:8089/compute/v1/projects/p/global/networks/default' },
+        ],
         scheduling: { automaticRestart: true },
         serviceAccounts,
       },
@@ -544,7 +849,10 @@ describe('instanceTemplates.insert fills in server output', () => {
         networkInterfaces: [
           { accessConfigs: [{}] },
           { subnetwork: 'regions/us-east1/subnetworks/default', stackType: 'IPV4_IPV6', ipv6AccessConfigs: [{}] },
-          { network: 'https://www.googleapis.com/compute/v1/projects/p/global/networks/default', accessConfigs: [{ name: 'mine', networkTier: 'STANDARD', natIP: '203.0.113.7' }] },
+          {
+            network: 'https://www.googleapis.com/compute/v1/projects/p/global/networks/default',
+            accessConfigs: [{ name: 'mine', networkTier: 'STANDARD', natIP: '203.0.113.7' }],
+          },
         ],
       }),
     });
@@ -581,15 +889,59 @@ describe('instanceTemplates.insert fills in server output', () => {
           { initializeParams: { diskType: 'pd-ssd' } },
           { initializeParams: { sourceSnapshot: 'global/snapshots/s1' } },
           { source: 'data-disk', deviceName: 'data', mode: 'READ_ONLY' },
-          { initializeParams: { sourceImage: DEBIAN, diskSizeGb: '10', diskType: 'hyperdisk-balanced', provisionedIops: '10000', replicaZones: ['zones/us-central1-a', 'zones/us-central1-f'] } },
+          {
+            initializeParams: {
+              sourceImage: DEBIAN,
+              diskSizeGb: '10',
+              diskType: 'hyperdisk-balanced',
+              provisionedIops: '10000',
+              replicaZones: ['zones/us-central1-a', 'zones/us-central1-f'],
+            },
+          },
         ],
       }),
     });
     assert.deepEqual(template['properties']['disks'], [
-      { kind: 'compute#attachedDisk', boot: true, autoDelete: true, type: 'PERSISTENT', mode: 'READ_WRITE', index: 0, deviceName: 'persistent-disk-0', initializeParams: { sourceImage: CENTOS, diskSizeGb: '20' } },
-      { kind: 'compute#attachedDisk', boot: false, autoDelete: false, type: 'PERSISTENT', mode: 'READ_WRITE', index: 1, deviceName: 'persistent-disk-1', initializeParams: { diskType: 'pd-ssd', diskSizeGb: '500' } },
-      { kind: 'compute#attachedDisk', boot: false, autoDelete: false, type: 'PERSISTENT', mode: 'READ_WRITE', index: 2, deviceName: 'persistent-disk-2', initializeParams: { sourceSnapshot: 'global/snapshots/s1' } },
-      { kind: 'compute#attachedDisk', boot: false, autoDelete: false, type: 'PERSISTENT', mode: 'READ_ONLY', index: 3, deviceName: 'data', source: 'data-disk' },
+      {
+        kind: 'compute#attachedDisk',
+        boot: true,
+        autoDelete: true,
+        type: 'PERSISTENT',
+        mode: 'READ_WRITE',
+        index: 0,
+        deviceName: 'persistent-disk-0',
+        initializeParams: { sourceImage: CENTOS, diskSizeGb: '20' },
+      },
+      {
+        kind: 'compute#attachedDisk',
+        boot: false,
+        autoDelete: false,
+        type: 'PERSISTENT',
+        mode: 'READ_WRITE',
+        index: 1,
+        deviceName: 'persistent-disk-1',
+        initializeParams: { diskType: 'pd-ssd', diskSizeGb: '500' },
+      },
+      {
+        kind: 'compute#attachedDisk',
+        boot: false,
+        autoDelete: false,
+        type: 'PERSISTENT',
+        mode: 'READ_WRITE',
+        index: 2,
+        deviceName: 'persistent-disk-2',
+        initializeParams: { sourceSnapshot: 'global/snapshots/s1' },
+      },
+      {
+        kind: 'compute#attachedDisk',
+        boot: false,
+        autoDelete: false,
+        type: 'PERSISTENT',
+        mode: 'READ_ONLY',
+        index: 3,
+        deviceName: 'data',
+        source: 'data-disk',
+      },
       {
         kind: 'compute#attachedDisk',
         boot: false,
@@ -598,7 +950,13 @@ describe('instanceTemplates.insert fills in server output', () => {
         mode: 'READ_WRITE',
         index: 4,
         deviceName: 'persistent-disk-4',
-        initializeParams: { sourceImage: DEBIAN, diskSizeGb: '10', diskType: 'hyperdisk-balanced', provisionedIops: '10000', replicaZones: ['zones/us-central1-a', 'zones/us-central1-f'] },
+        initializeParams: {
+          sourceImage: DEBIAN,
+          diskSizeGb: '10',
+          diskType: 'hyperdisk-balanced',
+          provisionedIops: '10000',
+          replicaZones: ['zones/us-central1-a', 'zones/us-central1-f'],
+        },
       },
     ]);
   });
@@ -606,7 +964,12 @@ describe('instanceTemplates.insert fills in server output', () => {
   test('the boundaries of the size and IOPS rules are accepted', async () => {
     const { template } = await insertAndGet({
       name: 'boundaries',
-      properties: props({ disks: [{ boot: true, initializeParams: { sourceImage: CENTOS, diskSizeGb: '20' } }, { initializeParams: { diskType: 'pd-extreme', diskSizeGb: '10', provisionedIops: '120000' } }] }),
+      properties: props({
+        disks: [
+          { boot: true, initializeParams: { sourceImage: CENTOS, diskSizeGb: '20' } },
+          { initializeParams: { diskType: 'pd-extreme', diskSizeGb: '10', provisionedIops: '120000' } },
+        ],
+      }),
     });
     assert.equal(template['properties']['disks'][0]['initializeParams']['diskSizeGb'], '20');
     assert.equal(template['properties']['disks'][1]['initializeParams']['provisionedIops'], '120000');
@@ -622,18 +985,36 @@ describe('instanceTemplates.insert fills in server output', () => {
       }),
     });
     const properties = template['properties'];
-    assert.deepEqual(properties['disks'][0]['diskEncryptionKey'], { rawKey: KEY_32, sha256: createHash('sha256').update(Buffer.alloc(32, 7)).digest('base64') });
+    assert.deepEqual(properties['disks'][0]['diskEncryptionKey'], {
+      rawKey: KEY_32,
+      sha256: createHash('sha256').update(Buffer.alloc(32, 7)).digest('base64'),
+    });
     assert.deepEqual(properties['tags']['items'], ['http-server', 'ssh']);
     assert.match(properties['tags']['fingerprint'], /^[A-Za-z0-9+/]{11}=$/);
-    assert.deepEqual(properties['metadata']['items'], [{ key: 'startup-script', value: 'echo hi' }, { key: 'empty', value: '' }]);
+    assert.deepEqual(properties['metadata']['items'], [
+      { key: 'startup-script', value: 'echo hi' },
+      { key: 'empty', value: '' },
+    ]);
   });
 
   test('scheduling defaults depend on preemptible, Spot and accelerators', async () => {
     const cases: [string, Record<string, unknown>, Record<string, unknown>][] = [
       ['sched-standard', {}, { onHostMaintenance: 'MIGRATE', automaticRestart: true, preemptible: false, provisioningModel: 'STANDARD' }],
-      ['sched-preemptible', { scheduling: { preemptible: true } }, { onHostMaintenance: 'TERMINATE', automaticRestart: false, preemptible: true, provisioningModel: 'STANDARD' }],
-      ['sched-spot', { scheduling: { provisioningModel: 'SPOT', instanceTerminationAction: 'DELETE' } }, { onHostMaintenance: 'TERMINATE', automaticRestart: false, preemptible: false, provisioningModel: 'SPOT', instanceTerminationAction: 'DELETE' }],
-      ['sched-gpu', { guestAccelerators: [{ acceleratorType: 'nvidia-tesla-t4', acceleratorCount: 1 }] }, { onHostMaintenance: 'TERMINATE', automaticRestart: true, preemptible: false, provisioningModel: 'STANDARD' }],
+      [
+        'sched-preemptible',
+        { scheduling: { preemptible: true } },
+        { onHostMaintenance: 'TERMINATE', automaticRestart: false, preemptible: true, provisioningModel: 'STANDARD' },
+      ],
+      [
+        'sched-spot',
+        { scheduling: { provisioningModel: 'SPOT', instanceTerminationAction: 'DELETE' } },
+        { onHostMaintenance: 'TERMINATE', automaticRestart: false, preemptible: false, provisioningModel: 'SPOT', instanceTerminationAction: 'DELETE' },
+      ],
+      [
+        'sched-gpu',
+        { guestAccelerators: [{ acceleratorType: 'nvidia-tesla-t4', acceleratorCount: 1 }] },
+        { onHostMaintenance: 'TERMINATE', automaticRestart: true, preemptible: false, provisioningModel: 'STANDARD' },
+      ],
     ];
     for (const [name, extra, expected] of cases) {
       const { template } = await insertAndGet({ name, properties: props(extra) });
@@ -653,7 +1034,16 @@ describe('instanceTemplates.insert fills in server output', () => {
         metadata: { kind: 'compute#nothing', fingerprint: 'c3RhbGU=' },
         tags: { items: ['web'], fingerprint: 'c3RhbGU=' },
         networkInterfaces: [{ kind: 'x', name: 'nic7', fingerprint: 'abc=', ipv6AccessType: 'EXTERNAL', accessConfigs: [{ kind: 'y' }] }],
-        disks: [{ kind: 'z', index: 5, savedState: 'PRESERVED', boot: true, initializeParams: { sourceImage: DEBIAN }, diskEncryptionKey: { rawKey: KEY_32, sha256: 'c3RhbGU=' } }],
+        disks: [
+          {
+            kind: 'z',
+            index: 5,
+            savedState: 'PRESERVED',
+            boot: true,
+            initializeParams: { sourceImage: DEBIAN },
+            diskEncryptionKey: { rawKey: KEY_32, sha256: 'c3RhbGU=' },
+          },
+        ],
       }),
     });
     assert.equal(template['kind'], 'compute#instanceTemplate');

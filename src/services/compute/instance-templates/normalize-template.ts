@@ -40,7 +40,11 @@ export function normalizeTemplate(input: InstanceTemplateInput, ctx: ValidationC
   if (input.sourceInstance !== undefined && input.sourceInstance !== '') {
     const path = resourcePathOf(input.sourceInstance, ctx.project);
     const valid = path !== undefined && /^projects\/[^/]+\/zones\/[^/]+\/instances\/[^/]+$/.test(path);
-    throw invalidFieldValue('resource.sourceInstance', input.sourceInstance, valid ? 'The referenced source instance resource cannot be found.' : 'The URL is malformed.');
+    throw invalidFieldValue(
+      'resource.sourceInstance',
+      input.sourceInstance,
+      valid ? 'The referenced source instance resource cannot be found.' : 'The URL is malformed.',
+    );
   }
   return { name, description: input.description ?? '', properties, machineTypeIsUrl: machineType.includes('/') };
 }
@@ -75,12 +79,21 @@ function normalizeProperties(input: InstancePropertiesInput, ctx: ValidationCont
   }
   const accelerators = input.guestAccelerators ?? [];
   accelerators.forEach((accelerator, i) => {
-    if (accelerator.acceleratorType === undefined || accelerator.acceleratorType === '') throw requiredField(`${field}.guestAccelerators[${i}].acceleratorType`);
+    if (accelerator.acceleratorType === undefined || accelerator.acceleratorType === '')
+      throw requiredField(`${field}.guestAccelerators[${i}].acceleratorType`);
     if (accelerator.acceleratorType.includes('/')) {
-      throw invalidFieldValue(`${field}.guestAccelerators[${i}].acceleratorType`, accelerator.acceleratorType, 'Instance templates take an accelerator type name, not a URL.');
+      throw invalidFieldValue(
+        `${field}.guestAccelerators[${i}].acceleratorType`,
+        accelerator.acceleratorType,
+        'Instance templates take an accelerator type name, not a URL.',
+      );
     }
     if ((accelerator.acceleratorCount ?? 0) < 1) {
-      throw invalidFieldValue(`${field}.guestAccelerators[${i}].acceleratorCount`, String(accelerator.acceleratorCount ?? 0), 'Accelerator count must be at least 1.');
+      throw invalidFieldValue(
+        `${field}.guestAccelerators[${i}].acceleratorCount`,
+        String(accelerator.acceleratorCount ?? 0),
+        'Accelerator count must be at least 1.',
+      );
     }
   });
   out['scheduling'] = normalizeScheduling(input.scheduling ?? {}, accelerators.length > 0);
@@ -117,16 +130,22 @@ function normalizeMetadata(metadata: InstancePropertiesInput['metadata'], field:
     if (seen.has(key)) throw invalidFieldValue(`${field}.items`, '', `Metadata has duplicate keys: ${key}.`);
     seen.add(key);
     const size = Buffer.byteLength(item.value ?? '', 'utf8');
-    if (size > METADATA_VALUE_LIMIT) throw invalidFieldValue(`${field}.items[${i}].value`, '', `Metadata value is too large: ${size} bytes; the limit is ${METADATA_VALUE_LIMIT} bytes.`);
+    if (size > METADATA_VALUE_LIMIT)
+      throw invalidFieldValue(`${field}.items[${i}].value`, '', `Metadata value is too large: ${size} bytes; the limit is ${METADATA_VALUE_LIMIT} bytes.`);
     total += size + Buffer.byteLength(key, 'utf8');
   });
   if (total > METADATA_TOTAL_LIMIT) throw invalidFieldValue(field, '', `Metadata is too large: ${total} bytes; the limit is ${METADATA_TOTAL_LIMIT} bytes.`);
-  return { kind: 'compute#metadata', fingerprint: newFingerprint(ids), ...(items.length > 0 ? { items: items.map((item) => ({ key: item.key, value: item.value ?? '' })) } : {}) };
+  return {
+    kind: 'compute#metadata',
+    fingerprint: newFingerprint(ids),
+    ...(items.length > 0 ? { items: items.map((item) => ({ key: item.key, value: item.value ?? '' })) } : {}),
+  };
 }
 
 function checkResourceManagerTags(tags: Record<string, string> | undefined, field: string): void {
   for (const [key, value] of Object.entries(tags ?? {})) {
     if (!/^tagKeys\/\d+$/.test(key)) throw invalidFieldValue(field, key, 'Keys must be of the form tagKeys/{tag_key_id}.');
-    if (!/^tagValues\/\d+$/.test(value)) throw invalidFieldValue(`${field}[${JSON.stringify(key)}]`, value, 'Values must be of the form tagValues/{tag_value_id}.');
+    if (!/^tagValues\/\d+$/.test(value))
+      throw invalidFieldValue(`${field}[${JSON.stringify(key)}]`, value, 'Values must be of the form tagValues/{tag_value_id}.');
   }
 }

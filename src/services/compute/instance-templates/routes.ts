@@ -40,8 +40,11 @@ export function registerInstanceTemplateRoutes(app: FastifyInstance, templates: 
       const project = ctx.params['project']!;
       const scope = route.scopeOf(ctx.params);
       ctx.authorize({ write: false, permission: 'compute.instanceTemplates.list', resource: `projects/${project}` });
-      return listResponse(ctx, { kind: 'compute#instanceTemplateList', path: `projects/${project}/${scopePath(scope)}/instanceTemplates` }, templates.source(project, scope), (t) =>
-        renderTemplate(t, ctx.links),
+      return listResponse(
+        ctx,
+        { kind: 'compute#instanceTemplateList', path: `projects/${project}/${scopePath(scope)}/instanceTemplates` },
+        templates.source(project, scope),
+        (t) => renderTemplate(t, ctx.links),
       );
     });
   }

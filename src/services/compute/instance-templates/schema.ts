@@ -176,14 +176,27 @@ const InstanceProperties = PMessage('InstanceProperties', {
     confidentialInstanceType: PEnum('ConfidentialInstanceConfig.ConfidentialInstanceType', ['CONFIDENTIAL_INSTANCE_TYPE_UNSPECIFIED', 'SEV', 'SEV_SNP', 'TDX']),
   }),
   // The specification's neutral name, and the real service's name for the same field.
-  privateIpv6ProviderAccess: PEnum('InstanceProperties.PrivateIpv6GoogleAccess', ['ENABLE_BIDIRECTIONAL_ACCESS_TO_GOOGLE', 'ENABLE_OUTBOUND_VM_ACCESS_TO_GOOGLE', 'INHERIT_FROM_SUBNETWORK']),
-  privateIpv6GoogleAccess: PEnum('InstanceProperties.PrivateIpv6GoogleAccess', ['ENABLE_BIDIRECTIONAL_ACCESS_TO_GOOGLE', 'ENABLE_OUTBOUND_VM_ACCESS_TO_GOOGLE', 'INHERIT_FROM_SUBNETWORK']),
+  privateIpv6ProviderAccess: PEnum('InstanceProperties.PrivateIpv6GoogleAccess', [
+    'ENABLE_BIDIRECTIONAL_ACCESS_TO_GOOGLE',
+    'ENABLE_OUTBOUND_VM_ACCESS_TO_GOOGLE',
+    'INHERIT_FROM_SUBNETWORK',
+  ]),
+  privateIpv6GoogleAccess: PEnum('InstanceProperties.PrivateIpv6GoogleAccess', [
+    'ENABLE_BIDIRECTIONAL_ACCESS_TO_GOOGLE',
+    'ENABLE_OUTBOUND_VM_ACCESS_TO_GOOGLE',
+    'INHERIT_FROM_SUBNETWORK',
+  ]),
   advancedMachineFeatures: PMessage('AdvancedMachineFeatures', {
     enableNestedVirtualization: PBool(),
     threadsPerCore: PInt32(),
     visibleCoreCount: PInt32(),
     enableUefiNetworking: PBool(),
-    performanceMonitoringUnit: PEnum('AdvancedMachineFeatures.PerformanceMonitoringUnit', ['ARCHITECTURAL', 'ENHANCED', 'PERFORMANCE_MONITORING_UNIT_UNSPECIFIED', 'STANDARD']),
+    performanceMonitoringUnit: PEnum('AdvancedMachineFeatures.PerformanceMonitoringUnit', [
+      'ARCHITECTURAL',
+      'ENHANCED',
+      'PERFORMANCE_MONITORING_UNIT_UNSPECIFIED',
+      'STANDARD',
+    ]),
     turboMode: PString(),
   }),
   networkPerformanceConfig: PMessage('NetworkPerformanceConfig', {
@@ -207,7 +220,15 @@ export const InstanceTemplateSchema = PMessage('InstanceTemplate', {
     diskConfigs: PRepeated(
       PMessage('DiskInstantiationConfig', {
         deviceName: PString(),
-        instantiateFrom: PEnum('DiskInstantiationConfig.InstantiateFrom', ['ATTACH_READ_ONLY', 'BLANK', 'CUSTOM_IMAGE', 'DEFAULT', 'DO_NOT_INCLUDE', 'SOURCE_IMAGE', 'SOURCE_IMAGE_FAMILY']),
+        instantiateFrom: PEnum('DiskInstantiationConfig.InstantiateFrom', [
+          'ATTACH_READ_ONLY',
+          'BLANK',
+          'CUSTOM_IMAGE',
+          'DEFAULT',
+          'DO_NOT_INCLUDE',
+          'SOURCE_IMAGE',
+          'SOURCE_IMAGE_FAMILY',
+        ]),
         autoDelete: PBool(),
         customImage: PString(),
       }),
@@ -228,4 +249,3 @@ export type AttachedDiskInput = NonNullable<InstancePropertiesInput['disks']>[nu
 export type SchedulingInput = NonNullable<InstancePropertiesInput['scheduling']>;
 /** EncryptionKeyInput is a decoded customer encryption key. */
 export type EncryptionKeyInput = NonNullable<AttachedDiskInput['diskEncryptionKey']>;
-

@@ -100,7 +100,12 @@ export class TemplateService {
   /** source reads one scope's templates, or every scope's when `scope` is undefined, a page at a time in key order. */
   source(project: string, scope?: Scope): PagedSource<StoredTemplate> {
     const prefix = scope === undefined ? `${project}/` : templateKey(project, scope, '');
-    return (after, limit) => this.store.list<StoredTemplate>(INSTANCE_TEMPLATES_KIND, { prefix, ...(after === undefined ? {} : { after }), ...(limit === undefined ? {} : { limit }) });
+    return (after, limit) =>
+      this.store.list<StoredTemplate>(INSTANCE_TEMPLATES_KIND, {
+        prefix,
+        ...(after === undefined ? {} : { after }),
+        ...(limit === undefined ? {} : { limit }),
+      });
   }
 
   /** delete checks the template exists (404 on the request) and starts the Operation that removes it. */

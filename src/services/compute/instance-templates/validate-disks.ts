@@ -36,7 +36,8 @@ export function normalizeDisks(disks: readonly AttachedDiskInput[], ctx: Validat
   const base = 'resource.properties.disks';
   const bootIndexes = disks.flatMap((disk, index) => (disk.boot === true ? [index] : []));
   if (bootIndexes.length > 1) throw invalidFieldValue(base, '', 'Only one boot disk may be specified.');
-  if (bootIndexes.length === 1 && bootIndexes[0] !== 0) throw invalidFieldValue(`${base}[${bootIndexes[0]}].boot`, 'true', 'Boot disk must be the first disk attached to the instance.');
+  if (bootIndexes.length === 1 && bootIndexes[0] !== 0)
+    throw invalidFieldValue(`${base}[${bootIndexes[0]}].boot`, 'true', 'Boot disk must be the first disk attached to the instance.');
   const deviceNames = new Set<string>();
   return disks.map((disk, index) => {
     const out = normalizeDisk(disk, index, `${base}[${index}]`, ctx);
@@ -54,7 +55,15 @@ function normalizeDisk(disk: AttachedDiskInput, index: number, field: string, ct
   const type = disk.type ?? 'PERSISTENT';
   const boot = disk.boot ?? false;
   const hasSource = disk.source !== undefined && disk.source !== '';
-  const out: Record<string, unknown> = { kind: 'compute#attachedDisk', ...rest, type, mode: disk.mode ?? 'READ_WRITE', boot, autoDelete: disk.autoDelete ?? false, index };
+  const out: Record<string, unknown> = {
+    kind: 'compute#attachedDisk',
+    ...rest,
+    type,
+    mode: disk.mode ?? 'READ_WRITE',
+    boot,
+    autoDelete: disk.autoDelete ?? false,
+    index,
+  };
   if (hasSource && initializeParams !== undefined) {
     throw invalidFieldValue(`${field}.initializeParams`, '', 'Cannot specify both source and initializeParams for a disk.');
   }
@@ -79,11 +88,21 @@ function normalizeDisk(disk: AttachedDiskInput, index: number, field: string, ct
   return out;
 }
 
-function normalizeInitializeParams(params: NonNullable<AttachedDiskInput['initializeParams']>, boot: boolean, diskType: string, field: string, ctx: ValidationContext): Record<string, unknown> {
+function normalizeInitializeParams(
+  params: NonNullable<AttachedDiskInput['initializeParams']>,
+  boot: boolean,
+  diskType: string,
+  field: string,
+  ctx: ValidationContext,
+): Record<string, unknown> {
   const out: Record<string, unknown> = { ...params };
   const sources = [params.sourceImage, params.sourceSnapshot].filter((value) => value !== undefined && value !== '');
   if (boot && sources.length !== 1) {
-    throw invalidFieldValue(field, '', 'Exactly one of initializeParams.sourceImage, initializeParams.sourceSnapshot or source must be specified for a new boot disk.');
+    throw invalidFieldValue(
+      field,
+      '',
+      'Exactly one of initializeParams.sourceImage, initializeParams.sourceSnapshot or source must be specified for a new boot disk.',
+    );
   }
   if (sources.length > 1) throw invalidFieldValue(field, '', 'Only one of sourceImage and sourceSnapshot may be specified.');
   let imageSizeGb: number | undefined;
@@ -106,7 +125,8 @@ function normalizeInitializeParams(params: NonNullable<AttachedDiskInput['initia
   if (params.diskType !== undefined && params.diskType !== '') {
     if (params.diskType.includes('/')) throw invalidFieldValue(`${field}.diskType`, params.diskType, 'Instance templates take a disk type name, not a URL.');
     if (!DISK_TYPES.has(params.diskType)) throw invalidFieldValue(`${field}.diskType`, params.diskType, `Disk type '${params.diskType}' does not exist.`);
-    if (params.diskType === 'local-ssd' && diskType !== 'SCRATCH') throw invalidFieldValue(`${field}.diskType`, params.diskType, 'The local-ssd disk type requires a SCRATCH disk.');
+    if (params.diskType === 'local-ssd' && diskType !== 'SCRATCH')
+      throw invalidFieldValue(`${field}.diskType`, params.diskType, 'The local-ssd disk type requires a SCRATCH disk.');
   }
   if (diskType !== 'SCRATCH') {
     if (params.diskSizeGb !== undefined) {
@@ -136,10 +156,13 @@ function normalizeInitializeParams(params: NonNullable<AttachedDiskInput['initia
       return name;
     });
     if (zones[0] === zones[1]) throw invalidFieldValue(`${field}.replicaZones`, '', 'The two replica zones must be different.');
-    if (zones[0]!.replace(/-[a-z]$/, '') !== zones[1]!.replace(/-[a-z]$/, '')) throw invalidFieldValue(`${field}.replicaZones`, '', 'Both replica zones must be in the same region.');
+    if (zones[0]!.replace(/-[a-z]$/, '') !== zones[1]!.replace(/-[a-z]$/, ''))
+      throw invalidFieldValue(`${field}.replicaZones`, '', 'Both replica zones must be in the same region.');
   }
-  if (params.sourceImageEncryptionKey !== undefined) out['sourceImageEncryptionKey'] = normalizeKey(params.sourceImageEncryptionKey, `${field}.sourceImageEncryptionKey`);
-  if (params.sourceSnapshotEncryptionKey !== undefined) out['sourceSnapshotEncryptionKey'] = normalizeKey(params.sourceSnapshotEncryptionKey, `${field}.sourceSnapshotEncryptionKey`);
+  if (params.sourceImageEncryptionKey !== undefined)
+    out['sourceImageEncryptionKey'] = normalizeKey(params.sourceImageEncryptionKey, `${field}.sourceImageEncryptionKey`);
+  if (params.sourceSnapshotEncryptionKey !== undefined)
+    out['sourceSnapshotEncryptionKey'] = normalizeKey(params.sourceSnapshotEncryptionKey, `${field}.sourceSnapshotEncryptionKey`);
   return out;
 }
 
@@ -160,14 +183,20 @@ function normalizeKey(key: EncryptionKeyInput, field: string): Record<string, un
   const out: Record<string, unknown> = { ...rest };
   if (key.rawKey !== undefined && key.rawKey !== '') {
     const bytes = decodeBase64Strict(key.rawKey);
-    if (bytes === undefined || bytes.length !== 32) throw invalidFieldValue(`${field}.rawKey`, key.rawKey, 'The raw key must be a 256-bit key encoded in RFC 4648 base64.');
+    if (bytes === undefined || bytes.length !== 32)
+      throw invalidFieldValue(`${field}.rawKey`, key.rawKey, 'The raw key must be a 256-bit key encoded in RFC 4648 base64.');
     out['sha256'] = createHash('sha256').update(bytes).digest('base64');
   }
   if (key.rsaEncryptedKey !== undefined && key.rsaEncryptedKey !== '') {
     const bytes = decodeBase64Strict(key.rsaEncryptedKey);
-    if (bytes === undefined || bytes.length !== 256) throw invalidFieldValue(`${field}.rsaEncryptedKey`, key.rsaEncryptedKey, 'The RSA-wrapped key must be 2048 bits encoded in RFC 4648 base64.');
+    if (bytes === undefined || bytes.length !== 256)
+      throw invalidFieldValue(`${field}.rsaEncryptedKey`, key.rsaEncryptedKey, 'The RSA-wrapped key must be 2048 bits encoded in RFC 4648 base64.');
   }
-  if (key.kmsKeyName !== undefined && key.kmsKeyName !== '' && !/^projects\/[^/]+\/locations\/[^/]+\/keyRings\/[^/]+\/cryptoKeys\/[^/]+(\/cryptoKeyVersions\/[^/]+)?$/.test(key.kmsKeyName)) {
+  if (
+    key.kmsKeyName !== undefined &&
+    key.kmsKeyName !== '' &&
+    !/^projects\/[^/]+\/locations\/[^/]+\/keyRings\/[^/]+\/cryptoKeys\/[^/]+(\/cryptoKeyVersions\/[^/]+)?$/.test(key.kmsKeyName)
+  ) {
     throw invalidFieldValue(`${field}.kmsKeyName`, key.kmsKeyName, 'Must be of the form projects/<p>/locations/<l>/keyRings/<r>/cryptoKeys/<k>.');
   }
   return out;

@@ -30,7 +30,11 @@ export function normalizeScheduling(scheduling: SchedulingInput, hasAccelerators
     throw invalidFieldValue(`${field}.terminationTime`, scheduling.terminationTime, 'Must be an RFC 3339 timestamp.');
   }
   if (scheduling.instanceTerminationAction !== undefined && !spot && scheduling.maxRunDuration === undefined && scheduling.terminationTime === undefined) {
-    throw invalidFieldValue(`${field}.instanceTerminationAction`, scheduling.instanceTerminationAction, 'instanceTerminationAction can only be set for Spot VMs or VMs with a run duration.');
+    throw invalidFieldValue(
+      `${field}.instanceTerminationAction`,
+      scheduling.instanceTerminationAction,
+      'instanceTerminationAction can only be set for Spot VMs or VMs with a run duration.',
+    );
   }
   if (scheduling.hostErrorTimeoutSeconds !== undefined) {
     const [min, max] = HOST_ERROR_TIMEOUT_RANGE;

@@ -1,4 +1,12 @@
-export { OperationService, DEFAULT_RETENTION_MS, MEMORY_MAX_RETAINED_OPERATIONS, type Executor, type ExecutorResult, type StartRequest, type OperationServiceOptions } from './operation-service.ts';
+export {
+  OperationService,
+  DEFAULT_RETENTION_MS,
+  MEMORY_MAX_RETAINED_OPERATIONS,
+  type Executor,
+  type ExecutorResult,
+  type StartRequest,
+  type OperationServiceOptions,
+} from './operation-service.ts';
 export { OPERATIONS_KIND, operationKey, operationPath, renderOperation, type StoredOperation, type OperationWork, type OperationStatus } from './operation.ts';
 export { parseRequestId, REQUEST_IDS_KIND } from './request-id.ts';
 export { registerOperationRoutes } from './routes.ts';

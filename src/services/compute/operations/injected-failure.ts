@@ -53,7 +53,18 @@ export function injectedFailure(payload: unknown): InjectedOperationFailure {
   const quota = error.quotaInfo;
   return new InjectedOperationFailure(
     error,
-    quota === undefined ? undefined : [{ quotaInfo: { metricName: quota.metricName, limitName: quota.limitName, ...(quota.dimensions === undefined ? {} : { dimensions: quota.dimensions }), limit: quota.limit } }],
+    quota === undefined
+      ? undefined
+      : [
+          {
+            quotaInfo: {
+              metricName: quota.metricName,
+              limitName: quota.limitName,
+              ...(quota.dimensions === undefined ? {} : { dimensions: quota.dimensions }),
+              limit: quota.limit,
+            },
+          },
+        ],
   );
 }
 

@@ -47,7 +47,14 @@ describe('Operations across replicas', () => {
       const started: StoredOperation[] = [];
       for (let i = 0; i < 6; i++) {
         started.push(
-          await a.start({ project: 'p', scope: GLOBAL, operationType: 'insert', targetPath: `projects/p/global/things/t${i}`, user: 'u', work: { action: 'things.insert', payload: { key: `t${i}` } } }),
+          await a.start({
+            project: 'p',
+            scope: GLOBAL,
+            operationType: 'insert',
+            targetPath: `projects/p/global/things/t${i}`,
+            user: 'u',
+            work: { action: 'things.insert', payload: { key: `t${i}` } },
+          }),
         );
       }
       // While A is alive and renewing, B leaves its Operations alone.
@@ -57,8 +64,14 @@ describe('Operations across replicas', () => {
       // A dies: its database connections go, so its leases stop being renewed.
       await storeA.close();
       const done = await Promise.all(started.map((op) => b.wait('p', GLOBAL, op.name)));
-      assert.deepEqual(done.map((op) => op.status), Array(6).fill('DONE'));
-      assert.deepEqual(runs.sort(), Array.from({ length: 6 }, (_, i) => `b:t${i}`));
+      assert.deepEqual(
+        done.map((op) => op.status),
+        Array(6).fill('DONE'),
+      );
+      assert.deepEqual(
+        runs.sort(),
+        Array.from({ length: 6 }, (_, i) => `b:t${i}`),
+      );
       assert.equal(await storeB.count('test.things'), 6);
     } finally {
       await a.close();
@@ -77,7 +90,14 @@ describe('Operations across replicas', () => {
     await a.open();
     await b.open();
     try {
-      const op = await a.start({ project: 'p', scope: GLOBAL, operationType: 'insert', targetPath: 'projects/p/global/things/x', user: 'u', work: { action: 'things.insert', payload: { key: 'x' } } });
+      const op = await a.start({
+        project: 'p',
+        scope: GLOBAL,
+        operationType: 'insert',
+        targetPath: 'projects/p/global/things/x',
+        user: 'u',
+        work: { action: 'things.insert', payload: { key: 'x' } },
+      });
       const done = await b.wait('p', GLOBAL, op.name);
       assert.equal(done.status, 'DONE');
       assert.deepEqual(runs, ['a:x']);

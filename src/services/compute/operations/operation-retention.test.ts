@@ -32,7 +32,15 @@ describe('Operation retention by count', () => {
     const names: string[] = [];
     for (let i = 0; i < 600; i++) {
       const requestId = `00000000-0000-4000-8000-${String(i + 1).padStart(12, '0')}`;
-      const op = await ops.start({ project: 'p', scope: GLOBAL, operationType: 'insert', targetPath: `projects/p/global/things/t${i}`, user: 'u', requestId, work: { action: 'things.insert', payload: null } });
+      const op = await ops.start({
+        project: 'p',
+        scope: GLOBAL,
+        operationType: 'insert',
+        targetPath: `projects/p/global/things/t${i}`,
+        user: 'u',
+        requestId,
+        work: { action: 'things.insert', payload: null },
+      });
       names.push(op.name);
       clock.advance(10);
       await settle();
@@ -45,17 +53,34 @@ describe('Operation retention by count', () => {
     assert.equal(ops.retainedCount, kept);
     // The newest are all there; the oldest are gone, with their requestId entries.
     for (const name of names.slice(-max)) assert.equal((await ops.get('p', GLOBAL, name)).status, 'DONE');
-    await assert.rejects(ops.get('p', GLOBAL, names[0]!), (error: unknown) => (error as Error).message === notFound(`projects/p/global/operations/${names[0]}`).message);
+    await assert.rejects(
+      ops.get('p', GLOBAL, names[0]!),
+      (error: unknown) => (error as Error).message === notFound(`projects/p/global/operations/${names[0]}`).message,
+    );
     assert.equal(await store.count(REQUEST_IDS_KIND), kept);
     await ops.close();
   });
 
   test('without a limit (the SQLite store) nothing is forgotten before its age', async () => {
     const store = new MemoryStore();
-    const ops = new OperationService({ store, clock: new ManualClock(Date.UTC(2025, 0, 1)), timers: instantTimers, ids: seededIds('no-limit'), mode: 'instant' });
+    const ops = new OperationService({
+      store,
+      clock: new ManualClock(Date.UTC(2025, 0, 1)),
+      timers: instantTimers,
+      ids: seededIds('no-limit'),
+      mode: 'instant',
+    });
     ops.register('things.insert', async () => undefined);
     await ops.open();
-    for (let i = 0; i < 120; i++) await ops.start({ project: 'p', scope: GLOBAL, operationType: 'insert', targetPath: `projects/p/global/things/t${i}`, user: 'u', work: { action: 'things.insert', payload: null } });
+    for (let i = 0; i < 120; i++)
+      await ops.start({
+        project: 'p',
+        scope: GLOBAL,
+        operationType: 'insert',
+        targetPath: `projects/p/global/things/t${i}`,
+        user: 'u',
+        work: { action: 'things.insert', payload: null },
+      });
     await settle();
     assert.equal(await store.count(OPERATIONS_KIND), 120);
     await ops.close();

@@ -71,7 +71,18 @@ describe('realistic Operations', () => {
 
   before(async () => {
     // Compute alone: the stepped timers then hold only the Operations' delays (the cluster's Event expiry sleeps on them too).
-    srv = await startFogbank({ host: '127.0.0.1', port: 0, store: 'memory', operations: 'realistic', adminToken: 'admin', logLevel: 'silent', clock, timers, ids: seededIds('ops-realistic'), services: [computeService] });
+    srv = await startFogbank({
+      host: '127.0.0.1',
+      port: 0,
+      store: 'memory',
+      operations: 'realistic',
+      adminToken: 'admin',
+      logLevel: 'silent',
+      clock,
+      timers,
+      ids: seededIds('ops-realistic'),
+      services: [computeService],
+    });
   });
   after(async () => {
     await srv.close();
@@ -126,7 +137,10 @@ describe('realistic Operations', () => {
     for (const field of ['insertTime', 'startTime', 'endTime']) assert.match(done[field], /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[-+]\d\d:\d\d$/);
 
     const progress = [op['progress'], running['progress'], done['progress']];
-    assert.deepEqual([...progress].sort((a, b) => a - b), progress);
+    assert.deepEqual(
+      [...progress].sort((a, b) => a - b),
+      progress,
+    );
     const statuses = [op['status'], running['status'], done['status']];
     assert.deepEqual(statuses, ['PENDING', 'RUNNING', 'DONE']);
 
@@ -160,7 +174,9 @@ describe('realistic Operations', () => {
     const loser = failed[0]!;
     assert.equal(loser['status'], 'DONE');
     assert.equal(loser['progress'], 100);
-    assert.deepEqual(loser['error'], { errors: [{ code: 'RESOURCE_ALREADY_EXISTS', message: "The resource 'projects/p/global/instanceTemplates/race' already exists" }] });
+    assert.deepEqual(loser['error'], {
+      errors: [{ code: 'RESOURCE_ALREADY_EXISTS', message: "The resource 'projects/p/global/instanceTemplates/race' already exists" }],
+    });
     assert.equal(loser['httpErrorStatusCode'], 409);
     assert.equal(loser['httpErrorMessage'], 'CONFLICT');
     const stored = await call(srv, 'GET', `${TEMPLATES}/race`);
@@ -205,7 +221,16 @@ describe('instant Operations: get, list, delete, aggregated, requestId, failures
   const clock = new ManualClock(T0);
 
   before(async () => {
-    srv = await startFogbank({ host: '127.0.0.1', port: 0, store: 'memory', operations: 'instant', adminToken: 'admin', logLevel: 'silent', clock, ids: seededIds('ops-instant') });
+    srv = await startFogbank({
+      host: '127.0.0.1',
+      port: 0,
+      store: 'memory',
+      operations: 'instant',
+      adminToken: 'admin',
+      logLevel: 'silent',
+      clock,
+      ids: seededIds('ops-instant'),
+    });
   });
   after(async () => {
     await srv.close();
@@ -247,7 +272,11 @@ describe('instant Operations: get, list, delete, aggregated, requestId, failures
     assert.deepEqual(aggregated['items'], { global: { operations: [global] }, 'regions/us-central1': { operations: [regional] } });
     const allScopes = (await call(srv, 'GET', '/compute/v1/projects/p/aggregated/operations?includeAllScopes=True')).body;
     assert.deepEqual(allScopes['items']['regions/us-east1'], {
-      warning: { code: 'NO_RESULTS_ON_PAGE', message: "There are no results for scope 'regions/us-east1' on this page.", data: [{ key: 'scope', value: 'regions/us-east1' }] },
+      warning: {
+        code: 'NO_RESULTS_ON_PAGE',
+        message: "There are no results for scope 'regions/us-east1' on this page.",
+        data: [{ key: 'scope', value: 'regions/us-east1' }],
+      },
     });
     assert.deepEqual(allScopes['items']['global'], { operations: [global] });
 
@@ -256,7 +285,9 @@ describe('instant Operations: get, list, delete, aggregated, requestId, failures
     assert.deepEqual(deleted.body, {});
     const gone = await call(srv, 'GET', `${OPS}/${global['name']}`);
     assert.equal(gone.status, 404);
-    assert.deepEqual(gone.body['error']['errors'], [{ message: `The resource 'projects/p/global/operations/${global['name']}' was not found`, domain: 'global', reason: 'notFound' }]);
+    assert.deepEqual(gone.body['error']['errors'], [
+      { message: `The resource 'projects/p/global/operations/${global['name']}' was not found`, domain: 'global', reason: 'notFound' },
+    ]);
     assert.equal((await call(srv, 'DELETE', `${OPS}/${global['name']}`)).status, 404);
     assert.equal((await call(srv, 'POST', `${OPS}/${global['name']}/wait`)).status, 404);
     assert.deepEqual((await call(srv, 'GET', OPS)).body['items'] ?? [], []);
@@ -301,7 +332,10 @@ describe('instant Operations: get, list, delete, aggregated, requestId, failures
     const requestId = '3d5e7f90-aaaa-4bbb-8ccc-ddddeeeeffff';
     const opsBefore = await operationNames(srv);
     const replies = await Promise.all([0, 1].map(() => call(srv, 'POST', `${TEMPLATES}?requestId=${requestId}`, template('twin'))));
-    assert.deepEqual(replies.map((reply) => reply.status), [200, 200]);
+    assert.deepEqual(
+      replies.map((reply) => reply.status),
+      [200, 200],
+    );
     assert.equal(replies[0]!.body['name'], replies[1]!.body['name']);
     assert.equal(replies[0]!.body['id'], replies[1]!.body['id']);
     assert.deepEqual(await operationNames(srv), [...opsBefore, replies[0]!.body['name']].sort());
@@ -311,7 +345,10 @@ describe('instant Operations: get, list, delete, aggregated, requestId, failures
     assert.equal(done['error'], undefined);
   });
 
-  for (const machineType of ['zones/us-central1-a/machineTypes/e2-small', 'https://www.googleapis.com/compute/v1/projects/p/zones/us-central1-a/machineTypes/e2-small']) {
+  for (const machineType of [
+    'zones/us-central1-a/machineTypes/e2-small',
+    'https://www.googleapis.com/compute/v1/projects/p/zones/us-central1-a/machineTypes/e2-small',
+  ]) {
     test(`machineType as a URL (${machineType.slice(0, 5)}…) fails inside the Operation with INTERNAL_ERROR`, TIMEOUT, async () => {
       const opsBefore = await operationNames(srv);
       const reply = await call(srv, 'POST', TEMPLATES, { name: 'by-url', properties: { machineType } });
@@ -343,7 +380,10 @@ describe('instant Operations: get, list, delete, aggregated, requestId, failures
       if (page['nextPageToken'] === undefined) break;
       url = `${OPS}?maxResults=2&pageToken=${page['nextPageToken']}`;
     }
-    assert.deepEqual(names, all.map((op) => op.name));
+    assert.deepEqual(
+      names,
+      all.map((op) => op.name),
+    );
   });
 });
 
@@ -358,9 +398,21 @@ describe('OperationService', () => {
     ...extra,
   });
 
-  function service(mode: 'instant' | 'realistic', clock: ManualClock, options: { timers?: Timers; waitCapMs?: number; retentionMs?: number } = {}): { ops: OperationService; store: MemoryStore } {
+  function service(
+    mode: 'instant' | 'realistic',
+    clock: ManualClock,
+    options: { timers?: Timers; waitCapMs?: number; retentionMs?: number } = {},
+  ): { ops: OperationService; store: MemoryStore } {
     const store = new MemoryStore();
-    const ops = new OperationService({ store, clock, timers: options.timers ?? neverTimers, ids: seededIds(`svc-${mode}`), mode, ...(options.waitCapMs === undefined ? {} : { waitCapMs: options.waitCapMs }), ...(options.retentionMs === undefined ? {} : { retentionMs: options.retentionMs }) });
+    const ops = new OperationService({
+      store,
+      clock,
+      timers: options.timers ?? neverTimers,
+      ids: seededIds(`svc-${mode}`),
+      mode,
+      ...(options.waitCapMs === undefined ? {} : { waitCapMs: options.waitCapMs }),
+      ...(options.retentionMs === undefined ? {} : { retentionMs: options.retentionMs }),
+    });
     ops.register('things.insert', async (tx, payload) => {
       const { key } = payload as { key: string };
       if ((await tx.get('test.things', key)) !== undefined) throw alreadyExists(`projects/p/global/things/${key}`);
@@ -395,7 +447,11 @@ describe('OperationService', () => {
       const waited = ops.wait('p', GLOBAL, op.name);
       await ticks();
       await ops.remove('p', GLOBAL, op.name);
-      await assert.rejects(waited, (error: unknown) => error instanceof ComputeError && error.httpStatus === 404 && error.message === `The resource 'projects/p/global/operations/${op.name}' was not found`);
+      await assert.rejects(
+        waited,
+        (error: unknown) =>
+          error instanceof ComputeError && error.httpStatus === 404 && error.message === `The resource 'projects/p/global/operations/${op.name}' was not found`,
+      );
     } finally {
       await ops.close();
       await store.close();
@@ -449,7 +505,10 @@ describe('OperationService', () => {
       assert.notEqual(reused.name, old.name);
       clock.advance(10_000);
       assert.equal(await ops.sweep(), 2);
-      assert.deepEqual((await ops.list('p')).map((op) => op.name), [unfinished.name]);
+      assert.deepEqual(
+        (await ops.list('p')).map((op) => op.name),
+        [unfinished.name],
+      );
     } finally {
       await slow.close();
       await ops.close();
@@ -464,10 +523,19 @@ describe('OperationService', () => {
       const region: Scope = { kind: 'region', name: 'us-central1' };
       const a = await ops.start(request('a'));
       const b = await ops.start(request('b', { scope: region }));
-      assert.deepEqual((await ops.list('p', GLOBAL)).map((op) => op.name), [a.name]);
-      assert.deepEqual((await ops.list('p', region)).map((op) => op.name), [b.name]);
+      assert.deepEqual(
+        (await ops.list('p', GLOBAL)).map((op) => op.name),
+        [a.name],
+      );
+      assert.deepEqual(
+        (await ops.list('p', region)).map((op) => op.name),
+        [b.name],
+      );
       assert.deepEqual((await ops.list('p')).map((op) => op.name).sort(), [a.name, b.name].sort());
-      await assert.rejects(ops.get('p', GLOBAL, b.name), (error: unknown) => error instanceof ComputeError && error.message === `The resource 'projects/p/global/operations/${b.name}' was not found`);
+      await assert.rejects(
+        ops.get('p', GLOBAL, b.name),
+        (error: unknown) => error instanceof ComputeError && error.message === `The resource 'projects/p/global/operations/${b.name}' was not found`,
+      );
       await assert.rejects(ops.remove('p', region, a.name), (error: unknown) => error instanceof ComputeError && error.httpStatus === 404);
     } finally {
       await ops.close();
@@ -490,7 +558,17 @@ describe('restart', () => {
     const clock = new ManualClock(T0);
     const timers = new StepTimers();
     // Compute alone: the given timers then drive only the Operations (the cluster's Event expiry sleeps on them too).
-    const common = { host: '127.0.0.1', port: 0, store: 'sqlite', dataDir, adminToken: 'admin', logLevel: 'silent', operations: 'realistic', clock, services: [computeService] } as const;
+    const common = {
+      host: '127.0.0.1',
+      port: 0,
+      store: 'sqlite',
+      dataDir,
+      adminToken: 'admin',
+      logLevel: 'silent',
+      operations: 'realistic',
+      clock,
+      services: [computeService],
+    } as const;
     const first = await startFogbank({ ...common, timers, ids: seededIds('restart-1') });
     let running: LooseJson;
     let pending: LooseJson;
@@ -511,10 +589,13 @@ describe('restart', () => {
     const store = await openStore('sqlite', { dataDir });
     try {
       const stored = (await store.list<StoredOperation>(OPERATIONS_KIND)).map((record) => record.value);
-      assert.deepEqual(stored.map((op) => [op.name, op.status, op.work?.action]).sort(), [
-        [running['name'], 'RUNNING', 'instanceTemplates.insert'],
-        [pending['name'], 'PENDING', 'instanceTemplates.insert'],
-      ].sort());
+      assert.deepEqual(
+        stored.map((op) => [op.name, op.status, op.work?.action]).sort(),
+        [
+          [running['name'], 'RUNNING', 'instanceTemplates.insert'],
+          [pending['name'], 'PENDING', 'instanceTemplates.insert'],
+        ].sort(),
+      );
       assert.deepEqual(await store.list('compute.instanceTemplates'), []);
     } finally {
       await store.close();
@@ -540,7 +621,16 @@ describe('restart', () => {
   });
 
   test('an Operation whose first server never ran it finishes after the restart', TIMEOUT, async () => {
-    const common = { host: '127.0.0.1', port: 0, store: 'sqlite', dataDir, adminToken: 'admin', logLevel: 'silent', operations: 'realistic', services: [computeService] } as const;
+    const common = {
+      host: '127.0.0.1',
+      port: 0,
+      store: 'sqlite',
+      dataDir,
+      adminToken: 'admin',
+      logLevel: 'silent',
+      operations: 'realistic',
+      services: [computeService],
+    } as const;
     const first = await startFogbank({ ...common, timers: neverTimers });
     let op: LooseJson;
     try {

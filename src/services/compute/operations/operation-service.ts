@@ -133,7 +133,9 @@ export class OperationService {
     // A replica elected later reads afresh.
     unswept = undefined;
     const cutoff = this.options.clock.now() - (this.options.retentionMs ?? DEFAULT_RETENTION_MS);
-    const done = all.filter((r) => r.value.status === 'DONE' && (r.value.endTime ?? 0) >= cutoff).sort((a, b) => (a.value.endTime ?? 0) - (b.value.endTime ?? 0));
+    const done = all
+      .filter((r) => r.value.status === 'DONE' && (r.value.endTime ?? 0) >= cutoff)
+      .sort((a, b) => (a.value.endTime ?? 0) - (b.value.endTime ?? 0));
     for (const record of done) this.#completed(record.key);
     for (const record of all) {
       if (record.value.status !== 'DONE') this.#track(this.#drive(record.value));
@@ -232,7 +234,12 @@ export class OperationService {
   /** source reads one scope's Operations, or every scope's when `scope` is undefined, a page at a time in key order. */
   source(project: string, scope?: Scope): PagedSource<StoredOperation> {
     const prefix = scope === undefined ? `${project}/` : `${project}/${scopePath(scope)}/`;
-    return (after, limit) => this.options.store.list<StoredOperation>(OPERATIONS_KIND, { prefix, ...(after === undefined ? {} : { after }), ...(limit === undefined ? {} : { limit }) });
+    return (after, limit) =>
+      this.options.store.list<StoredOperation>(OPERATIONS_KIND, {
+        prefix,
+        ...(after === undefined ? {} : { after }),
+        ...(limit === undefined ? {} : { limit }),
+      });
   }
 
   /** remove deletes an Operation record (the work, if unfinished, is abandoned). */
@@ -270,7 +277,9 @@ export class OperationService {
   async sweep(records?: readonly StoredRecord<StoredOperation>[]): Promise<number> {
     const { store, clock } = this.options;
     const cutoff = clock.now() - (this.options.retentionMs ?? DEFAULT_RETENTION_MS);
-    const expired = (records ?? (await store.list<StoredOperation>(OPERATIONS_KIND))).filter((r) => r.value.status === 'DONE' && (r.value.endTime ?? 0) < cutoff);
+    const expired = (records ?? (await store.list<StoredOperation>(OPERATIONS_KIND))).filter(
+      (r) => r.value.status === 'DONE' && (r.value.endTime ?? 0) < cutoff,
+    );
     if (expired.length === 0) return 0;
     await store.transact(async (tx) => {
       for (const record of expired) {
@@ -319,7 +328,8 @@ export class OperationService {
     this.#doneQueue = [];
     this.#doneHead = 0;
     this.#doneKeys.clear();
-    for (const record of all.filter((r) => r.value.status === 'DONE').sort((a, b) => (a.value.endTime ?? 0) - (b.value.endTime ?? 0))) this.#completed(record.key);
+    for (const record of all.filter((r) => r.value.status === 'DONE').sort((a, b) => (a.value.endTime ?? 0) - (b.value.endTime ?? 0)))
+      this.#completed(record.key);
     for (const record of all) if (record.value.status !== 'DONE') this.#track(this.#drive(record.value));
     for (const waiters of this.#waiters.values()) for (const wake of waiters) wake();
   }
@@ -417,7 +427,9 @@ export class OperationService {
     if (op.status === 'PENDING') {
       await Promise.race([timers.delay(this.options.pendingMs ?? 100), this.#closedSignal]);
       if (this.#closed || lease.lost) return;
-      const running = await this.#update(op, (current) => (current.status === 'PENDING' ? { ...current, status: 'RUNNING', startTime: this.options.clock.now() } : undefined));
+      const running = await this.#update(op, (current) =>
+        current.status === 'PENDING' ? { ...current, status: 'RUNNING', startTime: this.options.clock.now() } : undefined,
+      );
       if (running === undefined) return;
       op = running;
     }

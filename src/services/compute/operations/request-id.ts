@@ -15,11 +15,7 @@ export function parseRequestId(query: Record<string, unknown>): string | undefin
   if (raw === undefined || raw === '') return undefined;
   const value = Array.isArray(raw) ? String(raw[raw.length - 1]) : String(raw);
   if (!UUID.test(value) || value === ZERO_UUID) {
-    throw invalidFieldValue(
-      'requestId',
-      value,
-      `The request ID must be a valid UUID with the exception that zero UUID is not supported (${ZERO_UUID}).`,
-    );
+    throw invalidFieldValue('requestId', value, `The request ID must be a valid UUID with the exception that zero UUID is not supported (${ZERO_UUID}).`);
   }
   return value.toLowerCase();
 }

@@ -52,8 +52,11 @@ export function registerOperationRoutes(app: FastifyInstance, operations: Operat
       const project = ctx.params['project']!;
       const scope = route.scopeOf(ctx.params);
       ctx.authorize({ write: false, permission: `compute.${route.collection}.list`, resource: `projects/${project}` });
-      return listResponse(ctx, { kind: 'compute#operationList', path: `projects/${project}/${scopePath(scope)}/operations` }, operations.source(project, scope), (op) =>
-        renderOperation(op, ctx.links),
+      return listResponse(
+        ctx,
+        { kind: 'compute#operationList', path: `projects/${project}/${scopePath(scope)}/operations` },
+        operations.source(project, scope),
+        (op) => renderOperation(op, ctx.links),
       );
     });
   }

@@ -33,7 +33,10 @@ describe('applyRulePatch', () => {
   });
 
   it('keeps a field the body leaves empty unless the mask names it', () => {
-    assert.deepEqual(applyRulePatch(throttle, { match: { config: { srcIpRanges: [] } } }, undefined).match?.config?.srcIpRanges, throttle.match?.config?.srcIpRanges);
+    assert.deepEqual(
+      applyRulePatch(throttle, { match: { config: { srcIpRanges: [] } } }, undefined).match?.config?.srcIpRanges,
+      throttle.match?.config?.srcIpRanges,
+    );
     assert.equal(applyRulePatch(throttle, {}, 'description').description, undefined);
   });
 
@@ -86,7 +89,8 @@ describe('parseUpdateMask', () => {
   });
 
   it('accepts every path gcloud sends', () => {
-    const gcloudPaths = 'redirect_options,rate_limit_options,rate_limit_options.exceed_redirect_options,network_match.user_defined_fields,network_match.src_ip_ranges,network_match.dest_ip_ranges,network_match.ip_protocols,network_match.src_ports,network_match.dest_ports,network_match.src_region_codes,network_match.src_asns';
+    const gcloudPaths =
+      'redirect_options,rate_limit_options,rate_limit_options.exceed_redirect_options,network_match.user_defined_fields,network_match.src_ip_ranges,network_match.dest_ip_ranges,network_match.ip_protocols,network_match.src_ports,network_match.dest_ports,network_match.src_region_codes,network_match.src_asns';
     assert.equal(parseUpdateMask(gcloudPaths).length, 11);
   });
 });

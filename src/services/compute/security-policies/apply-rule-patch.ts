@@ -70,7 +70,10 @@ function isFieldPath(path: readonly string[], message: PatchedMessage): boolean 
 type Json = Record<string, unknown>;
 
 /** MATCH_ALTERNATIVES are the groups of `match` members of which a rule uses one. */
-const MATCH_ALTERNATIVES: readonly (readonly string[])[] = [['expr', 'exprOptions'], ['versionedExpr', 'config']];
+const MATCH_ALTERNATIVES: readonly (readonly string[])[] = [
+  ['expr', 'exprOptions'],
+  ['versionedExpr', 'config'],
+];
 
 function withoutReplacedAlternative(stored: SecurityPolicyRule, patch: SecurityPolicyRule): SecurityPolicyRule {
   const patchMatch: Json = patch.match ?? {};

@@ -115,7 +115,9 @@ function checkPreconfiguredWaf(name: string, options: Expr | undefined): void {
   for (const entry of options.exprKind.value.entries) {
     const key = entry.keyKind.case === 'mapKey' ? stringLiteral(entry.keyKind.value) : undefined;
     if (key === undefined || !WAF_OPTION_KEYS.includes(key)) {
-      throw new ExpressionError(`Invalid option ${key ?? '(non-literal key)'} for evaluatePreconfiguredWaf: options must be one of ${WAF_OPTION_KEYS.join(', ')}.`);
+      throw new ExpressionError(
+        `Invalid option ${key ?? '(non-literal key)'} for evaluatePreconfiguredWaf: options must be one of ${WAF_OPTION_KEYS.join(', ')}.`,
+      );
     }
     const value = entry.value?.exprKind;
     if (key === 'sensitivity') {
@@ -131,7 +133,8 @@ function checkPreconfiguredWaf(name: string, options: Expr | undefined): void {
 
 function checkThreatIntelligence(name: string, context: ExpressionContext): void {
   if (context.scope === 'regional') throw new ExpressionError('Threat intelligence is not supported in regional security policies.');
-  if (context.policyType === 'CLOUD_ARMOR_EDGE') throw new ExpressionError('Threat intelligence is not supported in security policies of type CLOUD_ARMOR_EDGE.');
+  if (context.policyType === 'CLOUD_ARMOR_EDGE')
+    throw new ExpressionError('Threat intelligence is not supported in security policies of type CLOUD_ARMOR_EDGE.');
   if (!THREAT_INTELLIGENCE_LISTS.includes(name)) throw new ExpressionError(`${name} isn't a valid threat intelligence list.`);
 }
 

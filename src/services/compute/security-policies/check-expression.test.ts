@@ -20,7 +20,7 @@ describe('rules-language checker: types of accepted expressions', () => {
     ['token.recaptcha_exemption.valid && token.recaptcha_action.valid && token.recaptcha_session.valid', 'bool'],
     ['token.recaptcha_action.score + token.recaptcha_session.score', 'double'],
     ["token.recaptcha_action.captcha_status == 'SUCCESS' && token.recaptcha_action.action == 'login'", 'bool'],
-    ["request.path.lower().upper().base64Decode().urlDecode().urlDecodeUni().utf8ToUnicode()", 'string'],
+    ['request.path.lower().upper().base64Decode().urlDecode().urlDecodeUni().utf8ToUnicode()', 'string'],
     ["matches(request.path, '^/x') && request.query.contains('a') && request.path.startsWith('/') && request.path.endsWith('z')", 'bool'],
     ["inIpRange(origin.ip, '10.0.0.0/8')", 'bool'],
     ["evaluatePreconfiguredExpr('sqli-stable', ['owasp-crs-v030001-id942110-sqli'])", 'bool'],
@@ -44,11 +44,16 @@ describe('rules-language checker: rejections', () => {
     ['origin.ip.x', "<input>:1:10: type 'string' does not support field selection"],
   ];
   for (const [text, message] of rows) {
-    it(text, () => assert.throws(() => typeOf(text), (error: unknown) => error instanceof ExpressionError && error.message === message));
+    it(text, () =>
+      assert.throws(
+        () => typeOf(text),
+        (error: unknown) => error instanceof ExpressionError && error.message === message,
+      ),
+    );
   }
 
   it('counts subexpressions through negation and nesting', () => {
-    const five = "a() && !(b() || c()) && d() || e()".replaceAll('()', '');
+    const five = 'a() && !(b() || c()) && d() || e()'.replaceAll('()', '');
     assert.doesNotThrow(() => checkSemantics(parseExpression(five).expr, { scope: 'global', policyType: 'CLOUD_ARMOR' }));
     assert.throws(
       () => checkSemantics(parseExpression(`${five} || f`).expr, { scope: 'global', policyType: 'CLOUD_ARMOR' }),
@@ -82,14 +87,18 @@ describe("rules-language parser limits (CEL's defaults: 100,000 code points, rec
     ['249 additions', `${Array(250).fill('1').join(' + ')} == 1`, undefined],
     ['250 additions', `${Array(251).fill('1').join(' + ')} == 1`, '<input>:-1:0: expression recursion limit exceeded: 250'],
     ['3,000 || terms are balanced, not deep', Array(3000).fill("request.path == 'a'").join(' || '), undefined],
-    [
-      'operators deeper than 250 in total',
-      `origin.ip${'.lower()'.repeat(60)}.size()${' + 1'.repeat(200)} == 1`,
-      '<input>:-1:0: max recursion depth exceeded',
-    ],
+    ['operators deeper than 250 in total', `origin.ip${'.lower()'.repeat(60)}.size()${' + 1'.repeat(200)} == 1`, '<input>:-1:0: max recursion depth exceeded'],
     ['100,000 code points', `request.path == '${'é'.repeat(100_000 - 18)}'`, undefined],
-    ['100,001 code points', `request.path == '${'é'.repeat(100_001 - 18)}'`, '<input>:-1:0: expression code point size exceeds limit: size: 100001, limit 100000'],
-    ['astral characters count once', `request.path == '${'😀'.repeat(100_001 - 18)}'`, '<input>:-1:0: expression code point size exceeds limit: size: 100001, limit 100000'],
+    [
+      '100,001 code points',
+      `request.path == '${'é'.repeat(100_001 - 18)}'`,
+      '<input>:-1:0: expression code point size exceeds limit: size: 100001, limit 100000',
+    ],
+    [
+      'astral characters count once',
+      `request.path == '${'😀'.repeat(100_001 - 18)}'`,
+      '<input>:-1:0: expression code point size exceeds limit: size: 100001, limit 100000',
+    ],
   ];
   for (const [name, text, expected] of rows) it(name, () => assert.equal(problem(text), expected));
 });

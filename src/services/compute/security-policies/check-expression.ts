@@ -139,10 +139,7 @@ class Checker {
     const matching = overloads.filter((overload) => matches(overload, targetType, argTypes));
     if (matching.length === 0) {
       const candidates = overloads.map((overload) => formatSignature(overload.target, overload.args)).join(',');
-      return this.#fail(
-        expr,
-        `found no matching overload for '${name}' applied to '${formatSignature(targetType, argTypes)}' (candidates: ${candidates})`,
-      );
+      return this.#fail(expr, `found no matching overload for '${name}' applied to '${formatSignature(targetType, argTypes)}' (candidates: ${candidates})`);
     }
     return common(matching.map((overload) => overload.result));
   }

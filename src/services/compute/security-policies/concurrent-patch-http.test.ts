@@ -37,7 +37,10 @@ describe('concurrent patchRule on one policy', () => {
       [100, { match: { expr: { expression: "request.path.startsWith('/admin')" } } }],
     ];
     const ops = await Promise.all(patches.map(([priority, body]) => client.ok('POST', `${POLICY}/patchRule?priority=${priority}`, { priority, ...body })));
-    assert.ok(ops.some((op) => op['status'] !== 'DONE'), 'the changes are applied after the requests return');
+    assert.ok(
+      ops.some((op) => op['status'] !== 'DONE'),
+      'the changes are applied after the requests return',
+    );
     for (const op of ops) assert.equal((await client.done(op))['error'], undefined);
 
     const rules = (await client.ok('GET', POLICY))['rules'] as Record<string, unknown>[];
@@ -62,11 +65,20 @@ describe('concurrent patchRule on one policy', () => {
     const patched = await client.done(patch);
     if (patched['error'] !== undefined) {
       assert.deepEqual(patched['error'], {
-        errors: [{ code: 'INVALID_FIELD_VALUE', message: "Invalid value for field 'priority': '109'. pol does not contain a rule at priority 109.", location: 'priority' }],
+        errors: [
+          {
+            code: 'INVALID_FIELD_VALUE',
+            message: "Invalid value for field 'priority': '109'. pol does not contain a rule at priority 109.",
+            location: 'priority',
+          },
+        ],
       });
       assert.equal(patched['httpErrorStatusCode'], 400);
     }
     const rules = (await client.ok('GET', POLICY))['rules'] as Record<string, unknown>[];
-    assert.equal(rules.find((rule) => rule['priority'] === 109), undefined);
+    assert.equal(
+      rules.find((rule) => rule['priority'] === 109),
+      undefined,
+    );
   });
 });

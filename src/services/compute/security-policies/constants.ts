@@ -98,11 +98,32 @@ export const ISO_REGION_CODES: ReadonlySet<string> = new Set(
 
 /** PRECONFIGURED_EXPRESSION_SETS are the sets evaluatePreconfiguredExpr knows (as listPreconfiguredExpressionSets shows them). */
 export const PRECONFIGURED_EXPRESSION_SETS: readonly string[] = [
-  'sqli-stable', 'sqli-canary', 'xss-stable', 'xss-canary', 'lfi-stable', 'lfi-canary', 'rfi-stable', 'rfi-canary',
-  'rce-stable', 'rce-canary', 'methodenforcement-stable', 'methodenforcement-canary', 'scannerdetection-stable',
-  'scannerdetection-canary', 'protocolattack-stable', 'protocolattack-canary', 'php-stable', 'php-canary',
-  'sessionfixation-stable', 'sessionfixation-canary', 'java-stable', 'java-canary', 'nodejs-stable', 'nodejs-canary',
-  'cve-canary', 'json-sqli-canary',
+  'sqli-stable',
+  'sqli-canary',
+  'xss-stable',
+  'xss-canary',
+  'lfi-stable',
+  'lfi-canary',
+  'rfi-stable',
+  'rfi-canary',
+  'rce-stable',
+  'rce-canary',
+  'methodenforcement-stable',
+  'methodenforcement-canary',
+  'scannerdetection-stable',
+  'scannerdetection-canary',
+  'protocolattack-stable',
+  'protocolattack-canary',
+  'php-stable',
+  'php-canary',
+  'sessionfixation-stable',
+  'sessionfixation-canary',
+  'java-stable',
+  'java-canary',
+  'nodejs-stable',
+  'nodejs-canary',
+  'cve-canary',
+  'json-sqli-canary',
 ];
 /** WAF_RULE_SETS are the versioned sets evaluatePreconfiguredWaf (and evaluatePreconfiguredExpr) accept. */
 export const WAF_RULE_SETS: readonly string[] = ['v33', 'v422'].flatMap((version) =>
@@ -116,9 +137,16 @@ export const SOURCE_IP_LISTS: readonly string[] = ['sourceiplist-fastly', 'sourc
 export const SOURCE_IP_LIST_PREFIX = 'sourceiplist-';
 /** THREAT_INTELLIGENCE_LISTS are the lists evaluateThreatIntelligence accepts. */
 export const THREAT_INTELLIGENCE_LISTS: readonly string[] = [
-  'iplist-known-malicious-ips', 'iplist-tor-exit-nodes', 'iplist-search-engines-crawlers', 'iplist-public-clouds',
-  'iplist-public-clouds-aws', 'iplist-public-clouds-azure', 'iplist-public-clouds-gcp', 'iplist-crypto-miners',
-  'iplist-vpn-providers', 'iplist-anon-proxies',
+  'iplist-known-malicious-ips',
+  'iplist-tor-exit-nodes',
+  'iplist-search-engines-crawlers',
+  'iplist-public-clouds',
+  'iplist-public-clouds-aws',
+  'iplist-public-clouds-azure',
+  'iplist-public-clouds-gcp',
+  'iplist-crypto-miners',
+  'iplist-vpn-providers',
+  'iplist-anon-proxies',
 ];
 /** WAF_OPTION_KEYS are the keys of evaluatePreconfiguredWaf's options map. */
 export const WAF_OPTION_KEYS: readonly string[] = ['sensitivity', 'opt_out_rule_ids', 'opt_in_rule_ids'];

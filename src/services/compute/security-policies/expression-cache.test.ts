@@ -25,7 +25,13 @@ describe('ExpressionCache', () => {
     cache.verdict('a', regional, () => 'A');
     cache.verdict('b', regional, () => 'B');
     cache.verdict('c', regional, () => 'C');
-    assert.equal(cache.verdict('a', regional, () => 'A again'), 'A again');
-    assert.equal(cache.verdict('c', regional, () => 'C again'), 'C');
+    assert.equal(
+      cache.verdict('a', regional, () => 'A again'),
+      'A again',
+    );
+    assert.equal(
+      cache.verdict('c', regional, () => 'C again'),
+      'C',
+    );
   });
 });

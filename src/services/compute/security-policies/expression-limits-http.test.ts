@@ -28,20 +28,31 @@ describe('rule expressions beyond the parser limits, over HTTP', () => {
   const cases: [string, string, string][] = [
     ['3,000 chained calls', `request.path${'.lower()'.repeat(3000)} == 'a'`, '<input>:-1:0: expression recursion limit exceeded: 250'],
     ['40,000 nested parentheses', `${'('.repeat(40000)}true${')'.repeat(40000)}`, '<input>:-1:0: expression recursion limit exceeded: 250'],
-    ['a 120,000-character expression', `request.path == '${'a'.repeat(120_000)}'`, '<input>:-1:0: expression code point size exceeds limit: size: 120018, limit 100000'],
+    [
+      'a 120,000-character expression',
+      `request.path == '${'a'.repeat(120_000)}'`,
+      '<input>:-1:0: expression code point size exceeds limit: size: 120018, limit 100000',
+    ],
   ];
   for (const [name, expression, detail] of cases) {
     it(`addRule: ${name} is a 400 with CEL's message and changes nothing`, async () => {
       const before = await client.ok('GET', policy);
       const reply = await client.call('POST', `${policy}/addRule`, { priority: 10, action: 'allow', match: { expr: { expression } } });
       assert.equal(reply.status, 400);
-      assert.equal(errorMessage(reply), `Invalid value for field 'resource.match.expr': '${quoted(expression)}'. Error parsing Cloud Armor rule matcher expression: ${detail}`);
+      assert.equal(
+        errorMessage(reply),
+        `Invalid value for field 'resource.match.expr': '${quoted(expression)}'. Error parsing Cloud Armor rule matcher expression: ${detail}`,
+      );
       assert.deepEqual(await client.ok('GET', policy), before);
     });
   }
 
   it('matches() takes exactly RE2: a backtracking pattern is fine, JavaScript-only syntax is refused in RE2 words', async () => {
-    const accepted = await client.call('POST', `${policy}/addRule`, { priority: 20, action: 'allow', match: { expr: { expression: "request.path.matches('\\\\A/(?:.|.)*Q[[:alpha:]]\\\\z')" } } });
+    const accepted = await client.call('POST', `${policy}/addRule`, {
+      priority: 20,
+      action: 'allow',
+      match: { expr: { expression: "request.path.matches('\\\\A/(?:.|.)*Q[[:alpha:]]\\\\z')" } },
+    });
     assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
     const expression = "request.path.matches('/a{2,1}')";
     const refused = await client.call('POST', `${policy}/addRule`, { priority: 30, action: 'allow', match: { expr: { expression } } });

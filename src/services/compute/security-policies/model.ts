@@ -36,9 +36,7 @@ const Matcher = PMessage('SecurityPolicyRuleMatcher', {
 });
 
 const NetworkMatcher = PMessage('SecurityPolicyRuleNetworkMatcher', {
-  userDefinedFields: PRepeated(
-    PMessage('SecurityPolicyRuleNetworkMatcherUserDefinedFieldMatch', { name: PString(), values: PRepeated(PString()) }),
-  ),
+  userDefinedFields: PRepeated(PMessage('SecurityPolicyRuleNetworkMatcherUserDefinedFieldMatch', { name: PString(), values: PRepeated(PString()) })),
   srcIpRanges: PRepeated(PString()),
   destIpRanges: PRepeated(PString()),
   ipProtocols: PRepeated(PString()),

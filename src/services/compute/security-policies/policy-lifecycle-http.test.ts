@@ -57,15 +57,33 @@ describe('security policies over HTTP: life cycle', () => {
     const cases: [unknown, number, string][] = [
       [{ name: 'pol' }, 409, `The resource 'projects/p/regions/us-central1/securityPolicies/pol' already exists`],
       [{ name: 'Pol_1' }, 400, "Invalid value for field 'resource.name': 'Pol_1'. Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?)'"],
-      [{ name: 'e', type: 'EDGEGUARD_EDGE' }, 400, "Invalid value for field 'resource.type': 'EDGEGUARD_EDGE'. Regional security policies must be of type CLOUD_ARMOR, CLOUD_ARMOR_NETWORK or CLOUD_ARMOR_INTERNAL_SERVICE."],
-      [{ name: 'e', type: 'CLOUD_ARMOR_EDGE' }, 400, "Invalid value for field 'resource.type': 'CLOUD_ARMOR_EDGE'. Regional security policies must be of type CLOUD_ARMOR, CLOUD_ARMOR_NETWORK or CLOUD_ARMOR_INTERNAL_SERVICE."],
+      [
+        { name: 'e', type: 'EDGEGUARD_EDGE' },
+        400,
+        "Invalid value for field 'resource.type': 'EDGEGUARD_EDGE'. Regional security policies must be of type CLOUD_ARMOR, CLOUD_ARMOR_NETWORK or CLOUD_ARMOR_INTERNAL_SERVICE.",
+      ],
+      [
+        { name: 'e', type: 'CLOUD_ARMOR_EDGE' },
+        400,
+        "Invalid value for field 'resource.type': 'CLOUD_ARMOR_EDGE'. Regional security policies must be of type CLOUD_ARMOR, CLOUD_ARMOR_NETWORK or CLOUD_ARMOR_INTERNAL_SERVICE.",
+      ],
       [{ name: 'e', type: 'ARMOR' }, 400, `Invalid value at 'resource.type' (type.googleapis.com/google.cloud.compute.v1.SecurityPolicy.Type), "ARMOR"`],
       [
-        { name: 'dup', rules: [{ priority: 5, action: 'allow', match: { expr: { expression: 'true' } } }, { priority: 5, action: 'deny(403)', match: { expr: { expression: 'true' } } }] },
+        {
+          name: 'dup',
+          rules: [
+            { priority: 5, action: 'allow', match: { expr: { expression: 'true' } } },
+            { priority: 5, action: 'deny(403)', match: { expr: { expression: 'true' } } },
+          ],
+        },
         400,
         "Invalid value for field 'resource.rules[1].priority': '5'. Cannot have rules with the same priorities.",
       ],
-      [{ name: 'bad', rules: [{ priority: 5, action: 'redirect', match: { expr: { expression: 'true' } } }] }, 400, "Invalid value for field 'resource.rules[0].action': 'redirect'. The redirect action is only supported in global security policies of type CLOUD_ARMOR."],
+      [
+        { name: 'bad', rules: [{ priority: 5, action: 'redirect', match: { expr: { expression: 'true' } } }] },
+        400,
+        "Invalid value for field 'resource.rules[0].action': 'redirect'. The redirect action is only supported in global security policies of type CLOUD_ARMOR.",
+      ],
     ];
     for (const [body, status, message] of cases) {
       const reply = await client.call('POST', REGIONAL, body);
@@ -75,9 +93,19 @@ describe('security policies over HTTP: life cycle', () => {
   });
 
   it('addRule keeps rules sorted, fills server fields and rejects a taken priority with the real message', async () => {
-    const op = await client.ok('POST', `${REGIONAL}/pol/addRule`, { priority: 20, action: 'deny(404)', match: { expr: { expression: "request.path.startsWith('/x')" } }, kind: 'ignored' });
+    const op = await client.ok('POST', `${REGIONAL}/pol/addRule`, {
+      priority: 20,
+      action: 'deny(404)',
+      match: { expr: { expression: "request.path.startsWith('/x')" } },
+      kind: 'ignored',
+    });
     assert.equal(op['operationType'], 'addRule');
-    await client.ok('POST', `${REGIONAL}/pol/addRule`, { priority: 10, action: 'allow', description: 'first', match: { versionedExpr: 'SRC_IPS_V1', config: { srcIpRanges: ['10.0.0.0/8'] } } });
+    await client.ok('POST', `${REGIONAL}/pol/addRule`, {
+      priority: 10,
+      action: 'allow',
+      description: 'first',
+      match: { versionedExpr: 'SRC_IPS_V1', config: { srcIpRanges: ['10.0.0.0/8'] } },
+    });
     const policy = await client.ok('GET', `${REGIONAL}/pol`);
     assert.deepEqual(
       (policy['rules'] as { priority: number }[]).map((rule) => rule.priority),
@@ -121,7 +149,11 @@ describe('security policies over HTTP: life cycle', () => {
       assert.equal(errorMessage(refused), 'Invalid fingerprint.');
     }
     assert.deepEqual(await client.ok('GET', `${REGIONAL}/pol`), policy);
-    const op = await client.ok('PATCH', `${REGIONAL}/pol`, { description: 'new', fingerprint: policy['fingerprint'], advancedOptionsConfig: { logLevel: 'VERBOSE' } });
+    const op = await client.ok('PATCH', `${REGIONAL}/pol`, {
+      description: 'new',
+      fingerprint: policy['fingerprint'],
+      advancedOptionsConfig: { logLevel: 'VERBOSE' },
+    });
     assert.equal(op['operationType'], 'patch');
     const patched = await client.ok('GET', `${REGIONAL}/pol`);
     assert.equal(patched['description'], 'new');
@@ -144,9 +176,15 @@ describe('security policies over HTTP: life cycle', () => {
       { priority: 100, action: 'deny(403)', match: { expr: { expression: "request.path.startsWith('/admin')" } } },
       { priority: 200, action: 'allow', description: 'office', match: { versionedExpr: 'SRC_IPS_V1', config: { srcIpRanges: ['10.0.0.0/8'] } } },
     ];
-    const duplicate = await client.call('PATCH', `${REGIONAL}/pol`, { fingerprint: policy['fingerprint'], rules: [...rules, { ...rules[0], action: 'allow' }] });
+    const duplicate = await client.call('PATCH', `${REGIONAL}/pol`, {
+      fingerprint: policy['fingerprint'],
+      rules: [...rules, { ...rules[0], action: 'allow' }],
+    });
     assert.equal(errorMessage(duplicate), "Invalid value for field 'resource.rules[2].priority': '100'. Cannot have rules with the same priorities.");
-    const badExpr = await client.call('PATCH', `${REGIONAL}/pol`, { fingerprint: policy['fingerprint'], rules: [{ priority: 1, action: 'allow', match: { expr: { expression: 'nope' } } }] });
+    const badExpr = await client.call('PATCH', `${REGIONAL}/pol`, {
+      fingerprint: policy['fingerprint'],
+      rules: [{ priority: 1, action: 'allow', match: { expr: { expression: 'nope' } } }],
+    });
     assert.equal(badExpr.status, 400);
     assert.match(errorMessage(badExpr), /^Invalid value for field 'resource\.rules\[0\]\.match\.expr': .*Error parsing Cloud Armor rule matcher expression: /);
     assert.deepEqual(await client.ok('GET', `${REGIONAL}/pol`), policy);
@@ -154,7 +192,11 @@ describe('security policies over HTTP: life cycle', () => {
     const replaced = await client.ok('GET', `${REGIONAL}/pol`);
     assert.deepEqual(
       (replaced['rules'] as Record<string, unknown>[]).map((rule) => [rule['priority'], rule['action'], rule['description']]),
-      [[100, 'deny(403)', ''], [200, 'allow', 'office'], [2147483647, 'allow', 'default rule']],
+      [
+        [100, 'deny(403)', ''],
+        [200, 'allow', 'office'],
+        [2147483647, 'allow', 'default rule'],
+      ],
     );
   });
 
@@ -177,11 +219,20 @@ describe('security policies over HTTP: life cycle', () => {
     await client.ok('POST', 'p/global/securityPolicies', { name: 'real-edge', type: 'CLOUD_ARMOR_EDGE' });
     const list = await client.ok('GET', REGIONAL);
     assert.equal(list['kind'], 'compute#securityPolicyList');
-    assert.deepEqual((list['items'] as Record<string, unknown>[]).map((item) => [item['name'], item['region']]), [['pol', `${BASE}/p/regions/us-central1`]]);
+    assert.deepEqual(
+      (list['items'] as Record<string, unknown>[]).map((item) => [item['name'], item['region']]),
+      [['pol', `${BASE}/p/regions/us-central1`]],
+    );
     const aggregated = await client.ok('GET', 'p/aggregated/securityPolicies?includeAllScopes=True&maxResults=500&returnPartialSuccess=True');
     const items = aggregated['items'] as Record<string, { securityPolicies?: { name: string }[] }>;
-    assert.deepEqual(items['global']?.securityPolicies?.map((p) => p.name), ['edge', 'real-edge']);
-    assert.deepEqual(items['regions/us-central1']?.securityPolicies?.map((p) => p.name), ['pol']);
+    assert.deepEqual(
+      items['global']?.securityPolicies?.map((p) => p.name),
+      ['edge', 'real-edge'],
+    );
+    assert.deepEqual(
+      items['regions/us-central1']?.securityPolicies?.map((p) => p.name),
+      ['pol'],
+    );
     const global = await client.ok('GET', 'p/global/securityPolicies/edge');
     assert.equal(global['region'], undefined);
     // Each policy answers in the spelling its creator used.
@@ -208,10 +259,16 @@ describe('security policies over HTTP: life cycle', () => {
     ] as const) {
       const reply = await getter.call(method, path, { action: 'deny(403)' });
       assert.equal(reply.status, 403);
-      assert.equal(errorMessage(reply), "Required 'compute.regionSecurityPolicies.update' permission for 'projects/p/regions/us-central1/securityPolicies/pol'");
+      assert.equal(
+        errorMessage(reply),
+        "Required 'compute.regionSecurityPolicies.update' permission for 'projects/p/regions/us-central1/securityPolicies/pol'",
+      );
     }
     const create = await getter.call('POST', REGIONAL, { name: 'other' });
-    assert.equal(errorMessage(create), "Required 'compute.regionSecurityPolicies.create' permission for 'projects/p/regions/us-central1/securityPolicies/other'");
+    assert.equal(
+      errorMessage(create),
+      "Required 'compute.regionSecurityPolicies.create' permission for 'projects/p/regions/us-central1/securityPolicies/other'",
+    );
     const global = await getter.call('GET', 'p/global/securityPolicies/edge');
     assert.equal(errorMessage(global), "Required 'compute.securityPolicies.get' permission for 'projects/p/global/securityPolicies/edge'");
   });

@@ -135,12 +135,18 @@ export function patchPolicy(policy: StoredPolicy, body: unknown, updateMask: str
   checkDescription(decoded.description);
   if (decoded.fingerprint === undefined || !sameFingerprint(decoded.fingerprint, policy.fingerprint)) throw conditionNotMet(MESSAGES.invalidFingerprint);
   if (decoded.name !== undefined && decoded.name !== policy.name) throw invalidFieldValue('resource.name', decoded.name, MESSAGES.nameChange);
-  if (decoded.type !== undefined && readType(decoded.type)?.canonical !== policy.type) throw invalidFieldValue('resource.type', decoded.type, MESSAGES.typeChange);
+  if (decoded.type !== undefined && readType(decoded.type)?.canonical !== policy.type)
+    throw invalidFieldValue('resource.type', decoded.type, MESSAGES.typeChange);
   const { fingerprint: _given, name: _name, type: _type, rules: givenRules, labels: _labels, labelFingerprint: _labelFingerprint, ...changes } = decoded;
   const current = { description: policy.description, ...policy.settings };
   const merged = applyPatch({ schema: PolicySchema, name: 'SecurityPolicy', outputOnly: POLICY_FIXED_FIELDS }, current, changes, updateMask);
   const settings = settingsOf(merged as SecurityPolicyBody);
-  const next: StoredPolicy = { ...policy, description: typeof merged['description'] === 'string' ? merged['description'] : '', settings, fingerprint: env.fingerprint };
+  const next: StoredPolicy = {
+    ...policy,
+    description: typeof merged['description'] === 'string' ? merged['description'] : '',
+    settings,
+    fingerprint: env.fingerprint,
+  };
   const scope = scopeOf(next, env);
   if (givenRules !== undefined && givenRules.length > 0) {
     const rules = prepareRuleSet(givenRules, scope);

@@ -133,7 +133,13 @@ export class SecurityPolicyService {
   source(project: string, scope?: Scope): PagedSource<StoredPolicy> {
     const prefix = scope === undefined ? `${project}/` : policyKey(project, scope, '');
     return async (after, limit) =>
-      (await this.store.list<StoredPolicy>(SECURITY_POLICIES_KIND, { prefix, ...(after === undefined ? {} : { after }), ...(limit === undefined ? {} : { limit }) })).map((record) => ({ key: record.key, value: storedPolicy(record.value) }));
+      (
+        await this.store.list<StoredPolicy>(SECURITY_POLICIES_KIND, {
+          prefix,
+          ...(after === undefined ? {} : { after }),
+          ...(limit === undefined ? {} : { limit }),
+        })
+      ).map((record) => ({ key: record.key, value: storedPolicy(record.value) }));
   }
 
   /** delete checks the policy exists (404 on the request) and starts the Operation that removes it. */

@@ -36,14 +36,20 @@ describe('security policy types in either spelling', () => {
     // A redirect is for global CLOUD_ARMOR policies, however the type was spelled.
     const redirect = { priority: 10, action: 'redirect', redirectOptions: { type: 'GOOGLE_RECAPTCHA' }, match: { expr: { expression: 'true' } } };
     assert.equal(buildPolicy({ name: 'pol', type: 'EDGEGUARD', rules: [redirect] }, NEW).rules.length, 2);
-    assert.throws(() => buildPolicy({ name: 'pol', type: 'EDGEGUARD_EDGE', rules: [redirect] }, NEW), /only supported in global security policies of type CLOUD_ARMOR\./);
+    assert.throws(
+      () => buildPolicy({ name: 'pol', type: 'EDGEGUARD_EDGE', rules: [redirect] }, NEW),
+      /only supported in global security policies of type CLOUD_ARMOR\./,
+    );
   });
 
   it('patch takes the same type in the other spelling as no change, and keeps the policy’s spelling', () => {
     const policy = buildPolicy({ name: 'pol', type: 'EDGEGUARD' }, NEW);
     const patched = patchPolicy(policy, { type: 'CLOUD_ARMOR', fingerprint: 'Qo-NUh9q3Og', description: 'd' }, undefined, { fingerprint: 'AAAAAAAAAAA=' });
     assert.equal(renderPolicy(patched, LINKS)['type'], 'EDGEGUARD');
-    assert.throws(() => patchPolicy(policy, { type: 'CLOUD_ARMOR_EDGE', fingerprint: 'Qo+NUh9q3Og=' }, undefined, { fingerprint: 'x' }), /The type of a security policy cannot be changed\./);
+    assert.throws(
+      () => patchPolicy(policy, { type: 'CLOUD_ARMOR_EDGE', fingerprint: 'Qo+NUh9q3Og=' }, undefined, { fingerprint: 'x' }),
+      /The type of a security policy cannot be changed\./,
+    );
   });
 
   it('reads a policy stored by an earlier version with the spec spelling as the real value', () => {

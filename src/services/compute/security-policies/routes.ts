@@ -50,8 +50,11 @@ export function registerSecurityPolicyRoutes(app: FastifyInstance, policies: Sec
       const project = ctx.params['project']!;
       const scope = route.scopeOf(ctx.params);
       ctx.authorize({ write: false, permission: `${permissionPrefix(scope)}.list`, resource: `projects/${project}` });
-      return listResponse(ctx, { kind: 'compute#securityPolicyList', path: `projects/${project}/${scopePath(scope)}/securityPolicies`, selfLink: false }, policies.source(project, scope), (policy) =>
-        renderPolicy(policy, ctx.links),
+      return listResponse(
+        ctx,
+        { kind: 'compute#securityPolicyList', path: `projects/${project}/${scopePath(scope)}/securityPolicies`, selfLink: false },
+        policies.source(project, scope),
+        (policy) => renderPolicy(policy, ctx.links),
       );
     });
     app.get(`${base}/:policy`, async (request) => {

@@ -68,8 +68,7 @@ export interface Overload {
   readonly result: CelType;
 }
 
-const sameTypePair = (types: readonly CelType[], result: (t: CelType) => CelType): Overload[] =>
-  types.map((t) => ({ args: [t, t], result: result(t) }));
+const sameTypePair = (types: readonly CelType[], result: (t: CelType) => CelType): Overload[] => types.map((t) => ({ args: [t, t], result: result(t) }));
 const stringMethod = (args: readonly CelType[], result: CelType): Overload => ({ target: T.string, args, result });
 const ordered = [T.int, T.double];
 const equatable = [T.bool, T.double, T.int, T.string];
@@ -94,7 +93,13 @@ export const FUNCTIONS: ReadonlyMap<string, readonly Overload[]> = new Map<strin
   ['_*_', sameTypePair(ordered, (t) => t)],
   ['_[_]', []],
   ['size', [{ args: [T.string], result: T.int }, stringMethod([], T.int)]],
-  ['int', [{ args: [T.string], result: T.int }, { args: [T.int], result: T.int }]],
+  [
+    'int',
+    [
+      { args: [T.string], result: T.int },
+      { args: [T.int], result: T.int },
+    ],
+  ],
   ['matches', [{ args: [T.string, T.string], result: T.bool }, stringMethod([T.string], T.bool)]],
   ['contains', [stringMethod([T.string], T.bool)]],
   ['startsWith', [stringMethod([T.string], T.bool)]],
@@ -106,8 +111,20 @@ export const FUNCTIONS: ReadonlyMap<string, readonly Overload[]> = new Map<strin
   ['urlDecode', [stringMethod([], T.string)]],
   ['urlDecodeUni', [stringMethod([], T.string)]],
   ['utf8ToUnicode', [stringMethod([], T.string)]],
-  ['evaluatePreconfiguredExpr', [{ args: [T.string], result: T.bool }, { args: [T.string, T.list(T.string)], result: T.bool }]],
-  ['evaluatePreconfiguredWaf', [{ args: [T.string], result: T.bool }, { args: [T.string, T.map(T.string, T.dyn)], result: T.bool }]],
+  [
+    'evaluatePreconfiguredExpr',
+    [
+      { args: [T.string], result: T.bool },
+      { args: [T.string, T.list(T.string)], result: T.bool },
+    ],
+  ],
+  [
+    'evaluatePreconfiguredWaf',
+    [
+      { args: [T.string], result: T.bool },
+      { args: [T.string, T.map(T.string, T.dyn)], result: T.bool },
+    ],
+  ],
   ['evaluateThreatIntelligence', [{ args: [T.string], result: T.bool }]],
   ['evaluateAddressGroup', [{ args: [T.string, T.string], result: T.bool }]],
 ]);

@@ -49,12 +49,7 @@ export function validateRateLimitOptions(rule: SecurityPolicyRule, action: strin
   }
 }
 
-function validateThreshold(
-  threshold: NonNullable<RateLimitOptions['rateLimitThreshold']>,
-  name: string,
-  maxCount: number,
-  at: (path: string) => string,
-): void {
+function validateThreshold(threshold: NonNullable<RateLimitOptions['rateLimitThreshold']>, name: string, maxCount: number, at: (path: string) => string): void {
   const count = threshold.count ?? 0;
   if (count < 1 || count > maxCount) throw invalidFieldValue(at(`${name}.count`), String(count), MESSAGES.thresholdCount(maxCount));
   const interval = threshold.intervalSec ?? 0;

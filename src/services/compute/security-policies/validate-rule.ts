@@ -25,7 +25,8 @@ export function validateRule(rule: SecurityPolicyRule, context: RuleContext): vo
   }
   validateMatch(rule, context);
   if (rule.networkMatch !== undefined) {
-    if (context.policyType !== 'CLOUD_ARMOR_NETWORK') throw invalidFieldValue(fieldOf(context, 'networkMatch'), rule.networkMatch, MESSAGES.networkMatchOnlyNetwork);
+    if (context.policyType !== 'CLOUD_ARMOR_NETWORK')
+      throw invalidFieldValue(fieldOf(context, 'networkMatch'), rule.networkMatch, MESSAGES.networkMatchOnlyNetwork);
     validateNetworkMatch(rule.networkMatch, context);
   }
   validateRateLimitOptions(rule, action, context);

@@ -11,7 +11,10 @@ export function groupByScope<T extends { readonly scope: Scope }>(
   field: string,
   includeAllScopes: boolean,
 ): Record<string, unknown> {
-  const byScope = new Map<string, Record<string, unknown>[]>([['global', []], ...REGION_NAMES.map((region): [string, Record<string, unknown>[]] => [`regions/${region}`, []])]);
+  const byScope = new Map<string, Record<string, unknown>[]>([
+    ['global', []],
+    ...REGION_NAMES.map((region): [string, Record<string, unknown>[]] => [`regions/${region}`, []]),
+  ]);
   for (const { value, item } of page) {
     const key = scopePath(value.scope);
     let items = byScope.get(key);

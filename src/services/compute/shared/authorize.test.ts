@@ -22,12 +22,32 @@ const TOKENS = [
   { token: 'storage-only', email: 'storage@example.com', scopes: ['https://www.googleapis.com/auth/devstorage.read_only'], permissions: ['*'] },
   { token: 'reader', email: 'reader@example.com', scopes: ['compute.readonly'], permissions: ['compute.*'] },
   { token: 'cp-reader', email: 'cp-reader@example.com', scopes: ['https://www.googleapis.com/auth/cloud-platform.read-only'], permissions: ['compute.*'] },
-  { token: 'no-create', email: 'no-create@example.com', scopes: ['compute'], permissions: ['compute.instanceTemplates.get', 'compute.instanceTemplates.list', 'compute.globalOperations.get'] },
+  {
+    token: 'no-create',
+    email: 'no-create@example.com',
+    scopes: ['compute'],
+    permissions: ['compute.instanceTemplates.get', 'compute.instanceTemplates.list', 'compute.globalOperations.get'],
+  },
   { token: 'create-only', email: 'create-only@example.com', scopes: ['cloud-platform'], permissions: ['compute.instanceTemplates.create'] },
-  { token: 'create-net', email: 'create-net@example.com', scopes: ['https://www.googleapis.com/auth/compute'], permissions: ['compute.instanceTemplates.create', 'compute.networks.get'] },
-  { token: 'create-subnet', email: 'create-subnet@example.com', scopes: ['compute'], permissions: ['compute.instanceTemplates.create', 'compute.networks.get', 'compute.subnetworks.get'] },
+  {
+    token: 'create-net',
+    email: 'create-net@example.com',
+    scopes: ['https://www.googleapis.com/auth/compute'],
+    permissions: ['compute.instanceTemplates.create', 'compute.networks.get'],
+  },
+  {
+    token: 'create-subnet',
+    email: 'create-subnet@example.com',
+    scopes: ['compute'],
+    permissions: ['compute.instanceTemplates.create', 'compute.networks.get', 'compute.subnetworks.get'],
+  },
   { token: 'create-image', email: 'create-image@example.com', scopes: ['compute'], permissions: ['compute.instanceTemplates.create', 'compute.images.get'] },
-  { token: 'wildcard', email: 'wildcard@example.com', scopes: ['https://www.googleapis.com/auth/cloud-platform'], permissions: ['compute.instanceTemplates.*', 'compute.networks.get'] },
+  {
+    token: 'wildcard',
+    email: 'wildcard@example.com',
+    scopes: ['https://www.googleapis.com/auth/cloud-platform'],
+    permissions: ['compute.instanceTemplates.*', 'compute.networks.get'],
+  },
   { token: 'everything', email: 'everything@example.com', scopes: ['compute'], permissions: ['*'] },
   { token: 'no-permissions', email: 'nobody@example.com', scopes: ['compute'], permissions: [] },
 ];
@@ -36,7 +56,17 @@ let srv: RunningFogbank;
 let existingOp: string;
 
 before(async () => {
-  srv = await startFogbank({ host: '127.0.0.1', port: 0, store: 'memory', operations: 'instant', adminToken: 'admin', logLevel: 'silent', tokens: TOKENS, clock: new ManualClock(), ids: seededIds('authorize') });
+  srv = await startFogbank({
+    host: '127.0.0.1',
+    port: 0,
+    store: 'memory',
+    operations: 'instant',
+    adminToken: 'admin',
+    logLevel: 'silent',
+    tokens: TOKENS,
+    clock: new ManualClock(),
+    ids: seededIds('authorize'),
+  });
   const seeded = await call('POST', TEMPLATES, { name: 'existing', properties: { machineType: 'e2-small' } }, 'admin');
   assert.equal(seeded.status, 200);
   existingOp = seeded.body['name'] as string;
@@ -52,7 +82,13 @@ interface Reply {
 }
 
 /** call sends a request as `token` (undefined: no credential at all). */
-async function call(method: 'GET' | 'POST' | 'DELETE', url: string, payload: object | undefined, token: string | undefined, headers: Record<string, string> = {}): Promise<Reply> {
+async function call(
+  method: 'GET' | 'POST' | 'DELETE',
+  url: string,
+  payload: object | undefined,
+  token: string | undefined,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
   const response = await srv.app.inject({
     method,
     url,
@@ -81,7 +117,9 @@ async function refused(reply: () => Promise<Reply>, expected: Record<string, unk
 const unauthenticated = (message: string, reason: string): Record<string, unknown> => ({
   error: { code: 401, message, errors: [{ message, domain: 'global', reason, location: 'Authorization', locationType: 'header' }], status: 'UNAUTHENTICATED' },
 });
-const insufficientScopes = { error: { code: 403, message: SCOPES, errors: [{ message: SCOPES, domain: 'global', reason: 'insufficientPermissions' }], status: 'PERMISSION_DENIED' } };
+const insufficientScopes = {
+  error: { code: 403, message: SCOPES, errors: [{ message: SCOPES, domain: 'global', reason: 'insufficientPermissions' }], status: 'PERMISSION_DENIED' },
+};
 const permission = (name: string, resource: string): Record<string, unknown> => {
   const message = `Required '${name}' permission for '${resource}'`;
   return { error: { code: 403, message, errors: [{ message, domain: 'global', reason: 'forbidden' }] } };
@@ -120,7 +158,10 @@ describe('authentication', () => {
     await refused(() => call('GET', `${TEMPLATES}?access_token=who-knows`, undefined, undefined), unauthenticated(INVALID, 'authError'));
     const got = await call('GET', `${TEMPLATES}?access_token=reader`, undefined, undefined);
     assert.equal(got.status, 200);
-    assert.deepEqual((got.body['items'] as { name: string }[]).map((t) => t.name), ['existing']);
+    assert.deepEqual(
+      (got.body['items'] as { name: string }[]).map((t) => t.name),
+      ['existing'],
+    );
   });
 });
 
@@ -147,7 +188,10 @@ describe('OAuth scopes', () => {
 
 describe('IAM permissions', () => {
   test('missing compute.instanceTemplates.create names the template', async () => {
-    await refused(() => call('POST', TEMPLATES, template('t'), 'no-create'), permission('compute.instanceTemplates.create', 'projects/p/global/instanceTemplates/t'));
+    await refused(
+      () => call('POST', TEMPLATES, template('t'), 'no-create'),
+      permission('compute.instanceTemplates.create', 'projects/p/global/instanceTemplates/t'),
+    );
     await refused(
       () => call('POST', '/compute/v1/projects/p/regions/us-central1/instanceTemplates', template('t'), 'no-create'),
       permission('compute.instanceTemplates.create', 'projects/p/regions/us-central1/instanceTemplates/t'),
@@ -156,18 +200,30 @@ describe('IAM permissions', () => {
   });
 
   test('the permission is checked before the body is validated', async () => {
-    await refused(() => call('POST', TEMPLATES, template('T_1'), 'no-create'), permission('compute.instanceTemplates.create', 'projects/p/global/instanceTemplates/T_1'));
+    await refused(
+      () => call('POST', TEMPLATES, template('T_1'), 'no-create'),
+      permission('compute.instanceTemplates.create', 'projects/p/global/instanceTemplates/T_1'),
+    );
   });
 
   test('get, list, delete and Operations need their own permissions', async () => {
-    await refused(() => call('GET', `${TEMPLATES}/existing`, undefined, 'no-permissions'), permission('compute.instanceTemplates.get', 'projects/p/global/instanceTemplates/existing'));
+    await refused(
+      () => call('GET', `${TEMPLATES}/existing`, undefined, 'no-permissions'),
+      permission('compute.instanceTemplates.get', 'projects/p/global/instanceTemplates/existing'),
+    );
     await refused(() => call('GET', TEMPLATES, undefined, 'no-permissions'), permission('compute.instanceTemplates.list', 'projects/p'));
-    await refused(() => call('DELETE', `${TEMPLATES}/existing`, undefined, 'no-create'), permission('compute.instanceTemplates.delete', 'projects/p/global/instanceTemplates/existing'));
+    await refused(
+      () => call('DELETE', `${TEMPLATES}/existing`, undefined, 'no-create'),
+      permission('compute.instanceTemplates.delete', 'projects/p/global/instanceTemplates/existing'),
+    );
     await refused(
       () => call('GET', `/compute/v1/projects/p/global/operations/${existingOp}`, undefined, 'wildcard'),
       permission('compute.globalOperations.get', `projects/p/global/operations/${existingOp}`),
     );
-    await refused(() => call('GET', '/compute/v1/projects/p/global/operations', undefined, 'wildcard'), permission('compute.globalOperations.list', 'projects/p'));
+    await refused(
+      () => call('GET', '/compute/v1/projects/p/global/operations', undefined, 'wildcard'),
+      permission('compute.globalOperations.list', 'projects/p'),
+    );
     await refused(
       () => call('DELETE', `/compute/v1/projects/p/global/operations/${existingOp}`, undefined, 'no-create'),
       permission('compute.globalOperations.delete', `projects/p/global/operations/${existingOp}`),
@@ -175,7 +231,12 @@ describe('IAM permissions', () => {
   });
 
   test('with only the create permission, a template without references is created', async () => {
-    const op = await call('POST', TEMPLATES, template('bare', { disks: [{ boot: true, initializeParams: { sourceImage: `https://compute.googleapis.com/compute/v1/${DEBIAN}` } }] }), 'create-only');
+    const op = await call(
+      'POST',
+      TEMPLATES,
+      template('bare', { disks: [{ boot: true, initializeParams: { sourceImage: `https://compute.googleapis.com/compute/v1/${DEBIAN}` } }] }),
+      'create-only',
+    );
     assert.equal(op.status, 200);
     assert.equal(op.body['status'], 'DONE');
     assert.equal(op.body['error'], undefined);
@@ -187,7 +248,16 @@ describe('IAM permissions', () => {
     const expected = permission('compute.networks.get', 'projects/p/global/networks/default');
     await refused(() => call('POST', TEMPLATES, template('t', { networkInterfaces: [{}] }), 'create-only'), expected);
     await refused(() => call('POST', TEMPLATES, template('t', { networkInterfaces: [{ network: 'global/networks/default' }] }), 'create-only'), expected);
-    await refused(() => call('POST', TEMPLATES, template('t', { networkInterfaces: [{ network: 'https://www.googleapis.com/compute/v1/projects/p/global/networks/default' }] }), 'create-only'), expected);
+    await refused(
+      () =>
+        call(
+          'POST',
+          TEMPLATES,
+          template('t', { networkInterfaces: [{ network: 'https://www.googleapis.com/compute/v1/projects/p/global/networks/default' }] }),
+          'create-only',
+        ),
+      expected,
+    );
     await refused(
       () => call('POST', TEMPLATES, template('t', { networkInterfaces: [{ network: 'projects/shared-vpc/global/networks/default' }] }), 'create-only'),
       permission('compute.networks.get', 'projects/shared-vpc/global/networks/default'),
@@ -199,26 +269,52 @@ describe('IAM permissions', () => {
 
   test('a subnetwork needs compute.subnetworks.get', async () => {
     const body = template('t', { networkInterfaces: [{ network: 'global/networks/default', subnetwork: 'regions/us-central1/subnetworks/default' }] });
-    await refused(() => call('POST', TEMPLATES, body, 'create-net'), permission('compute.subnetworks.get', 'projects/p/regions/us-central1/subnetworks/default'));
+    await refused(
+      () => call('POST', TEMPLATES, body, 'create-net'),
+      permission('compute.subnetworks.get', 'projects/p/regions/us-central1/subnetworks/default'),
+    );
     await refused(
       () => call('POST', TEMPLATES, template('t', { networkInterfaces: [{ subnetwork: 'regions/us-central1/subnetworks/default' }] }), 'create-only'),
       permission('compute.subnetworks.get', 'projects/p/regions/us-central1/subnetworks/default'),
     );
-    const ok = await call('POST', TEMPLATES, template('with-subnet', { networkInterfaces: [{ network: 'global/networks/default', subnetwork: 'regions/us-central1/subnetworks/default' }] }), 'create-subnet');
+    const ok = await call(
+      'POST',
+      TEMPLATES,
+      template('with-subnet', { networkInterfaces: [{ network: 'global/networks/default', subnetwork: 'regions/us-central1/subnetworks/default' }] }),
+      'create-subnet',
+    );
     assert.equal(ok.body['status'], 'DONE');
     assert.equal(ok.body['error'], undefined);
   });
 
   test('a non-public sourceImage needs compute.images.get; public images do not', async () => {
     const disk = (sourceImage: string): object => template('t', { disks: [{ boot: true, initializeParams: { sourceImage } }] });
-    await refused(() => call('POST', TEMPLATES, disk('projects/my-images/global/images/custom'), 'create-only'), permission('compute.images.get', 'projects/my-images/global/images/custom'));
-    await refused(() => call('POST', TEMPLATES, disk('global/images/family/mine'), 'create-only'), permission('compute.images.get', 'projects/p/global/images/family/mine'));
+    await refused(
+      () => call('POST', TEMPLATES, disk('projects/my-images/global/images/custom'), 'create-only'),
+      permission('compute.images.get', 'projects/my-images/global/images/custom'),
+    );
+    await refused(
+      () => call('POST', TEMPLATES, disk('global/images/family/mine'), 'create-only'),
+      permission('compute.images.get', 'projects/p/global/images/family/mine'),
+    );
     // With the permission, the request gets as far as looking the image up.
-    const message = "Invalid value for field 'resource.properties.disks[0].initializeParams.sourceImage': 'projects/my-images/global/images/custom'. The referenced image resource cannot be found.";
-    await refused(() => call('POST', TEMPLATES, disk('projects/my-images/global/images/custom'), 'create-image'), { error: { code: 400, message, errors: [{ message, domain: 'global', reason: 'invalid' }] } });
-    for (const image of [DEBIAN, 'projects/ubuntu-os-cloud/global/images/family/ubuntu-2204-lts', 'projects/debian-cloud/global/images/debian-12-bookworm-v20250610']) {
+    const message =
+      "Invalid value for field 'resource.properties.disks[0].initializeParams.sourceImage': 'projects/my-images/global/images/custom'. The referenced image resource cannot be found.";
+    await refused(() => call('POST', TEMPLATES, disk('projects/my-images/global/images/custom'), 'create-image'), {
+      error: { code: 400, message, errors: [{ message, domain: 'global', reason: 'invalid' }] },
+    });
+    for (const image of [
+      DEBIAN,
+      'projects/ubuntu-os-cloud/global/images/family/ubuntu-2204-lts',
+      'projects/debian-cloud/global/images/debian-12-bookworm-v20250610',
+    ]) {
       const name = `public-${image.split('/').pop()!}`;
-      const op = await call('POST', TEMPLATES, { name, properties: { machineType: 'e2-small', disks: [{ boot: true, initializeParams: { sourceImage: image } }] } }, 'create-only');
+      const op = await call(
+        'POST',
+        TEMPLATES,
+        { name, properties: { machineType: 'e2-small', disks: [{ boot: true, initializeParams: { sourceImage: image } }] } },
+        'create-only',
+      );
       assert.equal(op.body['error'], undefined, image);
       assert.equal((await call('GET', `${TEMPLATES}/${name}`, undefined, 'admin')).status, 200);
     }
@@ -231,7 +327,10 @@ describe('IAM permissions', () => {
       () => call('GET', '/compute/v1/projects/my-images/global/images/family/mine', undefined, 'no-permissions'),
       permission('compute.images.getFromFamily', 'projects/my-images/global/images/family/mine'),
     );
-    await refused(() => call('GET', '/compute/v1/projects/p/global/networks/default', undefined, 'no-permissions'), permission('compute.networks.get', 'projects/p/global/networks/default'));
+    await refused(
+      () => call('GET', '/compute/v1/projects/p/global/networks/default', undefined, 'no-permissions'),
+      permission('compute.networks.get', 'projects/p/global/networks/default'),
+    );
   });
 
   test('wildcard grants cover their prefix and nothing else', async () => {
@@ -249,7 +348,15 @@ describe('IAM permissions', () => {
     assert.equal(removed.body['error'], undefined);
     assert.equal((await call('GET', `${TEMPLATES}/wild`, undefined, 'admin')).status, 404);
 
-    const all = await call('POST', TEMPLATES, template('star', { networkInterfaces: [{ subnetwork: 'regions/us-central1/subnetworks/default' }], disks: [{ boot: true, initializeParams: { sourceImage: DEBIAN } }] }), 'everything');
+    const all = await call(
+      'POST',
+      TEMPLATES,
+      template('star', {
+        networkInterfaces: [{ subnetwork: 'regions/us-central1/subnetworks/default' }],
+        disks: [{ boot: true, initializeParams: { sourceImage: DEBIAN } }],
+      }),
+      'everything',
+    );
     assert.equal(all.body['status'], 'DONE');
     assert.equal(all.body['error'], undefined);
   });

@@ -5,8 +5,20 @@ import { startFogbank, type RunningFogbank } from '../../../testing/fogbank.ts';
 const BOUNDARY = '===============7330845974216740156==';
 
 function part(id: number, method: string, path: string, body?: unknown): string {
-  const head = [`--${BOUNDARY}`, 'Content-Type: application/http', 'MIME-Version: 1.0', 'Content-Transfer-Encoding: binary', `Content-ID: <b29c5de2-0db4-490b-b421-6a51b598bd22+${id}>`, ''];
-  const request = [`${method} ${path} HTTP/1.1`, ...(body === undefined ? [] : ['Content-Type: application/json']), '', body === undefined ? '' : JSON.stringify(body)];
+  const head = [
+    `--${BOUNDARY}`,
+    'Content-Type: application/http',
+    'MIME-Version: 1.0',
+    'Content-Transfer-Encoding: binary',
+    `Content-ID: <b29c5de2-0db4-490b-b421-6a51b598bd22+${id}>`,
+    '',
+  ];
+  const request = [
+    `${method} ${path} HTTP/1.1`,
+    ...(body === undefined ? [] : ['Content-Type: application/json']),
+    '',
+    body === undefined ? '' : JSON.stringify(body),
+  ];
   return [...head, ...request].join('\n');
 }
 
@@ -39,8 +51,14 @@ describe('compute batch requests', () => {
       const json = JSON.parse(text.slice(text.indexOf('\r\n\r\n', text.indexOf('HTTP/1.1')) + 4)) as Record<string, unknown>;
       return { id: /Content-ID: (\S+)/.exec(outer)![1], status, json };
     });
-    assert.deepEqual(answers.map((a) => a.id), [1, 2, 3].map((n) => `<response-b29c5de2-0db4-490b-b421-6a51b598bd22+${n}>`));
-    assert.deepEqual(answers.map((a) => a.status), [200, 200, 404]);
+    assert.deepEqual(
+      answers.map((a) => a.id),
+      [1, 2, 3].map((n) => `<response-b29c5de2-0db4-490b-b421-6a51b598bd22+${n}>`),
+    );
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 200, 404],
+    );
     assert.equal(answers[0]!.json['status'], 'DONE');
     assert.equal(answers[1]!.json['name'], 'b1');
     assert.equal((answers[2]!.json['error'] as { message: string }).message, "The resource 'projects/p/global/instanceTemplates/missing' was not found");
@@ -84,7 +102,10 @@ describe('compute batch requests', () => {
       const response = await batch(body);
       assert.equal(response.statusCode, 200);
       const answers = answersOf(response);
-      assert.deepEqual(answers.map((a) => a.id), [id(1), id(2)]);
+      assert.deepEqual(
+        answers.map((a) => a.id),
+        [id(1), id(2)],
+      );
       answers.forEach((answer, index) => {
         if (order[index] === 'FOO') assert.deepEqual({ status: answer.status, json: answer.json }, { status: 400, json: MALFORMED });
         else assert.deepEqual({ status: answer.status, kind: answer.json['kind'] }, { status: 200, kind: 'compute#instanceTemplateList' });
@@ -114,7 +135,12 @@ describe('compute batch requests', () => {
   });
 
   it('needs a credential like any compute call', async () => {
-    const response = await server.app.inject({ method: 'POST', url: '/batch/compute/v1', headers: { 'content-type': `multipart/mixed; boundary=${BOUNDARY}` }, payload: `--${BOUNDARY}--` });
+    const response = await server.app.inject({
+      method: 'POST',
+      url: '/batch/compute/v1',
+      headers: { 'content-type': `multipart/mixed; boundary=${BOUNDARY}` },
+      payload: `--${BOUNDARY}--`,
+    });
     assert.equal(response.statusCode, 401);
   });
 });

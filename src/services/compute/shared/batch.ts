@@ -91,7 +91,11 @@ async function runPart(app: FastifyInstance, part: BatchPart, authorization: str
 
 function answerError(error: unknown): PartAnswer {
   const response = renderComputeError(error, { method: 'POST', path: BATCH_PATH, contentType: undefined, bodyLimit: 0 });
-  return { statusCode: response.status, contentType: response.headers['content-type'] ?? 'application/json; charset=UTF-8', body: JSON.stringify(response.body) };
+  return {
+    statusCode: response.status,
+    contentType: response.headers['content-type'] ?? 'application/json; charset=UTF-8',
+    body: JSON.stringify(response.body),
+  };
 }
 
 function splitParts(body: string, boundary: string): string[] {
@@ -111,12 +115,14 @@ function parsePart(text: string): BatchPart | BadPart {
   const [outerHeaderText, inner] = splitHead(text);
   const outer = parseHeaders(outerHeaderText);
   const contentId = outer['content-id'];
-  if (!/^application\/http/i.test(outer['content-type'] ?? '')) return { contentId, error: badRequest('Each batch part must have Content-Type: application/http.') };
+  if (!/^application\/http/i.test(outer['content-type'] ?? ''))
+    return { contentId, error: badRequest('Each batch part must have Content-Type: application/http.') };
   const [requestHead, body] = splitHead(inner);
   const [requestLine = '', ...headerLines] = requestHead.split(/\r?\n/);
   const match = /^([A-Z]+)\s+(\S+)(?:\s+HTTP\/\d(?:\.\d)?)?$/.exec(requestLine.trim());
   // A request line Node's parser would refuse is answered as that refusal, in this part only.
-  if (match === null || !HTTP_METHODS.has(match[1]!)) return { contentId, error: new TransportProblemError({ httpStatus: 400, kind: 'bad-request', detail: MALFORMED_REQUEST }) };
+  if (match === null || !HTTP_METHODS.has(match[1]!))
+    return { contentId, error: new TransportProblemError({ httpStatus: 400, kind: 'bad-request', detail: MALFORMED_REQUEST }) };
   let url = match[2]!;
   const absolute = /^https?:\/\/[^/]+(\/.*)$/.exec(url);
   if (absolute !== null) url = absolute[1]!;

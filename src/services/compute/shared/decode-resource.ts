@@ -42,7 +42,9 @@ function decodeValue(schema: TSchema, value: unknown, path: string, root: string
     const valueSchema = Object.values(schema['patternProperties'] as Record<string, TSchema>)[0]!;
     // Google's front end names a map value by its entry's position: 'resource.properties.labels[0].value'.
     // Keys come from input: own data properties only, so `__proto__` stays an ordinary key.
-    return recordFromEntries(Object.entries(value).map(([key, item], index) => [key, decodeValue(valueSchema, item, `${path}[${index}].value`, root)] as const));
+    return recordFromEntries(
+      Object.entries(value).map(([key, item], index) => [key, decodeValue(valueSchema, item, `${path}[${index}].value`, root)] as const),
+    );
   }
   const protoEnum = schema['protoEnum'] as string | undefined;
   if (protoEnum !== undefined) {

@@ -19,7 +19,8 @@ export function toComputeError(error: unknown, bodyLimit: number, contentType?: 
     // Google's parser reports depth without pointing at the spot.
     return invalidPayload(`Invalid JSON payload received. Message too deep. Max recursion depth reached for key '${error.key}'`);
   }
-  if (error instanceof JsonEncodingError) return invalidPayload(`Invalid JSON payload received. Encountered non UTF-8 code points.\n${pointAtJsonError(error)}`);
+  if (error instanceof JsonEncodingError)
+    return invalidPayload(`Invalid JSON payload received. Encountered non UTF-8 code points.\n${pointAtJsonError(error)}`);
   if (error instanceof MalformedJsonError) {
     const problem = error.position === undefined && /end of JSON input/.test(error.detail) ? 'Unexpected end of string.' : 'Unexpected token.';
     return invalidPayload(`Invalid JSON payload received. ${problem}\n${pointAtJsonError(error)}`);
@@ -43,7 +44,12 @@ export function toComputeError(error: unknown, bodyLimit: number, contentType?: 
         return new ComputeError(413, 'badRequest', problem.detail, 'INVALID_FIELD_VALUE');
       case 'unsupported-media-type':
         // Fastify's message carries no type ("Unsupported Media Type"): name the request's own.
-        return new ComputeError(415, 'badContent', `Unsupported content with type: ${contentType ?? problem.detail.replace(/^Unsupported Media Type: /, '')}`, 'INVALID_FIELD_VALUE');
+        return new ComputeError(
+          415,
+          'badContent',
+          `Unsupported content with type: ${contentType ?? problem.detail.replace(/^Unsupported Media Type: /, '')}`,
+          'INVALID_FIELD_VALUE',
+        );
       case 'unavailable':
         // What Google answers while a backend is down; gcloud retries it.
         return new ComputeError(503, 'backendError', 'The service is currently unavailable.', 'SERVICE_UNAVAILABLE');

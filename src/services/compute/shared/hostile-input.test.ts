@@ -48,13 +48,23 @@ async function refuses(bytes: string | Buffer, status: number, body: unknown): P
 
 function post(path: string, body: string | Buffer): Buffer {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-  return Buffer.concat([Buffer.from(`POST ${path} HTTP/1.1\r\nHost: x\r\n${AUTH}Content-Type: application/json\r\nContent-Length: ${bytes.length}\r\nConnection: close\r\n\r\n`), bytes]);
+  return Buffer.concat([
+    Buffer.from(`POST ${path} HTTP/1.1\r\nHost: x\r\n${AUTH}Content-Type: application/json\r\nContent-Length: ${bytes.length}\r\nConnection: close\r\n\r\n`),
+    bytes,
+  ]);
 }
 
-const unknownName = (name: string, at = ''): unknown => envelope(400, 'invalid', `Invalid JSON payload received. Unknown name ${JSON.stringify(name)}${at}: Cannot find field.`, 'INVALID_ARGUMENT');
+const unknownName = (name: string, at = ''): unknown =>
+  envelope(400, 'invalid', `Invalid JSON payload received. Unknown name ${JSON.stringify(name)}${at}: Cannot find field.`, 'INVALID_ARGUMENT');
 
 describe('prototype-named members are unknown names (issue 13, case 3)', () => {
-  const routes = [`${P}/global/instanceTemplates`, `${P}/global/securityPolicies`, `${P}/global/securityPolicies/pol/addRule`, `${P}/global/securityPolicies/pol/patchRule?priority=2147483647`, `${P}/global/securityPolicies/pol/setLabels`];
+  const routes = [
+    `${P}/global/instanceTemplates`,
+    `${P}/global/securityPolicies`,
+    `${P}/global/securityPolicies/pol/addRule`,
+    `${P}/global/securityPolicies/pol/patchRule?priority=2147483647`,
+    `${P}/global/securityPolicies/pol/setLabels`,
+  ];
   for (const key of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf']) {
     it(`"${key}" at the top of every body`, async () => {
       for (const route of routes) await refuses(post(route, `{${JSON.stringify(key)}:1}`), 400, unknownName(key));
@@ -62,12 +72,21 @@ describe('prototype-named members are unknown names (issue 13, case 3)', () => {
   }
 
   it('inside a nested message, named with its path', async () => {
-    await refuses(post(`${P}/global/instanceTemplates`, '{"name":"t","properties":{"machineType":"e2-small","constructor":{}}}'), 400, unknownName('constructor', " at 'resource.properties'"));
+    await refuses(
+      post(`${P}/global/instanceTemplates`, '{"name":"t","properties":{"machineType":"e2-small","constructor":{}}}'),
+      400,
+      unknownName('constructor', " at 'resource.properties'"),
+    );
   });
 
   it('as a map key it is an ordinary key, judged like any other', async () => {
-    const message = "Invalid value for field 'resource.properties.labels.key': '__proto__'. Label key '__proto__' violates format constraints. The key must start with a lowercase character, can only contain lowercase letters, numeric characters, underscores and dashes. The key can be at most 63 characters long. International characters are allowed.";
-    await refuses(post(`${P}/global/instanceTemplates`, '{"name":"t","properties":{"machineType":"e2-small","labels":{"__proto__":"x"}}}'), 400, envelope(400, 'invalid', message));
+    const message =
+      "Invalid value for field 'resource.properties.labels.key': '__proto__'. Label key '__proto__' violates format constraints. The key must start with a lowercase character, can only contain lowercase letters, numeric characters, underscores and dashes. The key can be at most 63 characters long. International characters are allowed.";
+    await refuses(
+      post(`${P}/global/instanceTemplates`, '{"name":"t","properties":{"machineType":"e2-small","labels":{"__proto__":"x"}}}'),
+      400,
+      envelope(400, 'invalid', message),
+    );
   });
 });
 
@@ -75,7 +94,11 @@ describe('prototype-named path segments are unknown locations', () => {
   const get = (target: string): string => `GET ${target} HTTP/1.1\r\nHost: x\r\n${AUTH}Connection: close\r\n\r\n`;
   for (const region of ['constructor', '__proto__', 'toString']) {
     it(`region ${region}`, async () => {
-      await refuses(get(`${P}/regions/${region}/instanceTemplates`), 400, envelope(400, 'invalid', `Invalid value for field 'region': '${region}'. Unknown region.`));
+      await refuses(
+        get(`${P}/regions/${region}/instanceTemplates`),
+        400,
+        envelope(400, 'invalid', `Invalid value for field 'region': '${region}'. Unknown region.`),
+      );
     });
     it(`zone ${region}-a`, async () => {
       await refuses(get(`${P}/zones/${region}-a/operations`), 400, envelope(400, 'invalid', `Invalid value for field 'zone': '${region}-a'. Unknown zone.`));
@@ -84,7 +107,8 @@ describe('prototype-named path segments are unknown locations', () => {
 });
 
 describe('nesting beyond 100 levels is refused while parsing (issue 13, case 4)', () => {
-  const tooDeep = (key: string): unknown => envelope(400, 'invalid', `Invalid JSON payload received. Message too deep. Max recursion depth reached for key '${key}'`, 'INVALID_ARGUMENT');
+  const tooDeep = (key: string): unknown =>
+    envelope(400, 'invalid', `Invalid JSON payload received. Message too deep. Max recursion depth reached for key '${key}'`, 'INVALID_ARGUMENT');
 
   it('200k `[` in a field that would be rejected anyway', async () => {
     await refuses(post(`${P}/global/instanceTemplates`, `{"name":"t","description":${'['.repeat(200_000)}`), 400, tooDeep(''));
@@ -97,7 +121,11 @@ describe('nesting beyond 100 levels is refused while parsing (issue 13, case 4)'
   });
   it('100 levels are still read (and judged on their content)', async () => {
     const body = `{"name":"t","description":${'['.repeat(99)}${']'.repeat(99)}}`;
-    await refuses(post(`${P}/global/instanceTemplates`, body), 400, envelope(400, 'invalid', `Invalid value at 'resource.description' (TYPE_STRING), ${'['.repeat(99)}${']'.repeat(99)}`, 'INVALID_ARGUMENT'));
+    await refuses(
+      post(`${P}/global/instanceTemplates`, body),
+      400,
+      envelope(400, 'invalid', `Invalid value at 'resource.description' (TYPE_STRING), ${'['.repeat(99)}${']'.repeat(99)}`, 'INVALID_ARGUMENT'),
+    );
   });
 });
 
@@ -119,14 +147,22 @@ describe("answers given before any handler are compute's (issue 13, case 5)", ()
     await refuses(`FOO ${P}/global/instanceTemplates HTTP/1.1\r\nHost: x\r\n\r\n`, 400, envelope(400, 'badRequest', MALFORMED));
   });
   it('oversized headers', async () => {
-    await refuses(get(`${P}/global/instanceTemplates`, `X-Big: ${'a'.repeat(20_000)}\r\n`), 413, envelope(413, 'badRequest', 'Your client issued a request that was too large.'));
+    await refuses(
+      get(`${P}/global/instanceTemplates`, `X-Big: ${'a'.repeat(20_000)}\r\n`),
+      413,
+      envelope(413, 'badRequest', 'Your client issued a request that was too large.'),
+    );
   });
   it('an oversized URL', async () => {
     await refuses(get(`${P}/global/instanceTemplates/${'a'.repeat(20_000)}`), 414, envelope(414, 'badRequest', 'The requested URL is too large to process.'));
   });
   it('a path segment over 100 characters reaches the handler', async () => {
     const name = 'a'.repeat(300);
-    await refuses(get(`${P}/global/instanceTemplates/${name}`), 404, envelope(404, 'notFound', `The resource 'projects/p/global/instanceTemplates/${name}' was not found`));
+    await refuses(
+      get(`${P}/global/instanceTemplates/${name}`),
+      404,
+      envelope(404, 'notFound', `The resource 'projects/p/global/instanceTemplates/${name}' was not found`),
+    );
   });
   it('an unknown path without the /compute/v1 prefix', async () => {
     await refuses(get('/no/such/path?x=1'), 404, envelope(404, 'notFound', 'The requested URL /no/such/path was not found on this server.'));

@@ -18,10 +18,18 @@ export function checkLabels(labels: Readonly<Record<string, unknown>>, field: st
   if (entries.length > MAX_LABELS) throw invalidFieldValue(field, '', `At most ${MAX_LABELS} labels are allowed.`);
   for (const [key, value] of entries) {
     if (!LABEL_KEY.test(key)) {
-      throw invalidFieldValue(`${field}.key`, key, `Label key '${key}' violates format constraints. The key must start with a lowercase character, can only contain lowercase letters, numeric characters, underscores and dashes. The key can be at most 63 characters long. International characters are allowed.`);
+      throw invalidFieldValue(
+        `${field}.key`,
+        key,
+        `Label key '${key}' violates format constraints. The key must start with a lowercase character, can only contain lowercase letters, numeric characters, underscores and dashes. The key can be at most 63 characters long. International characters are allowed.`,
+      );
     }
     if (typeof value !== 'string' || !LABEL_VALUE.test(value)) {
-      throw invalidFieldValue(`${field}.value`, value, `Label value '${String(value)}' violates format constraints. The value can only contain lowercase letters, numeric characters, underscores and dashes. The value can be at most 63 characters long. International characters are allowed.`);
+      throw invalidFieldValue(
+        `${field}.value`,
+        value,
+        `Label value '${String(value)}' violates format constraints. The value can only contain lowercase letters, numeric characters, underscores and dashes. The value can be at most 63 characters long. International characters are allowed.`,
+      );
     }
   }
 }

@@ -32,13 +32,39 @@ async function call(url: string, method: 'GET' | 'POST' = 'GET', payload?: objec
   return { status: response.statusCode, body: response.json() };
 }
 
-const disk = (diskSizeGb: string, boot = false): object => ({ boot, initializeParams: boot ? { sourceImage: 'projects/debian-cloud/global/images/family/debian-12', diskSizeGb } : { diskSizeGb } });
+const disk = (diskSizeGb: string, boot = false): object => ({
+  boot,
+  initializeParams: boot ? { sourceImage: 'projects/debian-cloud/global/images/family/debian-12', diskSizeGb } : { diskSizeGb },
+});
 
 before(async () => {
-  srv = await startFogbank({ host: '127.0.0.1', port: 0, store: 'memory', operations: 'instant', adminToken: 'admin', logLevel: 'silent', clock, ids: seededIds('list-filter') });
+  srv = await startFogbank({
+    host: '127.0.0.1',
+    port: 0,
+    store: 'memory',
+    operations: 'instant',
+    adminToken: 'admin',
+    logLevel: 'silent',
+    clock,
+    ids: seededIds('list-filter'),
+  });
   const templates = [
-    { name: 'alpha', description: 'Front end', properties: { machineType: 'e2-small', labels: { env: 'prod', team: 'web' }, tags: { items: ['http-server', 'https-server'] }, disks: [disk('20', true)], canIpForward: true } },
-    { name: 'beta', description: 'Batch', properties: { machineType: 'e2-medium', labels: { env: 'dev' }, tags: { items: ['ssh'] }, disks: [disk('50', true)], scheduling: { preemptible: true } } },
+    {
+      name: 'alpha',
+      description: 'Front end',
+      properties: {
+        machineType: 'e2-small',
+        labels: { env: 'prod', team: 'web' },
+        tags: { items: ['http-server', 'https-server'] },
+        disks: [disk('20', true)],
+        canIpForward: true,
+      },
+    },
+    {
+      name: 'beta',
+      description: 'Batch',
+      properties: { machineType: 'e2-medium', labels: { env: 'dev' }, tags: { items: ['ssh'] }, disks: [disk('50', true)], scheduling: { preemptible: true } },
+    },
     { name: 'gamma', properties: { machineType: 'n2-standard-4', disks: [disk('10', true), disk('200')] } },
     { name: 'delta-1', description: 'Back end', properties: { machineType: 'e2-small', labels: { env: 'prod' } } },
   ];
@@ -48,7 +74,15 @@ before(async () => {
     clock.advance(1_000);
   }
   // A regional template, for the aggregated list.
-  assert.equal((await call('/compute/v1/projects/p/regions/us-east1/instanceTemplates', 'POST', { name: 'epsilon', properties: { machineType: 'e2-small', labels: { env: 'prod' } } })).body['status'], 'DONE');
+  assert.equal(
+    (
+      await call('/compute/v1/projects/p/regions/us-east1/instanceTemplates', 'POST', {
+        name: 'epsilon',
+        properties: { machineType: 'e2-small', labels: { env: 'prod' } },
+      })
+    ).body['status'],
+    'DONE',
+  );
 });
 after(async () => {
   await srv.close();
@@ -134,7 +168,7 @@ describe('filter matches', () => {
     ['properties.labels.env = prod -properties.labels.team:*', ['delta-1']],
     ['name = -alpha', []],
     ['properties.disks.initializeParams.diskSizeGb > -1', ['alpha', 'beta', 'gamma']],
-    ["name eq -.*", []],
+    ['name eq -.*', []],
     ['NOT NOT name = alpha', ['alpha']],
     ['((name = alpha))', ['alpha']],
     ['name = alpha AND NOT name = alpha', []],
@@ -187,17 +221,29 @@ describe('filter on other lists', () => {
     const reply = await call(`/compute/v1/projects/p/aggregated/instanceTemplates?filter=${encodeURIComponent('properties.labels.env = prod')}`);
     assert.equal(reply.status, 200);
     const items = reply.body['items'] as Record<string, { instanceTemplates?: { name: string }[] }>;
-    assert.deepEqual(items['global']?.instanceTemplates?.map((t) => t.name), ['alpha', 'delta-1']);
-    assert.deepEqual(items['regions/us-east1']?.instanceTemplates?.map((t) => t.name), ['epsilon']);
+    assert.deepEqual(
+      items['global']?.instanceTemplates?.map((t) => t.name),
+      ['alpha', 'delta-1'],
+    );
+    assert.deepEqual(
+      items['regions/us-east1']?.instanceTemplates?.map((t) => t.name),
+      ['epsilon'],
+    );
   });
 
   test('operations filter on their own fields', async () => {
     const all = (await call('/compute/v1/projects/p/global/operations')).body['items'] as { name: string; targetLink: string }[];
     assert.equal(all.length, 4);
     const byTarget = await names('targetLink = *alpha', '/compute/v1/projects/p/global/operations');
-    assert.deepEqual(byTarget, all.filter((op) => op.targetLink.endsWith('/alpha')).map((op) => op.name));
+    assert.deepEqual(
+      byTarget,
+      all.filter((op) => op.targetLink.endsWith('/alpha')).map((op) => op.name),
+    );
     assert.deepEqual(await names('status != DONE', '/compute/v1/projects/p/global/operations'), []);
-    assert.deepEqual(await names('operationType = insert AND status = DONE', '/compute/v1/projects/p/global/operations'), all.map((op) => op.name));
+    assert.deepEqual(
+      await names('operationType = insert AND status = DONE', '/compute/v1/projects/p/global/operations'),
+      all.map((op) => op.name),
+    );
   });
 
   test('patterns that backtrack in JavaScript run on RE2 (issue 13 item 2: these froze the process)', async () => {
@@ -207,7 +253,10 @@ describe('filter on other lists', () => {
     assert.deepEqual(await names('description eq "(.|.)*Q"', images), []);
     assert.deepEqual(await names('description = "****** *Q"', images), []);
     assert.deepEqual(await names('description ne "(.|.)*Q"', images), all);
-    assert.deepEqual(await names('description eq "(.|.)*bullseye(.|.)*"', images), all.filter((name) => name.includes('bullseye')));
+    assert.deepEqual(
+      await names('description eq "(.|.)*bullseye(.|.)*"', images),
+      all.filter((name) => name.includes('bullseye')),
+    );
   });
 
   test('name-order pages resume after the last key, filter and all, on plain and aggregated lists', async () => {
@@ -252,7 +301,9 @@ describe('filter on other lists', () => {
     const first = await call(`${TEMPLATES}?filter=${encodeURIComponent('name != gamma')}&maxResults=2&orderBy=${encodeURIComponent('creationTimestamp desc')}`);
     assert.deepEqual(itemNames(first.body['items']), ['delta-1', 'beta']);
     assert.equal(typeof first.body['nextPageToken'], 'string');
-    const second = await call(`${TEMPLATES}?filter=${encodeURIComponent('name != gamma')}&maxResults=2&orderBy=${encodeURIComponent('creationTimestamp desc')}&pageToken=${first.body['nextPageToken']}`);
+    const second = await call(
+      `${TEMPLATES}?filter=${encodeURIComponent('name != gamma')}&maxResults=2&orderBy=${encodeURIComponent('creationTimestamp desc')}&pageToken=${first.body['nextPageToken']}`,
+    );
     assert.deepEqual(itemNames(second.body['items']), ['alpha']);
     assert.equal(second.body['nextPageToken'], undefined);
     const byName = await call(`${TEMPLATES}?orderBy=name`);

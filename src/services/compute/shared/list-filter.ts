@@ -245,12 +245,16 @@ function valuesAt(item: unknown, path: readonly string[]): string[] {
     const next: unknown[] = [];
     for (const value of current) {
       if (Array.isArray(value)) {
-        for (const element of value) if (element !== null && typeof element === 'object' && segment in element) next.push((element as Record<string, unknown>)[segment]);
+        for (const element of value)
+          if (element !== null && typeof element === 'object' && segment in element) next.push((element as Record<string, unknown>)[segment]);
       } else if (value !== null && typeof value === 'object' && segment in value) {
         next.push((value as Record<string, unknown>)[segment]);
       }
     }
     current = next;
   }
-  return current.flatMap((value) => (Array.isArray(value) ? value : [value])).filter((value) => value !== undefined && value !== null).map((value) => (typeof value === 'object' ? JSON.stringify(value) : String(value)));
+  return current
+    .flatMap((value) => (Array.isArray(value) ? value : [value]))
+    .filter((value) => value !== undefined && value !== null)
+    .map((value) => (typeof value === 'object' ? JSON.stringify(value) : String(value)));
 }

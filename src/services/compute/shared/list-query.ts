@@ -118,7 +118,11 @@ export async function pageFrom<T>(source: PagedSource<T>, render: (value: T) => 
 }
 
 /** paginate filters entries (given in name order), orders them as asked, and cuts one page at the token's offset. */
-export function paginate<E>(entries: readonly E[], query: ListQuery, itemOf: (entry: E) => Record<string, unknown>): { items: E[]; nextPageToken: string | undefined } {
+export function paginate<E>(
+  entries: readonly E[],
+  query: ListQuery,
+  itemOf: (entry: E) => Record<string, unknown>,
+): { items: E[]; nextPageToken: string | undefined } {
   const matching = entries.filter((entry) => query.filter(itemOf(entry)));
   if (query.orderBy === 'creationTimestamp desc') {
     // Chronologically: the texts carry the Pacific offset, which changes with daylight saving time.

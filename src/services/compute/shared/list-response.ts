@@ -18,7 +18,12 @@ export interface ListEnvelope {
  * anything is read), then one page is read from the collection (see pageFrom: in name order only
  * as far as the page needs), filtered and rendered.
  */
-export async function listResponse<T>(ctx: RouteContext, envelope: ListEnvelope, source: PagedSource<T>, render: (resource: T) => Record<string, unknown>): Promise<Record<string, unknown>>;
+export async function listResponse<T>(
+  ctx: RouteContext,
+  envelope: ListEnvelope,
+  source: PagedSource<T>,
+  render: (resource: T) => Record<string, unknown>,
+): Promise<Record<string, unknown>>;
 /** listResponse over a small fixed collection (the catalog), given rendered and in name order. */
 export async function listResponse(ctx: RouteContext, envelope: ListEnvelope, load: () => Promise<Record<string, unknown>[]>): Promise<Record<string, unknown>>;
 export async function listResponse<T>(
@@ -32,7 +37,12 @@ export async function listResponse<T>(
     render === undefined
       ? await pageFrom(positional(await (source as () => Promise<Record<string, unknown>[]>)()), (item) => item, query)
       : await pageFrom(source as PagedSource<T>, render, query);
-  return wrap(ctx, envelope, page.items.map((entry) => entry.item), page.nextPageToken);
+  return wrap(
+    ctx,
+    envelope,
+    page.items.map((entry) => entry.item),
+    page.nextPageToken,
+  );
 }
 
 /** aggregatedListResponse answers an aggregatedList method: one page across scopes, its resources grouped by scope under `field`. */

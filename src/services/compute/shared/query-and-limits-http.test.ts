@@ -48,15 +48,39 @@ describe('query parameters, labels and lengths the real service rejects', () => 
       assert.equal((await call('GET', `${POLICIES}/made`)).status, 404);
     });
     it('addRule and patchRule with a bad validateOnly', async () => {
-      await rejects('POST', `${POLICIES}/pol/addRule?validateOnly=yes`, { priority: 5, action: 'allow', match: { versionedExpr: 'SRC_IPS_V1', config: { srcIpRanges: ['*'] } } }, `Invalid value at 'validate_only' (TYPE_BOOL), "yes"`);
-      await rejects('POST', `${POLICIES}/pol/patchRule?priority=2147483647&validateOnly=2`, { action: 'deny(403)' }, `Invalid value at 'validate_only' (TYPE_BOOL), "2"`);
+      await rejects(
+        'POST',
+        `${POLICIES}/pol/addRule?validateOnly=yes`,
+        { priority: 5, action: 'allow', match: { versionedExpr: 'SRC_IPS_V1', config: { srcIpRanges: ['*'] } } },
+        `Invalid value at 'validate_only' (TYPE_BOOL), "yes"`,
+      );
+      await rejects(
+        'POST',
+        `${POLICIES}/pol/patchRule?priority=2147483647&validateOnly=2`,
+        { action: 'deny(403)' },
+        `Invalid value at 'validate_only' (TYPE_BOOL), "2"`,
+      );
     });
     it('list parameters are read the same way', async () => {
-      await rejects('GET', '/compute/v1/projects/p/aggregated/securityPolicies?includeAllScopes=maybe', undefined, `Invalid value at 'include_all_scopes' (TYPE_BOOL), "maybe"`);
+      await rejects(
+        'GET',
+        '/compute/v1/projects/p/aggregated/securityPolicies?includeAllScopes=maybe',
+        undefined,
+        `Invalid value at 'include_all_scopes' (TYPE_BOOL), "maybe"`,
+      );
       await rejects('GET', `${TEMPLATES}?returnPartialSuccess=nope`, undefined, `Invalid value at 'return_partial_success' (TYPE_BOOL), "nope"`);
     });
     it('the spellings real clients send are accepted', async () => {
-      const spellings: [string, boolean][] = [['true', true], ['True', true], ['TRUE', true], ['1', true], ['false', false], ['False', false], ['0', false], ['', false]];
+      const spellings: [string, boolean][] = [
+        ['true', true],
+        ['True', true],
+        ['TRUE', true],
+        ['1', true],
+        ['false', false],
+        ['False', false],
+        ['0', false],
+        ['', false],
+      ];
       for (const [i, [value]] of spellings.entries()) {
         const reply = await call('POST', `${POLICIES}?validateOnly=${value}`, { name: `v-${i}` });
         assert.equal(reply.status, 200, `${value}: ${JSON.stringify(reply.body)}`);
@@ -65,7 +89,10 @@ describe('query parameters, labels and lengths the real service rejects', () => 
       for (const [i, [value, validateOnly]] of spellings.entries()) {
         assert.equal((await call('GET', `${POLICIES}/v-${i}`)).status, validateOnly ? 404 : 200, value);
       }
-      assert.equal((await call('GET', '/compute/v1/projects/p/aggregated/securityPolicies?includeAllScopes=True&returnPartialSuccess=True&maxResults=500')).status, 200);
+      assert.equal(
+        (await call('GET', '/compute/v1/projects/p/aggregated/securityPolicies?includeAllScopes=True&returnPartialSuccess=True&maxResults=500')).status,
+        200,
+      );
     });
   });
 
@@ -83,7 +110,7 @@ describe('query parameters, labels and lengths the real service rejects', () => 
       const many = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, 'v']));
       await rejects('POST', `${POLICIES}/pol/setLabels`, { labels: many }, `Invalid value for field 'resource.labels': ''. At most 64 labels are allowed.`);
       const labelFingerprint = (await call('GET', `${POLICIES}/pol`)).body['labelFingerprint'];
-      const fine = { labels: { env: 'prod', 'team_x-1': '', ['k'.repeat(63)]: 'v'.repeat(63), 'größe': 'ñ' }, labelFingerprint };
+      const fine = { labels: { env: 'prod', 'team_x-1': '', ['k'.repeat(63)]: 'v'.repeat(63), größe: 'ñ' }, labelFingerprint };
       assert.equal((await call('POST', `${POLICIES}/pol/setLabels`, fine)).status, 200);
       assert.deepEqual((await call('GET', `${POLICIES}/pol`)).body['labels'], fine.labels);
     });
@@ -95,7 +122,12 @@ describe('query parameters, labels and lengths the real service rejects', () => 
   describe('description lengths', () => {
     const tooLarge = (field: string, actual: number) => `Value for field '${field}' is too large: maximum size 2048 characters; actual size ${actual}.`;
     it('instance template insert', async () => {
-      await rejects('POST', TEMPLATES, { name: 't-long', description: 'd'.repeat(2049), properties: { machineType: 'e2-small' } }, tooLarge('resource.description', 2049));
+      await rejects(
+        'POST',
+        TEMPLATES,
+        { name: 't-long', description: 'd'.repeat(2049), properties: { machineType: 'e2-small' } },
+        tooLarge('resource.description', 2049),
+      );
       assert.equal((await call('POST', TEMPLATES, { name: 't-ok', description: '😀'.repeat(2048), properties: { machineType: 'e2-small' } })).status, 200);
     });
     it('security policy insert and patch', async () => {

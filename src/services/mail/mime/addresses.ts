@@ -51,5 +51,8 @@ export function allRecipients(recipients: Recipients): string[] {
 /** addressesOf lists the addresses of a header value (`"Ann" <ann@x.com>` → `ann@x.com`), lower-cased. */
 export function addressesOf(value: string | undefined): string[] {
   if (value === undefined) return [];
-  return addressparser(value, { flatten: true }).map((entry) => entry.address).filter((address) => address !== '').map((address) => address.toLowerCase());
+  return addressparser(value, { flatten: true })
+    .map((entry) => entry.address)
+    .filter((address) => address !== '')
+    .map((address) => address.toLowerCase());
 }

@@ -45,11 +45,17 @@ describe('parseMessage', () => {
     assert.equal(payload.mimeType, 'multipart/mixed');
     assert.deepEqual(payload.body, { size: 0 });
     assert.equal(payload.headers.find((h) => h.name === 'Subject')?.value, 'héllo');
-    assert.deepEqual(payload.parts?.map((p) => p.partId), ['0', '1']);
-    assert.deepEqual(payload.parts?.[0]?.parts?.map((p) => [p.partId, p.mimeType, p.body]), [
-      ['0.0', 'text/plain', { size: 16, inline: true }],
-      ['0.1', 'text/html', { size: 18, inline: true }],
-    ]);
+    assert.deepEqual(
+      payload.parts?.map((p) => p.partId),
+      ['0', '1'],
+    );
+    assert.deepEqual(
+      payload.parts?.[0]?.parts?.map((p) => [p.partId, p.mimeType, p.body]),
+      [
+        ['0.0', 'text/plain', { size: 16, inline: true }],
+        ['0.1', 'text/html', { size: 18, inline: true }],
+      ],
+    );
     assert.deepEqual(payload.parts?.[1], {
       partId: '1',
       mimeType: 'application/pdf',
@@ -74,11 +80,14 @@ describe('parseMessage', () => {
 
   test('a single-part message is its own payload; no Content-Type means text/plain', async () => {
     const parsed = await parseMessage(Readable.from([Buffer.from('Subject: x\n\nhello\n')]));
-    assert.deepEqual([parsed.payload.partId, parsed.payload.mimeType, parsed.payload.body, parsed.payload.parts], ['', 'text/plain', { size: 6, inline: true }, undefined]);
+    assert.deepEqual(
+      [parsed.payload.partId, parsed.payload.mimeType, parsed.payload.body, parsed.payload.parts],
+      ['', 'text/plain', { size: 6, inline: true }, undefined],
+    );
   });
 
   test('snippetOf collapses whitespace, cuts at 200 characters and escapes HTML', () => {
-    assert.equal(snippetOf("  a\r\n\r\n b <c> & \"d\" 'e'  "), 'a b &lt;c&gt; &amp; &quot;d&quot; &#39;e&#39;');
+    assert.equal(snippetOf('  a\r\n\r\n b <c> & "d" \'e\'  '), 'a b &lt;c&gt; &amp; &quot;d&quot; &#39;e&#39;');
     assert.equal(snippetOf(`${' '.repeat(1000)}${'w '.repeat(300)}`).length, 199);
   });
 });
@@ -91,18 +100,26 @@ describe('headers and recipients', () => {
   });
 
   test('a body without headers is not a message', () => {
-    assert.throws(() => readHeaderBlock(Buffer.from('hello there')), (error: unknown) => error instanceof MailError && error.message === 'Invalid RFC822 message: it does not start with a header field.');
+    assert.throws(
+      () => readHeaderBlock(Buffer.from('hello there')),
+      (error: unknown) => error instanceof MailError && error.message === 'Invalid RFC822 message: it does not start with a header field.',
+    );
   });
 
   test('To, Cc and Bcc are read (groups too) and each bad one is named', () => {
-    const headers = new Headers(Buffer.from('To: "Bob, B" <BOB@example.com>, team: x@example.org, y@example.org;\r\nCc: c@example.com\r\nBcc: d@example.co.uk\r\n\r\n'));
+    const headers = new Headers(
+      Buffer.from('To: "Bob, B" <BOB@example.com>, team: x@example.org, y@example.org;\r\nCc: c@example.com\r\nBcc: d@example.co.uk\r\n\r\n'),
+    );
     assert.deepEqual(readRecipients(headers), { to: ['bob@example.com', 'x@example.org', 'y@example.org'], cc: ['c@example.com'], bcc: ['d@example.co.uk'] });
     for (const [line, message] of [
       ['To: human@f', 'Invalid To header'],
       ['Cc: not an address', 'Invalid Cc header'],
       ['Bcc: a@b..com', 'Invalid Bcc header'],
     ]) {
-      assert.throws(() => readRecipients(new Headers(Buffer.from(`${line}\r\n\r\n`))), (error: unknown) => error instanceof MailError && error.message === message && error.httpStatus === 400);
+      assert.throws(
+        () => readRecipients(new Headers(Buffer.from(`${line}\r\n\r\n`))),
+        (error: unknown) => error instanceof MailError && error.message === message && error.httpStatus === 400,
+      );
     }
   });
 });

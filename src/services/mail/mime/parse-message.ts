@@ -97,7 +97,12 @@ export async function parseMessage(source: Readable): Promise<ParsedMessage> {
       if (mimeType === 'text/plain' && plain === undefined) plain = decodeText(data, node.charset);
       if (mimeType === 'text/html' && html === undefined) html = decodeText(data, node.charset);
     }
-    const body = data === undefined ? { size: building.size, external: true as const } : building.size === 0 ? { size: 0 } : { size: building.size, inline: true as const };
+    const body =
+      data === undefined
+        ? { size: building.size, external: true as const }
+        : building.size === 0
+          ? { size: 0 }
+          : { size: building.size, inline: true as const };
     return { partId: building.partId, mimeType, filename, headers, body };
   };
   const payload = render(root);

@@ -10,20 +10,23 @@
 // @generated from file src/services/publisher/proto/aapt-resources.proto (package aapt.pb, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Message } from "@bufbuild/protobuf";
+import type { GenFile, GenMessage } from '@bufbuild/protobuf/codegenv2';
+import { fileDesc, messageDesc } from '@bufbuild/protobuf/codegenv2';
+import type { Message } from '@bufbuild/protobuf';
 
 /**
  * Describes the file src/services/publisher/proto/aapt-resources.proto.
  */
-export const file_src_services_publisher_proto_aapt_resources: GenFile = /*@__PURE__*/
-  fileDesc("CjFzcmMvc2VydmljZXMvcHVibGlzaGVyL3Byb3RvL2FhcHQtcmVzb3VyY2VzLnByb3RvEgdhYXB0LnBiIjwKDlNvdXJjZVBvc2l0aW9uEhMKC2xpbmVfbnVtYmVyGAEgASgNEhUKDWNvbHVtbl9udW1iZXIYAiABKA0icgoHWG1sTm9kZRImCgdlbGVtZW50GAEgASgLMhMuYWFwdC5wYi5YbWxFbGVtZW50SAASDgoEdGV4dBgCIAEoCUgAEicKBnNvdXJjZRgDIAEoCzIXLmFhcHQucGIuU291cmNlUG9zaXRpb25CBgoEbm9kZSKyAQoKWG1sRWxlbWVudBI0ChVuYW1lc3BhY2VfZGVjbGFyYXRpb24YASADKAsyFS5hYXB0LnBiLlhtbE5hbWVzcGFjZRIVCg1uYW1lc3BhY2VfdXJpGAIgASgJEgwKBG5hbWUYAyABKAkSKAoJYXR0cmlidXRlGAQgAygLMhUuYWFwdC5wYi5YbWxBdHRyaWJ1dGUSHwoFY2hpbGQYBSADKAsyEC5hYXB0LnBiLlhtbE5vZGUiVAoMWG1sTmFtZXNwYWNlEg4KBnByZWZpeBgBIAEoCRILCgN1cmkYAiABKAkSJwoGc291cmNlGAMgASgLMhcuYWFwdC5wYi5Tb3VyY2VQb3NpdGlvbiKmAQoMWG1sQXR0cmlidXRlEhUKDW5hbWVzcGFjZV91cmkYASABKAkSDAoEbmFtZRgCIAEoCRINCgV2YWx1ZRgDIAEoCRInCgZzb3VyY2UYBCABKAsyFy5hYXB0LnBiLlNvdXJjZVBvc2l0aW9uEhMKC3Jlc291cmNlX2lkGAUgASgNEiQKDWNvbXBpbGVkX2l0ZW0YBiABKAsyDS5hYXB0LnBiLkl0ZW0iKAoESXRlbRIgCgRwcmltGAcgASgLMhIuYWFwdC5wYi5QcmltaXRpdmUicQoJUHJpbWl0aXZlEhsKEWludF9kZWNpbWFsX3ZhbHVlGAYgASgFSAASHwoVaW50X2hleGFkZWNpbWFsX3ZhbHVlGAcgASgNSAASFwoNYm9vbGVhbl92YWx1ZRgIIAEoCEgAQg0KC29uZW9mX3ZhbHVlIjcKDEJ1bmRsZUNvbmZpZxInCgpidW5kbGV0b29sGAEgASgLMhMuYWFwdC5wYi5CdW5kbGV0b29sIh0KCkJ1bmRsZXRvb2wSDwoHdmVyc2lvbhgCIAEoCWIGcHJvdG8z");
+export const file_src_services_publisher_proto_aapt_resources: GenFile =
+  /*@__PURE__*/
+  fileDesc(
+    'CjFzcmMvc2VydmljZXMvcHVibGlzaGVyL3Byb3RvL2FhcHQtcmVzb3VyY2VzLnByb3RvEgdhYXB0LnBiIjwKDlNvdXJjZVBvc2l0aW9uEhMKC2xpbmVfbnVtYmVyGAEgASgNEhUKDWNvbHVtbl9udW1iZXIYAiABKA0icgoHWG1sTm9kZRImCgdlbGVtZW50GAEgASgLMhMuYWFwdC5wYi5YbWxFbGVtZW50SAASDgoEdGV4dBgCIAEoCUgAEicKBnNvdXJjZRgDIAEoCzIXLmFhcHQucGIuU291cmNlUG9zaXRpb25CBgoEbm9kZSKyAQoKWG1sRWxlbWVudBI0ChVuYW1lc3BhY2VfZGVjbGFyYXRpb24YASADKAsyFS5hYXB0LnBiLlhtbE5hbWVzcGFjZRIVCg1uYW1lc3BhY2VfdXJpGAIgASgJEgwKBG5hbWUYAyABKAkSKAoJYXR0cmlidXRlGAQgAygLMhUuYWFwdC5wYi5YbWxBdHRyaWJ1dGUSHwoFY2hpbGQYBSADKAsyEC5hYXB0LnBiLlhtbE5vZGUiVAoMWG1sTmFtZXNwYWNlEg4KBnByZWZpeBgBIAEoCRILCgN1cmkYAiABKAkSJwoGc291cmNlGAMgASgLMhcuYWFwdC5wYi5Tb3VyY2VQb3NpdGlvbiKmAQoMWG1sQXR0cmlidXRlEhUKDW5hbWVzcGFjZV91cmkYASABKAkSDAoEbmFtZRgCIAEoCRINCgV2YWx1ZRgDIAEoCRInCgZzb3VyY2UYBCABKAsyFy5hYXB0LnBiLlNvdXJjZVBvc2l0aW9uEhMKC3Jlc291cmNlX2lkGAUgASgNEiQKDWNvbXBpbGVkX2l0ZW0YBiABKAsyDS5hYXB0LnBiLkl0ZW0iKAoESXRlbRIgCgRwcmltGAcgASgLMhIuYWFwdC5wYi5QcmltaXRpdmUicQoJUHJpbWl0aXZlEhsKEWludF9kZWNpbWFsX3ZhbHVlGAYgASgFSAASHwoVaW50X2hleGFkZWNpbWFsX3ZhbHVlGAcgASgNSAASFwoNYm9vbGVhbl92YWx1ZRgIIAEoCEgAQg0KC29uZW9mX3ZhbHVlIjcKDEJ1bmRsZUNvbmZpZxInCgpidW5kbGV0b29sGAEgASgLMhMuYWFwdC5wYi5CdW5kbGV0b29sIh0KCkJ1bmRsZXRvb2wSDwoHdmVyc2lvbhgCIAEoCWIGcHJvdG8z',
+  );
 
 /**
  * @generated from message aapt.pb.SourcePosition
  */
-export type SourcePosition = Message<"aapt.pb.SourcePosition"> & {
+export type SourcePosition = Message<'aapt.pb.SourcePosition'> & {
   /**
    * @generated from field: uint32 line_number = 1;
    */
@@ -39,29 +42,31 @@ export type SourcePosition = Message<"aapt.pb.SourcePosition"> & {
  * Describes the message aapt.pb.SourcePosition.
  * Use `create(SourcePositionSchema)` to create a new message.
  */
-export const SourcePositionSchema: GenMessage<SourcePosition> = /*@__PURE__*/
-  messageDesc(file_src_services_publisher_proto_aapt_resources, 0);
+export const SourcePositionSchema: GenMessage<SourcePosition> = /*@__PURE__*/ messageDesc(file_src_services_publisher_proto_aapt_resources, 0);
 
 /**
  * @generated from message aapt.pb.XmlNode
  */
-export type XmlNode = Message<"aapt.pb.XmlNode"> & {
+export type XmlNode = Message<'aapt.pb.XmlNode'> & {
   /**
    * @generated from oneof aapt.pb.XmlNode.node
    */
-  node: {
-    /**
-     * @generated from field: aapt.pb.XmlElement element = 1;
-     */
-    value: XmlElement;
-    case: "element";
-  } | {
-    /**
-     * @generated from field: string text = 2;
-     */
-    value: string;
-    case: "text";
-  } | { case: undefined; value?: undefined };
+  node:
+    | {
+        /**
+         * @generated from field: aapt.pb.XmlElement element = 1;
+         */
+        value: XmlElement;
+        case: 'element';
+      }
+    | {
+        /**
+         * @generated from field: string text = 2;
+         */
+        value: string;
+        case: 'text';
+      }
+    | { case: undefined; value?: undefined };
 
   /**
    * @generated from field: aapt.pb.SourcePosition source = 3;
@@ -73,13 +78,12 @@ export type XmlNode = Message<"aapt.pb.XmlNode"> & {
  * Describes the message aapt.pb.XmlNode.
  * Use `create(XmlNodeSchema)` to create a new message.
  */
-export const XmlNodeSchema: GenMessage<XmlNode> = /*@__PURE__*/
-  messageDesc(file_src_services_publisher_proto_aapt_resources, 1);
+export const XmlNodeSchema: GenMessage<XmlNode> = /*@__PURE__*/ messageDesc(file_src_services_publisher_proto_aapt_resources, 1);
 
 /**
  * @generated from message aapt.pb.XmlElement
  */
-export type XmlElement = Message<"aapt.pb.XmlElement"> & {
+export type XmlElement = Message<'aapt.pb.XmlElement'> & {
   /**
    * @generated from field: repeated aapt.pb.XmlNamespace namespace_declaration = 1;
    */
@@ -110,13 +114,12 @@ export type XmlElement = Message<"aapt.pb.XmlElement"> & {
  * Describes the message aapt.pb.XmlElement.
  * Use `create(XmlElementSchema)` to create a new message.
  */
-export const XmlElementSchema: GenMessage<XmlElement> = /*@__PURE__*/
-  messageDesc(file_src_services_publisher_proto_aapt_resources, 2);
+export const XmlElementSchema: GenMessage<XmlElement> = /*@__PURE__*/ messageDesc(file_src_services_publisher_proto_aapt_resources, 2);
 
 /**
  * @generated from message aapt.pb.XmlNamespace
  */
-export type XmlNamespace = Message<"aapt.pb.XmlNamespace"> & {
+export type XmlNamespace = Message<'aapt.pb.XmlNamespace'> & {
   /**
    * @generated from field: string prefix = 1;
    */
@@ -137,13 +140,12 @@ export type XmlNamespace = Message<"aapt.pb.XmlNamespace"> & {
  * Describes the message aapt.pb.XmlNamespace.
  * Use `create(XmlNamespaceSchema)` to create a new message.
  */
-export const XmlNamespaceSchema: GenMessage<XmlNamespace> = /*@__PURE__*/
-  messageDesc(file_src_services_publisher_proto_aapt_resources, 3);
+export const XmlNamespaceSchema: GenMessage<XmlNamespace> = /*@__PURE__*/ messageDesc(file_src_services_publisher_proto_aapt_resources, 3);
 
 /**
  * @generated from message aapt.pb.XmlAttribute
  */
-export type XmlAttribute = Message<"aapt.pb.XmlAttribute"> & {
+export type XmlAttribute = Message<'aapt.pb.XmlAttribute'> & {
   /**
    * @generated from field: string namespace_uri = 1;
    */
@@ -179,15 +181,14 @@ export type XmlAttribute = Message<"aapt.pb.XmlAttribute"> & {
  * Describes the message aapt.pb.XmlAttribute.
  * Use `create(XmlAttributeSchema)` to create a new message.
  */
-export const XmlAttributeSchema: GenMessage<XmlAttribute> = /*@__PURE__*/
-  messageDesc(file_src_services_publisher_proto_aapt_resources, 4);
+export const XmlAttributeSchema: GenMessage<XmlAttribute> = /*@__PURE__*/ messageDesc(file_src_services_publisher_proto_aapt_resources, 4);
 
 /**
  * Item keeps only the primitive form (versionCode is compiled to an int_decimal_value).
  *
  * @generated from message aapt.pb.Item
  */
-export type Item = Message<"aapt.pb.Item"> & {
+export type Item = Message<'aapt.pb.Item'> & {
   /**
    * @generated from field: aapt.pb.Primitive prim = 7;
    */
@@ -198,43 +199,45 @@ export type Item = Message<"aapt.pb.Item"> & {
  * Describes the message aapt.pb.Item.
  * Use `create(ItemSchema)` to create a new message.
  */
-export const ItemSchema: GenMessage<Item> = /*@__PURE__*/
-  messageDesc(file_src_services_publisher_proto_aapt_resources, 5);
+export const ItemSchema: GenMessage<Item> = /*@__PURE__*/ messageDesc(file_src_services_publisher_proto_aapt_resources, 5);
 
 /**
  * @generated from message aapt.pb.Primitive
  */
-export type Primitive = Message<"aapt.pb.Primitive"> & {
+export type Primitive = Message<'aapt.pb.Primitive'> & {
   /**
    * @generated from oneof aapt.pb.Primitive.oneof_value
    */
-  oneofValue: {
-    /**
-     * @generated from field: int32 int_decimal_value = 6;
-     */
-    value: number;
-    case: "intDecimalValue";
-  } | {
-    /**
-     * @generated from field: uint32 int_hexadecimal_value = 7;
-     */
-    value: number;
-    case: "intHexadecimalValue";
-  } | {
-    /**
-     * @generated from field: bool boolean_value = 8;
-     */
-    value: boolean;
-    case: "booleanValue";
-  } | { case: undefined; value?: undefined };
+  oneofValue:
+    | {
+        /**
+         * @generated from field: int32 int_decimal_value = 6;
+         */
+        value: number;
+        case: 'intDecimalValue';
+      }
+    | {
+        /**
+         * @generated from field: uint32 int_hexadecimal_value = 7;
+         */
+        value: number;
+        case: 'intHexadecimalValue';
+      }
+    | {
+        /**
+         * @generated from field: bool boolean_value = 8;
+         */
+        value: boolean;
+        case: 'booleanValue';
+      }
+    | { case: undefined; value?: undefined };
 };
 
 /**
  * Describes the message aapt.pb.Primitive.
  * Use `create(PrimitiveSchema)` to create a new message.
  */
-export const PrimitiveSchema: GenMessage<Primitive> = /*@__PURE__*/
-  messageDesc(file_src_services_publisher_proto_aapt_resources, 6);
+export const PrimitiveSchema: GenMessage<Primitive> = /*@__PURE__*/ messageDesc(file_src_services_publisher_proto_aapt_resources, 6);
 
 /**
  * BundleConfig (android.bundle.BundleConfig, field 1) and Bundletool (version = 2), kept in this
@@ -242,7 +245,7 @@ export const PrimitiveSchema: GenMessage<Primitive> = /*@__PURE__*/
  *
  * @generated from message aapt.pb.BundleConfig
  */
-export type BundleConfig = Message<"aapt.pb.BundleConfig"> & {
+export type BundleConfig = Message<'aapt.pb.BundleConfig'> & {
   /**
    * @generated from field: aapt.pb.Bundletool bundletool = 1;
    */
@@ -253,13 +256,12 @@ export type BundleConfig = Message<"aapt.pb.BundleConfig"> & {
  * Describes the message aapt.pb.BundleConfig.
  * Use `create(BundleConfigSchema)` to create a new message.
  */
-export const BundleConfigSchema: GenMessage<BundleConfig> = /*@__PURE__*/
-  messageDesc(file_src_services_publisher_proto_aapt_resources, 7);
+export const BundleConfigSchema: GenMessage<BundleConfig> = /*@__PURE__*/ messageDesc(file_src_services_publisher_proto_aapt_resources, 7);
 
 /**
  * @generated from message aapt.pb.Bundletool
  */
-export type Bundletool = Message<"aapt.pb.Bundletool"> & {
+export type Bundletool = Message<'aapt.pb.Bundletool'> & {
   /**
    * @generated from field: string version = 2;
    */
@@ -270,6 +272,4 @@ export type Bundletool = Message<"aapt.pb.Bundletool"> & {
  * Describes the message aapt.pb.Bundletool.
  * Use `create(BundletoolSchema)` to create a new message.
  */
-export const BundletoolSchema: GenMessage<Bundletool> = /*@__PURE__*/
-  messageDesc(file_src_services_publisher_proto_aapt_resources, 8);
-
+export const BundletoolSchema: GenMessage<Bundletool> = /*@__PURE__*/ messageDesc(file_src_services_publisher_proto_aapt_resources, 8);
