@@ -105,7 +105,7 @@ export class AdminFailure extends Error {
 /** send sends one admin request with the token and resolves with the response, or rejects when the server cannot be reached. */
 async function send(
   args: ClientArgs,
-  method: 'GET' | 'POST' | 'PUT',
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
   path: string,
   init: { readonly contentType?: string; readonly body?: RequestInit['body'] } = {},
 ): Promise<Response> {
@@ -127,6 +127,7 @@ async function send(
 /** answerOf reads a JSON answer, or rejects with the server's message (exit 2 for a 400: the input was bad). */
 async function answerOf(args: ClientArgs, response: Response): Promise<Record<string, unknown>> {
   const text = await response.text();
+  if (response.status === 204) return {};
   let parsed: { error?: { message?: unknown } } & Record<string, unknown>;
   try {
     parsed = JSON.parse(text) as typeof parsed;
@@ -138,7 +139,7 @@ async function answerOf(args: ClientArgs, response: Response): Promise<Record<st
 }
 
 /** call sends one admin request with a JSON body (or none) and resolves with its JSON answer. */
-async function call(args: ClientArgs, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Record<string, unknown>> {
+async function call(args: ClientArgs, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<Record<string, unknown>> {
   const response = await send(args, method, path, body === undefined ? {} : { contentType: 'application/json', body: JSON.stringify(body) });
   return answerOf(args, response);
 }
@@ -187,6 +188,64 @@ export async function runSnapshotCommand(argv: readonly string[]): Promise<numbe
     `loaded ${file} (${size} bytes, taken at revision ${String(answer['revision'])}): ${String(answer['records'])} records, ${String(answer['files'])} files, ${String(answer['uploads'])} uploads; the store is now at revision ${String(answer['restoredAt'])}\n`,
   );
   return 0;
+}
+
+/** FAULTS_USAGE is `fogbank faults --help`. */
+export const FAULTS_USAGE = `usage: fogbank faults add RULE | list [--json] | clear [ID] [--url URL] [--token TOKEN] [--data-dir DIR]
+
+  add RULE    add one fault rule, a JSON object, e.g. '{"method":"get clusterroles","status":429,"retryAfter":2,"times":1}'
+              (docs/testing.md lists the matchers and effects); prints the rule with its id
+  list        the rules, one a line: id, what it matches, its effect, the firings left
+  clear [ID]  remove every rule, or the one with ID`;
+
+/** describeRule is one line for a fault rule: id, what it matches, its effect, the firings left. */
+function describeRule(rule: Record<string, unknown>): string {
+  const matchers = ['family', 'method', 'path', 'principal'].filter((key) => rule[key] !== undefined).map((key) => `${key}=${String(rule[key])}`);
+  const chance = ['probability', 'after'].filter((key) => rule[key] !== undefined).map((key) => `${key}=${String(rule[key])}`);
+  const effects = ['status', 'operationError', 'latencyMs', 'reset', 'watch', 'dropAfterBytes']
+    .filter((key) => rule[key] !== undefined)
+    .map((key) => `${key}=${JSON.stringify(rule[key])}`);
+  const left = rule['times'] === undefined ? 'until cleared' : `${String(rule['times'])} left`;
+  return [String(rule['id']), matchers.join(' ') || 'every request', ...chance, effects.join(' '), left].join('  ');
+}
+
+/** runFaultsCommand runs `fogbank faults add|list|clear` and resolves with the exit code. */
+export async function runFaultsCommand(argv: readonly string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`${FAULTS_USAGE}\n`);
+    return 0;
+  }
+  const args = parseClientArgs(argv, ['--json']);
+  const [action, value, extra] = args.words;
+  if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'`);
+  switch (action) {
+    case 'add': {
+      if (value === undefined) throw new UsageError('faults add needs a RULE, a JSON object such as {"family":"mail","status":503}');
+      let rule: unknown;
+      try {
+        rule = JSON.parse(value) as unknown;
+      } catch {
+        throw new UsageError(`the RULE is not JSON: ${value}`);
+      }
+      if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) throw new UsageError('the RULE must be a JSON object');
+      const added = await call(args, 'POST', '/_fogbank/faults', rule);
+      process.stdout.write(`${JSON.stringify(added)}\n`);
+      return 0;
+    }
+    case 'list': {
+      if (value !== undefined) throw new UsageError(`unexpected argument '${value}'`);
+      const rules = ((await call(args, 'GET', '/_fogbank/faults'))['faults'] ?? []) as Record<string, unknown>[];
+      for (const rule of rules) process.stdout.write(`${args.flags.has('--json') ? JSON.stringify(rule) : describeRule(rule)}\n`);
+      return 0;
+    }
+    case 'clear':
+      await call(args, 'DELETE', value === undefined ? '/_fogbank/faults' : `/_fogbank/faults/${encodeURIComponent(value)}`);
+      return 0;
+    default:
+      throw new UsageError(
+        action === undefined ? 'faults needs add RULE, list or clear [ID]' : `unknown faults action '${action}' (add RULE, list, clear [ID])`,
+      );
+  }
 }
 
 /** runResetCommand runs `fogbank reset` and resolves with the exit code. */

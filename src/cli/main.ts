@@ -18,6 +18,7 @@ commands:
   requests       print a running server's request journal, --follow for live (fogbank requests --help)
   snapshot       save a running server's whole state to a file, or load one (fogbank snapshot --help)
   reset          empty every family of a running server (fogbank reset --help)
+  faults         add, list or clear a running server's fault rules (fogbank faults --help)
   help [start]   show this help, or a command's
   version        print the version (also --version, -v)`;
 
@@ -43,6 +44,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return (await import('./admin-client.ts')).runSnapshotCommand(rest);
     case 'reset':
       return (await import('./admin-client.ts')).runResetCommand(rest);
+    case 'faults':
+      return (await import('./admin-client.ts')).runFaultsCommand(rest);
     case 'version':
     case '--version':
     case '-v':
@@ -178,7 +181,7 @@ main(argv).then(
       return;
     }
     if (error instanceof UsageError) {
-      const help = ['start', 'clock', 'requests', 'snapshot', 'reset'].includes(argv[0] ?? '') ? `fogbank ${argv[0]} --help` : 'fogbank help';
+      const help = ['start', 'clock', 'requests', 'snapshot', 'reset', 'faults'].includes(argv[0] ?? '') ? `fogbank ${argv[0]} --help` : 'fogbank help';
       process.stderr.write(`fogbank: ${error.message} (see: ${help})\n`);
       process.exitCode = 2;
       return;

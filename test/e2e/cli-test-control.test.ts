@@ -143,3 +143,46 @@ describe('fogbank snapshot and fogbank reset', () => {
     }
   });
 });
+
+describe('fogbank faults', () => {
+  it('adds a rule the next request meets, lists it, and clears rules', async () => {
+    const token = (await import('node:fs')).readFileSync(`${dir}/admin-token`, 'utf8').trim();
+    const added = await fogbank('faults', 'add', '{"method":"compute.instanceTemplates.get","status":503,"times":1}', '--data-dir', dir);
+    assert.equal(added.exit, 0, added.stderr);
+    const rule = JSON.parse(added.stdout) as { id: string; family: string };
+    assert.equal(rule.family, 'compute');
+    assert.equal(
+      (await fogbank('faults', 'list', '--data-dir', dir)).stdout,
+      `${rule.id}  family=compute method=compute.instanceTemplates.get  status=503  1 left`,
+    );
+    const url = `${server.url}/compute/v1/projects/p/global/instanceTemplates/t`;
+    const failed = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(failed.status, 503);
+    assert.equal(((await failed.json()) as { error: { errors: { reason: string }[] } }).error.errors[0]?.reason, 'backendError');
+    assert.equal((await fetch(url, { headers: { authorization: `Bearer ${token}` } })).status, 404, 'spent after one firing');
+    assert.equal((await fogbank('faults', 'list', '--data-dir', dir)).stdout, '');
+
+    const second = JSON.parse((await fogbank('faults', 'add', '{"family":"mail","status":500}', '--data-dir', dir)).stdout) as { id: string };
+    assert.equal((await fogbank('faults', 'clear', second.id, '--data-dir', dir)).exit, 0);
+    await fogbank('faults', 'add', '{"family":"mail","status":500}', '--data-dir', dir);
+    assert.equal((await fogbank('faults', 'clear', '--data-dir', dir)).exit, 0);
+    assert.equal((await fogbank('faults', 'list', '--json', '--data-dir', dir)).stdout, '');
+  });
+
+  it('refuses bad rules with one line on stderr and exit 2', async () => {
+    const cases: [string[], RegExp][] = [
+      [['faults', 'add'], /^fogbank: faults add needs a RULE, a JSON object such as \{"family":"mail","status":503\} \(see: fogbank faults --help\)\n$/],
+      [['faults', 'add', '{oops'], /^fogbank: the RULE is not JSON: \{oops \(see: fogbank faults --help\)\n$/],
+      [
+        ['faults', 'add', '{"method":"compute.instanceTemplates.inster","status":500}'],
+        /^fogbank: .*unknown method id "compute\.instanceTemplates\.inster".*\n$/,
+      ],
+      [['faults', 'toggle'], /^fogbank: unknown faults action 'toggle' \(add RULE, list, clear \[ID\]\) \(see: fogbank faults --help\)\n$/],
+    ];
+    for (const [args, stderr] of cases) {
+      const got = await fogbank(...args, '--data-dir', dir);
+      assert.equal(got.exit, 2, args.join(' '));
+      assert.match(got.stderr, stderr, args.join(' '));
+    }
+  });
+});
