@@ -1,29 +1,13 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { request } from 'node:http';
+import { httpCall } from '../harness/http-call.ts';
 import { after, before, describe, it } from 'node:test';
 import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
 
 const TOKEN = 'resumable-faults-admin';
 
-interface Answer {
-  readonly status: number;
-  readonly headers: Record<string, string | string[] | undefined>;
-  readonly body: string;
-}
-
-function call(url: string, method: string, headers: Record<string, string>, body?: Buffer): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers: { authorization: `Bearer ${TOKEN}`, ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString() }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+/** call sends one request as the admin. */
+const call = (url: string, method: string, headers: Record<string, string>, body?: Buffer) => httpCall(TOKEN, url, method, headers, body);
 
 /** message is a mail of about 600 KB with a subject of its own. */
 function message(subject: string): Buffer {

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { startFogbankProcess, type FogbankProcess } from '../harness/process.ts';
+import { type HttpAnswer, httpCall } from '../harness/http-call.ts';
 
 const MIB = 1024 * 1024;
 const TOKEN = 'resume-admin';
@@ -54,23 +55,8 @@ function bigMessage(): Buffer {
   return Buffer.concat([Buffer.from(head), Buffer.from(lines.join('')), Buffer.from(tail)]);
 }
 
-interface Answer {
-  readonly status: number;
-  readonly headers: Record<string, string | string[] | undefined>;
-  readonly body: string;
-}
-
-function call(url: string, method: string, headers: Record<string, string>, body?: Buffer): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers: { authorization: `Bearer ${TOKEN}`, ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString() }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+/** call sends one request as the admin. */
+const call = (url: string, method: string, headers: Record<string, string>, body?: Buffer) => httpCall(TOKEN, url, method, headers, body);
 
 /** sendHalfThenDrop starts a chunk PUT, writes part of it, and drops the connection, as a dying client does. */
 function sendHalfThenDrop(url: string, headers: Record<string, string>, part: Buffer): Promise<void> {
@@ -130,7 +116,7 @@ test('a 30 MiB resumable upload: interrupted, fogbank restarted, status queried,
   let next = Number(match[1]) + 1;
   assert.ok(next >= first && next <= first + 3 * MIB, `kept what arrived: ${next}`);
 
-  let last: Answer | undefined;
+  let last: HttpAnswer | undefined;
   while (next < total) {
     const end = Math.min(next + 8 * MIB, total);
     last = await call(`${running.url}${path}`, 'PUT', { 'content-range': `bytes ${next}-${end - 1}/${total}` }, message.subarray(next, end));
