@@ -65,6 +65,8 @@ export interface CoreStartOptions {
   readonly timers?: Timers;
   /** How many answered requests the request journal keeps (default 1,000; 0 turns the journal off). */
   readonly journalSize?: number;
+  /** How many bytes of each request and response body the journal keeps (default 0: none; read them with `bodies: true`). */
+  readonly journalBodies?: number;
   readonly ids?: IdSource;
   /**
    * A snapshot file (`fogbank snapshot save`, `GET /_fogbank/snapshot`) to start from: it
@@ -133,7 +135,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     services.flatMap((service) => service.options ?? []),
     options as Readonly<Record<string, unknown>>,
   );
-  const journal = new RequestJournal(options.journalSize);
+  const journal = new RequestJournal(options.journalSize, options.journalBodies);
   try {
     ({ token: adminToken, file: adminTokenFile } = resolveAdminToken(options.adminToken, dataDir, ids));
     store =
@@ -169,6 +171,12 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     requests: new JournalReader(journal, services, auth),
     snapshots,
     faults,
+    async reset() {
+      const revision = await snapshots.reset();
+      faults.clear();
+      journal.clear();
+      return revision;
+    },
   };
   try {
     // Before the families start: they read the state they begin from (and sweep files no record names).
@@ -322,7 +330,7 @@ export interface Fogbank {
   snapshot(): Promise<Buffer>;
   /** restore replaces the whole state with a snapshot's; one that cannot be read rejects with a SnapshotError and changes nothing. */
   restore(snapshot: Uint8Array): Promise<RestoreSummary>;
-  /** reset empties every family (the admin token and the tokens file are kept), as a fresh server starts. */
+  /** reset empties every family, the fault rules and the request journal (the admin token, the tokens file and the clock are kept), as a fresh server starts. */
   reset(): Promise<void>;
   /** stop closes the server and removes its temporary files. */
   stop(): Promise<void>;
@@ -386,7 +394,7 @@ export async function start(options: StartOptions = {}): Promise<Fogbank> {
       snapshot: () => server.snapshots.bytes(),
       restore: (snapshot) => server.snapshots.restore(snapshot),
       reset: async () => {
-        await server.snapshots.reset();
+        await server.control.reset();
       },
       stop: () =>
         (stopped ??= (async () => {

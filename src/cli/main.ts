@@ -107,6 +107,8 @@ async function runStart(args: StartArgs): Promise<number> {
     logFormat: args.logFormat,
     ...(args.uploadDeadlineSeconds === undefined ? {} : { uploadDeadlineMs: args.uploadDeadlineSeconds * 1000 }),
     ...(args.snapshot === undefined ? {} : { snapshot: args.snapshot }),
+    ...(args.journalSize === undefined ? {} : { journalSize: args.journalSize }),
+    ...(args.journalBodies === undefined ? {} : { journalBodies: args.journalBodies }),
     ...args.familyOptions,
   });
   if (received === undefined) process.stdout.write(renderBanner({ ...server, storeBackend: storeLabel(server.store.backend, args.store) }, SERVICES));
