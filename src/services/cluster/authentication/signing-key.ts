@@ -1,0 +1,148 @@
+/**
+ * The key that signs ServiceAccount tokens (the apiserver's `--service-account-signing-key-file`),
+ * an RSA 2048 key made on first need and then kept like the admin token: configuration, not
+ * state. Where it is kept follows the store:
+ *
+ * - SQLite (a data directory): the file `<data dir>/service-account.key` (PKCS #8 PEM, mode 0600),
+ *   beside `admin-token`; a snapshot restore or a reset leaves it alone.
+ * - PostgreSQL: a record of the store (`cluster/service-account-signing-key`), so every replica
+ *   sharing the database signs and verifies with one key; the first replica to need it makes it
+ *   (create-only write; a replica that loses the race reads the winner's). A restore or reset
+ *   through a replica writes the key it holds back, so the key outlives them there too.
+ * - memory (`--ephemeral`, tests): the process's memory.
+ *
+ * The key id is the apiserver's: base64url (no padding) of the SHA-256 of the public key's PKIX DER.
+ */
+import { createHash, createPrivateKey, createPublicKey, generateKeyPair, type KeyObject } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConflictError, type Store } from '../../../store/index.ts';
+
+/** SigningKey is the token signing key with what verifiers and the JWKS need. */
+export interface SigningKey {
+  readonly privateKey: KeyObject;
+  readonly publicKey: KeyObject;
+  /** The key id (`kid`) of tokens signed with it. */
+  readonly kid: string;
+  /** The private key as PKCS #8 PEM, as kept. */
+  readonly pem: string;
+}
+
+/** SIGNING_KEY_FILE is the key's file name in the data directory. */
+export const SIGNING_KEY_FILE = 'service-account.key';
+
+/** SIGNING_KEY_STORE_KIND is the record kind holding the key on a shared (PostgreSQL) store. */
+export const SIGNING_KEY_STORE_KIND = 'cluster/service-account-signing-key';
+
+const RECORD_KEY = 'current';
+
+/** signingKeyFromPem reads a PKCS #8 (or PKCS #1) RSA private key in PEM and derives the public key and key id. */
+export function signingKeyFromPem(pem: string): SigningKey {
+  const privateKey = createPrivateKey(pem);
+  const publicKey = createPublicKey(privateKey);
+  const der = publicKey.export({ type: 'spki', format: 'der' });
+  return { privateKey, publicKey, kid: createHash('sha256').update(der).digest('base64url'), pem };
+}
+
+/** generateSigningKeyPem makes a new RSA 2048 key (off the event loop) as PKCS #8 PEM. */
+export function generateSigningKeyPem(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    generateKeyPair(
+      'rsa',
+      { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } },
+      (error, _public, privateKey) => (error === null ? resolve(privateKey) : reject(error)),
+    );
+  });
+}
+
+/** SigningKeySource holds the key: loaded (or made) once, on first need. */
+export class SigningKeySource {
+  #loading: Promise<SigningKey> | undefined;
+  #key: SigningKey | undefined;
+
+  constructor(
+    readonly store: Store,
+    /** The data directory, when there is one (the key's file lives there unless the store is PostgreSQL). */
+    readonly dataDir: string | undefined,
+  ) {}
+
+  /** where says where the key is kept: `file`, `store` or `memory`. */
+  get where(): 'file' | 'store' | 'memory' {
+    if (this.store.backend === 'postgres') return 'store';
+    return this.dataDir === undefined ? 'memory' : 'file';
+  }
+
+  /** loaded is the key if it was loaded already (verifying a token never makes one). */
+  get loaded(): SigningKey | undefined {
+    return this.#key;
+  }
+
+  /** key loads the key, making and keeping one the first time. */
+  key(): Promise<SigningKey> {
+    if (this.#key !== undefined) return Promise.resolve(this.#key);
+    this.#loading ??= this.#load().then(
+      (key) => {
+        this.#key = key;
+        return key;
+      },
+      (error: unknown) => {
+        this.#loading = undefined;
+        throw error;
+      },
+    );
+    return this.#loading;
+  }
+
+  /**
+   * stateReplaced writes the key this replica holds back into a store whose state was replaced (a
+   * restore or reset on PostgreSQL); the file and memory forms are not part of the store's state.
+   */
+  async stateReplaced(): Promise<void> {
+    if (this.where !== 'store' || this.#key === undefined) return;
+    const pem = this.#key.pem;
+    await this.store.transact(async (tx) => {
+      const current = await tx.get<{ pem: string }>(SIGNING_KEY_STORE_KIND, RECORD_KEY);
+      if (current?.value.pem !== pem) await tx.put(SIGNING_KEY_STORE_KIND, RECORD_KEY, { pem });
+    });
+  }
+
+  async #load(): Promise<SigningKey> {
+    switch (this.where) {
+      case 'memory':
+        return signingKeyFromPem(await generateSigningKeyPem());
+      case 'file':
+        return signingKeyFromPem(await this.#fromFile(join(this.dataDir!, SIGNING_KEY_FILE)));
+      case 'store':
+        return signingKeyFromPem(await this.#fromStore());
+    }
+  }
+
+  async #fromFile(path: string): Promise<string> {
+    try {
+      const kept = readFileSync(path, 'utf8');
+      if (kept.trim() !== '') return kept;
+    } catch {
+      // No key yet: make one below.
+    }
+    const pem = await generateSigningKeyPem();
+    // One process per data directory (its lock), so no other writer races this one.
+    writeFileSync(path, pem, { mode: 0o600 });
+    return pem;
+  }
+
+  async #fromStore(): Promise<string> {
+    const kept = await this.store.get<{ pem: string }>(SIGNING_KEY_STORE_KIND, RECORD_KEY);
+    if (kept !== undefined) return kept.value.pem;
+    const pem = await generateSigningKeyPem();
+    try {
+      await this.store.transact((tx) => tx.put(SIGNING_KEY_STORE_KIND, RECORD_KEY, { pem }, { expectRevision: 0 }));
+      return pem;
+    } catch (error) {
+      if (!(error instanceof ConflictError)) throw error;
+      // Another replica made it first: use theirs.
+      const winner = await this.store.get<{ pem: string }>(SIGNING_KEY_STORE_KIND, RECORD_KEY);
+      if (winner === undefined) throw error;
+      return winner.value.pem;
+    }
+  }
+}
