@@ -27,6 +27,7 @@ function table(rows: readonly (readonly string[])[]): string {
   return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]! + 3))).join('')).join('\n') + '\n';
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary fields of the JSON answers
 async function call(fb: Fogbank, method: string, path: string, token: string, body?: unknown): Promise<{ status: number; type: string; body: any }> {
   const response = await fetch(`${fb.url}${path}`, {
     method,
