@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { MemoryStore, type Store } from '../../../store/index.ts';
+import { removeTempDir, tempDir } from '../../../testing/temp.ts';
+import { SIGNING_KEY_FILE, SIGNING_KEY_STORE_KIND, SigningKeySource } from './signing-key.ts';
+
+/** asPostgres presents a memory store as a shared one, so the key goes into records as on PostgreSQL. */
+function asPostgres(store: MemoryStore): Store {
+  return new Proxy(store, {
+    get: (target, property) => {
+      if (property === 'backend') return 'postgres';
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  }) as unknown as Store;
+}
+
+describe('the ServiceAccount signing key', () => {
+  it('is made once in the data directory (mode 0600) and read back by the next start', async () => {
+    const dir = tempDir('signing-key');
+    try {
+      const store = new MemoryStore();
+      const first = new SigningKeySource(store, dir);
+      assert.equal(first.where, 'file');
+      assert.equal(first.loaded, undefined);
+      const key = await first.key();
+      assert.equal(await first.key(), key, 'loaded once');
+      const path = join(dir, SIGNING_KEY_FILE);
+      assert.equal(statSync(path).mode & 0o777, 0o600);
+      assert.match(readFileSync(path, 'utf8'), /^-----BEGIN PRIVATE KEY-----\n/);
+      const again = await new SigningKeySource(store, dir).key();
+      assert.equal(again.kid, key.kid);
+      // The apiserver's key id: base64url SHA-256 of the PKIX DER public key.
+      assert.equal(
+        key.kid,
+        createHash('sha256')
+          .update(key.publicKey.export({ type: 'spki', format: 'der' }))
+          .digest('base64url'),
+      );
+      assert.deepEqual(await store.list(SIGNING_KEY_STORE_KIND), [], 'nothing in the store');
+    } finally {
+      removeTempDir(dir);
+    }
+  });
+
+  it('lives in memory without a data directory', async () => {
+    const source = new SigningKeySource(new MemoryStore(), undefined);
+    assert.equal(source.where, 'memory');
+    assert.notEqual((await source.key()).kid, (await new SigningKeySource(new MemoryStore(), undefined).key()).kid);
+  });
+
+  it('is one record shared by the replicas of a shared store, and outlives a reset through a replica', async () => {
+    const memory = new MemoryStore();
+    const shared = asPostgres(memory);
+    const dir = tempDir('signing-key-pg');
+    try {
+      const [a, b] = [new SigningKeySource(shared, dir), new SigningKeySource(shared, dir)];
+      assert.equal(a.where, 'store');
+      const [keyA, keyB] = await Promise.all([a.key(), b.key()]);
+      assert.equal(keyA.kid, keyB.kid, 'the replica that lost the race took the winner’s key');
+      assert.equal((await memory.list(SIGNING_KEY_STORE_KIND)).length, 1);
+      assert.equal(existsSync(join(dir, SIGNING_KEY_FILE)), false, 'no file on a shared store');
+      await memory.replaceState((async function* () {})(), 0);
+      assert.deepEqual(await memory.list(SIGNING_KEY_STORE_KIND), []);
+      await a.stateReplaced();
+      const fresh = await new SigningKeySource(shared, undefined).key();
+      assert.equal(fresh.kid, keyA.kid);
+    } finally {
+      removeTempDir(dir);
+    }
+  });
+});
