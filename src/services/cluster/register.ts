@@ -177,6 +177,7 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
   });
   return {
     close: async () => {
+      keys.close();
       await yaml.close();
       await (await runtime.loaded()?.catch(() => undefined))?.close();
     },

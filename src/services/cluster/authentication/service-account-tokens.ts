@@ -85,7 +85,11 @@ interface Claims {
   readonly node: ObjectRef | undefined;
 }
 
-type Checked = { readonly kind: 'claims'; readonly claims: Claims } | { readonly kind: 'error'; readonly error: string } | { readonly kind: 'none' };
+/** Checked is a token's signature verdict under the key with id `kid` (a new key, after a restore, checks again). */
+type Checked =
+  | { readonly kind: 'claims'; readonly claims: Claims; readonly kid: string }
+  | { readonly kind: 'error'; readonly error: string; readonly kid: string }
+  | { readonly kind: 'none' };
 
 /** goQuoteList is Go's `%q` of a string slice: `["a" "b"]`. */
 function goQuoteList(values: readonly string[]): string {
@@ -148,11 +152,12 @@ export class ServiceAccountTokens {
    */
   async authenticate(token: string, nowMs: number, audiences: readonly string[] = API_AUDIENCES): Promise<TokenOutcome> {
     let checked = this.#checked.get(token);
-    if (checked === undefined) {
+    if (checked === undefined || (checked.kind !== 'none' && checked.kid !== this.keys.loaded?.kid)) {
       checked = await this.#check(token);
       this.#checked.set(token, checked);
     }
-    if (checked.kind !== 'claims') return checked;
+    if (checked.kind === 'none') return checked;
+    if (checked.kind === 'error') return { kind: 'error', error: checked.error };
     const claims = checked.claims;
     const tokenAudiences = claims.audiences.length === 0 ? API_AUDIENCES : claims.audiences;
     const granted = tokenAudiences.filter((audience) => audiences.includes(audience));
@@ -217,8 +222,8 @@ export class ServiceAccountTokens {
     if (parts === undefined || parts.payload['iss'] !== SERVICE_ACCOUNT_ISSUER) return { kind: 'none' };
     const key = await this.keys.key();
     const kid = typeof parts.header['kid'] === 'string' ? parts.header['kid'] : '';
-    if (kid !== '' && kid !== key.kid) return { kind: 'error', error: 'invalid signature, no keys found' };
-    if (!verifyRs256(parts, key.publicKey)) return { kind: 'error', error: 'go-jose/go-jose: error in cryptographic primitive' };
+    if (kid !== '' && kid !== key.kid) return { kind: 'error', error: 'invalid signature, no keys found', kid: key.kid };
+    if (!verifyRs256(parts, key.publicKey)) return { kind: 'error', error: 'go-jose/go-jose: error in cryptographic primitive', kid: key.kid };
     const payload = parts.payload;
     const aud = payload['aud'];
     const audiences = typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud.filter((item): item is string => typeof item === 'string') : [];
@@ -226,6 +231,7 @@ export class ServiceAccountTokens {
     const private_ = typeof kubernetes === 'object' && kubernetes !== null && !Array.isArray(kubernetes) ? (kubernetes as Record<string, unknown>) : {};
     return {
       kind: 'claims',
+      kid: key.kid,
       claims: {
         audiences,
         exp: numericDate(payload['exp']),

@@ -63,11 +63,24 @@ describe('the ServiceAccount signing key', () => {
       assert.equal(keyA.kid, keyB.kid, 'the replica that lost the race took the winner’s key');
       assert.equal((await memory.list(SIGNING_KEY_STORE_KIND)).length, 1);
       assert.equal(existsSync(join(dir, SIGNING_KEY_FILE)), false, 'no file on a shared store');
+      // A reset: the replicas holding the key write it back.
       await memory.replaceState((async function* () {})(), 0);
-      assert.deepEqual(await memory.list(SIGNING_KEY_STORE_KIND), []);
       await a.stateReplaced();
-      const fresh = await new SigningKeySource(shared, undefined).key();
-      assert.equal(fresh.kid, keyA.kid);
+      const fresh = new SigningKeySource(shared, undefined);
+      assert.equal((await fresh.key()).kid, keyA.kid);
+      // A restore of a snapshot that carries another key: every replica takes it.
+      const other = new SigningKeySource(new MemoryStore(), undefined);
+      const restored = await other.key();
+      await memory.replaceState(
+        (async function* () {
+          yield { kind: SIGNING_KEY_STORE_KIND, key: 'current', value: { pem: restored.pem }, createRevision: 1, revision: 1 };
+        })(),
+        1,
+      );
+      await a.stateReplaced();
+      for (let i = 0; i < 10 && b.loaded?.kid !== restored.kid; i++) await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual([a.loaded?.kid, b.loaded?.kid], [restored.kid, restored.kid]);
+      for (const source of [a, b, fresh]) source.close();
     } finally {
       removeTempDir(dir);
     }

@@ -7,8 +7,10 @@
  *   beside `admin-token`; a snapshot restore or a reset leaves it alone.
  * - PostgreSQL: a record of the store (`cluster/service-account-signing-key`), so every replica
  *   sharing the database signs and verifies with one key; the first replica to need it makes it
- *   (create-only write; a replica that loses the race reads the winner's). A restore or reset
- *   through a replica writes the key it holds back, so the key outlives them there too.
+ *   (create-only write; a replica that loses the race reads the winner's). Each replica holding
+ *   the key follows the record on the change feed: after a reset (no record) it writes its key
+ *   back, so the key outlives resets; after a restore of a snapshot that carries a key, every
+ *   replica takes that one.
  * - memory (`--ephemeral`, tests): the process's memory.
  *
  * The key id is the apiserver's: base64url (no padding) of the SHA-256 of the public key's PKIX DER.
@@ -16,7 +18,7 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPair, type KeyObject } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConflictError, type Store } from '../../../store/index.ts';
+import { ConflictError, type Store, type Subscription } from '../../../store/index.ts';
 
 /** SigningKey is the token signing key with what verifiers and the JWKS need. */
 export interface SigningKey {
@@ -59,6 +61,8 @@ export function generateSigningKeyPem(): Promise<string> {
 export class SigningKeySource {
   #loading: Promise<SigningKey> | undefined;
   #key: SigningKey | undefined;
+  #subscription: Subscription | undefined;
+  #closed = false;
 
   constructor(
     readonly store: Store,
@@ -94,16 +98,57 @@ export class SigningKeySource {
   }
 
   /**
-   * stateReplaced writes the key this replica holds back into a store whose state was replaced (a
-   * restore or reset on PostgreSQL); the file and memory forms are not part of the store's state.
+   * stateReplaced brings the key in line with a store whose state was replaced (a restore or reset
+   * through this replica, on PostgreSQL): the restored key if the new state has one, else this
+   * replica's written back. The file and memory forms are not part of the store's state.
    */
   async stateReplaced(): Promise<void> {
-    if (this.where !== 'store' || this.#key === undefined) return;
-    const pem = this.#key.pem;
-    await this.store.transact(async (tx) => {
-      const current = await tx.get<{ pem: string }>(SIGNING_KEY_STORE_KIND, RECORD_KEY);
-      if (current?.value.pem !== pem) await tx.put(SIGNING_KEY_STORE_KIND, RECORD_KEY, { pem });
-    });
+    if (this.where === 'store' && this.#key !== undefined) await this.#resync();
+  }
+
+  /** close stops following the key's record. */
+  close(): void {
+    this.#closed = true;
+    this.#subscription?.close();
+    this.#subscription = undefined;
+  }
+
+  #adopt(pem: string): void {
+    if (this.#key?.pem !== pem) this.#key = signingKeyFromPem(pem);
+  }
+
+  /** #follow adopts every key written to the record by another replica, and resyncs after the state is replaced. */
+  async #follow(): Promise<void> {
+    if (this.#subscription !== undefined || this.#closed) return;
+    const from = await this.store.currentRevision();
+    const onReset = (): void => {
+      this.#subscription = undefined;
+      if (!this.#closed) void this.#resync().catch(() => undefined);
+    };
+    this.#subscription = await this.store.subscribe(
+      from,
+      (change) => {
+        if (change.type !== 'deleted' && RECORD_KEY === change.key) this.#adopt((change.value as { pem: string }).pem);
+      },
+      { kinds: [SIGNING_KEY_STORE_KIND], onReset },
+    );
+  }
+
+  async #resync(): Promise<void> {
+    const held = this.#key;
+    if (held === undefined) return;
+    const kept = await this.store.get<{ pem: string }>(SIGNING_KEY_STORE_KIND, RECORD_KEY);
+    if (kept !== undefined) this.#adopt(kept.value.pem);
+    else {
+      try {
+        await this.store.transact((tx) => tx.put(SIGNING_KEY_STORE_KIND, RECORD_KEY, { pem: held.pem }, { expectRevision: 0 }));
+      } catch (error) {
+        if (!(error instanceof ConflictError)) throw error;
+        const winner = await this.store.get<{ pem: string }>(SIGNING_KEY_STORE_KIND, RECORD_KEY);
+        if (winner !== undefined) this.#adopt(winner.value.pem);
+      }
+    }
+    await this.#follow();
   }
 
   async #load(): Promise<SigningKey> {
@@ -112,8 +157,12 @@ export class SigningKeySource {
         return signingKeyFromPem(await generateSigningKeyPem());
       case 'file':
         return signingKeyFromPem(await this.#fromFile(join(this.dataDir!, SIGNING_KEY_FILE)));
-      case 'store':
-        return signingKeyFromPem(await this.#fromStore());
+      case 'store': {
+        const key = signingKeyFromPem(await this.#fromStore());
+        this.#key = key;
+        await this.#follow();
+        return key;
+      }
     }
   }
 
