@@ -148,6 +148,9 @@ describe('ServiceAccounts, TokenRequest, token authentication and TokenReview', 
     // Basic credentials carry it too (kubectl over plain http).
     const basic = `Basic ${Buffer.from(`fogbank:${token}`).toString('base64')}`;
     assert.equal((await h.call('GET', '/openid/v1/jwks', undefined, { authorization: basic })).status, 200);
+    // The default policy lets every ServiceAccount read the issuer documents, with or without a trailing slash.
+    for (const path of ['/openid/v1/jwks/', '/.well-known/openid-configuration', '/.well-known/openid-configuration/'])
+      assert.equal((await h.call('GET', path, undefined, { authorization: `Bearer ${token}` })).status, 200, path);
     // A token for another audience is no credential for the API.
     const vault = (await issue({ spec: { audiences: ['vault'] } })).body.status.token as string;
     assert.equal((await h.call('GET', '/openid/v1/jwks', undefined, { authorization: `Bearer ${vault}` })).status, 401);
