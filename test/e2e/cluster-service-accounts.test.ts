@@ -6,11 +6,12 @@
 // 401s answer as the apiserver does, on fogbank's clock.
 import assert from 'node:assert/strict';
 import { createPublicKey, verify, type JsonWebKey } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
 import { type Fogbank, start } from '../../src/fogbank.ts';
+import { removeTempDir, tempDir } from '../../src/testing/temp.ts';
 import { kubeConfigFor } from '../harness/client-node.ts';
 import { Kubectl } from '../harness/kubectl.ts';
 
@@ -269,5 +270,33 @@ describe('ServiceAccounts and tokens with kubectl, client-node and node:crypto',
     assert.equal((await call(fb, 'GET', '/openid/v1/jwks', fresh)).status, 401);
     const reviewed = await call(fb, 'POST', '/apis/authentication.k8s.io/v1/tokenreviews', ADMIN, review(fresh));
     assert.deepEqual(reviewed.body.status, { user: {}, error: `service account UID (${newUid}) does not match claim (${oldUid})` });
+  });
+});
+
+describe('the signing key in the data directory (SQLite)', () => {
+  it('is made on first need, kept with mode 0600, and signs again after a restart', async () => {
+    const dir = tempDir('sa-key');
+    try {
+      // The admin token is the one kept in the data directory (start() with both dataDir and adminToken has no token file to hand out).
+      const kidOf = async (fb: Fogbank): Promise<string> => {
+        const jwks = await call(fb, 'GET', '/openid/v1/jwks', fb.adminToken);
+        return (jwks.body.keys as { kid: string }[])[0]!.kid;
+      };
+      const first = await start({ dataDir: dir });
+      const issued = await call(first, 'POST', '/api/v1/namespaces/default/serviceaccounts/default/token', first.adminToken, { spec: {} });
+      const kid = await kidOf(first);
+      await first.stop();
+      assert.equal(statSync(join(dir, 'service-account.key')).mode & 0o777, 0o600);
+      const second = await start({ dataDir: dir });
+      try {
+        assert.equal(await kidOf(second), kid);
+        const token = issued.body.status.token as string;
+        assert.equal((await call(second, 'GET', '/openid/v1/jwks', token)).status, 200, 'a token from before the restart still works');
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      removeTempDir(dir);
+    }
   });
 });

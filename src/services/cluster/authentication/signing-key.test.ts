@@ -7,11 +7,11 @@ import { MemoryStore, type Store } from '../../../store/index.ts';
 import { removeTempDir, tempDir } from '../../../testing/temp.ts';
 import { SIGNING_KEY_FILE, SIGNING_KEY_STORE_KIND, SigningKeySource } from './signing-key.ts';
 
-/** asPostgres presents a memory store as a shared one, so the key goes into records as on PostgreSQL. */
-function asPostgres(store: MemoryStore): Store {
+/** as presents a memory store as another backend: `postgres` keeps the key in records, `sqlite` in the data directory. */
+function as(backend: 'postgres' | 'sqlite', store: MemoryStore): Store {
   return new Proxy(store, {
     get: (target, property) => {
-      if (property === 'backend') return 'postgres';
+      if (property === 'backend') return backend;
       const value = Reflect.get(target, property, target) as unknown;
       return typeof value === 'function' ? value.bind(target) : value;
     },
@@ -22,7 +22,8 @@ describe('the ServiceAccount signing key', () => {
   it('is made once in the data directory (mode 0600) and read back by the next start', async () => {
     const dir = tempDir('signing-key');
     try {
-      const store = new MemoryStore();
+      const memory = new MemoryStore();
+      const store = as('sqlite', memory);
       const first = new SigningKeySource(store, dir);
       assert.equal(first.where, 'file');
       assert.equal(first.loaded, undefined);
@@ -40,13 +41,14 @@ describe('the ServiceAccount signing key', () => {
           .update(key.publicKey.export({ type: 'spki', format: 'der' }))
           .digest('base64url'),
       );
-      assert.deepEqual(await store.list(SIGNING_KEY_STORE_KIND), [], 'nothing in the store');
+      assert.deepEqual(await memory.list(SIGNING_KEY_STORE_KIND), [], 'nothing in the store');
     } finally {
       removeTempDir(dir);
     }
   });
 
-  it('lives in memory without a data directory', async () => {
+  it('lives in memory with the memory store, data directory or not', async () => {
+    assert.equal(new SigningKeySource(new MemoryStore(), join('/nonexistent', 'data-dir')).where, 'memory');
     const source = new SigningKeySource(new MemoryStore(), undefined);
     assert.equal(source.where, 'memory');
     assert.notEqual((await source.key()).kid, (await new SigningKeySource(new MemoryStore(), undefined).key()).kid);
@@ -54,7 +56,7 @@ describe('the ServiceAccount signing key', () => {
 
   it('is one record shared by the replicas of a shared store, and outlives a reset through a replica', async () => {
     const memory = new MemoryStore();
-    const shared = asPostgres(memory);
+    const shared = as('postgres', memory);
     const dir = tempDir('signing-key-pg');
     try {
       const [a, b] = [new SigningKeySource(shared, dir), new SigningKeySource(shared, dir)];

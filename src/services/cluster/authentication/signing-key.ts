@@ -11,7 +11,7 @@
  *   the key follows the record on the change feed: after a reset (no record) it writes its key
  *   back, so the key outlives resets; after a restore of a snapshot that carries a key, every
  *   replica takes that one.
- * - memory (`--ephemeral`, tests): the process's memory.
+ * - memory (`--ephemeral`, `--store memory`, tests): the process's memory.
  *
  * The key id is the apiserver's: base64url (no padding) of the SHA-256 of the public key's PKIX DER.
  */
@@ -66,14 +66,14 @@ export class SigningKeySource {
 
   constructor(
     readonly store: Store,
-    /** The data directory, when there is one (the key's file lives there unless the store is PostgreSQL). */
+    /** The data directory, when there is one (the key's file lives there with the SQLite store). */
     readonly dataDir: string | undefined,
   ) {}
 
   /** where says where the key is kept: `file`, `store` or `memory`. */
   get where(): 'file' | 'store' | 'memory' {
     if (this.store.backend === 'postgres') return 'store';
-    return this.dataDir === undefined ? 'memory' : 'file';
+    return this.store.backend === 'sqlite' && this.dataDir !== undefined ? 'file' : 'memory';
   }
 
   /** loaded is the key if it was loaded already (verifying a token never makes one). */
