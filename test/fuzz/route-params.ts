@@ -29,6 +29,8 @@ const PLAUSIBLE: Readonly<Record<string, readonly string[]>> = {
   clusterrolebinding: [KNOWN.clusterrolebinding, 'missing-binding'],
   namespace: [KNOWN.namespace, 'default', 'missing-ns'],
   event: [KNOWN.event, 'missing-event'],
+  // A ServiceAccount (the TokenRequest subresource): the one every namespace has, and a missing one.
+  name: ['default', 'missing-account'],
   userId: ['me', 'someone@example.com', 'other@example.com'],
   packageName: ['com.example.fuzz', 'com.example.other', 'Not.A.Package'],
 };

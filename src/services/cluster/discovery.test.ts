@@ -18,7 +18,7 @@ describe('discovery, OpenAPI, representations and the api domain', () => {
     assert.equal(aggregated.headers['content-type'], 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
     assert.deepEqual(
       aggregated.body.items[0].versions[0].resources.map((r: { resource: string; scope: string }) => `${r.resource}:${r.scope}`),
-      ['namespaces:Cluster', 'events:Namespaced'],
+      ['namespaces:Cluster', 'events:Namespaced', 'serviceaccounts:Namespaced'],
     );
     const groups = await h.call('GET', '/apis', undefined, { accept: AGGREGATED });
     assert.deepEqual(

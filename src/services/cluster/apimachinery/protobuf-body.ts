@@ -121,6 +121,51 @@ const LAYOUTS: Readonly<Record<string, MessageLayout>> = {
   'authentication.k8s.io/v1/SelfSubjectReview': {
     1: { name: 'metadata', kind: 'message', layout: OBJECT_META },
   },
+  'v1/ServiceAccount': {
+    1: { name: 'metadata', kind: 'message', layout: OBJECT_META },
+    2: {
+      name: 'secrets',
+      kind: 'message',
+      repeated: true,
+      layout: {
+        1: { name: 'kind', kind: 'string' },
+        2: { name: 'namespace', kind: 'string' },
+        3: { name: 'name', kind: 'string' },
+        4: { name: 'uid', kind: 'string' },
+        5: { name: 'apiVersion', kind: 'string' },
+        6: { name: 'resourceVersion', kind: 'string' },
+        7: { name: 'fieldPath', kind: 'string' },
+      },
+    },
+    3: { name: 'imagePullSecrets', kind: 'message', repeated: true, layout: { 1: { name: 'name', kind: 'string' } } },
+    4: { name: 'automountServiceAccountToken', kind: 'bool' },
+  },
+  // kubectl create token; the status is the server's answer.
+  'authentication.k8s.io/v1/TokenRequest': {
+    1: { name: 'metadata', kind: 'message', layout: OBJECT_META },
+    2: {
+      name: 'spec',
+      kind: 'message',
+      layout: {
+        1: { name: 'audiences', kind: 'string', repeated: true },
+        4: { name: 'expirationSeconds', kind: 'int64' },
+        3: {
+          name: 'boundObjectRef',
+          kind: 'message',
+          layout: {
+            1: { name: 'kind', kind: 'string' },
+            2: { name: 'apiVersion', kind: 'string' },
+            3: { name: 'name', kind: 'string' },
+            4: { name: 'uid', kind: 'string' },
+          },
+        },
+      },
+    },
+  },
+  'authentication.k8s.io/v1/TokenReview': {
+    1: { name: 'metadata', kind: 'message', layout: OBJECT_META },
+    2: { name: 'spec', kind: 'message', layout: { 1: { name: 'token', kind: 'string' }, 2: { name: 'audiences', kind: 'string', repeated: true } } },
+  },
   'authorization.k8s.io/v1/SelfSubjectRulesReview': {
     1: { name: 'metadata', kind: 'message', layout: OBJECT_META },
     2: { name: 'spec', kind: 'message', layout: { 1: { name: 'namespace', kind: 'string' } } },
