@@ -346,14 +346,19 @@ export interface Fogbank {
 export async function start(options: StartOptions = {}): Promise<Fogbank> {
   const ephemeral = options.ephemeral ?? options.dataDir === undefined;
   const server = await startFogbank({ host: '127.0.0.1', port: 0, ...options, ephemeral });
-  const scratch = server.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'fogbank-')) : undefined;
+  // Client files and the token file go to a temporary directory when the server keeps none (no
+  // data directory, or a token given rather than kept there: it is not written into the user's directory).
+  const scratch = server.dataDir === undefined || server.adminTokenFile === undefined ? mkdtempSync(join(tmpdir(), 'fogbank-')) : undefined;
   try {
     const files =
-      scratch === undefined
-        ? server.clientFiles
-        : writeClientFiles(options.services, { url: server.url, dataDir: scratch, adminToken: server.adminToken, adminTokenFile: undefined });
-    const tokenFile = server.adminTokenFile ?? join(scratch!, 'admin-token');
-    if (server.adminTokenFile === undefined) writeFileSync(tokenFile, `${server.adminToken}\n`, { mode: 0o600 });
+      server.dataDir === undefined && scratch !== undefined
+        ? writeClientFiles(options.services, { url: server.url, dataDir: scratch, adminToken: server.adminToken, adminTokenFile: undefined })
+        : server.clientFiles;
+    let tokenFile = server.adminTokenFile;
+    if (tokenFile === undefined) {
+      tokenFile = join(scratch ?? tmpdir(), 'admin-token');
+      writeFileSync(tokenFile, `${server.adminToken}\n`, { mode: 0o600 });
+    }
     const kubeconfig = files.get('kubeconfig') ?? '';
     const { clock, timers } = server.control;
     let stopped: Promise<void> | undefined;
