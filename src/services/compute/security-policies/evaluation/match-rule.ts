@@ -2,7 +2,7 @@ import { evaluateTraced, type CompiledExpression, type ExpressionResult } from '
 import type { CompiledRule } from './compile-rule.ts';
 import type { RuleExplanation } from './decision.ts';
 import { inRange } from './ip-match.ts';
-import { attributesOf, type RequestView } from './request-view.ts';
+import type { RequestView } from './request-view.ts';
 import type { EvaluationTrace, WafUnknown } from './unevaluated-calls.ts';
 import { WAF_FUNCTIONS } from './unevaluated-calls.ts';
 
@@ -40,7 +40,7 @@ export function matchRule(rule: CompiledRule, view: RequestView, wafUnknown: Waf
 
 function matchExpression(rule: CompiledRule, expression: CompiledExpression, view: RequestView, wafUnknown: WafUnknown, explain: boolean): RuleMatch {
   const { priority, preview } = rule;
-  const bindings = attributesOf(view);
+  const bindings = view.bindings();
   const trace: EvaluationTrace = { wafUnknown, unevaluated: [] };
   const result = evaluateTraced(expression.evaluate, bindings, trace);
   const matched = 'value' in result && result.value;
