@@ -223,9 +223,12 @@ describe('compilePolicy', () => {
         new RegExp(`not evaluated locally: evaluatePreconfiguredWaf\\('sqli-v33-stable'\\) decided as wafUnknown=${wafUnknown}`),
       );
     }
-    // The other side of || decided: the WAF call was still reached and is reported.
+    // The other side of || decided: the WAF call was still reached and is flagged, but its set is not named as a match.
     const byPath = compilePolicy({ name: 'pol', rules }, options()).evaluate(req({ url: 'https://example.com/sqli' }));
     assert.equal(byPath.rule.priority, 5);
-    assert.deepEqual(byPath.enforcedSecurityPolicy.preconfiguredExprIds, ['sqli-v33-stable']);
+    assert.equal(byPath.explanation[0]?.notEvaluatedLocally, true);
+    assert.equal(byPath.enforcedSecurityPolicy.preconfiguredExprIds, undefined);
+    const byWaf = compilePolicy({ name: 'pol', rules }, options({ wafUnknown: 'match' })).evaluate(req());
+    assert.deepEqual(byWaf.enforcedSecurityPolicy.preconfiguredExprIds, ['sqli-v33-stable']);
   });
 });

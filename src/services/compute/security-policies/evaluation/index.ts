@@ -19,6 +19,7 @@ export type {
 } from './decision.ts';
 export { denyPage, DENY_PAGE_CONTENT_TYPE } from './deny-page.ts';
 export { RateLimitState, DEFAULT_RATE_LIMIT_KEYS } from './rate-limit-state.ts';
+export { readTrafficRequest } from './read-traffic-request.ts';
 export { TrafficRequestError } from './request-view.ts';
 export type { RecaptchaTokens, TrafficRequest } from './traffic-request.ts';
 export type { WafUnknown } from './unevaluated-calls.ts';

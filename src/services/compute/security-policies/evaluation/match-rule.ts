@@ -79,7 +79,8 @@ function explained(
     ...('error' in result ? { error: result.error } : {}),
     detail: parts.join('; '),
   };
-  const wafSets = unevaluated.filter((call) => WAF_FUNCTIONS.includes(call.function)).map((call) => call.argument);
+  // The sets are named only when their calls answered true (wafUnknown=match): the log lists what matched.
+  const wafSets = wafUnknown === 'match' ? unevaluated.filter((call) => WAF_FUNCTIONS.includes(call.function)).map((call) => call.argument) : [];
   return { matched, explanation, ...(wafSets.length > 0 ? { wafSets: [...new Set(wafSets)] } : {}) };
 }
 
