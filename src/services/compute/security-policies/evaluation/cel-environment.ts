@@ -4,7 +4,7 @@ import { RE2JS } from 're2js';
 import { ATTRIBUTES, FUNCTIONS, type CelType, type Overload } from '../rules-language.ts';
 import { inRange, parseIp, parseIpRange } from './ip-match.ts';
 import { base64Decode, lowerAscii, upperAscii, urlDecode, urlDecodeUni, utf8ToUnicode } from './string-functions.ts';
-import { UNEVALUATED_FUNCTIONS, unevaluatedCall } from './unevaluated-calls.ts';
+import { noteOnTrace, UNEVALUATED_FUNCTIONS, unevaluatedCall } from './unevaluated-calls.ts';
 
 /**
  * The run-time environment of the rules language for `@bufbuild/cel`: the attributes and the
@@ -57,7 +57,16 @@ const IMPLEMENTATIONS: ReadonlyMap<string, Impl> = new Map<string, Impl>([
   ['matches', (target, args) => (target === undefined ? partialMatch(str(args[0]), str(args[1])) : partialMatch(str(target), str(args[0])))],
   ['lower', (target) => lowerAscii(str(target))],
   ['upper', (target) => upperAscii(str(target))],
-  ['base64Decode', (target) => base64Decode(str(target))],
+  [
+    'base64Decode',
+    (target) => {
+      const text = str(target);
+      const decoded = base64Decode(text);
+      if (decoded === '' && text !== '')
+        noteOnTrace(`base64Decode: ${JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text)} is not valid base64, read as ""`);
+      return decoded;
+    },
+  ],
   ['urlDecode', (target) => urlDecode(str(target))],
   ['urlDecodeUni', (target) => urlDecodeUni(str(target))],
   ['utf8ToUnicode', (target) => utf8ToUnicode(str(target))],

@@ -2,7 +2,7 @@ import { isCelError, plan, unparse } from '@bufbuild/cel';
 import { BoundedMap } from '../../../../lib/bounded-map.ts';
 import { parseExpression, type Expr } from '../check-expression.ts';
 import { armorEnvironment, HAS_KEY } from './cel-environment.ts';
-import { UNEVALUATED_FUNCTIONS, withTrace, WAF_FUNCTIONS, type EvaluationTrace } from './unevaluated-calls.ts';
+import { NOTED_FUNCTIONS, UNEVALUATED_FUNCTIONS, withTrace, WAF_FUNCTIONS, type EvaluationTrace } from './unevaluated-calls.ts';
 
 /**
  * A rule's `match.expr.expression` compiled once for the `@bufbuild/cel` runtime: parsed, with
@@ -30,7 +30,7 @@ export interface CompiledExpression {
   terms(): readonly Term[];
   /** wafSets are the preconfigured sets the expression names (`sqli-v33-stable`), for preconfiguredExprIds. */
   readonly wafSets: readonly string[];
-  /** traced: the expression calls a function that cannot be evaluated locally, so evaluation needs a trace. */
+  /** traced: the expression calls a function that cannot be evaluated locally or may add a note, so evaluation needs a trace. */
   readonly traced: boolean;
 }
 
@@ -65,7 +65,7 @@ export function compileExpression(text: string): CompiledExpression {
       return terms;
     },
     wafSets: wafSetsOf(root),
-    traced: callsAny(root, UNEVALUATED_FUNCTIONS),
+    traced: callsAny(root, [...UNEVALUATED_FUNCTIONS, ...NOTED_FUNCTIONS]),
   };
   cache.set(text, compiled);
   return compiled;

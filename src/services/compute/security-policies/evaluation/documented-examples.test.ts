@@ -48,6 +48,8 @@ interface Expect {
   readonly errorAt?: number;
   readonly notEvaluatedLocally?: number;
   readonly preconfiguredExprIds?: readonly string[];
+  /** noteAt: a rule whose explanation says this. */
+  readonly noteAt?: readonly [number, RegExp];
 }
 
 interface Step {
@@ -164,7 +166,10 @@ const EXAMPLES: readonly Example[] = [
   {
     id: '18 R base64Decode',
     rules: [expr(1000, 'deny(403)', "has(request.headers['user-id']) && request.headers['user-id'].base64Decode().contains('myValue')")],
-    steps: [one({ headers: { 'user-id': 'bXlWYWx1ZQ==' } }, deny403(1000)), one({ headers: { 'user-id': '!!not base64' } }, defaultAllow)],
+    steps: [
+      one({ headers: { 'user-id': 'bXlWYWx1ZQ==' } }, deny403(1000)),
+      one({ headers: { 'user-id': '!!not base64' } }, { ...defaultAllow, noteAt: [1000, /base64Decode: "!!not base64" is not valid base64, read as ""/] }),
+    ],
   },
   {
     id: '19 R path length',
@@ -440,6 +445,10 @@ function check(decision: Decision, expect: Expect, where: string): void {
     const entry = decision.explanation.find((e) => e.priority === expect.notEvaluatedLocally);
     assert.equal(entry?.notEvaluatedLocally, true, `${where}: flagged as not evaluated locally`);
     assert.match(entry?.detail ?? '', /not evaluated locally/);
+  }
+  if (expect.noteAt !== undefined) {
+    const [priority, pattern] = expect.noteAt;
+    assert.match(decision.explanation.find((e) => e.priority === priority)?.detail ?? '', pattern, `${where}: explanation of ${priority}`);
   }
   if (expect.preconfiguredExprIds !== undefined) assert.deepEqual(enforced.preconfiguredExprIds, expect.preconfiguredExprIds, `${where}: preconfiguredExprIds`);
   // The explanation always ends with the deciding rule.

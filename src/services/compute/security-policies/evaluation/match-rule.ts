@@ -3,7 +3,7 @@ import type { CompiledRule } from './compile-rule.ts';
 import type { RuleExplanation } from './decision.ts';
 import { inRange } from './ip-match.ts';
 import type { RequestView } from './request-view.ts';
-import type { EvaluationTrace, UnevaluatedCall, WafUnknown } from './unevaluated-calls.ts';
+import type { EvaluationTrace, WafUnknown } from './unevaluated-calls.ts';
 import { WAF_FUNCTIONS } from './unevaluated-calls.ts';
 
 /**
@@ -43,11 +43,11 @@ function matchExpression(rule: CompiledRule, expression: CompiledExpression, vie
     const result = expression.evaluate(bindings);
     // The common case, a plain true or false with nothing to add, shares one answer per rule.
     if ('value' in result && (!explain || expression.operator === undefined)) return result.value ? rule.plain.matched : rule.plain.unmatched;
-    return explained(rule, expression, bindings, result, [], wafUnknown, explain);
+    return explained(rule, expression, bindings, result, { wafUnknown, unevaluated: [] }, explain);
   }
-  const trace: EvaluationTrace = { wafUnknown, unevaluated: [] };
+  const trace: EvaluationTrace = { wafUnknown, unevaluated: [], notes: [] };
   const result = evaluateTraced(expression.evaluate, bindings, trace);
-  return explained(rule, expression, bindings, result, trace.unevaluated, wafUnknown, explain);
+  return explained(rule, expression, bindings, result, trace, explain);
 }
 
 function explained(
@@ -55,10 +55,10 @@ function explained(
   expression: CompiledExpression,
   bindings: Record<string, unknown>,
   result: ExpressionResult,
-  unevaluated: readonly UnevaluatedCall[],
-  wafUnknown: WafUnknown,
+  trace: EvaluationTrace,
   explain: boolean,
 ): RuleMatch {
+  const { unevaluated, wafUnknown } = trace;
   const matched = 'value' in result && result.value;
   const parts: string[] = [];
   if ('error' in result) parts.push(`evaluation error, so the rule does not match: ${result.error}`);
@@ -67,6 +67,7 @@ function explained(
     const shown = expression.terms().map((term) => `${term.text} → ${describe(evaluateTraced(term.evaluate, bindings, { wafUnknown, unevaluated: [] }))}`);
     parts.push(shown.join(` ${expression.operator} `));
   }
+  for (const note of new Set(trace.notes ?? [])) parts.push(note);
   if (unevaluated.length > 0) {
     const calls = unevaluated.map((call) => `${call.function}('${call.argument}')`);
     parts.push(`not evaluated locally: ${[...new Set(calls)].join(', ')} decided as wafUnknown=${wafUnknown}`);
