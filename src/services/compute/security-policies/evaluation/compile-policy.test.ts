@@ -143,9 +143,18 @@ describe('compilePolicy', () => {
     assert.equal(decision.enforcedSecurityPolicy.rateLimitAction?.outcome, 'RATE_LIMIT_THRESHOLD_EXCEED');
     assert.deepEqual(decision.response, { kind: 'deny', status: 429 });
     assert.equal(decision.rateLimit?.count, 3);
-    // Another policy's rule at the same priority has its own buckets.
+    // Another policy's rule at the same priority has its own buckets, also one of the same name elsewhere.
     const other = compilePolicy({ name: 'other', rules: [throttle(100, 2)] }, shared);
     assert.equal(other.evaluate(req()).rateLimit?.count, 1);
+    const link = (region: string, host: string) => `${host}/compute/v1/projects/p/regions/${region}/securityPolicies/pol`;
+    const inRegion = (region: string, host: string) =>
+      compilePolicy(
+        { name: 'pol', region: `${host}/compute/v1/projects/p/regions/${region}`, selfLink: link(region, host), rules: [throttle(100, 2)] },
+        shared,
+      );
+    inRegion('r1', 'http://127.0.0.1:1').evaluate(req());
+    assert.equal(inRegion('r1', 'http://localhost:2').evaluate(req()).rateLimit?.count, 2);
+    assert.equal(inRegion('r2', 'http://127.0.0.1:1').evaluate(req()).rateLimit?.count, 1);
   });
 
   it('counts a preview rate limit and reports it, enforcing the rule below', () => {

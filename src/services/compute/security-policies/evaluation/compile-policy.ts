@@ -66,6 +66,7 @@ export function compilePolicy(policy: unknown, options: EvaluatorOptions): Compi
   const rules = [...stored.rules].sort((a, b) => a.priority - b.priority).map(compileRule);
   const userIpHeaders = readUserIpHeaders(stored.settings['advancedOptionsConfig']);
   const name = stored.name;
+  const identity = identityOf(policy, name);
   const explain = options.explain ?? true;
   return {
     name,
@@ -85,7 +86,7 @@ export function compilePolicy(policy: unknown, options: EvaluatorOptions): Compi
         const verdict =
           rule.rateLimit === undefined
             ? { rule, match, effect: rule.effect }
-            : applyRateLimit(rule, rule.rateLimit, match, view, name, now, options.rateLimits);
+            : applyRateLimit(rule, rule.rateLimit, match, view, identity, now, options.rateLimits);
         explanation.push(verdict.explanation ?? match.explanation);
         if (rule.preview) {
           preview ??= verdict;
@@ -125,6 +126,18 @@ function decide(name: string, verdict: RuleVerdict, preview: RuleVerdict | undef
     ...(preview?.rateLimit === undefined ? {} : { previewRateLimit: preview.rateLimit }),
     explanation,
   };
+}
+
+/**
+ * identityOf names the policy's rate-limit buckets: its resource path from `selfLink`
+ * (`projects/p/regions/r/securityPolicies/x`, whatever host the link was made for), so policies of
+ * the same name in other projects or regions count apart; the name when there is no link.
+ */
+function identityOf(policy: unknown, name: string): string {
+  const link = typeof policy === 'object' && policy !== null ? (policy as Record<string, unknown>)['selfLink'] : undefined;
+  if (typeof link !== 'string') return name;
+  const at = link.indexOf('projects/');
+  return at === -1 ? name : link.slice(at);
 }
 
 function scopeOf(policy: unknown): Scope {
