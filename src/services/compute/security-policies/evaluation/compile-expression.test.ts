@@ -32,6 +32,10 @@ describe('compiled expressions', () => {
   it('report a run-time error as the result, with the wording of CEL', () => {
     assert.deepEqual(run("request.headers['absent'] == 'x'").result, { error: 'no such key: absent' });
     assert.deepEqual(run("int(request.headers['x-key']) == 1").result, { error: 'cannot convert "k" to int' });
+    assert.deepEqual(run("int(' 12') == 12").result, { error: 'cannot convert " 12" to int' });
+    assert.deepEqual(run("int('0x10') == 16").result, { error: 'cannot convert "0x10" to int' });
+    assert.deepEqual(run("int('9223372036854775808') > 0").result, { error: 'cannot convert "9223372036854775808" to int: out of range' });
+    assert.deepEqual(run("int('-42') == -42 && int('+7') == 7").result, { value: true });
     assert.deepEqual(run("inIpRange(origin.ip, '1.2.3.0/99')").result, { error: 'invalid IP range: 1.2.3.0/99' });
     assert.deepEqual(run("inIpRange(request.headers['x-key'], '1.2.3.0/24')").result, { error: 'invalid IP address: k' });
   });
