@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ManualClock } from '../../../../lib/clock.ts';
 import { ComputeError } from '../../shared/errors.ts';
+import { compiledExpressionCount } from './compile-expression.ts';
 import { compilePolicy, PolicyNotEvaluableError, type EvaluatorOptions } from './compile-policy.ts';
 import { RateLimitState } from './rate-limit-state.ts';
 import type { TrafficRequest } from './traffic-request.ts';
@@ -128,6 +129,15 @@ describe('compilePolicy', () => {
     );
     assert.deepEqual(policy.evaluate(req()).headersToAdd, [{ name: 'x-bot', value: 'no' }]);
     assert.deepEqual(policy.evaluate(req({ url: 'https://example.com/other' })).headersToAdd, []);
+  });
+
+  it('compiles each distinct expression once, across rules and recompiles', () => {
+    const text = `request.path == '/once-${process.hrtime.bigint()}'`;
+    const rules = [1, 2, 3].map((priority) => ({ priority, action: 'deny(403)', match: { expr: { expression: text } } }));
+    const before = compiledExpressionCount();
+    compilePolicy({ name: 'pol', rules }, options());
+    compilePolicy({ name: 'pol', rules: [...rules, { priority: 4, action: 'allow', match: everyone }] }, options());
+    assert.equal(compiledExpressionCount(), before + 1);
   });
 
   it('keeps counting across a recompile that shares the RateLimitState', () => {

@@ -1,6 +1,7 @@
 import type { Clock } from '../../../../lib/clock.ts';
 import type { Scope } from '../../shared/locations.ts';
 import { MAX_PRIORITY, type PolicyType } from '../constants.ts';
+import { ExpressionCache } from '../expression-cache.ts';
 import { buildPolicy } from '../policy-mutations.ts';
 import { compileRule, type CompiledRule } from './compile-rule.ts';
 import type { Decision, RuleExplanation } from './decision.ts';
@@ -47,6 +48,9 @@ export interface CompiledPolicy {
   evaluate(request: TrafficRequest): Decision;
 }
 
+// The API's verdicts on expressions, kept across compilations: a live policy is recompiled on every change.
+const verdicts = new ExpressionCache();
+
 /** PolicyNotEvaluableError is a valid policy that has nothing to say about HTTP requests (a CLOUD_ARMOR_NETWORK policy). */
 export class PolicyNotEvaluableError extends Error {
   override readonly name = 'PolicyNotEvaluableError';
@@ -59,7 +63,7 @@ export class PolicyNotEvaluableError extends Error {
  */
 export function compilePolicy(policy: unknown, options: EvaluatorOptions): CompiledPolicy {
   const scope = options.scope ?? scopeOf(policy);
-  const stored = buildPolicy(policy, { project: 'evaluation', scope, id: '0', creationTime: 0, fingerprint: '' });
+  const stored = buildPolicy(policy, { project: 'evaluation', scope, id: '0', creationTime: 0, fingerprint: '', expressions: verdicts });
   if (stored.type === 'CLOUD_ARMOR_NETWORK') {
     throw new PolicyNotEvaluableError(`Security policy ${stored.name} is of type CLOUD_ARMOR_NETWORK: it matches packets, not HTTP requests.`);
   }
