@@ -226,6 +226,15 @@ describe('compilePolicy', () => {
     assert.equal(policy.evaluate(req({ headers: { 'true-client-ip': '203.0.113.4' } })).rule.priority, 1);
     assert.equal(policy.evaluate(req({ headers: { 'true-client-ip': 'nonsense' } })).rule.priority, 2147483647);
     assert.equal(policy.evaluate(req()).rule.priority, 2147483647);
+    assert.deepEqual(
+      policy.evaluate(req({ headers: { 'true-client-ip': '203.0.113.4' }, regionCode: 'FR', asn: 64500, tlsJa4Fingerprint: 't13d' })).securityPolicyRequestData,
+      {
+        remoteIpInfo: { ipAddress: '192.0.2.1', regionCode: 'FR', asn: 64500 },
+        userIpInfo: { source: 'True-Client-IP', ipAddress: '203.0.113.4' },
+        tlsJa4Fingerprint: 't13d',
+      },
+    );
+    assert.deepEqual(policy.evaluate(req()).securityPolicyRequestData, { remoteIpInfo: { ipAddress: '192.0.2.1' } });
   });
 
   it('flags a decision that rests on a call not evaluated locally, either way', () => {

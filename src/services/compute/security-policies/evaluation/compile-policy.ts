@@ -4,12 +4,12 @@ import { MAX_PRIORITY, type PolicyType } from '../constants.ts';
 import { ExpressionCache } from '../expression-cache.ts';
 import { buildPolicy } from '../policy-mutations.ts';
 import { compileRule, type CompiledRule } from './compile-rule.ts';
-import type { Decision, RuleExplanation } from './decision.ts';
+import type { Decision, RuleExplanation, SecurityPolicyRequestData } from './decision.ts';
 import { matchRule, type RuleMatch } from './match-rule.ts';
 import { applyRateLimit } from './apply-rate-limit.ts';
 import { recordOf, type RuleVerdict } from './rule-verdict.ts';
 import type { RateLimitState } from './rate-limit-state.ts';
-import { viewRequest } from './request-view.ts';
+import { viewRequest, type RequestView } from './request-view.ts';
 import type { TrafficRequest } from './traffic-request.ts';
 import type { WafUnknown } from './unevaluated-calls.ts';
 
@@ -96,12 +96,13 @@ export function compilePolicy(policy: unknown, options: EvaluatorOptions): Compi
           preview ??= verdict;
           continue;
         }
-        return decide(name, verdict, preview, explanation);
+        return decide(name, view, verdict, preview, explanation);
       }
       // Unreachable for a validated policy (its default rule matches everything); allow, as the API's default rule would.
       const fallback = compileRule({ kind: 'compute#securityPolicyRule', description: '', preview: false, priority: MAX_PRIORITY, action: 'allow' });
       return decide(
         name,
+        view,
         {
           rule: fallback,
           match: {
@@ -117,14 +118,26 @@ export function compilePolicy(policy: unknown, options: EvaluatorOptions): Compi
   };
 }
 
-function decide(name: string, verdict: RuleVerdict, preview: RuleVerdict | undefined, explanation: RuleExplanation[]): Decision {
+function decide(name: string, view: RequestView, verdict: RuleVerdict, preview: RuleVerdict | undefined, explanation: RuleExplanation[]): Decision {
   const { rule, effect } = verdict;
+  const request = view.request;
+  const securityPolicyRequestData: SecurityPolicyRequestData = {
+    remoteIpInfo: {
+      ipAddress: view.originIp,
+      ...(request.regionCode === undefined || request.regionCode === '' ? {} : { regionCode: request.regionCode }),
+      ...(request.asn === undefined ? {} : { asn: request.asn }),
+    },
+    ...(view.userIpSource === undefined ? {} : { userIpInfo: { source: view.userIpSource, ipAddress: view.userIp } }),
+    ...(request.tlsJa3Fingerprint === undefined || request.tlsJa3Fingerprint === '' ? {} : { tlsJa3Fingerprint: request.tlsJa3Fingerprint }),
+    ...(request.tlsJa4Fingerprint === undefined || request.tlsJa4Fingerprint === '' ? {} : { tlsJa4Fingerprint: request.tlsJa4Fingerprint }),
+  };
   return {
     enforcedSecurityPolicy: recordOf(name, verdict),
     ...(preview === undefined ? {} : { previewSecurityPolicy: recordOf(name, preview) }),
     rule: { priority: rule.priority, action: rule.action, preview: rule.preview },
     response: effect.response,
     ...(effect.statusDetails === undefined ? {} : { statusDetails: effect.statusDetails }),
+    securityPolicyRequestData,
     headersToAdd: effect.response.kind === 'forward' ? rule.headersToAdd : [],
     ...(verdict.rateLimit === undefined ? {} : { rateLimit: verdict.rateLimit }),
     ...(preview?.rateLimit === undefined ? {} : { previewRateLimit: preview.rateLimit }),

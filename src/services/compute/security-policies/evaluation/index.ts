@@ -16,6 +16,7 @@ export type {
   RateLimitReport,
   RuleExplanation,
   SecurityPolicyRecord,
+  SecurityPolicyRequestData,
 } from './decision.ts';
 export { denyPage, DENY_PAGE_CONTENT_TYPE } from './deny-page.ts';
 export { RateLimitState, DEFAULT_RATE_LIMIT_KEYS } from './rate-limit-state.ts';
