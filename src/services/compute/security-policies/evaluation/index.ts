@@ -4,6 +4,7 @@
  * Semantics, counting model and what is not evaluated locally: docs/compute.md, "Evaluating policies".
  */
 export { compilePolicy, PolicyNotEvaluableError, type CompiledPolicy, type EvaluatorOptions } from './compile-policy.ts';
+export type { CompiledRule } from './compile-rule.ts';
 export type {
   ConfiguredAction,
   Decision,

@@ -7,9 +7,14 @@ const base: TrafficRequest = { method: 'GET', url: 'https://example.com/', heade
 
 describe('the request as rules see it', () => {
   it('keeps the path and query raw, as in the request line, and lower-cases the scheme', () => {
-    assert.deepEqual(splitUrl('HTTPS://Example.com:8443/a%2Fb/../c?x=%20y&z'), { scheme: 'https', path: '/a%2Fb/../c', query: 'x=%20y&z' });
-    assert.deepEqual(splitUrl('http://example.com'), { scheme: 'http', path: '/', query: '' });
-    assert.deepEqual(splitUrl('http://example.com?q#frag'), { scheme: 'http', path: '/', query: 'q' });
+    assert.deepEqual(splitUrl('HTTPS://Example.com:8443/a%2Fb/../c?x=%20y&z'), {
+      scheme: 'https',
+      host: 'Example.com:8443',
+      path: '/a%2Fb/../c',
+      query: 'x=%20y&z',
+    });
+    assert.deepEqual(splitUrl('http://example.com'), { scheme: 'http', host: 'example.com', path: '/', query: '' });
+    assert.deepEqual(splitUrl('http://example.com?q#frag'), { scheme: 'http', host: 'example.com', path: '/', query: 'q' });
   });
 
   it('refuses a URL that is not absolute http(s) and a source that is not an address', () => {
@@ -46,6 +51,11 @@ describe('the request as rules see it', () => {
     assert.equal(view.userIpSource, 'X-Forwarded-For');
     assert.equal(viewRequest({ ...base, headers }, []).userIp, '192.0.2.1');
     assert.equal(viewRequest({ ...base, headers: {} }, ['X-Real-IP']).userIp, '192.0.2.1');
+  });
+
+  it("gives a request without a Host header the URL's host", () => {
+    assert.equal(viewRequest({ ...base, url: 'https://Api.example.com:8443/x' }, []).headers.get('host'), 'Api.example.com:8443');
+    assert.equal(viewRequest({ ...base, headers: { Host: 'other.example' } }, []).headers.get('host'), 'other.example');
   });
 
   it('reads cookies by name', () => {

@@ -35,11 +35,13 @@ export class TrafficRequestError extends Error {
  * `origin.ip` (docs: rules-language-reference, `origin.user_ip`).
  */
 export function viewRequest(request: TrafficRequest, userIpHeaders: readonly string[]): RequestView {
-  const { scheme, path, query } = splitUrl(request.url);
+  const { scheme, host, path, query } = splitUrl(request.url);
   const originAddress = parseIp(request.sourceIp);
   if (originAddress === undefined) throw new TrafficRequestError(`sourceIp is not an IPv4 or IPv6 address: ${JSON.stringify(request.sourceIp)}`);
   const headers = new Map<string, string>();
   for (const [name, value] of Object.entries(request.headers)) headers.set(name.toLowerCase(), value);
+  // Every real request names its host (HTTP/1.1 Host, HTTP/2 :authority); a request given without one has the URL's.
+  if (!headers.has('host')) headers.set('host', host);
   const originIp = originAddress.toString();
   let userIp = originIp;
   let userIpSource: string | undefined;
@@ -70,14 +72,14 @@ export function viewRequest(request: TrafficRequest, userIpHeaders: readonly str
   return view;
 }
 
-/** splitUrl takes scheme, raw path and raw query from an absolute URL without normalising them. */
-export function splitUrl(url: string): { scheme: string; path: string; query: string } {
+/** splitUrl takes scheme, host (authority), raw path and raw query from an absolute URL without normalising them. */
+export function splitUrl(url: string): { scheme: string; host: string; path: string; query: string } {
   const match = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)([^?#]*)(?:\?([^#]*))?/.exec(url);
   const scheme = match?.[1]?.toLowerCase();
   if (match === null || (scheme !== 'http' && scheme !== 'https') || match[2] === '') {
     throw new TrafficRequestError(`url must be an absolute http or https URL: ${JSON.stringify(url)}`);
   }
-  return { scheme, path: match[3] === '' ? '/' : (match[3] ?? '/'), query: match[4] ?? '' };
+  return { scheme, host: match[2] ?? '', path: match[3] === '' ? '/' : (match[3] ?? '/'), query: match[4] ?? '' };
 }
 
 /** cookieValue is the value of the first cookie called `name` in the Cookie header, if any. */
