@@ -214,6 +214,18 @@ describe('compilePolicy', () => {
     assert.match(decision.explanation.at(-1)?.detail ?? '', /rate limit the ALL bucket: 2 of 1 in the 10 s window → RATE_LIMIT_THRESHOLD_EXCEED$/);
   });
 
+  it('counts fairshare like a throttle, logged as FAIRSHARE (internal-service policies)', () => {
+    const fairshare = {
+      priority: 10,
+      action: 'fairshare',
+      match: everyone,
+      rateLimitOptions: { rateLimitThreshold: { count: 1, intervalSec: 10 }, conformAction: 'allow', exceedAction: 'deny(429)', enforceOnKey: 'ALL' },
+    };
+    const policy = compilePolicy({ name: 'mesh', type: 'CLOUD_ARMOR_INTERNAL_SERVICE', rules: [fairshare] }, options());
+    assert.equal(policy.evaluate(req()).enforcedSecurityPolicy.configuredAction, 'FAIRSHARE');
+    assert.deepEqual(policy.evaluate(req()).response, { kind: 'deny', status: 429 });
+  });
+
   it('resolves origin.user_ip through advancedOptionsConfig.userIpRequestHeaders', () => {
     const policy = compilePolicy(
       {
