@@ -23,11 +23,24 @@ import { clusterRoleBindingsView } from './resources/cluster-role-bindings.ts';
 import { clusterRolesView } from './resources/cluster-roles.ts';
 import { coreEventsView, EVENT_STORE_KIND, eventsV1View } from './resources/events.ts';
 import { INITIAL_NAMESPACES, NAMESPACE_STORE_KIND, namespacesView, PROTECTED_NAMESPACES } from './resources/namespaces.ts';
+import { ROLE_BINDING_STORE_KIND, roleBindingsView } from './resources/role-bindings.ts';
+import { ROLE_STORE_KIND, rolesView } from './resources/roles.ts';
 
 /** CLUSTER_VIEWS are every resource view served, in discovery order. */
-export const CLUSTER_VIEWS: readonly AnyView[] = [namespacesView, coreEventsView, clusterRolesView, clusterRoleBindingsView, eventsV1View];
+export const CLUSTER_VIEWS: readonly AnyView[] = [
+  namespacesView,
+  coreEventsView,
+  clusterRolesView,
+  clusterRoleBindingsView,
+  roleBindingsView,
+  rolesView,
+  eventsV1View,
+];
 
-/** registryHooks are the cross-resource rules: namespaces must exist, some may not go, and take their events with them. */
+/** NAMESPACED_STORE_KINDS are the kinds a namespace's deletion removes with it (fogbank's stand-in for the namespace controller). */
+const NAMESPACED_STORE_KINDS: readonly string[] = [EVENT_STORE_KIND, ROLE_STORE_KIND, ROLE_BINDING_STORE_KIND];
+
+/** registryHooks are the cross-resource rules: namespaces must exist, some may not go, and take their events, roles and bindings with them. */
 function registryHooks(): RegistryHooks {
   return {
     namespaceExists: async (tx: Transaction, namespace: string) => (await tx.get(NAMESPACE_STORE_KIND, namespace)) !== undefined,
@@ -35,7 +48,8 @@ function registryHooks(): RegistryHooks {
       view.storeKind === NAMESPACE_STORE_KIND && PROTECTED_NAMESPACES.has(object.metadata.name ?? '') ? 'this namespace may not be deleted' : undefined,
     afterDelete: async (tx: Transaction, view: AnyView, object: KubeObject) => {
       if (view.storeKind !== NAMESPACE_STORE_KIND) return;
-      for (const record of await tx.list(EVENT_STORE_KIND, { prefix: `${object.metadata.name ?? ''}/` })) await tx.delete(EVENT_STORE_KIND, record.key);
+      for (const kind of NAMESPACED_STORE_KINDS)
+        for (const record of await tx.list(kind, { prefix: `${object.metadata.name ?? ''}/` })) await tx.delete(kind, record.key);
     },
   };
 }
