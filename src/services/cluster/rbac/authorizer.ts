@@ -11,6 +11,7 @@
  * moment ago already counts.
  */
 import type { Vocabulary } from '../../../core/identifiers.ts';
+import { BoundedMap } from '../../../lib/bounded-map.ts';
 import { CompactedError, type Store } from '../../../store/index.ts';
 import type { UserInfo } from '../cluster-auth.ts';
 import type { ClusterRole, PolicyRule } from '../resources/cluster-roles.ts';
@@ -55,6 +56,8 @@ export function aggregateErrors(errors: readonly string[]): string {
 }
 
 const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
+/** GRANT_CACHE_SIZE bounds the cached grants (per user, and per user and namespace). */
+const GRANT_CACHE_SIZE = 10_000;
 
 /** appliesTo is `appliesToUser`: `namespace` is the binding's (`''` for a ClusterRoleBinding). */
 function appliesTo(subject: Subject, user: UserInfo, namespace: string): boolean {
@@ -95,9 +98,10 @@ export class Authorizer {
   readonly #roleBindings = new Map<string, Map<string, RoleBinding>>();
   #seen = -1;
   #refreshing: Promise<void> | undefined;
-  /** Cluster-wide grants per user, and the namespace's RoleBinding grants per user and namespace; cleared on any RBAC change. */
-  readonly #clusterGrants = new Map<string, Grants>();
-  readonly #namespaceGrants = new Map<string, Grants>();
+  /** Cluster-wide grants per user, and those plus a namespace's RoleBinding grants per user and namespace; cleared on any RBAC change. */
+  // Bounded: impersonation lets a client name any number of users.
+  readonly #clusterGrants = new BoundedMap<string, Grants>(GRANT_CACHE_SIZE);
+  readonly #namespaceGrants = new BoundedMap<string, Grants>(GRANT_CACHE_SIZE);
 
   constructor(
     readonly store: Store,
@@ -242,13 +246,16 @@ export class Authorizer {
     const bindings = this.#roleBindings.get(namespace);
     if (bindings === undefined) return cluster;
     const key = `${namespace}\u0000${userKey}`;
-    let local = this.#namespaceGrants.get(key);
-    if (local === undefined) {
-      local = this.#visit(user, bindings, namespace);
-      this.#namespaceGrants.set(key, local);
+    let merged = this.#namespaceGrants.get(key);
+    if (merged === undefined) {
+      const local = this.#visit(user, bindings, namespace);
+      merged =
+        local.granted.length === 0 && local.errors.length === 0
+          ? cluster
+          : { granted: [...cluster.granted, ...local.granted], errors: [...cluster.errors, ...local.errors] };
+      this.#namespaceGrants.set(key, merged);
     }
-    if (local.granted.length === 0 && local.errors.length === 0) return cluster;
-    return { granted: [...cluster.granted, ...local.granted], errors: [...cluster.errors, ...local.errors] };
+    return merged;
   }
 
   /** rulesFor is every rule the user holds in the namespace, and the resolution errors (what escalation checks and SelfSubjectRulesReview use). */
