@@ -211,6 +211,16 @@ describe('namespaced RBAC with the real kubectl: Roles and RoleBindings in team-
     );
     assert.equal((await admin.run(['get', 'role', 'event-watcher', '-n', 'team-b', '-o', 'jsonpath={.rules[*].verbs}'])).stdout, '["get","list"] ["watch"]');
     assert.equal((await alice.run(['auth', 'can-i', 'watch', 'events', '-n', 'team-b'])).stdout, 'yes\n');
+    // A binding whose roleRef changed cannot be updated (roleRef is immutable): kubectl deletes and recreates it.
+    const otherRole = readFileSync(path, 'utf8')
+      .replace('name: event-watcher\n  namespace', 'name: event-lister\n  namespace')
+      .replace('  name: event-watcher\nsubjects', '  name: event-lister\nsubjects');
+    writeFileSync(path, otherRole);
+    const recreated = await admin.run(['auth', 'reconcile', '-f', path]);
+    assert.equal(recreated.code, 0, recreated.stderr);
+    assert.equal(recreated.stdout, 'role.rbac.authorization.k8s.io/event-lister reconciled\nrolebinding.rbac.authorization.k8s.io/watch-events reconciled\n');
+    assert.match(recreated.stderr, /\treconciliation required recreate\n$/);
+    assert.equal((await admin.run(['get', 'rolebinding', 'watch-events', '-n', 'team-b', '-o', 'jsonpath={.roleRef.name}'])).stdout, 'event-lister');
   });
 
   it('refuses escalation with the real message, and honours bind', async () => {

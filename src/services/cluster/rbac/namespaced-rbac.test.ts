@@ -245,10 +245,14 @@ describe('namespaced RBAC: Role and RoleBinding', () => {
   it('takes a namespace’s roles and bindings with it when it is deleted', async () => {
     await h.call('POST', '/api/v1/namespaces', { metadata: { name: 'short-lived' } });
     await h.call('POST', roles('short-lived'), { metadata: { name: 'r' }, rules: [] });
+    await h.call('PUT', `${roles('short-lived')}/r`, { metadata: { name: 'r' }, rules: [{ verbs: ['list'], apiGroups: [''], resources: ['events'] }] });
     await h.call('POST', bindings('short-lived'), { metadata: { name: 'b' }, roleRef: roleRef('Role', 'r'), subjects: alice });
+    assert.equal((await h.call('GET', '/api/v1/namespaces/short-lived/events', undefined, ALICE)).status, 200, 'a write counts for the next request');
     assert.equal((await h.call('DELETE', '/api/v1/namespaces/short-lived')).status, 200);
     assert.equal((await h.store.list('cluster/roles', { prefix: 'short-lived/' })).length, 0);
     assert.equal((await h.store.list('cluster/rolebindings', { prefix: 'short-lived/' })).length, 0);
+    await h.call('POST', '/api/v1/namespaces', { metadata: { name: 'short-lived' } });
+    assert.equal((await h.call('GET', '/api/v1/namespaces/short-lived/events', undefined, ALICE)).status, 403, 'the grant went with its namespace');
   });
 });
 
