@@ -15,6 +15,7 @@ import { ActiveWatches, DEFAULT_WATCH_SETTINGS, type WatchSettings } from './api
 import { Discovery, discoveryResourceOf } from './discovery.ts';
 import { EventExpiry } from './event-expiry.ts';
 import { OpenApiDocuments } from './openapi.ts';
+import { ACCESS_REVIEW_SCHEMA_NAMES, AUTHORIZATION_V1_SCHEMAS } from './rbac/access-review-schemas.ts';
 import { ACCESS_REVIEW_RESOURCES } from './rbac/access-reviews.ts';
 import { SELF_SUBJECT_REVIEW_RESOURCE } from './authentication/self-subject-review.ts';
 import { AUTHENTICATION_V1_SCHEMAS, SELF_SUBJECT_REVIEW_SCHEMA_NAME } from './authentication/self-subject-review-schemas.ts';
@@ -112,6 +113,7 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     ),
     openapi: new OpenApiDocuments(CLUSTER_VIEWS, options.groups, options.spelling, [
       { ...SELF_SUBJECT_REVIEW_RESOURCE, schemaName: SELF_SUBJECT_REVIEW_SCHEMA_NAME, schemas: AUTHENTICATION_V1_SCHEMAS },
+      ...ACCESS_REVIEW_RESOURCES.map((review) => ({ ...review, schemaName: ACCESS_REVIEW_SCHEMA_NAMES[review.kind]!, schemas: AUTHORIZATION_V1_SCHEMAS })),
     ]),
     async reseed() {
       await seedNamespaces(registry);

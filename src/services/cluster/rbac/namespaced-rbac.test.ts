@@ -152,6 +152,10 @@ describe('namespaced RBAC: Role and RoleBinding', () => {
     });
     const none = await h.call('POST', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', { spec: { namespace: 'team-b' } }, ALICE);
     assert.deepEqual(none.body.status.resourceRules, [SELF_RULE, { verbs: ['get'], apiGroups: [''], resources: ['namespaces'] }]);
+    const openapi = (await h.call('GET', '/openapi/v3/apis/authorization.k8s.io/v1')).body;
+    const localPath = openapi.paths['/apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews'];
+    assert.deepEqual(localPath.post['x-kubernetes-group-version-kind'], { group: 'authorization.k8s.io', kind: 'LocalSubjectAccessReview', version: 'v1' });
+    assert.deepEqual(openapi.components.schemas['io.k8s.api.authorization.v1.SubjectAccessReviewStatus'].required, ['allowed']);
     const missing = await h.call('POST', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', { spec: {} }, ALICE);
     assert.equal(missing.status, 400);
     assert.equal(missing.body.message, 'no namespace on request');
