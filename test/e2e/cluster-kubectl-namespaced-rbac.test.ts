@@ -156,7 +156,12 @@ describe('namespaced RBAC with the real kubectl: Roles and RoleBindings in team-
     assert.equal(robot.stdout, 'yes\n', robot.stderr);
     assert.equal((await admin.run(['auth', 'can-i', 'get', 'namespaces/team-b', '-n', 'team-b', '--as', 'system:serviceaccount:team-a:robot'])).stdout, 'no\n');
     // The authorizer takes any resource name: kubectl only warns when discovery does not list it.
-    assert.equal((await admin.run(['apply', '-f', file('pod-reader.yaml', ROLE_AND_BINDING)])).code, 0);
+    const applied = await admin.run(['apply', '--server-side', '-f', file('pod-reader.yaml', ROLE_AND_BINDING)]);
+    assert.equal(
+      applied.stdout,
+      'role.rbac.authorization.k8s.io/pod-reader serverside-applied\nrolebinding.rbac.authorization.k8s.io/read-pods serverside-applied\n',
+      applied.stderr,
+    );
     const pods = await admin.run(['auth', 'can-i', 'list', 'pods', '-n', 'team-a', '--as', 'alice']);
     assert.equal(pods.stdout, 'yes\n');
     assert.match(pods.stderr, NO_PODS);
