@@ -16,13 +16,19 @@ import { CompactedError, type Store } from '../../../store/index.ts';
 import type { UserInfo } from '../cluster-auth.ts';
 import type { ClusterRole, PolicyRule } from '../resources/cluster-roles.ts';
 import type { ClusterRoleBinding, Subject } from '../resources/cluster-role-bindings.ts';
-import { ROLE_BINDING_STORE_KIND, type RoleBinding } from '../resources/role-bindings.ts';
-import { ROLE_STORE_KIND, type Role } from '../resources/roles.ts';
+import type { RoleBinding } from '../resources/role-bindings.ts';
+import type { Role } from '../resources/roles.ts';
 import { ruleAllows, type Attributes } from './policy-rules.ts';
 
-/** CLUSTER_ROLE_STORE_KIND and CLUSTER_ROLE_BINDING_STORE_KIND are where the cluster-scoped RBAC objects live. */
+/**
+ * CLUSTER_ROLE_STORE_KIND, CLUSTER_ROLE_BINDING_STORE_KIND, ROLE_STORE_KIND and
+ * ROLE_BINDING_STORE_KIND are where the RBAC objects live (the views' storeKind; spelled here so
+ * the authorizer, loaded with the family, does not load the resources' schemas with it).
+ */
 export const CLUSTER_ROLE_STORE_KIND = 'cluster/clusterroles';
 export const CLUSTER_ROLE_BINDING_STORE_KIND = 'cluster/clusterrolebindings';
+export const ROLE_STORE_KIND = 'cluster/roles';
+export const ROLE_BINDING_STORE_KIND = 'cluster/rolebindings';
 
 /** RBAC_STORE_KINDS are the four kinds the authorizer follows on the change feed. */
 export const RBAC_STORE_KINDS: readonly string[] = [CLUSTER_ROLE_STORE_KIND, CLUSTER_ROLE_BINDING_STORE_KIND, ROLE_STORE_KIND, ROLE_BINDING_STORE_KIND];

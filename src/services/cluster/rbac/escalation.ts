@@ -13,10 +13,16 @@ import type { KubeObject } from '../apimachinery/object-meta.ts';
 import type { RequestScope } from '../apimachinery/registry.ts';
 import type { ClusterRole, PolicyRule } from '../resources/cluster-roles.ts';
 import { RBAC_GROUP, type ClusterRoleBinding } from '../resources/cluster-role-bindings.ts';
-import { ROLE_BINDING_STORE_KIND } from '../resources/role-bindings.ts';
-import { ROLE_STORE_KIND } from '../resources/roles.ts';
 import { forbidden } from './authorize-requests.ts';
-import { aggregateErrors, CLUSTER_ROLE_BINDING_STORE_KIND, CLUSTER_ROLE_STORE_KIND, MASTERS_GROUP, type Authorizer } from './authorizer.ts';
+import {
+  aggregateErrors,
+  CLUSTER_ROLE_BINDING_STORE_KIND,
+  CLUSTER_ROLE_STORE_KIND,
+  MASTERS_GROUP,
+  ROLE_BINDING_STORE_KIND,
+  ROLE_STORE_KIND,
+  type Authorizer,
+} from './authorizer.ts';
 import { compactRules, compactString, goStrings, uncovered, type Attributes } from './policy-rules.ts';
 
 /** FULL_AUTHORITY is what setting an aggregationRule requires: everything. */
