@@ -59,6 +59,15 @@ describe('namespaced RBAC: Role and RoleBinding', () => {
       kind.body.message,
       'RoleBinding.rbac.authorization.k8s.io "bad" is invalid: [roleRef.kind: Unsupported value: "Namespace": supported values: "Role", "ClusterRole", subjects[0].kind: Unsupported value: "Robot": supported values: "ServiceAccount", "User", "Group"]',
     );
+    const badAccount = await h.call('POST', bindings('team-a'), {
+      metadata: { name: 'bad' },
+      roleRef: roleRef('Role', 'event-reader'),
+      subjects: [{ kind: 'ServiceAccount', name: 'Robot_1' }],
+    });
+    assert.equal(
+      badAccount.body.message,
+      `RoleBinding.rbac.authorization.k8s.io "bad" is invalid: subjects[0].name: Invalid value: "Robot_1": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+    );
     const account = await h.call('POST', bindings('team-a'), {
       metadata: { name: 'robot' },
       roleRef: roleRef('Role', 'event-reader'),

@@ -5,6 +5,7 @@
  */
 import { GoLiteral, invalid, notSupported, required, type FieldError } from '../apimachinery/field-errors.ts';
 import { ageSince } from '../apimachinery/human-duration.ts';
+import { isDns1123Subdomain } from '../apimachinery/name-rules.ts';
 import type { KubeObject } from '../apimachinery/object-meta.ts';
 import type { SchemaSet } from '../apimachinery/schema.ts';
 import type { ResourceStrategy, ResourceView } from '../apimachinery/strategy.ts';
@@ -124,6 +125,8 @@ function validateSubject(subject: Subject, path: string, namespaced: boolean): F
   if ((subject.name ?? '') === '') errors.push(required(`${path}.name`, ''));
   switch (subject.kind) {
     case 'ServiceAccount':
+      // ValidateServiceAccountName: a DNS subdomain.
+      if ((subject.name ?? '') !== '') for (const problem of isDns1123Subdomain(subject.name!)) errors.push(invalid(`${path}.name`, subject.name, problem));
       if ((subject.apiGroup ?? '') !== '') errors.push(notSupported(`${path}.apiGroup`, subject.apiGroup, ['']));
       if ((subject.namespace ?? '') === '' && !namespaced) errors.push(required(`${path}.namespace`, ''));
       break;
