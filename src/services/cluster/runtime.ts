@@ -15,6 +15,7 @@ import { ActiveWatches, DEFAULT_WATCH_SETTINGS, type WatchSettings } from './api
 import { Discovery, discoveryResourceOf } from './discovery.ts';
 import { EventExpiry } from './event-expiry.ts';
 import { OpenApiDocuments } from './openapi.ts';
+import { ACCESS_REVIEW_SCHEMA_NAMES, AUTHORIZATION_V1_SCHEMAS } from './rbac/access-review-schemas.ts';
 import { ACCESS_REVIEW_RESOURCES } from './rbac/access-reviews.ts';
 import { SELF_SUBJECT_REVIEW_RESOURCE } from './authentication/self-subject-review.ts';
 import { SELF_SUBJECT_REVIEW_SCHEMA_NAME } from './authentication/self-subject-review-schemas.ts';
@@ -25,11 +26,22 @@ import { clusterRoleBindingsView } from './resources/cluster-role-bindings.ts';
 import { clusterRolesView } from './resources/cluster-roles.ts';
 import { coreEventsView, eventsV1View } from './resources/events.ts';
 import { INITIAL_NAMESPACES, NAMESPACE_STORE_KIND, namespacesView, PROTECTED_NAMESPACES } from './resources/namespaces.ts';
+import { roleBindingsView } from './resources/role-bindings.ts';
+import { rolesView } from './resources/roles.ts';
 import { ServiceAccountController } from './resources/service-account-controller.ts';
 import { serviceAccountsView } from './resources/service-accounts.ts';
 
 /** CLUSTER_VIEWS are every resource view served, in discovery order. */
-export const CLUSTER_VIEWS: readonly AnyView[] = [namespacesView, coreEventsView, serviceAccountsView, clusterRolesView, clusterRoleBindingsView, eventsV1View];
+export const CLUSTER_VIEWS: readonly AnyView[] = [
+  namespacesView,
+  coreEventsView,
+  serviceAccountsView,
+  clusterRolesView,
+  clusterRoleBindingsView,
+  roleBindingsView,
+  rolesView,
+  eventsV1View,
+];
 
 /** NAMESPACED_STORE_KINDS are the store kinds of every namespaced view, emptied with their namespace. */
 const NAMESPACED_STORE_KINDS: readonly string[] = [...new Set(CLUSTER_VIEWS.filter((view) => view.strategy.namespaced).map((view) => view.storeKind))];
@@ -116,6 +128,7 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     openapi: new OpenApiDocuments(CLUSTER_VIEWS, options.groups, options.spelling, [
       { ...SELF_SUBJECT_REVIEW_RESOURCE, schemaName: SELF_SUBJECT_REVIEW_SCHEMA_NAME, schemas: TOKEN_SCHEMAS },
       { ...TOKEN_REVIEW_RESOURCE, schemaName: TOKEN_REVIEW_SCHEMA_NAME, schemas: TOKEN_SCHEMAS },
+      ...ACCESS_REVIEW_RESOURCES.map((review) => ({ ...review, schemaName: ACCESS_REVIEW_SCHEMA_NAMES[review.kind]!, schemas: AUTHORIZATION_V1_SCHEMAS })),
     ]),
     async reseed() {
       await seedNamespaces(registry);
