@@ -22,6 +22,8 @@ export interface JournalEntry {
   readonly httpMethod: string;
   /** The path as the client sent it, without the query (which may carry an access token). */
   readonly path: string;
+  /** A guard's decision in Cloud Armor's request-log shape (JournalRecord.jsonPayload), when there is one. */
+  readonly jsonPayload?: unknown;
 }
 
 /** JournalFilter narrows a read of the journal; every given field must match. */
@@ -119,6 +121,7 @@ export class JournalReader {
       fault: record.fault,
       httpMethod: record.httpMethod,
       path,
+      ...(record.jsonPayload === undefined ? {} : { jsonPayload: record.jsonPayload }),
     };
   }
 

@@ -26,6 +26,8 @@ export interface JournalRecord {
   readonly latencyMs: number;
   /** The fault applied to this request (noteFault), or null. */
   readonly fault: unknown;
+  /** What decided a request journaled from outside the server (`fogbank guard`: Cloud Armor's request-log payload). */
+  readonly jsonPayload?: unknown;
 }
 
 /** faults are the faults applied to requests in flight, by their raw request (noteFault). */

@@ -15,8 +15,8 @@ import { ControlError } from './errors.ts';
 /** SNAPSHOT_MEDIA_TYPES are the bodies `PUT /_fogbank/snapshot` takes, streamed, never buffered. */
 const SNAPSHOT_MEDIA_TYPES = ['application/gzip', 'application/octet-stream'];
 
-/** registerSnapshotRoutes adds the snapshot, restore and reset routes. */
-export function registerSnapshotRoutes(app: FastifyInstance, control: ControlPlane): void {
+/** registerSnapshotRoutes adds the snapshot, restore and reset routes; `afterReset` clears what the admin API keeps itself (the what-if counters). */
+export function registerSnapshotRoutes(app: FastifyInstance, control: ControlPlane, afterReset: () => void = () => undefined): void {
   app.addContentTypeParser(SNAPSHOT_MEDIA_TYPES, (_request, payload, done) => done(null, payload));
 
   app.get('/_fogbank/snapshot', async (_request, reply) => {
@@ -45,5 +45,9 @@ export function registerSnapshotRoutes(app: FastifyInstance, control: ControlPla
     }
   });
 
-  app.post('/_fogbank/reset', async () => ({ revision: await control.snapshots.reset() }));
+  app.post('/_fogbank/reset', async () => {
+    const revision = await control.snapshots.reset();
+    afterReset();
+    return { revision };
+  });
 }
