@@ -52,7 +52,7 @@ const PROTOTYPE_SEGMENTS: readonly string[] = [
  */
 export function fillPath(pattern: string, random: Random): string {
   // `::` is Fastify's literal colon (`/_fogbank/securityPolicies::evaluate`), not a parameter.
-  return pattern.replace(/::|:([A-Za-z_]+)/g, (match, name: string | undefined) => {
+  return pattern.replace(/::|:([A-Za-z_]+)/g, (_match, name: string | undefined) => {
     if (name === undefined) return ':';
     if (random.chance(0.04)) return random.pick(PROTOTYPE_SEGMENTS);
     const choices = Object.hasOwn(PLAUSIBLE, name) ? PLAUSIBLE[name]! : [`x${random.text(6)}`];
