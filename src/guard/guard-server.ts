@@ -81,7 +81,8 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
   };
 
   /** upstreamPath is the path and query to ask the upstream for (an absolute-form target reduced to its path). */
-  const upstreamPath = (traffic: TrafficRequest): string => {
+  const upstreamPath = (target: string, traffic: TrafficRequest): string => {
+    if (target.startsWith('/')) return `${upstreamPrefix}${target}`;
     const parsed = new URL(traffic.url);
     return `${upstreamPrefix}${parsed.pathname}${parsed.search}`;
   };
@@ -99,6 +100,7 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
         time,
         method: request.method ?? '',
         url: 'traffic' in prepared ? prepared.traffic.url : (request.url ?? ''),
+        target: request.url ?? '',
         status: response.statusCode,
         remoteIp,
         latencyMs: performance.now() - started,
@@ -155,7 +157,7 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
       host: upstreamHost,
       port: upstreamPort,
       method: request.method,
-      path: upstreamPath(prepared.traffic),
+      path: upstreamPath(request.url ?? '/', prepared.traffic),
       headers: upstreamHeaders(prepared.pairs, prepared.peer, decision.headersToAdd, false),
     });
     outgoing.on('response', (upstream) => {
@@ -190,6 +192,7 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
         time,
         method: request.method ?? '',
         url: 'traffic' in prepared ? prepared.traffic.url : (request.url ?? ''),
+        target: request.url ?? '',
         status,
         remoteIp: 'traffic' in prepared ? prepared.traffic.sourceIp : peerAddress(request.socket.remoteAddress),
         latencyMs: performance.now() - started,
@@ -233,7 +236,7 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
       host: upstreamHost,
       port: upstreamPort,
       method: request.method,
-      path: upstreamPath(prepared.traffic),
+      path: upstreamPath(request.url ?? '/', prepared.traffic),
       headers: upstreamHeaders(prepared.pairs, prepared.peer, decision.headersToAdd, true),
     });
     outgoing.on('upgrade', (upstream, upstreamSocket, upstreamHead) => {

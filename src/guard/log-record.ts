@@ -17,6 +17,8 @@ export interface Exchange {
   readonly time: number;
   readonly method: string;
   readonly url: string;
+  /** target is the request line's target as sent (the path and query, or an absolute URL). */
+  readonly target: string;
   readonly status: number;
   readonly remoteIp: string;
   readonly latencyMs: number;

@@ -158,12 +158,14 @@ export async function startGuardProcess(config: GuardConfig, output: GuardOutput
   const report = (exchange: Exchange): void => {
     const payload = jsonPayloadOf(exchange);
     printDecision(logLineOf(exchange, payload));
-    let path = exchange.url;
-    try {
-      const parsed = new URL(exchange.url);
-      path = `${parsed.pathname}${parsed.search}`;
-    } catch {
-      // An unreadable target is journaled as it came.
+    let path = exchange.target;
+    if (!path.startsWith('/')) {
+      try {
+        const parsed = new URL(exchange.url);
+        path = `${parsed.pathname}${parsed.search}`;
+      } catch {
+        // An unreadable target is journaled as the root.
+      }
     }
     journal.add({
       httpMethod: /^[A-Z][A-Z0-9_-]{0,31}$/.test(exchange.method) ? exchange.method : 'GET',
