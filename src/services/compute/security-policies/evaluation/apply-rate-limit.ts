@@ -11,19 +11,19 @@ import type { RuleVerdict } from './rule-verdict.ts';
  * fairshare) in its key's bucket and turns the count into the rule's verdict: under the
  * threshold the conform action (allow) decides, and evaluation stops there (docs:
  * rate-limiting-overview); over it, or while the key is banned, the exceed action. Buckets are
- * named by policy, rule priority and key, so they survive a recompile of the policy.
+ * named by policy (its resource path), rule priority and key, so they survive a recompile of the policy.
  */
 export function applyRateLimit(
   rule: CompiledRule,
   limit: CompiledRateLimit,
   match: RuleMatch,
   view: RequestView,
-  policyName: string,
+  policyIdentity: string,
   now: number,
   state: RateLimitState,
 ): RuleVerdict {
   const key = rateLimitKey(view, limit.components);
-  const hit = state.hit(`${policyName}\u0000${rule.priority}\u0000${key.type}\u0000${key.value}`, now, limit.spec);
+  const hit = state.hit(`${policyIdentity}\u0000${rule.priority}\u0000${key.type}\u0000${key.value}`, now, limit.spec);
   const conform = hit.outcome === 'RATE_LIMIT_THRESHOLD_CONFORM';
   const banned = hit.banUntil !== undefined && now < hit.banUntil;
   const report: RateLimitReport = {

@@ -4,14 +4,14 @@ import { RE2JS } from 're2js';
 import { ATTRIBUTES, FUNCTIONS, type CelType, type Overload } from '../rules-language.ts';
 import { inRange, parseIp, parseIpRange } from './ip-match.ts';
 import { base64Decode, lowerAscii, upperAscii, urlDecode, urlDecodeUni, utf8ToUnicode } from './string-functions.ts';
-import { UNEVALUATED_FUNCTIONS, unevaluatedCall } from './unevaluated-calls.ts';
+import { noteOnTrace, UNEVALUATED_FUNCTIONS, unevaluatedCall } from './unevaluated-calls.ts';
 
 /**
  * The run-time environment of the rules language for `@bufbuild/cel`: the attributes and the
  * function signatures come from the declarations in `rules-language.ts` (the same tables the
  * API's checker reads), and each declared function that CEL's standard library does not provide
- * gets its Cloud Armor implementation here. Operators, `size`, `int`, `contains`, `startsWith`
- * and `endsWith` are CEL's own.
+ * gets its Cloud Armor implementation here. Operators, `size`, `contains`, `startsWith` and
+ * `endsWith` are CEL's own.
  */
 
 /** HAS_KEY is the function `has(m['k'])` is rewritten to: Cloud Armor's `has` macro tests map keys, which CEL's does not. */
@@ -51,13 +51,36 @@ function ipRangeCheck(ip: string, range: string): boolean {
 
 const str = (value: unknown): string => String(value);
 
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** toInt is CEL's int(): decimal digits with an optional sign, within int64 (no spaces, no hex, unlike BigInt()). */
+function toInt(value: unknown): bigint {
+  if (typeof value === 'bigint') return value;
+  const text = str(value);
+  if (!/^[+-]?\d+$/.test(text)) throw new RuntimeError(`cannot convert ${JSON.stringify(text)} to int`);
+  const parsed = BigInt(text);
+  if (parsed < INT64_MIN || parsed > INT64_MAX) throw new RuntimeError(`cannot convert ${JSON.stringify(text)} to int: out of range`);
+  return parsed;
+}
+
 /** IMPLEMENTATIONS are the functions this module supplies, by name; `target` is set for methods. */
 const IMPLEMENTATIONS: ReadonlyMap<string, Impl> = new Map<string, Impl>([
   ['inIpRange', (_target, [ip, range]) => ipRangeCheck(str(ip), str(range))],
+  ['int', (_target, [value]) => toInt(value)],
   ['matches', (target, args) => (target === undefined ? partialMatch(str(args[0]), str(args[1])) : partialMatch(str(target), str(args[0])))],
   ['lower', (target) => lowerAscii(str(target))],
   ['upper', (target) => upperAscii(str(target))],
-  ['base64Decode', (target) => base64Decode(str(target))],
+  [
+    'base64Decode',
+    (target) => {
+      const text = str(target);
+      const decoded = base64Decode(text);
+      if (decoded === '' && text !== '')
+        noteOnTrace(`base64Decode: ${JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text)} is not valid base64, read as ""`);
+      return decoded;
+    },
+  ],
   ['urlDecode', (target) => urlDecode(str(target))],
   ['urlDecodeUni', (target) => urlDecodeUni(str(target))],
   ['utf8ToUnicode', (target) => utf8ToUnicode(str(target))],
@@ -65,7 +88,7 @@ const IMPLEMENTATIONS: ReadonlyMap<string, Impl> = new Map<string, Impl>([
 ]);
 
 /** STANDARD_FUNCTIONS are the declared names CEL's standard library evaluates as Cloud Armor does. */
-export const STANDARD_FUNCTIONS: ReadonlySet<string> = new Set(['size', 'int', 'contains', 'startsWith', 'endsWith']);
+export const STANDARD_FUNCTIONS: ReadonlySet<string> = new Set(['size', 'contains', 'startsWith', 'endsWith']);
 
 function runtimeType(type: CelType): RuntimeType {
   switch (type.kind) {

@@ -2,7 +2,7 @@ import { isCelError, plan, unparse } from '@bufbuild/cel';
 import { BoundedMap } from '../../../../lib/bounded-map.ts';
 import { parseExpression, type Expr } from '../check-expression.ts';
 import { armorEnvironment, HAS_KEY } from './cel-environment.ts';
-import { withTrace, WAF_FUNCTIONS, type EvaluationTrace } from './unevaluated-calls.ts';
+import { NOTED_FUNCTIONS, UNEVALUATED_FUNCTIONS, withTrace, WAF_FUNCTIONS, type EvaluationTrace } from './unevaluated-calls.ts';
 
 /**
  * A rule's `match.expr.expression` compiled once for the `@bufbuild/cel` runtime: parsed, with
@@ -30,6 +30,8 @@ export interface CompiledExpression {
   terms(): readonly Term[];
   /** wafSets are the preconfigured sets the expression names (`sqli-v33-stable`), for preconfiguredExprIds. */
   readonly wafSets: readonly string[];
+  /** traced: the expression calls a function that cannot be evaluated locally or may add a note, so evaluation needs a trace. */
+  readonly traced: boolean;
 }
 
 /** EXPRESSION_CACHE_SIZE bounds the compiled expressions kept. */
@@ -63,6 +65,7 @@ export function compileExpression(text: string): CompiledExpression {
       return terms;
     },
     wafSets: wafSetsOf(root),
+    traced: callsAny(root, [...UNEVALUATED_FUNCTIONS, ...NOTED_FUNCTIONS]),
   };
   cache.set(text, compiled);
   return compiled;
@@ -152,6 +155,29 @@ function topLevelTerms(root: Expr): { operator: '&&' | '||' | undefined; operand
   };
   flatten(root);
   return { operator: fn === '_&&_' ? '&&' : '||', operands };
+}
+
+/** callsAny says whether the tree calls one of `names`. */
+function callsAny(expr: Expr, names: readonly string[]): boolean {
+  const kind = expr.exprKind;
+  switch (kind.case) {
+    case 'callExpr':
+      return (
+        names.includes(kind.value.function) ||
+        (kind.value.target !== undefined && callsAny(kind.value.target, names)) ||
+        kind.value.args.some((arg) => callsAny(arg, names))
+      );
+    case 'selectExpr':
+      return kind.value.operand !== undefined && callsAny(kind.value.operand, names);
+    case 'listExpr':
+      return kind.value.elements.some((element) => callsAny(element, names));
+    case 'structExpr':
+      return kind.value.entries.some(
+        (entry) => (entry.keyKind.case === 'mapKey' && callsAny(entry.keyKind.value, names)) || (entry.value !== undefined && callsAny(entry.value, names)),
+      );
+    default:
+      return false;
+  }
 }
 
 /** wafSetsOf lists the string-literal first arguments of the WAF functions. */

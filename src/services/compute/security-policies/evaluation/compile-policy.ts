@@ -1,14 +1,15 @@
 import type { Clock } from '../../../../lib/clock.ts';
 import type { Scope } from '../../shared/locations.ts';
 import { MAX_PRIORITY, type PolicyType } from '../constants.ts';
+import { ExpressionCache } from '../expression-cache.ts';
 import { buildPolicy } from '../policy-mutations.ts';
 import { compileRule, type CompiledRule } from './compile-rule.ts';
-import type { Decision, RuleExplanation } from './decision.ts';
+import type { Decision, RuleExplanation, SecurityPolicyRequestData } from './decision.ts';
 import { matchRule, type RuleMatch } from './match-rule.ts';
 import { applyRateLimit } from './apply-rate-limit.ts';
 import { recordOf, type RuleVerdict } from './rule-verdict.ts';
 import type { RateLimitState } from './rate-limit-state.ts';
-import { viewRequest } from './request-view.ts';
+import { viewRequest, type RequestView } from './request-view.ts';
 import type { TrafficRequest } from './traffic-request.ts';
 import type { WafUnknown } from './unevaluated-calls.ts';
 
@@ -47,6 +48,9 @@ export interface CompiledPolicy {
   evaluate(request: TrafficRequest): Decision;
 }
 
+// The API's verdicts on expressions, kept across compilations: a live policy is recompiled on every change.
+const verdicts = new ExpressionCache();
+
 /** PolicyNotEvaluableError is a valid policy that has nothing to say about HTTP requests (a CLOUD_ARMOR_NETWORK policy). */
 export class PolicyNotEvaluableError extends Error {
   override readonly name = 'PolicyNotEvaluableError';
@@ -59,13 +63,14 @@ export class PolicyNotEvaluableError extends Error {
  */
 export function compilePolicy(policy: unknown, options: EvaluatorOptions): CompiledPolicy {
   const scope = options.scope ?? scopeOf(policy);
-  const stored = buildPolicy(policy, { project: 'evaluation', scope, id: '0', creationTime: 0, fingerprint: '' });
+  const stored = buildPolicy(policy, { project: 'evaluation', scope, id: '0', creationTime: 0, fingerprint: '', expressions: verdicts });
   if (stored.type === 'CLOUD_ARMOR_NETWORK') {
     throw new PolicyNotEvaluableError(`Security policy ${stored.name} is of type CLOUD_ARMOR_NETWORK: it matches packets, not HTTP requests.`);
   }
   const rules = [...stored.rules].sort((a, b) => a.priority - b.priority).map(compileRule);
   const userIpHeaders = readUserIpHeaders(stored.settings['advancedOptionsConfig']);
   const name = stored.name;
+  const identity = identityOf(policy, name);
   const explain = options.explain ?? true;
   return {
     name,
@@ -85,18 +90,19 @@ export function compilePolicy(policy: unknown, options: EvaluatorOptions): Compi
         const verdict =
           rule.rateLimit === undefined
             ? { rule, match, effect: rule.effect }
-            : applyRateLimit(rule, rule.rateLimit, match, view, name, now, options.rateLimits);
+            : applyRateLimit(rule, rule.rateLimit, match, view, identity, now, options.rateLimits);
         explanation.push(verdict.explanation ?? match.explanation);
         if (rule.preview) {
           preview ??= verdict;
           continue;
         }
-        return decide(name, verdict, preview, explanation);
+        return decide(name, view, verdict, preview, explanation);
       }
       // Unreachable for a validated policy (its default rule matches everything); allow, as the API's default rule would.
       const fallback = compileRule({ kind: 'compute#securityPolicyRule', description: '', preview: false, priority: MAX_PRIORITY, action: 'allow' });
       return decide(
         name,
+        view,
         {
           rule: fallback,
           match: {
@@ -112,19 +118,43 @@ export function compilePolicy(policy: unknown, options: EvaluatorOptions): Compi
   };
 }
 
-function decide(name: string, verdict: RuleVerdict, preview: RuleVerdict | undefined, explanation: RuleExplanation[]): Decision {
+function decide(name: string, view: RequestView, verdict: RuleVerdict, preview: RuleVerdict | undefined, explanation: RuleExplanation[]): Decision {
   const { rule, effect } = verdict;
+  const request = view.request;
+  const securityPolicyRequestData: SecurityPolicyRequestData = {
+    remoteIpInfo: {
+      ipAddress: view.originIp,
+      ...(request.regionCode === undefined || request.regionCode === '' ? {} : { regionCode: request.regionCode }),
+      ...(request.asn === undefined ? {} : { asn: request.asn }),
+    },
+    ...(view.userIpSource === undefined ? {} : { userIpInfo: { source: view.userIpSource, ipAddress: view.userIp } }),
+    ...(request.tlsJa3Fingerprint === undefined || request.tlsJa3Fingerprint === '' ? {} : { tlsJa3Fingerprint: request.tlsJa3Fingerprint }),
+    ...(request.tlsJa4Fingerprint === undefined || request.tlsJa4Fingerprint === '' ? {} : { tlsJa4Fingerprint: request.tlsJa4Fingerprint }),
+  };
   return {
     enforcedSecurityPolicy: recordOf(name, verdict),
     ...(preview === undefined ? {} : { previewSecurityPolicy: recordOf(name, preview) }),
     rule: { priority: rule.priority, action: rule.action, preview: rule.preview },
     response: effect.response,
     ...(effect.statusDetails === undefined ? {} : { statusDetails: effect.statusDetails }),
+    securityPolicyRequestData,
     headersToAdd: effect.response.kind === 'forward' ? rule.headersToAdd : [],
     ...(verdict.rateLimit === undefined ? {} : { rateLimit: verdict.rateLimit }),
     ...(preview?.rateLimit === undefined ? {} : { previewRateLimit: preview.rateLimit }),
     explanation,
   };
+}
+
+/**
+ * identityOf names the policy's rate-limit buckets: its resource path from `selfLink`
+ * (`projects/p/regions/r/securityPolicies/x`, whatever host the link was made for), so policies of
+ * the same name in other projects or regions count apart; the name when there is no link.
+ */
+function identityOf(policy: unknown, name: string): string {
+  const link = typeof policy === 'object' && policy !== null ? (policy as Record<string, unknown>)['selfLink'] : undefined;
+  if (typeof link !== 'string') return name;
+  const at = link.indexOf('projects/');
+  return at === -1 ? name : link.slice(at);
 }
 
 function scopeOf(policy: unknown): Scope {

@@ -5,6 +5,7 @@ import { keyComponents, type KeyComponent } from './rate-limit-key.ts';
 import type { RateLimitSpec } from './rate-limit-state.ts';
 import { allowEffect, blockEffect, RATE_LIMIT_ACTIONS, type Effect, type RedirectOptions } from './rule-action.ts';
 import type { HeaderToAdd } from './decision.ts';
+import type { RuleMatch } from './match-rule.ts';
 
 /**
  * A validated rule turned into what evaluation needs: its matcher (source IP ranges or a compiled
@@ -37,12 +38,19 @@ export interface CompiledRule {
   readonly effect: Effect;
   readonly rateLimit?: CompiledRateLimit;
   readonly headersToAdd: readonly HeaderToAdd[];
+  /** plain are the rule's answers for a plain true or false, shared by every request that gets one. */
+  readonly plain: { readonly matched: RuleMatch; readonly unmatched: RuleMatch };
 }
 
 /** compileRule compiles a validated rule. */
 export function compileRule(rule: StoredRule): CompiledRule {
   const action = rule.action ?? 'allow';
-  const base = { priority: rule.priority, action, preview: rule.preview, matcher: matcherOf(rule) };
+  const matcher = matcherOf(rule);
+  const plainMatch = (matched: boolean): RuleMatch => ({
+    matched,
+    explanation: { priority: rule.priority, preview: rule.preview, matched, detail: matcher.kind === 'none' ? matcher.why : `expression is ${matched}` },
+  });
+  const base = { priority: rule.priority, action, preview: rule.preview, matcher, plain: { matched: plainMatch(true), unmatched: plainMatch(false) } };
   const headersToAdd = (rule.headerAction?.requestHeadersToAdds ?? []).map((header) => ({ name: header.headerName ?? '', value: header.headerValue ?? '' }));
   const limited = RATE_LIMIT_ACTIONS[action];
   if (limited !== undefined && rule.rateLimitOptions !== undefined) {

@@ -90,6 +90,15 @@ export interface RuleExplanation {
   readonly detail: string;
 }
 
+/** SecurityPolicyRequestData is the log's `securityPolicyRequestData`: what the policy read about the client. */
+export interface SecurityPolicyRequestData {
+  readonly remoteIpInfo: { readonly ipAddress: string; readonly regionCode?: string; readonly asn?: number };
+  /** userIpInfo is set when the address came from one of the policy's userIpRequestHeaders (`source` is that header). */
+  readonly userIpInfo?: { readonly source: string; readonly ipAddress: string };
+  readonly tlsJa3Fingerprint?: string;
+  readonly tlsJa4Fingerprint?: string;
+}
+
 /** Decision is the verdict on one request. */
 export interface Decision {
   readonly enforcedSecurityPolicy: SecurityPolicyRecord;
@@ -99,6 +108,7 @@ export interface Decision {
   readonly response: ProxyResponse;
   /** statusDetails is the log's `statusDetails` when the policy answered (`denied_by_security_policy`, `redirected_by_security_policy`). */
   readonly statusDetails?: string;
+  readonly securityPolicyRequestData: SecurityPolicyRequestData;
   readonly headersToAdd: readonly HeaderToAdd[];
   readonly rateLimit?: RateLimitReport;
   /** previewRateLimit is the counter state of a preview rate-limited rule reported in previewSecurityPolicy. */

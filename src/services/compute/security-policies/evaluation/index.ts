@@ -4,6 +4,7 @@
  * Semantics, counting model and what is not evaluated locally: docs/compute.md, "Evaluating policies".
  */
 export { compilePolicy, PolicyNotEvaluableError, type CompiledPolicy, type EvaluatorOptions } from './compile-policy.ts';
+export type { CompiledRule } from './compile-rule.ts';
 export type {
   ConfiguredAction,
   Decision,
@@ -16,9 +17,11 @@ export type {
   RateLimitReport,
   RuleExplanation,
   SecurityPolicyRecord,
+  SecurityPolicyRequestData,
 } from './decision.ts';
 export { denyPage, DENY_PAGE_CONTENT_TYPE } from './deny-page.ts';
 export { RateLimitState, DEFAULT_RATE_LIMIT_KEYS } from './rate-limit-state.ts';
+export { readTrafficRequest } from './read-traffic-request.ts';
 export { TrafficRequestError } from './request-view.ts';
-export type { TrafficRequest } from './traffic-request.ts';
+export type { RecaptchaTokens, TrafficRequest } from './traffic-request.ts';
 export type { WafUnknown } from './unevaluated-calls.ts';

@@ -19,6 +19,8 @@ export interface RequestView {
   readonly userIp: string;
   /** userIpSource names the header userIp came from, when one did. */
   readonly userIpSource?: string;
+  /** bindings are the CEL attributes, built on first use and shared by every rule. */
+  readonly bindings: () => Record<string, unknown>;
 }
 
 /** TrafficRequestError is a request the engine cannot read (a URL that is not absolute http(s), a source that is not an IP). */
@@ -33,29 +35,51 @@ export class TrafficRequestError extends Error {
  * `origin.ip` (docs: rules-language-reference, `origin.user_ip`).
  */
 export function viewRequest(request: TrafficRequest, userIpHeaders: readonly string[]): RequestView {
-  const { scheme, path, query } = splitUrl(request.url);
+  const { scheme, host, path, query } = splitUrl(request.url);
   const originAddress = parseIp(request.sourceIp);
   if (originAddress === undefined) throw new TrafficRequestError(`sourceIp is not an IPv4 or IPv6 address: ${JSON.stringify(request.sourceIp)}`);
   const headers = new Map<string, string>();
   for (const [name, value] of Object.entries(request.headers)) headers.set(name.toLowerCase(), value);
+  // Every real request names its host (HTTP/1.1 Host, HTTP/2 :authority); a request given without one has the URL's.
+  if (!headers.has('host')) headers.set('host', host);
   const originIp = originAddress.toString();
+  let userIp = originIp;
+  let userIpSource: string | undefined;
   for (const name of userIpHeaders) {
     const value = headers.get(name.toLowerCase());
-    if (value === undefined) continue;
-    const address = parseIp(value.split(',')[0] ?? '');
-    if (address !== undefined) return { request, scheme, path, query, headers, originIp, originAddress, userIp: address.toString(), userIpSource: name };
+    const address = value === undefined ? undefined : parseIp(value.split(',')[0] ?? '');
+    if (address === undefined) continue;
+    userIp = address.toString();
+    userIpSource = name;
+    break;
   }
-  return { request, scheme, path, query, headers, originIp, originAddress, userIp: originIp };
+  let bindings: Record<string, unknown> | undefined;
+  const view: RequestView = {
+    request,
+    scheme,
+    path,
+    query,
+    headers,
+    originIp,
+    originAddress,
+    userIp,
+    ...(userIpSource === undefined ? {} : { userIpSource }),
+    bindings: () => {
+      bindings ??= attributesOf(view);
+      return bindings;
+    },
+  };
+  return view;
 }
 
-/** splitUrl takes scheme, raw path and raw query from an absolute URL without normalising them. */
-export function splitUrl(url: string): { scheme: string; path: string; query: string } {
+/** splitUrl takes scheme, host (authority), raw path and raw query from an absolute URL without normalising them. */
+export function splitUrl(url: string): { scheme: string; host: string; path: string; query: string } {
   const match = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)([^?#]*)(?:\?([^#]*))?/.exec(url);
   const scheme = match?.[1]?.toLowerCase();
   if (match === null || (scheme !== 'http' && scheme !== 'https') || match[2] === '') {
     throw new TrafficRequestError(`url must be an absolute http or https URL: ${JSON.stringify(url)}`);
   }
-  return { scheme, path: match[3] === '' ? '/' : (match[3] ?? '/'), query: match[4] ?? '' };
+  return { scheme, host: match[2] ?? '', path: match[3] === '' ? '/' : (match[3] ?? '/'), query: match[4] ?? '' };
 }
 
 /** cookieValue is the value of the first cookie called `name` in the Cookie header, if any. */
@@ -73,6 +97,7 @@ export function cookieValue(view: RequestView, name: string): string | undefined
 /** attributesOf is the CEL bindings of the rules language for this request. */
 export function attributesOf(view: RequestView): Record<string, unknown> {
   const request = view.request;
+  const tokens = request.recaptcha;
   return {
     'request.method': request.method,
     'request.headers': view.headers,
@@ -85,13 +110,13 @@ export function attributesOf(view: RequestView): Record<string, unknown> {
     'origin.user_ip': view.userIp,
     'origin.tls_ja3_fingerprint': request.tlsJa3Fingerprint ?? '',
     'origin.tls_ja4_fingerprint': request.tlsJa4Fingerprint ?? '',
-    // reCAPTCHA tokens cannot be assessed locally: the docs say such subexpressions are false when a token is unavailable.
-    'token.recaptcha_exemption.valid': false,
-    'token.recaptcha_action.score': 0,
-    'token.recaptcha_action.captcha_status': 'NONE',
-    'token.recaptcha_action.action': '',
-    'token.recaptcha_action.valid': false,
-    'token.recaptcha_session.score': 0,
-    'token.recaptcha_session.valid': false,
+    // reCAPTCHA tokens cannot be assessed locally: unless the request declares them, they read as unavailable ones do.
+    'token.recaptcha_exemption.valid': tokens?.exemptionValid ?? false,
+    'token.recaptcha_action.score': tokens?.actionScore ?? 0,
+    'token.recaptcha_action.captcha_status': tokens?.actionCaptchaStatus ?? 'NONE',
+    'token.recaptcha_action.action': tokens?.actionName ?? '',
+    'token.recaptcha_action.valid': tokens?.actionValid ?? false,
+    'token.recaptcha_session.score': tokens?.sessionScore ?? 0,
+    'token.recaptcha_session.valid': tokens?.sessionValid ?? false,
   };
 }

@@ -24,4 +24,23 @@ export interface TrafficRequest {
   readonly sni?: string;
   /** httpVersion is informational (`1.1`, `2`). */
   readonly httpVersion?: string;
+  /**
+   * recaptcha states what Google's reCAPTCHA assessment would have said about the request's
+   * tokens (it cannot run locally). Absent, every `token.*` attribute reads as an unavailable
+   * token does: valid false, score 0.0, captcha_status `NONE` (docs: rules-language-reference).
+   */
+  readonly recaptcha?: RecaptchaTokens;
+}
+
+/** RecaptchaTokens are the `token.*` attributes a test declares for a request. */
+export interface RecaptchaTokens {
+  /** exemptionValid is `token.recaptcha_exemption.valid` (a valid `recaptcha-ca-e` cookie). */
+  readonly exemptionValid?: boolean;
+  readonly actionValid?: boolean;
+  readonly actionScore?: number;
+  /** actionCaptchaStatus is `NONE`, `PASS` or `FAIL`. */
+  readonly actionCaptchaStatus?: string;
+  readonly actionName?: string;
+  readonly sessionValid?: boolean;
+  readonly sessionScore?: number;
 }

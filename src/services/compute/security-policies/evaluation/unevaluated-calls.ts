@@ -21,6 +21,8 @@ export interface UnevaluatedCall {
 export interface EvaluationTrace {
   readonly wafUnknown: WafUnknown;
   readonly unevaluated: UnevaluatedCall[];
+  /** notes are lenient readings worth telling (base64Decode of invalid input read as ""). */
+  readonly notes?: string[];
 }
 
 // Evaluation is synchronous, so the trace of the one evaluation running is a plain slot.
@@ -43,6 +45,14 @@ export function unevaluatedCall(name: string, argument: string): boolean {
   active.unevaluated.push({ function: name, argument });
   return active.wafUnknown === 'match';
 }
+
+/** noteOnTrace adds a note to the active trace, if there is one. */
+export function noteOnTrace(note: string): void {
+  active?.notes?.push(note);
+}
+
+/** NOTED_FUNCTIONS are functions that may add a note, so expressions calling them run with a trace. */
+export const NOTED_FUNCTIONS: readonly string[] = ['base64Decode'];
 
 /** UNEVALUATED_FUNCTIONS are the names of the functions handled this way. */
 export const UNEVALUATED_FUNCTIONS: readonly string[] = [
