@@ -93,6 +93,7 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
     const prepared = prepare(request);
     let enforced: Readonly<Record<string, unknown>> | undefined;
     let preview: Readonly<Record<string, unknown>> | undefined;
+    let requestData: Readonly<Record<string, unknown>> | undefined;
     let statusDetails = 'response_sent_by_backend';
     const remoteIp = 'traffic' in prepared ? prepared.traffic.sourceIp : peerAddress(request.socket.remoteAddress);
     response.once('close', () => {
@@ -108,6 +109,7 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
         statusDetails,
         enforced,
         preview,
+        requestData,
       });
     });
     if ('unreadable' in prepared) {
@@ -132,6 +134,7 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
     const decision = verdict.decision;
     enforced = decision.enforcedSecurityPolicy as unknown as Record<string, unknown>;
     preview = decision.previewSecurityPolicy as unknown as Record<string, unknown> | undefined;
+    requestData = decision.securityPolicyRequestData as unknown as Record<string, unknown>;
     const answer = decision.response;
     if (answer.kind === 'deny') {
       statusDetails = decision.statusDetails ?? 'denied_by_security_policy';
@@ -200,6 +203,7 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
         statusDetails,
         enforced: decision?.enforcedSecurityPolicy as unknown as Record<string, unknown> | undefined,
         preview: decision?.previewSecurityPolicy as unknown as Record<string, unknown> | undefined,
+        requestData: decision?.securityPolicyRequestData as unknown as Record<string, unknown> | undefined,
       });
     if ('unreadable' in prepared) {
       rawAnswer(socket, 400, 'Bad Request', { 'content-type': 'text/plain; charset=utf-8' }, `${prepared.unreadable}\n`);

@@ -27,6 +27,8 @@ export interface Exchange {
   readonly statusDetails: string;
   readonly enforced: PolicyRecord | undefined;
   readonly preview: PolicyRecord | undefined;
+  /** requestData is the log's `securityPolicyRequestData`: what the policy read about the client. */
+  readonly requestData: PolicyRecord | undefined;
 }
 
 /** jsonPayloadOf is the request log's `jsonPayload` for one exchange. */
@@ -37,6 +39,7 @@ export function jsonPayloadOf(exchange: Exchange): Record<string, unknown> {
     remoteIp: exchange.remoteIp,
     ...(exchange.enforced === undefined ? {} : { enforcedSecurityPolicy: exchange.enforced }),
     ...(exchange.preview === undefined ? {} : { previewSecurityPolicy: exchange.preview }),
+    ...(exchange.requestData === undefined ? {} : { securityPolicyRequestData: exchange.requestData }),
   };
 }
 

@@ -183,6 +183,7 @@ describe('fogbank guard, in process', () => {
     const entry = JSON.parse(line) as { httpRequest: Record<string, unknown>; jsonPayload: Record<string, unknown> };
     assert.deepEqual(entry.jsonPayload['enforcedSecurityPolicy'], { name: 'edge', priority: 1000, configuredAction: 'DENY', outcome: 'DENY' });
     assert.equal(entry.jsonPayload['statusDetails'], 'denied_by_security_policy');
+    assert.deepEqual(entry.jsonPayload['securityPolicyRequestData'], { remoteIpInfo: { ipAddress: '127.0.0.1' } });
     assert.deepEqual(
       [entry.httpRequest['requestMethod'], entry.httpRequest['requestUrl'], entry.httpRequest['status'], entry.httpRequest['remoteIp']],
       ['GET', `${guard.url}/admin/log-me`, 403, '127.0.0.1'],
