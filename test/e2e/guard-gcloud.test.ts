@@ -5,12 +5,14 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { skipUnless } from '../harness/clients.ts';
 import { Gcloud } from '../harness/gcloud.ts';
 import { REPO } from '../harness/paths.ts';
 import { type FogbankProcess, type Spawned, spawnFogbank, startFogbankProcess } from '../harness/process.ts';
+import { tempDir } from '../../src/testing/temp.ts';
 
 const TOKEN = 'e2e-guard';
 const BUNDLE = join(REPO, 'dist/fogbank.mjs');
@@ -183,5 +185,53 @@ describe('fogbank guard enforcing gcloud-made policies', { skip: skipUnless('gcl
     });
     const bad = await run('--request', 'GET https://example.com/', '--ip', '999.1.1.1');
     assert.deepEqual([bad.exit, bad.stderr], [2, "fogbank: --ip must be an IPv4 or IPv6 address, not '999.1.1.1' (see: fogbank policy --help)\n"]);
+  });
+
+  it('fogbank policy test --requests reads one request a line; the server’s refusal is one line and exit 2', async () => {
+    const dir = tempDir('policy-test');
+    const file = join(dir, 'requests.jsonl');
+    writeFileSync(
+      file,
+      `${JSON.stringify({ url: 'https://example.com/admin', sourceIp: '10.0.0.1' })}\n\n${JSON.stringify({ method: 'POST', url: 'https://example.com/home', sourceIp: '2001:db8::1' })}\n`,
+    );
+    const spawned = spawnFogbank(['policy', 'test', '--policy', REGIONAL, '--requests', file, '--url', server.url, '--token', TOKEN], { entry: BUNDLE });
+    assert.equal(await spawned.exited, 0, spawned.stderr());
+    const heads = spawned.lines.filter((line) => !line.startsWith(' ') && line !== '');
+    assert.deepEqual(heads, ['GET https://example.com/admin from 10.0.0.1', 'POST https://example.com/home from 2001:db8::1']);
+    assert.ok(spawned.lines.includes('  outcome     DENY (DENY): answered 404'), spawned.lines.join('\n'));
+    assert.ok(spawned.lines.includes('  outcome     ACCEPT (ALLOW): forwarded to the backend'), spawned.lines.join('\n'));
+    writeFileSync(file, `${JSON.stringify({ url: 'https://example.com/', sourceIp: '10.0.0.1', port: 80 })}\n`);
+    const refused = spawnFogbank(['policy', 'test', '--policy', REGIONAL, '--requests', file, '--url', server.url, '--token', TOKEN], { entry: BUNDLE });
+    assert.equal(await refused.exited, 2);
+    assert.equal(
+      refused.stderr(),
+      'fogbank: "requests[0]" has unknown member "port": a request takes method, url, headers, sourceIp, regionCode, asn, tlsJa3Fingerprint, tlsJa4Fingerprint, sni.\n',
+    );
+  });
+
+  it('fogbank guard refuses bad flags with one line and exit 2', async () => {
+    const cases: [string[], string][] = [
+      [
+        ['--upstream', upstreamUrl],
+        'fogbank: --policy is required: projects/P/regions/R/securityPolicies/NAME or projects/P/global/securityPolicies/NAME (see: fogbank guard --help)\n',
+      ],
+      [['--policy', REGIONAL], 'fogbank: --upstream is required: the URL to forward to, such as http://127.0.0.1:3000 (see: fogbank guard --help)\n'],
+      [
+        ['--policy', REGIONAL, '--upstream', 'https://x.example'],
+        "fogbank: --upstream must be an http URL such as http://127.0.0.1:3000, not 'https://x.example' (see: fogbank guard --help)\n",
+      ],
+      [
+        ['--policy', REGIONAL, '--upstream', upstreamUrl, '--port', '70000'],
+        "fogbank: --port must be a number from 0 to 65535, not '70000' (see: fogbank guard --help)\n",
+      ],
+      [
+        ['--policy', REGIONAL, '--upstream', upstreamUrl, '--trust-xff', 'x'],
+        "fogbank: --trust-xff must be a number of proxies from 0 to 16, not 'x' (see: fogbank guard --help)\n",
+      ],
+    ];
+    for (const [args, stderr] of cases) {
+      const spawned = spawnFogbank(['guard', ...args, '--url', server.url, '--token', TOKEN], { entry: BUNDLE });
+      assert.deepEqual([await spawned.exited, spawned.stderr()], [2, stderr], args.join(' '));
+    }
   });
 });
