@@ -17,11 +17,13 @@ import { BARE_SERVER, cpuMs, ensureBuilt, ROOT, startProcess, type Started } fro
 const TOKEN = 'bench';
 const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
 const POLICY = 'projects/p/regions/us-central1/securityPolicies/bench';
+/** RULES is how many rules the policy has (the issue's 100 by default; fewer to see what the proxy costs apart from evaluation). */
+const RULES = Number(process.env['RULES'] ?? 100);
 
-/** hundredRules are 99 rules the benchmark's request does not match, and a throttle it does (under its threshold). */
+/** hundredRules are RULES - 1 rules the benchmark's request does not match, and a throttle it does (under its threshold). */
 function hundredRules(): Record<string, unknown>[] {
   const rules: Record<string, unknown>[] = [];
-  for (let i = 1; i <= 99; i++) {
+  for (let i = 1; i < RULES; i++) {
     const priority = i * 10;
     if (i % 3 === 0) {
       rules.push({
@@ -125,7 +127,7 @@ try {
   };
   for (let round = 1; round <= ROUNDS; round++) {
     await measured(`bare node:http proxy, round ${round}`, bare.url);
-    await measured(`fogbank guard (100 rules), round ${round}`, guard.url);
+    await measured(`fogbank guard (${RULES} rules), round ${round}`, guard.url);
   }
   printTable('GET through a reverse proxy (ratios to the first bare-proxy round)', rows);
   const mean = (prefix: string, pick: (result: LoadResult) => number): number => {
