@@ -282,4 +282,21 @@ describe('fogbank guard, in process', () => {
     await new Promise((resolve) => setTimeout(resolve, 400));
     assert.equal(stderr.join('').split('keeping the last policy and reconnecting').length - 1, 1);
   });
+
+  it('reconnects when fogbank is back, and enforces the policy it finds there', async () => {
+    const port = Number(new URL(fb.url).port);
+    fb = await startFogbank({ operations: 'instant', port, adminToken: fb.adminToken });
+    assert.equal(
+      await compute('POST', '', {
+        name: 'edge',
+        rules: [{ priority: 3, action: 'deny(502)', match: { versionedExpr: 'SRC_IPS_V1', config: { srcIpRanges: ['*'] } } }],
+      }),
+      200,
+    );
+    await eventually(
+      'the guard to follow the new server',
+      async () => (await through('/')).status === 502 && (await through('/')).body.includes('<title>502</title>'),
+    );
+    assert.match(stderr.join(''), /guard: following projects\/p\/regions\/us-central1\/securityPolicies\/edge again\n/);
+  });
 });
