@@ -165,6 +165,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     fileFolders: services.flatMap((service) => service.storeFileFolders ?? []),
     afterReplace: async () => built?.stateReplaced(),
   });
+  const resetListeners = new Set<() => void>();
   const control: ControlPlane = {
     clock,
     timers: timers instanceof ClockTimers ? timers : undefined,
@@ -175,7 +176,12 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
       const revision = await snapshots.reset();
       faults.clear();
       journal.clear();
+      for (const listener of resetListeners) listener();
       return revision;
+    },
+    onReset(listener) {
+      resetListeners.add(listener);
+      return () => resetListeners.delete(listener);
     },
   };
   try {
