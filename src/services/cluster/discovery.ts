@@ -47,11 +47,19 @@ export function aggregatedFormOf(accept: string | undefined): AggregatedForm {
 
 /** Discovery answers the discovery documents for a set of views. */
 export class Discovery {
+  /** The resources, each group-version's in alphabetical order as the apiserver lists them. */
+  readonly resources: readonly DiscoveryResource[];
+
   constructor(
-    readonly resources: readonly DiscoveryResource[],
+    resources: readonly DiscoveryResource[],
     readonly groups: Vocabulary,
     readonly spelling: Spelling,
-  ) {}
+  ) {
+    const firstSeen = new Map<string, number>();
+    for (const entry of resources) if (!firstSeen.has(`${entry.group}/${entry.version}`)) firstSeen.set(`${entry.group}/${entry.version}`, firstSeen.size);
+    const rank = (entry: DiscoveryResource) => firstSeen.get(`${entry.group}/${entry.version}`)!;
+    this.resources = [...resources].sort((a, b) => rank(a) - rank(b) || a.resource.localeCompare(b.resource));
+  }
 
   #groupName(group: string): string {
     return group === '' ? '' : this.groups.spell(group, this.spelling);

@@ -196,10 +196,10 @@ function splitPath(path: string | undefined): string[] {
  */
 function useYamlBodies(app: FastifyInstance, yaml: YamlBodies): void {
   app.addContentTypeParser(/^application\/vnd\.kubernetes\.protobuf(;.*)?$/i, { parseAs: 'buffer' }, (_request, body, done) => {
-    import('./apimachinery/protobuf-body.ts').then(
-      ({ decodeProtobufBody }) => {
+    Promise.all([import('./apimachinery/protobuf-body.ts'), import('./builtin/protobuf.ts')]).then(
+      ([{ decodeProtobufBody }, { decodeBuiltinProtobuf }]) => {
         try {
-          done(null, body.length === 0 ? undefined : decodeProtobufBody(body as Buffer));
+          done(null, body.length === 0 ? undefined : decodeProtobufBody(body as Buffer, decodeBuiltinProtobuf));
         } catch (error) {
           done(null, new UndecodedBody(error as Error));
         }

@@ -19,15 +19,26 @@ import { ACCESS_REVIEW_RESOURCES } from './rbac/access-reviews.ts';
 import { SELF_SUBJECT_REVIEW_RESOURCE } from './authentication/self-subject-review.ts';
 import { AUTHENTICATION_V1_SCHEMAS, SELF_SUBJECT_REVIEW_SCHEMA_NAME } from './authentication/self-subject-review-schemas.ts';
 import type { Rbac } from './rbac/rbac-service.ts';
+import { builtinViews } from './builtin/views.ts';
 import { clusterRoleBindingsView } from './resources/cluster-role-bindings.ts';
 import { clusterRolesView } from './resources/cluster-roles.ts';
-import { coreEventsView, EVENT_STORE_KIND, eventsV1View } from './resources/events.ts';
+import { coreEventsView, eventsV1View } from './resources/events.ts';
 import { INITIAL_NAMESPACES, NAMESPACE_STORE_KIND, namespacesView, PROTECTED_NAMESPACES } from './resources/namespaces.ts';
 
-/** CLUSTER_VIEWS are every resource view served, in discovery order. */
-export const CLUSTER_VIEWS: readonly AnyView[] = [namespacesView, coreEventsView, clusterRolesView, clusterRoleBindingsView, eventsV1View];
+/** CLUSTER_VIEWS are every resource view served, in discovery order: the dedicated strategies, then the built-in kinds of the generic one. */
+export const CLUSTER_VIEWS: readonly AnyView[] = [
+  namespacesView,
+  coreEventsView,
+  clusterRolesView,
+  clusterRoleBindingsView,
+  eventsV1View,
+  ...(builtinViews() as unknown as AnyView[]),
+];
 
-/** registryHooks are the cross-resource rules: namespaces must exist, some may not go, and take their events with them. */
+/** NAMESPACED_STORE_KINDS are where namespaced objects of every kind live (keys `ns/name`), which a namespace's deletion empties. */
+const NAMESPACED_STORE_KINDS: readonly string[] = [...new Set(CLUSTER_VIEWS.filter((view) => view.strategy.namespaced).map((view) => view.storeKind))];
+
+/** registryHooks are the cross-resource rules: namespaces must exist, some may not go, and take everything in them along (as the namespace controller does). */
 function registryHooks(): RegistryHooks {
   return {
     namespaceExists: async (tx: Transaction, namespace: string) => (await tx.get(NAMESPACE_STORE_KIND, namespace)) !== undefined,
@@ -35,7 +46,9 @@ function registryHooks(): RegistryHooks {
       view.storeKind === NAMESPACE_STORE_KIND && PROTECTED_NAMESPACES.has(object.metadata.name ?? '') ? 'this namespace may not be deleted' : undefined,
     afterDelete: async (tx: Transaction, view: AnyView, object: KubeObject) => {
       if (view.storeKind !== NAMESPACE_STORE_KIND) return;
-      for (const record of await tx.list(EVENT_STORE_KIND, { prefix: `${object.metadata.name ?? ''}/` })) await tx.delete(EVENT_STORE_KIND, record.key);
+      for (const storeKind of NAMESPACED_STORE_KINDS) {
+        for (const record of await tx.list(storeKind, { prefix: `${object.metadata.name ?? ''}/` })) await tx.delete(storeKind, record.key);
+      }
     },
   };
 }

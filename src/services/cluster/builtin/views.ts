@@ -1,0 +1,75 @@
+/**
+ * The served views of the built-in kinds: one per row of the kind table, each with the generic
+ * strategy, the kind's behaviour file if it has one, and its schema set from the generated data.
+ */
+import type { ResourceView } from '../apimachinery/strategy.ts';
+import { configMapBehaviour } from '../resources/configmaps.ts';
+import { deploymentBehaviour, replicaSetBehaviour, workloadBehaviour } from '../resources/workloads.ts';
+import { jobBehaviour } from '../resources/jobs.ts';
+import { leaseBehaviour } from '../resources/leases.ts';
+import { nodeBehaviour } from '../resources/nodes.ts';
+import { podBehaviour, podTemplateBehaviour } from '../resources/pods.ts';
+import { secretBehaviour } from '../resources/secrets.ts';
+import { serviceBehaviour } from '../resources/services.ts';
+import type { BuiltinObject, KindBehaviour } from './behaviour.ts';
+import { genericStrategy } from './generic-strategy.ts';
+import { BUILTIN_KINDS, type BuiltinKind, schemaNameOf } from './kinds.ts';
+import { kindSchemaSet } from './schemas.ts';
+
+/** BEHAVIOURS are the kinds with a behaviour file, by `group/Kind`. */
+const BEHAVIOURS: Readonly<Record<string, KindBehaviour>> = {
+  '/ConfigMap': configMapBehaviour,
+  '/Secret': secretBehaviour,
+  '/Service': serviceBehaviour,
+  '/Pod': podBehaviour,
+  '/PodTemplate': podTemplateBehaviour,
+  '/ReplicationController': workloadBehaviour('rc'),
+  '/Node': nodeBehaviour,
+  'apps/Deployment': deploymentBehaviour,
+  'apps/ReplicaSet': replicaSetBehaviour,
+  'apps/StatefulSet': workloadBehaviour('sts'),
+  'apps/DaemonSet': workloadBehaviour('ds'),
+  'batch/Job': jobBehaviour,
+  'batch/CronJob': workloadBehaviour('cj'),
+  'coordination.k8s.io/Lease': leaseBehaviour,
+};
+
+/** storeKindOf is where a built-in kind's objects live. */
+export function storeKindOf(entry: Pick<BuiltinKind, 'group' | 'resource'>): string {
+  return `cluster/builtin/${entry.group === '' ? 'core' : entry.group}/${entry.resource}`;
+}
+
+/** builtinView builds the served view of one built-in kind. */
+export function builtinView(entry: BuiltinKind): ResourceView<BuiltinObject, BuiltinObject> {
+  const schemaName = schemaNameOf(entry);
+  const listSchemaName = `${schemaName}List`;
+  const schemas = kindSchemaSet(schemaName, listSchemaName, entry.kind);
+  const behaviour = BEHAVIOURS[`${entry.group}/${entry.kind}`] ?? {};
+  return {
+    group: entry.group,
+    version: entry.version,
+    resource: entry.resource,
+    singular: entry.kind.toLowerCase(),
+    kind: entry.kind,
+    listKind: `${entry.kind}List`,
+    shortNames: entry.shortNames,
+    categories: entry.categories,
+    storeKind: storeKindOf(entry),
+    strategy: genericStrategy(entry, schemaName, schemas, behaviour),
+    schemas,
+    schemaName,
+    listSchemaName,
+    toExternal: (object) => object,
+    toInternal: (object) => object,
+    selectableFields: (object) => ({
+      'metadata.name': object.metadata.name ?? '',
+      'metadata.namespace': entry.namespaced ? (object.metadata.namespace ?? '') : '',
+      ...behaviour.selectableFields?.(object),
+    }),
+  };
+}
+
+/** builtinViews are the views of every built-in kind the generic strategy serves. */
+export function builtinViews(): ResourceView<BuiltinObject, BuiltinObject>[] {
+  return BUILTIN_KINDS.map(builtinView);
+}
