@@ -74,6 +74,65 @@ const META = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
 const swagger = JSON.parse(readFileSync(input, 'utf8'));
 const definitions = swagger.definitions;
 
+// Enumerations: the OpenAPI v2 document carries none (the v3 ones do, from the same `+enum`
+// markers), so they are read from k8s.io/api's types.go: a `+enum` string type, its constants,
+// and the struct fields of that type.
+const GROUP_DIRS = [
+  'core/v1',
+  'admissionregistration/v1',
+  'apps/v1',
+  'autoscaling/v2',
+  'batch/v1',
+  'certificates/v1',
+  'coordination/v1',
+  'discovery/v1',
+  'flowcontrol/v1',
+  'networking/v1',
+  'node/v1',
+  'policy/v1',
+  'resource/v1beta1',
+  'scheduling/v1',
+  'storage/v1',
+];
+const enumValues = new Map(); // `${dir}:${Type}` → values
+const fieldTypes = []; // [dir, struct, jsonName, goType]
+for (const dir of GROUP_DIRS) {
+  const lines = readFileSync(`${apiTree}/${dir}/types.go`, 'utf8').split('\n');
+  let marked = false;
+  let struct;
+  for (const line of lines) {
+    if (/^\/\/ \+enum\b/.test(line)) marked = true;
+    const typeLine = /^type (\w+) (\w+)/.exec(line);
+    if (typeLine !== null) {
+      if (marked && typeLine[2] === 'string') enumValues.set(`${dir}:${typeLine[1]}`, []);
+      marked = false;
+      struct = typeLine[2] === 'struct' ? typeLine[1] : undefined;
+      continue;
+    }
+    const constant = /^\s+\w+\s+(\w+)\s+=\s+"([^"]*)"/.exec(line);
+    if (constant !== null && enumValues.has(`${dir}:${constant[1]}`)) enumValues.get(`${dir}:${constant[1]}`).push(constant[2]);
+    const field = /^\s+\w+\s+(\S+)\s+`json:"([^",]*)/.exec(line);
+    if (struct !== undefined && field !== null) fieldTypes.push([dir, struct, field[2], field[1]]);
+    if (line === '}') struct = undefined;
+  }
+}
+const PACKAGE_OF_DIR = (dir) => {
+  const [group, version] = dir.split('/');
+  return `io.k8s.api.${group}.${version}`;
+};
+for (const [dir, struct, jsonName, goType] of fieldTypes) {
+  const bare = goType.replace(/^(\[\]|\*)+/, '');
+  const qualified = /^(\w+)\.(\w+)$/.exec(bare);
+  // A type from another package here is always core/v1's (`v1.Protocol`).
+  const key = qualified === null ? `${dir}:${bare}` : `core/v1:${qualified[2]}`;
+  const values = enumValues.get(key);
+  const definition = definitions[`${PACKAGE_OF_DIR(dir)}.${struct}`];
+  const property = definition?.properties?.[jsonName];
+  if (values === undefined || values.length === 0 || property === undefined) continue;
+  const target = property.type === 'array' ? property.items : property;
+  if (target.type === 'string') target.enum = [...new Set(values)].sort();
+}
+
 const roots = [];
 for (const [name, definition] of Object.entries(definitions)) {
   for (const gvk of definition['x-kubernetes-group-version-kind'] ?? []) {

@@ -19,6 +19,8 @@ import { ACCESS_REVIEW_RESOURCES } from './rbac/access-reviews.ts';
 import { SELF_SUBJECT_REVIEW_RESOURCE } from './authentication/self-subject-review.ts';
 import { AUTHENTICATION_V1_SCHEMAS, SELF_SUBJECT_REVIEW_SCHEMA_NAME } from './authentication/self-subject-review-schemas.ts';
 import type { Rbac } from './rbac/rbac-service.ts';
+import { seedBuiltinObjects } from './builtin/seed.ts';
+import { allocateServiceAddresses, SERVICES_STORE_KIND } from './builtin/service-allocation.ts';
 import { builtinViews } from './builtin/views.ts';
 import { clusterRoleBindingsView } from './resources/cluster-role-bindings.ts';
 import { clusterRolesView } from './resources/cluster-roles.ts';
@@ -84,7 +86,13 @@ function randomFrom(context: ServiceContext): () => number {
 
 /** startClusterRuntime builds the family's parts, seeds the initial namespaces and starts RBAC (default policy, aggregation). */
 export async function startClusterRuntime(context: ServiceContext, options: RuntimeOptions): Promise<ClusterRuntime> {
-  const registry = new GenericRegistry(context.store, context.clock, context.ids, { ...registryHooks(), beforeWrite: options.rbac.beforeWrite });
+  const registry = new GenericRegistry(context.store, context.clock, context.ids, {
+    ...registryHooks(),
+    beforeWrite: async (tx, scope, object, old) => {
+      await options.rbac.beforeWrite(tx, scope, object, old);
+      if (scope.view.storeKind === SERVICES_STORE_KIND) await allocateServiceAddresses(tx, object, old);
+    },
+  });
   const index = new ViewIndex(CLUSTER_VIEWS, options.groups);
   const active = new ActiveWatches();
   const handlers: HandlerContext = {
@@ -94,6 +102,7 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     random: randomFrom(context),
   };
   await seedNamespaces(registry);
+  await seedBuiltinObjects(registry, CLUSTER_VIEWS);
   await options.rbac.start(registry, options.bootstrapPolicy, context.singleton);
   const expiry = await context.singleton('cluster/event-expiry', () => {
     const sweeper = new EventExpiry(context.store, context.clock, options.eventTtlSeconds, undefined, context.timers);
@@ -114,6 +123,7 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     ]),
     async reseed() {
       await seedNamespaces(registry);
+      await seedBuiltinObjects(registry, CLUSTER_VIEWS);
       if (options.bootstrapPolicy) await options.rbac.reconcile(registry);
     },
     async close() {

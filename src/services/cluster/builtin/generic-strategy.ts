@@ -29,7 +29,12 @@ function ownNested(object: BuiltinObject): void {
 
 /** genericStrategy builds the strategy of one built-in kind. */
 export function genericStrategy(entry: BuiltinKind, schemaName: string, schemas: SchemaSet, behaviour: KindBehaviour): ResourceStrategy<BuiltinObject> {
-  const validate = (object: BuiltinObject) => [...validateSchemaRules(object, schemaName, schemas), ...(behaviour.validate?.(object) ?? [])];
+  const validate = (object: BuiltinObject) => {
+    const own = behaviour.validate?.(object) ?? [];
+    // Where the kind's Go rule words a field's error itself, the schema's version of it is dropped.
+    const worded = new Set(own.map((error) => error.field));
+    return [...validateSchemaRules(object, schemaName, schemas).filter((error) => !worded.has(error.field)), ...own];
+  };
   return {
     namespaced: entry.namespaced,
     nameRule: behaviour.nameRule ?? 'dns-subdomain',

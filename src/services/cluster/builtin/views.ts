@@ -15,6 +15,7 @@ import type { BuiltinObject, KindBehaviour } from './behaviour.ts';
 import { genericStrategy } from './generic-strategy.ts';
 import { BUILTIN_KINDS, type BuiltinKind, schemaNameOf } from './kinds.ts';
 import { kindSchemaSet } from './schemas.ts';
+import { storeKindOf } from './store-kinds.ts';
 
 /** BEHAVIOURS are the kinds with a behaviour file, by `group/Kind`. */
 const BEHAVIOURS: Readonly<Record<string, KindBehaviour>> = {
@@ -33,11 +34,6 @@ const BEHAVIOURS: Readonly<Record<string, KindBehaviour>> = {
   'batch/CronJob': workloadBehaviour('cj'),
   'coordination.k8s.io/Lease': leaseBehaviour,
 };
-
-/** storeKindOf is where a built-in kind's objects live. */
-export function storeKindOf(entry: Pick<BuiltinKind, 'group' | 'resource'>): string {
-  return `cluster/builtin/${entry.group === '' ? 'core' : entry.group}/${entry.resource}`;
-}
 
 /** builtinView builds the served view of one built-in kind. */
 export function builtinView(entry: BuiltinKind): ResourceView<BuiltinObject, BuiltinObject> {
