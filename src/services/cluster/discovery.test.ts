@@ -13,6 +13,18 @@ describe('discovery, OpenAPI, representations and the api domain', () => {
   });
   after(async () => h.close());
 
+  it('serves aggregated discovery with an ETag and answers a matching If-None-Match with 304, as kubectl revalidates its cache', async () => {
+    const first = await h.call('GET', '/apis', undefined, { accept: AGGREGATED });
+    const etag = first.headers['etag'] as string;
+    assert.match(etag, /^"[0-9A-F]{128}"$/);
+    const again = await h.call('GET', '/apis', undefined, { accept: AGGREGATED, 'if-none-match': etag });
+    assert.equal(again.status, 304);
+    assert.equal(again.body, '');
+    const core = await h.call('GET', '/api', undefined, { accept: AGGREGATED, 'if-none-match': etag });
+    assert.equal(core.status, 200);
+    assert.notEqual(core.headers['etag'], etag);
+  });
+
   it('answers aggregated discovery v2 with its media type, and the legacy forms otherwise', async () => {
     const aggregated = await h.call('GET', '/api', undefined, { accept: AGGREGATED });
     assert.equal(aggregated.headers['content-type'], 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
