@@ -12,7 +12,7 @@ import { GenericRegistry, type RegistryHooks, type RequestScope } from './apimac
 import { resolveTarget, serveResource, ViewIndex, type HandlerContext } from './apimachinery/resource-handlers.ts';
 import type { AnyView } from './apimachinery/strategy.ts';
 import { ActiveWatches, DEFAULT_WATCH_SETTINGS, type WatchSettings } from './apimachinery/watch.ts';
-import { Discovery, discoveryResourceOf } from './discovery.ts';
+import { Discovery, discoveryResourcesOf } from './discovery.ts';
 import { EventExpiry } from './event-expiry.ts';
 import { OpenApiDocuments } from './openapi.ts';
 import { ACCESS_REVIEW_RESOURCES } from './rbac/access-reviews.ts';
@@ -114,13 +114,16 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     resolveTarget,
     serveResource,
     discovery: new Discovery(
-      [...CLUSTER_VIEWS.map(discoveryResourceOf), SELF_SUBJECT_REVIEW_RESOURCE, ...ACCESS_REVIEW_RESOURCES],
+      [...discoveryResourcesOf(CLUSTER_VIEWS), SELF_SUBJECT_REVIEW_RESOURCE, ...ACCESS_REVIEW_RESOURCES],
       options.groups,
       options.spelling,
     ),
-    openapi: new OpenApiDocuments(CLUSTER_VIEWS, options.groups, options.spelling, [
-      { ...SELF_SUBJECT_REVIEW_RESOURCE, schemaName: SELF_SUBJECT_REVIEW_SCHEMA_NAME, schemas: AUTHENTICATION_V1_SCHEMAS },
-    ]),
+    openapi: new OpenApiDocuments(
+      CLUSTER_VIEWS.filter((view) => view.subresource === undefined),
+      options.groups,
+      options.spelling,
+      [{ ...SELF_SUBJECT_REVIEW_RESOURCE, schemaName: SELF_SUBJECT_REVIEW_SCHEMA_NAME, schemas: AUTHENTICATION_V1_SCHEMAS }],
+    ),
     async reseed() {
       await seedNamespaces(registry);
       await seedBuiltinObjects(registry, CLUSTER_VIEWS);

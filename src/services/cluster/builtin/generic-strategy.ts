@@ -68,3 +68,25 @@ export function genericStrategy(entry: BuiltinKind, schemaName: string, schemas:
     tableRow: behaviour.tableRow ?? ((object, now) => [object.metadata.name ?? '', ageSince(object.metadata.creationTimestamp, now)]),
   };
 }
+
+/**
+ * statusStrategy is the `/status` subresource's strategy: an update changes `status` alone (the
+ * rest of the body, metadata included, is the stored object's but for managedFields), and never
+ * bumps `generation`, as the apiserver's status strategies do.
+ */
+export function statusStrategy(main: ResourceStrategy<BuiltinObject>): ResourceStrategy<BuiltinObject> {
+  return {
+    ...main,
+    prepareForCreate: () => undefined,
+    prepareForUpdate(object, old) {
+      const status = object['status'];
+      const managedFields = object.metadata.managedFields;
+      for (const key of Object.keys(object)) delete object[key];
+      Object.assign(object, structuredClone(old));
+      object.metadata = { ...object.metadata, ...(managedFields === undefined ? {} : { managedFields }) };
+      if (status === undefined) delete object['status'];
+      else object['status'] = status;
+    },
+    validateUpdate: (object, _old, request) => main.validate(object, request),
+  };
+}

@@ -46,7 +46,7 @@ function seedObjects(): { readonly resource: string; readonly group: string; rea
 /** seedBuiltinObjects creates the `kubernetes` Service, Endpoints and EndpointSlice in `default` when missing. */
 export async function seedBuiltinObjects(registry: GenericRegistry, views: readonly AnyView[]): Promise<void> {
   for (const { group, resource, object } of seedObjects()) {
-    const view = views.find((candidate) => candidate.group === group && candidate.resource === resource);
+    const view = views.find((candidate) => candidate.group === group && candidate.resource === resource && candidate.subresource === undefined);
     if (view === undefined) continue;
     if ((await registry.store.get(view.storeKind, 'default/kubernetes')) !== undefined) continue;
     const scope: RequestScope = { view, group, namespace: 'default' };

@@ -12,7 +12,7 @@ import { podBehaviour, podTemplateBehaviour } from '../resources/pods.ts';
 import { secretBehaviour } from '../resources/secrets.ts';
 import { serviceBehaviour } from '../resources/services.ts';
 import type { BuiltinObject, KindBehaviour } from './behaviour.ts';
-import { genericStrategy } from './generic-strategy.ts';
+import { genericStrategy, statusStrategy } from './generic-strategy.ts';
 import { BUILTIN_KINDS, type BuiltinKind, schemaNameOf } from './kinds.ts';
 import { kindSchemaSet } from './schemas.ts';
 import { storeKindOf } from './store-kinds.ts';
@@ -65,7 +65,10 @@ export function builtinView(entry: BuiltinKind): ResourceView<BuiltinObject, Bui
   };
 }
 
-/** builtinViews are the views of every built-in kind the generic strategy serves. */
+/** builtinViews are the views of every built-in kind the generic strategy serves, each followed by its `/status` view where the kind has one. */
 export function builtinViews(): ResourceView<BuiltinObject, BuiltinObject>[] {
-  return BUILTIN_KINDS.map(builtinView);
+  return BUILTIN_KINDS.flatMap((entry) => {
+    const view = builtinView(entry);
+    return entry.status ? [view, { ...view, subresource: 'status', strategy: statusStrategy(view.strategy) }] : [view];
+  });
 }
