@@ -198,6 +198,10 @@ describe('built-in kinds with the real kubectl: discovery, create, apply, tables
     assert.equal(rollout.stdout, 'Waiting for deployment spec update to be observed...\n');
     assert.equal(rollout.stderr, 'error: timed out waiting for the condition\n');
     assert.equal(rollout.code, 1);
+    // Writing the status a controller would write, through the status subresource, completes it.
+    const status = { status: { observedGeneration: 1, replicas: 1, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1 } };
+    assert.equal(await ok(['patch', 'deploy', 'idle', '--subresource=status', '--type=merge', '-p', JSON.stringify(status)]), 'deployment.apps/idle patched\n');
+    assert.equal(await ok(['rollout', 'status', 'deployment/idle', '--timeout=5s']), 'deployment "idle" successfully rolled out\n');
   });
 
   it('explain reads the schema of a built-in kind', async () => {

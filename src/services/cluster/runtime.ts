@@ -6,9 +6,10 @@
  */
 import type { Spelling, Vocabulary } from '../../core/identifiers.ts';
 import type { ServiceContext } from '../../core/service.ts';
-import type { Transaction } from '../../store/index.ts';
+import type { Store, Transaction } from '../../store/index.ts';
 import type { KubeObject } from './apimachinery/object-meta.ts';
-import { GenericRegistry, type RegistryHooks, type RequestScope } from './apimachinery/registry.ts';
+import { formatTime, GenericRegistry, type RegistryHooks, type RequestScope } from './apimachinery/registry.ts';
+import { conflict } from './apimachinery/status.ts';
 import { resolveTarget, serveResource, ViewIndex, type HandlerContext } from './apimachinery/resource-handlers.ts';
 import type { AnyView } from './apimachinery/strategy.ts';
 import { ActiveWatches, DEFAULT_WATCH_SETTINGS, type WatchSettings } from './apimachinery/watch.ts';
@@ -25,7 +26,7 @@ import { builtinViews } from './builtin/views.ts';
 import { clusterRoleBindingsView } from './resources/cluster-role-bindings.ts';
 import { clusterRolesView } from './resources/cluster-roles.ts';
 import { coreEventsView, eventsV1View } from './resources/events.ts';
-import { INITIAL_NAMESPACES, NAMESPACE_STORE_KIND, namespacesView, PROTECTED_NAMESPACES } from './resources/namespaces.ts';
+import { INITIAL_NAMESPACES, NAMESPACE_STORE_KIND, type Namespace, namespacesView, PROTECTED_NAMESPACES } from './resources/namespaces.ts';
 
 /** CLUSTER_VIEWS are every resource view served, in discovery order: the dedicated strategies, then the built-in kinds of the generic one. */
 export const CLUSTER_VIEWS: readonly AnyView[] = [
@@ -40,19 +41,68 @@ export const CLUSTER_VIEWS: readonly AnyView[] = [
 /** NAMESPACED_STORE_KINDS are where namespaced objects of every kind live (keys `ns/name`), which a namespace's deletion empties. */
 const NAMESPACED_STORE_KINDS: readonly string[] = [...new Set(CLUSTER_VIEWS.filter((view) => view.strategy.namespaced).map((view) => view.storeKind))];
 
-/** registryHooks are the cross-resource rules: namespaces must exist, some may not go, and take everything in them along (as the namespace controller does). */
-function registryHooks(): RegistryHooks {
+/** registryHooks are the cross-resource rules: namespaces must exist and be active, some may not go, and a deleted one takes everything in it along. */
+function registryHooks(store: Store): RegistryHooks {
   return {
     namespaceExists: async (tx: Transaction, namespace: string) => (await tx.get(NAMESPACE_STORE_KIND, namespace)) !== undefined,
+    namespaceTerminating: async (tx: Transaction, namespace: string) =>
+      ((await tx.get<Namespace>(NAMESPACE_STORE_KIND, namespace))?.value.metadata.deletionTimestamp ?? undefined) !== undefined,
     beforeDelete: (view: AnyView, object: KubeObject) =>
       view.storeKind === NAMESPACE_STORE_KIND && PROTECTED_NAMESPACES.has(object.metadata.name ?? '') ? 'this namespace may not be deleted' : undefined,
-    afterDelete: async (tx: Transaction, view: AnyView, object: KubeObject) => {
-      if (view.storeKind !== NAMESPACE_STORE_KIND) return;
-      for (const storeKind of NAMESPACED_STORE_KINDS) {
-        for (const record of await tx.list(storeKind, { prefix: `${object.metadata.name ?? ''}/` })) await tx.delete(storeKind, record.key);
+    deleteInstead: async (_tx: Transaction, view: AnyView, object: KubeObject, now: number, dryRun: boolean) => {
+      if (view.storeKind !== NAMESPACE_STORE_KIND) return undefined;
+      const name = object.metadata.name ?? '';
+      if (object.metadata.deletionTimestamp !== undefined) {
+        throw conflict(
+          { group: '', resource: 'namespaces' },
+          name,
+          'The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system.',
+        );
       }
+      // As the namespace controller, once this DELETE has committed: remove the content, then the namespace.
+      if (!dryRun) setImmediate(() => void finalizeNamespace(store, name).catch(() => undefined));
+      const namespace = object as Namespace;
+      return { ...namespace, metadata: { ...namespace.metadata, deletionTimestamp: formatTime(now) }, status: { ...namespace.status, phase: 'Terminating' } };
+    },
+    afterDelete: async (tx: Transaction, view: AnyView, object: KubeObject) => {
+      if (view.storeKind === NAMESPACE_STORE_KIND) await deleteNamespaceContent(tx, object.metadata.name ?? '');
     },
   };
+}
+
+/** deleteNamespaceContent removes every namespaced object of every kind in `namespace`. */
+async function deleteNamespaceContent(tx: Transaction, namespace: string): Promise<void> {
+  for (const storeKind of NAMESPACED_STORE_KINDS) {
+    for (const record of await tx.list(storeKind, { prefix: `${namespace}/` })) await tx.delete(storeKind, record.key);
+  }
+}
+
+/**
+ * finalizeNamespace is the namespace controller's work for one Terminating namespace: its content
+ * goes, then the namespace itself (no other finalizer runs here). Retries briefly while the
+ * marking write is not yet visible; does nothing for a namespace that is gone or not terminating.
+ */
+async function finalizeNamespace(store: Store, name: string): Promise<void> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const done = await store.transact(async (tx) => {
+      const record = await tx.get<Namespace>(NAMESPACE_STORE_KIND, name);
+      if (record === undefined) return true;
+      if (record.value.metadata.deletionTimestamp === undefined) return false;
+      await deleteNamespaceContent(tx, name);
+      // Other finalizers keep the namespace until they are removed (the registry then deletes it).
+      if ((record.value.metadata.finalizers ?? []).length === 0) await tx.delete(NAMESPACE_STORE_KIND, name, { expectRevision: record.revision });
+      return true;
+    });
+    if (done) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** finalizeTerminatingNamespaces finishes deletions a stopped server left half done. */
+async function finalizeTerminatingNamespaces(store: Store): Promise<void> {
+  for (const record of await store.list<Namespace>(NAMESPACE_STORE_KIND)) {
+    if (record.value.metadata.deletionTimestamp !== undefined) await finalizeNamespace(store, record.key);
+  }
 }
 
 /** ClusterRuntime is the loaded family. */
@@ -87,7 +137,7 @@ function randomFrom(context: ServiceContext): () => number {
 /** startClusterRuntime builds the family's parts, seeds the initial namespaces and starts RBAC (default policy, aggregation). */
 export async function startClusterRuntime(context: ServiceContext, options: RuntimeOptions): Promise<ClusterRuntime> {
   const registry = new GenericRegistry(context.store, context.clock, context.ids, {
-    ...registryHooks(),
+    ...registryHooks(context.store),
     beforeWrite: async (tx, scope, object, old) => {
       await options.rbac.beforeWrite(tx, scope, object, old);
       if (scope.view.storeKind === SERVICES_STORE_KIND) await allocateServiceAddresses(tx, object, old);
@@ -103,6 +153,7 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
   };
   await seedNamespaces(registry);
   await seedBuiltinObjects(registry, CLUSTER_VIEWS);
+  await finalizeTerminatingNamespaces(context.store);
   await options.rbac.start(registry, options.bootstrapPolicy, context.singleton);
   const expiry = await context.singleton('cluster/event-expiry', () => {
     const sweeper = new EventExpiry(context.store, context.clock, options.eventTtlSeconds, undefined, context.timers);
