@@ -95,13 +95,21 @@ const GROUP_DIRS = [
   'storage/v1',
 ];
 const enumValues = new Map(); // `${dir}:${Type}` → values
+const fieldDefaults = new Map(); // `${definition}.${jsonName}` → default (+default= markers)
+const PACKAGE_OF_DIR = (dir) => {
+  const [group, version] = dir.split('/');
+  return `io.k8s.api.${group}.${version}`;
+};
 const fieldTypes = []; // [dir, struct, jsonName, goType]
 for (const dir of GROUP_DIRS) {
   const lines = readFileSync(`${apiTree}/${dir}/types.go`, 'utf8').split('\n');
   let marked = false;
   let struct;
+  let pendingDefault;
   for (const line of lines) {
     if (/^\/\/ \+enum\b/.test(line)) marked = true;
+    const defaultMarker = /^\s+\/\/ \+default=(.+)$/.exec(line);
+    if (defaultMarker !== null) pendingDefault = defaultMarker[1];
     const typeLine = /^type (\w+) (\w+)/.exec(line);
     if (typeLine !== null) {
       if (marked && typeLine[2] === 'string') enumValues.set(`${dir}:${typeLine[1]}`, []);
@@ -112,14 +120,20 @@ for (const dir of GROUP_DIRS) {
     const constant = /^\s+\w+\s+(\w+)\s+=\s+"([^"]*)"/.exec(line);
     if (constant !== null && enumValues.has(`${dir}:${constant[1]}`)) enumValues.get(`${dir}:${constant[1]}`).push(constant[2]);
     const field = /^\s+\w+\s+(\S+)\s+`json:"([^",]*)/.exec(line);
-    if (struct !== undefined && field !== null) fieldTypes.push([dir, struct, field[2], field[1]]);
+    if (struct !== undefined && field !== null) {
+      fieldTypes.push([dir, struct, field[2], field[1]]);
+      if (pendingDefault !== undefined) {
+        try {
+          fieldDefaults.set(`${PACKAGE_OF_DIR(dir)}.${struct}.${field[2]}`, JSON.parse(pendingDefault));
+        } catch {
+          // A default that is not JSON (a Go expression) is not a key default anyway.
+        }
+      }
+    }
+    if (!/^\s+\/\//.test(line)) pendingDefault = undefined;
     if (line === '}') struct = undefined;
   }
 }
-const PACKAGE_OF_DIR = (dir) => {
-  const [group, version] = dir.split('/');
-  return `io.k8s.api.${group}.${version}`;
-};
 for (const [dir, struct, jsonName, goType] of fieldTypes) {
   const bare = goType.replace(/^(\[\]|\*)+/, '');
   const qualified = /^(\w+)\.(\w+)$/.exec(bare);
@@ -169,15 +183,24 @@ function convert(schema, queue) {
       return withDescription({ type: 'number', format: 'double' });
     case 'boolean':
       return withDescription({ type: 'boolean' });
-    case 'array':
+    case 'array': {
+      const keys = schema['x-kubernetes-list-map-keys'];
+      const itemName = schema.items.$ref === undefined ? undefined : refName(schema.items.$ref);
+      const keyDefaults = {};
+      for (const key of keys ?? []) {
+        const value = fieldDefaults.get(`${itemName}.${key}`);
+        if (value !== undefined) keyDefaults[key] = value;
+      }
       return withDescription({
         type: 'array',
         items: convert(schema.items, queue),
         ...(schema['x-kubernetes-list-type'] === undefined ? {} : { listType: schema['x-kubernetes-list-type'] }),
-        ...(schema['x-kubernetes-list-map-keys'] === undefined ? {} : { listMapKeys: schema['x-kubernetes-list-map-keys'] }),
+        ...(keys === undefined ? {} : { listMapKeys: keys }),
+        ...(Object.keys(keyDefaults).length === 0 ? {} : { listMapKeyDefaults: keyDefaults }),
         ...(schema['x-kubernetes-patch-strategy'] === undefined ? {} : { patchStrategy: schema['x-kubernetes-patch-strategy'] }),
         ...(schema['x-kubernetes-patch-merge-key'] === undefined ? {} : { patchMergeKey: schema['x-kubernetes-patch-merge-key'] }),
       });
+    }
     default:
       if (schema.additionalProperties !== undefined && typeof schema.additionalProperties === 'object') {
         return withDescription({ type: 'map', values: convert(schema.additionalProperties, queue) });

@@ -208,6 +208,11 @@ describe('built-in kinds with the real kubectl: discovery, create, apply, tables
     const explained = await ok(['explain', 'deployment.spec.replicas']);
     assert.match(explained, /^GROUP: +apps\nKIND: +Deployment\nVERSION: +v1\n\nFIELD: +replicas <integer>\n/);
     assert.match(explained, /Number of desired pods\. This is a pointer to distinguish between explicit\n +zero and not specified\. Defaults to 1\./);
+    // The kind's own description says that no controller acts on it here.
+    assert.match(
+      (await ok(['explain', 'deployment'])).replace(/\s+/g, ' '),
+      /Deployment enables declarative updates for Pods and ReplicaSets\. \(fogbank: no controllers, scheduler or kubelet run here;/,
+    );
   });
 
   it('refuses an invalid manifest with the apiserver text kubectl prints', async () => {

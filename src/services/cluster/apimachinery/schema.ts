@@ -36,6 +36,8 @@ export type Schema =
       readonly items: Schema;
       readonly listType?: 'atomic' | 'set' | 'map';
       readonly listMapKeys?: readonly string[];
+      /** Defaults of key fields an item may leave out (`protocol: TCP` of ports), which key it as if set, as structured-merge-diff does. */
+      readonly listMapKeyDefaults?: Readonly<Record<string, string | number | boolean>>;
       /** The Go `patchStrategy` tag strategic merge patch follows (absent: the list is replaced whole). */
       readonly patchStrategy?: 'merge' | 'retainKeys' | 'merge,retainKeys';
       /** The Go `patchMergeKey` tag: the field identifying items of a merged list of objects. */

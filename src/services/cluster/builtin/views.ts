@@ -35,11 +35,31 @@ const BEHAVIOURS: Readonly<Record<string, KindBehaviour>> = {
   'coordination.k8s.io/Lease': leaseBehaviour,
 };
 
+/** CONTROLLED_KINDS are the kinds a controller acts on in a real cluster; `kubectl explain` says that none runs here. */
+const CONTROLLED_KINDS: ReadonlySet<string> = new Set([
+  'apps/Deployment',
+  'apps/ReplicaSet',
+  'apps/StatefulSet',
+  'apps/DaemonSet',
+  'batch/Job',
+  'batch/CronJob',
+  '/ReplicationController',
+  'autoscaling/HorizontalPodAutoscaler',
+  '/Pod',
+]);
+
+const NO_CONTROLLER_NOTE =
+  ' (fogbank: no controllers, scheduler or kubelet run here; this object is stored, validated and served, but nothing acts on it and its status changes only when a client writes it.)';
+
 /** builtinView builds the served view of one built-in kind. */
 export function builtinView(entry: BuiltinKind): ResourceView<BuiltinObject, BuiltinObject> {
   const schemaName = schemaNameOf(entry);
   const listSchemaName = `${schemaName}List`;
-  const schemas = kindSchemaSet(schemaName, listSchemaName, entry.kind);
+  let schemas = kindSchemaSet(schemaName, listSchemaName, entry.kind);
+  const own = schemas[schemaName];
+  if (CONTROLLED_KINDS.has(`${entry.group}/${entry.kind}`) && own !== undefined && 'type' in own && own.type === 'object') {
+    schemas = { ...schemas, [schemaName]: { ...own, description: `${own.description ?? ''}${NO_CONTROLLER_NOTE}` } };
+  }
   const behaviour = BEHAVIOURS[`${entry.group}/${entry.kind}`] ?? {};
   return {
     group: entry.group,
