@@ -11,6 +11,7 @@ export const KNOWN = {
   clusterrolebinding: 'fuzz-binding',
   namespace: 'fuzz-ns',
   event: 'fuzz-event',
+  object: 'fuzz-object',
 } as const;
 
 /** Plausible values for each kind of path parameter, by the parameter's name. */
@@ -29,6 +30,7 @@ const PLAUSIBLE: Readonly<Record<string, readonly string[]>> = {
   clusterrolebinding: [KNOWN.clusterrolebinding, 'missing-binding'],
   namespace: [KNOWN.namespace, 'default', 'missing-ns'],
   event: [KNOWN.event, 'missing-event'],
+  object: [KNOWN.object, 'missing-object', 'Bad_Name'],
   userId: ['me', 'someone@example.com', 'other@example.com'],
   packageName: ['com.example.fuzz', 'com.example.other', 'Not.A.Package'],
 };
