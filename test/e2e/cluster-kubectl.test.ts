@@ -167,7 +167,26 @@ describe('cluster API with the real kubectl', () => {
     const raw = JSON.parse((await kubectl.run(['get', '--raw', '/apis'])).stdout);
     assert.deepEqual(
       raw.groups.map((group: { name: string }) => group.name),
-      ['rbac.authorization.k8s.io', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io'],
+      [
+        'rbac.authorization.k8s.io',
+        'events.k8s.io',
+        'admissionregistration.k8s.io',
+        'apps',
+        'autoscaling',
+        'batch',
+        'certificates.k8s.io',
+        'coordination.k8s.io',
+        'discovery.k8s.io',
+        'flowcontrol.apiserver.k8s.io',
+        'networking.k8s.io',
+        'node.k8s.io',
+        'policy',
+        'resource.k8s.io',
+        'scheduling.k8s.io',
+        'storage.k8s.io',
+        'authentication.k8s.io',
+        'authorization.k8s.io',
+      ],
     );
     const resources = await kubectl.run(['api-resources', '--api-group=authorization.k8s.io', '--no-headers']);
     assert.deepEqual(

@@ -15,7 +15,22 @@ interface Collection {
   readonly path: string;
   /** The path parameter naming one object of it. */
   readonly item: string;
-  readonly kind: 'ClusterRole' | 'ClusterRoleBinding' | 'Role' | 'RoleBinding' | 'Namespace' | 'Event' | 'CoreEvent';
+  readonly kind:
+    | 'ClusterRole'
+    | 'ClusterRoleBinding'
+    | 'Role'
+    | 'RoleBinding'
+    | 'Namespace'
+    | 'Event'
+    | 'CoreEvent'
+    | 'Pod'
+    | 'Deployment'
+    | 'Service'
+    | 'ConfigMap'
+    | 'Secret'
+    | 'Lease';
+  /** The object's subresources served (`status`): get, put and patch. */
+  readonly subresources?: readonly string[];
 }
 
 const COLLECTIONS: readonly Collection[] = [
@@ -26,6 +41,13 @@ const COLLECTIONS: readonly Collection[] = [
   { path: '/api/v1/namespaces', item: ':namespace', kind: 'Namespace' },
   { path: '/apis/events.k8s.io/v1/namespaces/:namespace/events', item: ':event', kind: 'Event' },
   { path: '/api/v1/namespaces/:namespace/events', item: ':event', kind: 'CoreEvent' },
+  // Built-in kinds of the generic, schema-driven strategy (a sample covering its behaviour files).
+  { path: '/api/v1/namespaces/:namespace/pods', item: ':object', kind: 'Pod', subresources: ['status'] },
+  { path: '/apis/apps/v1/namespaces/:namespace/deployments', item: ':object', kind: 'Deployment', subresources: ['status'] },
+  { path: '/api/v1/namespaces/:namespace/services', item: ':object', kind: 'Service', subresources: ['status'] },
+  { path: '/api/v1/namespaces/:namespace/configmaps', item: ':object', kind: 'ConfigMap' },
+  { path: '/api/v1/namespaces/:namespace/secrets', item: ':object', kind: 'Secret' },
+  { path: '/apis/coordination.k8s.io/v1/namespaces/:namespace/leases', item: ':object', kind: 'Lease' },
 ];
 
 /** REVIEWS are the create-only review resources every authenticated user may POST (with YAML too). */
@@ -41,9 +63,10 @@ const REVIEWS: readonly string[] = [
 export function clusterRoutes(): RegisteredRoute[] {
   const routes: RegisteredRoute[] = [];
   const add = (method: string, url: string): void => void routes.push({ method, url, family: 'cluster' });
-  for (const { path, item } of COLLECTIONS) {
+  for (const { path, item, subresources } of COLLECTIONS) {
     for (const method of ['GET', 'POST', 'DELETE']) add(method, path);
     for (const method of ['GET', 'PUT', 'PATCH', 'DELETE']) add(method, `${path}/${item}`);
+    for (const subresource of subresources ?? []) for (const method of ['GET', 'PUT', 'PATCH']) add(method, `${path}/${item}/${subresource}`);
   }
   for (const path of REVIEWS) add('POST', path);
   // Cluster-wide lists, and the deprecated watch paths (issue 24 item 9).
@@ -66,7 +89,12 @@ export function isClusterPath(url: string): boolean {
 }
 
 function collectionOf(url: string): Collection | undefined {
-  return COLLECTIONS.find((collection) => url === collection.path || url === `${collection.path}/${collection.item}`);
+  return COLLECTIONS.find(
+    (collection) =>
+      url === collection.path ||
+      url === `${collection.path}/${collection.item}` ||
+      (collection.subresources ?? []).some((subresource) => url === `${collection.path}/${collection.item}/${subresource}`),
+  );
 }
 
 /** clusterBody is a plausible object for the route (a review for review routes), or undefined where no body goes. */
@@ -91,7 +119,9 @@ export function clusterBody(method: string, url: string, random: Random): Json |
   const collection = collectionOf(url);
   if (collection === undefined) return undefined;
   const name =
-    method === 'POST' ? `fz-${random.text(8, 'abcdefghijklmnopqrstuvwxyz0123456789')}` : random.pick(['fuzz-role', 'fuzz-binding', 'fuzz-ns', 'fuzz-event']);
+    method === 'POST'
+      ? `fz-${random.text(8, 'abcdefghijklmnopqrstuvwxyz0123456789')}`
+      : random.pick(['fuzz-role', 'fuzz-binding', 'fuzz-ns', 'fuzz-event', 'fuzz-object']);
   return objectOf(collection.kind, name);
 }
 
@@ -146,6 +176,43 @@ function objectOf(kind: Collection['kind'], name: string): Json {
         type: 'Normal',
         note: 'fuzz',
         regarding: { kind: 'Pod', name: 'fuzz-pod', namespace: 'fuzz-ns', apiVersion: 'v1' },
+      };
+    case 'Pod':
+      return {
+        apiVersion: 'v1',
+        kind,
+        metadata: { name, labels: { app: 'fuzz' } },
+        spec: { containers: [{ name: 'c', image: 'busybox', ports: [{ containerPort: 80 }] }] },
+      };
+    case 'Deployment':
+      return {
+        apiVersion: 'apps/v1',
+        kind,
+        metadata: { name },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: { app: 'fuzz' }, matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['x'] }] },
+          template: { metadata: { labels: { app: 'fuzz' } }, spec: { containers: [{ name: 'c', image: 'nginx', env: [{ name: 'A', value: 'b' }] }] } },
+        },
+        status: { replicas: 1, conditions: [{ type: 'Available', status: 'True' }] },
+      };
+    case 'Service':
+      return {
+        apiVersion: 'v1',
+        kind,
+        metadata: { name },
+        spec: { type: 'NodePort', selector: { app: 'fuzz' }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
+      };
+    case 'ConfigMap':
+      return { apiVersion: 'v1', kind, metadata: { name }, data: { key: 'value' }, binaryData: { bin: 'AAE=' } };
+    case 'Secret':
+      return { apiVersion: 'v1', kind, metadata: { name }, type: 'Opaque', data: { a: 'Yg==' }, stringData: { c: 'd' } };
+    case 'Lease':
+      return {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind,
+        metadata: { name },
+        spec: { holderIdentity: 'fuzz', leaseDurationSeconds: 15, renewTime: '2026-01-01T00:00:00.000000Z' },
       };
     case 'CoreEvent':
       return {

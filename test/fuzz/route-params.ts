@@ -13,6 +13,7 @@ export const KNOWN = {
   rolebinding: 'fuzz-binding',
   namespace: 'fuzz-ns',
   event: 'fuzz-event',
+  object: 'fuzz-object',
 } as const;
 
 /** Plausible values for each kind of path parameter, by the parameter's name. */
@@ -35,6 +36,7 @@ const PLAUSIBLE: Readonly<Record<string, readonly string[]>> = {
   event: [KNOWN.event, 'missing-event'],
   // A ServiceAccount (the TokenRequest subresource): the one every namespace has, and a missing one.
   name: ['default', 'missing-account'],
+  object: [KNOWN.object, 'missing-object', 'Bad_Name'],
   userId: ['me', 'someone@example.com', 'other@example.com'],
   packageName: ['com.example.fuzz', 'com.example.other', 'Not.A.Package'],
 };

@@ -77,6 +77,18 @@ export function SEED_REQUESTS(known: typeof Known): SeedRequest[] {
       note: 'seeded',
       regarding: { kind: 'Pod', name: 'fuzz-pod', namespace: known.namespace, apiVersion: 'v1' },
     }),
+    json('POST', `/api/v1/namespaces/${known.namespace}/pods`, {
+      metadata: { name: known.object },
+      spec: { containers: [{ name: 'c', image: 'busybox' }] },
+    }),
+    json('POST', `/apis/apps/v1/namespaces/${known.namespace}/deployments`, {
+      metadata: { name: known.object },
+      spec: {
+        selector: { matchLabels: { app: 'fuzz' } },
+        template: { metadata: { labels: { app: 'fuzz' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+      },
+    }),
+    json('POST', `/api/v1/namespaces/${known.namespace}/configmaps`, { metadata: { name: known.object }, data: { a: 'b' } }),
     json('POST', '/gmail/v1/users/me/messages/send', { raw }),
     json('POST', '/gmail/v1/users/me/drafts', { message: { raw } }),
     // An upload of each kind: existing artifacts, and the inspection loaded before the run times answers.

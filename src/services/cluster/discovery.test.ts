@@ -13,19 +13,66 @@ describe('discovery, OpenAPI, representations and the api domain', () => {
   });
   after(async () => h.close());
 
+  it('serves aggregated discovery with an ETag and answers a matching If-None-Match with 304, as kubectl revalidates its cache', async () => {
+    const first = await h.call('GET', '/apis', undefined, { accept: AGGREGATED });
+    const etag = first.headers['etag'] as string;
+    assert.match(etag, /^"[0-9A-F]{128}"$/);
+    const again = await h.call('GET', '/apis', undefined, { accept: AGGREGATED, 'if-none-match': etag });
+    assert.equal(again.status, 304);
+    assert.equal(again.body, '');
+    const core = await h.call('GET', '/api', undefined, { accept: AGGREGATED, 'if-none-match': etag });
+    assert.equal(core.status, 200);
+    assert.notEqual(core.headers['etag'], etag);
+  });
+
   it('answers aggregated discovery v2 with its media type, and the legacy forms otherwise', async () => {
     const aggregated = await h.call('GET', '/api', undefined, { accept: AGGREGATED });
     assert.equal(aggregated.headers['content-type'], 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
     assert.deepEqual(
       aggregated.body.items[0].versions[0].resources.map((r: { resource: string; scope: string }) => `${r.resource}:${r.scope}`),
-      ['namespaces:Cluster', 'events:Namespaced', 'serviceaccounts:Namespaced'],
+      [
+        'configmaps:Namespaced',
+        'endpoints:Namespaced',
+        'events:Namespaced',
+        'limitranges:Namespaced',
+        'namespaces:Cluster',
+        'nodes:Cluster',
+        'persistentvolumeclaims:Namespaced',
+        'persistentvolumes:Cluster',
+        'pods:Namespaced',
+        'podtemplates:Namespaced',
+        'replicationcontrollers:Namespaced',
+        'resourcequotas:Namespaced',
+        'secrets:Namespaced',
+        'serviceaccounts:Namespaced',
+        'services:Namespaced',
+      ],
     );
     const groups = await h.call('GET', '/apis', undefined, { accept: AGGREGATED });
     assert.deepEqual(
       groups.body.items.map((item: { metadata: { name: string } }) => item.metadata.name),
-      ['rbac.authorization.k8s.io', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io'],
+      [
+        'rbac.authorization.k8s.io',
+        'events.k8s.io',
+        'admissionregistration.k8s.io',
+        'apps',
+        'autoscaling',
+        'batch',
+        'certificates.k8s.io',
+        'coordination.k8s.io',
+        'discovery.k8s.io',
+        'flowcontrol.apiserver.k8s.io',
+        'networking.k8s.io',
+        'node.k8s.io',
+        'policy',
+        'resource.k8s.io',
+        'scheduling.k8s.io',
+        'storage.k8s.io',
+        'authentication.k8s.io',
+        'authorization.k8s.io',
+      ],
     );
-    const reviews = groups.body.items[3].versions[0].resources;
+    const reviews = groups.body.items[17].versions[0].resources;
     assert.deepEqual(
       reviews.map(
         (r: { resource: string; scope: string; verbs: string[]; responseKind: { kind: string } }) =>
@@ -67,7 +114,7 @@ describe('discovery, OpenAPI, representations and the api domain', () => {
         },
       ],
     });
-    assert.equal((await h.call('GET', '/apis/apps')).status, 404);
+    assert.equal((await h.call('GET', '/apis/apps.example')).status, 404);
     const version = await h.call('GET', '/version');
     assert.equal(version.body.gitVersion, 'v1.32.0');
   });
@@ -145,7 +192,26 @@ describe('a configured api domain', () => {
     const groups = await h.call('GET', '/apis');
     assert.deepEqual(
       groups.body.groups.map((group: { name: string }) => group.name),
-      ['rbac.authorization.example.io', 'events.example.io', 'authentication.example.io', 'authorization.example.io'],
+      [
+        'rbac.authorization.example.io',
+        'events.example.io',
+        'admissionregistration.example.io',
+        'apps',
+        'autoscaling',
+        'batch',
+        'certificates.example.io',
+        'coordination.example.io',
+        'discovery.example.io',
+        'flowcontrol.apiserver.example.io',
+        'networking.example.io',
+        'node.example.io',
+        'policy',
+        'resource.example.io',
+        'scheduling.example.io',
+        'storage.example.io',
+        'authentication.example.io',
+        'authorization.example.io',
+      ],
     );
   });
 });

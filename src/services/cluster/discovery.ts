@@ -13,7 +13,28 @@ const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch
 export type DiscoveryResource = Pick<AnyView, 'group' | 'version' | 'resource' | 'singular' | 'kind' | 'shortNames' | 'categories'> & {
   readonly namespaced: boolean;
   readonly verbs: readonly string[];
+  /** The subresources served under it (`status`), each with get, patch and update. */
+  readonly subresources?: readonly string[];
 };
+
+/** SUBRESOURCE_VERBS are the verbs of a status subresource. */
+const SUBRESOURCE_VERBS = ['get', 'patch', 'update'];
+
+/** discoveryResourcesOf lists stored views with their subresources folded into the resource they belong to. */
+export function discoveryResourcesOf(views: readonly AnyView[]): DiscoveryResource[] {
+  const subresources = new Map<string, string[]>();
+  for (const view of views) {
+    if (view.subresource === undefined) continue;
+    const key = `${view.group}/${view.version}/${view.resource}`;
+    subresources.set(key, [...(subresources.get(key) ?? []), view.subresource]);
+  }
+  return views
+    .filter((view) => view.subresource === undefined)
+    .map((view) => {
+      const subs = subresources.get(`${view.group}/${view.version}/${view.resource}`);
+      return subs === undefined ? discoveryResourceOf(view) : { ...discoveryResourceOf(view), subresources: subs };
+    });
+}
 
 /** discoveryResourceOf lists a stored view with every verb the generic registry serves for it. */
 export function discoveryResourceOf(view: AnyView): DiscoveryResource {
@@ -47,11 +68,19 @@ export function aggregatedFormOf(accept: string | undefined): AggregatedForm {
 
 /** Discovery answers the discovery documents for a set of views. */
 export class Discovery {
+  /** The resources, each group-version's in alphabetical order as the apiserver lists them. */
+  readonly resources: readonly DiscoveryResource[];
+
   constructor(
-    readonly resources: readonly DiscoveryResource[],
+    resources: readonly DiscoveryResource[],
     readonly groups: Vocabulary,
     readonly spelling: Spelling,
-  ) {}
+  ) {
+    const firstSeen = new Map<string, number>();
+    for (const entry of resources) if (!firstSeen.has(`${entry.group}/${entry.version}`)) firstSeen.set(`${entry.group}/${entry.version}`, firstSeen.size);
+    const rank = (entry: DiscoveryResource) => firstSeen.get(`${entry.group}/${entry.version}`)!;
+    this.resources = [...resources].sort((a, b) => rank(a) - rank(b) || a.resource.localeCompare(b.resource));
+  }
 
   #groupName(group: string): string {
     return group === '' ? '' : this.groups.spell(group, this.spelling);
@@ -86,6 +115,15 @@ export class Discovery {
               verbs: entry.verbs,
               ...(entry.shortNames.length === 0 ? {} : { shortNames: entry.shortNames }),
               ...(entry.categories.length === 0 ? {} : { categories: entry.categories }),
+              ...(entry.subresources === undefined
+                ? {}
+                : {
+                    subresources: entry.subresources.map((subresource) => ({
+                      subresource,
+                      responseKind: { group: '', version: '', kind: entry.kind },
+                      verbs: SUBRESOURCE_VERBS,
+                    })),
+                  }),
             })),
           freshness: 'Current',
         })),
@@ -126,15 +164,25 @@ export class Discovery {
       kind: 'APIResourceList',
       apiVersion: 'v1',
       groupVersion: name === '' ? version : `${name}/${version}`,
-      resources: entries.map((entry) => ({
-        name: entry.resource,
-        singularName: entry.singular,
-        namespaced: entry.namespaced,
-        kind: entry.kind,
-        verbs: entry.verbs,
-        ...(entry.shortNames.length === 0 ? {} : { shortNames: entry.shortNames }),
-        ...(entry.categories.length === 0 ? {} : { categories: entry.categories }),
-      })),
+      resources: entries.flatMap((entry) => [
+        {
+          name: entry.resource,
+          singularName: entry.singular,
+          namespaced: entry.namespaced,
+          kind: entry.kind,
+          verbs: entry.verbs,
+          ...(entry.shortNames.length === 0 ? {} : { shortNames: entry.shortNames }),
+          ...(entry.categories.length === 0 ? {} : { categories: entry.categories }),
+        },
+        // The legacy list names each subresource as `<resource>/<subresource>`, with an empty singular name.
+        ...(entry.subresources ?? []).map((subresource) => ({
+          name: `${entry.resource}/${subresource}`,
+          singularName: '',
+          namespaced: entry.namespaced,
+          kind: entry.kind,
+          verbs: SUBRESOURCE_VERBS,
+        })),
+      ]),
     };
   }
 }

@@ -17,7 +17,23 @@ import { EVENT_TTL_OPTION } from './options.ts';
 import { requestVerb } from './request-verb.ts';
 
 /** CLUSTER_GROUP_PREFIXES are the named groups served, without their domain. */
-export const CLUSTER_GROUP_PREFIXES: readonly string[] = ['rbac.authorization', 'events', 'authorization', 'authentication'];
+export const CLUSTER_GROUP_PREFIXES: readonly string[] = [
+  'rbac.authorization',
+  'events',
+  'authorization',
+  'authentication',
+  // The built-in kinds' groups (builtin/kinds.ts).
+  'admissionregistration',
+  'certificates',
+  'coordination',
+  'discovery',
+  'flowcontrol.apiserver',
+  'networking',
+  'node',
+  'resource',
+  'scheduling',
+  'storage',
+];
 
 /** CLUSTER_PATH_PREFIXES are the URL prefixes the family answers under. */
 export const CLUSTER_PATH_PREFIXES: readonly string[] = ['/api', '/apis', '/version', '/openapi', '/livez', '/readyz', '/openid', '/.well-known'];

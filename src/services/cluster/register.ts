@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Vocabulary } from '../../core/identifiers.ts';
 import { loadOnFirstUse } from '../../core/lazy.ts';
@@ -127,11 +128,22 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
     return sendSerialized(reply.code(200), 'application/json', document.json, { negotiated: false });
   });
 
+  // Aggregated discovery carries an ETag, so kubectl's disk cache revalidates with If-None-Match (304) instead of refetching.
+  const aggregatedTexts = new Map<string, { readonly text: string; readonly etag: string }>();
   const discoveryAnswer = async (request: FastifyRequest, reply: FastifyReply, core: boolean) => {
     const { discovery } = await runtime();
     const form = aggregatedFormOf(request.headers.accept);
     if (form !== undefined) {
-      return json(reply, discovery.aggregated(core, form), `application/json;g=apidiscovery.k8s.io;v=${form};as=APIGroupDiscoveryList`);
+      const key = `${core}/${form}`;
+      let cached = aggregatedTexts.get(key);
+      if (cached === undefined) {
+        const text = JSON.stringify(discovery.aggregated(core, form));
+        cached = { text, etag: `"${createHash('sha512').update(text).digest('hex').toUpperCase()}"` };
+        aggregatedTexts.set(key, cached);
+      }
+      reply.header('etag', cached.etag);
+      if (request.headers['if-none-match'] === cached.etag) return reply.code(304).header('cache-control', 'no-cache, private').send();
+      return json(reply, cached.text, `application/json;g=apidiscovery.k8s.io;v=${form};as=APIGroupDiscoveryList`);
     }
     return json(reply, core ? discovery.apiVersions(request.headers.host ?? '127.0.0.1') : discovery.apiGroupList());
   };
@@ -219,10 +231,10 @@ function splitPath(path: string | undefined): string[] {
  */
 function useYamlBodies(app: FastifyInstance, yaml: YamlBodies): void {
   app.addContentTypeParser(/^application\/vnd\.kubernetes\.protobuf(;.*)?$/i, { parseAs: 'buffer' }, (_request, body, done) => {
-    import('./apimachinery/protobuf-body.ts').then(
-      ({ decodeProtobufBody }) => {
+    Promise.all([import('./apimachinery/protobuf-body.ts'), import('./builtin/protobuf.ts')]).then(
+      ([{ decodeProtobufBody }, { decodeBuiltinProtobuf }]) => {
         try {
-          done(null, body.length === 0 ? undefined : decodeProtobufBody(body as Buffer));
+          done(null, body.length === 0 ? undefined : decodeProtobufBody(body as Buffer, decodeBuiltinProtobuf));
         } catch (error) {
           done(null, new UndecodedBody(error as Error));
         }

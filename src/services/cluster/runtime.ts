@@ -6,13 +6,14 @@
  */
 import type { Spelling, Vocabulary } from '../../core/identifiers.ts';
 import type { ServiceContext } from '../../core/service.ts';
-import type { Transaction } from '../../store/index.ts';
+import type { Store, Transaction } from '../../store/index.ts';
 import type { KubeObject } from './apimachinery/object-meta.ts';
-import { GenericRegistry, type RegistryHooks, type RequestScope } from './apimachinery/registry.ts';
+import { formatTime, GenericRegistry, type RegistryHooks, type RequestScope } from './apimachinery/registry.ts';
+import { conflict } from './apimachinery/status.ts';
 import { resolveTarget, serveResource, ViewIndex, type HandlerContext } from './apimachinery/resource-handlers.ts';
 import type { AnyView } from './apimachinery/strategy.ts';
 import { ActiveWatches, DEFAULT_WATCH_SETTINGS, type WatchSettings } from './apimachinery/watch.ts';
-import { Discovery, discoveryResourceOf } from './discovery.ts';
+import { Discovery, discoveryResourcesOf } from './discovery.ts';
 import { EventExpiry } from './event-expiry.ts';
 import { OpenApiDocuments } from './openapi.ts';
 import { ACCESS_REVIEW_SCHEMA_NAMES, AUTHORIZATION_V1_SCHEMAS } from './rbac/access-review-schemas.ts';
@@ -22,16 +23,19 @@ import { SELF_SUBJECT_REVIEW_SCHEMA_NAME } from './authentication/self-subject-r
 import { TOKEN_REVIEW_RESOURCE } from './authentication/token-review.ts';
 import { TOKEN_REVIEW_SCHEMA_NAME, TOKEN_SCHEMAS } from './authentication/token-schemas.ts';
 import type { Rbac } from './rbac/rbac-service.ts';
+import { seedBuiltinObjects } from './builtin/seed.ts';
+import { allocateServiceAddresses, SERVICES_STORE_KIND } from './builtin/service-allocation.ts';
+import { builtinViews } from './builtin/views.ts';
 import { clusterRoleBindingsView } from './resources/cluster-role-bindings.ts';
 import { clusterRolesView } from './resources/cluster-roles.ts';
 import { coreEventsView, eventsV1View } from './resources/events.ts';
-import { INITIAL_NAMESPACES, NAMESPACE_STORE_KIND, namespacesView, PROTECTED_NAMESPACES } from './resources/namespaces.ts';
+import { INITIAL_NAMESPACES, NAMESPACE_STORE_KIND, type Namespace, namespacesView, PROTECTED_NAMESPACES } from './resources/namespaces.ts';
 import { roleBindingsView } from './resources/role-bindings.ts';
 import { rolesView } from './resources/roles.ts';
 import { ServiceAccountController } from './resources/service-account-controller.ts';
 import { serviceAccountsView } from './resources/service-accounts.ts';
 
-/** CLUSTER_VIEWS are every resource view served, in discovery order. */
+/** CLUSTER_VIEWS are every resource view served, in discovery order: the dedicated strategies, then the built-in kinds of the generic one. */
 export const CLUSTER_VIEWS: readonly AnyView[] = [
   namespacesView,
   coreEventsView,
@@ -41,23 +45,74 @@ export const CLUSTER_VIEWS: readonly AnyView[] = [
   roleBindingsView,
   rolesView,
   eventsV1View,
+  ...(builtinViews() as unknown as AnyView[]),
 ];
 
-/** NAMESPACED_STORE_KINDS are the store kinds of every namespaced view, emptied with their namespace. */
+/** NAMESPACED_STORE_KINDS are where namespaced objects of every kind live (keys `ns/name`), which a namespace's deletion empties. */
 const NAMESPACED_STORE_KINDS: readonly string[] = [...new Set(CLUSTER_VIEWS.filter((view) => view.strategy.namespaced).map((view) => view.storeKind))];
 
-/** registryHooks are the cross-resource rules: namespaces must exist, some may not go, and take what lives in them with them. */
-function registryHooks(): RegistryHooks {
+/** registryHooks are the cross-resource rules: namespaces must exist and be active, some may not go, and a deleted one takes everything in it along. */
+function registryHooks(store: Store): RegistryHooks {
   return {
     namespaceExists: async (tx: Transaction, namespace: string) => (await tx.get(NAMESPACE_STORE_KIND, namespace)) !== undefined,
+    namespaceTerminating: async (tx: Transaction, namespace: string) =>
+      ((await tx.get<Namespace>(NAMESPACE_STORE_KIND, namespace))?.value.metadata.deletionTimestamp ?? undefined) !== undefined,
     beforeDelete: (view: AnyView, object: KubeObject) =>
       view.storeKind === NAMESPACE_STORE_KIND && PROTECTED_NAMESPACES.has(object.metadata.name ?? '') ? 'this namespace may not be deleted' : undefined,
+    deleteInstead: async (_tx: Transaction, view: AnyView, object: KubeObject, now: number, dryRun: boolean) => {
+      if (view.storeKind !== NAMESPACE_STORE_KIND) return undefined;
+      const name = object.metadata.name ?? '';
+      if (object.metadata.deletionTimestamp !== undefined) {
+        throw conflict(
+          { group: '', resource: 'namespaces' },
+          name,
+          'The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system.',
+        );
+      }
+      // As the namespace controller, once this DELETE has committed: remove the content, then the namespace.
+      if (!dryRun) setImmediate(() => void finalizeNamespace(store, name).catch(() => undefined));
+      const namespace = object as Namespace;
+      return { ...namespace, metadata: { ...namespace.metadata, deletionTimestamp: formatTime(now) }, status: { ...namespace.status, phase: 'Terminating' } };
+    },
     afterDelete: async (tx: Transaction, view: AnyView, object: KubeObject) => {
-      if (view.storeKind !== NAMESPACE_STORE_KIND) return;
-      const prefix = `${object.metadata.name ?? ''}/`;
-      for (const kind of NAMESPACED_STORE_KINDS) for (const record of await tx.list(kind, { prefix })) await tx.delete(kind, record.key);
+      if (view.storeKind === NAMESPACE_STORE_KIND) await deleteNamespaceContent(tx, object.metadata.name ?? '');
     },
   };
+}
+
+/** deleteNamespaceContent removes every namespaced object of every kind in `namespace`. */
+async function deleteNamespaceContent(tx: Transaction, namespace: string): Promise<void> {
+  for (const storeKind of NAMESPACED_STORE_KINDS) {
+    for (const record of await tx.list(storeKind, { prefix: `${namespace}/` })) await tx.delete(storeKind, record.key);
+  }
+}
+
+/**
+ * finalizeNamespace is the namespace controller's work for one Terminating namespace: its content
+ * goes, then the namespace itself (no other finalizer runs here). Retries briefly while the
+ * marking write is not yet visible; does nothing for a namespace that is gone or not terminating.
+ */
+async function finalizeNamespace(store: Store, name: string): Promise<void> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const done = await store.transact(async (tx) => {
+      const record = await tx.get<Namespace>(NAMESPACE_STORE_KIND, name);
+      if (record === undefined) return true;
+      if (record.value.metadata.deletionTimestamp === undefined) return false;
+      await deleteNamespaceContent(tx, name);
+      // Other finalizers keep the namespace until they are removed (the registry then deletes it).
+      if ((record.value.metadata.finalizers ?? []).length === 0) await tx.delete(NAMESPACE_STORE_KIND, name, { expectRevision: record.revision });
+      return true;
+    });
+    if (done) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** finalizeTerminatingNamespaces finishes deletions a stopped server left half done. */
+async function finalizeTerminatingNamespaces(store: Store): Promise<void> {
+  for (const record of await store.list<Namespace>(NAMESPACE_STORE_KIND)) {
+    if (record.value.metadata.deletionTimestamp !== undefined) await finalizeNamespace(store, record.key);
+  }
 }
 
 /** ClusterRuntime is the loaded family. */
@@ -93,7 +148,13 @@ function randomFrom(context: ServiceContext): () => number {
 
 /** startClusterRuntime builds the family's parts, seeds the initial namespaces and starts RBAC (default policy, aggregation). */
 export async function startClusterRuntime(context: ServiceContext, options: RuntimeOptions): Promise<ClusterRuntime> {
-  const registry = new GenericRegistry(context.store, context.clock, context.ids, { ...registryHooks(), beforeWrite: options.rbac.beforeWrite });
+  const registry = new GenericRegistry(context.store, context.clock, context.ids, {
+    ...registryHooks(context.store),
+    beforeWrite: async (tx, scope, object, old) => {
+      await options.rbac.beforeWrite(tx, scope, object, old);
+      if (scope.view.storeKind === SERVICES_STORE_KIND) await allocateServiceAddresses(tx, object, old);
+    },
+  });
   const index = new ViewIndex(CLUSTER_VIEWS, options.groups);
   const active = new ActiveWatches();
   const handlers: HandlerContext = {
@@ -103,6 +164,8 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     random: randomFrom(context),
   };
   await seedNamespaces(registry);
+  await seedBuiltinObjects(registry, CLUSTER_VIEWS);
+  await finalizeTerminatingNamespaces(context.store);
   await options.rbac.start(registry, options.bootstrapPolicy, context.singleton);
   let accounts: ServiceAccountController | undefined;
   const accountsLeader = await context.singleton('cluster/serviceaccount-controller', async () => {
@@ -121,17 +184,23 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     resolveTarget,
     serveResource,
     discovery: new Discovery(
-      [...CLUSTER_VIEWS.map(discoveryResourceOf), SELF_SUBJECT_REVIEW_RESOURCE, TOKEN_REVIEW_RESOURCE, ...ACCESS_REVIEW_RESOURCES],
+      [...discoveryResourcesOf(CLUSTER_VIEWS), SELF_SUBJECT_REVIEW_RESOURCE, TOKEN_REVIEW_RESOURCE, ...ACCESS_REVIEW_RESOURCES],
       options.groups,
       options.spelling,
     ),
-    openapi: new OpenApiDocuments(CLUSTER_VIEWS, options.groups, options.spelling, [
-      { ...SELF_SUBJECT_REVIEW_RESOURCE, schemaName: SELF_SUBJECT_REVIEW_SCHEMA_NAME, schemas: TOKEN_SCHEMAS },
-      { ...TOKEN_REVIEW_RESOURCE, schemaName: TOKEN_REVIEW_SCHEMA_NAME, schemas: TOKEN_SCHEMAS },
-      ...ACCESS_REVIEW_RESOURCES.map((review) => ({ ...review, schemaName: ACCESS_REVIEW_SCHEMA_NAMES[review.kind]!, schemas: AUTHORIZATION_V1_SCHEMAS })),
-    ]),
+    openapi: new OpenApiDocuments(
+      CLUSTER_VIEWS.filter((view) => view.subresource === undefined),
+      options.groups,
+      options.spelling,
+      [
+        { ...SELF_SUBJECT_REVIEW_RESOURCE, schemaName: SELF_SUBJECT_REVIEW_SCHEMA_NAME, schemas: TOKEN_SCHEMAS },
+        { ...TOKEN_REVIEW_RESOURCE, schemaName: TOKEN_REVIEW_SCHEMA_NAME, schemas: TOKEN_SCHEMAS },
+        ...ACCESS_REVIEW_RESOURCES.map((review) => ({ ...review, schemaName: ACCESS_REVIEW_SCHEMA_NAMES[review.kind]!, schemas: AUTHORIZATION_V1_SCHEMAS })),
+      ],
+    ),
     async reseed() {
       await seedNamespaces(registry);
+      await seedBuiltinObjects(registry, CLUSTER_VIEWS);
       if (options.bootstrapPolicy) await options.rbac.reconcile(registry);
     },
     async idle() {

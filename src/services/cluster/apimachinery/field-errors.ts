@@ -47,6 +47,11 @@ export function notSupported(field: string, value: unknown, supported: readonly 
   return { type: 'FieldValueNotSupported', field, value, detail };
 }
 
+/** duplicate reports a value that must be unique and is not. */
+export function duplicate(field: string, value: unknown): FieldError {
+  return { type: 'FieldValueDuplicate', field, value, detail: '' };
+}
+
 /** forbidden reports a value that is well-formed but not allowed here. */
 export function forbidden(field: string, detail: string): FieldError {
   return { type: 'FieldValueForbidden', field, detail };
@@ -82,9 +87,13 @@ export function aggregateFieldErrors(errors: readonly FieldError[]): string {
   return texts.length === 1 ? texts[0]! : `[${texts.join(', ')}]`;
 }
 
-/** GoLiteral is a value already printed as Go's `%#v` would (a struct such as `rbac.RoleRef{…}`), shown as is. */
+/** GoLiteral is a value already printed the way Go's `%#v` prints it (a struct such as `rbac.RoleRef{…}`, `map[string]string{"app":"web"}`), written as is. */
 export class GoLiteral {
   constructor(readonly text: string) {}
+  /** toJSON keeps the text when the value travels in a JSON body. */
+  toJSON(): string {
+    return this.text;
+  }
 }
 
 /** goValue prints a JSON value as Go's field errors do: strings quoted, numbers bare, string lists as `[]string{…}`. */

@@ -46,7 +46,10 @@ export class SchemaWalker {
   itemStep(schema: Extract<Resolved, { type: 'array' }>, item: unknown): string | undefined {
     if (schema.listType === 'map' && isObject(item)) {
       const key: Json = {};
-      for (const name of schema.listMapKeys ?? []) if (item[name] !== undefined) key[name] = item[name];
+      for (const name of schema.listMapKeys ?? []) {
+        const value = item[name] ?? schema.listMapKeyDefaults?.[name];
+        if (value !== undefined) key[name] = value;
+      }
       return `k:${JSON.stringify(key)}`;
     }
     if (schema.listType === 'set') return `v:${JSON.stringify(item)}`;

@@ -33,7 +33,7 @@ export function fieldsOf(object: KubeObject, schemaName: string, schemas: Schema
     }
     if (s.type === 'array' && s.listType === 'map') {
       // Keyed items, as server-side apply names them (`k:{"uid":"…"}`), so Update and Apply entries agree.
-      for (const item of value as unknown[]) node[keyStep(item, s.listMapKeys ?? [])] = walk(item, s.items, true);
+      for (const item of value as unknown[]) node[keyStep(item, s.listMapKeys ?? [], s.listMapKeyDefaults)] = walk(item, s.items, true);
       return node;
     }
     if (s.type === 'array' && s.listType === 'set') {
@@ -139,10 +139,12 @@ function trieOf(paths: readonly string[]): Record<string, unknown> {
   return root;
 }
 
-function keyStep(item: unknown, keys: readonly string[]): string {
+function keyStep(item: unknown, keys: readonly string[], defaults: Readonly<Record<string, unknown>> | undefined): string {
   const key: Record<string, unknown> = {};
-  for (const name of keys)
-    if (item !== null && typeof item === 'object' && (item as Record<string, unknown>)[name] !== undefined) key[name] = (item as Record<string, unknown>)[name];
+  for (const name of keys) {
+    const value = item !== null && typeof item === 'object' ? ((item as Record<string, unknown>)[name] ?? defaults?.[name]) : undefined;
+    if (value !== undefined) key[name] = value;
+  }
   return `k:${JSON.stringify(key)}`;
 }
 

@@ -267,8 +267,11 @@ function readMessage(reader: BinaryReader, end: number, layout: MessageLayout): 
   return out;
 }
 
+/** ProtobufFallback decodes the object bytes of a kind without a layout here (the built-in kinds' generated layouts); undefined when it does not know the kind either. */
+export type ProtobufFallback = (apiVersion: string, kind: string, raw: Uint8Array) => Record<string, unknown> | undefined;
+
 /** decodeProtobufBody turns a Kubernetes protobuf body into its JSON object form. */
-export function decodeProtobufBody(bytes: Uint8Array): Record<string, unknown> {
+export function decodeProtobufBody(bytes: Uint8Array, fallback?: ProtobufFallback): Record<string, unknown> {
   if (bytes.length < 4 || MAGIC.some((byte, index) => bytes[index] !== byte))
     throw new ProtobufBodyError('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
   try {
@@ -288,7 +291,11 @@ export function decodeProtobufBody(bytes: Uint8Array): Record<string, unknown> {
     const kind = String(typeMeta['kind'] ?? '');
     // DeleteOptions is registered in every group-version (metav1.AddToGroupVersion): kubectl auth reconcile sends it as rbac's.
     const layout = kind === 'DeleteOptions' ? DELETE_OPTIONS : LAYOUTS[`${apiVersion}/${kind}`];
-    if (layout === undefined) throw new ProtobufBodyError(`no kind "${kind}" is registered for version "${apiVersion}"`);
+    if (layout === undefined) {
+      const decoded = fallback?.(apiVersion, kind, raw);
+      if (decoded === undefined) throw new ProtobufBodyError(`no kind "${kind}" is registered for version "${apiVersion}"`);
+      return decoded;
+    }
     const objectReader = new BinaryReader(raw);
     return { apiVersion, kind, ...readMessage(objectReader, objectReader.len, layout) };
   } catch (error) {

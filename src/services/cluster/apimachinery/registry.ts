@@ -85,12 +85,28 @@ export interface RegistryHooks {
   beforeDelete(view: AnyView, object: KubeObject): string | undefined;
   /** afterDelete runs in the deleting transaction (e.g. a namespace removes its events). */
   afterDelete(tx: Transaction, view: AnyView, object: KubeObject): Promise<void>;
+  /**
+   * deleteInstead may keep an object a DELETE reaches, answering the state to store instead
+   * (a namespace moves to Terminating while its content goes); undefined deletes as usual. It may throw.
+   */
+  deleteInstead?(tx: Transaction, view: AnyView, object: KubeObject, now: number, dryRun: boolean): Promise<KubeObject | undefined>;
+  /** namespaceTerminating is checked after namespaceExists on create: content may not be created in a namespace being deleted. */
+  namespaceTerminating?(tx: Transaction, namespace: string): Promise<boolean>;
   /** beforeWrite may refuse a validated create (old undefined) or update by throwing (e.g. RBAC escalation prevention). */
   beforeWrite?(tx: Transaction, scope: RequestScope, object: KubeObject, old: KubeObject | undefined): Promise<void>;
 }
 
 const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 const MAX_GENERATE_ATTEMPTS = 8;
+
+/** namespaceTerminating is the namespace lifecycle admission's 403 for content created in a namespace being deleted (kubernetes-breadth §4). */
+function namespaceTerminating(gr: GroupResource, name: string, namespace: string): StatusError {
+  const error = forbiddenError(gr, name === '' ? 'Unknown' : name, `unable to create new content in namespace ${namespace} because it is being terminated`);
+  return new StatusError(error.httpStatus, error.reason, error.message, {
+    ...error.details,
+    causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }],
+  });
+}
 
 /** formatTime renders a millisecond instant as a Kubernetes `Time` (RFC 3339, seconds). */
 export function formatTime(ms: number): string {
@@ -278,6 +294,9 @@ export class GenericRegistry {
           if (strategy.namespaced && !(await this.hooks.namespaceExists(tx, meta.namespace!))) {
             throw notFound({ group: '', resource: 'namespaces' }, meta.namespace!);
           }
+          if (strategy.namespaced && (await this.hooks.namespaceTerminating?.(tx, meta.namespace!)) === true) {
+            throw namespaceTerminating(this.groupResource(scope), name, meta.namespace!);
+          }
           await this.hooks.beforeWrite?.(tx, scope, object, undefined);
           const key = this.keyOf(scope, meta.namespace, name);
           if (options.dryRun) {
@@ -427,6 +446,11 @@ export class GenericRegistry {
     }
     const reason = this.hooks.beforeDelete(view, old.value);
     if (reason !== undefined) throw forbiddenError(gr, name, reason);
+    const instead = await this.hooks.deleteInstead?.(tx, view, old.value, now, request.dryRun);
+    if (instead !== undefined) {
+      if (request.dryRun) return { kind: 'pending', object: this.present(scope, { ...old, value: instead }) };
+      return { kind: 'pending', object: this.present(scope, await tx.put(view.storeKind, old.key, instead, { expectRevision: old.revision })) };
+    }
     if ((old.value.metadata.finalizers ?? []).length > 0) {
       if (old.value.metadata.deletionTimestamp !== undefined) return { kind: 'pending', object: this.present(scope, old) };
       const marked: KubeObject = { ...old.value, metadata: { ...old.value.metadata, deletionTimestamp: formatTime(now), deletionGracePeriodSeconds: 0 } };

@@ -35,12 +35,13 @@ export class ViewIndex {
     readonly views: readonly AnyView[],
     readonly groups: Vocabulary,
   ) {
-    for (const view of views) this.#byPath.set(`${view.group}/${view.version}/${view.resource}`, view);
+    for (const view of views)
+      this.#byPath.set(`${view.group}/${view.version}/${view.resource}${view.subresource === undefined ? '' : `/${view.subresource}`}`, view);
   }
 
-  /** find returns the view for a group (either spelling), version and plural resource. */
-  find(group: string, version: string, resource: string): AnyView | undefined {
-    return this.#byPath.get(`${this.groups.canonical(group)}/${version}/${resource}`);
+  /** find returns the view for a group (either spelling), version, plural resource and optional subresource. */
+  find(group: string, version: string, resource: string, subresource?: string): AnyView | undefined {
+    return this.#byPath.get(`${this.groups.canonical(group)}/${version}/${resource}${subresource === undefined ? '' : `/${subresource}`}`);
   }
 }
 
@@ -55,16 +56,23 @@ export function resolveTarget(
   segments: readonly string[],
   requester: UserInfo | undefined,
 ): ResourceTarget | undefined {
-  const [first, second, third, fourth, ...rest] = segments;
+  const [first, second, third, fourth, fifth, ...rest] = segments;
   if (first === undefined || rest.length > 0) return undefined;
   const scope = (view: AnyView, namespace: string | undefined): RequestScope =>
     requester === undefined ? { view, group, namespace } : { view, group, namespace, requester };
   if (first === 'namespaces' && second !== undefined && third !== undefined) {
-    const view = index.find(group, version, third);
+    // `namespaces/{ns}/{resource}[/{name}[/{subresource}]]`
+    const view = index.find(group, version, third, fourth === undefined ? undefined : fifth);
     if (view === undefined || !view.strategy.namespaced) return undefined;
     return { scope: scope(view, second), name: fourth };
   }
-  if (third !== undefined) return undefined;
+  if (fifth !== undefined || fourth !== undefined) return undefined;
+  if (third !== undefined) {
+    // `{resource}/{name}/{subresource}` of a cluster-scoped resource.
+    const view = index.find(group, version, first, third);
+    if (view === undefined || view.strategy.namespaced) return undefined;
+    return { scope: scope(view, undefined), name: second };
+  }
   const view = index.find(group, version, first);
   if (view === undefined) return undefined;
   // A namespaced resource's item is only addressable inside its namespace.
@@ -137,6 +145,10 @@ export async function serveResource(
   const { view } = scope;
   const query = (request.query ?? {}) as Query;
   const gr = registry.groupResource(scope);
+  // A subresource answers get, update and patch of one object (as the apiserver's status endpoints).
+  if (view.subresource !== undefined && (name === undefined || !['GET', 'PUT', 'PATCH'].includes(request.method))) {
+    throw methodNotSupported(gr, request.method === 'DELETE' ? 'delete' : request.method === 'POST' ? 'create' : request.method.toLowerCase());
+  }
   const now = registry.clock.now();
   const respond = (status: number, object: KubeObject, form: OutputForm, warnings: readonly string[] = []): FastifyReply => {
     if (form.kind === 'table') {

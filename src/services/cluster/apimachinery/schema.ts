@@ -19,19 +19,25 @@ export type Schema =
     }
   | {
       readonly type: 'string';
-      readonly format?: 'date-time' | 'micro-time';
+      /** `byte` is base64 data (Go `[]byte`); the time formats are RFC 3339 instants. */
+      readonly format?: 'date-time' | 'micro-time' | 'byte';
       readonly description?: string;
       readonly enum?: readonly string[];
       /** The Go type when it is a named string type (`v1.ManagedFieldsOperationType`), for decode errors. */
       readonly goType?: string;
     }
   | { readonly type: 'integer'; readonly format: 'int32' | 'int64'; readonly description?: string }
+  | { readonly type: 'number'; readonly format: 'double'; readonly description?: string }
+  /** A value given as a number or a string: `intstr.IntOrString` (ports) or `resource.Quantity` (`500m`, `1Gi`). */
+  | { readonly type: 'int-or-string'; readonly goType: 'intstr.IntOrString' | 'resource.Quantity'; readonly description?: string }
   | { readonly type: 'boolean'; readonly description?: string }
   | {
       readonly type: 'array';
       readonly items: Schema;
       readonly listType?: 'atomic' | 'set' | 'map';
       readonly listMapKeys?: readonly string[];
+      /** Defaults of key fields an item may leave out (`protocol: TCP` of ports), which key it as if set, as structured-merge-diff does. */
+      readonly listMapKeyDefaults?: Readonly<Record<string, string | number | boolean>>;
       /** The Go `patchStrategy` tag strategic merge patch follows (absent: the list is replaced whole). */
       readonly patchStrategy?: 'merge' | 'retainKeys' | 'merge,retainKeys';
       /** The Go `patchMergeKey` tag: the field identifying items of a merged list of objects. */
@@ -77,9 +83,14 @@ export function decodeWithSchema(body: Record<string, unknown>, root: string, sc
       case 'object':
         return `v1.${s.goName}`;
       case 'string':
+        if (s.format === 'byte') return '[]uint8';
         return s.format === 'date-time' ? 'v1.Time' : s.format === 'micro-time' ? 'v1.MicroTime' : (s.goType ?? 'string');
       case 'integer':
         return s.format;
+      case 'number':
+        return 'float64';
+      case 'int-or-string':
+        return s.goType;
       case 'boolean':
         return 'bool';
       case 'array':
@@ -108,6 +119,11 @@ export function decodeWithSchema(body: Record<string, unknown>, root: string, sc
         return value;
       case 'string':
         if (typeof value !== 'string') return mismatch(value, schema, struct, path);
+        if (s.format === 'byte') {
+          const bad = base64Problem(value);
+          if (bad !== undefined) typeError ??= bad;
+          return value;
+        }
         if (s.format !== undefined && value !== '' && Number.isNaN(Date.parse(value))) {
           const layout = s.format === 'micro-time' ? '2006-01-02T15:04:05.000000Z07:00' : '2006-01-02T15:04:05Z07:00';
           typeError ??= `parsing time "${value}" as "${layout}": cannot parse "${value}" as "2006"`;
@@ -116,6 +132,16 @@ export function decodeWithSchema(body: Record<string, unknown>, root: string, sc
         return value;
       case 'integer':
         if (typeof value !== 'number' || !Number.isInteger(value)) return mismatch(value, schema, struct, path);
+        return value;
+      case 'number':
+        if (typeof value !== 'number') return mismatch(value, schema, struct, path);
+        return value;
+      case 'int-or-string':
+        if (typeof value === 'string') {
+          if (s.goType === 'resource.Quantity' && !QUANTITY.test(value)) typeError ??= QUANTITY_MESSAGE;
+          return value;
+        }
+        if (typeof value !== 'number' || (s.goType === 'intstr.IntOrString' && !Number.isInteger(value))) return mismatch(value, schema, struct, path);
         return value;
       case 'boolean':
         if (typeof value !== 'boolean') return mismatch(value, schema, struct, path);
@@ -160,6 +186,7 @@ export function decodeWithSchema(body: Record<string, unknown>, root: string, sc
         // A zero Time is written as null.
         return s.format === undefined ? '' : null;
       case 'integer':
+      case 'number':
         return 0;
       case 'boolean':
         return false;
@@ -169,6 +196,24 @@ export function decodeWithSchema(body: Record<string, unknown>, root: string, sc
   };
   const value = walk(body, { $ref: root }, '', '', '') as Record<string, unknown> | undefined;
   return { value: value ?? {}, unknownFields, ...(typeError === undefined ? {} : { typeError }) };
+}
+
+/** QUANTITY is the syntax of a `resource.Quantity` string (k8s.io/apimachinery `pkg/api/resource`). */
+const QUANTITY = /^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/;
+const QUANTITY_MESSAGE = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+
+/** base64Problem is Go's encoding/base64 (StdEncoding) error for a malformed `[]byte` field, or undefined. */
+export function base64Problem(value: string): string | undefined {
+  const clean = value.replace(/[\r\n]/g, '');
+  for (let index = 0; index < clean.length; index++) {
+    const char = clean[index]!;
+    if (/[A-Za-z0-9+/]/.test(char)) continue;
+    if (char === '=' && index >= clean.length - 2 && clean.length % 4 === 0) continue;
+    return `illegal base64 data at input byte ${index}`;
+  }
+  // Go reports an incomplete last quantum at its start.
+  if (clean.length % 4 !== 0) return `illegal base64 data at input byte ${clean.length - (clean.length % 4)}`;
+  return undefined;
 }
 
 /** OpenApiOptions add what the OpenAPI document needs beyond the shape: each root type's group-version-kind. */
@@ -196,11 +241,21 @@ export function toOpenApiSchemas(schemas: SchemaSet, options: OpenApiOptions): R
         return {
           ...(schema.description === undefined ? {} : { description: schema.description }),
           type: 'string',
-          ...(schema.format === undefined ? {} : { format: 'date-time' }),
+          ...(schema.format === undefined ? {} : { format: schema.format === 'byte' ? 'byte' : 'date-time' }),
           ...(schema.enum === undefined ? {} : { enum: schema.enum }),
         };
       case 'integer':
         return { ...(schema.description === undefined ? {} : { description: schema.description }), type: 'integer', format: schema.format };
+      case 'number':
+        return { ...(schema.description === undefined ? {} : { description: schema.description }), type: 'number', format: 'double' };
+      case 'int-or-string':
+        // As the upstream v3 documents write IntOrString and Quantity.
+        return {
+          ...(schema.description === undefined ? {} : { description: schema.description }),
+          ...(schema.goType === 'intstr.IntOrString' ? { format: 'int-or-string' } : {}),
+          oneOf: [{ type: 'integer' }, { type: 'string' }],
+          'x-kubernetes-int-or-string': true,
+        };
       case 'boolean':
         return { ...(schema.description === undefined ? {} : { description: schema.description }), type: 'boolean' };
       case 'array':

@@ -64,6 +64,11 @@ export interface ResourceView<S extends KubeObject = KubeObject, E extends KubeO
   readonly version: string;
   /** The plural resource name in URLs (`clusterroles`). */
   readonly resource: string;
+  /**
+   * The subresource this view serves (`status`: `…/{name}/status`, get/update/patch only), with
+   * its own strategy over the same stored objects; absent for the resource itself.
+   */
+  readonly subresource?: string;
   readonly singular: string;
   readonly kind: string;
   readonly listKind: string;

@@ -154,18 +154,20 @@ describe('a protobuf body is decoded only on a route that is served', () => {
   after(async () => h.close());
 
   it('answers 404 for an unknown route whatever the protobuf body, and 400 for an unserved kind on a served route', async () => {
-    const pod = protobufBody('v1', 'Pod', new Uint8Array([0x0a, 0x00]));
-    const unknownRoute = await post(h, '/api/v1/namespaces/default/pods', pod, PROTOBUF);
+    // Binding (the pods/binding subresource's kind) is not served here, and has no protobuf layout.
+    const binding = protobufBody('v1', 'Binding', new Uint8Array([0x0a, 0x00]));
+    const unknownRoute = await post(h, '/api/v1/namespaces/default/bindings', binding, PROTOBUF);
     assert.equal(unknownRoute.status, 404);
     assert.equal(unknownRoute.body.message, 'the server could not find the requested resource');
-    const unknownGroup = await post(h, '/apis/apps/v1/namespaces/default/deployments', protobufBody('apps/v1', 'Deployment', new Uint8Array()), PROTOBUF);
+    const crd = protobufBody('apiextensions.k8s.io/v1', 'CustomResourceDefinition', new Uint8Array());
+    const unknownGroup = await post(h, '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd, PROTOBUF);
     assert.equal(unknownGroup.status, 404);
     const garbage = await post(h, '/apis/authentication.k8s.io/v1/widgets', Buffer.from('not protobuf'), PROTOBUF);
     assert.equal(garbage.status, 404);
-    const servedRoute = await post(h, '/api/v1/namespaces', pod, PROTOBUF);
+    const servedRoute = await post(h, '/api/v1/namespaces', binding, PROTOBUF);
     assert.equal(servedRoute.status, 400);
-    assert.equal(servedRoute.body.message, 'no kind "Pod" is registered for version "v1"');
-    const review = await post(h, REVIEWS, pod, PROTOBUF);
+    assert.equal(servedRoute.body.message, 'no kind "Binding" is registered for version "v1"');
+    const review = await post(h, REVIEWS, binding, PROTOBUF);
     assert.equal(review.status, 400);
   });
 });

@@ -1,8 +1,8 @@
 /**
  * v1 Namespace: the scope of namespaced objects. `default`, `kube-system`, `kube-public` and
  * `kube-node-lease` exist from the start; the first three may not be deleted (as on a real
- * cluster). Deleting a namespace removes what lives in it; fogbank runs no namespace controller,
- * so the deletion completes at once instead of passing through `Terminating`.
+ * cluster). Deleting a namespace moves it to `Terminating` (with a deletionTimestamp); then, as
+ * the namespace controller does, everything in it is removed and the namespace goes (runtime.ts).
  */
 import { ageSince } from '../apimachinery/human-duration.ts';
 import { invalid, type FieldError } from '../apimachinery/field-errors.ts';

@@ -1,0 +1,112 @@
+/**
+ * The built-in kinds of a default Kubernetes 1.32 apiserver that the generic, schema-driven
+ * strategy serves: scope, names, short names, categories and subresources as discovery lists
+ * them (kubernetes-breadth reference §6). Kinds with a dedicated strategy of their own are in
+ * DEDICATED_KINDS and never served from here, so one list decides who owns a kind.
+ */
+
+/** BuiltinKind is one resource of the table. */
+export interface BuiltinKind {
+  /** The canonical group, `''` for core. */
+  readonly group: string;
+  readonly version: string;
+  readonly resource: string;
+  readonly kind: string;
+  readonly namespaced: boolean;
+  readonly shortNames: readonly string[];
+  readonly categories: readonly string[];
+  /** Whether `/status` exists: the main resource then keeps the stored status. */
+  readonly status: boolean;
+  /** Whether `/scale` exists (autoscaling/v1 Scale). */
+  readonly scale: boolean;
+  /** Whether `metadata.generation` tracks changes outside metadata and status (kinds with a spec). */
+  readonly generation: boolean;
+}
+
+/** DEDICATED_KINDS are `group/Kind`s served by a strategy of their own (namespaces, events, RBAC, service accounts). */
+export const DEDICATED_KINDS: ReadonlySet<string> = new Set([
+  '/Namespace',
+  '/Event',
+  '/ServiceAccount',
+  'events.k8s.io/Event',
+  'rbac.authorization.k8s.io/ClusterRole',
+  'rbac.authorization.k8s.io/ClusterRoleBinding',
+  'rbac.authorization.k8s.io/Role',
+  'rbac.authorization.k8s.io/RoleBinding',
+]);
+
+type Row = [group: string, version: string, resource: string, kind: string, namespaced: boolean, shortNames: string, categories: string, flags: string];
+
+// flags: s = status subresource, c = scale subresource, g = generation tracks spec changes.
+const ROWS: readonly Row[] = [
+  ['', 'v1', 'configmaps', 'ConfigMap', true, 'cm', '', ''],
+  ['', 'v1', 'endpoints', 'Endpoints', true, 'ep', '', ''],
+  ['', 'v1', 'limitranges', 'LimitRange', true, 'limits', '', ''],
+  ['', 'v1', 'nodes', 'Node', false, 'no', '', 's'],
+  ['', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', true, 'pvc', '', 's'],
+  ['', 'v1', 'persistentvolumes', 'PersistentVolume', false, 'pv', '', 's'],
+  ['', 'v1', 'pods', 'Pod', true, 'po', 'all', 's'],
+  ['', 'v1', 'podtemplates', 'PodTemplate', true, '', '', ''],
+  ['', 'v1', 'replicationcontrollers', 'ReplicationController', true, 'rc', 'all', 'scg'],
+  ['', 'v1', 'resourcequotas', 'ResourceQuota', true, 'quota', '', 's'],
+  ['', 'v1', 'secrets', 'Secret', true, '', '', ''],
+  ['', 'v1', 'services', 'Service', true, 'svc', 'all', 's'],
+  ['admissionregistration.k8s.io', 'v1', 'mutatingwebhookconfigurations', 'MutatingWebhookConfiguration', false, '', 'api-extensions', 'g'],
+  ['admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies', 'ValidatingAdmissionPolicy', false, '', 'api-extensions', 'sg'],
+  ['admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicybindings', 'ValidatingAdmissionPolicyBinding', false, '', 'api-extensions', 'g'],
+  ['admissionregistration.k8s.io', 'v1', 'validatingwebhookconfigurations', 'ValidatingWebhookConfiguration', false, '', 'api-extensions', 'g'],
+  ['apps', 'v1', 'controllerrevisions', 'ControllerRevision', true, '', '', ''],
+  ['apps', 'v1', 'daemonsets', 'DaemonSet', true, 'ds', 'all', 'sg'],
+  ['apps', 'v1', 'deployments', 'Deployment', true, 'deploy', 'all', 'scg'],
+  ['apps', 'v1', 'replicasets', 'ReplicaSet', true, 'rs', 'all', 'scg'],
+  ['apps', 'v1', 'statefulsets', 'StatefulSet', true, 'sts', 'all', 'scg'],
+  ['autoscaling', 'v2', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', true, 'hpa', 'all', 'sg'],
+  ['batch', 'v1', 'cronjobs', 'CronJob', true, 'cj', 'all', 'sg'],
+  ['batch', 'v1', 'jobs', 'Job', true, '', 'all', 'sg'],
+  ['certificates.k8s.io', 'v1', 'certificatesigningrequests', 'CertificateSigningRequest', false, 'csr', '', 's'],
+  ['coordination.k8s.io', 'v1', 'leases', 'Lease', true, '', '', ''],
+  ['discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice', true, '', '', ''],
+  ['flowcontrol.apiserver.k8s.io', 'v1', 'flowschemas', 'FlowSchema', false, '', '', 'sg'],
+  ['flowcontrol.apiserver.k8s.io', 'v1', 'prioritylevelconfigurations', 'PriorityLevelConfiguration', false, '', '', 'sg'],
+  ['networking.k8s.io', 'v1', 'ingressclasses', 'IngressClass', false, '', '', 'g'],
+  ['networking.k8s.io', 'v1', 'ingresses', 'Ingress', true, 'ing', '', 'sg'],
+  ['networking.k8s.io', 'v1', 'networkpolicies', 'NetworkPolicy', true, 'netpol', '', 'g'],
+  ['node.k8s.io', 'v1', 'runtimeclasses', 'RuntimeClass', false, '', '', ''],
+  ['policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget', true, 'pdb', '', 'sg'],
+  ['resource.k8s.io', 'v1beta1', 'deviceclasses', 'DeviceClass', false, '', '', 'g'],
+  ['resource.k8s.io', 'v1beta1', 'resourceclaims', 'ResourceClaim', true, '', '', 'sg'],
+  ['resource.k8s.io', 'v1beta1', 'resourceclaimtemplates', 'ResourceClaimTemplate', true, '', '', 'g'],
+  ['resource.k8s.io', 'v1beta1', 'resourceslices', 'ResourceSlice', false, '', '', 'g'],
+  ['scheduling.k8s.io', 'v1', 'priorityclasses', 'PriorityClass', false, 'pc', '', ''],
+  ['storage.k8s.io', 'v1', 'csidrivers', 'CSIDriver', false, '', '', ''],
+  ['storage.k8s.io', 'v1', 'csinodes', 'CSINode', false, '', '', ''],
+  ['storage.k8s.io', 'v1', 'csistoragecapacities', 'CSIStorageCapacity', true, '', '', ''],
+  ['storage.k8s.io', 'v1', 'storageclasses', 'StorageClass', false, 'sc', '', ''],
+  ['storage.k8s.io', 'v1', 'volumeattachments', 'VolumeAttachment', false, '', '', 's'],
+];
+
+/** BUILTIN_KINDS are the kinds the generic strategy serves, in discovery order. */
+export const BUILTIN_KINDS: readonly BuiltinKind[] = ROWS.map(([group, version, resource, kind, namespaced, shortNames, categories, flags]) => ({
+  group,
+  version,
+  resource,
+  kind,
+  namespaced,
+  shortNames: shortNames === '' ? [] : shortNames.split(','),
+  categories: categories === '' ? [] : categories.split(','),
+  status: flags.includes('s'),
+  scale: flags.includes('c'),
+  generation: flags.includes('g'),
+})).filter((entry) => !DEDICATED_KINDS.has(`${entry.group}/${entry.kind}`));
+
+/** schemaNameOf is a kind's OpenAPI component name (`io.k8s.api.apps.v1.Deployment`). */
+export function schemaNameOf(entry: Pick<BuiltinKind, 'group' | 'version' | 'kind'>): string {
+  const pkg =
+    entry.group === ''
+      ? 'core'
+      : entry.group
+          .replace(/\.k8s\.io$/, '')
+          .replace(/\.authorization$/, '')
+          .replace('flowcontrol.apiserver', 'flowcontrol');
+  return `io.k8s.api.${pkg.replaceAll('.', '')}.${entry.version}.${entry.kind}`;
+}

@@ -1,0 +1,94 @@
+/**
+ * The served views of the built-in kinds: one per row of the kind table, each with the generic
+ * strategy, the kind's behaviour file if it has one, and its schema set from the generated data.
+ */
+import type { ResourceView } from '../apimachinery/strategy.ts';
+import { configMapBehaviour } from '../resources/configmaps.ts';
+import { deploymentBehaviour, replicaSetBehaviour, workloadBehaviour } from '../resources/workloads.ts';
+import { jobBehaviour } from '../resources/jobs.ts';
+import { leaseBehaviour } from '../resources/leases.ts';
+import { nodeBehaviour } from '../resources/nodes.ts';
+import { podBehaviour, podTemplateBehaviour } from '../resources/pods.ts';
+import { secretBehaviour } from '../resources/secrets.ts';
+import { serviceBehaviour } from '../resources/services.ts';
+import type { BuiltinObject, KindBehaviour } from './behaviour.ts';
+import { genericStrategy, statusStrategy } from './generic-strategy.ts';
+import { BUILTIN_KINDS, type BuiltinKind, schemaNameOf } from './kinds.ts';
+import { kindSchemaSet } from './schemas.ts';
+import { storeKindOf } from './store-kinds.ts';
+
+/** BEHAVIOURS are the kinds with a behaviour file, by `group/Kind`. */
+const BEHAVIOURS: Readonly<Record<string, KindBehaviour>> = {
+  '/ConfigMap': configMapBehaviour,
+  '/Secret': secretBehaviour,
+  '/Service': serviceBehaviour,
+  '/Pod': podBehaviour,
+  '/PodTemplate': podTemplateBehaviour,
+  '/ReplicationController': workloadBehaviour('rc'),
+  '/Node': nodeBehaviour,
+  'apps/Deployment': deploymentBehaviour,
+  'apps/ReplicaSet': replicaSetBehaviour,
+  'apps/StatefulSet': workloadBehaviour('sts'),
+  'apps/DaemonSet': workloadBehaviour('ds'),
+  'batch/Job': jobBehaviour,
+  'batch/CronJob': workloadBehaviour('cj'),
+  'coordination.k8s.io/Lease': leaseBehaviour,
+};
+
+/** CONTROLLED_KINDS are the kinds a controller acts on in a real cluster; `kubectl explain` says that none runs here. */
+const CONTROLLED_KINDS: ReadonlySet<string> = new Set([
+  'apps/Deployment',
+  'apps/ReplicaSet',
+  'apps/StatefulSet',
+  'apps/DaemonSet',
+  'batch/Job',
+  'batch/CronJob',
+  '/ReplicationController',
+  'autoscaling/HorizontalPodAutoscaler',
+  '/Pod',
+]);
+
+const NO_CONTROLLER_NOTE =
+  ' (fogbank: no controllers, scheduler or kubelet run here; this object is stored, validated and served, but nothing acts on it and its status changes only when a client writes it.)';
+
+/** builtinView builds the served view of one built-in kind. */
+export function builtinView(entry: BuiltinKind): ResourceView<BuiltinObject, BuiltinObject> {
+  const schemaName = schemaNameOf(entry);
+  const listSchemaName = `${schemaName}List`;
+  let schemas = kindSchemaSet(schemaName, listSchemaName, entry.kind);
+  const own = schemas[schemaName];
+  if (CONTROLLED_KINDS.has(`${entry.group}/${entry.kind}`) && own !== undefined && 'type' in own && own.type === 'object') {
+    schemas = { ...schemas, [schemaName]: { ...own, description: `${own.description ?? ''}${NO_CONTROLLER_NOTE}` } };
+  }
+  const behaviour = BEHAVIOURS[`${entry.group}/${entry.kind}`] ?? {};
+  return {
+    group: entry.group,
+    version: entry.version,
+    resource: entry.resource,
+    singular: entry.kind.toLowerCase(),
+    kind: entry.kind,
+    listKind: `${entry.kind}List`,
+    shortNames: entry.shortNames,
+    categories: entry.categories,
+    storeKind: storeKindOf(entry),
+    strategy: genericStrategy(entry, schemaName, schemas, behaviour),
+    schemas,
+    schemaName,
+    listSchemaName,
+    toExternal: (object) => object,
+    toInternal: (object) => object,
+    selectableFields: (object) => ({
+      'metadata.name': object.metadata.name ?? '',
+      'metadata.namespace': entry.namespaced ? (object.metadata.namespace ?? '') : '',
+      ...behaviour.selectableFields?.(object),
+    }),
+  };
+}
+
+/** builtinViews are the views of every built-in kind the generic strategy serves, each followed by its `/status` view where the kind has one. */
+export function builtinViews(): ResourceView<BuiltinObject, BuiltinObject>[] {
+  return BUILTIN_KINDS.flatMap((entry) => {
+    const view = builtinView(entry);
+    return entry.status ? [view, { ...view, subresource: 'status', strategy: statusStrategy(view.strategy) }] : [view];
+  });
+}
