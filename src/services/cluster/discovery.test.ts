@@ -88,7 +88,7 @@ describe('discovery, OpenAPI, representations and the api domain', () => {
     const rbac = groups.body.items[0].versions[0].resources;
     assert.deepEqual(
       rbac.map((r: { resource: string; scope: string }) => `${r.resource}:${r.scope}`),
-      ['clusterroles:Cluster', 'clusterrolebindings:Cluster', 'rolebindings:Namespaced', 'roles:Namespaced'],
+      ['clusterrolebindings:Cluster', 'clusterroles:Cluster', 'rolebindings:Namespaced', 'roles:Namespaced'],
     );
     const reviewList = await h.call('GET', '/apis/authorization.k8s.io/v1');
     assert.deepEqual(reviewList.body.resources[1], {
