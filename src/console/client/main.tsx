@@ -1,7 +1,7 @@
 /** The console page: sign-in, then the views under a navigation bar, all from one live stream. */
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiProblem, call, type Session, setSession } from './api.ts';
+import { call, type Session, setSession } from './api.ts';
 import { onStatus, startLive, stopLive } from './live.ts';
 import { href, useRoute } from './route.ts';
 import { ActivityView } from './views/activity.tsx';
@@ -21,10 +21,10 @@ function App() {
     else startLive();
   };
   useEffect(() => {
-    call<Session>('GET', '/session').then(signedIn, (error: unknown) => {
-      if (error instanceof ApiProblem && error.status === 401) signedIn(null);
-      else signedIn(null);
-    });
+    call<Session & { signedIn: boolean }>('GET', '/session').then(
+      (answer) => signedIn(answer.signedIn ? answer : null),
+      () => signedIn(null),
+    );
     return onStatus(setLive);
   }, []);
   if (session === undefined) return <p class="loading">Loading…</p>;

@@ -55,6 +55,8 @@ export function consoleAssets(prefix: string): ConsoleAssets {
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     '<meta name="color-scheme" content="light dark">',
     '<title>fogbank console</title>',
+    // No favicon request (the server has none to give).
+    '<link rel="icon" href="data:,">',
     `<link rel="stylesheet" href="${prefix}/assets/${manifest.css}">`,
     `<script type="module" src="${prefix}/assets/${manifest.js}"></script>`,
     '</head>',

@@ -56,7 +56,11 @@ export async function registerConsole(app: FastifyInstance, context: ServiceCont
     return reply.redirect(`${CONSOLE_PREFIX}/`, 303);
   });
 
-  app.get(`${CONSOLE_PREFIX}/api/session`, async (request) => describe(sessions.require(request)));
+  // Whether the page is signed in is a question, not an error: a page without a session learns it from a 200.
+  app.get(`${CONSOLE_PREFIX}/api/session`, async (request) => {
+    const signedIn = sessions.find(request);
+    return signedIn === undefined ? { signedIn: false } : describe(signedIn);
+  });
   app.post(`${CONSOLE_PREFIX}/api/session`, async (request, reply) => {
     checkOrigin(request);
     const body = request.body;
@@ -87,5 +91,5 @@ export async function registerConsole(app: FastifyInstance, context: ServiceCont
 
 /** describe is what the page learns about its session: who, whether admin, and the CSRF token for its changes. */
 function describe(signedIn: ReturnType<Sessions['require']>) {
-  return { principal: signedIn.principal.email, admin: signedIn.admin, csrf: signedIn.session.csrf };
+  return { signedIn: true, principal: signedIn.principal.email, admin: signedIn.admin, csrf: signedIn.session.csrf };
 }

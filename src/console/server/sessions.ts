@@ -70,6 +70,16 @@ export class Sessions {
     return { session, principal: identity.principal, admin: identity.principal.email === ADMIN_EMAIL };
   }
 
+  /** find is the request's session, or undefined without a valid one. */
+  find(request: FastifyRequest): SignedIn | undefined {
+    try {
+      return this.require(request);
+    } catch (error) {
+      if (error instanceof ConsoleError && error.httpStatus === 401) return undefined;
+      throw error;
+    }
+  }
+
   /** requireAdmin is `require` for the admin's views (403 for anyone else). */
   requireAdmin(request: FastifyRequest): SignedIn {
     const signedIn = this.require(request);
