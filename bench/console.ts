@@ -13,6 +13,18 @@ import { ensureConsoleBuilt } from '../test/harness/console-build.ts';
 const ROUNDS = 7;
 const TOKEN = 'bench-console';
 
+/** WATCH_FOR_ROW runs in the page (as text: this file is type-checked without the DOM's types). */
+const WATCH_FOR_ROW = `(wanted) => {
+  delete globalThis.__seen;
+  const observer = new MutationObserver(() => {
+    const rows = [...document.querySelectorAll('[data-message-id] .subject')];
+    if (!rows.some((row) => row.textContent === wanted)) return;
+    observer.disconnect();
+    requestAnimationFrame(() => { globalThis.__seen = performance.timeOrigin + performance.now(); });
+  });
+  observer.observe(document.body, { childList: true, subtree: true, characterData: true });
+}`;
+
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 await ensureConsoleBuilt();
@@ -53,19 +65,7 @@ try {
   for (let round = 0; round < ROUNDS; round++) {
     const subject = `live-${round}`;
     // The page notes (in epoch milliseconds) the frame after the row for `subject` was added.
-    await page.evaluate((wanted) => {
-      const target = globalThis as unknown as { __seen?: number };
-      delete target.__seen;
-      const observer = new MutationObserver(() => {
-        const rows = [...document.querySelectorAll('[data-message-id] .subject')];
-        if (!rows.some((row) => row.textContent === wanted)) return;
-        observer.disconnect();
-        requestAnimationFrame(() => {
-          target.__seen = performance.timeOrigin + performance.now();
-        });
-      });
-      observer.observe(document.body, { childList: true, subtree: true, characterData: true });
-    }, subject);
+    await page.evaluate(`(${WATCH_FOR_ROW})(${JSON.stringify(subject)})`);
     const sentAt = Date.now();
     const started = performance.now();
     await send(subject);
