@@ -5,6 +5,7 @@ import { call, type Session, setSession } from './api.ts';
 import { onStatus, startLive, stopLive } from './live.ts';
 import { href, useRoute } from './route.ts';
 import { ActivityView } from './views/activity.tsx';
+import { ComputeView } from './views/compute.tsx';
 import { ControlView } from './views/control.tsx';
 import { MailView } from './views/mail.tsx';
 import { SignIn } from './views/sign-in.tsx';
@@ -42,6 +43,9 @@ function App() {
           <a href={href('mail')} aria-current={view === 'mail' ? 'page' : undefined}>
             Mail
           </a>
+          <a href={href('compute')} aria-current={view === 'compute' ? 'page' : undefined}>
+            Compute
+          </a>
           {session.admin && (
             <a href={href('activity')} aria-current={view === 'activity' ? 'page' : undefined}>
               Activity
@@ -71,6 +75,8 @@ function App() {
           <ActivityView />
         ) : view === 'control' && session.admin ? (
           <ControlView />
+        ) : view === 'compute' ? (
+          <ComputeView route={route} />
         ) : (
           <MailView route={route} session={session} />
         )}

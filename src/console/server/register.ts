@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
 import { CONSOLE_PREFIX } from '../index.ts';
 import { consoleAssets, PAGE_CSP, SECURITY_HEADERS } from './assets.ts';
+import { registerComputeRoutes } from './compute-routes.ts';
 import { registerControlRoutes } from './control-routes.ts';
 import { ConsoleError } from './errors.ts';
 import { registerMailRoutes } from './mail-routes.ts';
@@ -75,11 +76,14 @@ export async function registerConsole(app: FastifyInstance, context: ServiceCont
 
   app.get(`${CONSOLE_PREFIX}/api/stream`, async (request, reply) => {
     const signedIn = sessions.require(request);
+    if (!/\btext\/event-stream\b/i.test(request.headers.accept ?? ''))
+      throw new ConsoleError(406, 'The console stream is server-sent events: send Accept: text/event-stream.');
     if (streams === undefined) throw new ConsoleError(503, 'This server was built without test controls: the console has no live stream.');
     return streams.follow(request, reply, signedIn);
   });
 
   registerMailRoutes(app, context, sessions);
+  registerComputeRoutes(app, context.store, sessions);
   if (control !== undefined) registerControlRoutes(app, control, sessions);
   return {
     async close() {

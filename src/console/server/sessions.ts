@@ -32,6 +32,8 @@ export interface SignedIn {
   readonly principal: Principal;
   /** admin is true for the admin token: it sees every family and drives the test controls. */
   readonly admin: boolean;
+  /** bearer is true when the request carried its token itself (a script), not a session cookie. */
+  readonly bearer: boolean;
 }
 
 /** Sessions holds the console's sessions. */
@@ -48,17 +50,29 @@ export class Sessions {
     if (this.#byId.size >= MAX_SESSIONS) this.#byId.delete(this.#byId.keys().next().value as string);
     this.#byId.set(session.id, session);
     reply.header('set-cookie', `${SESSION_COOKIE}=${session.id}; Path=${path}; HttpOnly; SameSite=Strict`);
-    return { session, principal: identity.principal, admin: identity.principal.email === ADMIN_EMAIL };
+    return { session, principal: identity.principal, admin: identity.principal.email === ADMIN_EMAIL, bearer: false };
   }
 
   /** close ends a session and clears its cookie. */
   close(signedIn: SignedIn, reply: FastifyReply, path: string): void {
+    if (signedIn.bearer) throw new ConsoleError(400, 'There is no console session to end: this request carries its token itself.');
     this.#byId.delete(signedIn.session.id);
     reply.header('set-cookie', `${SESSION_COOKIE}=; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=0`);
   }
 
-  /** require finds the request's session (401 without one) with its principal. */
+  /**
+   * require finds the request's session (401 without one) with its principal. A request may
+   * instead carry its token in `Authorization: Bearer` as the admin API's do: a browser never
+   * sends that header across origins by itself, so such a request needs no CSRF token.
+   */
   require(request: FastifyRequest): SignedIn {
+    const authorization = request.headers.authorization;
+    if (authorization !== undefined) {
+      const identity = this.auth.identify(authorization);
+      if (identity.kind === 'anonymous') throw new ConsoleError(401, 'The Authorization header must be Bearer <token>.');
+      if (identity.kind === 'unknown-token') throw new ConsoleError(401, 'The token is not one this server issued.');
+      return { session: { id: '', token: '', csrf: '' }, principal: identity.principal, admin: identity.principal.email === ADMIN_EMAIL, bearer: true };
+    }
     const id = cookieValue(request.headers.cookie, SESSION_COOKIE);
     const session = id === undefined ? undefined : this.#byId.get(id);
     if (session === undefined) throw new ConsoleError(401, 'Sign in to the console first: open the link the banner printed, or send a token.');
@@ -67,7 +81,7 @@ export class Sessions {
       this.#byId.delete(session.id);
       throw new ConsoleError(401, 'The token this session signed in with is no longer granted: sign in again.');
     }
-    return { session, principal: identity.principal, admin: identity.principal.email === ADMIN_EMAIL };
+    return { session, principal: identity.principal, admin: identity.principal.email === ADMIN_EMAIL, bearer: false };
   }
 
   /** find is the request's session, or undefined without a valid one. */
@@ -89,8 +103,9 @@ export class Sessions {
 
   /** requireMutation is `require` plus the checks of a state-changing request: same origin, and the session's CSRF token. */
   requireMutation(request: FastifyRequest, admin: boolean): SignedIn {
-    checkOrigin(request);
     const signedIn = admin ? this.requireAdmin(request) : this.require(request);
+    if (signedIn.bearer) return signedIn;
+    checkOrigin(request);
     const sent = request.headers[CSRF_HEADER];
     if (typeof sent !== 'string' || !sameSecret(sent, signedIn.session.csrf))
       throw new ConsoleError(403, `A console change needs the session's CSRF token in the ${CSRF_HEADER} header.`);
