@@ -8,6 +8,7 @@ import { ActivityView } from './views/activity.tsx';
 import { ComputeView } from './views/compute.tsx';
 import { ControlView } from './views/control.tsx';
 import { MailView } from './views/mail.tsx';
+import { PublisherView } from './views/publisher.tsx';
 import { SignIn } from './views/sign-in.tsx';
 import './styles.css';
 
@@ -46,6 +47,9 @@ function App() {
           <a href={href('compute')} aria-current={view === 'compute' ? 'page' : undefined}>
             Compute
           </a>
+          <a href={href('publisher')} aria-current={view === 'publisher' ? 'page' : undefined}>
+            Publisher
+          </a>
           {session.admin && (
             <a href={href('activity')} aria-current={view === 'activity' ? 'page' : undefined}>
               Activity
@@ -75,6 +79,8 @@ function App() {
           <ActivityView />
         ) : view === 'control' && session.admin ? (
           <ControlView />
+        ) : view === 'publisher' ? (
+          <PublisherView />
         ) : view === 'compute' ? (
           <ComputeView route={route} />
         ) : (

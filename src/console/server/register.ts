@@ -11,6 +11,7 @@ import { registerComputeRoutes } from './compute-routes.ts';
 import { registerControlRoutes } from './control-routes.ts';
 import { ConsoleError } from './errors.ts';
 import { registerMailRoutes } from './mail-routes.ts';
+import { registerPublisherRoutes } from './publisher-routes.ts';
 import { checkOrigin, Sessions } from './sessions.ts';
 import { JournalRing, LiveStreams } from './stream.ts';
 import { sameSecret, signInTicket } from './ticket.ts';
@@ -84,6 +85,7 @@ export async function registerConsole(app: FastifyInstance, context: ServiceCont
 
   registerMailRoutes(app, context, sessions);
   registerComputeRoutes(app, context.store, sessions);
+  registerPublisherRoutes(app, context.store, sessions);
   if (control !== undefined) registerControlRoutes(app, control, sessions);
   return {
     async close() {
