@@ -5,6 +5,7 @@ import { call, type Session, setSession } from './api.ts';
 import { onStatus, startLive, stopLive } from './live.ts';
 import { href, useRoute } from './route.ts';
 import { ActivityView } from './views/activity.tsx';
+import { ClusterView } from './views/cluster.tsx';
 import { ComputeView } from './views/compute.tsx';
 import { ControlView } from './views/control.tsx';
 import { MailView } from './views/mail.tsx';
@@ -47,6 +48,11 @@ function App() {
           <a href={href('compute')} aria-current={view === 'compute' ? 'page' : undefined}>
             Compute
           </a>
+          {session.admin && (
+            <a href={href('cluster')} aria-current={view === 'cluster' ? 'page' : undefined}>
+              Cluster
+            </a>
+          )}
           <a href={href('publisher')} aria-current={view === 'publisher' ? 'page' : undefined}>
             Publisher
           </a>
@@ -79,6 +85,8 @@ function App() {
           <ActivityView />
         ) : view === 'control' && session.admin ? (
           <ControlView />
+        ) : view === 'cluster' && session.admin ? (
+          <ClusterView route={route} />
         ) : view === 'publisher' ? (
           <PublisherView />
         ) : view === 'compute' ? (

@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
 import { CONSOLE_PREFIX } from '../index.ts';
 import { consoleAssets, PAGE_CSP, SECURITY_HEADERS } from './assets.ts';
+import { registerClusterRoutes } from './cluster-routes.ts';
 import { registerComputeRoutes } from './compute-routes.ts';
 import { registerControlRoutes } from './control-routes.ts';
 import { ConsoleError } from './errors.ts';
@@ -86,6 +87,7 @@ export async function registerConsole(app: FastifyInstance, context: ServiceCont
   registerMailRoutes(app, context, sessions);
   registerComputeRoutes(app, context.store, sessions);
   registerPublisherRoutes(app, context.store, sessions);
+  registerClusterRoutes(app, context.store, sessions);
   if (control !== undefined) registerControlRoutes(app, control, sessions);
   return {
     async close() {
