@@ -196,9 +196,9 @@ function ObjectYaml({ group, resource, namespace, name }: { group: string; resou
       <Problem text={problem} />
       {data !== undefined && (
         <>
-          <pre class="yaml" aria-label="Object YAML">
-            {data.yaml}
-          </pre>
+          <section aria-label="Object YAML">
+            <pre class="yaml">{data.yaml}</pre>
+          </section>
           {data.managedFields !== null && (
             <details>
               <summary>managedFields</summary>
