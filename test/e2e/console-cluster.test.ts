@@ -152,6 +152,9 @@ describe('the web console in headless Chromium: cluster', () => {
       'ClusterRoleBinding "system:public-info-viewer" of ClusterRole "system:public-info-viewer" to Group "system:authenticated"',
     ]);
     await screenshot(page, 'cluster-rbac');
+    await page.goto(`${consoleUrl}#/activity`);
+    for (const method of ['create clusterroles', 'create clusterrolebindings', 'create events', 'patch clusterroles'])
+      await page.locator(`tr[data-method="${method}"]`).first().waitFor();
     assert.deepEqual(inert.dialogs, []);
     assert.deepEqual(inert.errors, []);
     assert.deepEqual(inert.navigations, []);

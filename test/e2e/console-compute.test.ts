@@ -100,6 +100,9 @@ describe('the web console in headless Chromium: compute', () => {
       'insert',
     ]);
     await screenshot(page, 'compute-policy');
+    await page.goto(`${consoleUrl}#/activity`);
+    for (const method of ['insert', 'addRule', 'patchRule', 'removeRule'])
+      await page.locator(`tr[data-method="compute.securityPolicies.${method}"]`).first().waitFor();
     assert.deepEqual(inert.dialogs, []);
     assert.deepEqual(inert.errors, []);
     assert.deepEqual(inert.navigations, []);

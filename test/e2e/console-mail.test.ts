@@ -287,6 +287,38 @@ describe('the web console in headless Chromium: sign-in, mail, control, activity
     await context.close();
   });
 
+  it('works from the keyboard, at 400 px and 1920 px, light and dark', async () => {
+    const context = await browser.newContext({ viewport: { width: 400, height: 800 }, colorScheme: 'dark' });
+    const narrow = await context.newPage();
+    await narrow.goto(consoleUrl);
+    await narrow.getByLabel('Token').fill(TOKEN);
+    await narrow.keyboard.press('Enter');
+    await narrow.locator('.principal').waitFor();
+    await narrow.goto(`${consoleUrl}#/mail/bob@example.com`);
+    await narrow.locator('[data-message-id]').first().waitFor();
+    const fits = (): Promise<boolean> => narrow.evaluate('document.documentElement.scrollWidth <= innerWidth');
+    assert.equal(await fits(), true, 'no sideways scrolling at 400 px');
+    assert.equal(await narrow.evaluate('getComputedStyle(document.body).backgroundColor'), 'rgb(13, 17, 23)', 'dark when the OS is');
+    // Tab to the first message and open it with Enter.
+    await narrow.locator('#q').focus();
+    let focused = '';
+    for (let step = 0; step < 10 && focused === ''; step++) {
+      await narrow.keyboard.press('Tab');
+      focused = (await narrow.evaluate("document.activeElement?.getAttribute('data-message-id') ?? ''")) as string;
+    }
+    assert.notEqual(focused, '', 'a message is reachable with Tab');
+    await narrow.keyboard.press('Enter');
+    await narrow.locator('#message-subject').waitFor();
+    assert.equal(await fits(), true, 'the message fits at 400 px');
+    await narrow.getByRole('tab', { name: 'Text' }).focus();
+    await narrow.keyboard.press('Enter');
+    await narrow.locator('.text-body').waitFor();
+    await screenshot(narrow, 'mail-narrow-dark');
+    await narrow.setViewportSize({ width: 1920, height: 1080 });
+    assert.equal(await fits(), true, 'and at 1920 px');
+    await context.close();
+  });
+
   it('axe-core finds no serious or critical violation on any view', async () => {
     const source = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
     const id = (await client.users.messages.list({ userId: 'bob@example.com', maxResults: 1 })).data.messages?.[0]?.id ?? '';
