@@ -240,6 +240,25 @@ describe('the web console in headless Chromium: sign-in, mail, control, activity
     await screenshot(page, 'activity');
   });
 
+  it('a lost stream reconnects and catches up: what happened meanwhile appears once, without reload', async () => {
+    await page.goto(`${consoleUrl}#/activity`);
+    await page.locator('[data-live="on"]').waitFor();
+    await page.locator('table.journal').waitFor();
+    const rows = page.locator('tr[data-method="gmail.users.drafts.list"]');
+    assert.equal(await rows.count(), 0);
+    // Cut every connection (the stream's among them): the browser retries after a second, with Last-Event-ID.
+    server.app.server.closeAllConnections();
+    await page.locator('[data-live="off"]').waitFor();
+    for (let i = 0; i < 3; i++) await client.users.drafts.list({ userId: 'me' });
+    await send('while away');
+    await page.locator('[data-live="on"]').waitFor();
+    await rows.nth(2).waitFor();
+    await page.locator('tr[data-method="gmail.users.messages.send"]').first().waitFor();
+    assert.equal(await rows.count(), 3, 'each missed request once');
+    await page.goto(`${consoleUrl}#/mail/bob@example.com`);
+    await page.locator('[data-message-id]', { hasText: 'while away' }).waitFor();
+  });
+
   it('a change without the page’s Origin or CSRF token is refused', async () => {
     const cookies = await admin.cookies(consoleUrl);
     const cookie = cookies.map((each) => `${each.name}=${each.value}`).join('; ');
