@@ -5,7 +5,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Store } from '../../store/store.ts';
 import { CONSOLE_PREFIX } from '../index.ts';
-import { ClusterView, type SubjectRef } from './cluster-view.ts';
+import { loadOnFirstUse } from '../../core/lazy.ts';
+import type { SubjectRef } from './cluster-view.ts';
 import { ConsoleError } from './errors.ts';
 import type { Sessions } from './sessions.ts';
 
@@ -14,7 +15,8 @@ const SUBJECT_KINDS = ['User', 'Group', 'ServiceAccount'] as const;
 
 /** registerClusterRoutes adds the cluster views' routes. */
 export function registerClusterRoutes(app: FastifyInstance, store: Store, sessions: Sessions): void {
-  const view = new ClusterView(store);
+  // The cluster's views and authorizer load with the first cluster request, not with the console.
+  const loaded = loadOnFirstUse(async () => new (await import('./cluster-view.ts')).ClusterView(store));
   const base = `${CONSOLE_PREFIX}/api/cluster`;
   const query = (request: { query: unknown }, names: readonly string[], required: readonly string[]): Record<string, string> => {
     const given = (request.query ?? {}) as Record<string, unknown>;
@@ -31,30 +33,32 @@ export function registerClusterRoutes(app: FastifyInstance, store: Store, sessio
 
   app.get(`${base}/kinds`, async (request) => {
     sessions.requireAdmin(request);
-    return { kinds: view.kinds() };
+    return { kinds: (await loaded()).kinds() };
   });
   app.get(`${base}/objects`, async (request) => {
     sessions.requireAdmin(request);
     const q = query(request, ['group', 'resource', 'namespace'], ['resource']);
+    const view = await loaded();
     return { objects: await view.objects(view.view(q['group'] ?? '', q['resource'] ?? ''), q['namespace'] || undefined) };
   });
   app.get(`${base}/object`, async (request) => {
     sessions.requireAdmin(request);
     const q = query(request, ['group', 'resource', 'namespace', 'name'], ['resource', 'name']);
+    const view = await loaded();
     return view.object(view.view(q['group'] ?? '', q['resource'] ?? ''), q['namespace'] || undefined, q['name'] ?? '');
   });
   app.get(`${base}/events`, async (request) => {
     sessions.requireAdmin(request);
-    return { events: await view.events() };
+    return { events: await (await loaded()).events() };
   });
   app.get(`${base}/subjects`, async (request) => {
     sessions.requireAdmin(request);
-    return { subjects: await view.subjects() };
+    return { subjects: await (await loaded()).subjects() };
   });
   app.get(`${base}/who-can`, async (request) => {
     sessions.requireAdmin(request);
     const q = query(request, ['verb', 'group', 'resource', 'namespace'], ['verb', 'resource']);
-    return { allowed: await view.whoCan(q['verb'] ?? '', q['group'] ?? '', q['resource'] ?? '', q['namespace'] ?? '') };
+    return { allowed: await (await loaded()).whoCan(q['verb'] ?? '', q['group'] ?? '', q['resource'] ?? '', q['namespace'] ?? '') };
   });
   app.get(`${base}/may-do`, async (request) => {
     sessions.requireAdmin(request);
@@ -62,6 +66,6 @@ export function registerClusterRoutes(app: FastifyInstance, store: Store, sessio
     const kind = q['kind'] as SubjectRef['kind'];
     if (!SUBJECT_KINDS.includes(kind)) throw new ConsoleError(400, `"kind" must be one of ${SUBJECT_KINDS.join(', ')}, not ${JSON.stringify(q['kind'])}.`);
     if (kind === 'ServiceAccount' && (q['namespace'] ?? '') === '') throw new ConsoleError(400, 'A ServiceAccount is named with its namespace.');
-    return view.mayDo({ kind, name: q['name'] ?? '', ...(kind === 'ServiceAccount' ? { namespace: q['namespace'] ?? '' } : {}) });
+    return (await loaded()).mayDo({ kind, name: q['name'] ?? '', ...(kind === 'ServiceAccount' ? { namespace: q['namespace'] ?? '' } : {}) });
   });
 }
