@@ -33,7 +33,16 @@ describe('the web console in headless Chromium: publisher', () => {
   before(async () => {
     await ensureConsoleBuilt();
     work = mkdtempSync(join(tmpdir(), 'fogbank-console-publisher-'));
-    server = await startFogbank({ ephemeral: true, port: 0, adminToken: TOKEN });
+    server = await startFogbank({
+      ephemeral: true,
+      port: 0,
+      adminToken: TOKEN,
+      tokens: [
+        { token: 'other-app', email: 'other@example.com', scopes: ['androidpublisher'], permissions: [], apps: ['com.example.other'] },
+        { token: 'this-app', email: 'release@example.com', scopes: ['androidpublisher'], permissions: [], apps: [PACKAGE] },
+        { token: 'mail-only', email: 'carol@example.com', scopes: ['https://www.googleapis.com/auth/gmail.readonly'], permissions: [] },
+      ],
+    });
     consoleUrl = `${server.url}/_fogbank/console/`;
     const oauth = new googleAuth.OAuth2();
     oauth.setCredentials({ access_token: TOKEN, expiry_date: Date.UTC(2100, 0, 1) });
@@ -74,6 +83,27 @@ describe('the web console in headless Chromium: publisher', () => {
     assert.deepEqual(inert.dialogs, []);
     assert.deepEqual(inert.errors, []);
     assert.deepEqual(inert.navigations, []);
+  });
+
+  it('a principal sees the packages it may publish only; without the scope, none', async () => {
+    const artifacts = async (token: string): Promise<{ status: number; body: unknown }> => {
+      const response = await fetch(`${server.url}/_fogbank/console/api/publisher/artifacts`, { headers: { authorization: `Bearer ${token}` } });
+      return { status: response.status, body: await response.json() };
+    };
+    const own = await artifacts('this-app');
+    assert.deepEqual(
+      (own.body as { packages: { packageName: string }[] }).packages.map((each) => each.packageName),
+      [PACKAGE],
+    );
+    assert.deepEqual(await artifacts('other-app'), { status: 200, body: { packages: [] } });
+    assert.deepEqual(await artifacts('mail-only'), {
+      status: 403,
+      body: { error: { code: 403, status: 'PERMISSION_DENIED', message: 'carol@example.com may not see artifacts: it needs the androidpublisher scope.' } },
+    });
+    const policies = await fetch(`${server.url}/_fogbank/console/api/compute/policies`, { headers: { authorization: 'Bearer mail-only' } });
+    assert.equal(policies.status, 403);
+    const cluster = await fetch(`${server.url}/_fogbank/console/api/cluster/kinds`, { headers: { authorization: 'Bearer this-app' } });
+    assert.equal(cluster.status, 403);
   });
 
   it('axe-core finds no serious or critical violation on the publisher view', async () => {
