@@ -11,5 +11,8 @@
 // test suite rebuilds dist/ while other tests run it, and `npm start` builds beside a running one).
 import { build } from 'esbuild';
 import { BUNDLE_OPTIONS } from './bundle-options.mjs';
+import { buildConsole } from './console-build.mjs';
 
 await build(BUNDLE_OPTIONS);
+// The web console's browser files (dist/console/), served by the running server on first use.
+await buildConsole();

@@ -24,6 +24,7 @@ import { JournalReader } from './core/journal-view.ts';
 import { cryptoIds, hexId, type IdSource } from './lib/ids.ts';
 import { Faults } from './core/faults/faults.ts';
 import { type FamilyStartOptions, SERVICES } from './services/registry.ts';
+import { withConsole } from './console/index.ts';
 import { prepareDataDir } from './store/data-dir.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
 import { openStore } from './store/open-store.ts';
@@ -99,6 +100,8 @@ export interface RunningFogbank {
   /** snapshots saves, restores and resets the whole state of `store` (every family's files included). */
   readonly snapshots: Snapshots;
   readonly app: FogbankServer;
+  /** The families this server serves (the console among them), in banner order. */
+  readonly services: readonly ServiceDefinition[];
   /** faults are the fault rules requests are matched against (core/faults/): add, list, remove, clear. */
   readonly faults: Faults;
   /** The test controls: the clock every family reads, and the request journal. */
@@ -119,7 +122,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
   const ephemeral = options.ephemeral ?? false;
   const given = typeof options.store === 'object' ? options.store : undefined;
   const storeSpec = given !== undefined || ephemeral ? 'memory' : typeof options.store === 'string' ? options.store : 'sqlite';
-  const services = options.services ?? SERVICES;
+  const services = withConsole(options.services ?? SERVICES);
   const dataDir = ephemeral ? undefined : resolve(options.dataDir ?? '.fogbank');
   const needsDisk = dataDir !== undefined && (storeSpec === 'sqlite' || options.adminToken === undefined);
   if (needsDisk) prepareDataDir(dataDir);
@@ -220,6 +223,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     let closing: Promise<void> | undefined;
     return {
       warmUp: () => app.warmUp(),
+      services,
       url,
       host,
       port,

@@ -4,7 +4,7 @@ import { UnavailableError } from '../lib/errors.ts';
 import { FOGBANK_VERSION } from '../lib/version.ts';
 import { DataDirInUseError } from '../store/data-dir-lock.ts';
 import { redactUrl } from '../store/index.ts';
-import { SERVICES, startFogbank } from '../fogbank.ts';
+import { startFogbank } from '../fogbank.ts';
 import { SnapshotError } from '../store/snapshot-format.ts';
 import { parseStartArgs, START_USAGE, UsageError, type StartArgs } from './args.ts';
 import { renderBanner } from '../core/banner.ts';
@@ -117,7 +117,7 @@ async function runStart(args: StartArgs): Promise<number> {
     ...(args.journalBodies === undefined ? {} : { journalBodies: args.journalBodies }),
     ...args.familyOptions,
   });
-  if (received === undefined) process.stdout.write(renderBanner({ ...server, storeBackend: storeLabel(server.store.backend, args.store) }, SERVICES));
+  if (received === undefined) process.stdout.write(renderBanner({ ...server, storeBackend: storeLabel(server.store.backend, args.store) }, server.services));
   const signal = await stopSignal;
   process.stdout.write(`fogbank: ${signal}, shutting down\n`);
   try {

@@ -87,9 +87,12 @@ export const ADMIN_EMAIL = 'admin@fogbank.local';
 export class Authenticator {
   readonly #byToken = new Map<string, Principal>();
   readonly #listedApps = new Set<string>();
+  /** adminToken is the token of the admin principal (the console's one-time sign-in link is derived from it). */
+  readonly adminToken: string;
 
   /** `scopes` are the families' scopes in both spellings (ServiceDefinition.scopes). */
   constructor(adminToken: string, grants: readonly TokenGrant[] = [], scopes: readonly Term[] = []) {
+    this.adminToken = adminToken;
     const names = new ScopeNames(scopes);
     for (const grant of grants) {
       this.#byToken.set(grant.token, new Principal(grant.email, grant.scopes, grant.permissions, grant.groups ?? [], grant.apps, names));

@@ -66,6 +66,8 @@ export async function buildServer(serverContext: ServerContext, services: readon
   const logLevel = options.logLevel;
   const log = coreLogger(logLevel, options.logFormat ?? 'text');
   const unreadable = new WeakSet<Socket>();
+  // A person who opens the server's address in a browser lands on the console (when one is served).
+  const browserHome = services.find((service) => service.browserHome !== undefined)?.browserHome;
   const routed = aliasRewriter(services.flatMap((service) => service.pathAliases ?? []));
   // Which replica runs each singleton matters only when replicas share the store: say so in the log.
   const singletons = new Singletons(serverContext.store.leases, {
@@ -100,6 +102,15 @@ export async function buildServer(serverContext: ServerContext, services: readon
       void answerHealthCheck(context.store, response).then((status) => {
         if (logLevel !== 'silent') log('info', REQUEST_DONE, { method: request.method, url, statusCode: status, responseTime: performance.now() - started });
       });
+      return;
+    }
+    if (
+      browserHome !== undefined &&
+      url === '/' &&
+      (request.method === 'GET' || request.method === 'HEAD') &&
+      /\btext\/html\b/.test(request.headers.accept ?? '')
+    ) {
+      response.writeHead(302, { location: browserHome, 'content-length': '0', 'cache-control': 'no-store' }).end();
       return;
     }
     const owner = errors.familyFor(url.charCodeAt(0) === 0x2f ? url : pathOf(url));

@@ -125,6 +125,8 @@ export interface ServiceDefinition {
    * They count as the family's prefixes for the dialect of core's answers.
    */
   readonly pathAliases?: readonly PathAlias[];
+  /** browserHome is where a browser asking for `/` (`Accept: text/html`) is sent: the console's page. */
+  readonly browserHome?: string;
   /** fallback marks a family that answers paths no family's prefix matches; none of fogbank's own is one (they get core's neutral answer). */
   readonly fallback?: boolean;
   /**

@@ -39,6 +39,10 @@ const PLAUSIBLE: Readonly<Record<string, readonly string[]>> = {
   object: [KNOWN.object, 'missing-object', 'Bad_Name'],
   userId: ['me', 'someone@example.com', 'other@example.com'],
   packageName: ['com.example.fuzz', 'com.example.other', 'Not.A.Package'],
+  // The web console's routes (src/console/server/).
+  mailbox: ['admin@fogbank.local', 'someone@example.com'],
+  partId: ['0', '1', '0.1', '9'],
+  file: ['main.js', 'missing.css'],
 };
 
 /** Path values that reach Object.prototype when a table is indexed with them carelessly (zones are `<region>-<letter>`). */

@@ -8,6 +8,7 @@ import type { OperationService, StoredOperation } from '../operations/index.ts';
 import { alreadyExists, notFound } from '../shared/errors.ts';
 import type { Scope } from '../shared/locations.ts';
 import { ExpressionCache } from './expression-cache.ts';
+import { forgetPolicyHistory, recordPolicyChange } from './history.ts';
 import type { ChangeEnv } from './policy-mutations.ts';
 import { SECURITY_POLICIES_KIND, policyKey, policyPath, storedPolicy, type StoredPolicy } from './policy.ts';
 
@@ -68,25 +69,45 @@ export class SecurityPolicyService {
     private readonly clock: Clock,
     private readonly ids: IdSource,
   ) {
-    operations.register(ACTIONS.insert, async (tx, payload) => {
+    operations.register(ACTIONS.insert, async (tx, payload, op) => {
       const policy = payload as StoredPolicy;
       const key = policyKey(policy.project, policy.scope, policy.name);
       if ((await tx.get(SECURITY_POLICIES_KIND, key)) !== undefined) throw alreadyExists(policyPath(policy.project, policy.scope, policy.name));
-      await tx.put(SECURITY_POLICIES_KIND, key, { ...policy, creationTime: this.clock.now() }, { expectRevision: 0 });
+      const created = await tx.put(SECURITY_POLICIES_KIND, key, { ...policy, creationTime: this.clock.now() }, { expectRevision: 0 });
+      await recordPolicyChange(tx, key, created.revision, {
+        method: 'insert',
+        time: this.clock.now(),
+        user: op.user,
+        operation: op.name,
+        before: null,
+        after: created.value,
+      });
       return { targetId: policy.id };
     });
     operations.register(ACTIONS.delete, async (tx, payload) => {
       const ref = payload as PolicyRef;
-      if ((await tx.delete(SECURITY_POLICIES_KIND, policyKey(ref.project, ref.scope, ref.name))) === undefined) {
+      const key = policyKey(ref.project, ref.scope, ref.name);
+      if ((await tx.delete(SECURITY_POLICIES_KIND, key)) === undefined) {
         throw notFound(policyPath(ref.project, ref.scope, ref.name));
       }
+      await forgetPolicyHistory(tx, key);
     });
-    operations.register(ACTIONS.change, async (tx, payload) => {
+    operations.register(ACTIONS.change, async (tx, payload, op) => {
       const work = payload as ChangeWork;
       const record = await tx.get<StoredPolicy>(SECURITY_POLICIES_KIND, policyKey(work.project, work.scope, work.name));
       if (record === undefined) throw notFound(policyPath(work.project, work.scope, work.name));
-      const next = await this.#apply(storedPolicy(record.value), work.change, this.#env(work.change.method === 'setLabels'));
-      await tx.put(SECURITY_POLICIES_KIND, record.key, next, { expectRevision: record.revision });
+      const before = storedPolicy(record.value);
+      const next = await this.#apply(before, work.change, this.#env(work.change.method === 'setLabels'));
+      const written = await tx.put(SECURITY_POLICIES_KIND, record.key, next, { expectRevision: record.revision });
+      await recordPolicyChange(tx, record.key, written.revision, {
+        method: work.change.method,
+        ...('priority' in work.change ? { priority: work.change.priority } : {}),
+        time: this.clock.now(),
+        user: op.user,
+        operation: op.name,
+        before,
+        after: next,
+      });
       return { targetId: next.id };
     });
     operations.register(ACTIONS.validateOnly, async () => undefined);

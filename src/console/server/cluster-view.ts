@@ -1,0 +1,184 @@
+/**
+ * The cluster views, generic over what the family serves: every view of its registry
+ * (`CLUSTER_VIEWS`, the list discovery is built from) as group → kind → namespace → object, each
+ * object as YAML with managedFields folded apart; Events; and RBAC both ways — what a subject may
+ * do (the authorizer's grants for it), and who may do a verb on a resource (each subject any
+ * binding names, asked of the authorizer, with the binding and role it answers with). A kind or
+ * binding type the family adds later shows here without a change.
+ */
+import { stringify } from 'yaml';
+import { CLUSTER_GROUP_PREFIXES } from '../../services/cluster/index.ts';
+import { apiGroupVocabulary } from '../../services/cluster/identifiers.ts';
+import { apiVersionOf, type AnyView } from '../../services/cluster/apimachinery/strategy.ts';
+import type { KubeObject } from '../../services/cluster/apimachinery/object-meta.ts';
+import { Authorizer, MASTERS_GROUP } from '../../services/cluster/rbac/authorizer.ts';
+import type { Attributes } from '../../services/cluster/rbac/policy-rules.ts';
+import type { Subject } from '../../services/cluster/resources/cluster-role-bindings.ts';
+import { NAMESPACE_STORE_KIND } from '../../services/cluster/resources/namespaces.ts';
+import { CLUSTER_VIEWS } from '../../services/cluster/runtime.ts';
+import type { StoredRecord, Store } from '../../store/store.ts';
+import { ConsoleError } from './errors.ts';
+
+/** KindSummary is one served resource, as discovery lists it. */
+export interface KindSummary {
+  readonly group: string;
+  readonly version: string;
+  readonly resource: string;
+  readonly kind: string;
+  readonly namespaced: boolean;
+}
+
+/** SubjectRef is a subject as RBAC names it. */
+export interface SubjectRef {
+  readonly kind: 'User' | 'Group' | 'ServiceAccount';
+  readonly name: string;
+  readonly namespace?: string;
+}
+
+/** userOf is the request identity a subject stands for. */
+function userOf(subject: SubjectRef): { name: string; groups: string[] } {
+  if (subject.kind === 'Group') return { name: '', groups: [subject.name] };
+  if (subject.kind === 'ServiceAccount')
+    return {
+      name: `system:serviceaccount:${subject.namespace ?? ''}:${subject.name}`,
+      groups: ['system:serviceaccounts', `system:serviceaccounts:${subject.namespace ?? ''}`, 'system:authenticated'],
+    };
+  return { name: subject.name, groups: ['system:authenticated'] };
+}
+
+/** ClusterView answers the cluster views' requests. */
+export class ClusterView {
+  readonly #authorizer: Authorizer;
+
+  constructor(private readonly store: Store) {
+    this.#authorizer = new Authorizer(store, apiGroupVocabulary(CLUSTER_GROUP_PREFIXES));
+  }
+
+  /** kinds lists every served resource in discovery order. */
+  kinds(): KindSummary[] {
+    return CLUSTER_VIEWS.map((view) => ({
+      group: view.group,
+      version: view.version,
+      resource: view.resource,
+      kind: view.kind,
+      namespaced: view.strategy.namespaced,
+    }));
+  }
+
+  /** view finds a served resource by group and plural name (404 otherwise). */
+  view(group: string, resource: string): AnyView {
+    const view = CLUSTER_VIEWS.find((each) => each.group === group && each.resource === resource);
+    if (view === undefined) throw new ConsoleError(404, `The cluster serves no resource ${JSON.stringify(resource)} in group ${JSON.stringify(group)}.`);
+    return view;
+  }
+
+  /** objects lists a resource's objects (in one namespace, or all), by namespace and name. */
+  async objects(view: AnyView, namespace: string | undefined) {
+    const records = await this.store.list<KubeObject>(view.storeKind, view.strategy.namespaced && namespace !== undefined ? { prefix: `${namespace}/` } : {});
+    return records.map((record) => {
+      const meta = view.toExternal(record.value).metadata;
+      return { name: meta.name ?? '', namespace: meta.namespace ?? null, created: meta.creationTimestamp ?? null, resourceVersion: String(record.revision) };
+    });
+  }
+
+  /** object is one object as the API presents it, as YAML with managedFields apart. */
+  async object(view: AnyView, namespace: string | undefined, name: string) {
+    const key = view.strategy.namespaced ? `${namespace ?? ''}/${name}` : name;
+    const record = await this.store.get<KubeObject>(view.storeKind, key);
+    if (record === undefined) throw new ConsoleError(404, `${view.resource} ${JSON.stringify(name)} not found.`);
+    const object = present(view, record);
+    const { managedFields, ...metadata } = object.metadata as KubeObject['metadata'] & { managedFields?: unknown };
+    return {
+      yaml: stringify({ ...object, metadata }, { lineWidth: 0 }),
+      managedFields: managedFields === undefined ? null : stringify(managedFields, { lineWidth: 0 }),
+    };
+  }
+
+  /** events lists the core Events (the newest first), as `kubectl get events` reads them. */
+  async events() {
+    const view = this.view('', 'events');
+    const records = await this.store.list<KubeObject>(view.storeKind);
+    const events = records.map((record) => {
+      const event = present(view, record) as KubeObject & Record<string, unknown>;
+      const involved = (event['involvedObject'] ?? {}) as Record<string, unknown>;
+      return {
+        namespace: event.metadata.namespace ?? '',
+        name: event.metadata.name ?? '',
+        type: String(event['type'] ?? ''),
+        reason: String(event['reason'] ?? ''),
+        message: String(event['message'] ?? ''),
+        regarding: `${String(involved['kind'] ?? '')}/${String(involved['name'] ?? '')}`,
+        count: Number(event['count'] ?? 1),
+        time: String(event['lastTimestamp'] ?? event['eventTime'] ?? event.metadata.creationTimestamp ?? ''),
+        revision: record.revision,
+      };
+    });
+    return events.sort((a, b) => b.revision - a.revision);
+  }
+
+  /** subjects lists every subject some binding names (from every stored kind whose objects have `subjects`). */
+  async subjects(): Promise<SubjectRef[]> {
+    const found = new Map<string, SubjectRef>();
+    for (const kind of new Set(CLUSTER_VIEWS.map((view) => view.storeKind))) {
+      for (const record of await this.store.list<{ subjects?: Subject[] }>(kind)) {
+        for (const subject of record.value.subjects ?? []) {
+          if (subject.kind !== 'User' && subject.kind !== 'Group' && subject.kind !== 'ServiceAccount') continue;
+          const ref: SubjectRef = {
+            kind: subject.kind,
+            name: subject.name ?? '',
+            ...(subject.kind === 'ServiceAccount' ? { namespace: subject.namespace ?? '' } : {}),
+          };
+          found.set(`${ref.kind}/${ref.namespace ?? ''}/${ref.name}`, ref);
+        }
+      }
+    }
+    found.set(`Group//${MASTERS_GROUP}`, { kind: 'Group', name: MASTERS_GROUP });
+    return [...found.values()].sort((a, b) => (a.kind + a.name < b.kind + b.name ? -1 : 1));
+  }
+
+  /** whoCan lists each subject the authorizer allows `verb` on `resource` (in `namespace`), with its reason. */
+  async whoCan(verb: string, group: string, resource: string, namespace: string) {
+    await this.#authorizer.refresh();
+    const attributes: Attributes = {
+      verb,
+      resourceRequest: true,
+      apiGroup: group,
+      apiGroupSpelled: group,
+      resource,
+      subresource: '',
+      name: '',
+      namespace,
+      path: '',
+    };
+    const allowed: { subject: SubjectRef; reason: string }[] = [];
+    for (const subject of await this.subjects()) {
+      const decision = this.#authorizer.decide(userOf(subject), attributes);
+      if (decision.allowed) allowed.push({ subject, reason: decision.reason === '' ? `member of ${MASTERS_GROUP}: allowed everything` : decision.reason });
+    }
+    return allowed;
+  }
+
+  /**
+   * mayDo lists what a subject is granted: each binding that applies, its role, and the role's
+   * rules — the ClusterRoleBindings, then the RoleBindings of every namespace.
+   */
+  async mayDo(subject: SubjectRef) {
+    await this.#authorizer.refresh();
+    const user = userOf(subject);
+    if (user.groups.includes(MASTERS_GROUP)) return { everything: true, grants: [] };
+    const cluster = this.#authorizer.grantsFor(user, '').granted;
+    const granted = [...cluster];
+    for (const record of await this.store.list(NAMESPACE_STORE_KIND)) {
+      // A namespace's grants are the cluster-wide ones followed by its RoleBindings' own.
+      granted.push(...this.#authorizer.grantsFor(user, record.key).granted.slice(cluster.length));
+    }
+    return { everything: false, grants: granted.map((each) => ({ source: each.source, rules: each.rules })) };
+  }
+}
+
+/** present is a stored object as the API answers it: the view's form with apiVersion, kind and resourceVersion. */
+function present(view: AnyView, record: StoredRecord<KubeObject>): KubeObject {
+  const external = view.toExternal(record.value);
+  const { apiVersion: _apiVersion, kind: _kind, metadata, ...rest } = external;
+  return { apiVersion: apiVersionOf(view), kind: view.kind, metadata: { ...metadata, resourceVersion: String(record.revision) }, ...rest } as KubeObject;
+}

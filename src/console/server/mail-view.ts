@@ -1,0 +1,183 @@
+/**
+ * The console's mail view over the mail family's own reading code (MailboxService: the same
+ * messages, the same `q` syntax, the same paging as the API): which mailboxes a principal may
+ * open, their unread counts, a page of messages, one message with its bodies, headers, attachments
+ * and thread. The family's errors become the console's.
+ */
+import { ALL_MAILBOXES_PERMISSION } from '../../services/mail/access.ts';
+import { MailError } from '../../services/mail/errors.ts';
+import { MailboxService } from '../../services/mail/mailbox-service.ts';
+import { MessageFiles } from '../../services/mail/message-files.ts';
+import type { StoredPart } from '../../services/mail/mime/parse-message.ts';
+import { KINDS, type MessageRecord } from '../../services/mail/model.ts';
+import { attachmentIdOf } from '../../services/mail/render.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { Store } from '../../store/store.ts';
+import { ConsoleError } from './errors.ts';
+import type { SignedIn } from './sessions.ts';
+
+/** MailboxSummary is one mailbox in the side list. */
+export interface MailboxSummary {
+  readonly address: string;
+  readonly total: number;
+  readonly unread: number;
+}
+
+/** MessageSummary is one row of the message list. */
+export interface MessageSummary {
+  readonly id: string;
+  readonly threadId: string;
+  readonly from: string;
+  readonly to: string;
+  readonly subject: string;
+  readonly snippet: string;
+  readonly date: number;
+  readonly labelIds: readonly string[];
+  readonly hasAttachment: boolean;
+}
+
+/** AttachmentSummary is one downloadable part. */
+export interface AttachmentSummary {
+  readonly partId: string;
+  readonly filename: string;
+  readonly mimeType: string;
+  readonly size: number;
+}
+
+/** MessageDetail is the message view's data (the HTML body is served on its own, sandboxed). */
+export interface MessageDetail extends MessageSummary {
+  readonly headers: readonly { readonly name: string; readonly value: string }[];
+  readonly text: string | null;
+  /** The partId of the HTML body, fetched from the `html` route into a sandboxed frame. */
+  readonly htmlPart: string | null;
+  readonly attachments: readonly AttachmentSummary[];
+  readonly thread: readonly MessageSummary[];
+}
+
+/** TEXT_VIEW_LIMIT bounds the text body sent to the view (the raw download has it all). */
+const TEXT_VIEW_LIMIT = 512 * 1024;
+
+/** MailView answers the console's mail requests for one store. */
+export class MailView {
+  readonly #mailboxes: MailboxService;
+
+  constructor(
+    private readonly store: Store,
+    clock: Clock,
+  ) {
+    this.#mailboxes = new MailboxService(store, clock, new MessageFiles(store));
+  }
+
+  /** mayOpen says whether a principal may read a mailbox: its own, or any with the all-mailboxes permission (the admin). */
+  mayOpen(signedIn: SignedIn, mailbox: string): boolean {
+    return mailbox === signedIn.principal.email.toLowerCase() || signedIn.principal.hasPermission(ALL_MAILBOXES_PERMISSION);
+  }
+
+  /** check throws 403 unless the principal may read the mailbox. */
+  check(signedIn: SignedIn, mailbox: string): void {
+    if (!this.mayOpen(signedIn, mailbox)) throw new ConsoleError(403, `${signedIn.principal.email} may not read the mailbox ${mailbox}.`);
+  }
+
+  /** mailboxes lists the mailboxes the principal may read that hold messages (its own always), with counts. */
+  async mailboxes(signedIn: SignedIn): Promise<MailboxSummary[]> {
+    const own = signedIn.principal.email.toLowerCase();
+    const all = signedIn.principal.hasPermission(ALL_MAILBOXES_PERMISSION);
+    const records = await this.store.list<MessageRecord>(KINDS.messages, all ? {} : { prefix: `${own}/` });
+    const counts = new Map<string, { total: number; unread: number }>();
+    if (!all) counts.set(own, { total: 0, unread: 0 });
+    for (const record of records) {
+      const address = record.key.slice(0, record.key.indexOf('/'));
+      const count = counts.get(address) ?? { total: 0, unread: 0 };
+      count.total++;
+      if (record.value.labelIds.includes('UNREAD') && record.value.labelIds.includes('INBOX')) count.unread++;
+      counts.set(address, count);
+    }
+    return [...counts].map(([address, count]) => ({ address, ...count })).sort((a, b) => (a.address < b.address ? -1 : 1));
+  }
+
+  /** list is one page of a mailbox's messages, newest first, filtered by `q` (Gmail's syntax). */
+  async list(mailbox: string, q: string | undefined, pageToken: string | undefined, maxResults: number) {
+    const page = await mailErrors(() =>
+      this.#mailboxes.list(mailbox, {
+        labelIds: [],
+        maxResults,
+        includeSpamTrash: true,
+        ...(q === undefined ? {} : { q }),
+        ...(pageToken === undefined ? {} : { pageToken }),
+      }),
+    );
+    return { messages: page.items.map(summaryOf), total: page.total, ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken }) };
+  }
+
+  /** message is one message for the view: headers, text, where its HTML is, attachments, thread. */
+  async message(mailbox: string, id: string): Promise<MessageDetail> {
+    const message = await mailErrors(() => this.#mailboxes.message(mailbox, id));
+    const parts = leaves(message.payload);
+    const textPart = parts.find((part) => part.mimeType === 'text/plain' && part.filename === '');
+    const htmlPart = parts.find((part) => part.mimeType === 'text/html' && part.filename === '');
+    const text = textPart === undefined ? null : (await this.part(mailbox, id, textPart.partId)).subarray(0, TEXT_VIEW_LIMIT).toString('utf8');
+    const thread = await mailErrors(() => this.#mailboxes.thread(mailbox, message.threadId));
+    return {
+      ...summaryOf(message),
+      headers: message.payload.headers.map((header) => ({ name: header.name, value: header.value })),
+      text,
+      htmlPart: htmlPart?.partId ?? null,
+      attachments: parts
+        .filter((part) => part !== textPart && part !== htmlPart)
+        .map((part) => ({ partId: part.partId, filename: part.filename, mimeType: part.mimeType, size: part.body.size })),
+      thread: thread.map(summaryOf),
+    };
+  }
+
+  /** part is the decoded body of one leaf part. */
+  async part(mailbox: string, id: string, partId: string): Promise<Buffer> {
+    const answer = await mailErrors(() => this.#mailboxes.attachment(mailbox, id, attachmentIdOf(id, partId)));
+    return Buffer.from(String(answer['data']), 'base64url');
+  }
+
+  /** partInfo finds a leaf part's name and type. */
+  async partInfo(mailbox: string, id: string, partId: string): Promise<StoredPart> {
+    const message = await mailErrors(() => this.#mailboxes.message(mailbox, id));
+    const part = leaves(message.payload).find((each) => each.partId === partId);
+    if (part === undefined) throw new ConsoleError(404, `Message ${id} has no part ${partId}.`);
+    return part;
+  }
+
+  /** raw is the message's source as it was sent. */
+  async raw(mailbox: string, id: string): Promise<Buffer> {
+    const message = await mailErrors(() => this.#mailboxes.message(mailbox, id));
+    const rendered = await this.#mailboxes.render(message, 'raw', []);
+    return Buffer.from(String(rendered['raw']), 'base64url');
+  }
+}
+
+/** summaryOf is a message's list row. */
+function summaryOf(message: MessageRecord): MessageSummary {
+  const header = (name: string): string => message.payload.headers.find((each) => each.name.toLowerCase() === name)?.value ?? '';
+  return {
+    id: message.id,
+    threadId: message.threadId,
+    from: header('from'),
+    to: header('to'),
+    subject: header('subject'),
+    snippet: message.snippet,
+    date: message.internalDate,
+    labelIds: message.labelIds,
+    hasAttachment: message.search.hasAttachment,
+  };
+}
+
+/** leaves lists a payload's leaf parts in order. */
+function leaves(part: StoredPart): StoredPart[] {
+  return part.parts === undefined ? [part] : part.parts.flatMap(leaves);
+}
+
+/** mailErrors turns the mail family's errors into the console's (a 404 stays a 404, a bad `q` a 400). */
+async function mailErrors<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof MailError) throw new ConsoleError(error.httpStatus, error.httpStatus === 404 ? 'No such message in this mailbox.' : error.message);
+    throw error;
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * The publisher view: internal-sharing artifacts per package — version code and name, the
+ * signing certificate's SHA-256 fingerprint and subject, the bytes' SHA-256 and size, upload
+ * time, and the download page fogbank serves for each. A principal sees the packages it may
+ * publish (its `apps`, or every one without a list) when it holds the androidpublisher scope.
+ */
+import type { FastifyInstance } from 'fastify';
+import { REAL_SCOPE_BASE } from '../../core/identifiers.ts';
+import { ARTIFACT_KIND, type ArtifactRecord } from '../../services/publisher/artifacts.ts';
+import { DOWNLOAD_PREFIX } from '../../services/publisher/download-page.ts';
+import type { Store } from '../../store/store.ts';
+import { CONSOLE_PREFIX } from '../index.ts';
+import { ConsoleError } from './errors.ts';
+import type { Sessions } from './sessions.ts';
+
+/** PUBLISHER_SCOPE is the scope the publisher's API asks for. */
+const PUBLISHER_SCOPE = `${REAL_SCOPE_BASE}/androidpublisher`;
+
+/** registerPublisherRoutes adds the publisher view's route. */
+export function registerPublisherRoutes(app: FastifyInstance, store: Store, sessions: Sessions): void {
+  app.get(`${CONSOLE_PREFIX}/api/publisher/artifacts`, async (request) => {
+    const { principal } = sessions.require(request);
+    if (!principal.hasAnyScope([PUBLISHER_SCOPE]))
+      throw new ConsoleError(403, `${principal.email} may not see artifacts: it needs the androidpublisher scope.`);
+    const records = (await store.list<ArtifactRecord>(ARTIFACT_KIND)).map((record) => record.value);
+    const visible = principal.apps === undefined ? records : records.filter((artifact) => principal.apps?.includes(artifact.packageName) === true);
+    const packages = new Map<string, unknown[]>();
+    for (const artifact of visible.sort((a, b) => (a.createTime < b.createTime ? 1 : a.createTime > b.createTime ? -1 : 0))) {
+      const page = `${DOWNLOAD_PREFIX}/apps/test/${encodeURIComponent(artifact.packageName)}/${encodeURIComponent(artifact.id)}`;
+      const list = packages.get(artifact.packageName) ?? [];
+      list.push({
+        id: artifact.id,
+        kind: artifact.kind,
+        versionCode: artifact.versionCode,
+        versionName: artifact.versionName,
+        certificateFingerprint: artifact.certificateFingerprint,
+        certificateSubject: artifact.certificateSubject,
+        signedBy: artifact.signedBy,
+        sha256: artifact.sha256,
+        size: artifact.size,
+        createTime: artifact.createTime,
+        page,
+        download: `${page}/download`,
+      });
+      packages.set(artifact.packageName, list);
+    }
+    return { packages: [...packages].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([packageName, artifacts]) => ({ packageName, artifacts })) };
+  });
+}

@@ -1,0 +1,180 @@
+/**
+ * The console's cluster views in headless Chromium: a ClusterRole created with kubectl appears
+ * live in the browser over every served kind, its YAML with managedFields folded; an Event
+ * appears live and filters; who-can for `get pods` names the subjects the authorizer allows with
+ * the granting binding; what a user may do; HTML in names, labels, annotations and notes inert.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { signInTicket } from '../../src/console/server/ticket.ts';
+import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
+import { launchBrowser, screenshot, watchInert } from '../harness/browser.ts';
+import { ensureConsoleBuilt } from '../harness/console-build.ts';
+import { Kubectl } from '../harness/kubectl.ts';
+
+const TOKEN = 'console-cluster-admin';
+const HOSTILE = '<img src=x onerror=alert(1)><script>alert(2)</script>';
+
+describe('the web console in headless Chromium: cluster', () => {
+  let server: RunningFogbank;
+  let browser: Browser;
+  let page: Page;
+  let consoleUrl: string;
+  let kubectl: Kubectl;
+  let inert: ReturnType<typeof watchInert>;
+
+  before(async () => {
+    await ensureConsoleBuilt();
+    server = await startFogbank({ ephemeral: true, port: 0, adminToken: TOKEN });
+    consoleUrl = `${server.url}/_fogbank/console/`;
+    kubectl = new Kubectl(server.url, TOKEN);
+    browser = await launchBrowser();
+    page = await (await browser.newContext({ viewport: { width: 1400, height: 900 } })).newPage();
+    inert = watchInert(page, consoleUrl);
+    await page.goto(`${consoleUrl}sign-in?ticket=${signInTicket(TOKEN)}`);
+    await page.locator('.principal').waitFor();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    kubectl?.cleanup();
+  });
+
+  it('a ClusterRole created with kubectl appears live; its YAML folds managedFields; hostile labels and annotations stay text', async () => {
+    await page.goto(`${consoleUrl}#/cluster/kind/rbac.authorization.k8s.io/clusterroles`);
+    await page.locator('[data-live="on"]').waitFor();
+    await page.locator('[data-object="admin"]').waitFor();
+    // Every served kind is listed (the view is built from the family's registry).
+    assert.ok((await page.locator('[data-kind]').count()) >= 5);
+    // Written as a manifest: `--resource=pods` would be checked against discovery, and fogbank serves no pods.
+    const role = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'pod-reader' },
+      rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }],
+    };
+    const created = await kubectl.run(['create', '-f', '-'], { input: JSON.stringify(role) });
+    assert.equal(created.code, 0, created.stderr);
+    const link = page.locator('[data-object="pod-reader"]');
+    await link.waitFor();
+    const labelled = await kubectl.run(['label', 'clusterrole', 'pod-reader', `note=x`]);
+    assert.equal(labelled.code, 0, labelled.stderr);
+    const annotated = await kubectl.run(['annotate', 'clusterrole', 'pod-reader', `html=${HOSTILE}`]);
+    assert.equal(annotated.code, 0, annotated.stderr);
+    await link.click();
+    const yaml = page.getByLabel('Object YAML');
+    await yaml.waitFor();
+    await page.locator('.yaml', { hasText: 'html:' }).first().waitFor();
+    const text = (await yaml.textContent()) ?? '';
+    assert.match(text, /^apiVersion: rbac\.authorization\.k8s\.io\/v1\nkind: ClusterRole\nmetadata:\n/);
+    assert.ok(text.includes(`html: <img src=x onerror=alert(1)><script>alert(2)</script>`), text);
+    assert.ok(!text.includes('managedFields'), 'managedFields are folded apart');
+    assert.equal(await page.locator('details summary').textContent(), 'managedFields');
+    assert.match((await page.locator('details .yaml').textContent()) ?? '', /manager: kubectl-(create|client-side-apply)/);
+    await screenshot(page, 'cluster-object');
+  });
+
+  it('an Event appears live and filters by namespace, type, reason and regarding object; its note stays text', async () => {
+    await page.goto(`${consoleUrl}#/cluster/events`);
+    await page.locator('#events-title').waitFor();
+    const event = {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: 'hostile.1', namespace: 'default' },
+      involvedObject: { kind: 'Pod', name: 'web-0', namespace: 'default' },
+      reason: 'BackOff',
+      message: HOSTILE,
+      type: 'Warning',
+    };
+    const made = await kubectl.run(['create', '-f', '-'], { input: JSON.stringify(event) });
+    assert.equal(made.code, 0, made.stderr);
+    const row = page.locator('tr[data-event="hostile.1"]');
+    await row.waitFor();
+    assert.equal(await row.locator('.message').textContent(), HOSTILE);
+    assert.equal(await row.locator('.reason').textContent(), 'BackOff');
+    await page.locator('[data-filter="type"]').fill('Normal');
+    await row.waitFor({ state: 'detached' });
+    await page.locator('[data-filter="type"]').fill('warning');
+    await page.locator('[data-filter="regarding"]').fill('Pod/web-0');
+    await page.locator('[data-filter="namespace"]').fill('default');
+    await row.waitFor();
+    await page.locator('[data-filter="namespace"]').fill('kube-system');
+    await row.waitFor({ state: 'detached' });
+    await page.locator('[data-filter="namespace"]').fill('');
+    await row.waitFor();
+    await screenshot(page, 'cluster-events');
+  });
+
+  it('who-can `get pods` lists the subjects the authorizer allows, each with its granting binding; a user’s grants are listed', async () => {
+    for (const args of [
+      ['create', 'clusterrolebinding', 'alice-reads-pods', '--clusterrole=pod-reader', '--user=alice'],
+      ['create', 'clusterrole', 'event-reader', '--verb=get', '--resource=events'],
+      ['create', 'clusterrolebinding', 'bob-reads-events', '--clusterrole=event-reader', '--user=bob'],
+      ['create', 'clusterrolebinding', 'ops-read-pods', '--clusterrole=pod-reader', '--group=ops'],
+    ]) {
+      const result = await kubectl.run(args);
+      assert.equal(result.code, 0, result.stderr);
+    }
+    await page.goto(`${consoleUrl}#/cluster/rbac`);
+    await page.locator('[data-ask="verb"]').fill('get');
+    await page.locator('[data-ask="resource"]').fill('pods');
+    await page.getByRole('button', { name: 'Ask' }).click();
+    await page.locator('.who-can li').first().waitFor();
+    const subjects = await page.locator('.who-can li').evaluateAll((items) => items.map((item) => item.getAttribute('data-subject')));
+    assert.ok(subjects.includes('User alice'));
+    assert.ok(subjects.includes('Group ops'));
+    assert.ok(subjects.includes('Group system:masters'));
+    assert.ok(!subjects.includes('User bob'), 'bob may read events, not pods');
+    assert.equal(
+      await page.locator('[data-subject="User alice"] .muted').textContent(),
+      'RBAC: allowed by ClusterRoleBinding "alice-reads-pods" of ClusterRole "pod-reader" to User "alice"',
+    );
+    // The same answer kubectl gets from the server for each subject listed and for bob.
+    for (const [as, expected] of [
+      [['--as=alice'], 'yes'],
+      [['--as=bob'], 'no'],
+      [['--as=carol', '--as-group=ops'], 'yes'],
+    ] as const) {
+      const answer = await kubectl.run(['auth', 'can-i', 'get', 'pods', ...as]);
+      assert.equal(answer.stdout.trim(), expected, `${as.join(' ')}: ${answer.stderr}`);
+    }
+    await page.getByLabel('Name', { exact: true }).fill('bob');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.locator('.grant p').first().waitFor();
+    // A signed-in user is in system:authenticated, as on a real server.
+    assert.deepEqual(await page.locator('.grant p').allTextContents(), [
+      'ClusterRoleBinding "bob-reads-events" of ClusterRole "event-reader" to User "bob"',
+      'ClusterRoleBinding "system:basic-user" of ClusterRole "system:basic-user" to Group "system:authenticated"',
+      'ClusterRoleBinding "system:discovery" of ClusterRole "system:discovery" to Group "system:authenticated"',
+      'ClusterRoleBinding "system:public-info-viewer" of ClusterRole "system:public-info-viewer" to Group "system:authenticated"',
+    ]);
+    await screenshot(page, 'cluster-rbac');
+    await page.goto(`${consoleUrl}#/activity`);
+    for (const method of ['create clusterroles', 'create clusterrolebindings', 'create events', 'patch clusterroles'])
+      await page.locator(`tr[data-method="${method}"]`).first().waitFor();
+    assert.deepEqual(inert.dialogs, []);
+    assert.deepEqual(inert.errors, []);
+    assert.deepEqual(inert.navigations, []);
+  });
+
+  it('axe-core finds no serious or critical violation on the cluster views', async () => {
+    const source = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+    for (const [hash, ready] of [
+      ['#/cluster/events', 'tr[data-event]'],
+      ['#/cluster/kind/rbac.authorization.k8s.io/clusterroles', '[data-object]'],
+      ['#/cluster/object/rbac.authorization.k8s.io/clusterroles/-/pod-reader', '.yaml'],
+      ['#/cluster/rbac', '[data-ask="verb"]'],
+    ] as const) {
+      await page.goto(`${consoleUrl}${hash}`);
+      await page.locator(ready).first().waitFor();
+      if ((await page.evaluate('typeof axe')) === 'undefined') await page.evaluate(source);
+      const violations = (await page.evaluate(
+        "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))",
+      )) as string[];
+      assert.deepEqual(violations, [], `${hash}: ${violations.join('; ')}`);
+    }
+  });
+});

@@ -1,0 +1,71 @@
+/**
+ * Headless Chromium for the console's end-to-end tests: Debian's `chromium` driven by
+ * playwright-core (no browser download), with the flags that keep it off the network, one
+ * browser per test file. `watchInert` records what must never happen on a console page: a
+ * dialog, a console error the page itself caused, a navigation away from the console.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { type Browser, chromium, type Page } from 'playwright-core';
+
+/** CHROMIUM is Debian's browser binary (`.ci/run` installs it when missing). */
+export const CHROMIUM = process.env['FOGBANK_CHROMIUM'] ?? '/usr/bin/chromium';
+
+/** launchBrowser starts headless Chromium; playwright gives it a fresh, temporary profile of its own. */
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium), as .ci/run does`);
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** Inertness is what a page did that it must not. */
+export interface Inertness {
+  readonly dialogs: string[];
+  readonly errors: string[];
+  readonly navigations: string[];
+}
+
+/**
+ * watchInert records dialogs (dismissed), page errors, console errors of the console's own
+ * documents, and main-frame navigations away from `consoleUrl`. The browser's own notes that it
+ * blocked a message body's script or request (in the sandboxed frame, under its CSP) are the
+ * protection working, not the page failing: they are kept apart in `blocked`.
+ */
+export function watchInert(page: Page, consoleUrl: string): Inertness & { readonly blocked: string[] } {
+  const seen = { dialogs: [] as string[], errors: [] as string[], navigations: [] as string[], blocked: [] as string[] };
+  page.on('dialog', (dialog) => {
+    seen.dialogs.push(`${dialog.type()}: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  page.on('pageerror', (error) => seen.errors.push(`pageerror: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() !== 'error') return;
+    const where = message.location().url;
+    const text = message.text();
+    // The console itself has no srcdoc frame: one is a message body's own nested frame.
+    const fromFrame = where === '' || where === 'about:srcdoc' || /\/messages\/[^/]+\/html/.test(where);
+    if (fromFrame && /^(Blocked |Refused to )|The action has been blocked\.$/.test(text)) seen.blocked.push(text);
+    else seen.errors.push(`${where}: ${text}`);
+  });
+  page.on('framenavigated', (frame) => {
+    if (frame === page.mainFrame() && !frame.url().startsWith(consoleUrl)) seen.navigations.push(frame.url());
+  });
+  return seen;
+}
+
+/** screenshot writes `docs/console/<name>.png` when FOGBANK_SCREENSHOTS=1 (so ordinary runs leave the tree alone). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  if (process.env['FOGBANK_SCREENSHOTS'] !== '1') return;
+  mkdirSync('docs/console', { recursive: true });
+  await page.screenshot({ path: `docs/console/${name}.png`, fullPage: false });
+}
