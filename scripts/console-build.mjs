@@ -33,7 +33,8 @@ export async function buildConsole({ outdir = 'dist/console', quiet = false } = 
   const css = outputs.find((name) => name.endsWith('.css'));
   if (js === undefined || css === undefined) throw new Error(`the console build made ${outputs.join(', ')}: expected one .js and one .css`);
   // Earlier builds' files go: the page names the new ones, and a running server read its own at first use.
-  for (const name of readdirSync(outdir)) if (name !== js && name !== css && name !== 'manifest.json') rmSync(`${outdir}/${name}`);
+  // Only hashed assets: the TypeScript build writes the console's server modules into the same folder.
+  for (const name of readdirSync(outdir)) if (/^main-[A-Z0-9]+\.(js|css)$/.test(name) && name !== js && name !== css) rmSync(`${outdir}/${name}`);
   writeFileSync(`${outdir}/manifest.json`, `${JSON.stringify({ js, css })}\n`);
   const { readFileSync } = await import('node:fs');
   const gzipped = gzipSync(readFileSync(`${outdir}/${js}`)).length + gzipSync(readFileSync(`${outdir}/${css}`)).length;
