@@ -24,6 +24,7 @@ import { JournalReader } from './core/journal-view.ts';
 import { cryptoIds, hexId, type IdSource } from './lib/ids.ts';
 import { Faults } from './core/faults/faults.ts';
 import { type FamilyStartOptions, SERVICES } from './services/registry.ts';
+import { fromFiles, generatedMaterial, keepSharedCa, type TlsMaterial, type TlsSetting } from './core/tls/tls-material.ts';
 import { prepareDataDir } from './store/data-dir.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
 import { openStore } from './store/open-store.ts';
@@ -74,6 +75,12 @@ export interface CoreStartOptions {
   readonly snapshot?: string;
   /** The families to serve (default: every family of services/registry.ts), e.g. one family configured in code. */
   readonly services?: readonly ServiceDefinition[];
+  /**
+   * HTTPS on the same port (core/tls/): true (the default) serves it with fogbank's own CA and
+   * certificates (kept in `<data-dir>/tls/`), false serves plain HTTP only, and `{ cert, key, ca? }`
+   * (PEM text) serves the caller's own.
+   */
+  readonly tls?: TlsSetting;
 }
 
 /** StartOptions are every setting of one fogbank server: core's and each family's own (ServiceDefinition.options). */
@@ -83,6 +90,10 @@ export interface StartOptions extends CoreStartOptions, FamilyStartOptions {}
 export interface RunningFogbank {
   /** The base URL clients use, e.g. `http://127.0.0.1:8780`. */
   readonly url: string;
+  /** The same address over HTTPS (`https://127.0.0.1:8780`), unless TLS is off. */
+  readonly httpsUrl: string | undefined;
+  /** What HTTPS is served with and what clients should trust (`tls.trust`, PEM), unless TLS is off. */
+  readonly tls: TlsMaterial | undefined;
   readonly host: string;
   readonly port: number;
   readonly adminToken: string;
@@ -159,9 +170,13 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
   const timers = options.timers ?? new ClockTimers(clock);
   const faults = new Faults(services, ids);
   // After a restore or reset the families built by then seed what a fresh instance has (a seed restored before they are built needs none of it).
+  let tls: TlsMaterial | undefined;
   const snapshots = new Snapshots(store, {
     fileFolders: services.flatMap((service) => service.storeFileFolders ?? []),
-    afterReplace: async () => built?.stateReplaced(),
+    afterReplace: async () => {
+      await keepSharedCa(store, tls);
+      await built?.stateReplaced();
+    },
   });
   const control: ControlPlane = {
     clock,
@@ -170,9 +185,18 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     snapshots,
     faults,
   };
+  const host = options.host ?? '127.0.0.1';
   try {
     // Before the families start: they read the state they begin from (and sweep files no record names).
     if (options.snapshot !== undefined) await snapshots.restore(await openSnapshotFile(options.snapshot));
+    // Read from files after the first start (made then, or after a change of --host).
+    tls =
+      options.tls === false
+        ? undefined
+        : typeof options.tls === 'object'
+          ? fromFiles(options.tls)
+          : await generatedMaterial({ host, dataDir, store, now: clock.now(), ids });
+    const material = tls;
     const app = await buildServer(
       {
         store,
@@ -193,20 +217,31 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
         logFormat: options.logFormat ?? 'text',
         bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
         ...(options.leaderTtlMs === undefined ? {} : { leaderTtlMs: options.leaderTtlMs }),
+        ...(material === undefined
+          ? {}
+          : {
+              tls: () => ({
+                cert: material.serving.certificate,
+                key: material.serving.key,
+                ...(material.clientCa === undefined ? {} : { ca: material.clientCa }),
+              }),
+            }),
       },
     );
     built = app;
-    const host = options.host ?? '127.0.0.1';
     await app.listen({ host, port: options.port ?? 8780 });
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : (options.port ?? 8780);
     const urlHost = host.includes(':') ? `[${host}]` : host;
     const url = `http://${urlHost}:${port}`;
-    const clientFiles = writeClientFiles(services, { url, dataDir, adminToken, adminTokenFile });
+    const httpsUrl = material === undefined ? undefined : `https://${urlHost}:${port}`;
+    const clientFiles = writeClientFiles(services, { url, dataDir, adminToken, adminTokenFile, ...tlsSite(httpsUrl, material) });
     let closing: Promise<void> | undefined;
     return {
       warmUp: () => app.warmUp(),
       url,
+      httpsUrl,
+      tls: material,
       host,
       port,
       adminToken,
@@ -234,6 +269,12 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     lock?.release();
     throw error;
   }
+}
+
+/** tlsSite is the HTTPS part of a BannerSite: the address and what to trust (and the admin's client certificate). */
+export function tlsSite(httpsUrl: string | undefined, material: TlsMaterial | undefined): Pick<BannerSite, 'httpsUrl' | 'tls'> {
+  if (httpsUrl === undefined || material === undefined) return {};
+  return { httpsUrl, tls: { trust: material.trust, ...(material.admin === undefined ? {} : { adminCertificate: material.admin }) } };
 }
 
 /** openSnapshotFile opens a seed snapshot for reading; one that cannot be opened is a SnapshotError naming it. */
@@ -300,6 +341,10 @@ export interface FogbankClock {
 export interface Fogbank {
   /** The base URL, e.g. `http://127.0.0.1:41234`. */
   readonly url: string;
+  /** The same address over HTTPS, e.g. `https://127.0.0.1:41234` (undefined with `tls: false`). */
+  readonly httpsUrl: string | undefined;
+  /** The PEM certificates an HTTPS client should trust (fogbank's CA), undefined with `tls: false`. */
+  readonly ca: string | undefined;
   readonly adminToken: string;
   /** The kubeconfig that points kubectl and the Kubernetes clients here, as the admin. */
   readonly kubeconfig: string;
@@ -343,7 +388,13 @@ export async function start(options: StartOptions = {}): Promise<Fogbank> {
     const files =
       scratch === undefined
         ? server.clientFiles
-        : writeClientFiles(options.services, { url: server.url, dataDir: scratch, adminToken: server.adminToken, adminTokenFile: undefined });
+        : writeClientFiles(options.services, {
+            url: server.url,
+            dataDir: scratch,
+            adminToken: server.adminToken,
+            adminTokenFile: undefined,
+            ...tlsSite(server.httpsUrl, server.tls),
+          });
     const tokenFile = server.adminTokenFile ?? join(scratch!, 'admin-token');
     if (server.adminTokenFile === undefined) writeFileSync(tokenFile, `${server.adminToken}\n`, { mode: 0o600 });
     const kubeconfig = files.get('kubeconfig') ?? '';
@@ -351,6 +402,8 @@ export async function start(options: StartOptions = {}): Promise<Fogbank> {
     let stopped: Promise<void> | undefined;
     return {
       url: server.url,
+      httpsUrl: server.httpsUrl,
+      ca: server.tls?.trust,
       adminToken: server.adminToken,
       kubeconfig,
       tokenFile,

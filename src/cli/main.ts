@@ -1,10 +1,12 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
 import { loadConfigFile } from '../core/config.ts';
+import type { TlsFiles } from '../core/tls/tls-material.ts';
 import { UnavailableError } from '../lib/errors.ts';
 import { FOGBANK_VERSION } from '../lib/version.ts';
 import { DataDirInUseError } from '../store/data-dir-lock.ts';
 import { redactUrl } from '../store/index.ts';
-import { SERVICES, startFogbank } from '../fogbank.ts';
+import { SERVICES, startFogbank, tlsSite } from '../fogbank.ts';
 import { SnapshotError } from '../store/snapshot-format.ts';
 import { parseStartArgs, START_USAGE, UsageError, type StartArgs } from './args.ts';
 import { renderBanner } from '../core/banner.ts';
@@ -107,9 +109,14 @@ async function runStart(args: StartArgs): Promise<number> {
     logFormat: args.logFormat,
     ...(args.uploadDeadlineSeconds === undefined ? {} : { uploadDeadlineMs: args.uploadDeadlineSeconds * 1000 }),
     ...(args.snapshot === undefined ? {} : { snapshot: args.snapshot }),
+    ...(args.tls === undefined ? {} : { tls: args.tls === false ? false : readTlsFiles(args.tls) }),
     ...args.familyOptions,
   });
-  if (received === undefined) process.stdout.write(renderBanner({ ...server, storeBackend: storeLabel(server.store.backend, args.store) }, SERVICES));
+  if (received === undefined) {
+    const { url, dataDir, adminToken, adminTokenFile } = server;
+    const site = { url, dataDir, adminToken, adminTokenFile, ...tlsSite(server.httpsUrl, server.tls) };
+    process.stdout.write(renderBanner({ ...site, storeBackend: storeLabel(server.store.backend, args.store) }, SERVICES));
+  }
   const signal = await stopSignal;
   process.stdout.write(`fogbank: ${signal}, shutting down\n`);
   try {
@@ -127,6 +134,25 @@ async function runStart(args: StartArgs): Promise<number> {
   await Promise.race([repeat, new Promise((resolve) => (grace = setTimeout(resolve, REPEAT_GRACE_MS)))]);
   clearTimeout(grace);
   return 0;
+}
+
+/** readTlsFiles reads the files of --tls-cert, --tls-key and --tls-ca; one that cannot be read is a usage error naming it. */
+function readTlsFiles(files: { certFile?: string; keyFile?: string; caFile?: string }): TlsFiles {
+  const read = (flag: string, file: string): string => {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new UsageError(
+        `cannot read ${flag} ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message}`,
+      );
+    }
+  };
+  return {
+    cert: read('--tls-cert', files.certFile!),
+    key: read('--tls-key', files.keyFile!),
+    ...(files.caFile === undefined ? {} : { ca: read('--tls-ca', files.caFile) }),
+  };
 }
 
 /** REPEAT_GRACE_MS is how long a stopped server waits for a launcher's repeat of the signal that stopped it. */
@@ -177,6 +203,11 @@ main(argv).then(
     if (error instanceof SnapshotError) {
       // A seed that cannot be read is a mistake on the command line, like a bad flag: one line, exit 2.
       process.stderr.write(`fogbank: cannot start from the snapshot: ${(error as Error).message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    if (error instanceof Error && error.name === 'TlsFilesError') {
+      process.stderr.write(`fogbank: cannot serve HTTPS: ${error.message}\n`);
       process.exitCode = 2;
       return;
     }

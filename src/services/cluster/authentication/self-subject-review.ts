@@ -54,12 +54,18 @@ export function registerSelfSubjectReview(app: FastifyInstance, clock: Clock, gr
     app.post(`/apis/${group}/v1/selfsubjectreviews`, async (request, reply) => {
       checkBody(request.body, apiVersion);
       const user = userOf(request)!;
-      // No uid and no extra attributes are known for fogbank's users; empty fields are omitted, as Go's encoder does.
+      // No uid is known for fogbank's users, extra only for a client certificate; empty fields are omitted, as Go's encoder does.
       const body = {
         kind: KIND,
         apiVersion,
         metadata: { creationTimestamp: formatCreationTime(clock.now()) },
-        status: { userInfo: { username: user.name, ...(user.groups.length === 0 ? {} : { groups: user.groups }) } },
+        status: {
+          userInfo: {
+            username: user.name,
+            ...(user.groups.length === 0 ? {} : { groups: user.groups }),
+            ...(user.extra === undefined ? {} : { extra: user.extra }),
+          },
+        },
       };
       return sendSerialized(reply.code(201).header('cache-control', 'no-cache, private'), 'application/json', JSON.stringify(body));
     });
