@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { Authenticator, type TokenGrant } from './core/auth.ts';
 import type { OperationsMode } from './core/config.ts';
 import { pickOptionValues } from './core/family-options.ts';
+import { loadOnFirstUse } from './core/lazy.ts';
 import type { LogFormat, LogLevel } from './core/log.ts';
 import { buildServer, DEFAULT_BODY_LIMIT, type FogbankServer } from './core/server.ts';
 import type { BannerSite, ServiceDefinition } from './core/service.ts';
@@ -92,8 +93,12 @@ export interface RunningFogbank {
   readonly url: string;
   /** The same address over HTTPS (`https://127.0.0.1:8780`), unless TLS is off. */
   readonly httpsUrl: string | undefined;
-  /** What HTTPS is served with and what clients should trust (`tls.trust`, PEM), unless TLS is off. */
-  readonly tls: TlsMaterial | undefined;
+  /**
+   * tlsMaterial is what HTTPS is served with and what clients should trust (`trust`, PEM);
+   * undefined when TLS is off. Read (or made) at start when there is a data directory; without
+   * one (`--ephemeral`) made on first need, so that start-up loads no X.509 library.
+   */
+  tlsMaterial(): Promise<TlsMaterial | undefined>;
   readonly host: string;
   readonly port: number;
   readonly adminToken: string;
@@ -170,11 +175,18 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
   const timers = options.timers ?? new ClockTimers(clock);
   const faults = new Faults(services, ids);
   // After a restore or reset the families built by then seed what a fresh instance has (a seed restored before they are built needs none of it).
-  let tls: TlsMaterial | undefined;
+  const host = options.host ?? '127.0.0.1';
+  const tlsSetting = options.tls ?? true;
+  const tls =
+    tlsSetting === false
+      ? undefined
+      : loadOnFirstUse(async () =>
+          typeof tlsSetting === 'object' ? fromFiles(tlsSetting) : generatedMaterial({ host, dataDir, store, now: clock.now(), ids }),
+        );
   const snapshots = new Snapshots(store, {
     fileFolders: services.flatMap((service) => service.storeFileFolders ?? []),
     afterReplace: async () => {
-      await keepSharedCa(store, tls);
+      await keepSharedCa(store, tls?.ready());
       await built?.stateReplaced();
     },
   });
@@ -185,18 +197,12 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     snapshots,
     faults,
   };
-  const host = options.host ?? '127.0.0.1';
   try {
     // Before the families start: they read the state they begin from (and sweep files no record names).
     if (options.snapshot !== undefined) await snapshots.restore(await openSnapshotFile(options.snapshot));
-    // Read from files after the first start (made then, or after a change of --host).
-    tls =
-      options.tls === false
-        ? undefined
-        : typeof options.tls === 'object'
-          ? fromFiles(options.tls)
-          : await generatedMaterial({ host, dataDir, store, now: clock.now(), ids });
-    const material = tls;
+    // With a data directory the kubeconfig written below needs them (read from files after the
+    // first start); the user's own are checked now, so a mistake fails the start.
+    if (tls !== undefined && (dataDir !== undefined || typeof tlsSetting === 'object')) await tls();
     const app = await buildServer(
       {
         store,
@@ -217,14 +223,13 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
         logFormat: options.logFormat ?? 'text',
         bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
         ...(options.leaderTtlMs === undefined ? {} : { leaderTtlMs: options.leaderTtlMs }),
-        ...(material === undefined
+        ...(tls === undefined
           ? {}
           : {
-              tls: () => ({
-                cert: material.serving.certificate,
-                key: material.serving.key,
-                ...(material.clientCa === undefined ? {} : { ca: material.clientCa }),
-              }),
+              tls: async () => {
+                const material = await tls();
+                return { cert: material.serving.certificate, key: material.serving.key, ...(material.clientCa === undefined ? {} : { ca: material.clientCa }) };
+              },
             }),
       },
     );
@@ -234,14 +239,14 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     const port = typeof address === 'object' && address !== null ? address.port : (options.port ?? 8780);
     const urlHost = host.includes(':') ? `[${host}]` : host;
     const url = `http://${urlHost}:${port}`;
-    const httpsUrl = material === undefined ? undefined : `https://${urlHost}:${port}`;
-    const clientFiles = writeClientFiles(services, { url, dataDir, adminToken, adminTokenFile, ...tlsSite(httpsUrl, material) });
+    const httpsUrl = tls === undefined ? undefined : `https://${urlHost}:${port}`;
+    const clientFiles = writeClientFiles(services, { url, dataDir, adminToken, adminTokenFile, ...tlsSite(httpsUrl, tls?.ready()) });
     let closing: Promise<void> | undefined;
     return {
       warmUp: () => app.warmUp(),
       url,
       httpsUrl,
-      tls: material,
+      tlsMaterial: async () => tls?.(),
       host,
       port,
       adminToken,
@@ -273,7 +278,8 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
 
 /** tlsSite is the HTTPS part of a BannerSite: the address and what to trust (and the admin's client certificate). */
 export function tlsSite(httpsUrl: string | undefined, material: TlsMaterial | undefined): Pick<BannerSite, 'httpsUrl' | 'tls'> {
-  if (httpsUrl === undefined || material === undefined) return {};
+  if (httpsUrl === undefined) return {};
+  if (material === undefined) return { httpsUrl };
   return { httpsUrl, tls: { trust: material.trust, ...(material.admin === undefined ? {} : { adminCertificate: material.admin }) } };
 }
 
@@ -385,6 +391,8 @@ export async function start(options: StartOptions = {}): Promise<Fogbank> {
   const server = await startFogbank({ host: '127.0.0.1', port: 0, ...options, ephemeral });
   const scratch = server.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'fogbank-')) : undefined;
   try {
+    // The kubeconfig trusts fogbank's CA: made now if the start did not need it.
+    const tls = await server.tlsMaterial();
     const files =
       scratch === undefined
         ? server.clientFiles
@@ -393,7 +401,7 @@ export async function start(options: StartOptions = {}): Promise<Fogbank> {
             dataDir: scratch,
             adminToken: server.adminToken,
             adminTokenFile: undefined,
-            ...tlsSite(server.httpsUrl, server.tls),
+            ...tlsSite(server.httpsUrl, tls),
           });
     const tokenFile = server.adminTokenFile ?? join(scratch!, 'admin-token');
     if (server.adminTokenFile === undefined) writeFileSync(tokenFile, `${server.adminToken}\n`, { mode: 0o600 });
@@ -403,7 +411,7 @@ export async function start(options: StartOptions = {}): Promise<Fogbank> {
     return {
       url: server.url,
       httpsUrl: server.httpsUrl,
-      ca: server.tls?.trust,
+      ca: tls?.trust,
       adminToken: server.adminToken,
       kubeconfig,
       tokenFile,

@@ -114,7 +114,8 @@ async function runStart(args: StartArgs): Promise<number> {
   });
   if (received === undefined) {
     const { url, dataDir, adminToken, adminTokenFile } = server;
-    const site = { url, dataDir, adminToken, adminTokenFile, ...tlsSite(server.httpsUrl, server.tls) };
+    // Only the HTTPS address: the certificates of an --ephemeral server are made on first need.
+    const site = { url, dataDir, adminToken, adminTokenFile, ...tlsSite(server.httpsUrl, undefined) };
     process.stdout.write(renderBanner({ ...site, storeBackend: storeLabel(server.store.backend, args.store) }, SERVICES));
   }
   const signal = await stopSignal;

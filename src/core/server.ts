@@ -26,7 +26,7 @@ export interface ServerOptions {
   /** How long a replica's leadership of singleton work lasts without renewal (default 10 s). */
   readonly leaderTtlMs?: number;
   /** The certificate, key and client CA of HTTPS on the same port (core/tls/same-port.ts), read at the first TLS connection; absent, plain HTTP only. */
-  readonly tls?: () => TlsOptions;
+  readonly tls?: () => Promise<TlsOptions>;
 }
 
 /** ServerContext is what core assembles before the server: everything a family gets but the singleton runner, which the server adds. */

@@ -26,13 +26,13 @@ type ConnectionListener = (this: Server, socket: Socket) => void;
 
 /**
  * serveTlsOnSamePort makes `server` answer TLS connections too, with the options `tlsOptions`
- * gives (read once, at the first TLS connection: building the secure context is left until a
- * client needs it). Client certificates are requested but not required, and a chain that does
+ * gives (asked once, at the first TLS connection: making the certificates or the secure context
+ * is left until a client needs it). Client certificates are requested but not required, and a chain that does
  * not verify is not refused here: the TLSSocket's `authorized` says whether it verified against
  * the options' `ca`, and the cluster family answers 401 for it (as the apiserver does), so token
  * clients on TLS still work. Call it before any other `connection` listener is added.
  */
-export function serveTlsOnSamePort(server: Server, tlsOptions: () => TlsOptions): void {
+export function serveTlsOnSamePort(server: Server, tlsOptions: () => Promise<TlsOptions>): void {
   const [http] = server.listeners('connection') as ConnectionListener[];
   if (http === undefined) throw new Error("serveTlsOnSamePort: the server has no connection listener of Node's to hand plain connections to");
   server.removeListener('connection', http);
@@ -40,8 +40,8 @@ export function serveTlsOnSamePort(server: Server, tlsOptions: () => TlsOptions)
   let tls: Promise<TlsServer> | undefined;
   const secured = new WeakSet<Socket>();
   const tlsServer = (): Promise<TlsServer> =>
-    (tls ??= import('node:tls').then(({ createServer }) => {
-      const created = createServer({ ...tlsOptions(), requestCert: true, rejectUnauthorized: false, handshakeTimeout: FIRST_BYTES_TIMEOUT_MS });
+    (tls ??= Promise.all([import('node:tls'), tlsOptions()]).then(([{ createServer }, options]) => {
+      const created = createServer({ ...options, requestCert: true, rejectUnauthorized: false, handshakeTimeout: FIRST_BYTES_TIMEOUT_MS });
       created.on('secureConnection', (secure: TLSSocket & { _parent?: Socket & { [CARRIES_TLS]?: boolean } }) => {
         // From now on closing ends the TLSSocket when its exchange is over; its carrier goes with it.
         if (secure._parent !== undefined) secure._parent[CARRIES_TLS] = true;
@@ -72,7 +72,11 @@ export function serveTlsOnSamePort(server: Server, tlsOptions: () => TlsOptions)
         // The TLSSocket reads what was put back before it takes the socket's handle over.
         tlsServer().then(
           (created) => created.emit('connection', socket),
-          () => socket.destroy(),
+          () => {
+            // Tried again by the next TLS connection.
+            tls = undefined;
+            socket.destroy();
+          },
         );
         return;
       }
