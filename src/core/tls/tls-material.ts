@@ -117,19 +117,27 @@ export async function generatedMaterial(site: MaterialSite): Promise<TlsMaterial
   if (ca === undefined || !usable(ca, undefined, site.now, 0)) {
     // A memory store keeps nothing across starts: its servers share one CA per process (tests start many).
     const make = async () => (await certificates()).issueCa(settings());
-    ca = await (site.store.backend === 'memory' ? once('ca', make) : make());
+    ca = await (site.store.backend === 'memory' ? once('ca', (kept) => usable(kept, undefined, site.now, 0), make) : make());
   }
   if (site.store.leases.shared) ca = await keepShared(site.store, ca);
   const hosts = tlsHosts(site.host);
   let serving = readPair(dir, 'serving');
   if (serving === undefined || !usable(serving, ca, site.now, RENEW_BEFORE_MS) || !covers(serving, hosts)) {
     const issuer = ca;
-    serving = await once(`serving ${issuer.certificate} ${hosts.join(' ')}`, async () => (await certificates()).issueServing(issuer, hosts, settings()));
+    serving = await once(
+      `serving ${issuer.certificate} ${hosts.join(' ')}`,
+      (kept) => usable(kept, issuer, site.now, RENEW_BEFORE_MS),
+      async () => (await certificates()).issueServing(issuer, hosts, settings()),
+    );
   }
   let admin = readPair(dir, 'admin');
   if (admin === undefined || !usable(admin, ca, site.now, RENEW_BEFORE_MS)) {
     const issuer = ca;
-    admin = await once(`admin ${issuer.certificate}`, async () => (await certificates()).issueClient(issuer, ADMIN_SUBJECT, settings()));
+    admin = await once(
+      `admin ${issuer.certificate}`,
+      (kept) => usable(kept, issuer, site.now, RENEW_BEFORE_MS),
+      async () => (await certificates()).issueClient(issuer, ADMIN_SUBJECT, settings()),
+    );
   }
   if (dir !== undefined) {
     writePair(dir, 'ca', ca);
@@ -139,15 +147,15 @@ export async function generatedMaterial(site: MaterialSite): Promise<TlsMaterial
   return { serving, trust: ca.certificate, clientCa: ca.certificate, admin, ca };
 }
 
-/** once shares what is made without a data directory among the servers of this process. */
-function once(key: string, make: () => Promise<CertificateAndKey>): Promise<CertificateAndKey> {
-  let made = madeInMemory.get(key);
-  if (made === undefined) {
-    made = make();
-    madeInMemory.set(key, made);
-    made.catch(() => madeInMemory.delete(key));
-  }
-  return made;
+/** once shares what is made among the servers of this process while it still fits (valid long enough): tests start many. */
+async function once(key: string, fits: (pair: CertificateAndKey) => boolean, make: () => Promise<CertificateAndKey>): Promise<CertificateAndKey> {
+  const made = madeInMemory.get(key);
+  const kept = made === undefined ? undefined : await made.catch(() => undefined);
+  if (kept !== undefined && fits(kept)) return kept;
+  const making = make();
+  madeInMemory.set(key, making);
+  making.catch(() => madeInMemory.delete(key));
+  return making;
 }
 
 /** keepShared records the CA for the other replicas, unless one recorded its own first: that one wins. */
