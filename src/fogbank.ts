@@ -4,7 +4,7 @@
  * (issue 28: a free port and memory by default, the clock, the request journal, client env). The command line (cli/) parses flags into these options and
  * prints; tests, benches and programs call it directly.
  */
-import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -25,7 +25,7 @@ import { JournalReader } from './core/journal-view.ts';
 import { cryptoIds, hexId, type IdSource } from './lib/ids.ts';
 import { Faults } from './core/faults/faults.ts';
 import { type FamilyStartOptions, SERVICES } from './services/registry.ts';
-import { fromFiles, generatedMaterial, keepSharedCa, type TlsMaterial, type TlsSetting } from './core/tls/tls-material.ts';
+import { fromFiles, generatedMaterial, hasKeptCertificates, keepSharedCa, type TlsMaterial, type TlsSetting } from './core/tls/tls-material.ts';
 import { prepareDataDir } from './store/data-dir.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
 import { openStore } from './store/open-store.ts';
@@ -82,6 +82,13 @@ export interface CoreStartOptions {
    * (PEM text) serves the caller's own.
    */
   readonly tls?: TlsSetting;
+  /**
+   * false lets a data directory's first start make its certificates after listening (about
+   * 0.2 s, once): the client files are written at once with plain HTTP only, and written again
+   * with HTTPS when the certificates are ready. `fogbank start` does this (start-up time); the
+   * default (true) has the kubeconfig complete when start resolves.
+   */
+  readonly awaitCertificates?: boolean;
 }
 
 /** StartOptions are every setting of one fogbank server: core's and each family's own (ServiceDefinition.options). */
@@ -202,7 +209,9 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     if (options.snapshot !== undefined) await snapshots.restore(await openSnapshotFile(options.snapshot));
     // With a data directory the kubeconfig written below needs them (read from files after the
     // first start); the user's own are checked now, so a mistake fails the start.
-    if (tls !== undefined && (dataDir !== undefined || typeof tlsSetting === 'object')) await tls();
+    const later =
+      options.awaitCertificates === false && typeof tlsSetting !== 'object' && !store.leases.shared && dataDir !== undefined && !hasKeptCertificates(dataDir);
+    if (tls !== undefined && (dataDir !== undefined || typeof tlsSetting === 'object') && !later) await tls();
     const app = await buildServer(
       {
         store,
@@ -240,8 +249,21 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     const urlHost = host.includes(':') ? `[${host}]` : host;
     const url = `http://${urlHost}:${port}`;
     const httpsUrl = tls === undefined ? undefined : `https://${urlHost}:${port}`;
-    const clientFiles = writeClientFiles(services, { url, dataDir, adminToken, adminTokenFile, ...tlsSite(httpsUrl, tls?.ready()) });
+    const site = { url, dataDir, adminToken, adminTokenFile };
+    const clientFiles = writeClientFiles(services, { ...site, ...tlsSite(httpsUrl, tls?.ready()) });
     let closing: Promise<void> | undefined;
+    if (tls !== undefined && later) {
+      // Made after listening: the client files get their HTTPS part once the certificates are there.
+      tls().then(
+        (material) => {
+          if (closing === undefined) writeClientFiles(services, { ...site, ...tlsSite(httpsUrl, material) });
+        },
+        (error: unknown) => {
+          if (logLevel !== 'silent')
+            process.stderr.write(`fogbank: cannot make the TLS certificates: ${String((error as Error | undefined)?.message ?? error)}\n`);
+        },
+      );
+    }
     return {
       warmUp: () => app.warmUp(),
       url,
@@ -302,7 +324,10 @@ export function writeClientFiles(services: readonly ServiceDefinition[] = SERVIC
   mkdirSync(site.dataDir, { recursive: true, mode: 0o700 });
   for (const file of services.flatMap((service) => service.clientFiles?.(site) ?? [])) {
     const path = join(site.dataDir, file.name);
-    writeFileSync(path, file.text, { mode: 0o600 });
+    // Whole or not at all (a client reading it meanwhile sees the old file or the new one): the HTTPS part may be added after start.
+    const temporary = `${path}.${process.pid}.tmp`;
+    writeFileSync(temporary, file.text, { mode: 0o600 });
+    renameSync(temporary, path);
     written.set(file.name, path);
   }
   return written;
