@@ -185,11 +185,23 @@ export async function keepSharedCa(store: Store, material: TlsMaterial | undefin
   await store.transact((tx) => tx.put(TLS_CA_KIND, CA_KEY, ca));
 }
 
-/** usable: the pair parses, is signed by `issuer` (itself for a CA) and is valid `margin` past `now`. */
+// Each PEM is parsed once per process (a start checks the CA against three certificates).
+const parsed = new Map<string, X509Certificate>();
+function parse(pem: string): X509Certificate {
+  let certificate = parsed.get(pem);
+  if (certificate === undefined) {
+    certificate = new X509Certificate(pem);
+    if (parsed.size > 64) parsed.clear();
+    parsed.set(pem, certificate);
+  }
+  return certificate;
+}
+
+/** usable: the pair parses, is signed by `issuer` (itself for a CA), holds its key and is valid `margin` past `now`. */
 function usable(pair: CertificateAndKey, issuer: CertificateAndKey | undefined, now: number, margin: number): boolean {
   try {
-    const certificate = new X509Certificate(pair.certificate);
-    const signer = issuer === undefined ? certificate : new X509Certificate(issuer.certificate);
+    const certificate = parse(pair.certificate);
+    const signer = issuer === undefined ? certificate : parse(issuer.certificate);
     if (!certificate.checkIssued(signer) || !certificate.verify(signer.publicKey)) return false;
     if (!certificate.checkPrivateKey(createPrivateKey(pair.key))) return false;
     return Date.parse(certificate.validFrom) <= now && Date.parse(certificate.validTo) > now + margin;
@@ -200,7 +212,7 @@ function usable(pair: CertificateAndKey, issuer: CertificateAndKey | undefined, 
 
 /** covers: the serving certificate names every host (IP addresses as IP SANs, others as DNS names). */
 function covers(pair: CertificateAndKey, hosts: readonly string[]): boolean {
-  const certificate = new X509Certificate(pair.certificate);
+  const certificate = parse(pair.certificate);
   return hosts.every((host) => (ipaddr.isValid(host) ? certificate.checkIP(host) : certificate.checkHost(host, { wildcards: false })) !== undefined);
 }
 
