@@ -206,6 +206,17 @@ describe('the cluster API over HTTPS with the kubeconfig fogbank writes', { skip
     assert.equal(((await response.json()) as { metadata: { name: string } }).metadata.name, 'default');
   });
 
+  it("answers the other families over HTTPS too, their links in the request's scheme", async () => {
+    const discovery = await rawGet(`${server.httpsUrl}/discovery/v1/apis/compute/v1/rest`, ca.certificate);
+    assert.equal(discovery.status, 200);
+    assert.equal((JSON.parse(discovery.body) as { rootUrl: string }).rootUrl, `${server.httpsUrl}/`);
+    const templates = await rawGet(`${server.httpsUrl}/compute/v1/projects/p/global/instanceTemplates`, ca.certificate, undefined, {
+      authorization: `Bearer ${ADMIN}`,
+    });
+    assert.equal(templates.status, 200, templates.body);
+    assert.equal((JSON.parse(templates.body) as { selfLink: string }).selfLink, `${server.httpsUrl}/compute/v1/projects/p/global/instanceTemplates`);
+  });
+
   it('serves @kubernetes/client-node over HTTPS with the CA from the kubeconfig, by token and by client certificate', async () => {
     const config = new KubeConfig();
     config.loadFromFile(server.kubeconfigFile!);
