@@ -67,6 +67,8 @@ export interface CoreStartOptions {
   readonly timers?: Timers;
   /** How many answered requests the request journal keeps (default 1,000; 0 turns the journal off). */
   readonly journalSize?: number;
+  /** How many bytes of each request and response body the journal keeps (default 0: none; read them with `bodies: true`). */
+  readonly journalBodies?: number;
   readonly ids?: IdSource;
   /**
    * A snapshot file (`fogbank snapshot save`, `GET /_fogbank/snapshot`) to start from: it
@@ -156,7 +158,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     services.flatMap((service) => service.options ?? []),
     options as Readonly<Record<string, unknown>>,
   );
-  const journal = new RequestJournal(options.journalSize);
+  const journal = new RequestJournal(options.journalSize, options.journalBodies);
   try {
     ({ token: adminToken, file: adminTokenFile } = resolveAdminToken(options.adminToken, dataDir, ids));
     store =
@@ -203,6 +205,12 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     requests: new JournalReader(journal, services, auth),
     snapshots,
     faults,
+    async reset() {
+      const revision = await snapshots.reset();
+      faults.clear();
+      journal.clear();
+      return revision;
+    },
   };
   try {
     // Before the families start: they read the state they begin from (and sweep files no record names).
@@ -398,7 +406,7 @@ export interface Fogbank {
   snapshot(): Promise<Buffer>;
   /** restore replaces the whole state with a snapshot's; one that cannot be read rejects with a SnapshotError and changes nothing. */
   restore(snapshot: Uint8Array): Promise<RestoreSummary>;
-  /** reset empties every family (the admin token and the tokens file are kept), as a fresh server starts. */
+  /** reset empties every family, the fault rules and the request journal (the admin token, the tokens file and the clock are kept), as a fresh server starts. */
   reset(): Promise<void>;
   /** stop closes the server and removes its temporary files. */
   stop(): Promise<void>;
@@ -414,22 +422,27 @@ export interface Fogbank {
 export async function start(options: StartOptions = {}): Promise<Fogbank> {
   const ephemeral = options.ephemeral ?? options.dataDir === undefined;
   const server = await startFogbank({ host: '127.0.0.1', port: 0, ...options, ephemeral });
-  const scratch = server.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'fogbank-')) : undefined;
+  // Client files and the token file go to a temporary directory when the server keeps none (no
+  // data directory, or a token given rather than kept there: it is not written into the user's directory).
+  const scratch = server.dataDir === undefined || server.adminTokenFile === undefined ? mkdtempSync(join(tmpdir(), 'fogbank-')) : undefined;
   try {
     // The kubeconfig trusts fogbank's CA: made now if the start did not need it.
     const tls = await server.tlsMaterial();
     const files =
-      scratch === undefined
-        ? server.clientFiles
-        : writeClientFiles(options.services, {
+      server.dataDir === undefined && scratch !== undefined
+        ? writeClientFiles(options.services, {
             url: server.url,
             dataDir: scratch,
             adminToken: server.adminToken,
             adminTokenFile: undefined,
             ...tlsSite(server.httpsUrl, tls),
-          });
-    const tokenFile = server.adminTokenFile ?? join(scratch!, 'admin-token');
-    if (server.adminTokenFile === undefined) writeFileSync(tokenFile, `${server.adminToken}\n`, { mode: 0o600 });
+          })
+        : server.clientFiles;
+    let tokenFile = server.adminTokenFile;
+    if (tokenFile === undefined) {
+      tokenFile = join(scratch ?? tmpdir(), 'admin-token');
+      writeFileSync(tokenFile, `${server.adminToken}\n`, { mode: 0o600 });
+    }
     const kubeconfig = files.get('kubeconfig') ?? '';
     const { clock, timers } = server.control;
     let stopped: Promise<void> | undefined;
@@ -472,7 +485,7 @@ export async function start(options: StartOptions = {}): Promise<Fogbank> {
       snapshot: () => server.snapshots.bytes(),
       restore: (snapshot) => server.snapshots.restore(snapshot),
       reset: async () => {
-        await server.snapshots.reset();
+        await server.control.reset();
       },
       stop: () =>
         (stopped ??= (async () => {

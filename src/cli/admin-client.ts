@@ -23,10 +23,11 @@ export const CLOCK_USAGE = `usage: fogbank clock [show|freeze|unfreeze|set TIME|
   advance DURATION   move forward by a Go duration (1h, 30s, 1h30m), firing what becomes due`;
 
 /** REQUESTS_USAGE is `fogbank requests --help`. */
-export const REQUESTS_USAGE = `usage: fogbank requests [--follow] [--family F] [--method M] [--status N] [--since TIME] [--limit N] [--json] [--url URL] [--token TOKEN] [--data-dir DIR]
+export const REQUESTS_USAGE = `usage: fogbank requests [--follow] [--family F] [--method M] [--status N] [--since TIME] [--limit N] [--bodies] [--json] [--url URL] [--token TOKEN] [--data-dir DIR]
 
   prints the request journal, oldest first, one request a line:
-  TIME  STATUS  FAMILY  METHOD  PRINCIPAL  LATENCY; --follow keeps printing new requests until interrupted`;
+  TIME  STATUS  FAMILY  METHOD  PRINCIPAL  LATENCY; --follow keeps printing new requests until interrupted;
+  --bodies adds the request and response bodies the server keeps (fogbank start --journal-bodies)`;
 
 /** ClientArgs are the flags every client command shares, and the rest of its words. */
 interface ClientArgs {
@@ -37,7 +38,7 @@ interface ClientArgs {
 }
 
 /** SWITCHES are the client flags that take no value. */
-const SWITCHES = new Set(['--follow', '--json']);
+const SWITCHES = new Set(['--follow', '--json', '--bodies']);
 
 /** parseClientArgs splits words from `--flag value` / `--flag=value` and resolves the server and token. */
 function parseClientArgs(argv: readonly string[], allowed: readonly string[]): ClientArgs {
@@ -313,7 +314,7 @@ export async function runRequestsCommand(argv: readonly string[]): Promise<numbe
     process.stdout.write(`${REQUESTS_USAGE}\n`);
     return 0;
   }
-  const args = parseClientArgs(argv, [...Object.keys(REQUEST_FLAGS), '--follow', '--json']);
+  const args = parseClientArgs(argv, [...Object.keys(REQUEST_FLAGS), '--follow', '--json', '--bodies']);
   if (args.words.length > 0) throw new UsageError(`unexpected argument '${args.words[0]}'`);
   const status = args.flags.get('--status');
   if (typeof status === 'string' && !/^[1-5](\d\d|xx)$/i.test(status))
@@ -325,12 +326,13 @@ export async function runRequestsCommand(argv: readonly string[]): Promise<numbe
     const value = args.flags.get(flag);
     if (typeof value === 'string') query.set(name, value);
   }
+  if (args.flags.has('--bodies')) query.set('bodies', 'true');
   const json = args.flags.has('--json');
   const print = (entry: Record<string, unknown>): void => {
     process.stdout.write(
       json
         ? `${JSON.stringify(entry)}\n`
-        : `${[entry['time'], entry['status'], entry['family'], entry['method'], entry['principal'] ?? '-', `${String(entry['latencyMs'])}ms`].join('  ')}\n`,
+        : `${[entry['time'], entry['status'], entry['family'], entry['method'], entry['principal'] ?? '-', `${String(entry['latencyMs'])}ms`].join('  ')}\n${bodyLines(entry)}`,
     );
   };
   const path = `/_fogbank/requests${query.size > 0 ? `?${query}` : ''}`;
@@ -343,6 +345,22 @@ export async function runRequestsCommand(argv: readonly string[]): Promise<numbe
   const answer = await call(args, 'GET', path);
   for (const entry of [...(answer.requests as Record<string, unknown>[])].reverse()) print(entry);
   return follow(args, path, print);
+}
+
+/** bodyLines shows an entry's kept bodies under its line, indented: `> ` for the request, `< ` for the answer. */
+function bodyLines(entry: Record<string, unknown>): string {
+  let lines = '';
+  for (const [key, mark] of [
+    ['requestBody', '>'],
+    ['responseBody', '<'],
+  ] as const) {
+    const body = entry[key] as { text?: string; base64?: string; size?: number | null; truncated?: boolean } | undefined;
+    if (body === undefined) continue;
+    const shown = body.text ?? `(base64) ${body.base64 ?? ''}`;
+    const size = body.size === null || body.size === undefined ? 'streamed' : `${body.size} bytes`;
+    lines += `    ${mark} ${shown.replaceAll('\n', `\n    ${mark} `)}${body.truncated === true ? ` … (${size})` : ''}\n`;
+  }
+  return lines;
 }
 
 /** follow reads the journal's event stream until the server ends it or the process is interrupted. */

@@ -62,6 +62,8 @@ describe('fogbank start flags', () => {
     assert.equal(parseStartArgs(['--upload-deadline', '2m']).uploadDeadlineSeconds, 120);
     assert.equal(parseStartArgs(['--snapshot', 'seed.fogbank']).snapshot, 'seed.fogbank');
     assert.equal(parseStartArgs(['--mail-max-recipients', '500']).familyOptions['mailMaxRecipients'], 500);
+    assert.equal(parseStartArgs(['--journal-size', '0']).journalSize, 0);
+    assert.equal(parseStartArgs(['--journal-bodies', '64K']).journalBodies, 65536);
   });
 
   it('takes the store from FOGBANK_STORE unless --store is given', () => {
@@ -89,6 +91,8 @@ describe('fogbank start flags', () => {
     [['--mail-max-recipients', '0'], "--mail-max-recipients must be a number from 1 to 100000, not '0'"],
     [['--snapshot='], '--snapshot must name a file'],
     [['--upload-deadline', '30'], "--upload-deadline must be a duration such as 30s, 2m or 1h, not '30'"],
+    [['--journal-size', 'lots'], "--journal-size must be a whole number of requests, not 'lots'"],
+    [['--journal-bodies', '1G'], "--journal-bodies must be a number of bytes up to 64M, optionally with K or M, not '1G'"],
     [['--port', '1', '--port=2'], '--port is given more than once'],
     [['--ephemeral', '--ephemeral'], '--ephemeral is given more than once'],
     [['--ephemeral', '--data-dir', 'd'], '--ephemeral writes nothing to disk, so it cannot be combined with --data-dir'],

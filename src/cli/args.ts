@@ -1,6 +1,7 @@
 import type { OperationsMode } from '../core/config.ts';
 import { type FamilyOption, OptionError } from '../core/family-options.ts';
 import { isLogFormat, isLogLevel, type LogFormat, type LogLevel } from '../core/log.ts';
+import { parseByteSize } from '../lib/byte-size.ts';
 import { parseDuration } from '../lib/duration.ts';
 import { SERVICES } from '../fogbank.ts';
 
@@ -26,6 +27,10 @@ export interface StartArgs {
   uploadDeadlineSeconds?: number;
   /** HTTPS on the same port: false with `--no-tls`; the files of `--tls-cert`, `--tls-key` (and `--tls-ca`); absent, fogbank's own certificates. */
   tls?: false | { certFile?: string; keyFile?: string; caFile?: string };
+  /** How many answered requests the request journal keeps (`--journal-size`); absent means the default. */
+  journalSize?: number;
+  /** How many bytes of each request and response body the journal keeps (`--journal-bodies`); absent keeps none. */
+  journalBodies?: number;
 }
 
 /** UsageError is a command-line mistake; the CLI prints it with a pointer to the help and exits 2. */
@@ -160,6 +165,28 @@ const CORE_FLAGS: readonly Flag[] = [
       const seconds = parseDuration(v);
       if (seconds === undefined || seconds === 0) throw new UsageError(`--upload-deadline must be a duration such as 30s, 2m or 1h, not '${v}'`);
       a.uploadDeadlineSeconds = seconds;
+    },
+  },
+  {
+    name: 'journal-size',
+    value: 'N',
+    default: '1000',
+    help: 'how many answered requests the request journal keeps (GET /_fogbank/requests); 0 turns it off',
+    apply: (a, v) => {
+      if (!/^\d{1,9}$/.test(v)) throw new UsageError(`--journal-size must be a whole number of requests, not '${v}'`);
+      a.journalSize = Number(v);
+    },
+  },
+  {
+    name: 'journal-bodies',
+    value: 'BYTES|NK|NM',
+    default: 'off',
+    help: 'keep the first BYTES of each request and response body in the journal (read with ?bodies=true)',
+    apply: (a, v) => {
+      const bytes = parseByteSize(v);
+      if (bytes === undefined || bytes > 64 * 1024 * 1024)
+        throw new UsageError(`--journal-bodies must be a number of bytes up to 64M, optionally with K or M, not '${v}'`);
+      a.journalBodies = bytes;
     },
   },
 ];

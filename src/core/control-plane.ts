@@ -20,4 +20,10 @@ export interface ControlPlane {
   readonly snapshots: Snapshots;
   /** The fault rules requests are matched against (core/faults/): add, list, remove, clear. */
   readonly faults: Faults;
+  /**
+   * reset empties everything a test leaves behind, as a fresh server starts: every family's state,
+   * the fault rules and the request journal (the admin token, the tokens file and the clock are
+   * kept). Resolves with the store's revision afterwards.
+   */
+  reset(): Promise<number>;
 }

@@ -11,6 +11,7 @@ import { SCHEMA_COMPILERS } from './schema-compilers.ts';
 import type { ServiceContext, ServiceDefinition, ServiceHandle } from './service.ts';
 import { drainUnreadBody } from './unread-body.ts';
 import { useFaults } from './faults/hook.ts';
+import { capturedBodiesOf, useBodyCapture } from './journal-bodies.ts';
 import { faultOf, type RequestJournal } from './journal.ts';
 import type { Clock } from '../lib/clock.ts';
 
@@ -76,7 +77,10 @@ export async function buildFamilyApp(service: ServiceDefinition, settings: Famil
   if (settings.logLevel !== 'silent') useRequestLog(app);
   const journal = context.control?.requests.journal;
   // A journal of size 0 is off: no hook at all.
-  if (journal !== undefined && journal.capacity > 0 && service.journaled !== false) useJournal(app, journal, service.name, context.clock);
+  if (journal !== undefined && journal.capacity > 0 && service.journaled !== false) {
+    if (journal.bodyLimit > 0) useBodyCapture(app, journal.bodyLimit);
+    useJournal(app, journal, service.name, context.clock);
+  }
   useJsonBodies(app);
   useRequestGuard(app, settings.unreadable);
   // An answer sent before the body was read waits for the rest of it (bounded): closing on unread
@@ -122,6 +126,7 @@ function useJournal(app: FastifyInstance, journal: RequestJournal, family: strin
       status: reply.statusCode,
       latencyMs: Math.round(reply.elapsedTime * 1000) / 1000,
       fault: faultOf(request.raw),
+      ...(journal.bodyLimit > 0 ? capturedBodiesOf(request.raw) : {}),
     });
     done();
   });

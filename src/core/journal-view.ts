@@ -5,7 +5,7 @@
  */
 import type { Authenticator } from './auth.ts';
 import type { DiscoveryApi } from './discovery.ts';
-import type { JournalRecord, RequestJournal } from './journal.ts';
+import type { CapturedBody, JournalRecord, RequestJournal } from './journal.ts';
 import type { ServiceDefinition } from './service.ts';
 
 /** JournalEntry is one request as the admin API answers it. */
@@ -22,6 +22,40 @@ export interface JournalEntry {
   readonly httpMethod: string;
   /** The path as the client sent it, without the query (which may carry an access token). */
   readonly path: string;
+  /** The request's body, when the journal records bodies and the reader asked for them. */
+  readonly requestBody?: BodyView;
+  /** The answer's body, likewise. */
+  readonly responseBody?: BodyView;
+}
+
+/**
+ * BodyView is a kept body as a reader sees it: UTF-8 text when the kept bytes are valid UTF-8,
+ * base64 otherwise; `truncated` when the body was longer than the journal keeps.
+ */
+export interface BodyView {
+  readonly contentType: string | null;
+  /** The body's whole size in bytes; null for a streamed answer, whose bytes are not kept. */
+  readonly size: number | null;
+  readonly truncated: boolean;
+  readonly text?: string;
+  readonly base64?: string;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** bodyView shows a kept body; a cut through a multi-byte character still reads as text. */
+export function bodyView(body: CapturedBody): BodyView {
+  const truncated = body.size === null || body.bytes.length < body.size;
+  const head = { contentType: body.contentType ?? null, size: body.size, truncated };
+  // At most three bytes of a character cut off by the limit.
+  for (let cut = 0; cut <= (truncated ? 3 : 0) && cut <= body.bytes.length; cut++) {
+    try {
+      return { ...head, text: utf8.decode(body.bytes.subarray(0, body.bytes.length - cut)) };
+    } catch {
+      // Not text at this length.
+    }
+  }
+  return { ...head, base64: body.bytes.toString('base64') };
 }
 
 /** JournalFilter narrows a read of the journal; every given field must match. */
@@ -35,6 +69,8 @@ export interface JournalFilter {
   readonly since?: number;
   /** At most this many, newest first. */
   readonly limit?: number;
+  /** Whether entries carry the kept request and response bodies (the journal keeps them only when started with a body limit). */
+  readonly bodies?: boolean;
 }
 
 /** DiscoveryRoute is one Discovery method's request line as a pattern over concrete paths. */
@@ -105,11 +141,11 @@ export class JournalReader {
     this.#routesLoaded = await this.#routes;
   }
 
-  /** entryOf resolves one record (call `ready` first). */
-  entryOf(record: JournalRecord): JournalEntry {
+  /** entryOf resolves one record (call `ready` first), with its bodies when asked. */
+  entryOf(record: JournalRecord, bodies = false): JournalEntry {
     const query = record.url.indexOf('?');
     const path = query < 0 ? record.url : record.url.slice(0, query);
-    return {
+    const entry: JournalEntry = {
       time: new Date(record.time).toISOString(),
       family: record.family,
       method: this.#methodOf(record, path),
@@ -119,6 +155,12 @@ export class JournalReader {
       fault: record.fault,
       httpMethod: record.httpMethod,
       path,
+    };
+    if (!bodies || (record.requestBody === undefined && record.responseBody === undefined)) return entry;
+    return {
+      ...entry,
+      ...(record.requestBody === undefined ? {} : { requestBody: bodyView(record.requestBody) }),
+      ...(record.responseBody === undefined ? {} : { responseBody: bodyView(record.responseBody) }),
     };
   }
 
@@ -131,7 +173,7 @@ export class JournalReader {
       if (entries.length >= limit) break;
       if (filter.since !== undefined && record.time < filter.since) break;
       if (!recordMatches(record, filter)) continue;
-      const entry = this.entryOf(record);
+      const entry = this.entryOf(record, filter.bodies === true);
       if (methodMatches(entry.method, filter.method)) entries.push(entry);
     }
     return entries;

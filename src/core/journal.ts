@@ -9,6 +9,16 @@
 /** DEFAULT_JOURNAL_SIZE is how many requests the journal keeps when none is configured. */
 export const DEFAULT_JOURNAL_SIZE = 1000;
 
+/** CapturedBody is the start of a request or response body, kept when the journal records bodies. */
+export interface CapturedBody {
+  /** The body's media type as sent (the Content-Type header), if any. */
+  readonly contentType: string | undefined;
+  /** The first bytes of the body, at most the journal's body limit. */
+  readonly bytes: Buffer;
+  /** How many bytes the body had in all; null for an answer streamed past what was kept. */
+  readonly size: number | null;
+}
+
 /** JournalRecord is one answered request as recorded on the hot path. */
 export interface JournalRecord {
   /** When the answer finished, on the server's clock (milliseconds since the epoch). */
@@ -26,6 +36,10 @@ export interface JournalRecord {
   readonly latencyMs: number;
   /** The fault applied to this request (noteFault), or null. */
   readonly fault: unknown;
+  /** The request's body, when the journal records bodies and the request had one. */
+  readonly requestBody?: CapturedBody;
+  /** The answer's body, when the journal records bodies and the answer had one. */
+  readonly responseBody?: CapturedBody;
 }
 
 /** faults are the faults applied to requests in flight, by their raw request (noteFault). */
@@ -47,14 +61,18 @@ export type JournalListener = (record: JournalRecord) => void;
 /** RequestJournal is the ring: fixed capacity, oldest out. */
 export class RequestJournal {
   readonly capacity: number;
+  /** How many bytes of each request and response body are kept; 0 keeps none (the default: bodies only when asked). */
+  readonly bodyLimit: number;
   readonly #slots: (JournalRecord | undefined)[];
   #next = 0;
   #count = 0;
   readonly #listeners = new Set<JournalListener>();
 
-  constructor(capacity = DEFAULT_JOURNAL_SIZE) {
+  constructor(capacity = DEFAULT_JOURNAL_SIZE, bodyLimit = 0) {
     if (!Number.isInteger(capacity) || capacity < 0) throw new RangeError(`the journal size must be a whole number, not ${capacity}`);
+    if (!Number.isInteger(bodyLimit) || bodyLimit < 0) throw new RangeError(`the journal's body limit must be a whole number of bytes, not ${bodyLimit}`);
     this.capacity = capacity;
+    this.bodyLimit = bodyLimit;
     this.#slots = new Array<JournalRecord | undefined>(capacity);
   }
 

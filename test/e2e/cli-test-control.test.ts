@@ -17,7 +17,7 @@ async function fogbank(...args: string[]): Promise<{ exit: unknown; stdout: stri
 
 before(async () => {
   dir = tempDir('cli-control');
-  server = await startFogbankProcess(['--port', '0', '--data-dir', dir, '--log-level', 'warn']);
+  server = await startFogbankProcess(['--port', '0', '--data-dir', dir, '--log-level', 'warn', '--journal-bodies', '4K']);
 });
 after(() => server.stop('SIGTERM'));
 
@@ -72,6 +72,21 @@ describe('fogbank requests', () => {
     ]);
     const json = await fogbank('requests', '--family', 'cluster', '--method', 'get clusterroles', '--json', '--data-dir', dir);
     assert.equal(JSON.parse(json.stdout.split('\n')[0]!).path, '/apis/rbac.authorization.k8s.io/v1/clusterroles/admin');
+  });
+
+  it('--bodies prints the kept request and response bodies under each line', async () => {
+    const token = (await import('node:fs')).readFileSync(`${dir}/admin-token`, 'utf8').trim();
+    const created = await fetch(`${server.url}/gmail/v1/users/me/labels`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{"name":"from-the-cli-test"}',
+    });
+    const answer = await created.text();
+    const got = await fogbank('requests', '--method', 'gmail.users.labels.create', '--limit', '1', '--bodies', '--data-dir', dir);
+    assert.equal(got.exit, 0, got.stderr);
+    const [line, ...bodies] = got.stdout.split('\n');
+    assert.match(line ?? '', /  200  mail  gmail\.users\.labels\.create  admin@fogbank\.local  /);
+    assert.deepEqual(bodies, ['    > {"name":"from-the-cli-test"}', ...answer.split('\n').map((text) => `    < ${text}`)]);
   });
 
   it('--follow prints new requests as they are answered', async () => {

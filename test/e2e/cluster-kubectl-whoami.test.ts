@@ -62,6 +62,9 @@ describe('kubectl auth whoami against fogbank (authentication.k8s.io/v1 SelfSubj
   it('lists the resource in api-resources', async () => {
     const result = await admin.run(['api-resources', '--api-group', 'authentication.k8s.io']);
     assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /^selfsubjectreviews\s+authentication\.k8s\.io\/v1\s+false\s+SelfSubjectReview\n$/m);
+    assert.match(
+      result.stdout,
+      /^selfsubjectreviews\s+authentication\.k8s\.io\/v1\s+false\s+SelfSubjectReview\ntokenreviews\s+authentication\.k8s\.io\/v1\s+false\s+TokenReview\n$/m,
+    );
   });
 });

@@ -176,8 +176,10 @@ describe('cluster API with the real kubectl', () => {
         .split('\n')
         .map((line) => line.split(/\s+/).join(' ')),
       [
+        'localsubjectaccessreviews authorization.k8s.io/v1 true LocalSubjectAccessReview',
         'selfsubjectaccessreviews authorization.k8s.io/v1 false SelfSubjectAccessReview',
         'selfsubjectrulesreviews authorization.k8s.io/v1 false SelfSubjectRulesReview',
+        'subjectaccessreviews authorization.k8s.io/v1 false SubjectAccessReview',
       ],
     );
   });

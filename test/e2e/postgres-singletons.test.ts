@@ -15,7 +15,7 @@ import { tempDir } from '../../src/testing/temp.ts';
 // what is written through the other.
 
 const TOKEN = 'e2e-singletons';
-const SINGLETONS = ['compute/operation-retention', 'cluster/clusterrole-aggregation', 'cluster/event-expiry'];
+const SINGLETONS = ['compute/operation-retention', 'cluster/clusterrole-aggregation', 'cluster/event-expiry', 'cluster/serviceaccount-controller'];
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 45_000, seen: () => string = () => ''): Promise<void> {

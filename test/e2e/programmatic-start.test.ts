@@ -2,6 +2,8 @@
 // kubectl by KUBECONFIG, gcloud by CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE and
 // CLOUDSDK_AUTH_ACCESS_TOKEN_FILE; then the journal shows what they asked and the clock moves.
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type Fogbank, start } from '../../src/fogbank.ts';
 import { tempDir } from '../../src/testing/temp.ts';
@@ -76,5 +78,22 @@ describe('start(): fogbank in-process for tests', () => {
     const summary = await fb.restore(snapshot);
     assert.ok(summary.records > 0);
     assert.equal(await (await fetch(role, { headers })).text(), before);
+  });
+});
+
+describe('start() with a data directory and a token of its own', () => {
+  it('keeps state in the directory, writes the given token to a file of its own, not into the directory', async () => {
+    const dir = tempDir('start-own-token');
+    const own = await start({ dataDir: dir, adminToken: 'given-admin-token' });
+    try {
+      assert.equal(own.server.dataDir, dir);
+      assert.equal(own.adminToken, 'given-admin-token');
+      assert.equal(readFileSync(own.tokenFile, 'utf8'), 'given-admin-token\n');
+      assert.equal(existsSync(join(dir, 'admin-token')), false);
+      assert.equal(own.kubeconfig, join(dir, 'kubeconfig'));
+    } finally {
+      await own.stop();
+    }
+    assert.equal(existsSync(own.tokenFile), false, 'the token file goes with the server');
   });
 });

@@ -15,12 +15,14 @@ interface Collection {
   readonly path: string;
   /** The path parameter naming one object of it. */
   readonly item: string;
-  readonly kind: 'ClusterRole' | 'ClusterRoleBinding' | 'Namespace' | 'Event' | 'CoreEvent';
+  readonly kind: 'ClusterRole' | 'ClusterRoleBinding' | 'Role' | 'RoleBinding' | 'Namespace' | 'Event' | 'CoreEvent';
 }
 
 const COLLECTIONS: readonly Collection[] = [
   { path: '/apis/rbac.authorization.k8s.io/v1/clusterroles', item: ':clusterrole', kind: 'ClusterRole' },
   { path: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', item: ':clusterrolebinding', kind: 'ClusterRoleBinding' },
+  { path: '/apis/rbac.authorization.k8s.io/v1/namespaces/:namespace/roles', item: ':role', kind: 'Role' },
+  { path: '/apis/rbac.authorization.k8s.io/v1/namespaces/:namespace/rolebindings', item: ':rolebinding', kind: 'RoleBinding' },
   { path: '/api/v1/namespaces', item: ':namespace', kind: 'Namespace' },
   { path: '/apis/events.k8s.io/v1/namespaces/:namespace/events', item: ':event', kind: 'Event' },
   { path: '/api/v1/namespaces/:namespace/events', item: ':event', kind: 'CoreEvent' },
@@ -31,6 +33,8 @@ const REVIEWS: readonly string[] = [
   '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
   '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews',
   '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+  '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+  '/apis/authorization.k8s.io/v1/namespaces/:namespace/localsubjectaccessreviews',
 ];
 
 /** clusterRoutes are the concrete routes the fuzzer sends cluster requests to, in place of the family's catch-alls. */
@@ -78,6 +82,12 @@ export function clusterBody(method: string, url: string, random: Random): Json |
   if (url.endsWith('/selfsubjectrulesreviews'))
     return { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: 'default' } };
   if (url.endsWith('/selfsubjectreviews')) return { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' };
+  if (url.endsWith('subjectaccessreviews'))
+    return {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: url.endsWith('/localsubjectaccessreviews') ? 'LocalSubjectAccessReview' : 'SubjectAccessReview',
+      spec: { user: 'fuzz', groups: ['devs'], resourceAttributes: { namespace: 'fuzz-ns', verb: 'list', resource: 'events' } },
+    };
   const collection = collectionOf(url);
   if (collection === undefined) return undefined;
   const name =
@@ -105,6 +115,21 @@ function objectOf(kind: Collection['kind'], name: string): Json {
         metadata: { name },
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
         subjects: [{ kind: 'User', name: 'fuzz', apiGroup: 'rbac.authorization.k8s.io' }],
+      };
+    case 'Role':
+      return {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind,
+        metadata: { name, namespace: 'fuzz-ns' },
+        rules: [{ apiGroups: [''], resources: ['events'], verbs: ['get'], resourceNames: ['a'] }],
+      };
+    case 'RoleBinding':
+      return {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind,
+        metadata: { name, namespace: 'fuzz-ns' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'fuzz-role' },
+        subjects: [{ kind: 'ServiceAccount', name: 'fuzz' }],
       };
     case 'Namespace':
       return { apiVersion: 'v1', kind, metadata: { name, ownerReferences: [] }, spec: { finalizers: ['kubernetes'] } };
@@ -237,6 +262,10 @@ function applyKind(url: string): { apiVersion: string; kind: string } {
   switch (collectionOf(url)?.kind) {
     case 'ClusterRoleBinding':
       return { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding' };
+    case 'Role':
+      return { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role' };
+    case 'RoleBinding':
+      return { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding' };
     case 'Namespace':
       return { apiVersion: 'v1', kind: 'Namespace' };
     case 'Event':

@@ -9,6 +9,8 @@ export const KNOWN = {
   policy: 'fuzz-policy',
   clusterrole: 'fuzz-role',
   clusterrolebinding: 'fuzz-binding',
+  role: 'fuzz-role',
+  rolebinding: 'fuzz-binding',
   namespace: 'fuzz-ns',
   event: 'fuzz-event',
 } as const;
@@ -27,8 +29,12 @@ const PLAUSIBLE: Readonly<Record<string, readonly string[]>> = {
   operation: ['operation-0-missing', 'operation-1'],
   clusterrole: [KNOWN.clusterrole, 'view', 'missing-role', 'Bad_Name'],
   clusterrolebinding: [KNOWN.clusterrolebinding, 'missing-binding'],
+  role: [KNOWN.role, 'missing-role', 'system:controller:bootstrap-signer'],
+  rolebinding: [KNOWN.rolebinding, 'missing-binding'],
   namespace: [KNOWN.namespace, 'default', 'missing-ns'],
   event: [KNOWN.event, 'missing-event'],
+  // A ServiceAccount (the TokenRequest subresource): the one every namespace has, and a missing one.
+  name: ['default', 'missing-account'],
   userId: ['me', 'someone@example.com', 'other@example.com'],
   packageName: ['com.example.fuzz', 'com.example.other', 'Not.A.Package'],
 };

@@ -51,6 +51,19 @@ export function SEED_REQUESTS(known: typeof Known): SeedRequest[] {
       subjects: [{ kind: 'User', name: 'fuzz', apiGroup: 'rbac.authorization.k8s.io' }],
     }),
     json('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: known.namespace } }),
+    json('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${known.namespace}/roles`, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: known.role },
+      rules: [{ apiGroups: [''], resources: ['events'], verbs: ['get', 'list'] }],
+    }),
+    json('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${known.namespace}/rolebindings`, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: known.rolebinding },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: known.role },
+      subjects: [{ kind: 'ServiceAccount', name: 'fuzz' }],
+    }),
     json('POST', `/apis/events.k8s.io/v1/namespaces/${known.namespace}/events`, {
       apiVersion: 'events.k8s.io/v1',
       kind: 'Event',

@@ -58,7 +58,7 @@ function apply(rule: FaultRule, request: FastifyRequest, reply: FastifyReply, co
     request.raw.socket.destroy();
     return;
   }
-  if (rule.dropAfterBytes !== undefined) dropAfter(request, rule.dropAfterBytes);
+  if (rule.dropAfterBytes !== undefined && dropAfter(request, reply, rule.dropAfterBytes)) return;
   // operationError, watch: the family's handler applies them (faultOf(request)).
   done();
 }
@@ -67,11 +67,20 @@ function apply(rule: FaultRule, request: FastifyRequest, reply: FastifyReply, co
  * dropAfter lets the handler read the first `limit` bytes of a streamed body (an upload's media
  * or chunk), then drops the connection, as a network that fails mid-upload does: what arrived
  * before is the handler's to keep, and the client learns how much by asking (a resumable
- * session's status query). A body already parsed (JSON) is left alone.
+ * session's status query). A body already read in full (JSON) that reached the limit loses its
+ * connection before the handler sees it, so nothing of it is applied; a shorter one is served.
+ * Answers whether the connection is gone (then the request goes no further).
  */
-function dropAfter(request: FastifyRequest, limit: number): void {
+function dropAfter(request: FastifyRequest, reply: FastifyReply, limit: number): boolean {
   const source = request.body;
-  if (!(source instanceof Readable)) return;
+  if (!(source instanceof Readable)) {
+    const declared = request.headers['content-length'];
+    const received = declared !== undefined ? Number(declared) : source === undefined || source === null ? 0 : Number.POSITIVE_INFINITY;
+    if (received < limit) return false;
+    void reply.hijack();
+    request.raw.socket.destroy();
+    return true;
+  }
   let seen = 0;
   const cut = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
@@ -90,6 +99,7 @@ function dropAfter(request: FastifyRequest, limit: number): void {
   });
   pipeline(source, cut, () => undefined);
   request.body = cut;
+  return false;
 }
 
 function pathOnly(url: string): string {

@@ -9,6 +9,10 @@
  * loopback; so the kubeconfig fogbank writes carries the token as the password of the server
  * URL (`http://fogbank:TOKEN@127.0.0.1:8780`), which Go's HTTP client sends as Basic
  * credentials. A Basic password is therefore read as a bearer token.
+ *
+ * A token core does not know may be a ServiceAccount token (a JWT fogbank signed): the family
+ * hands that to its token authenticator (authentication/service-account-tokens.ts), which answers
+ * the account's user or nothing; nothing is the same 401.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ADMIN_EMAIL, type Authenticator } from '../../core/auth.ts';
@@ -19,9 +23,14 @@ import { unauthorized } from './apimachinery/status.ts';
 export interface UserInfo {
   readonly name: string;
   readonly groups: readonly string[];
-  /** Extra attributes the authenticator adds (a client certificate's `authentication.kubernetes.io/credential-id`). */
+  /** The user's uid (a ServiceAccount's), when the authenticator knows one. */
+  readonly uid?: string;
+  /** Extra attributes (a ServiceAccount token's credential id), keys in sorted order. */
   readonly extra?: Readonly<Record<string, readonly string[]>>;
 }
+
+/** TokenAuthenticator reads a bearer token core's Authenticator does not know: the user, or undefined when the token is not valid. */
+export type TokenAuthenticator = (token: string) => Promise<UserInfo | undefined>;
 
 /** CREDENTIAL_ID is the extra key naming the credential a user authenticated with. */
 export const CREDENTIAL_ID = 'authentication.kubernetes.io/credential-id';
@@ -41,8 +50,8 @@ export function setUserOf(request: FastifyRequest, user: UserInfo): void {
   users.set(request, user);
 }
 
-/** useClusterAuth authenticates every request of the cluster context before it is handled. */
-export function useClusterAuth(app: FastifyInstance, auth: Authenticator): void {
+/** useClusterAuth authenticates every request of the cluster context before it is handled; `tokens` reads the tokens core does not know. */
+export function useClusterAuth(app: FastifyInstance, auth: Authenticator, tokens?: TokenAuthenticator): void {
   // Synchronous (a callback hook): every request passes here, and a promise per request adds up.
   app.addHook('onRequest', (request, _reply, done) => {
     // As the apiserver's authenticators run: a client certificate first, then a bearer token.
@@ -56,7 +65,8 @@ export function useClusterAuth(app: FastifyInstance, auth: Authenticator): void 
       done();
       return;
     }
-    const identity = auth.identify(bearerOf(request.headers.authorization));
+    const authorization = bearerOf(request.headers.authorization);
+    const identity = auth.identify(authorization);
     if (identity.kind === 'principal') {
       const principal = identity.principal;
       const admin = principal.email === ADMIN_EMAIL;
@@ -65,6 +75,15 @@ export function useClusterAuth(app: FastifyInstance, auth: Authenticator): void 
         groups: admin ? ['system:masters', 'system:authenticated'] : [...principal.groups, 'system:authenticated'],
       });
       done();
+      return;
+    }
+    const token = identity.kind === 'unknown-token' && tokens !== undefined ? bearerTokenOf(authorization) : undefined;
+    if (token !== undefined) {
+      tokens!(token).then((user) => {
+        if (user === undefined) return done(unauthorized());
+        users.set(request, user);
+        done();
+      }, done);
       return;
     }
     const path = request.url.split('?')[0] ?? '';
@@ -82,4 +101,9 @@ export function bearerOf(authorization: string | undefined): string | undefined 
   const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   return colon === -1 ? 'Bearer ' : `Bearer ${decoded.slice(colon + 1)}`;
+}
+
+/** bearerTokenOf is the token of a `Bearer TOKEN` header (one space-free token, as core's Authenticator reads it). */
+export function bearerTokenOf(authorization: string | undefined): string | undefined {
+  return authorization === undefined ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
 }

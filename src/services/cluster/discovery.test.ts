@@ -18,7 +18,7 @@ describe('discovery, OpenAPI, representations and the api domain', () => {
     assert.equal(aggregated.headers['content-type'], 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
     assert.deepEqual(
       aggregated.body.items[0].versions[0].resources.map((r: { resource: string; scope: string }) => `${r.resource}:${r.scope}`),
-      ['namespaces:Cluster', 'events:Namespaced'],
+      ['namespaces:Cluster', 'events:Namespaced', 'serviceaccounts:Namespaced'],
     );
     const groups = await h.call('GET', '/apis', undefined, { accept: AGGREGATED });
     assert.deepEqual(
@@ -31,10 +31,20 @@ describe('discovery, OpenAPI, representations and the api domain', () => {
         (r: { resource: string; scope: string; verbs: string[]; responseKind: { kind: string } }) =>
           `${r.resource}:${r.scope}:${r.verbs.join(',')}:${r.responseKind.kind}`,
       ),
-      ['selfsubjectaccessreviews:Cluster:create:SelfSubjectAccessReview', 'selfsubjectrulesreviews:Cluster:create:SelfSubjectRulesReview'],
+      [
+        'localsubjectaccessreviews:Namespaced:create:LocalSubjectAccessReview',
+        'selfsubjectaccessreviews:Cluster:create:SelfSubjectAccessReview',
+        'selfsubjectrulesreviews:Cluster:create:SelfSubjectRulesReview',
+        'subjectaccessreviews:Cluster:create:SubjectAccessReview',
+      ],
+    );
+    const rbac = groups.body.items[0].versions[0].resources;
+    assert.deepEqual(
+      rbac.map((r: { resource: string; scope: string }) => `${r.resource}:${r.scope}`),
+      ['clusterroles:Cluster', 'clusterrolebindings:Cluster', 'rolebindings:Namespaced', 'roles:Namespaced'],
     );
     const reviewList = await h.call('GET', '/apis/authorization.k8s.io/v1');
-    assert.deepEqual(reviewList.body.resources[0], {
+    assert.deepEqual(reviewList.body.resources[1], {
       name: 'selfsubjectaccessreviews',
       singularName: 'selfsubjectaccessreview',
       namespaced: false,

@@ -17,10 +17,14 @@ const CLUSTER_RESOURCES: readonly string[] = [
   'clusterrolebindings',
   'clusterroles',
   'events',
+  'localsubjectaccessreviews',
   'namespaces',
+  'rolebindings',
+  'roles',
   'selfsubjectaccessreviews',
   'selfsubjectreviews',
   'selfsubjectrulesreviews',
+  'subjectaccessreviews',
 ];
 
 /** clusterFaultMethods names cluster requests for fault rules; `groups` reads the API group in either spelling. */

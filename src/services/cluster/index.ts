@@ -20,7 +20,7 @@ import { requestVerb } from './request-verb.ts';
 export const CLUSTER_GROUP_PREFIXES: readonly string[] = ['rbac.authorization', 'events', 'authorization', 'authentication'];
 
 /** CLUSTER_PATH_PREFIXES are the URL prefixes the family answers under. */
-export const CLUSTER_PATH_PREFIXES: readonly string[] = ['/api', '/apis', '/version', '/openapi', '/livez', '/readyz'];
+export const CLUSTER_PATH_PREFIXES: readonly string[] = ['/api', '/apis', '/version', '/openapi', '/livez', '/readyz', '/openid', '/.well-known'];
 
 /** ClusterOptions configure the family. */
 export interface ClusterOptions {

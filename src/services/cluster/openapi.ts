@@ -120,6 +120,8 @@ export interface CreateOnlyResource {
   readonly kind: string;
   readonly schemaName: string;
   readonly schemas: SchemaSet;
+  /** Namespaced reviews (LocalSubjectAccessReview) are posted under `/namespaces/{namespace}/`. */
+  readonly namespaced?: boolean;
 }
 
 /** OpenApiDocuments builds and caches the v3 documents of every group-version served. */
@@ -335,7 +337,8 @@ export class OpenApiDocuments {
       gvks[entry.schemaName] = gvk;
       schemas = { ...schemas, ...entry.schemas };
       const ok = { description: 'OK', content: jsonContent(entry.schemaName) };
-      paths[`/apis/${group}/${entry.version}/${entry.resource}`] = {
+      const scope = entry.namespaced === true ? 'namespaces/{namespace}/' : '';
+      paths[`/apis/${group}/${entry.version}/${scope}${entry.resource}`] = {
         post: {
           tags: [`${group.split('.')[0]}_${entry.version}`],
           description: `create a ${entry.kind}`,
@@ -351,7 +354,7 @@ export class OpenApiDocuments {
           'x-kubernetes-action': 'post',
           'x-kubernetes-group-version-kind': gvk,
         },
-        parameters: [PRETTY],
+        parameters: entry.namespaced === true ? [pathParam('namespace', 'object name and auth scope, such as for teams and projects'), PRETTY] : [PRETTY],
       };
     }
     return {

@@ -16,6 +16,12 @@ import { sendSerialized } from './apimachinery/send-serialized.ts';
 import { notFoundPath } from './apimachinery/status.ts';
 import { rethrowUndecodedBody, UndecodedBody } from './apimachinery/undecoded-body.ts';
 import { AUTHENTICATION_GROUP, registerSelfSubjectReview } from './authentication/self-subject-review.ts';
+import { registerOidcDiscovery } from './authentication/oidc-discovery.ts';
+import { ServiceAccountTokens, type LookupObject } from './authentication/service-account-tokens.ts';
+import { SigningKeySource } from './authentication/signing-key.ts';
+import { registerTokenRequest } from './authentication/token-request.ts';
+import { registerTokenReview } from './authentication/token-review.ts';
+import type { KubeObject } from './apimachinery/object-meta.ts';
 import { useClusterAuth, userOf } from './cluster-auth.ts';
 import { aggregatedFormOf } from './discovery.ts';
 import { optionValue } from '../../core/family-options.ts';
@@ -41,7 +47,18 @@ export interface ClusterFamily {
  */
 export async function registerCluster(app: FastifyInstance, context: ServiceContext, family: ClusterFamily): Promise<ServiceHandle> {
   const { options, groups, domain, spelling } = family;
-  useClusterAuth(app, context.auth);
+  // ServiceAccount tokens: the signing key (loaded on first need), and lookups of the objects a token names.
+  const keys = new SigningKeySource(context.store, context.dataDir);
+  const lookup: LookupObject = async (resource, namespace, name) => {
+    const view = (runtime.ready() ?? (await runtime())).handlers.index.find('', 'v1', resource);
+    if (view === undefined) return undefined;
+    return (await context.store.get<KubeObject>(view.storeKind, view.strategy.namespaced ? `${namespace}/${name}` : name))?.value;
+  };
+  const tokens = new ServiceAccountTokens(keys, context.ids, lookup);
+  useClusterAuth(app, context.auth, async (token) => {
+    const outcome = await tokens.authenticate(token, context.clock.now());
+    return outcome.kind === 'user' ? outcome.user : undefined;
+  });
   const rbac = new Rbac(context.store, groups);
   // Authorizing needs the default policy reconciled, which the working parts do as they start.
   app.addHook('onRequest', (request, _reply, done) => {
@@ -50,6 +67,9 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
   });
   rbac.install(app, domain);
   registerSelfSubjectReview(app, context.clock, [AUTHENTICATION_GROUP, `authentication.${domain}`]);
+  registerTokenReview(app, { auth: context.auth, tokens, clock: context.clock, groups }, [AUTHENTICATION_GROUP, `authentication.${domain}`]);
+  registerTokenRequest(app, { tokens, clock: context.clock, lookup, groups });
+  registerOidcDiscovery(app, keys);
   const yaml = yamlBodies(options.yamlBodies);
   useYamlBodies(app, yaml);
   // The working parts load on the first request (start-up time and idle memory); every route
@@ -157,17 +177,20 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
   });
   return {
     close: async () => {
+      keys.close();
       await yaml.close();
       await (await runtime.loaded()?.catch(() => undefined))?.close();
     },
     warmUp: async () => {
-      await runtime();
-      // A settled store: the aggregated default roles written before the first test request.
+      const started = await runtime();
+      // A settled store: the aggregated default roles and every namespace's default ServiceAccount written before the first test request.
       await rbac.aggregationIdle();
+      await started.idle();
     },
     stateReplaced: async () => {
       // Not started yet: its start will seed.
       await (await runtime.loaded()?.catch(() => undefined))?.reseed();
+      await keys.stateReplaced();
     },
   };
 }

@@ -15,19 +15,38 @@ import { ActiveWatches, DEFAULT_WATCH_SETTINGS, type WatchSettings } from './api
 import { Discovery, discoveryResourceOf } from './discovery.ts';
 import { EventExpiry } from './event-expiry.ts';
 import { OpenApiDocuments } from './openapi.ts';
+import { ACCESS_REVIEW_SCHEMA_NAMES, AUTHORIZATION_V1_SCHEMAS } from './rbac/access-review-schemas.ts';
 import { ACCESS_REVIEW_RESOURCES } from './rbac/access-reviews.ts';
 import { SELF_SUBJECT_REVIEW_RESOURCE } from './authentication/self-subject-review.ts';
-import { AUTHENTICATION_V1_SCHEMAS, SELF_SUBJECT_REVIEW_SCHEMA_NAME } from './authentication/self-subject-review-schemas.ts';
+import { SELF_SUBJECT_REVIEW_SCHEMA_NAME } from './authentication/self-subject-review-schemas.ts';
+import { TOKEN_REVIEW_RESOURCE } from './authentication/token-review.ts';
+import { TOKEN_REVIEW_SCHEMA_NAME, TOKEN_SCHEMAS } from './authentication/token-schemas.ts';
 import type { Rbac } from './rbac/rbac-service.ts';
 import { clusterRoleBindingsView } from './resources/cluster-role-bindings.ts';
 import { clusterRolesView } from './resources/cluster-roles.ts';
-import { coreEventsView, EVENT_STORE_KIND, eventsV1View } from './resources/events.ts';
+import { coreEventsView, eventsV1View } from './resources/events.ts';
 import { INITIAL_NAMESPACES, NAMESPACE_STORE_KIND, namespacesView, PROTECTED_NAMESPACES } from './resources/namespaces.ts';
+import { roleBindingsView } from './resources/role-bindings.ts';
+import { rolesView } from './resources/roles.ts';
+import { ServiceAccountController } from './resources/service-account-controller.ts';
+import { serviceAccountsView } from './resources/service-accounts.ts';
 
 /** CLUSTER_VIEWS are every resource view served, in discovery order. */
-export const CLUSTER_VIEWS: readonly AnyView[] = [namespacesView, coreEventsView, clusterRolesView, clusterRoleBindingsView, eventsV1View];
+export const CLUSTER_VIEWS: readonly AnyView[] = [
+  namespacesView,
+  coreEventsView,
+  serviceAccountsView,
+  clusterRolesView,
+  clusterRoleBindingsView,
+  roleBindingsView,
+  rolesView,
+  eventsV1View,
+];
 
-/** registryHooks are the cross-resource rules: namespaces must exist, some may not go, and take their events with them. */
+/** NAMESPACED_STORE_KINDS are the store kinds of every namespaced view, emptied with their namespace. */
+const NAMESPACED_STORE_KINDS: readonly string[] = [...new Set(CLUSTER_VIEWS.filter((view) => view.strategy.namespaced).map((view) => view.storeKind))];
+
+/** registryHooks are the cross-resource rules: namespaces must exist, some may not go, and take what lives in them with them. */
 function registryHooks(): RegistryHooks {
   return {
     namespaceExists: async (tx: Transaction, namespace: string) => (await tx.get(NAMESPACE_STORE_KIND, namespace)) !== undefined,
@@ -35,7 +54,8 @@ function registryHooks(): RegistryHooks {
       view.storeKind === NAMESPACE_STORE_KIND && PROTECTED_NAMESPACES.has(object.metadata.name ?? '') ? 'this namespace may not be deleted' : undefined,
     afterDelete: async (tx: Transaction, view: AnyView, object: KubeObject) => {
       if (view.storeKind !== NAMESPACE_STORE_KIND) return;
-      for (const record of await tx.list(EVENT_STORE_KIND, { prefix: `${object.metadata.name ?? ''}/` })) await tx.delete(EVENT_STORE_KIND, record.key);
+      const prefix = `${object.metadata.name ?? ''}/`;
+      for (const kind of NAMESPACED_STORE_KINDS) for (const record of await tx.list(kind, { prefix })) await tx.delete(kind, record.key);
     },
   };
 }
@@ -49,6 +69,8 @@ export interface ClusterRuntime {
   readonly openapi: OpenApiDocuments;
   /** reseed creates again, after the store's state was replaced, the namespaces and default policy a cluster starts with. */
   reseed(): Promise<void>;
+  /** idle resolves once the ServiceAccount controller (when it runs here) has made every namespace's default account. */
+  idle(): Promise<void>;
   /** close ends every watch, stops event expiry and the aggregation controller (handing them to another replica). */
   close(): Promise<void>;
 }
@@ -82,6 +104,13 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
   };
   await seedNamespaces(registry);
   await options.rbac.start(registry, options.bootstrapPolicy, context.singleton);
+  let accounts: ServiceAccountController | undefined;
+  const accountsLeader = await context.singleton('cluster/serviceaccount-controller', async () => {
+    const controller = new ServiceAccountController(context.store, registry);
+    accounts = controller;
+    await controller.start();
+    return controller;
+  });
   const expiry = await context.singleton('cluster/event-expiry', () => {
     const sweeper = new EventExpiry(context.store, context.clock, options.eventTtlSeconds, undefined, context.timers);
     sweeper.start();
@@ -92,18 +121,24 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     resolveTarget,
     serveResource,
     discovery: new Discovery(
-      [...CLUSTER_VIEWS.map(discoveryResourceOf), SELF_SUBJECT_REVIEW_RESOURCE, ...ACCESS_REVIEW_RESOURCES],
+      [...CLUSTER_VIEWS.map(discoveryResourceOf), SELF_SUBJECT_REVIEW_RESOURCE, TOKEN_REVIEW_RESOURCE, ...ACCESS_REVIEW_RESOURCES],
       options.groups,
       options.spelling,
     ),
     openapi: new OpenApiDocuments(CLUSTER_VIEWS, options.groups, options.spelling, [
-      { ...SELF_SUBJECT_REVIEW_RESOURCE, schemaName: SELF_SUBJECT_REVIEW_SCHEMA_NAME, schemas: AUTHENTICATION_V1_SCHEMAS },
+      { ...SELF_SUBJECT_REVIEW_RESOURCE, schemaName: SELF_SUBJECT_REVIEW_SCHEMA_NAME, schemas: TOKEN_SCHEMAS },
+      { ...TOKEN_REVIEW_RESOURCE, schemaName: TOKEN_REVIEW_SCHEMA_NAME, schemas: TOKEN_SCHEMAS },
+      ...ACCESS_REVIEW_RESOURCES.map((review) => ({ ...review, schemaName: ACCESS_REVIEW_SCHEMA_NAMES[review.kind]!, schemas: AUTHORIZATION_V1_SCHEMAS })),
     ]),
     async reseed() {
       await seedNamespaces(registry);
       if (options.bootstrapPolicy) await options.rbac.reconcile(registry);
     },
+    async idle() {
+      await accounts?.idle();
+    },
     async close() {
+      await accountsLeader.stop();
       await expiry.stop();
       await options.rbac.stop();
       active.closeAll();

@@ -182,7 +182,7 @@ describe('admin API: the request journal', () => {
       ['limit=0', '"limit": "0" is not a whole number from 1.'],
       ['since=yesterday', '"since": "yesterday" is not an RFC 3339 time such as "2026-01-01T00:00:00Z".'],
       ['family=nope', 'Unknown family "nope": one of compute, cluster, mail, publisher, discovery.'],
-      ['colour=red', 'Unknown parameter "colour": the journal takes family, method, status, since and limit.'],
+      ['colour=red', 'Unknown parameter "colour": the journal takes family, method, status, since, limit and bodies.'],
       ['limit=1&limit=2', 'Parameter "limit" is given more than once.'],
     ];
     for (const [query, message] of cases)
@@ -275,6 +275,17 @@ describe('admin API: snapshot, restore and reset', () => {
       assert.equal((await call(method, path, undefined, { authorization: 'Bearer alice-token' })).status, 403, `${method} ${path}`);
     }
     assert.equal((await call('GET', role)).status, 200);
+  });
+
+  it('POST /_fogbank/reset also drops the fault rules and empties the journal, and keeps the clock', async () => {
+    await call('POST', '/_fogbank/faults', { family: 'mail', status: 503 });
+    await call('GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles/admin');
+    const clock = (await call('GET', '/_fogbank/clock')).body;
+    assert.ok((await call('GET', '/_fogbank/requests')).body.requests.length > 0);
+    assert.equal((await call('POST', '/_fogbank/reset')).status, 200);
+    assert.deepEqual((await call('GET', '/_fogbank/faults')).body, { faults: [] });
+    assert.deepEqual((await call('GET', '/_fogbank/requests')).body, { requests: [] });
+    assert.deepEqual((await call('GET', '/_fogbank/clock')).body, clock);
   });
 });
 

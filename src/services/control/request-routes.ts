@@ -33,7 +33,7 @@ export function registerRequestRoutes(app: FastifyInstance, control: ControlPlan
     raw.write(': following the request journal\n\n');
     open.add(raw);
     const stop = reader.journal.subscribe((record) => {
-      const entry = reader.entryOf(record);
+      const entry = reader.entryOf(record, filter.bodies === true);
       if (reader.matches(record, entry, filter)) raw.write(`data: ${JSON.stringify(entry)}\n\n`);
     });
     const end = (): void => {

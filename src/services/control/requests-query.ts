@@ -1,5 +1,5 @@
 /**
- * The query of `GET /_fogbank/requests` (`family`, `method`, `status`, `since`, `limit`), read as a
+ * The query of `GET /_fogbank/requests` (`family`, `method`, `status`, `since`, `limit`, `bodies`), read as a
  * pure function with the messages the client gets.
  */
 import type { JournalFilter } from '../../core/journal-view.ts';
@@ -7,14 +7,14 @@ import { parseRfc3339 } from './clock-body.ts';
 import { badRequest, type ControlError } from './errors.ts';
 
 /** REQUEST_QUERY_FIELDS are the parameters the journal query takes. */
-const REQUEST_QUERY_FIELDS = ['family', 'method', 'status', 'since', 'limit'];
+const REQUEST_QUERY_FIELDS = ['family', 'method', 'status', 'since', 'limit', 'bodies'];
 
 /** readRequestsQuery validates the journal query (`families` are the names it may filter on), or returns its 400. */
 export function readRequestsQuery(query: Readonly<Record<string, unknown>>, families: readonly string[]): JournalFilter | ControlError {
   const filter: { -readonly [K in keyof JournalFilter]: JournalFilter[K] } = {};
   for (const [name, raw] of Object.entries(query)) {
     if (!REQUEST_QUERY_FIELDS.includes(name))
-      return badRequest(`Unknown parameter ${JSON.stringify(name)}: the journal takes family, method, status, since and limit.`);
+      return badRequest(`Unknown parameter ${JSON.stringify(name)}: the journal takes family, method, status, since, limit and bodies.`);
     if (typeof raw !== 'string') return badRequest(`Parameter ${JSON.stringify(name)} is given more than once.`);
     if (raw === '') continue;
     switch (name) {
@@ -36,6 +36,10 @@ export function readRequestsQuery(query: Readonly<Record<string, unknown>>, fami
         filter.since = ms;
         break;
       }
+      case 'bodies':
+        if (raw !== 'true' && raw !== 'false') return badRequest(`"bodies": ${JSON.stringify(raw)} is not true or false.`);
+        filter.bodies = raw === 'true';
+        break;
       default: {
         if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1) return badRequest(`"limit": ${JSON.stringify(raw)} is not a whole number from 1.`);
         filter.limit = Number(raw);

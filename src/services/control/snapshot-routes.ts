@@ -45,5 +45,5 @@ export function registerSnapshotRoutes(app: FastifyInstance, control: ControlPla
     }
   });
 
-  app.post('/_fogbank/reset', async () => ({ revision: await control.snapshots.reset() }));
+  app.post('/_fogbank/reset', async () => ({ revision: await control.reset() }));
 }

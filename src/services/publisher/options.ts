@@ -1,5 +1,6 @@
 /** The publishing family's settings (core/family-options.ts): the largest upload accepted. */
 import { type FamilyOption, OptionError } from '../../core/family-options.ts';
+import { parseByteSize } from '../../lib/byte-size.ts';
 
 /** UPLOAD_LIMIT_OPTION is `--upload-limit` (start() option `uploadLimit`, in bytes). */
 export const UPLOAD_LIMIT_OPTION: FamilyOption<number> = {
@@ -10,10 +11,8 @@ export const UPLOAD_LIMIT_OPTION: FamilyOption<number> = {
   help: 'largest app bundle or APK accepted by the publishing API',
   parse(text) {
     // Binary multiples, as upload limits are usually written (512M is 512 MiB).
-    const match = /^(\d+)([KMG]?)$/i.exec(text);
-    const bytes = match === null ? Number.NaN : Number(match[1]) * 1024 ** ' KMG'.indexOf((match[2] || ' ').toUpperCase());
-    if (!Number.isSafeInteger(bytes) || bytes <= 0)
-      throw new OptionError(`--upload-limit must be a positive number of bytes, optionally with K, M or G, not '${text}'`);
+    const bytes = parseByteSize(text);
+    if (bytes === undefined || bytes <= 0) throw new OptionError(`--upload-limit must be a positive number of bytes, optionally with K, M or G, not '${text}'`);
     return bytes;
   },
   accepts: (value): value is number => Number.isSafeInteger(value) && (value as number) > 0,

@@ -82,8 +82,14 @@ export function aggregateFieldErrors(errors: readonly FieldError[]): string {
   return texts.length === 1 ? texts[0]! : `[${texts.join(', ')}]`;
 }
 
+/** GoLiteral is a value already printed as Go's `%#v` would (a struct such as `rbac.RoleRef{…}`), shown as is. */
+export class GoLiteral {
+  constructor(readonly text: string) {}
+}
+
 /** goValue prints a JSON value as Go's field errors do: strings quoted, numbers bare, string lists as `[]string{…}`. */
 export function goValue(value: unknown): string {
+  if (value instanceof GoLiteral) return value.text;
   if (value === null || value === undefined) return 'null';
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);

@@ -23,7 +23,8 @@ describe('list: resourceVersion, pagination and selectors (reference §3)', () =
     const list = await h.call('GET', ROLES);
     assert.equal(list.body.metadata.resourceVersion, String(await h.store.currentRevision()));
     assert.deepEqual(names(list.body), ['a', 'b', 'c', 'd', 'e']);
-    assert.equal(list.body.items[0].metadata.resourceVersion, '5');
+    // Revisions 1-8: the four initial namespaces and their default ServiceAccounts.
+    assert.equal(list.body.items[0].metadata.resourceVersion, '9');
     assert.equal(list.body.items[0].kind, undefined);
   });
 
@@ -49,12 +50,12 @@ describe('list: resourceVersion, pagination and selectors (reference §3)', () =
   });
 
   it('serves Exact lists at an older revision and NotOlderThan at the newest', async () => {
-    const exact = await h.call('GET', `${ROLES}?resourceVersion=9&resourceVersionMatch=Exact`);
+    const exact = await h.call('GET', `${ROLES}?resourceVersion=13&resourceVersionMatch=Exact`);
     assert.deepEqual(names(exact.body), ['a', 'b', 'c', 'd', 'e']);
-    assert.equal(exact.body.metadata.resourceVersion, '9');
-    const paged = await h.call('GET', `${ROLES}?resourceVersion=9&limit=10`);
+    assert.equal(exact.body.metadata.resourceVersion, '13');
+    const paged = await h.call('GET', `${ROLES}?resourceVersion=13&limit=10`);
     assert.deepEqual(names(paged.body), ['a', 'b', 'c', 'd', 'e'], 'limit with a resourceVersion is Exact');
-    const notOlder = await h.call('GET', `${ROLES}?resourceVersion=9&resourceVersionMatch=NotOlderThan`);
+    const notOlder = await h.call('GET', `${ROLES}?resourceVersion=13&resourceVersionMatch=NotOlderThan`);
     assert.deepEqual(names(notOlder.body), ['a', 'b', 'bb', 'd', 'e']);
     const any = await h.call('GET', `${ROLES}?resourceVersion=0`);
     assert.deepEqual(names(any.body), ['a', 'b', 'bb', 'd', 'e']);
@@ -137,7 +138,7 @@ describe('list: resourceVersion, pagination and selectors (reference §3)', () =
     assert.equal(expired.body.metadata.continue, encodeContinue(-1, 'b'));
     const rest = await h.call('GET', `${ROLES}?limit=10&continue=${expired.body.metadata.continue}`);
     assert.deepEqual(names(rest.body), ['bb', 'd', 'e']);
-    const exact = await h.call('GET', `${ROLES}?resourceVersion=9&resourceVersionMatch=Exact`);
+    const exact = await h.call('GET', `${ROLES}?resourceVersion=13&resourceVersionMatch=Exact`);
     assert.equal(exact.status, 410);
     assert.equal(exact.body.message, 'The resourceVersion for the provided list is too old.');
   });

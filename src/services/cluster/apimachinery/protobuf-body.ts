@@ -52,6 +52,86 @@ const OBJECT_META: MessageLayout = {
   14: { name: 'finalizers', kind: 'string', repeated: true },
 };
 
+/** ROLE is a Role's layout (a ClusterRole adds its aggregationRule). */
+const ROLE: MessageLayout = {
+  1: { name: 'metadata', kind: 'message', layout: OBJECT_META },
+  2: {
+    name: 'rules',
+    kind: 'message',
+    repeated: true,
+    layout: {
+      1: { name: 'verbs', kind: 'string', repeated: true },
+      2: { name: 'apiGroups', kind: 'string', repeated: true },
+      3: { name: 'resources', kind: 'string', repeated: true },
+      4: { name: 'resourceNames', kind: 'string', repeated: true },
+      5: { name: 'nonResourceURLs', kind: 'string', repeated: true },
+    },
+  },
+};
+
+/** BINDING is the layout of RoleBinding and ClusterRoleBinding. */
+const BINDING: MessageLayout = {
+  1: { name: 'metadata', kind: 'message', layout: OBJECT_META },
+  2: {
+    name: 'subjects',
+    kind: 'message',
+    repeated: true,
+    layout: {
+      1: { name: 'kind', kind: 'string' },
+      2: { name: 'apiGroup', kind: 'string' },
+      3: { name: 'name', kind: 'string' },
+      4: { name: 'namespace', kind: 'string' },
+    },
+  },
+  3: {
+    name: 'roleRef',
+    kind: 'message',
+    layout: { 1: { name: 'apiGroup', kind: 'string' }, 2: { name: 'kind', kind: 'string' }, 3: { name: 'name', kind: 'string' } },
+  },
+};
+
+/** ACCESS_ATTRIBUTES are the resource or non-resource attributes of an access review's spec (fields 1 and 2). */
+const ACCESS_ATTRIBUTES: MessageLayout = {
+  1: {
+    name: 'resourceAttributes',
+    kind: 'message',
+    layout: {
+      1: { name: 'namespace', kind: 'string' },
+      2: { name: 'verb', kind: 'string' },
+      3: { name: 'group', kind: 'string' },
+      4: { name: 'version', kind: 'string' },
+      5: { name: 'resource', kind: 'string' },
+      6: { name: 'subresource', kind: 'string' },
+      7: { name: 'name', kind: 'string' },
+    },
+  },
+  2: { name: 'nonResourceAttributes', kind: 'message', layout: { 1: { name: 'path', kind: 'string' }, 2: { name: 'verb', kind: 'string' } } },
+};
+
+/** SUBJECT_ACCESS_REVIEW is the layout of SubjectAccessReview and LocalSubjectAccessReview: the attributes and whom they are asked for. */
+const SUBJECT_ACCESS_REVIEW: MessageLayout = {
+  1: { name: 'metadata', kind: 'message', layout: OBJECT_META },
+  2: {
+    name: 'spec',
+    kind: 'message',
+    layout: {
+      ...ACCESS_ATTRIBUTES,
+      3: { name: 'user', kind: 'string' },
+      4: { name: 'groups', kind: 'string', repeated: true },
+      6: { name: 'uid', kind: 'string' },
+    },
+  },
+};
+
+/** DELETE_OPTIONS is the layout of a DeleteOptions body, in whichever group-version it is sent. */
+const DELETE_OPTIONS: MessageLayout = {
+  1: { name: 'gracePeriodSeconds', kind: 'int64' },
+  2: { name: 'preconditions', kind: 'message', layout: { 1: { name: 'uid', kind: 'string' }, 2: { name: 'resourceVersion', kind: 'string' } } },
+  3: { name: 'orphanDependents', kind: 'bool' },
+  4: { name: 'propagationPolicy', kind: 'string' },
+  5: { name: 'dryRun', kind: 'string', repeated: true },
+};
+
 /** LAYOUTS are the kinds whose protobuf bodies are understood, by `apiVersion/kind`. */
 const LAYOUTS: Readonly<Record<string, MessageLayout>> = {
   'v1/Namespace': {
@@ -60,66 +140,66 @@ const LAYOUTS: Readonly<Record<string, MessageLayout>> = {
     3: { name: 'status', kind: 'message', layout: { 1: { name: 'phase', kind: 'string' } } },
   },
   'rbac.authorization.k8s.io/v1/ClusterRole': {
-    1: { name: 'metadata', kind: 'message', layout: OBJECT_META },
-    2: {
-      name: 'rules',
-      kind: 'message',
-      repeated: true,
-      layout: {
-        1: { name: 'verbs', kind: 'string', repeated: true },
-        2: { name: 'apiGroups', kind: 'string', repeated: true },
-        3: { name: 'resources', kind: 'string', repeated: true },
-        4: { name: 'resourceNames', kind: 'string', repeated: true },
-        5: { name: 'nonResourceURLs', kind: 'string', repeated: true },
-      },
-    },
+    ...ROLE,
     3: { name: 'aggregationRule', kind: 'message', layout: { 1: { name: 'clusterRoleSelectors', kind: 'message', repeated: true, layout: LABEL_SELECTOR } } },
   },
-  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': {
+  'rbac.authorization.k8s.io/v1/Role': ROLE,
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': BINDING,
+  'rbac.authorization.k8s.io/v1/RoleBinding': BINDING,
+  'authorization.k8s.io/v1/SelfSubjectAccessReview': {
+    1: { name: 'metadata', kind: 'message', layout: OBJECT_META },
+    2: { name: 'spec', kind: 'message', layout: ACCESS_ATTRIBUTES },
+  },
+  'authorization.k8s.io/v1/SubjectAccessReview': SUBJECT_ACCESS_REVIEW,
+  'authorization.k8s.io/v1/LocalSubjectAccessReview': SUBJECT_ACCESS_REVIEW,
+  // Only the type matters: the review's status is the server's answer (kubectl whoami sends it empty).
+  'authentication.k8s.io/v1/SelfSubjectReview': {
+    1: { name: 'metadata', kind: 'message', layout: OBJECT_META },
+  },
+  'v1/ServiceAccount': {
     1: { name: 'metadata', kind: 'message', layout: OBJECT_META },
     2: {
-      name: 'subjects',
+      name: 'secrets',
       kind: 'message',
       repeated: true,
       layout: {
         1: { name: 'kind', kind: 'string' },
-        2: { name: 'apiGroup', kind: 'string' },
+        2: { name: 'namespace', kind: 'string' },
         3: { name: 'name', kind: 'string' },
-        4: { name: 'namespace', kind: 'string' },
+        4: { name: 'uid', kind: 'string' },
+        5: { name: 'apiVersion', kind: 'string' },
+        6: { name: 'resourceVersion', kind: 'string' },
+        7: { name: 'fieldPath', kind: 'string' },
       },
     },
-    3: {
-      name: 'roleRef',
-      kind: 'message',
-      layout: { 1: { name: 'apiGroup', kind: 'string' }, 2: { name: 'kind', kind: 'string' }, 3: { name: 'name', kind: 'string' } },
-    },
+    3: { name: 'imagePullSecrets', kind: 'message', repeated: true, layout: { 1: { name: 'name', kind: 'string' } } },
+    4: { name: 'automountServiceAccountToken', kind: 'bool' },
   },
-  'authorization.k8s.io/v1/SelfSubjectAccessReview': {
+  // kubectl create token; the status is the server's answer.
+  'authentication.k8s.io/v1/TokenRequest': {
     1: { name: 'metadata', kind: 'message', layout: OBJECT_META },
     2: {
       name: 'spec',
       kind: 'message',
       layout: {
-        1: {
-          name: 'resourceAttributes',
+        1: { name: 'audiences', kind: 'string', repeated: true },
+        4: { name: 'expirationSeconds', kind: 'int64' },
+        3: {
+          name: 'boundObjectRef',
           kind: 'message',
           layout: {
-            1: { name: 'namespace', kind: 'string' },
-            2: { name: 'verb', kind: 'string' },
-            3: { name: 'group', kind: 'string' },
-            4: { name: 'version', kind: 'string' },
-            5: { name: 'resource', kind: 'string' },
-            6: { name: 'subresource', kind: 'string' },
-            7: { name: 'name', kind: 'string' },
+            1: { name: 'kind', kind: 'string' },
+            2: { name: 'apiVersion', kind: 'string' },
+            3: { name: 'name', kind: 'string' },
+            4: { name: 'uid', kind: 'string' },
           },
         },
-        2: { name: 'nonResourceAttributes', kind: 'message', layout: { 1: { name: 'path', kind: 'string' }, 2: { name: 'verb', kind: 'string' } } },
       },
     },
   },
-  // Only the type matters: the review's status is the server's answer (kubectl whoami sends it empty).
-  'authentication.k8s.io/v1/SelfSubjectReview': {
+  'authentication.k8s.io/v1/TokenReview': {
     1: { name: 'metadata', kind: 'message', layout: OBJECT_META },
+    2: { name: 'spec', kind: 'message', layout: { 1: { name: 'token', kind: 'string' }, 2: { name: 'audiences', kind: 'string', repeated: true } } },
   },
   'authorization.k8s.io/v1/SelfSubjectRulesReview': {
     1: { name: 'metadata', kind: 'message', layout: OBJECT_META },
@@ -206,7 +286,8 @@ export function decodeProtobufBody(bytes: Uint8Array): Record<string, unknown> {
     }
     const apiVersion = String(typeMeta['apiVersion'] ?? '');
     const kind = String(typeMeta['kind'] ?? '');
-    const layout = LAYOUTS[`${apiVersion}/${kind}`];
+    // DeleteOptions is registered in every group-version (metav1.AddToGroupVersion): kubectl auth reconcile sends it as rbac's.
+    const layout = kind === 'DeleteOptions' ? DELETE_OPTIONS : LAYOUTS[`${apiVersion}/${kind}`];
     if (layout === undefined) throw new ProtobufBodyError(`no kind "${kind}" is registered for version "${apiVersion}"`);
     const objectReader = new BinaryReader(raw);
     return { apiVersion, kind, ...readMessage(objectReader, objectReader.len, layout) };

@@ -162,7 +162,7 @@ describe('writes: create, replace, patch, delete, and bad input (reference §2, 
       const created = await h.call('POST', '/apis/events.k8s.io/v1/events', { metadata: { name: 'x' } });
       assert.equal(created.status, 405);
       assert.equal(created.body.message, 'create is not supported on resources of kind "events.events.k8s.io"');
-      const resourcesOfNothing = await h.call('GET', '/apis/rbac.authorization.k8s.io/v1/roles');
+      const resourcesOfNothing = await h.call('GET', '/apis/rbac.authorization.k8s.io/v1/widgets');
       assert.equal(resourcesOfNothing.status, 404);
       assert.equal(resourcesOfNothing.body.message, 'the server could not find the requested resource');
       const rvOnCreate = await h.call('POST', ROLES, { metadata: { name: 'rv', resourceVersion: '3' } });

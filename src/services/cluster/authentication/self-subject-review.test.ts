@@ -101,6 +101,13 @@ describe('SelfSubjectReview (kubectl auth whoami)', () => {
             singularResource: 'selfsubjectreview',
             verbs: ['create'],
           },
+          {
+            resource: 'tokenreviews',
+            responseKind: { group: '', version: '', kind: 'TokenReview' },
+            scope: 'Cluster',
+            singularResource: 'tokenreview',
+            verbs: ['create'],
+          },
         ],
         freshness: 'Current',
       },
@@ -110,7 +117,10 @@ describe('SelfSubjectReview (kubectl auth whoami)', () => {
       kind: 'APIResourceList',
       apiVersion: 'v1',
       groupVersion: 'authentication.k8s.io/v1',
-      resources: [{ name: 'selfsubjectreviews', singularName: 'selfsubjectreview', namespaced: false, kind: 'SelfSubjectReview', verbs: ['create'] }],
+      resources: [
+        { name: 'selfsubjectreviews', singularName: 'selfsubjectreview', namespaced: false, kind: 'SelfSubjectReview', verbs: ['create'] },
+        { name: 'tokenreviews', singularName: 'tokenreview', namespaced: false, kind: 'TokenReview', verbs: ['create'] },
+      ],
     });
     const apiGroup = await h.call('GET', '/apis/authentication.k8s.io');
     assert.equal(apiGroup.body.preferredVersion.groupVersion, 'authentication.k8s.io/v1');
@@ -150,7 +160,7 @@ describe('a protobuf body is decoded only on a route that is served', () => {
     assert.equal(unknownRoute.body.message, 'the server could not find the requested resource');
     const unknownGroup = await post(h, '/apis/apps/v1/namespaces/default/deployments', protobufBody('apps/v1', 'Deployment', new Uint8Array()), PROTOBUF);
     assert.equal(unknownGroup.status, 404);
-    const garbage = await post(h, '/apis/authentication.k8s.io/v1/tokenreviews', Buffer.from('not protobuf'), PROTOBUF);
+    const garbage = await post(h, '/apis/authentication.k8s.io/v1/widgets', Buffer.from('not protobuf'), PROTOBUF);
     assert.equal(garbage.status, 404);
     const servedRoute = await post(h, '/api/v1/namespaces', pod, PROTOBUF);
     assert.equal(servedRoute.status, 400);

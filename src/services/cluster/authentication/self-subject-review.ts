@@ -10,7 +10,7 @@ import { checkTypeMeta } from '../apimachinery/request-body.ts';
 import { sendSerialized } from '../apimachinery/send-serialized.ts';
 import { badRequest } from '../apimachinery/status.ts';
 import { rethrowUndecodedBody } from '../apimachinery/undecoded-body.ts';
-import { userOf } from '../cluster-auth.ts';
+import { userOf, type UserInfo } from '../cluster-auth.ts';
 
 /** AUTHENTICATION_GROUP is the API group of SelfSubjectReview. */
 export const AUTHENTICATION_GROUP = 'authentication.k8s.io';
@@ -54,20 +54,23 @@ export function registerSelfSubjectReview(app: FastifyInstance, clock: Clock, gr
     app.post(`/apis/${group}/v1/selfsubjectreviews`, async (request, reply) => {
       checkBody(request.body, apiVersion);
       const user = userOf(request)!;
-      // No uid is known for fogbank's users, extra only for a client certificate; empty fields are omitted, as Go's encoder does.
       const body = {
         kind: KIND,
         apiVersion,
         metadata: { creationTimestamp: formatCreationTime(clock.now()) },
-        status: {
-          userInfo: {
-            username: user.name,
-            ...(user.groups.length === 0 ? {} : { groups: user.groups }),
-            ...(user.extra === undefined ? {} : { extra: user.extra }),
-          },
-        },
+        status: { userInfo: userInfoBody(user) },
       };
       return sendSerialized(reply.code(201).header('cache-control', 'no-cache, private'), 'application/json', JSON.stringify(body));
     });
   }
+}
+
+/** userInfoBody is authentication.k8s.io/v1 UserInfo of a user, empty fields omitted as Go's encoder does (a ServiceAccount has a uid and extra). */
+export function userInfoBody(user: UserInfo): Record<string, unknown> {
+  return {
+    username: user.name,
+    ...(user.uid === undefined || user.uid === '' ? {} : { uid: user.uid }),
+    ...(user.groups.length === 0 ? {} : { groups: user.groups }),
+    ...(user.extra === undefined || Object.keys(user.extra).length === 0 ? {} : { extra: user.extra }),
+  };
 }

@@ -6,10 +6,12 @@ const GROUP = '/apis/authorization.k8s.io/v1';
 const REVIEWS = [
   ['SelfSubjectAccessReview', `${GROUP}/selfsubjectaccessreviews`],
   ['SelfSubjectRulesReview', `${GROUP}/selfsubjectrulesreviews`],
+  ['SubjectAccessReview', `${GROUP}/subjectaccessreviews`],
+  ['LocalSubjectAccessReview', `${GROUP}/namespaces/default/localsubjectaccessreviews`],
 ] as const;
 const TYPE_META = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
 
-describe("self reviews check the body's type meta as the apiserver's decoder does", () => {
+describe("access reviews check the body's type meta as the apiserver's decoder does", () => {
   let h: ClusterHarness;
   before(async () => {
     h = await startHarness();

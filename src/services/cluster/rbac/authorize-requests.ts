@@ -125,7 +125,7 @@ function impersonate(authorizer: Authorizer, user: UserInfo, request: FastifyReq
     if (asGroups.length > 0 || extras.length > 0) throw badRequest('requested impersonation of groups or extras without impersonating a user');
     return user;
   }
-  const check = (resource: string, name: string): void => {
+  const check = (resource: string, name: string, namespace = ''): void => {
     const attributes: Attributes = {
       verb: 'impersonate',
       resourceRequest: true,
@@ -134,19 +134,28 @@ function impersonate(authorizer: Authorizer, user: UserInfo, request: FastifyReq
       resource,
       subresource: '',
       name,
-      namespace: '',
+      namespace,
       path: '',
     };
-    if (!authorizer.decide(user, attributes).allowed) throw forbidden('', resource, name, forbiddenMessage(user, attributes));
+    const decision = authorizer.decide(user, attributes);
+    if (!decision.allowed) throw forbidden('', resource, name, withReason(forbiddenMessage(user, attributes), decision.reason));
   };
-  check('users', asUser);
+  // A service account's user name is impersonated as that account: `impersonate` on serviceaccounts, and its fixed groups.
+  const account = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(asUser);
+  if (account === null) check('users', asUser);
+  else check('serviceaccounts', account[2]!, account[1]!);
   for (const group of asGroups) check('groups', group);
   for (const header of extras) for (const value of headerValues(request, header)) check(`userextras/${header.slice('impersonate-extra-'.length)}`, value);
   const anonymous = asUser === 'system:anonymous';
-  const groups = [...asGroups];
+  const groups = account !== null && asGroups.length === 0 ? ['system:serviceaccounts', `system:serviceaccounts:${account[1]!}`] : [...asGroups];
   const implied = anonymous ? 'system:unauthenticated' : 'system:authenticated';
   if (!groups.includes(implied)) groups.push(implied);
   return { name: asUser, groups };
+}
+
+/** withReason appends a refusal's authorizer reason (`RBAC: role… not found`) as the apiserver does. */
+function withReason(message: string, reason: string): string {
+  return reason === '' ? message : `${message}: ${reason}`;
 }
 
 /** useClusterAuthorization authorizes every authenticated request of the family (register after useClusterAuth). */
@@ -162,12 +171,13 @@ export function useClusterAuthorization(app: FastifyInstance, authorizer: Author
     const user = impersonate(authorizer, authenticated, request);
     if (user !== authenticated) setUserOf(request, user);
     const attributes = attributesOf(request.method, request.url, groups);
-    if (authorizer.decide(user, attributes).allowed) return;
+    const decision = authorizer.decide(user, attributes);
+    if (decision.allowed) return;
     throw forbidden(
       attributes.resourceRequest ? attributes.apiGroupSpelled : '',
       attributes.resourceRequest ? attributes.resource : '',
       attributes.name,
-      forbiddenMessage(user, attributes),
+      withReason(forbiddenMessage(user, attributes), decision.reason),
     );
   });
 }

@@ -306,7 +306,10 @@ export const BOOTSTRAP_ROLES: readonly BootstrapRole[] = [
     ],
   },
   { name: 'system:public-info-viewer', rules: [u(['/healthz', '/livez', '/readyz', '/version', '/version/'], ['get'])] },
-  { name: 'system:service-account-issuer-discovery', rules: [u(['/.well-known/openid-configuration', '/openid/v1/jwks'], ['get'])] },
+  {
+    name: 'system:service-account-issuer-discovery',
+    rules: [u(['/.well-known/openid-configuration', '/.well-known/openid-configuration/', '/openid/v1/jwks', '/openid/v1/jwks/'], ['get'])],
+  },
   {
     name: 'system:volume-scheduler',
     rules: [

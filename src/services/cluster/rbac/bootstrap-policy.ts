@@ -10,7 +10,10 @@ import type { GenericRegistry, RequestScope } from '../apimachinery/registry.ts'
 import { StatusError } from '../apimachinery/status.ts';
 import type { ClusterRole } from '../resources/cluster-roles.ts';
 import { RBAC_GROUP, type ClusterRoleBinding } from '../resources/cluster-role-bindings.ts';
+import type { RoleBinding } from '../resources/role-bindings.ts';
+import type { Role } from '../resources/roles.ts';
 import { BOOTSTRAP_BINDINGS, BOOTSTRAP_ROLES } from './bootstrap-policy-data.ts';
+import { NAMESPACED_BOOTSTRAP_BINDINGS, NAMESPACED_BOOTSTRAP_ROLES } from './bootstrap-policy-namespaced.ts';
 import { uncovered } from './policy-rules.ts';
 
 /** AUTOUPDATE_ANNOTATION turns reconciliation of a default object off when "false". */
@@ -34,6 +37,23 @@ export function expectedBindings(): ClusterRoleBinding[] {
     metadata: { name: binding.name, labels: { ...DEFAULT_LABELS }, annotations: { [AUTOUPDATE_ANNOTATION]: 'true' } },
     roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: binding.name },
     ...(binding.subjects.length === 0 ? {} : { subjects: binding.subjects.map((subject) => ({ ...subject })) }),
+  }));
+}
+
+/** expectedNamespacedRoles are the default Roles as objects. */
+export function expectedNamespacedRoles(): Role[] {
+  return NAMESPACED_BOOTSTRAP_ROLES.map((role) => ({
+    metadata: { name: role.name, namespace: role.namespace, labels: { ...DEFAULT_LABELS }, annotations: { [AUTOUPDATE_ANNOTATION]: 'true' } },
+    rules: role.rules.map((rule) => structuredClone(rule)),
+  }));
+}
+
+/** expectedNamespacedBindings are the default RoleBindings as objects. */
+export function expectedNamespacedBindings(): RoleBinding[] {
+  return NAMESPACED_BOOTSTRAP_BINDINGS.map((binding) => ({
+    metadata: { name: binding.name, namespace: binding.namespace, labels: { ...DEFAULT_LABELS }, annotations: { [AUTOUPDATE_ANNOTATION]: 'true' } },
+    roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name: binding.role },
+    subjects: binding.subjects.map((subject) => ({ ...subject })),
   }));
 }
 
@@ -76,12 +96,13 @@ function reconcileBinding(existing: ClusterRoleBinding, expected: ClusterRoleBin
 
 async function ensure<T extends KubeObject>(
   registry: GenericRegistry,
-  scope: RequestScope,
+  given: RequestScope,
   expected: T,
   reconcile: (existing: T, expected: T) => T,
 ): Promise<void> {
   const name = expected.metadata.name!;
-  const record = await registry.store.get<T>(scope.view.storeKind, name);
+  const scope = given.view.strategy.namespaced ? { ...given, namespace: expected.metadata.namespace } : given;
+  const record = await registry.store.get<T>(scope.view.storeKind, registry.keyOf(scope, scope.namespace, name));
   if (record === undefined) {
     try {
       await registry.create(scope, expected, { dryRun: false, fieldManager: MANAGER });
@@ -108,8 +129,14 @@ async function ensure<T extends KubeObject>(
   );
 }
 
-/** reconcileBootstrapPolicy brings the default roles and bindings into the store. */
+/** reconcileBootstrapPolicy brings the default ClusterRoles and ClusterRoleBindings into the store. */
 export async function reconcileBootstrapPolicy(registry: GenericRegistry, roles: RequestScope, bindings: RequestScope): Promise<void> {
   for (const role of expectedRoles()) await ensure(registry, roles, role, reconcileRole);
   for (const binding of expectedBindings()) await ensure(registry, bindings, binding, reconcileBinding);
+}
+
+/** reconcileNamespacedPolicy brings the default Roles and RoleBindings of kube-system and kube-public into the store (after the cluster-scoped ones, as upstream). */
+export async function reconcileNamespacedPolicy(registry: GenericRegistry, roles: RequestScope, bindings: RequestScope): Promise<void> {
+  for (const role of expectedNamespacedRoles()) await ensure(registry, roles, role, reconcileRole);
+  for (const binding of expectedNamespacedBindings()) await ensure(registry, bindings, binding, reconcileBinding);
 }

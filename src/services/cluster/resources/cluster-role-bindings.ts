@@ -3,8 +3,9 @@
  * `SetDefaults_ClusterRoleBinding`), validation (upstream `pkg/apis/rbac/validation`) and
  * printing; everything else is the generic registry's.
  */
-import { invalid, notSupported, required, type FieldError } from '../apimachinery/field-errors.ts';
+import { GoLiteral, invalid, notSupported, required, type FieldError } from '../apimachinery/field-errors.ts';
 import { ageSince } from '../apimachinery/human-duration.ts';
+import { isDns1123Subdomain } from '../apimachinery/name-rules.ts';
 import type { KubeObject } from '../apimachinery/object-meta.ts';
 import type { SchemaSet } from '../apimachinery/schema.ts';
 import type { ResourceStrategy, ResourceView } from '../apimachinery/strategy.ts';
@@ -107,7 +108,8 @@ function pathSegmentErrors(field: string, name: string): FieldError[] {
   return [];
 }
 
-function defaults(binding: ClusterRoleBinding): void {
+/** defaultBinding is `SetDefaults_Subject` and the roleRef's group default, for either kind of binding. */
+export function defaultBinding(binding: ClusterRoleBinding): void {
   if (binding.roleRef !== undefined && (binding.roleRef.apiGroup ?? '') === '') binding.roleRef = { ...binding.roleRef, apiGroup: RBAC_GROUP };
   if (binding.subjects === undefined) return;
   binding.subjects = binding.subjects.map((subject) => {
@@ -117,14 +119,16 @@ function defaults(binding: ClusterRoleBinding): void {
   });
 }
 
-/** validateSubject applies `ValidateRoleBindingSubject` for a cluster-scoped binding. */
-function validateSubject(subject: Subject, path: string): FieldError[] {
+/** validateSubject applies `ValidateRoleBindingSubject`: a namespaced binding's ServiceAccount may leave its namespace to the binding's. */
+function validateSubject(subject: Subject, path: string, namespaced: boolean): FieldError[] {
   const errors: FieldError[] = [];
   if ((subject.name ?? '') === '') errors.push(required(`${path}.name`, ''));
   switch (subject.kind) {
     case 'ServiceAccount':
+      // ValidateServiceAccountName: a DNS subdomain.
+      if ((subject.name ?? '') !== '') for (const problem of isDns1123Subdomain(subject.name!)) errors.push(invalid(`${path}.name`, subject.name, problem));
       if ((subject.apiGroup ?? '') !== '') errors.push(notSupported(`${path}.apiGroup`, subject.apiGroup, ['']));
-      if ((subject.namespace ?? '') === '') errors.push(required(`${path}.namespace`, ''));
+      if ((subject.namespace ?? '') === '' && !namespaced) errors.push(required(`${path}.namespace`, ''));
       break;
     case 'User':
     case 'Group':
@@ -136,15 +140,46 @@ function validateSubject(subject: Subject, path: string): FieldError[] {
   return errors;
 }
 
-function validateBinding(binding: ClusterRoleBinding): FieldError[] {
+/** validateBinding is `ValidateClusterRoleBinding` (roleRef kinds `ClusterRole`) or `ValidateRoleBinding` (`Role`, `ClusterRole`). */
+export function validateBinding(binding: ClusterRoleBinding, namespaced: boolean): FieldError[] {
   const errors: FieldError[] = [];
   const ref = binding.roleRef ?? {};
   if (ref.apiGroup !== RBAC_GROUP) errors.push(notSupported('roleRef.apiGroup', ref.apiGroup ?? '', [RBAC_GROUP]));
-  if (ref.kind !== 'ClusterRole') errors.push(notSupported('roleRef.kind', ref.kind ?? '', ['ClusterRole']));
+  const kinds = namespaced ? ['Role', 'ClusterRole'] : ['ClusterRole'];
+  if (!kinds.includes(ref.kind ?? '')) errors.push(notSupported('roleRef.kind', ref.kind ?? '', kinds));
   if ((ref.name ?? '') === '') errors.push(required('roleRef.name', ''));
   else errors.push(...pathSegmentErrors('roleRef.name', ref.name!));
-  for (const [index, subject] of (binding.subjects ?? []).entries()) errors.push(...validateSubject(subject, `subjects[${index}]`));
+  for (const [index, subject] of (binding.subjects ?? []).entries()) errors.push(...validateSubject(subject, `subjects[${index}]`, namespaced));
   return errors;
+}
+
+/** validateBindingUpdate adds the immutable roleRef to validateBinding (delete and recreate to change the granted role). */
+export function validateBindingUpdate(binding: ClusterRoleBinding, old: ClusterRoleBinding, namespaced: boolean): FieldError[] {
+  const errors = validateBinding(binding, namespaced);
+  const ref = binding.roleRef ?? {};
+  const before = old.roleRef ?? {};
+  if ((ref.apiGroup ?? '') !== (before.apiGroup ?? '') || (ref.kind ?? '') !== (before.kind ?? '') || (ref.name ?? '') !== (before.name ?? '')) {
+    const literal = `rbac.RoleRef{APIGroup:${JSON.stringify(ref.apiGroup ?? '')}, Kind:${JSON.stringify(ref.kind ?? '')}, Name:${JSON.stringify(ref.name ?? '')}}`;
+    errors.push(invalid('roleRef', new GoLiteral(literal), 'cannot change roleRef'));
+  }
+  return errors;
+}
+
+/** bindingTableRow is the printed row of either kind of binding (`-o wide` shows the subjects). */
+export function bindingTableRow(binding: ClusterRoleBinding, now: number): unknown[] {
+  const names = (kind: string) =>
+    (binding.subjects ?? [])
+      .filter((s) => s.kind === kind)
+      .map((s) => (kind === 'ServiceAccount' ? `${s.namespace ?? ''}/${s.name ?? ''}` : (s.name ?? '')))
+      .join(', ');
+  return [
+    binding.metadata.name ?? '',
+    `${binding.roleRef?.kind ?? ''}/${binding.roleRef?.name ?? ''}`,
+    ageSince(binding.metadata.creationTimestamp, now),
+    names('User'),
+    names('Group'),
+    names('ServiceAccount'),
+  ];
 }
 
 /** clusterRoleBindingStrategy is ClusterRoleBinding's behaviour in the generic registry. */
@@ -154,17 +189,10 @@ export const clusterRoleBindingStrategy = {
   allowCreateOnUpdate: true,
   allowUnconditionalUpdate: true,
   invalidKind: { group: RBAC_GROUP, kind: 'ClusterRoleBinding' },
-  prepareForCreate: (binding) => defaults(binding),
-  prepareForUpdate: (binding) => defaults(binding),
-  validate: (binding) => validateBinding(binding),
-  validateUpdate: (binding, old) => {
-    const errors = validateBinding(binding);
-    // The granted role is fixed for a binding's life (delete and recreate to change it).
-    if (JSON.stringify(binding.roleRef ?? {}) !== JSON.stringify(old.roleRef ?? {})) {
-      errors.push(invalid('roleRef', binding.roleRef ?? {}, 'cannot change roleRef'));
-    }
-    return errors;
-  },
+  prepareForCreate: (binding) => defaultBinding(binding),
+  prepareForUpdate: (binding) => defaultBinding(binding),
+  validate: (binding) => validateBinding(binding, false),
+  validateUpdate: (binding, old) => validateBindingUpdate(binding, old, false),
   warnings: () => [],
   canonicalize: () => undefined,
   tableColumns: [
@@ -196,21 +224,7 @@ export const clusterRoleBindingStrategy = {
     { name: 'Groups', type: 'string', format: '', description: 'Groups in the binding', priority: 1 },
     { name: 'ServiceAccounts', type: 'string', format: '', description: 'ServiceAccounts in the binding', priority: 1 },
   ],
-  tableRow: (binding, now) => {
-    const names = (kind: string) =>
-      (binding.subjects ?? [])
-        .filter((s) => s.kind === kind)
-        .map((s) => (kind === 'ServiceAccount' ? `${s.namespace ?? ''}/${s.name ?? ''}` : (s.name ?? '')))
-        .join(', ');
-    return [
-      binding.metadata.name ?? '',
-      `${binding.roleRef?.kind ?? ''}/${binding.roleRef?.name ?? ''}`,
-      ageSince(binding.metadata.creationTimestamp, now),
-      names('User'),
-      names('Group'),
-      names('ServiceAccount'),
-    ];
-  },
+  tableRow: bindingTableRow,
 } satisfies ResourceStrategy<ClusterRoleBinding>;
 
 /** clusterRoleBindingsView serves ClusterRoleBindings at rbac.authorization.k8s.io/v1. */

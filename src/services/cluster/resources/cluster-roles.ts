@@ -75,12 +75,13 @@ export const CLUSTER_ROLE_SCHEMAS: SchemaSet = {
   [`${RBAC}.ClusterRoleList`]: listSchema('ClusterRoleList', `${RBAC}.ClusterRole`, 'ClusterRoleList is a collection of ClusterRoles'),
 };
 
-/** validatePolicyRule applies the real rule checks for a cluster-scoped role. */
-export function validatePolicyRule(rule: PolicyRule, path: string): FieldError[] {
+/** validatePolicyRule applies the real rule checks (`ValidatePolicyRule`); a namespaced role's rules may not name non-resource URLs. */
+export function validatePolicyRule(rule: PolicyRule, path: string, namespaced = false): FieldError[] {
   const errors: FieldError[] = [];
   if ((rule.verbs ?? []).length === 0) errors.push(required(`${path}.verbs`, 'verbs must contain at least one value'));
   const nonResourceURLs = rule.nonResourceURLs ?? [];
   if (nonResourceURLs.length > 0) {
+    if (namespaced) errors.push(invalid(`${path}.nonResourceURLs`, nonResourceURLs, 'namespaced rules cannot apply to non-resource URLs'));
     if ((rule.apiGroups ?? []).length > 0 || (rule.resources ?? []).length > 0 || (rule.resourceNames ?? []).length > 0) {
       errors.push(invalid(`${path}.nonResourceURLs`, nonResourceURLs, 'rules cannot apply to both regular resources and non-resource URLs'));
     }
