@@ -191,6 +191,24 @@ describe('the cluster API over HTTPS with the kubeconfig fogbank writes', { skip
     );
   });
 
+  it('takes a ServiceAccount token from `kubectl create token` as `kubectl --token` over HTTPS', async () => {
+    const created = await kubectl.run(['create', 'token', 'default', '-n', 'default']);
+    assert.equal(created.code, 0, created.stderr);
+    const whoami = await kubectl.run([
+      '--token',
+      created.stdout.trim(),
+      'auth',
+      'whoami',
+      '-o',
+      'jsonpath={.status.userInfo.username} {.status.userInfo.groups}',
+    ]);
+    assert.equal(
+      whoami.stdout,
+      'system:serviceaccount:default:default ["system:serviceaccounts","system:serviceaccounts:default","system:authenticated"]',
+      whoami.stderr,
+    );
+  });
+
   it('still serves plain HTTP on the same port: the kubeconfig keeps its Basic-in-URL context', async () => {
     const whoami = await kubectl.run(['--context', 'fogbank-http', 'auth', 'whoami']);
     assert.equal(
