@@ -199,6 +199,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
       await built?.stateReplaced();
     },
   });
+  const resetListeners = new Set<() => void>();
   const control: ControlPlane = {
     clock,
     timers: timers instanceof ClockTimers ? timers : undefined,
@@ -209,7 +210,12 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
       const revision = await snapshots.reset();
       faults.clear();
       journal.clear();
+      for (const listener of resetListeners) listener();
       return revision;
+    },
+    onReset(listener) {
+      resetListeners.add(listener);
+      return () => resetListeners.delete(listener);
     },
   };
   try {

@@ -71,7 +71,7 @@ function parseClientArgs(argv: readonly string[], allowed: readonly string[]): C
 }
 
 /** urlOfDataDir reads the URL the data directory's running server wrote into `server.json`. */
-function urlOfDataDir(dataDir: string): string {
+export function urlOfDataDir(dataDir: string): string {
   let text: string;
   try {
     text = readFileSync(join(dataDir, 'server.json'), 'utf8');
@@ -84,7 +84,7 @@ function urlOfDataDir(dataDir: string): string {
 }
 
 /** tokenOfDataDir reads the data directory's admin token, if it has one. */
-function tokenOfDataDir(dataDir: string): string | undefined {
+export function tokenOfDataDir(dataDir: string): string | undefined {
   try {
     return readFileSync(join(dataDir, 'admin-token'), 'utf8').trim() || undefined;
   } catch {

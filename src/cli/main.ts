@@ -21,6 +21,8 @@ commands:
   snapshot       save a running server's whole state to a file, or load one (fogbank snapshot --help)
   reset          empty every family of a running server (fogbank reset --help)
   faults         add, list or clear a running server's fault rules (fogbank faults --help)
+  policy test    what a security policy decides for given requests (fogbank policy --help)
+  guard          a reverse proxy enforcing a security policy live (fogbank guard --help)
   help [start]   show this help, or a command's
   version        print the version (also --version, -v)`;
 
@@ -48,6 +50,10 @@ async function main(argv: readonly string[]): Promise<number> {
       return (await import('./admin-client.ts')).runResetCommand(rest);
     case 'faults':
       return (await import('./admin-client.ts')).runFaultsCommand(rest);
+    case 'policy':
+      return (await import('./policy-commands.ts')).runPolicyCommand(rest);
+    case 'guard':
+      return (await import('./policy-commands.ts')).runGuardCommand(rest);
     case 'version':
     case '--version':
     case '-v':
@@ -217,7 +223,9 @@ main(argv).then(
       return;
     }
     if (error instanceof UsageError) {
-      const help = ['start', 'clock', 'requests', 'snapshot', 'reset', 'faults'].includes(argv[0] ?? '') ? `fogbank ${argv[0]} --help` : 'fogbank help';
+      const help = ['start', 'clock', 'requests', 'snapshot', 'reset', 'faults', 'policy', 'guard'].includes(argv[0] ?? '')
+        ? `fogbank ${argv[0]} --help`
+        : 'fogbank help';
       process.stderr.write(`fogbank: ${error.message} (see: ${help})\n`);
       process.exitCode = 2;
       return;

@@ -22,8 +22,10 @@ export interface ControlPlane {
   readonly faults: Faults;
   /**
    * reset empties everything a test leaves behind, as a fresh server starts: every family's state,
-   * the fault rules and the request journal (the admin token, the tokens file and the clock are
-   * kept). Resolves with the store's revision afterwards.
+   * the fault rules, the request journal and what the onReset listeners keep (the admin token, the
+   * tokens file and the clock are kept). Resolves with the store's revision afterwards.
    */
   reset(): Promise<number>;
+  /** onReset hears each reset once it is done (what a family keeps outside the store, such as the what-if counters); the result stops it. */
+  onReset(listener: () => void): () => void;
 }

@@ -26,6 +26,8 @@ export interface JournalEntry {
   readonly requestBody?: BodyView;
   /** The answer's body, likewise. */
   readonly responseBody?: BodyView;
+  /** A guard's decision in Cloud Armor's request-log shape (JournalRecord.jsonPayload), when there is one. */
+  readonly jsonPayload?: unknown;
 }
 
 /**
@@ -155,6 +157,7 @@ export class JournalReader {
       fault: record.fault,
       httpMethod: record.httpMethod,
       path,
+      ...(record.jsonPayload === undefined ? {} : { jsonPayload: record.jsonPayload }),
     };
     if (!bodies || (record.requestBody === undefined && record.responseBody === undefined)) return entry;
     return {

@@ -40,6 +40,8 @@ export interface JournalRecord {
   readonly requestBody?: CapturedBody;
   /** The answer's body, when the journal records bodies and the answer had one. */
   readonly responseBody?: CapturedBody;
+  /** What decided a request journaled from outside the server (`fogbank guard`: Cloud Armor's request-log payload). */
+  readonly jsonPayload?: unknown;
 }
 
 /** faults are the faults applied to requests in flight, by their raw request (noteFault). */

@@ -13,6 +13,7 @@ import type { Faults } from './faults/faults.ts';
 import type { FaultMethods } from './faults/methods.ts';
 import type { FaultEffect } from './faults/rule.ts';
 import type { ControlPlane } from './control-plane.ts';
+import type { PolicyEvaluationFactory } from './policy-evaluation.ts';
 
 /** ServiceContext is everything core hands a service: state, time, ids, identity and options. */
 export interface ServiceContext {
@@ -210,6 +211,12 @@ export interface ServiceDefinition {
    * journal is read, never on the request path.
    */
   requestMethodId?(httpMethod: string, url: string): string | undefined;
+  /**
+   * policyEvaluation loads the family's security-policy evaluation (compute's), for the admin API's
+   * what-if route and the live policy stream `fogbank guard` follows (core/policy-evaluation.ts).
+   * Loaded on the first such request, never at start-up.
+   */
+  policyEvaluation?(): Promise<PolicyEvaluationFactory>;
   /** clientFiles are written (0600) into the data directory once fogbank listens, when it has one; each is rewritten at every start. */
   clientFiles?(site: BannerSite): readonly ClientFile[];
 }

@@ -13,7 +13,7 @@ import type { PublisherStartOptions } from './publisher/options.ts';
 const API_FAMILIES: readonly ServiceDefinition[] = [computeService, clusterService, mailService, publisherService];
 
 /** SERVICES lists every family fogbank serves: the API families, the Discovery service describing theirs, and the admin API (test controls). */
-export const SERVICES: readonly ServiceDefinition[] = [...API_FAMILIES, discoveryService(API_FAMILIES), controlService];
+export const SERVICES: readonly ServiceDefinition[] = [...API_FAMILIES, discoveryService(API_FAMILIES), controlService(API_FAMILIES)];
 
 /** FamilyStartOptions are the families' own start() options, each declared with its flag in the family's `options.ts`. */
 export interface FamilyStartOptions extends ClusterStartOptions, MailStartOptions, PublisherStartOptions {}

@@ -11,9 +11,11 @@ describe('the one-way folder graph', () => {
     const found = importGraphViolations('test/fixtures/import-graph').map(({ from, to, why }) => `${from} -> ${to}: ${why}`);
     assert.deepEqual(found.sort(), [
       'src/core/router.ts -> src/services/mail/send.ts: core imports family mail',
+      'src/guard/proxy.ts -> src/cli/args.ts: guard imports cli',
       'src/lib/dir.ts -> src/services/cluster/rbac.ts: lib imports family cluster',
       'src/lib/dir.ts -> test/harness/temp.ts: lib imports test',
       'src/plugin/host.ts -> src/cli/args.ts: plugin imports cli',
+      'src/services/mail/send.ts -> src/guard/proxy.ts: family mail imports guard',
       'src/services/mail/send.ts -> src/services/cluster/rbac.ts: family mail imports family cluster',
       'src/store/store.ts -> src/core/log.ts: store imports core',
       'test/e2e/cli.test.ts -> src/cli/args.ts: test imports cli',

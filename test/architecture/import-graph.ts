@@ -1,7 +1,7 @@
 /**
  * The one-way folder graph of docs/architecture.md, checked on the source: each file belongs to a
  * layer (lib, store, core, plugin, a family, the services registry, the library door
- * src/fogbank.ts, cli, the shared test harness src/testing, and the end-to-end tree test/), and an
+ * src/fogbank.ts, the guard proxy src/guard, cli, the shared test harness src/testing, and the end-to-end tree test/), and an
  * import may only point down. importGraphViolations reads a tree and names every import that
  * points the wrong way.
  */
@@ -10,7 +10,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 
 /** Layer is where a file sits in the graph. */
 type Layer =
-  | { readonly kind: 'lib' | 'store' | 'core' | 'plugin' | 'services' | 'fogbank' | 'cli' | 'testing' | 'test' | 'bench' | 'scripts' | 'other' }
+  | { readonly kind: 'lib' | 'store' | 'core' | 'plugin' | 'services' | 'fogbank' | 'guard' | 'cli' | 'testing' | 'test' | 'bench' | 'scripts' | 'other' }
   | { readonly kind: 'family'; readonly name: string };
 
 /** layerOf places a path (relative to the repository, `/`-separated). */
@@ -23,7 +23,7 @@ function layerOf(path: string): Layer {
   if (parts.length === 2) return parts[1] === 'fogbank.ts' ? { kind: 'fogbank' } : { kind: 'other' };
   const top = parts[1];
   if (top === 'services') return parts.length === 3 ? { kind: 'services' } : { kind: 'family', name: parts[2] ?? '' };
-  if (top === 'lib' || top === 'store' || top === 'core' || top === 'plugin' || top === 'cli' || top === 'testing') return { kind: top };
+  if (top === 'lib' || top === 'store' || top === 'core' || top === 'plugin' || top === 'guard' || top === 'cli' || top === 'testing') return { kind: top };
   return { kind: 'other' };
 }
 
@@ -41,12 +41,14 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   family: ['lib', 'store', 'core'],
   services: ['lib', 'store', 'core', 'family'],
   fogbank: ['lib', 'store', 'core', 'services', 'family'],
-  cli: ['lib', 'store', 'core', 'plugin', 'fogbank'],
+  // fogbank guard: a proxy enforcing what compute's evaluation decides; it talks to a server over HTTP, never starts one.
+  guard: ['lib', 'core', 'family'],
+  cli: ['lib', 'store', 'core', 'plugin', 'fogbank', 'guard'],
   testing: ['lib', 'store', 'core', 'services', 'family', 'fogbank'],
-  test: ['lib', 'store', 'core', 'plugin', 'services', 'family', 'fogbank', 'testing', 'test'],
-  bench: ['lib', 'store', 'core', 'plugin', 'services', 'family', 'fogbank', 'testing', 'test', 'bench'],
+  test: ['lib', 'store', 'core', 'plugin', 'services', 'family', 'fogbank', 'guard', 'testing', 'test'],
+  bench: ['lib', 'store', 'core', 'plugin', 'services', 'family', 'fogbank', 'guard', 'testing', 'test', 'bench'],
   scripts: ['lib', 'store', 'core', 'plugin', 'services', 'family', 'fogbank'],
-  other: ['lib', 'store', 'core', 'plugin', 'services', 'family', 'fogbank', 'cli', 'testing'],
+  other: ['lib', 'store', 'core', 'plugin', 'services', 'family', 'fogbank', 'guard', 'cli', 'testing'],
 };
 
 /** Violation is one import that points the wrong way. */

@@ -57,7 +57,9 @@ const PROTOTYPE_SEGMENTS: readonly string[] = [
  * then with a prototype-named value instead.
  */
 export function fillPath(pattern: string, random: Random): string {
-  return pattern.replace(/:([A-Za-z_]+)/g, (_match, name: string) => {
+  // `::` is Fastify's literal colon (`/_fogbank/securityPolicies::evaluate`), not a parameter.
+  return pattern.replace(/::|:([A-Za-z_]+)/g, (_match, name: string | undefined) => {
+    if (name === undefined) return ':';
     if (random.chance(0.04)) return random.pick(PROTOTYPE_SEGMENTS);
     const choices = Object.hasOwn(PLAUSIBLE, name) ? PLAUSIBLE[name]! : [`x${random.text(6)}`];
     return random.pick(choices);
@@ -66,13 +68,14 @@ export function fillPath(pattern: string, random: Random): string {
 
 /** paramCount is how many `:param` segments a route pattern has. */
 export function paramCount(pattern: string): number {
-  return pattern.match(/:[A-Za-z_]+/g)?.length ?? 0;
+  return pattern.match(/::|:[A-Za-z_]+/g)?.filter((match) => match !== '::').length ?? 0;
 }
 
 /** fillPathWith is fillPath, except the `index`th parameter is `value` as given. */
 export function fillPathWith(pattern: string, random: Random, index: number, value: string): string {
   let seen = -1;
-  return pattern.replace(/:([A-Za-z_]+)/g, (match) => {
+  return pattern.replace(/::|:([A-Za-z_]+)/g, (match) => {
+    if (match === '::') return ':';
     seen++;
     return seen === index ? value : fillPath(match, random);
   });

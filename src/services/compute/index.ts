@@ -27,6 +27,8 @@ export const computeService: ServiceDefinition = {
     if (isUnderPrefix(request.url, COMPUTE_PREFIX)) authenticateCompute(request, context.auth);
   },
   discovery: async () => [(await import('./discovery.ts')).COMPUTE_DISCOVERY],
+  // The admin API's what-if evaluation and fogbank guard's policy stream (core/policy-evaluation.ts).
+  policyEvaluation: async () => (await import('./security-policies/policy-evaluation.ts')).securityPolicyEvaluation,
   async register(app, context) {
     return (await import('./register.ts')).registerCompute(app, context);
   },

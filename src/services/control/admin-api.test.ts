@@ -181,7 +181,7 @@ describe('admin API: the request journal', () => {
       ['status=abc', '"status": "abc" is not an HTTP status (404) or class (4xx).'],
       ['limit=0', '"limit": "0" is not a whole number from 1.'],
       ['since=yesterday', '"since": "yesterday" is not an RFC 3339 time such as "2026-01-01T00:00:00Z".'],
-      ['family=nope', 'Unknown family "nope": one of compute, cluster, mail, publisher, discovery.'],
+      ['family=nope', 'Unknown family "nope": one of compute, cluster, mail, publisher, discovery, guard.'],
       ['colour=red', 'Unknown parameter "colour": the journal takes family, method, status, since, limit and bodies.'],
       ['limit=1&limit=2', 'Parameter "limit" is given more than once.'],
     ];

@@ -5,16 +5,26 @@
  * its own driving what core adds to ControlPlane.
  */
 import type { FastifyInstance } from 'fastify';
+import { loadOnFirstUse } from '../../core/lazy.ts';
+import type { PolicyEvaluation, PolicyEvaluationFactory } from '../../core/policy-evaluation.ts';
 import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
 import { authenticateAdmin } from './admin-auth.ts';
 import { registerClockRoutes } from './clock-routes.ts';
 import { registerFaultRoutes } from './fault-routes.ts';
 import { ControlError } from './errors.ts';
+import { registerPolicyRoutes } from './policy-routes.ts';
 import { registerRequestRoutes } from './request-routes.ts';
 import { registerSnapshotRoutes } from './snapshot-routes.ts';
 
-/** registerControl adds the admin API to its app; its handle ends live journal streams on close. */
-export async function registerControl(app: FastifyInstance, context: ServiceContext): Promise<ServiceHandle> {
+/**
+ * registerControl adds the admin API to its app; its handle ends live journal and policy streams
+ * on close. `policyEvaluation` loads the policy-keeping family's evaluation (undefined: none).
+ */
+export async function registerControl(
+  app: FastifyInstance,
+  context: ServiceContext,
+  policyEvaluation: () => Promise<PolicyEvaluationFactory | undefined>,
+): Promise<ServiceHandle> {
   // Every route, known or not, is the admin's only: a stranger learns nothing, not even a 404.
   app.addHook('onRequest', (request, _reply, done) => {
     try {
@@ -31,13 +41,23 @@ export async function registerControl(app: FastifyInstance, context: ServiceCont
     });
     return { close: async () => undefined };
   }
+  // The what-if counters live in this one instance, on the server's clock, until a reset.
+  const evaluation = loadOnFirstUse(async (): Promise<PolicyEvaluation> => {
+    const factory = await policyEvaluation();
+    if (factory === undefined) throw new ControlError(501, 'This server has no family that keeps security policies.');
+    return factory(context);
+  });
+  const policies = registerPolicyRoutes(app, control.clock, evaluation);
   registerClockRoutes(app, control);
   registerSnapshotRoutes(app, control);
+  const stopResetting = control.onReset(() => policies.reset());
   registerFaultRoutes(app, control);
   const streams = registerRequestRoutes(app, control);
   return {
     async close() {
+      stopResetting();
       streams.closeAll();
+      policies.closeAll();
     },
   };
 }

@@ -1,12 +1,14 @@
 /**
  * `GET /_fogbank/requests`: the request journal, newest first, filtered; with
  * `Accept: text/event-stream` it follows new requests live (one `data:` line of JSON per request)
- * until the client leaves or the server closes.
+ * until the client leaves or the server closes. `POST` appends decisions made outside the server
+ * (`fogbank guard`'s, family `guard`).
  */
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { ControlPlane } from '../../core/control-plane.ts';
 import { ControlError } from './errors.ts';
+import { readJournalAppend } from './journal-append-body.ts';
 import { readRequestsQuery } from './requests-query.ts';
 
 /** LiveStreams are the open followers of the journal, ended when the server closes. */
@@ -14,8 +16,8 @@ export interface LiveStreams {
   closeAll(): void;
 }
 
-/** FAMILY_NAMES are the journaled families a filter may name (the control family's own requests are not journaled). */
-const FAMILY_NAMES = ['compute', 'cluster', 'mail', 'publisher', 'discovery'];
+/** FAMILY_NAMES are the journaled families a filter may name (the control family's own requests are not journaled; `guard` is fogbank guard's decisions). */
+const FAMILY_NAMES = ['compute', 'cluster', 'mail', 'publisher', 'discovery', 'guard'];
 
 /** registerRequestRoutes adds the journal's route and returns its live streams. */
 export function registerRequestRoutes(app: FastifyInstance, control: ControlPlane): LiveStreams {
@@ -44,6 +46,13 @@ export function registerRequestRoutes(app: FastifyInstance, control: ControlPlan
     raw.once('close', end);
     request.raw.once('close', end);
     return reply;
+  });
+  // Decisions made outside the server (fogbank guard), journaled as family `guard`.
+  app.post('/_fogbank/requests', async (request, reply) => {
+    const records = readJournalAppend(request.body, control.clock.now());
+    if (records instanceof ControlError) throw records;
+    for (const record of records) control.requests.journal.record(record);
+    return reply.code(201).send({ appended: records.length });
   });
   return {
     closeAll() {

@@ -1,0 +1,153 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { printTable, runLoad, type LoadResult } from './lib/load.ts';
+import { BARE_SERVER, cpuMs, ensureBuilt, ROOT, startProcess, type Started } from './lib/processes.ts';
+
+/**
+ * What `fogbank guard` costs (issue 30): throughput and p99 latency of GET through the guard,
+ * enforcing a policy of 100 rules that the request falls through to the default rule (the most
+ * evaluation a request can cost: every expression and range checked, a throttle counted), against
+ * a bare node:http reverse proxy to the same upstream, in alternating rounds (A B A B) of the same
+ * run so machine noise falls on both. The upstream alone is measured once for the added latency.
+ * Goal: guard ≥ 0.5× the bare proxy. Each server is a process of its own: the upstream and the
+ * bare proxy plain JavaScript, fogbank and the guard the built bundle, as users run them.
+ */
+const TOKEN = 'bench';
+const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
+const POLICY = 'projects/p/regions/us-central1/securityPolicies/bench';
+/** RULES is how many rules the policy has (the issue's 100 by default; fewer to see what the proxy costs apart from evaluation). */
+const RULES = Number(process.env['RULES'] ?? 100);
+
+/** hundredRules are RULES - 1 rules the benchmark's request does not match, and a throttle it does (under its threshold). */
+function hundredRules(): Record<string, unknown>[] {
+  const rules: Record<string, unknown>[] = [];
+  for (let i = 1; i < RULES; i++) {
+    const priority = i * 10;
+    if (i % 3 === 0) {
+      rules.push({
+        priority,
+        action: 'deny(403)',
+        match: { versionedExpr: 'SRC_IPS_V1', config: { srcIpRanges: [`198.51.${i}.0/24`, `2001:db8:${i}::/48`] } },
+      });
+    } else if (i % 3 === 1) {
+      rules.push({
+        priority,
+        action: 'deny(404)',
+        match: {
+          expr: {
+            expression: `request.path.startsWith('/blocked-${i}') || (has(request.headers['x-k${i}']) && request.headers['x-k${i}'].lower().contains('bad'))`,
+          },
+        },
+      });
+    } else {
+      rules.push({
+        priority,
+        action: 'deny(403)',
+        match: { expr: { expression: `origin.region_code == 'Q${String.fromCharCode(65 + (i % 26))}' && inIpRange(origin.ip, '203.0.${i}.0/24')` } },
+      });
+    }
+  }
+  rules.push({
+    priority: 5000,
+    action: 'throttle',
+    match: { versionedExpr: 'SRC_IPS_V1', config: { srcIpRanges: ['*'] } },
+    rateLimitOptions: { rateLimitThreshold: { count: 1_000_000, intervalSec: 60 }, conformAction: 'allow', exceedAction: 'deny(429)', enforceOnKey: 'IP' },
+  });
+  return rules;
+}
+
+/**
+ * startGuard runs the guard with its decision log going to a file, as a deployment would keep it:
+ * read through a pipe by this process, the log would cost the load generator's CPU and slow the
+ * guard's rows only. The address is read from the file's first line.
+ */
+async function startGuard(args: readonly string[]): Promise<Started & { readonly logFile: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-guard-'));
+  const logFile = join(dir, 'decisions.jsonl');
+  const profileDir = process.env['BENCH_CPU_PROF'];
+  const profile = profileDir === undefined || profileDir === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
+  const child = spawn(process.execPath, [...profile, ...args], { cwd: ROOT, stdio: ['ignore', openSync(logFile, 'w'), 'inherit'] });
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const began = performance.now();
+  for (;;) {
+    const first = /^guard listening on (http:\/\/\S+)$/m.exec(readFileSync(logFile, 'utf8').split('\n')[0] ?? '');
+    if (first !== null)
+      return {
+        url: first[1]!,
+        child,
+        logFile,
+        readyMs: performance.now() - began,
+        stop: async () => {
+          child.kill('SIGTERM');
+          await closed;
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    if (child.exitCode !== null) throw new Error('the guard exited before listening');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const bundle = ensureBuilt();
+const fogbank = await startProcess([bundle, 'start', '--port', '0', '--ephemeral', '--admin-token', TOKEN, '--operations', 'instant', '--log-level', 'warn']);
+const created = await fetch(`${fogbank.url}/compute/v1/projects/p/regions/us-central1/securityPolicies`, {
+  method: 'POST',
+  headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+  body: JSON.stringify({ name: 'bench', rules: hundredRules() }),
+});
+if (created.status !== 200) throw new Error(`policy insert answered ${created.status}: ${await created.text()}`);
+const upstream = await startProcess(BARE_SERVER);
+const bare = await startProcess([new URL('./lib/bare-proxy.mjs', import.meta.url).pathname, upstream.url]);
+const guard = await startGuard([bundle, 'guard', '--policy', POLICY, '--upstream', upstream.url, '--port', '0', '--url', fogbank.url, '--token', TOKEN]);
+
+const requests = [{ method: 'GET' as const, path: '/items/1?page=2', headers: { 'x-api-key': 'k1', 'user-agent': 'bench' } }];
+try {
+  // Warm-up: each path compiled hot before it is measured.
+  for (const target of [upstream, bare, guard]) await runLoad({ url: target.url, requests, seconds: 1 });
+  const direct = await runLoad({ url: upstream.url, requests });
+  const rows: { label: string; result: LoadResult }[] = [];
+  // CPU seconds each process spent per round: where the time goes, on a machine shared with others.
+  const processes = { fogbank, upstream, bare, guard };
+  const cpu = (): Record<string, number> => Object.fromEntries(Object.entries(processes).map(([name, each]) => [name, cpuMs(each.child.pid!)]));
+  const measured = async (label: string, url: string): Promise<void> => {
+    const before = cpu();
+    const started = process.cpuUsage();
+    const result = await runLoad({ url, requests });
+    const after = cpu();
+    const own = process.cpuUsage(started);
+    rows.push({ label, result });
+    if (process.env['BENCH_CPU'] !== undefined)
+      console.log(
+        `${label}: CPU ms ${Object.keys(after)
+          .map((name) => `${name} ${(after[name]! - before[name]!).toFixed(0)}`)
+          .join(', ')}, load generator ${((own.user + own.system) / 1000).toFixed(0)}`,
+      );
+  };
+  for (let round = 1; round <= ROUNDS; round++) {
+    await measured(`bare node:http proxy, round ${round}`, bare.url);
+    await measured(`fogbank guard (${RULES} rules), round ${round}`, guard.url);
+  }
+  printTable('GET through a reverse proxy (ratios to the first bare-proxy round)', rows);
+  const mean = (prefix: string, pick: (result: LoadResult) => number): number => {
+    const picked = rows.filter((row) => row.label.startsWith(prefix)).map((row) => pick(row.result));
+    return picked.reduce((sum, value) => sum + value, 0) / picked.length;
+  };
+  const bareRps = mean('bare', (result) => result.requestsPerSecond);
+  const guardRps = mean('fogbank guard', (result) => result.requestsPerSecond);
+  const bareP99 = mean('bare', (result) => result.p99Ms);
+  const guardP99 = mean('fogbank guard', (result) => result.p99Ms);
+  const failed = rows.reduce((sum, row) => sum + row.result.non2xx + row.result.errors, 0);
+  console.log(`upstream alone: ${direct.requestsPerSecond.toFixed(0)} req/s, p99 ${direct.p99Ms} ms`);
+  console.log(`mean: bare proxy ${bareRps.toFixed(0)} req/s, guard ${guardRps.toFixed(0)} req/s, guard/bare ${(guardRps / bareRps).toFixed(2)}× (goal ≥ 0.5×)`);
+  console.log(
+    `p99 added latency: guard ${(guardP99 - direct.p99Ms).toFixed(1)} ms over the upstream alone, ${(guardP99 - bareP99).toFixed(1)} ms over the bare proxy (bare proxy adds ${(bareP99 - direct.p99Ms).toFixed(1)} ms)`,
+  );
+  if (failed > 0) console.log(`WARNING: ${failed} answers were not 2xx or failed: the comparison is not of like with like`);
+} finally {
+  await guard.stop();
+  await bare.stop();
+  await upstream.stop();
+  await fogbank.stop();
+}

@@ -1,0 +1,102 @@
+/**
+ * The guard's decisions in fogbank's request journal (family `guard`, `POST /_fogbank/requests`),
+ * sent in batches: one round trip per moment, not per request, so journaling costs the proxy
+ * almost nothing. A batch fogbank cannot take is dropped (the stdout log has every decision), and
+ * the first such failure of an outage is said once.
+ */
+import { Agent, request as httpRequest } from 'node:http';
+
+/** JournalEntry is one decision as the journal takes it. */
+export interface GuardJournalEntry {
+  readonly httpMethod: string;
+  readonly url: string;
+  readonly status: number;
+  readonly latencyMs: number;
+  readonly jsonPayload: Readonly<Record<string, unknown>>;
+}
+
+/** FLUSH_MS is how long a decision waits for others to share its round trip. */
+const FLUSH_MS = 50;
+/** MAX_BATCH is the most entries one append carries (the admin API's limit). */
+const MAX_BATCH = 1000;
+/** MAX_QUEUED bounds what waits while fogbank is slow or away; beyond it the oldest go. */
+const MAX_QUEUED = 20_000;
+
+/** JournalSink batches entries to fogbank. */
+export class JournalSink {
+  readonly #url: string;
+  readonly #token: string | undefined;
+  readonly #warn: (line: string) => void;
+  readonly #agent = new Agent({ keepAlive: true, maxSockets: 2 });
+  #queue: GuardJournalEntry[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #sending = false;
+  #failing = false;
+
+  constructor(url: string, token: string | undefined, warn: (line: string) => void) {
+    this.#url = url;
+    this.#token = token;
+    this.#warn = warn;
+  }
+
+  /** add queues one entry. */
+  add(entry: GuardJournalEntry): void {
+    this.#queue.push(entry);
+    if (this.#queue.length > MAX_QUEUED) this.#queue.splice(0, this.#queue.length - MAX_QUEUED);
+    this.#timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
+  }
+
+  /** flush sends what is queued (a batch at a time) and resolves when it is sent or dropped. */
+  async flush(): Promise<void> {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#sending) return;
+    this.#sending = true;
+    try {
+      while (this.#queue.length > 0) {
+        const batch = this.#queue.splice(0, MAX_BATCH);
+        const problem = await this.#send(batch);
+        if (problem === undefined) {
+          this.#failing = false;
+          continue;
+        }
+        if (!this.#failing) this.#warn(`guard: decisions not journaled in fogbank (${problem}); they are still logged here`);
+        this.#failing = true;
+        break;
+      }
+    } finally {
+      this.#sending = false;
+    }
+    if (this.#queue.length > 0) this.#timer ??= setTimeout(() => void this.flush(), 1000);
+  }
+
+  /** close sends what is left and releases the connections. */
+  async close(): Promise<void> {
+    await this.flush();
+    clearTimeout(this.#timer);
+    this.#agent.destroy();
+  }
+
+  #send(entries: readonly GuardJournalEntry[]): Promise<string | undefined> {
+    const body = JSON.stringify({ entries });
+    return new Promise((resolve) => {
+      const request = httpRequest(`${this.#url}/_fogbank/requests`, {
+        method: 'POST',
+        agent: this.#agent,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          ...(this.#token === undefined ? {} : { authorization: `Bearer ${this.#token}` }),
+        },
+        timeout: 5000,
+      });
+      request.on('response', (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode === 201 ? undefined : `fogbank answered ${response.statusCode}`));
+      });
+      request.on('timeout', () => request.destroy(new Error('no answer in 5 s')));
+      request.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+      request.end(body);
+    });
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * The line the guard writes for each decision: a Cloud Logging entry in the shape of Cloud Armor's
+ * request log (`jsonPayload` of type LoadBalancerLogEntry with `enforcedSecurityPolicy`,
+ * `previewSecurityPolicy`, `statusDetails`; `httpRequest` with method, URL, status, remote IP and
+ * latency), so Logging-style filters such as `jsonPayload.enforcedSecurityPolicy.outcome="DENY"`
+ * read it as they read the real one. The same payload goes to fogbank's request journal.
+ */
+
+/** LOG_ENTRY_TYPE is the `@type` of a load balancer's request log payload. */
+export const LOG_ENTRY_TYPE = 'type.googleapis.com/google.cloud.loadbalancing.type.LoadBalancerLogEntry';
+
+/** PolicyRecord is `enforcedSecurityPolicy` / `previewSecurityPolicy` as the decision carries it. */
+export type PolicyRecord = Readonly<Record<string, unknown>>;
+
+/** Exchange is one proxied request and what became of it. */
+export interface Exchange {
+  readonly time: number;
+  readonly method: string;
+  readonly url: string;
+  /** target is the request line's target as sent (the path and query, or an absolute URL). */
+  readonly target: string;
+  readonly status: number;
+  readonly remoteIp: string;
+  readonly latencyMs: number;
+  readonly userAgent: string | undefined;
+  /** statusDetails says who answered: the policy (`denied_by_security_policy`, …), the upstream (`response_sent_by_backend`) or the guard (`failed_to_connect_to_backend`, …). */
+  readonly statusDetails: string;
+  readonly enforced: PolicyRecord | undefined;
+  readonly preview: PolicyRecord | undefined;
+  /** requestData is the log's `securityPolicyRequestData`: what the policy read about the client. */
+  readonly requestData: PolicyRecord | undefined;
+}
+
+/** jsonPayloadOf is the request log's `jsonPayload` for one exchange. */
+export function jsonPayloadOf(exchange: Exchange): Record<string, unknown> {
+  return {
+    '@type': LOG_ENTRY_TYPE,
+    statusDetails: exchange.statusDetails,
+    remoteIp: exchange.remoteIp,
+    ...(exchange.enforced === undefined ? {} : { enforcedSecurityPolicy: exchange.enforced }),
+    ...(exchange.preview === undefined ? {} : { previewSecurityPolicy: exchange.preview }),
+    ...(exchange.requestData === undefined ? {} : { securityPolicyRequestData: exchange.requestData }),
+  };
+}
+
+/** logLineOf is the whole log entry as one JSON line (no newline). */
+export function logLineOf(exchange: Exchange, jsonPayload: Record<string, unknown>): string {
+  return JSON.stringify({
+    timestamp: new Date(exchange.time).toISOString(),
+    severity: exchange.status >= 500 ? 'ERROR' : exchange.status >= 400 ? 'WARNING' : 'INFO',
+    httpRequest: {
+      requestMethod: exchange.method,
+      requestUrl: exchange.url,
+      status: exchange.status,
+      remoteIp: exchange.remoteIp,
+      latency: `${(exchange.latencyMs / 1000).toFixed(6)}s`,
+      ...(exchange.userAgent === undefined ? {} : { userAgent: exchange.userAgent }),
+      protocol: 'HTTP/1.1',
+    },
+    jsonPayload,
+  });
+}

@@ -1,0 +1,161 @@
+/**
+ * What the guard reads from and writes to the headers of a proxied request, as pure functions
+ * over node's `rawHeaders` (name, value, name, value…, in the order and case the client sent):
+ * the request as the policy sees it (lower-case names, repeats joined with ", "), the client's
+ * address (the peer, or an X-Forwarded-For entry when proxies in front are trusted), and the
+ * headers sent upstream (hop-by-hop ones dropped, X-Forwarded-For appended, the policy's
+ * `requestHeadersToAdds` added or overwriting).
+ */
+import ipaddr from 'ipaddr.js';
+
+/** HOP_BY_HOP are the headers meaningful only for one connection (RFC 9110 §7.6.1), never forwarded as they came. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+/** HeaderPair is one header as sent: name in the client's case, value. */
+export type HeaderPair = readonly [name: string, value: string];
+
+/** pairsOf turns node's flat `rawHeaders` into pairs. */
+export function pairsOf(rawHeaders: readonly string[]): HeaderPair[] {
+  const pairs: HeaderPair[] = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) pairs.push([rawHeaders[i]!, rawHeaders[i + 1]!]);
+  return pairs;
+}
+
+/** policyHeaders are the headers as a policy sees them: names lower-case, a repeated header one value joined with ", " (rules-language reference). */
+export function policyHeaders(pairs: readonly HeaderPair[]): Record<string, string> {
+  const headers: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [name, value] of pairs) {
+    const key = name.toLowerCase();
+    const previous = headers[key];
+    headers[key] = previous === undefined ? value : `${previous}, ${value}`;
+  }
+  return headers;
+}
+
+/** peerAddress is the socket's address, an IPv4-mapped IPv6 address (`::ffff:1.2.3.4`) read as the IPv4 one. */
+export function peerAddress(remoteAddress: string | undefined): string {
+  if (remoteAddress === undefined) return '0.0.0.0';
+  return /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(remoteAddress) ? remoteAddress.slice(7) : remoteAddress;
+}
+
+/** forwardedFor lists the X-Forwarded-For entries of every such header, in order, trimmed. */
+export function forwardedFor(pairs: readonly HeaderPair[]): string[] {
+  return pairs
+    .filter(([name]) => name.toLowerCase() === 'x-forwarded-for')
+    .flatMap(([, value]) => value.split(','))
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+}
+
+/**
+ * clientAddress is the address the policy sees as `origin.ip`: with `trustedProxies` N > 0 it is
+ * the Nth X-Forwarded-For entry from the right (each trusted proxy appended the address it saw),
+ * when there are that many and it is an IP; otherwise the peer's.
+ */
+export function clientAddress(peer: string, pairs: readonly HeaderPair[], trustedProxies: number): string {
+  if (trustedProxies <= 0) return peer;
+  const entries = forwardedFor(pairs);
+  const entry = entries[entries.length - trustedProxies];
+  return entry !== undefined && isIp(entry) ? entry : peer;
+}
+
+/** isIp says whether the text is an IPv4 (four decimal parts) or IPv6 address. */
+export function isIp(text: string): boolean {
+  return ipaddr.IPv4.isValidFourPartDecimal(text) || ipaddr.IPv6.isValid(text);
+}
+
+/** HeaderToAdd is a header the policy adds to (or overwrites in) the upstream request. */
+export interface HeaderToAdd {
+  readonly name: string;
+  readonly value: string;
+}
+
+/**
+ * upstreamHeaders are the headers sent to the upstream, as a flat raw list: hop-by-hop headers
+ * and those the Connection header names are dropped (for an upgrade, `Connection: Upgrade` and
+ * `Upgrade` are kept), the peer's address is appended to X-Forwarded-For, and each header to add
+ * replaces any the client sent under that name.
+ */
+export function upstreamHeaders(pairs: readonly HeaderPair[], peer: string, add: readonly HeaderToAdd[], upgrade: boolean): string[] {
+  const named = new Set<string>();
+  for (const [name, value] of pairs) {
+    if (name.toLowerCase() !== 'connection') continue;
+    for (const token of value.split(',')) named.add(token.trim().toLowerCase());
+  }
+  const replaced = new Set(add.map((header) => header.name.toLowerCase()));
+  const out: string[] = [];
+  const forwarded: string[] = [];
+  for (const [name, value] of pairs) {
+    const key = name.toLowerCase();
+    if (key === 'x-forwarded-for') {
+      forwarded.push(value);
+      continue;
+    }
+    if (HOP_BY_HOP.has(key) || named.has(key) || replaced.has(key)) continue;
+    out.push(name, value);
+  }
+  if (!replaced.has('x-forwarded-for')) out.push('X-Forwarded-For', [...forwarded, peer].join(', '));
+  for (const header of add) out.push(header.name, header.value);
+  if (upgrade) {
+    const upgradeTo = pairs.find(([name]) => name.toLowerCase() === 'upgrade');
+    if (upgradeTo !== undefined) out.push('Connection', 'Upgrade', 'Upgrade', upgradeTo[1]);
+  }
+  return out;
+}
+
+/** downstreamHeaders are the upstream answer's headers for the client: hop-by-hop headers and those its Connection header names dropped. */
+export function downstreamHeaders(rawHeaders: readonly string[]): string[] {
+  const pairs = pairsOf(rawHeaders);
+  const named = new Set<string>();
+  for (const [name, value] of pairs) if (name.toLowerCase() === 'connection') for (const token of value.split(',')) named.add(token.trim().toLowerCase());
+  const out: string[] = [];
+  for (const [name, value] of pairs) {
+    const key = name.toLowerCase();
+    if (HOP_BY_HOP.has(key) || named.has(key)) continue;
+    out.push(name, value);
+  }
+  return out;
+}
+
+/**
+ * requestUrl is the absolute URL the policy sees for a request line's target, or undefined when
+ * it cannot be one (no Host, a target that is neither a path nor an absolute http URL, a URL
+ * that does not parse): such a request is answered 400.
+ */
+export function requestUrl(target: string, host: string | undefined): string | undefined {
+  let url: string;
+  if (target.startsWith('/')) {
+    if (host === undefined || host === '' || /[\s/?#@\\]/.test(host)) return undefined;
+    url = `http://${host}${target}`;
+  } else if (/^https?:\/\//i.test(target)) {
+    url = target;
+  } else {
+    return undefined;
+  }
+  if (hasControlOrSpace(url)) return undefined;
+  try {
+    new URL(url);
+  } catch {
+    return undefined;
+  }
+  return url;
+}
+
+/** hasControlOrSpace says whether the text holds whitespace or a control character (no URL on the wire does). */
+function hasControlOrSpace(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code <= 0x20 || code === 0x7f) return true;
+  }
+  return /\s/.test(text);
+}

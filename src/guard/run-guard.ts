@@ -1,0 +1,204 @@
+/**
+ * `fogbank guard`: follows one security policy of a running fogbank (policy-stream.ts), compiles
+ * each version with compute's evaluation engine, and enforces it in a reverse proxy in front of an
+ * upstream (guard-server.ts). Decisions go to stdout as Cloud Armor request-log lines and to
+ * fogbank's request journal; what happens to the guard itself (the policy changed or went, fogbank
+ * lost and found) goes to stderr, one line each. Rate-limit counters live here, on fogbank's clock
+ * as its stream reports it, and outlive policy changes as Cloud Armor's do.
+ */
+import type { Server } from 'node:http';
+import type { Clock } from '../lib/clock.ts';
+import { compilePolicy, type CompiledPolicy, RateLimitState, TrafficRequestError } from './engine.ts';
+import { startGuard, type Verdict } from './guard-server.ts';
+import { JournalSink } from './journal-sink.ts';
+import { jsonPayloadOf, logLineOf, type Exchange } from './log-record.ts';
+import { PolicyStream } from './policy-stream.ts';
+
+/** GuardConfig is a parsed `fogbank guard` command line. */
+export interface GuardConfig {
+  /** policy is the policy's resource name, `projects/p/regions/r/securityPolicies/x`. */
+  readonly policy: string;
+  readonly upstream: URL;
+  readonly host: string;
+  readonly port: number;
+  readonly trustedProxies: number;
+  /** fogbank's base URL and admin token. */
+  readonly url: string;
+  readonly token: string | undefined;
+  readonly wafUnknown: 'match' | 'no-match';
+}
+
+/** GuardOutput is where the guard writes: decision lines, and lines about itself. */
+export interface GuardOutput {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+/** FIRST_READING_MS bounds the wait for the policy before the guard gives up starting. */
+const FIRST_READING_MS = 15_000;
+
+/** GuardStartError is a guard that could not start: its message and exit code (2 for a refused name or token). */
+export class GuardStartError extends Error {
+  override readonly name = 'GuardStartError';
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}
+
+/** RunningGuard is a started guard. */
+export interface RunningGuard {
+  readonly url: string;
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+/** PolicyState is what the guard enforces now. */
+type PolicyState = { readonly compiled: CompiledPolicy } | { readonly missing: string } | undefined;
+
+/** startGuardProcess follows the policy, starts the proxy once the policy has been read, and prints the listening line. */
+export async function startGuardProcess(config: GuardConfig, output: GuardOutput): Promise<RunningGuard> {
+  let offset = 0;
+  const clock: Clock = { now: () => Date.now() + offset };
+  const rateLimits = new RateLimitState();
+  let state: PolicyState;
+  let pending = '';
+  const flushOut = (): void => {
+    const text = pending;
+    pending = '';
+    output.stdout(text);
+  };
+  const printDecision = (line: string): void => {
+    if (pending === '') setImmediate(flushOut);
+    pending += `${line}\n`;
+  };
+  const journal = new JournalSink(config.url, config.token, (line) => output.stderr(`${line}\n`));
+
+  let settle: ((error?: GuardStartError) => void) | undefined;
+  const firstReading = new Promise<void>((resolve, reject) => {
+    settle = (error) => (error === undefined ? resolve() : reject(error));
+  });
+  const stream = new PolicyStream(
+    { url: config.url, token: config.token, policy: config.policy },
+    {
+      event(event) {
+        offset = event.now - Date.now();
+        if (event.kind === 'clock') return;
+        if (event.kind === 'deleted') {
+          if (state === undefined || 'compiled' in state)
+            output.stderr(`guard: the security policy ${config.policy} does not exist; answering 502 until it does\n`);
+          state = { missing: `guard: the security policy ${config.policy} does not exist (deleted?); waiting for it to return` };
+        } else {
+          try {
+            const compiled = compilePolicy(event.policy, { clock, wafUnknown: config.wafUnknown, rateLimits, explain: false });
+            output.stderr(`guard: enforcing ${config.policy} (${compiled.rules.length} rules, fingerprint ${String(event.policy['fingerprint'] ?? '-')})\n`);
+            state = { compiled };
+          } catch (error) {
+            const message = error instanceof Error ? error.message : String(error);
+            output.stderr(`guard: cannot enforce ${config.policy}: ${message}\n`);
+            state = { missing: `guard: the security policy ${config.policy} cannot be enforced: ${message}` };
+          }
+        }
+        settle?.();
+        settle = undefined;
+      },
+      refused(status, message) {
+        if (settle !== undefined) {
+          settle(new GuardStartError(`fogbank refused to stream ${config.policy}: ${message}`, status === 400 ? 2 : 1));
+          settle = undefined;
+          stream.close();
+          return;
+        }
+        output.stderr(`guard: fogbank refused the policy stream (${message}); keeping the last policy\n`);
+      },
+      lost(reason) {
+        if (settle !== undefined) {
+          settle(new GuardStartError(reason, 1));
+          settle = undefined;
+          stream.close();
+          return;
+        }
+        output.stderr(`guard: ${reason}; keeping the last policy and reconnecting\n`);
+      },
+      restored() {
+        output.stderr(`guard: following ${config.policy} again\n`);
+      },
+    },
+  );
+  stream.open();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      firstReading,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new GuardStartError(`no answer from fogbank at ${config.url} in ${FIRST_READING_MS / 1000} s`, 1)), FIRST_READING_MS);
+      }),
+    ]);
+  } catch (error) {
+    stream.close();
+    await journal.close();
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+
+  const decide = (traffic: Parameters<CompiledPolicy['evaluate']>[0]): Verdict => {
+    const now = state;
+    if (now === undefined) return { unavailable: `guard: no policy read from fogbank yet` };
+    if ('missing' in now) return { unavailable: now.missing };
+    try {
+      return { decision: now.compiled.evaluate(traffic) };
+    } catch (error) {
+      if (error instanceof TrafficRequestError) return { unreadable: `guard: the request cannot be evaluated: ${error.message}` };
+      throw error;
+    }
+  };
+  const report = (exchange: Exchange): void => {
+    const payload = jsonPayloadOf(exchange);
+    printDecision(logLineOf(exchange, payload));
+    let path = exchange.target;
+    if (!path.startsWith('/')) {
+      try {
+        const parsed = new URL(exchange.url);
+        path = `${parsed.pathname}${parsed.search}`;
+      } catch {
+        // An unreadable target is journaled as the root.
+      }
+    }
+    journal.add({
+      httpMethod: /^[A-Z][A-Z0-9_-]{0,31}$/.test(exchange.method) ? exchange.method : 'GET',
+      url: path.startsWith('/') ? path.slice(0, 8192) : '/',
+      status: exchange.status,
+      latencyMs: Math.round(exchange.latencyMs * 1000) / 1000,
+      jsonPayload: payload,
+    });
+  };
+  let server: Server;
+  try {
+    server = await startGuard({ upstream: config.upstream, trustedProxies: config.trustedProxies, decide, report }, config.host, config.port);
+  } catch (error) {
+    stream.close();
+    await journal.close();
+    throw error;
+  }
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  output.stdout(`guard listening on ${url}\n`);
+  return {
+    url,
+    server,
+    async close() {
+      stream.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 2000).unref();
+      });
+      if (pending !== '') flushOut();
+      await journal.close();
+    },
+  };
+}

@@ -1,0 +1,118 @@
+/**
+ * Security policies through the admin API (issue 30): `POST /_fogbank/securityPolicies:evaluate`
+ * (what a policy decides for given requests, without sending any) and
+ * `GET /_fogbank/securityPolicies:follow?policy=NAME` (the policy as it is, and with
+ * `Accept: text/event-stream` every change as it commits: what `fogbank guard` enforces). Both
+ * are served by the family that keeps policies (compute), reached through
+ * ServiceDefinition.policyEvaluation, so this family imports none.
+ */
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../../lib/clock.ts';
+import { type PolicyEvaluation, PolicyEvaluationError } from '../../core/policy-evaluation.ts';
+import { ControlError } from './errors.ts';
+import type { LiveStreams } from './request-routes.ts';
+
+/** HEARTBEAT_MS is how often a follower hears the server's time when nothing changes (it also shows a dead connection). */
+const HEARTBEAT_MS = 5_000;
+
+/** PolicyRoutes are the open policy streams and the counters' reset. */
+export interface PolicyRoutes extends LiveStreams {
+  /** reset forgets the what-if counters (after `POST /_fogbank/reset`), if the evaluation was ever loaded. */
+  reset(): void;
+}
+
+/** registerPolicyRoutes adds the evaluate and follow routes; `load` is undefined when no family keeps policies. */
+export function registerPolicyRoutes(
+  app: FastifyInstance,
+  clock: Clock,
+  load: (() => Promise<PolicyEvaluation>) & { ready(): PolicyEvaluation | undefined },
+): PolicyRoutes {
+  const open = new Set<ServerResponse>();
+  const evaluation = async (): Promise<PolicyEvaluation> => load.ready() ?? (await load());
+
+  app.post('/_fogbank/securityPolicies::evaluate', async (request) => {
+    try {
+      return await (await evaluation()).evaluate(request.body);
+    } catch (error) {
+      throw asControlError(error);
+    }
+  });
+
+  app.get('/_fogbank/securityPolicies::follow', async (request, reply) => {
+    const name = policyParameter(request.query as Record<string, unknown>);
+    const stream = /\btext\/event-stream\b/i.test(request.headers.accept ?? '');
+    if (!stream) {
+      // One reading: the policy as it is now (404 when there is none).
+      let current: Readonly<Record<string, unknown>> | undefined;
+      try {
+        current = await (await evaluation()).read(name);
+      } catch (error) {
+        throw asControlError(error);
+      }
+      if (current === undefined) throw new ControlError(404, `The security policy '${name}' was not found.`);
+      return { now: new Date(clock.now()).toISOString(), policy: current };
+    }
+    let stop: (() => void) | undefined;
+    const pending: string[] = [];
+    let raw: ServerResponse | undefined;
+    const send = (text: string): void => {
+      if (raw === undefined) pending.push(text);
+      else if (!raw.writableEnded) raw.write(text);
+    };
+    try {
+      stop = await (await evaluation()).follow(name, (policy) => {
+        const now = new Date(clock.now()).toISOString();
+        send(
+          policy === undefined ? `event: deleted\ndata: ${JSON.stringify({ now, name })}\n\n` : `event: policy\ndata: ${JSON.stringify({ now, policy })}\n\n`,
+        );
+      });
+    } catch (error) {
+      throw asControlError(error);
+    }
+    reply.hijack();
+    raw = reply.raw;
+    raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    raw.write(`: following ${name}\n\n`);
+    for (const text of pending.splice(0)) raw.write(text);
+    open.add(raw);
+    const heartbeat = setInterval(() => send(`event: clock\ndata: ${JSON.stringify({ now: new Date(clock.now()).toISOString() })}\n\n`), HEARTBEAT_MS);
+    heartbeat.unref();
+    const out = raw;
+    const end = (): void => {
+      clearInterval(heartbeat);
+      stop?.();
+      open.delete(out);
+      if (!out.writableEnded) out.end();
+    };
+    out.once('close', end);
+    request.raw.once('close', end);
+    return reply;
+  });
+
+  return {
+    closeAll() {
+      for (const raw of [...open]) raw.end();
+    },
+    reset() {
+      load.ready()?.reset();
+    },
+  };
+}
+
+/** policyParameter reads the one `policy` query parameter, or throws its 400. */
+function policyParameter(query: Readonly<Record<string, unknown>>): string {
+  for (const name of Object.keys(query)) {
+    if (name !== 'policy') throw new ControlError(400, `Unknown parameter ${JSON.stringify(name)}: following takes only policy.`);
+  }
+  const value = query['policy'];
+  if (value === undefined || value === '')
+    throw new ControlError(400, 'Parameter "policy" is required: projects/P/regions/R/securityPolicies/NAME or projects/P/global/securityPolicies/NAME.');
+  if (typeof value !== 'string') throw new ControlError(400, 'Parameter "policy" is given more than once.');
+  return value;
+}
+
+/** asControlError phrases the evaluation's refusals in the admin API's dialect. */
+function asControlError(error: unknown): unknown {
+  return error instanceof PolicyEvaluationError ? new ControlError(error.httpStatus, error.message) : error;
+}
