@@ -57,11 +57,27 @@ const fresh = (): string => {
   return dir;
 };
 const ephemeral = (): string[] => [main, 'start', '--port', '0', '--ephemeral', '--admin-token', TOKEN, '--log-level', 'warn', '--operations', 'instant'];
+const kept = fresh();
 try {
   // The floor for "a Node process that listens": plain node:http, no loader.
   const [baseline, ...results] = await measureAll([
     subject('bare node:http', () => [...BARE_SERVER]),
     subject('fogbank, sqlite store', () => [main, 'start', '--port', '0', '--data-dir', fresh(), '--admin-token', TOKEN, '--log-level', 'warn']),
+    // A data directory's first start makes its TLS certificates (core/tls/); later ones read them.
+    subject('fogbank, sqlite, restart', () => [main, 'start', '--port', '0', '--data-dir', kept, '--admin-token', TOKEN, '--log-level', 'warn']),
+    subject('fogbank, sqlite, --no-tls', () => [
+      main,
+      'start',
+      '--port',
+      '0',
+      '--data-dir',
+      fresh(),
+      '--admin-token',
+      TOKEN,
+      '--log-level',
+      'warn',
+      '--no-tls',
+    ]),
     subject('fogbank, --ephemeral', () => [main, 'start', '--port', '0', '--ephemeral', '--admin-token', TOKEN, '--log-level', 'warn']),
   ]);
   if (baseline === undefined) throw new Error('no baseline');

@@ -4,13 +4,14 @@
  * (issue 28: a free port and memory by default, the clock, the request journal, client env). The command line (cli/) parses flags into these options and
  * prints; tests, benches and programs call it directly.
  */
-import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Authenticator, type TokenGrant } from './core/auth.ts';
 import type { OperationsMode } from './core/config.ts';
 import { pickOptionValues } from './core/family-options.ts';
+import { loadOnFirstUse } from './core/lazy.ts';
 import type { LogFormat, LogLevel } from './core/log.ts';
 import { buildServer, DEFAULT_BODY_LIMIT, type FogbankServer } from './core/server.ts';
 import type { BannerSite, ServiceDefinition } from './core/service.ts';
@@ -25,6 +26,7 @@ import { cryptoIds, hexId, type IdSource } from './lib/ids.ts';
 import { Faults } from './core/faults/faults.ts';
 import { type FamilyStartOptions, SERVICES } from './services/registry.ts';
 import { withConsole } from './console/index.ts';
+import { fromFiles, generatedMaterial, hasKeptCertificates, keepSharedCa, type TlsMaterial, type TlsSetting } from './core/tls/tls-material.ts';
 import { prepareDataDir } from './store/data-dir.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
 import { openStore } from './store/open-store.ts';
@@ -77,6 +79,19 @@ export interface CoreStartOptions {
   readonly snapshot?: string;
   /** The families to serve (default: every family of services/registry.ts), e.g. one family configured in code. */
   readonly services?: readonly ServiceDefinition[];
+  /**
+   * HTTPS on the same port (core/tls/): true (the default) serves it with fogbank's own CA and
+   * certificates (kept in `<data-dir>/tls/`), false serves plain HTTP only, and `{ cert, key, ca? }`
+   * (PEM text) serves the caller's own.
+   */
+  readonly tls?: TlsSetting;
+  /**
+   * false lets a data directory's first start make its certificates after listening (about
+   * 0.2 s, once): the client files are written at once with plain HTTP only, and written again
+   * with HTTPS when the certificates are ready. `fogbank start` does this (start-up time); the
+   * default (true) has the kubeconfig complete when start resolves.
+   */
+  readonly awaitCertificates?: boolean;
 }
 
 /** StartOptions are every setting of one fogbank server: core's and each family's own (ServiceDefinition.options). */
@@ -86,6 +101,14 @@ export interface StartOptions extends CoreStartOptions, FamilyStartOptions {}
 export interface RunningFogbank {
   /** The base URL clients use, e.g. `http://127.0.0.1:8780`. */
   readonly url: string;
+  /** The same address over HTTPS (`https://127.0.0.1:8780`), unless TLS is off. */
+  readonly httpsUrl: string | undefined;
+  /**
+   * tlsMaterial is what HTTPS is served with and what clients should trust (`trust`, PEM);
+   * undefined when TLS is off. Read (or made) at start when there is a data directory; without
+   * one (`--ephemeral`) made on first need, so that start-up loads no X.509 library.
+   */
+  tlsMaterial(): Promise<TlsMaterial | undefined>;
   readonly host: string;
   readonly port: number;
   readonly adminToken: string;
@@ -164,9 +187,20 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
   const timers = options.timers ?? new ClockTimers(clock);
   const faults = new Faults(services, ids);
   // After a restore or reset the families built by then seed what a fresh instance has (a seed restored before they are built needs none of it).
+  const host = options.host ?? '127.0.0.1';
+  const tlsSetting = options.tls ?? true;
+  const tls =
+    tlsSetting === false
+      ? undefined
+      : loadOnFirstUse(async () =>
+          typeof tlsSetting === 'object' ? fromFiles(tlsSetting) : generatedMaterial({ host, dataDir, store, now: clock.now(), ids }),
+        );
   const snapshots = new Snapshots(store, {
     fileFolders: services.flatMap((service) => service.storeFileFolders ?? []),
-    afterReplace: async () => built?.stateReplaced(),
+    afterReplace: async () => {
+      await keepSharedCa(store, tls?.ready());
+      await built?.stateReplaced();
+    },
   });
   const resetListeners = new Set<() => void>();
   const control: ControlPlane = {
@@ -190,6 +224,11 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
   try {
     // Before the families start: they read the state they begin from (and sweep files no record names).
     if (options.snapshot !== undefined) await snapshots.restore(await openSnapshotFile(options.snapshot));
+    // With a data directory the kubeconfig written below needs them (read from files after the
+    // first start); the user's own are checked now, so a mistake fails the start.
+    const later =
+      options.awaitCertificates === false && typeof tlsSetting !== 'object' && !store.leases.shared && dataDir !== undefined && !hasKeptCertificates(dataDir);
+    if (tls !== undefined && (dataDir !== undefined || typeof tlsSetting === 'object') && !later) await tls();
     const app = await buildServer(
       {
         store,
@@ -210,21 +249,44 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
         logFormat: options.logFormat ?? 'text',
         bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
         ...(options.leaderTtlMs === undefined ? {} : { leaderTtlMs: options.leaderTtlMs }),
+        ...(tls === undefined
+          ? {}
+          : {
+              tls: async () => {
+                const material = await tls();
+                return { cert: material.serving.certificate, key: material.serving.key, ...(material.clientCa === undefined ? {} : { ca: material.clientCa }) };
+              },
+            }),
       },
     );
     built = app;
-    const host = options.host ?? '127.0.0.1';
     await app.listen({ host, port: options.port ?? 8780 });
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : (options.port ?? 8780);
     const urlHost = host.includes(':') ? `[${host}]` : host;
     const url = `http://${urlHost}:${port}`;
-    const clientFiles = writeClientFiles(services, { url, dataDir, adminToken, adminTokenFile });
+    const httpsUrl = tls === undefined ? undefined : `https://${urlHost}:${port}`;
+    const site = { url, dataDir, adminToken, adminTokenFile };
+    const clientFiles = writeClientFiles(services, { ...site, ...tlsSite(httpsUrl, tls?.ready()) });
     let closing: Promise<void> | undefined;
+    if (tls !== undefined && later) {
+      // Made after listening: the client files get their HTTPS part once the certificates are there.
+      tls().then(
+        (material) => {
+          if (closing === undefined) writeClientFiles(services, { ...site, ...tlsSite(httpsUrl, material) });
+        },
+        (error: unknown) => {
+          if (logLevel !== 'silent')
+            process.stderr.write(`fogbank: cannot make the TLS certificates: ${String((error as Error | undefined)?.message ?? error)}\n`);
+        },
+      );
+    }
     return {
       warmUp: () => app.warmUp(),
       services,
       url,
+      httpsUrl,
+      tlsMaterial: async () => tls?.(),
       host,
       port,
       adminToken,
@@ -254,6 +316,13 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
   }
 }
 
+/** tlsSite is the HTTPS part of a BannerSite: the address and what to trust (and the admin's client certificate). */
+export function tlsSite(httpsUrl: string | undefined, material: TlsMaterial | undefined): Pick<BannerSite, 'httpsUrl' | 'tls'> {
+  if (httpsUrl === undefined) return {};
+  if (material === undefined) return { httpsUrl };
+  return { httpsUrl, tls: { trust: material.trust, ...(material.admin === undefined ? {} : { adminCertificate: material.admin }) } };
+}
+
 /** openSnapshotFile opens a seed snapshot for reading; one that cannot be opened is a SnapshotError naming it. */
 async function openSnapshotFile(path: string): Promise<NodeJS.ReadableStream & AsyncIterable<Buffer>> {
   const stream = createReadStream(path);
@@ -273,7 +342,10 @@ export function writeClientFiles(services: readonly ServiceDefinition[] = SERVIC
   mkdirSync(site.dataDir, { recursive: true, mode: 0o700 });
   for (const file of services.flatMap((service) => service.clientFiles?.(site) ?? [])) {
     const path = join(site.dataDir, file.name);
-    writeFileSync(path, file.text, { mode: 0o600 });
+    // Whole or not at all (a client reading it meanwhile sees the old file or the new one): the HTTPS part may be added after start.
+    const temporary = `${path}.${process.pid}.tmp`;
+    writeFileSync(temporary, file.text, { mode: 0o600 });
+    renameSync(temporary, path);
     written.set(file.name, path);
   }
   return written;
@@ -318,6 +390,10 @@ export interface FogbankClock {
 export interface Fogbank {
   /** The base URL, e.g. `http://127.0.0.1:41234`. */
   readonly url: string;
+  /** The same address over HTTPS, e.g. `https://127.0.0.1:41234` (undefined with `tls: false`). */
+  readonly httpsUrl: string | undefined;
+  /** The PEM certificates an HTTPS client should trust (fogbank's CA), undefined with `tls: false`. */
+  readonly ca: string | undefined;
   readonly adminToken: string;
   /** The kubeconfig that points kubectl and the Kubernetes clients here, as the admin. */
   readonly kubeconfig: string;
@@ -360,9 +436,17 @@ export async function start(options: StartOptions = {}): Promise<Fogbank> {
   // data directory, or a token given rather than kept there: it is not written into the user's directory).
   const scratch = server.dataDir === undefined || server.adminTokenFile === undefined ? mkdtempSync(join(tmpdir(), 'fogbank-')) : undefined;
   try {
+    // The kubeconfig trusts fogbank's CA: made now if the start did not need it.
+    const tls = await server.tlsMaterial();
     const files =
       server.dataDir === undefined && scratch !== undefined
-        ? writeClientFiles(options.services, { url: server.url, dataDir: scratch, adminToken: server.adminToken, adminTokenFile: undefined })
+        ? writeClientFiles(options.services, {
+            url: server.url,
+            dataDir: scratch,
+            adminToken: server.adminToken,
+            adminTokenFile: undefined,
+            ...tlsSite(server.httpsUrl, tls),
+          })
         : server.clientFiles;
     let tokenFile = server.adminTokenFile;
     if (tokenFile === undefined) {
@@ -374,6 +458,8 @@ export async function start(options: StartOptions = {}): Promise<Fogbank> {
     let stopped: Promise<void> | undefined;
     return {
       url: server.url,
+      httpsUrl: server.httpsUrl,
+      ca: tls?.trust,
       adminToken: server.adminToken,
       kubeconfig,
       tokenFile,

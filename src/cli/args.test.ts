@@ -98,6 +98,12 @@ describe('fogbank start flags', () => {
     [['--ephemeral', '--data-dir', 'd'], '--ephemeral writes nothing to disk, so it cannot be combined with --data-dir'],
     [['--data-dir=d', '--ephemeral'], '--ephemeral writes nothing to disk, so it cannot be combined with --data-dir'],
     [['--ephemeral', '--store', 'sqlite'], '--ephemeral keeps state in memory, so it cannot be combined with --store sqlite'],
+    [['--tls-cert', 'c.pem'], '--tls-cert and --tls-key go together: give both, or neither'],
+    [['--tls-key', 'k.pem'], '--tls-cert and --tls-key go together: give both, or neither'],
+    [['--tls-ca', 'ca.pem'], "--tls-ca goes with --tls-cert and --tls-key (fogbank's own certificates use fogbank's own CA)"],
+    [['--no-tls', '--tls-cert', 'c.pem', '--tls-key', 'k.pem'], '--no-tls serves no HTTPS, so it cannot be combined with --tls-cert, --tls-key or --tls-ca'],
+    [['--no-tls=yes'], '--no-tls takes no value'],
+    [['--tls-cert='], '--tls-cert must name a file'],
   ];
   for (const [argv, message] of bad) {
     it(`rejects ${argv.join(' ')}`, () => {
@@ -107,6 +113,22 @@ describe('fogbank start flags', () => {
       );
     });
   }
+});
+
+describe('fogbank start TLS flags', () => {
+  it("leaves TLS to its default (fogbank's own certificates) when no flag is given", () => {
+    assert.equal(parseStartArgs([]).tls, undefined);
+  });
+  it('reads --no-tls', () => {
+    assert.equal(parseStartArgs(['--no-tls']).tls, false);
+  });
+  it('reads the files of --tls-cert, --tls-key and --tls-ca', () => {
+    assert.deepEqual(parseStartArgs(['--tls-cert', 'c.pem', '--tls-key=k.pem', '--tls-ca', 'ca.pem']).tls, {
+      certFile: 'c.pem',
+      keyFile: 'k.pem',
+      caFile: 'ca.pem',
+    });
+  });
 });
 
 describe('fogbank start --help', () => {

@@ -25,6 +25,8 @@ export interface StartArgs {
   snapshot?: string;
   /** How long a received upload may be processed before it is answered 503 (`--upload-deadline 30s`); absent means the default. */
   uploadDeadlineSeconds?: number;
+  /** HTTPS on the same port: false with `--no-tls`; the files of `--tls-cert`, `--tls-key` (and `--tls-ca`); absent, fogbank's own certificates. */
+  tls?: false | { certFile?: string; keyFile?: string; caFile?: string };
   /** How many answered requests the request journal keeps (`--journal-size`); absent means the default. */
   journalSize?: number;
   /** How many bytes of each request and response body the journal keeps (`--journal-bodies`); absent keeps none. */
@@ -111,6 +113,28 @@ const CORE_FLAGS: readonly Flag[] = [
       a.snapshot = v;
     },
   },
+  {
+    name: 'tls-cert',
+    value: 'FILE',
+    default: 'made by fogbank, in <data-dir>/tls/',
+    help: 'the PEM certificate (chain) HTTPS is served with on the same port; needs --tls-key',
+    apply: (a, v) => (a.tls = { ...(a.tls || {}), certFile: nonEmpty('--tls-cert', v) }),
+  },
+  {
+    name: 'tls-key',
+    value: 'FILE',
+    default: 'made by fogbank',
+    help: 'the PEM private key of --tls-cert',
+    apply: (a, v) => (a.tls = { ...(a.tls || {}), keyFile: nonEmpty('--tls-key', v) }),
+  },
+  {
+    name: 'tls-ca',
+    value: 'FILE',
+    default: "fogbank's CA",
+    help: 'with --tls-cert: the PEM CA that client certificates must chain to, and that the kubeconfig trusts',
+    apply: (a, v) => (a.tls = { ...(a.tls || {}), caFile: nonEmpty('--tls-ca', v) }),
+  },
+  { name: 'no-tls', default: 'off', help: 'serve plain HTTP only (no HTTPS on the port)', apply: (a) => (a.tls = false) },
   { name: 'config', value: 'FILE', default: 'none', help: 'YAML or JSON file granting tokens scopes and permissions', apply: (a, v) => (a.config = v) },
   {
     name: 'log-level',
@@ -166,6 +190,12 @@ const CORE_FLAGS: readonly Flag[] = [
     },
   },
 ];
+
+/** nonEmpty refuses an empty file name. */
+function nonEmpty(flag: string, value: string): string {
+  if (value === '') throw new UsageError(`${flag} must name a file`);
+  return value;
+}
 
 /** familyFlag is a family's option (ServiceDefinition.options) as a flag: its parse error is a usage error. */
 function familyFlag(option: FamilyOption<unknown>): Flag {
@@ -254,6 +284,11 @@ export function parseStartArgs(argv: readonly string[], env: Readonly<Record<str
     }
     flag.apply(args, value);
   }
+  if (given.has('no-tls') && ['tls-cert', 'tls-key', 'tls-ca'].some((flag) => given.has(flag)))
+    throw new UsageError('--no-tls serves no HTTPS, so it cannot be combined with --tls-cert, --tls-key or --tls-ca');
+  if (given.has('tls-cert') !== given.has('tls-key')) throw new UsageError('--tls-cert and --tls-key go together: give both, or neither');
+  if (given.has('tls-ca') && !given.has('tls-cert'))
+    throw new UsageError("--tls-ca goes with --tls-cert and --tls-key (fogbank's own certificates use fogbank's own CA)");
   if (args.ephemeral && given.has('data-dir')) throw new UsageError('--ephemeral writes nothing to disk, so it cannot be combined with --data-dir');
   if (args.ephemeral && given.has('store') && args.store !== 'memory')
     throw new UsageError(`--ephemeral keeps state in memory, so it cannot be combined with --store ${args.store}`);

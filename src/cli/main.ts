@@ -1,10 +1,12 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
 import { loadConfigFile } from '../core/config.ts';
+import type { TlsFiles } from '../core/tls/tls-material.ts';
 import { UnavailableError } from '../lib/errors.ts';
 import { FOGBANK_VERSION } from '../lib/version.ts';
 import { DataDirInUseError } from '../store/data-dir-lock.ts';
 import { redactUrl } from '../store/index.ts';
-import { startFogbank } from '../fogbank.ts';
+import { startFogbank, tlsSite } from '../fogbank.ts';
 import { SnapshotError } from '../store/snapshot-format.ts';
 import { parseStartArgs, START_USAGE, UsageError, type StartArgs } from './args.ts';
 import { renderBanner } from '../core/banner.ts';
@@ -113,11 +115,19 @@ async function runStart(args: StartArgs): Promise<number> {
     logFormat: args.logFormat,
     ...(args.uploadDeadlineSeconds === undefined ? {} : { uploadDeadlineMs: args.uploadDeadlineSeconds * 1000 }),
     ...(args.snapshot === undefined ? {} : { snapshot: args.snapshot }),
+    ...(args.tls === undefined ? {} : { tls: args.tls === false ? false : readTlsFiles(args.tls) }),
+    // A new data directory's certificates are made after the banner, not before (start-up time).
+    awaitCertificates: false,
     ...(args.journalSize === undefined ? {} : { journalSize: args.journalSize }),
     ...(args.journalBodies === undefined ? {} : { journalBodies: args.journalBodies }),
     ...args.familyOptions,
   });
-  if (received === undefined) process.stdout.write(renderBanner({ ...server, storeBackend: storeLabel(server.store.backend, args.store) }, server.services));
+  if (received === undefined) {
+    const { url, dataDir, adminToken, adminTokenFile } = server;
+    // Only the HTTPS address: the certificates of an --ephemeral server are made on first need.
+    const site = { url, dataDir, adminToken, adminTokenFile, ...tlsSite(server.httpsUrl, undefined) };
+    process.stdout.write(renderBanner({ ...site, storeBackend: storeLabel(server.store.backend, args.store) }, server.services));
+  }
   const signal = await stopSignal;
   process.stdout.write(`fogbank: ${signal}, shutting down\n`);
   try {
@@ -135,6 +145,25 @@ async function runStart(args: StartArgs): Promise<number> {
   await Promise.race([repeat, new Promise((resolve) => (grace = setTimeout(resolve, REPEAT_GRACE_MS)))]);
   clearTimeout(grace);
   return 0;
+}
+
+/** readTlsFiles reads the files of --tls-cert, --tls-key and --tls-ca; one that cannot be read is a usage error naming it. */
+function readTlsFiles(files: { certFile?: string; keyFile?: string; caFile?: string }): TlsFiles {
+  const read = (flag: string, file: string): string => {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new UsageError(
+        `cannot read ${flag} ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message}`,
+      );
+    }
+  };
+  return {
+    cert: read('--tls-cert', files.certFile!),
+    key: read('--tls-key', files.keyFile!),
+    ...(files.caFile === undefined ? {} : { ca: read('--tls-ca', files.caFile) }),
+  };
 }
 
 /** REPEAT_GRACE_MS is how long a stopped server waits for a launcher's repeat of the signal that stopped it. */
@@ -185,6 +214,11 @@ main(argv).then(
     if (error instanceof SnapshotError) {
       // A seed that cannot be read is a mistake on the command line, like a bad flag: one line, exit 2.
       process.stderr.write(`fogbank: cannot start from the snapshot: ${(error as Error).message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    if (error instanceof Error && error.name === 'TlsFilesError') {
+      process.stderr.write(`fogbank: cannot serve HTTPS: ${error.message}\n`);
       process.exitCode = 2;
       return;
     }

@@ -9,11 +9,12 @@ export interface BannerServer extends BannerSite {
 /**
  * renderBanner is the start-up text: where fogbank listens, the admin token, then each family's
  * section — the APIs it serves with their base URLs, and the lines that point its clients here.
- * The first line always contains `listening on URL` (scripts wait for it).
+ * The first line always contains `listening on URL` (scripts wait for it), the plain-HTTP URL
+ * first, then the HTTPS one on the same port unless TLS is off.
  */
 export function renderBanner(server: BannerServer, services: readonly ServiceDefinition[]): string {
   const lines = [
-    `fogbank ${FOGBANK_VERSION} listening on ${server.url} (store: ${server.storeBackend}${server.dataDir === undefined ? '' : `, data: ${server.dataDir}`})`,
+    `fogbank ${FOGBANK_VERSION} listening on ${server.url}${server.httpsUrl === undefined ? '' : ` and ${server.httpsUrl}`} (store: ${server.storeBackend}${server.dataDir === undefined ? '' : `, data: ${server.dataDir}`})`,
     `  admin token: ${server.adminTokenFile ?? server.adminToken}`,
   ];
   for (const service of services) {

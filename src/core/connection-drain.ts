@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { CARRIES_TLS } from './tls/same-port.ts';
 
 /** The request a connection carried last (set once per request: no listeners on the hot path). */
 const LAST_REQUEST = Symbol('last request');
@@ -7,6 +8,7 @@ const LAST_REQUEST = Symbol('last request');
 const WAITING = Symbol('waiting for its exchange');
 
 type TrackedSocket = Socket & {
+  [CARRIES_TLS]?: boolean;
   [LAST_REQUEST]?: IncomingMessage;
   [WAITING]?: boolean;
   /** Node's response in progress on this connection (what its own idle check reads). */
@@ -50,7 +52,8 @@ export class ConnectionDrain {
    * break its write).
    */
   #endWhenIdle(socket: TrackedSocket): void {
-    if (socket[WAITING] === true) return;
+    // An HTTPS connection is ended through its TLSSocket, which this drain tracks as well.
+    if (socket[WAITING] === true || socket[CARRIES_TLS] === true) return;
     const response = socket._httpMessage;
     const request = socket[LAST_REQUEST];
     const answering = response !== undefined && response !== null && !response.writableFinished;

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { TlsOptions } from 'node:tls';
 import type { InjectOptions, Response as InjectResponse } from 'light-my-request';
 import { UnavailableError } from '../lib/errors.ts';
 import { TransportProblemError } from './errors.ts';
@@ -13,6 +14,7 @@ import { aliasRewriter } from './path-aliases.ts';
 import { recordRoutes } from './route-registry.ts';
 import type { ServiceContext, ServiceDefinition } from './service.ts';
 import { Singletons } from './singletons.ts';
+import { serveTlsOnSamePort } from './tls/same-port.ts';
 
 /** ServerOptions shape the HTTP layer. */
 export interface ServerOptions {
@@ -23,6 +25,8 @@ export interface ServerOptions {
   readonly bodyLimit: number;
   /** How long a replica's leadership of singleton work lasts without renewal (default 10 s). */
   readonly leaderTtlMs?: number;
+  /** The certificate, key and client CA of HTTPS on the same port (core/tls/same-port.ts), read at the first TLS connection; absent, plain HTTP only. */
+  readonly tls?: () => Promise<TlsOptions>;
 }
 
 /** ServerContext is what core assembles before the server: everything a family gets but the singleton runner, which the server adds. */
@@ -135,6 +139,8 @@ export async function buildServer(serverContext: ServerContext, services: readon
   };
 
   const server = createServer({ requireHostHeader: false }, dispatch);
+  // Before any other connection listener: it takes Node's own over.
+  if (options.tls !== undefined) serveTlsOnSamePort(server, options.tls);
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   // No limit on how long a request may take (watches and Operation waits are long polls).
   server.requestTimeout = 0;

@@ -86,6 +86,18 @@ export interface BannerSite {
   readonly adminToken: string;
   /** Where the admin token is kept, when it is on disk. */
   readonly adminTokenFile: string | undefined;
+  /** The same address over HTTPS (`https://127.0.0.1:8780`), absent when TLS is off. */
+  readonly httpsUrl?: string;
+  /** What HTTPS clients trust (PEM) and the admin's client certificate, when fogbank's own CA made one; absent when TLS is off. */
+  readonly tls?: BannerTls;
+}
+
+/** BannerTls is what a family's client files need to reach fogbank over HTTPS. */
+export interface BannerTls {
+  /** PEM certificates a client should trust (the kubeconfig's certificate-authority-data). */
+  readonly trust: string;
+  /** The admin's client certificate and key (PEM), signed by fogbank's CA. */
+  readonly adminCertificate?: { readonly certificate: string; readonly key: string };
 }
 
 /** BannerSection is a family's part of the start-up banner: the APIs it serves and how to point each client at them. */

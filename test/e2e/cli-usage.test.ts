@@ -108,7 +108,7 @@ describe('fogbank output', () => {
   it('by default: the banner, then one line per request (method, path, status, time)', async () => {
     const server = await startFogbankProcess(['--port', '0', '--ephemeral', '--admin-token', 'tok']);
     try {
-      assert.equal(server.lines[0], `fogbank ${FOGBANK_VERSION} listening on ${server.url} (store: memory)`);
+      assert.equal(server.lines[0], `fogbank ${FOGBANK_VERSION} listening on ${server.url} and ${server.url.replace('http:', 'https:')} (store: memory)`);
       assert.ok(server.lines.includes(`      gcloud config set api_endpoint_overrides/compute ${server.url}/compute/v1/`));
       assert.ok(server.lines.includes(`  compute        ${server.url}/compute/v1/`));
       assert.equal((await fetch(`${server.url}/healthz`)).status, 200);

@@ -75,7 +75,10 @@ describe('fogbank replicas on one PostgreSQL', () => {
     const url = await server.createDatabase(`replicas_${++databases}`);
     const a = await replica(url, 'realistic');
     const b = await replica(url, 'realistic');
-    assert.ok(a.lines[0]!.startsWith(`fogbank ${FOGBANK_VERSION} listening on ${a.url} (store: postgres, ${url}, data: `), a.lines[0]);
+    assert.ok(
+      a.lines[0]!.startsWith(`fogbank ${FOGBANK_VERSION} listening on ${a.url} and ${a.url.replace('http:', 'https:')} (store: postgres, ${url}, data: `),
+      a.lines[0],
+    );
     const throughA = new Gcloud(a.url, TOKEN);
     const throughB = new Gcloud(b.url, TOKEN);
     gclouds.push(throughA, throughB);

@@ -26,8 +26,9 @@ export class Kubectl {
   readonly kubeconfig = join(this.dir, 'kubeconfig');
   readonly #binary = findKubectl();
 
-  constructor(server: string, token: string) {
-    writeFileSync(this.kubeconfig, kubeconfigText(server, token));
+  /** `text` is the kubeconfig to use (default: one plain-HTTP context for `server` with `token`). */
+  constructor(server: string, token: string, text = kubeconfigText(server, token)) {
+    writeFileSync(this.kubeconfig, text);
   }
 
   #args(args: readonly string[]): string[] {

@@ -16,9 +16,12 @@ export function clusterBanner(site: BannerSite): BannerSection {
       ? [`export KUBECONFIG=${join(site.dataDir, KUBECONFIG_FILE_NAME)}`]
       : [
           // kubectl sends no bearer token over plain HTTP: the token rides as the URL's password.
+          // (Over HTTPS it needs the CA, which only a data directory keeps: the kubeconfig there has it.)
           `kubectl config set-cluster fogbank --server=${url.toString().replace(/\/$/, '')}`,
           `kubectl config set-credentials fogbank-admin --token=${site.adminToken}`,
           'kubectl config set-context fogbank --cluster=fogbank --user=fogbank-admin && kubectl config use-context fogbank',
         ];
-  return { apis: [{ name: 'cluster (Kubernetes API)', baseUrl: site.url }], clients: [{ name: 'kubectl', setup }] };
+  const apis = [{ name: 'cluster (Kubernetes API)', baseUrl: site.url }];
+  if (site.httpsUrl !== undefined) apis.push({ name: 'cluster over HTTPS', baseUrl: site.httpsUrl });
+  return { apis, clients: [{ name: 'kubectl', setup }] };
 }

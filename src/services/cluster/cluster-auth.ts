@@ -1,5 +1,7 @@
 /**
- * Who a cluster API request comes from: the bearer token's principal as a Kubernetes user.
+ * Who a cluster API request comes from: a TLS client certificate signed by fogbank's CA (CN =
+ * user, O = groups, as the apiserver's x509 authenticator reads it), else the bearer token's
+ * principal as a Kubernetes user.
  * A principal's user name is its email (as on GKE); the admin token is `system:admin` in
  * `system:masters`. No token, or one nobody issued, is the real 401 `Unauthorized`.
  *
@@ -14,6 +16,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ADMIN_EMAIL, type Authenticator } from '../../core/auth.ts';
+import { clientCertificateOf } from '../../core/tls/client-certificate.ts';
 import { unauthorized } from './apimachinery/status.ts';
 
 /** UserInfo is an authenticated Kubernetes user. */
@@ -28,6 +31,9 @@ export interface UserInfo {
 
 /** TokenAuthenticator reads a bearer token core's Authenticator does not know: the user, or undefined when the token is not valid. */
 export type TokenAuthenticator = (token: string) => Promise<UserInfo | undefined>;
+
+/** CREDENTIAL_ID is the extra key naming the credential a user authenticated with. */
+export const CREDENTIAL_ID = 'authentication.kubernetes.io/credential-id';
 
 /** PUBLIC_PATHS answer without credentials (the real server's `system:public-info-viewer`). */
 export const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/version', '/livez', '/readyz', '/healthz']);
@@ -48,6 +54,17 @@ export function setUserOf(request: FastifyRequest, user: UserInfo): void {
 export function useClusterAuth(app: FastifyInstance, auth: Authenticator, tokens?: TokenAuthenticator): void {
   // Synchronous (a callback hook): every request passes here, and a promise per request adds up.
   app.addHook('onRequest', (request, _reply, done) => {
+    // As the apiserver's authenticators run: a client certificate first, then a bearer token.
+    const certificate = clientCertificateOf(request.raw.socket);
+    if (certificate.kind === 'user') {
+      users.set(request, {
+        name: certificate.name,
+        groups: [...certificate.groups, 'system:authenticated'],
+        extra: { [CREDENTIAL_ID]: [certificate.credentialId] },
+      });
+      done();
+      return;
+    }
     const authorization = bearerOf(request.headers.authorization);
     const identity = auth.identify(authorization);
     if (identity.kind === 'principal') {
@@ -70,8 +87,8 @@ export function useClusterAuth(app: FastifyInstance, auth: Authenticator, tokens
       return;
     }
     const path = request.url.split('?')[0] ?? '';
-    // A token nobody issued is refused even on public paths, as the real server does.
-    if (identity.kind === 'unknown-token' || !PUBLIC_PATHS.has(path.replace(/\/$/, ''))) done(unauthorized());
+    // A token nobody issued, or a client certificate that does not verify, is refused even on public paths, as the real server does.
+    if (identity.kind === 'unknown-token' || certificate.kind === 'invalid' || !PUBLIC_PATHS.has(path.replace(/\/$/, ''))) done(unauthorized());
     else done();
   });
 }

@@ -68,7 +68,17 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
     banner: clusterBanner,
     options: [EVENT_TTL_OPTION],
     requestMethodId: requestVerb,
-    clientFiles: (site) => [{ name: KUBECONFIG_FILE_NAME, text: kubeconfigText(site.url, site.adminToken) }],
+    clientFiles: (site) => [
+      {
+        name: KUBECONFIG_FILE_NAME,
+        text: kubeconfigText(
+          site.url,
+          site.adminToken,
+          'fogbank',
+          site.httpsUrl === undefined || site.tls === undefined ? undefined : { httpsUrl: site.httpsUrl, ...site.tls },
+        ),
+      },
+    ],
     faultEffects: ['watch'],
     faultMethods: async () => (await import('./fault-methods.ts')).clusterFaultMethods(groups),
     async register(app, context) {
