@@ -7,13 +7,14 @@
 import type { FaultMethods } from '../../core/faults/methods.ts';
 import type { Vocabulary } from '../../core/identifiers.ts';
 import { userOf } from './cluster-auth.ts';
+import { BUILTIN_KINDS } from './builtin/kinds.ts';
 import { attributesOf } from './rbac/authorize-requests.ts';
 
 /** CLUSTER_VERBS are the request verbs a rule may name. */
 const CLUSTER_VERBS: readonly string[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
 
-/** CLUSTER_RESOURCES are the resources served (the stored ones and the create-only reviews). */
-const CLUSTER_RESOURCES: readonly string[] = [
+/** CLUSTER_RESOURCES are the resources served: those with a strategy of their own, the create-only reviews, and every built-in kind. */
+const CLUSTER_RESOURCES: ReadonlySet<string> = new Set([
   'clusterrolebindings',
   'clusterroles',
   'events',
@@ -24,8 +25,11 @@ const CLUSTER_RESOURCES: readonly string[] = [
   'selfsubjectaccessreviews',
   'selfsubjectreviews',
   'selfsubjectrulesreviews',
+  'serviceaccounts',
   'subjectaccessreviews',
-];
+  'tokenreviews',
+  ...BUILTIN_KINDS.map((kind) => kind.resource),
+]);
 
 /** clusterFaultMethods names cluster requests for fault rules; `groups` reads the API group in either spelling. */
 export function clusterFaultMethods(groups: Vocabulary): FaultMethods {
@@ -39,7 +43,8 @@ export function clusterFaultMethods(groups: Vocabulary): FaultMethods {
       const match = /^([a-z]+) ([a-z]+)(?:\/([a-z]+))?$/.exec(id);
       if (match === null) return `"${id}" is not a Kubernetes verb and resource such as "get clusterroles"`;
       if (!CLUSTER_VERBS.includes(match[1]!)) return `unknown verb "${match[1]!}" in "${id}" (the verbs are ${CLUSTER_VERBS.join(', ')})`;
-      if (!CLUSTER_RESOURCES.includes(match[2]!)) return `unknown resource "${match[2]!}" in "${id}" (the resources are ${CLUSTER_RESOURCES.join(', ')})`;
+      if (!CLUSTER_RESOURCES.has(match[2]!))
+        return `unknown resource "${match[2]!}" in "${id}" (the resources are ${[...CLUSTER_RESOURCES].sort().join(', ')})`;
       return undefined;
     },
     principalOf: (request) => userOf(request)?.name,
