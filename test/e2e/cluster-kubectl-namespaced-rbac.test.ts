@@ -63,8 +63,8 @@ describe('namespaced RBAC with the real kubectl: Roles and RoleBindings in team-
       ],
       logLevel: 'silent',
     });
-    admin = new Kubectl(server.url, ADMIN);
-    alice = new Kubectl(server.url, ALICE);
+    admin = await Kubectl.overHttps(server, ADMIN);
+    alice = await Kubectl.overHttps(server, ALICE);
     for (const namespace of ['team-a', 'team-b'])
       assert.equal((await admin.run(['create', 'namespace', namespace])).stdout, `namespace/${namespace} created\n`);
   });
@@ -138,7 +138,7 @@ describe('namespaced RBAC with the real kubectl: Roles and RoleBindings in team-
       (await admin.run(['create', 'rolebinding', 'tutorial-pods', '--clusterrole=pod-reader', '--user=carol', '-n', 'team-a'])).stdout,
       'rolebinding.rbac.authorization.k8s.io/tutorial-pods created\n',
     );
-    const carol = new Kubectl(server.url, CAROL);
+    const carol = await Kubectl.overHttps(server, CAROL);
     try {
       const listed = await carol.run(['get', 'pods', '-n', 'team-a']);
       assert.deepEqual([listed.code, listed.stderr], [0, 'No resources found in team-a namespace.\n']);

@@ -50,7 +50,7 @@ describe('ServiceAccounts and tokens with kubectl, client-node and node:crypto',
 
   before(async () => {
     fb = await start({ adminToken: ADMIN });
-    admin = new Kubectl(fb.url, ADMIN);
+    admin = await Kubectl.overHttps(fb.server, ADMIN);
   });
   after(async () => {
     admin.cleanup();
@@ -124,7 +124,7 @@ describe('ServiceAccounts and tokens with kubectl, client-node and node:crypto',
   });
 
   it('kubectl acts as the ServiceAccount with its token: whoami, and RBAC refusals in its name', async () => {
-    const sa = new Kubectl(fb.url, token);
+    const sa = await Kubectl.overHttps(fb.server, token);
     clients.push(sa);
     const whoami = await sa.run(['auth', 'whoami']);
     assert.equal(whoami.code, 0, whoami.stderr);

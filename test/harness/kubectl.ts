@@ -4,6 +4,13 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { kubeconfigText } from '../../src/services/cluster/kubeconfig.ts';
 
+/** HttpsServer is what overHttps needs of a running fogbank. */
+export interface HttpsServer {
+  readonly url: string;
+  readonly httpsUrl: string | undefined;
+  tlsMaterial(): Promise<{ readonly trust: string } | undefined>;
+}
+
 /** KubectlResult is what one kubectl command did. */
 export interface KubectlResult {
   readonly code: number;
@@ -29,6 +36,16 @@ export class Kubectl {
   /** `text` is the kubeconfig to use (default: one plain-HTTP context for `server` with `token`). */
   constructor(server: string, token: string, text = kubeconfigText(server, token)) {
     writeFileSync(this.kubeconfig, text);
+  }
+
+  /**
+   * overHttps is kubectl as a real cluster's user runs it: an HTTPS context trusting fogbank's CA,
+   * with `token` as a bearer token (the kubeconfig's current context).
+   */
+  static async overHttps(server: HttpsServer, token: string): Promise<Kubectl> {
+    const material = await server.tlsMaterial();
+    if (server.httpsUrl === undefined || material === undefined) throw new Error('this fogbank serves no HTTPS (started with tls: false?)');
+    return new Kubectl(server.url, token, kubeconfigText(server.url, token, 'fogbank', { httpsUrl: server.httpsUrl, trust: material.trust }));
   }
 
   #args(args: readonly string[]): string[] {
