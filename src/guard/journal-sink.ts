@@ -6,13 +6,20 @@
  */
 import { Agent, request as httpRequest } from 'node:http';
 
-/** JournalEntry is one decision as the journal takes it. */
+/** GuardJournalEntry is one decision as the journal takes it, its jsonPayload already serialised (the log line shares it). */
 export interface GuardJournalEntry {
   readonly httpMethod: string;
   readonly url: string;
   readonly status: number;
   readonly latencyMs: number;
-  readonly jsonPayload: Readonly<Record<string, unknown>>;
+  /** payloadJson is JSON.stringify of the entry's `jsonPayload`. */
+  readonly payloadJson: string;
+}
+
+/** entryJson is the entry as the append body lists it: `{"httpMethod", "url", "status", "latencyMs", "jsonPayload"}`. */
+function entryJson(entry: GuardJournalEntry): string {
+  const head = JSON.stringify({ httpMethod: entry.httpMethod, url: entry.url, status: entry.status, latencyMs: entry.latencyMs });
+  return `${head.slice(0, -1)},"jsonPayload":${entry.payloadJson}}`;
 }
 
 /** FLUSH_MS is how long a decision waits for others to share its round trip. */
@@ -78,7 +85,7 @@ export class JournalSink {
   }
 
   #send(entries: readonly GuardJournalEntry[]): Promise<string | undefined> {
-    const body = JSON.stringify({ entries });
+    const body = `{"entries":[${entries.map(entryJson).join(',')}]}`;
     return new Promise((resolve) => {
       const request = httpRequest(`${this.#url}/_fogbank/requests`, {
         method: 'POST',

@@ -156,8 +156,8 @@ export async function startGuardProcess(config: GuardConfig, output: GuardOutput
     }
   };
   const report = (exchange: Exchange): void => {
-    const payload = jsonPayloadOf(exchange);
-    printDecision(logLineOf(exchange, payload));
+    const payloadJson = JSON.stringify(jsonPayloadOf(exchange));
+    printDecision(logLineOf(exchange, payloadJson));
     let path = exchange.target;
     if (!path.startsWith('/')) {
       try {
@@ -172,7 +172,7 @@ export async function startGuardProcess(config: GuardConfig, output: GuardOutput
       url: path.startsWith('/') ? path.slice(0, 8192) : '/',
       status: exchange.status,
       latencyMs: Math.round(exchange.latencyMs * 1000) / 1000,
-      jsonPayload: payload,
+      payloadJson,
     });
   };
   let server: Server;

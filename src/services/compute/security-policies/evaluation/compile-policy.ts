@@ -93,7 +93,7 @@ export function compilePolicy(policy: unknown, options: EvaluatorOptions): Compi
         const verdict =
           rule.rateLimit === undefined
             ? { rule, match, effect: rule.effect }
-            : applyRateLimit(rule, rule.rateLimit, match, view, identity, now, options.rateLimits);
+            : applyRateLimit(rule, rule.rateLimit, match, view, identity, now, options.rateLimits, explain);
         explanation.push(verdict.explanation ?? match.explanation);
         if (rule.preview) {
           preview ??= verdict;
