@@ -182,7 +182,12 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
     response.once('close', () => {
       if (!response.writableFinished) outgoing.destroy();
     });
-    request.pipe(outgoing);
+    // A request without Content-Length or Transfer-Encoding has no body (RFC 9112 §6.3): the
+    // upstream request ends at once instead of a tick later through a pipe.
+    if (request.headers['content-length'] === undefined && request.headers['transfer-encoding'] === undefined) {
+      request.resume();
+      outgoing.end();
+    } else request.pipe(outgoing);
   });
 
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {

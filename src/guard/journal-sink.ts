@@ -6,13 +6,20 @@
  */
 import { Agent, request as httpRequest } from 'node:http';
 
-/** JournalEntry is one decision as the journal takes it. */
+/** GuardJournalEntry is one decision as the journal takes it, its jsonPayload already serialised (the log line shares it). */
 export interface GuardJournalEntry {
   readonly httpMethod: string;
   readonly url: string;
   readonly status: number;
   readonly latencyMs: number;
-  readonly jsonPayload: Readonly<Record<string, unknown>>;
+  /** payloadJson is JSON.stringify of the entry's `jsonPayload`. */
+  readonly payloadJson: string;
+}
+
+/** entryJson is the entry as the append body lists it: `{"httpMethod", "url", "status", "latencyMs", "jsonPayload"}`. */
+function entryJson(entry: GuardJournalEntry): string {
+  const head = JSON.stringify({ httpMethod: entry.httpMethod, url: entry.url, status: entry.status, latencyMs: entry.latencyMs });
+  return `${head.slice(0, -1)},"jsonPayload":${entry.payloadJson}}`;
 }
 
 /** FLUSH_MS is how long a decision waits for others to share its round trip. */
@@ -30,7 +37,8 @@ export class JournalSink {
   readonly #agent = new Agent({ keepAlive: true, maxSockets: 2 });
   #queue: GuardJournalEntry[] = [];
   #timer: NodeJS.Timeout | undefined;
-  #sending = false;
+  /** #sending is the batch on its way, if one is. */
+  #sending: Promise<void> | undefined;
   #failing = false;
 
   constructor(url: string, token: string | undefined, warn: (line: string) => void) {
@@ -46,18 +54,30 @@ export class JournalSink {
     this.#timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
   }
 
-  /** flush sends what is queued (a batch at a time) and resolves when it is sent or dropped. */
-  async flush(): Promise<void> {
+  /**
+   * flush sends a batch, and more at once only while full ones wait (a burst); what is left waits
+   * for the next tick of FLUSH_MS, so a steady stream costs one round trip per FLUSH_MS, not one
+   * per round-trip time. `all` (closing) sends everything. Resolves when sent or dropped.
+   */
+  async flush(all = false): Promise<void> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#sending) return;
-    this.#sending = true;
+    if (this.#sending !== undefined) {
+      await this.#sending;
+      if (all) await this.flush(true);
+      return;
+    }
+    let done!: () => void;
+    this.#sending = new Promise<void>((resolve) => {
+      done = resolve;
+    });
     try {
       while (this.#queue.length > 0) {
         const batch = this.#queue.splice(0, MAX_BATCH);
         const problem = await this.#send(batch);
         if (problem === undefined) {
           this.#failing = false;
+          if (!all && this.#queue.length < MAX_BATCH) break;
           continue;
         }
         if (!this.#failing) this.#warn(`guard: decisions not journaled in fogbank (${problem}); they are still logged here`);
@@ -65,20 +85,21 @@ export class JournalSink {
         break;
       }
     } finally {
-      this.#sending = false;
+      this.#sending = undefined;
+      done();
     }
-    if (this.#queue.length > 0) this.#timer ??= setTimeout(() => void this.flush(), 1000);
+    if (this.#queue.length > 0) this.#timer ??= setTimeout(() => void this.flush(), this.#failing ? 1000 : FLUSH_MS);
   }
 
   /** close sends what is left and releases the connections. */
   async close(): Promise<void> {
-    await this.flush();
+    await this.flush(true);
     clearTimeout(this.#timer);
     this.#agent.destroy();
   }
 
   #send(entries: readonly GuardJournalEntry[]): Promise<string | undefined> {
-    const body = JSON.stringify({ entries });
+    const body = `{"entries":[${entries.map(entryJson).join(',')}]}`;
     return new Promise((resolve) => {
       const request = httpRequest(`${this.#url}/_fogbank/requests`, {
         method: 'POST',

@@ -43,9 +43,13 @@ export function jsonPayloadOf(exchange: Exchange): Record<string, unknown> {
   };
 }
 
-/** logLineOf is the whole log entry as one JSON line (no newline). */
-export function logLineOf(exchange: Exchange, jsonPayload: Record<string, unknown>): string {
-  return JSON.stringify({
+/**
+ * logLineOf is the whole log entry as one JSON line (no newline), with `payloadJson` the
+ * JSON.stringify of its jsonPayload: the payload is serialised once and shared with the journal's
+ * batch, and the line is the same text as stringifying the whole entry.
+ */
+export function logLineOf(exchange: Exchange, payloadJson: string): string {
+  const head = JSON.stringify({
     timestamp: new Date(exchange.time).toISOString(),
     severity: exchange.status >= 500 ? 'ERROR' : exchange.status >= 400 ? 'WARNING' : 'INFO',
     httpRequest: {
@@ -57,6 +61,6 @@ export function logLineOf(exchange: Exchange, jsonPayload: Record<string, unknow
       ...(exchange.userAgent === undefined ? {} : { userAgent: exchange.userAgent }),
       protocol: 'HTTP/1.1',
     },
-    jsonPayload,
   });
+  return `${head.slice(0, -1)},"jsonPayload":${payloadJson}}`;
 }

@@ -28,9 +28,16 @@ describe('the request as the policy sees it', () => {
       ['ftp://h/', 'h'],
       ['/a\u0001b', 'h'],
       ['/admin', 'h@x'],
+      ['/admin', 'h:99999'],
+      ['/b', 'h:99999'],
+      ['/admin', '[zz]'],
     ] as const) {
       assert.equal(requestUrl(target, host), undefined, `${target} ${host}`);
     }
+    // A Host seen before answers the same (whether it parses is remembered per Host).
+    assert.equal(requestUrl('/x?y', 'h:8080'), 'http://h:8080/x?y');
+    assert.equal(requestUrl('/z', 'h:8080'), 'http://h:8080/z');
+    assert.equal(requestUrl('/z\u0001', 'h:8080'), undefined);
   });
 });
 

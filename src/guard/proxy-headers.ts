@@ -7,6 +7,7 @@
  * `requestHeadersToAdds` added or overwriting).
  */
 import ipaddr from 'ipaddr.js';
+import { BoundedMap } from '../lib/bounded-map.ts';
 
 /** HOP_BY_HOP are the headers meaningful only for one connection (RFC 9110 §7.6.1), never forwarded as they came. */
 const HOP_BY_HOP = new Set([
@@ -137,6 +138,15 @@ export function requestUrl(target: string, host: string | undefined): string | u
   if (target.startsWith('/')) {
     if (host === undefined || host === '' || /[\s/?#@\\]/.test(host)) return undefined;
     url = `http://${host}${target}`;
+    // Past the Host, a path without spaces or controls never fails to parse: whether the URL
+    // parses is whether its host does, asked once per Host.
+    if (hasControlOrSpace(url)) return undefined;
+    let parses = hostParses.get(host);
+    if (parses === undefined) {
+      parses = URL.canParse(`http://${host}/`);
+      if (host.length <= 256) hostParses.set(host, parses);
+    }
+    return parses ? url : undefined;
   } else if (/^https?:\/\//i.test(target)) {
     url = target;
   } else {
@@ -150,6 +160,9 @@ export function requestUrl(target: string, host: string | undefined): string | u
   }
   return url;
 }
+
+/** hostParses remembers whether `http://HOST/` parses, per Host header (bounded). */
+const hostParses = new BoundedMap<string, boolean>(1024);
 
 /** hasControlOrSpace says whether the text holds whitespace or a control character (no URL on the wire does). */
 function hasControlOrSpace(text: string): boolean {

@@ -34,6 +34,11 @@ export interface GuardOutput {
   stderr(text: string): void;
 }
 
+/** LOG_FLUSH_MS is the longest a decision line waits to be written with others (one write per batch, not per request). */
+const LOG_FLUSH_MS = 10;
+/** LOG_FLUSH_BYTES writes a batch at once when it grows this large. */
+const LOG_FLUSH_BYTES = 64 * 1024;
+
 /** FIRST_READING_MS bounds the wait for the policy before the guard gives up starting. */
 const FIRST_READING_MS = 15_000;
 
@@ -64,15 +69,20 @@ export async function startGuardProcess(config: GuardConfig, output: GuardOutput
   const clock: Clock = { now: () => Date.now() + offset };
   const rateLimits = new RateLimitState();
   let state: PolicyState;
+  // Decision lines are written in batches: every LOG_FLUSH_MS, or at once past LOG_FLUSH_BYTES.
   let pending = '';
+  let logTimer: NodeJS.Timeout | undefined;
   const flushOut = (): void => {
+    clearTimeout(logTimer);
+    logTimer = undefined;
     const text = pending;
     pending = '';
-    output.stdout(text);
+    if (text !== '') output.stdout(text);
   };
   const printDecision = (line: string): void => {
-    if (pending === '') setImmediate(flushOut);
     pending += `${line}\n`;
+    if (pending.length >= LOG_FLUSH_BYTES) flushOut();
+    else logTimer ??= setTimeout(flushOut, LOG_FLUSH_MS);
   };
   const journal = new JournalSink(config.url, config.token, (line) => output.stderr(`${line}\n`));
 
@@ -156,8 +166,8 @@ export async function startGuardProcess(config: GuardConfig, output: GuardOutput
     }
   };
   const report = (exchange: Exchange): void => {
-    const payload = jsonPayloadOf(exchange);
-    printDecision(logLineOf(exchange, payload));
+    const payloadJson = JSON.stringify(jsonPayloadOf(exchange));
+    printDecision(logLineOf(exchange, payloadJson));
     let path = exchange.target;
     if (!path.startsWith('/')) {
       try {
@@ -172,7 +182,7 @@ export async function startGuardProcess(config: GuardConfig, output: GuardOutput
       url: path.startsWith('/') ? path.slice(0, 8192) : '/',
       status: exchange.status,
       latencyMs: Math.round(exchange.latencyMs * 1000) / 1000,
-      jsonPayload: payload,
+      payloadJson,
     });
   };
   let server: Server;

@@ -12,6 +12,7 @@ import type { RuleVerdict } from './rule-verdict.ts';
  * threshold the conform action (allow) decides, and evaluation stops there (docs:
  * rate-limiting-overview); over it, or while the key is banned, the exceed action. Buckets are
  * named by policy (its resource path), rule priority and key, so they survive a recompile of the policy.
+ * Without `explain` (a proxy) the count is not written into the rule's explanation.
  */
 export function applyRateLimit(
   rule: CompiledRule,
@@ -21,6 +22,7 @@ export function applyRateLimit(
   policyIdentity: string,
   now: number,
   state: RateLimitState,
+  explain = true,
 ): RuleVerdict {
   const key = rateLimitKey(view, limit.components);
   const hit = state.hit(`${policyIdentity}\u0000${rule.priority}\u0000${key.type}\u0000${key.value}`, now, limit.spec);
@@ -35,6 +37,9 @@ export function applyRateLimit(
     windowStart: hit.windowStart,
     ...(banned ? { banned: true, banUntil: hit.banUntil } : {}),
   };
+  const rateLimitAction = { ...(key.logged === undefined ? {} : { key: key.logged }), outcome: hit.outcome };
+  const effect = conform ? limit.conform : limit.exceed;
+  if (!explain) return { rule, match, effect, rateLimit: report, rateLimitAction };
   const keyText = key.type === 'ALL' ? 'the ALL bucket' : `key ${key.type} ${JSON.stringify(key.value)}`;
   const counted =
     hit.outcome === 'BAN_THRESHOLD_EXCEED' && !conform && hit.banUntil !== undefined
@@ -43,9 +48,9 @@ export function applyRateLimit(
   return {
     rule,
     match,
-    effect: conform ? limit.conform : limit.exceed,
+    effect,
     rateLimit: report,
-    rateLimitAction: { ...(key.logged === undefined ? {} : { key: key.logged }), outcome: hit.outcome },
+    rateLimitAction,
     explanation: { ...match.explanation, detail: `${match.explanation.detail}; rate limit ${keyText}: ${counted} → ${hit.outcome}` },
   };
 }

@@ -2,6 +2,7 @@ import { isCelError, plan, unparse } from '@bufbuild/cel';
 import { BoundedMap } from '../../../../lib/bounded-map.ts';
 import { parseExpression, type Expr } from '../check-expression.ts';
 import { armorEnvironment, HAS_KEY } from './cel-environment.ts';
+import { fastExpression, type FastExpression } from './fast-expression.ts';
 import { NOTED_FUNCTIONS, UNEVALUATED_FUNCTIONS, withTrace, WAF_FUNCTIONS, type EvaluationTrace } from './unevaluated-calls.ts';
 
 /**
@@ -32,6 +33,8 @@ export interface CompiledExpression {
   readonly wafSets: readonly string[];
   /** traced: the expression calls a function that cannot be evaluated locally or may add a note, so evaluation needs a trace. */
   readonly traced: boolean;
+  /** fast is the expression as a plain closure over the request view when its shape allows (fast-expression.ts); undefined otherwise. */
+  readonly fast: FastExpression | undefined;
 }
 
 /** EXPRESSION_CACHE_SIZE bounds the compiled expressions kept. */
@@ -55,6 +58,7 @@ export function compileExpression(text: string): CompiledExpression {
   const termTexts = operands.map((operand) => unparse(operand));
   const root = rewriteHas(parsed.expr);
   compilations++;
+  const traced = callsAny(root, [...UNEVALUATED_FUNCTIONS, ...NOTED_FUNCTIONS]);
   let terms: readonly Term[] | undefined;
   const compiled: CompiledExpression = {
     text,
@@ -65,7 +69,8 @@ export function compileExpression(text: string): CompiledExpression {
       return terms;
     },
     wafSets: wafSetsOf(root),
-    traced: callsAny(root, [...UNEVALUATED_FUNCTIONS, ...NOTED_FUNCTIONS]),
+    traced,
+    fast: traced ? undefined : fastExpression(root),
   };
   cache.set(text, compiled);
   return compiled;

@@ -48,7 +48,7 @@ export function compileRule(rule: StoredRule): CompiledRule {
   const matcher = matcherOf(rule);
   const plainMatch = (matched: boolean): RuleMatch => ({
     matched,
-    explanation: { priority: rule.priority, preview: rule.preview, matched, detail: matcher.kind === 'none' ? matcher.why : `expression is ${matched}` },
+    explanation: { priority: rule.priority, preview: rule.preview, matched, detail: plainDetail(matcher, matched) },
   });
   const base = { priority: rule.priority, action, preview: rule.preview, matcher, plain: { matched: plainMatch(true), unmatched: plainMatch(false) } };
   const headersToAdd = (rule.headerAction?.requestHeadersToAdds ?? []).map((header) => ({ name: header.headerName ?? '', value: header.headerValue ?? '' }));
@@ -86,6 +86,13 @@ export function compileRule(rule: StoredRule): CompiledRule {
   }
   const effect = action === 'allow' ? allowEffect('ALLOW') : (blockEffect(action, rule.redirectOptions as RedirectOptions | undefined) ?? allowEffect('ALLOW'));
   return { ...base, effect, headersToAdd };
+}
+
+/** plainDetail is the explanation shared by every request a rule decides without a breakdown. */
+function plainDetail(matcher: Matcher, matched: boolean): string {
+  if (matcher.kind === 'none') return matcher.why;
+  if (matcher.kind === 'ips') return `origin.ip is ${matched ? 'in' : 'in none of'} srcIpRanges [${matcher.texts.join(', ')}]`;
+  return `expression is ${matched}`;
 }
 
 function matcherOf(rule: StoredRule): Matcher {

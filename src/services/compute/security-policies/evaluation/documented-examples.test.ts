@@ -455,6 +455,12 @@ function check(decision: Decision, expect: Expect, where: string): void {
   assert.equal(decision.explanation.at(-1)?.priority, expect.priority, `${where}: explanation ends at the deciding rule`);
 }
 
+/** withoutExplanation is a decision less its explanation (whose detail depends on `explain`), and each explained rule's verdict. */
+function withoutExplanation(decision: Decision): Record<string, unknown> {
+  const { explanation, ...rest } = decision;
+  return { ...rest, verdicts: explanation.map((entry) => [entry.priority, entry.matched, entry.error !== undefined, entry.notEvaluatedLocally === true]) };
+}
+
 describe("Cloud Armor's documented examples", () => {
   for (const example of EXAMPLES) {
     it(example.id, () => {
@@ -463,11 +469,22 @@ describe("Cloud Armor's documented examples", () => {
         { name: 'pol', rules: example.rules },
         { clock, wafUnknown: example.wafUnknown ?? 'no-match', rateLimits: new RateLimitState() },
       );
+      const twin = (fastPaths: boolean) =>
+        compilePolicy(
+          { name: 'pol', rules: example.rules },
+          { clock, wafUnknown: example.wafUnknown ?? 'no-match', rateLimits: new RateLimitState(), explain: false, fastPaths },
+        );
+      const quick = twin(true);
+      const slow = twin(false);
       example.steps.forEach((step, i) => {
         if (step.advanceSec !== undefined) clock.advance(step.advanceSec * 1000);
         const times = step.times ?? 1;
         for (let n = 1; n <= times; n++) {
           const decision = policy.evaluate(request(step.request));
+          // The fast closures (explain false) decide exactly as the CEL runtime does.
+          const fast = withoutExplanation(quick.evaluate(request(step.request)));
+          assert.deepEqual(fast, withoutExplanation(slow.evaluate(request(step.request))), `step ${i} request ${n}: fast paths agree with CEL`);
+          assert.deepEqual(fast, withoutExplanation(decision), `step ${i} request ${n}: explain false decides as explain true`);
           if (step.expectEach !== undefined) check(decision, step.expectEach, `step ${i} request ${n}`);
           if (n === times && step.expect !== undefined) check(decision, step.expect, `step ${i}`);
         }

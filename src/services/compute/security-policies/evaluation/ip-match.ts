@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import { BoundedMap } from '../../../../lib/bounded-map.ts';
 
 /**
  * IP addresses and ranges for SRC_IPS_V1 and `inIpRange`, with ipaddr.js. An IPv4-mapped IPv6
@@ -9,8 +10,20 @@ import ipaddr from 'ipaddr.js';
 /** IpRange is a parsed CIDR (a bare address is its /32 or /128), or `*` for every address. */
 export type IpRange = { readonly all: true } | { readonly all: false; readonly address: ipaddr.IPv4 | ipaddr.IPv6; readonly bits: number };
 
+// Parsed addresses by text (bounded, and only texts as short as an address can be): a proxy sees
+// the same few clients again and again. The address objects are never modified, so sharing them is safe.
+const parsedAddresses = new BoundedMap<string, ipaddr.IPv4 | ipaddr.IPv6 | null>(4096);
+
 /** parseIp reads an address, or returns undefined when the text is not one. */
 export function parseIp(text: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
+  const cached = parsedAddresses.get(text);
+  if (cached !== undefined) return cached ?? undefined;
+  const parsed = readIp(text);
+  if (text.length <= 64) parsedAddresses.set(text, parsed ?? null);
+  return parsed;
+}
+
+function readIp(text: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
   const trimmed = text.trim();
   if (!ipaddr.IPv4.isValidFourPartDecimal(trimmed) && !ipaddr.IPv6.isValid(trimmed)) return undefined;
   const address = ipaddr.parse(trimmed);
