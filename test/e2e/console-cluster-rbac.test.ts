@@ -3,9 +3,11 @@
  * a RoleBinding to the `view` ClusterRole in team-a sees team-a's ConfigMaps and Events but not
  * team-b's, and not Secrets (`view` excludes them); kinds it may list nowhere are not listed; a
  * deep link to a forbidden object answers the apiserver's Forbidden text as the console's 403;
- * who-can is the admin's and may-do answers the principal about itself only.
+ * who-can is the admin's and may-do answers the principal about itself only; axe-core clean.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
@@ -180,6 +182,19 @@ describe('the web console in headless Chromium: what a non-admin cluster user se
         .filter((name) => name.includes('-config')),
       ['team-a/team-a-config', 'team-b/team-b-config'],
     );
+    const axe = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+    for (const [hash, ready] of [
+      ['#/cluster/kind/-/configmaps', '[data-object]'],
+      ['#/cluster/rbac', '.may-do .grant'],
+    ] as const) {
+      await page.goto(`${consoleUrl}${hash}`);
+      await page.locator(ready).first().waitFor();
+      if ((await page.evaluate('typeof axe')) === 'undefined') await page.evaluate(axe);
+      const violations = (await page.evaluate(
+        "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))",
+      )) as string[];
+      assert.deepEqual(violations, [], `${hash}: ${violations.join('; ')}`);
+    }
     assert.deepEqual(inert.dialogs, []);
     assert.deepEqual(
       inert.errors.filter((error) => !/403 \(Forbidden\)/.test(error)),
