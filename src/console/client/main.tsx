@@ -48,11 +48,9 @@ function App() {
           <a href={href('compute')} aria-current={view === 'compute' ? 'page' : undefined}>
             Compute
           </a>
-          {session.admin && (
-            <a href={href('cluster')} aria-current={view === 'cluster' ? 'page' : undefined}>
-              Cluster
-            </a>
-          )}
+          <a href={href('cluster')} aria-current={view === 'cluster' ? 'page' : undefined}>
+            Cluster
+          </a>
           <a href={href('publisher')} aria-current={view === 'publisher' ? 'page' : undefined}>
             Publisher
           </a>
@@ -85,8 +83,8 @@ function App() {
           <ActivityView />
         ) : view === 'control' && session.admin ? (
           <ControlView />
-        ) : view === 'cluster' && session.admin ? (
-          <ClusterView route={route} />
+        ) : view === 'cluster' ? (
+          <ClusterView route={route} session={session} />
         ) : view === 'publisher' ? (
           <PublisherView />
         ) : view === 'compute' ? (

@@ -1,11 +1,14 @@
 /**
- * The cluster views' routes (the admin's: the cluster's own RBAC decides what other users see
- * through kubectl): kinds, objects, one object's YAML, Events, and the two RBAC questions.
+ * The cluster views' routes: kinds, objects, one object's YAML and Events for any signed-in
+ * principal, as the cluster user its token acts as (the cluster's RBAC authorizer decides what it
+ * sees); who-can and the subject list are the admin's (they tell about other subjects), and
+ * may-do answers a non-admin about itself only (as SelfSubjectRulesReview does).
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Store } from '../../store/store.ts';
 import { CONSOLE_PREFIX } from '../index.ts';
 import { loadOnFirstUse } from '../../core/lazy.ts';
+import { clusterUserOf } from '../../services/cluster/cluster-auth.ts';
 import type { SubjectRef } from './cluster-view.ts';
 import { ConsoleError } from './errors.ts';
 import type { Sessions } from './sessions.ts';
@@ -31,25 +34,27 @@ export function registerClusterRoutes(app: FastifyInstance, store: Store, sessio
     return out;
   };
 
+  const viewer = (request: FastifyRequest) => clusterUserOf(sessions.require(request).principal);
+
   app.get(`${base}/kinds`, async (request) => {
-    sessions.requireAdmin(request);
-    return { kinds: (await loaded()).kinds() };
+    const user = viewer(request);
+    return { kinds: await (await loaded()).kinds(user) };
   });
   app.get(`${base}/objects`, async (request) => {
-    sessions.requireAdmin(request);
+    const user = viewer(request);
     const q = query(request, ['group', 'resource', 'namespace'], ['resource']);
     const view = await loaded();
-    return { objects: await view.objects(view.view(q['group'] ?? '', q['resource'] ?? ''), q['namespace'] || undefined) };
+    return { objects: await view.objects(user, view.view(q['group'] ?? '', q['resource'] ?? ''), q['namespace'] || undefined) };
   });
   app.get(`${base}/object`, async (request) => {
-    sessions.requireAdmin(request);
+    const user = viewer(request);
     const q = query(request, ['group', 'resource', 'namespace', 'name'], ['resource', 'name']);
     const view = await loaded();
-    return view.object(view.view(q['group'] ?? '', q['resource'] ?? ''), q['namespace'] || undefined, q['name'] ?? '');
+    return view.object(user, view.view(q['group'] ?? '', q['resource'] ?? ''), q['namespace'] || undefined, q['name'] ?? '');
   });
   app.get(`${base}/events`, async (request) => {
-    sessions.requireAdmin(request);
-    return { events: await (await loaded()).events() };
+    const user = viewer(request);
+    return { events: await (await loaded()).events(user) };
   });
   app.get(`${base}/subjects`, async (request) => {
     sessions.requireAdmin(request);
@@ -61,11 +66,20 @@ export function registerClusterRoutes(app: FastifyInstance, store: Store, sessio
     return { allowed: await (await loaded()).whoCan(q['verb'] ?? '', q['group'] ?? '', q['resource'] ?? '', q['namespace'] ?? '') };
   });
   app.get(`${base}/may-do`, async (request) => {
-    sessions.requireAdmin(request);
+    const signedIn = sessions.require(request);
     const q = query(request, ['kind', 'name', 'namespace'], ['kind', 'name']);
     const kind = q['kind'] as SubjectRef['kind'];
     if (!SUBJECT_KINDS.includes(kind)) throw new ConsoleError(400, `"kind" must be one of ${SUBJECT_KINDS.join(', ')}, not ${JSON.stringify(q['kind'])}.`);
     if (kind === 'ServiceAccount' && (q['namespace'] ?? '') === '') throw new ConsoleError(400, 'A ServiceAccount is named with its namespace.');
-    return (await loaded()).mayDo({ kind, name: q['name'] ?? '', ...(kind === 'ServiceAccount' ? { namespace: q['namespace'] ?? '' } : {}) });
+    const subject: SubjectRef = { kind, name: q['name'] ?? '', ...(kind === 'ServiceAccount' ? { namespace: q['namespace'] ?? '' } : {}) };
+    if (signedIn.admin) return (await loaded()).mayDo(subject);
+    // Anyone else may ask about itself only, and is answered for its own identity (its groups included).
+    const user = clusterUserOf(signedIn.principal);
+    if (kind !== 'User' || subject.name !== user.name)
+      throw new ConsoleError(
+        403,
+        `${signedIn.principal.email} may ask only what it may do itself (User ${JSON.stringify(user.name)}): asking about other subjects takes the admin token.`,
+      );
+    return (await loaded()).mayDo(subject, user);
   });
 }

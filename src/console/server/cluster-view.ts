@@ -5,13 +5,20 @@
  * do (the authorizer's grants for it), and who may do a verb on a resource (each subject any
  * binding names, asked of the authorizer, with the binding and role it answers with). A kind or
  * binding type the family adds later shows here without a change.
+ *
+ * The browser shows a viewer (the cluster user a signed-in token acts as) what the cluster's RBAC
+ * authorizer lets it `list` (kinds, namespaces, objects, Events) and `get` (one object): a kind
+ * it may list nowhere is not listed, and a refused request is the apiserver's Forbidden text as
+ * the console's 403.
  */
 import { stringify } from 'yaml';
 import { CLUSTER_GROUP_PREFIXES } from '../../services/cluster/index.ts';
 import { apiGroupVocabulary } from '../../services/cluster/identifiers.ts';
 import { apiVersionOf, type AnyView } from '../../services/cluster/apimachinery/strategy.ts';
 import type { KubeObject } from '../../services/cluster/apimachinery/object-meta.ts';
+import type { UserInfo } from '../../services/cluster/cluster-auth.ts';
 import { Authorizer, MASTERS_GROUP } from '../../services/cluster/rbac/authorizer.ts';
+import { forbidden, forbiddenMessage } from '../../services/cluster/rbac/authorize-requests.ts';
 import type { Attributes } from '../../services/cluster/rbac/policy-rules.ts';
 import type { Subject } from '../../services/cluster/resources/cluster-role-bindings.ts';
 import { NAMESPACE_STORE_KIND } from '../../services/cluster/resources/namespaces.ts';
@@ -26,6 +33,8 @@ export interface KindSummary {
   readonly resource: string;
   readonly kind: string;
   readonly namespaced: boolean;
+  /** Where the viewer may list it: null everywhere, else these namespaces. */
+  readonly namespaces: readonly string[] | null;
 }
 
 /** SubjectRef is a subject as RBAC names it. */
@@ -34,6 +43,9 @@ export interface SubjectRef {
   readonly name: string;
   readonly namespace?: string;
 }
+
+/** Scope is where a viewer may list a kind: everywhere, or in these namespaces (none: not at all). */
+export type Scope = 'all' | readonly string[];
 
 /** userOf is the request identity a subject stands for. */
 function userOf(subject: SubjectRef): { name: string; groups: string[] } {
@@ -54,15 +66,60 @@ export class ClusterView {
     this.#authorizer = new Authorizer(store, apiGroupVocabulary(CLUSTER_GROUP_PREFIXES));
   }
 
-  /** kinds lists every served resource in discovery order. */
-  kinds(): KindSummary[] {
-    return CLUSTER_VIEWS.map((view) => ({
-      group: view.group,
-      version: view.version,
+  /** allows asks the authorizer whether `user` may `verb` a resource (by name, in a namespace); call refresh first. */
+  #allows(user: UserInfo, verb: string, view: AnyView, namespace: string, name = ''): boolean {
+    return this.#authorizer.decide(user, this.#attributes(verb, view, namespace, name)).allowed;
+  }
+
+  #attributes(verb: string, view: AnyView, namespace: string, name: string): Attributes {
+    return {
+      verb,
+      resourceRequest: true,
+      apiGroup: view.group,
+      apiGroupSpelled: view.group,
       resource: view.resource,
-      kind: view.kind,
-      namespaced: view.strategy.namespaced,
-    }));
+      subresource: '',
+      name,
+      namespace,
+      path: '',
+    };
+  }
+
+  /** refused is the console's 403 carrying the apiserver's Forbidden text for that request. */
+  #refused(user: UserInfo, verb: string, view: AnyView, namespace: string, name = ''): ConsoleError {
+    const why = forbiddenMessage(user, this.#attributes(verb, view, namespace, name));
+    return new ConsoleError(403, forbidden(view.group, view.resource, name, why).message);
+  }
+
+  /** #scope is where `user` may list a kind (the namespaces given are the cluster's). */
+  #scope(user: UserInfo, view: AnyView, namespaces: readonly string[]): Scope {
+    if (this.#allows(user, 'list', view, '')) return 'all';
+    if (!view.strategy.namespaced) return [];
+    return namespaces.filter((namespace) => this.#allows(user, 'list', view, namespace));
+  }
+
+  async #namespaces(): Promise<string[]> {
+    return (await this.store.list(NAMESPACE_STORE_KIND)).map((record) => record.key);
+  }
+
+  /** kinds lists every served resource `user` may list somewhere, in discovery order, with where (null: everywhere). */
+  async kinds(user: UserInfo): Promise<KindSummary[]> {
+    await this.#authorizer.refresh();
+    const namespaces = await this.#namespaces();
+    const kinds: KindSummary[] = [];
+    for (const view of CLUSTER_VIEWS) {
+      const scope = this.#scope(user, view, namespaces);
+      if (scope !== 'all' && scope.length === 0) continue;
+      kinds.push({
+        group: view.group,
+        version: view.version,
+        resource: view.resource,
+        kind: view.kind,
+        namespaced: view.strategy.namespaced,
+        namespaces: scope === 'all' ? null : scope,
+      });
+    }
+    return kinds;
   }
 
   /** view finds a served resource by group and plural name (404 otherwise). */
@@ -72,17 +129,26 @@ export class ClusterView {
     return view;
   }
 
-  /** objects lists a resource's objects (in one namespace, or all), by namespace and name. */
-  async objects(view: AnyView, namespace: string | undefined) {
-    const records = await this.store.list<KubeObject>(view.storeKind, view.strategy.namespaced && namespace !== undefined ? { prefix: `${namespace}/` } : {});
-    return records.map((record) => {
+  /** objects lists the objects of a resource `user` may list (in one namespace, or all it may), by namespace and name; 403 where it may not. */
+  async objects(user: UserInfo, view: AnyView, namespace: string | undefined) {
+    await this.#authorizer.refresh();
+    const scoped = view.strategy.namespaced && namespace !== undefined;
+    if (scoped && !this.#allows(user, 'list', view, namespace)) throw this.#refused(user, 'list', view, namespace);
+    const scope = scoped ? 'all' : this.#scope(user, view, view.strategy.namespaced ? await this.#namespaces() : []);
+    if (scope !== 'all' && scope.length === 0) throw this.#refused(user, 'list', view, '');
+    const records = await this.store.list<KubeObject>(view.storeKind, scoped ? { prefix: `${namespace}/` } : {});
+    return records.flatMap((record) => {
       const meta = view.toExternal(record.value).metadata;
-      return { name: meta.name ?? '', namespace: meta.namespace ?? null, created: meta.creationTimestamp ?? null, resourceVersion: String(record.revision) };
+      if (scope !== 'all' && !scope.includes(meta.namespace ?? '')) return [];
+      return [{ name: meta.name ?? '', namespace: meta.namespace ?? null, created: meta.creationTimestamp ?? null, resourceVersion: String(record.revision) }];
     });
   }
 
-  /** object is one object as the API presents it, as YAML with managedFields apart. */
-  async object(view: AnyView, namespace: string | undefined, name: string) {
+  /** object is one object as the API presents it, as YAML with managedFields apart (403 before 404, as the apiserver authorizes first). */
+  async object(user: UserInfo, view: AnyView, namespace: string | undefined, name: string) {
+    await this.#authorizer.refresh();
+    const where = view.strategy.namespaced ? (namespace ?? '') : '';
+    if (!this.#allows(user, 'get', view, where, name)) throw this.#refused(user, 'get', view, where, name);
     const key = view.strategy.namespaced ? `${namespace ?? ''}/${name}` : name;
     const record = await this.store.get<KubeObject>(view.storeKind, key);
     if (record === undefined) throw new ConsoleError(404, `${view.resource} ${JSON.stringify(name)} not found.`);
@@ -94,24 +160,30 @@ export class ClusterView {
     };
   }
 
-  /** events lists the core Events (the newest first), as `kubectl get events` reads them. */
-  async events() {
+  /** events lists the core Events `user` may list (the newest first), as `kubectl get events` reads them; 403 when it may list them nowhere. */
+  async events(user: UserInfo) {
+    await this.#authorizer.refresh();
     const view = this.view('', 'events');
+    const scope = this.#scope(user, view, await this.#namespaces());
+    if (scope !== 'all' && scope.length === 0) throw this.#refused(user, 'list', view, '');
     const records = await this.store.list<KubeObject>(view.storeKind);
-    const events = records.map((record) => {
+    const events = records.flatMap((record) => {
       const event = present(view, record) as KubeObject & Record<string, unknown>;
+      if (scope !== 'all' && !scope.includes(event.metadata.namespace ?? '')) return [];
       const involved = (event['involvedObject'] ?? {}) as Record<string, unknown>;
-      return {
-        namespace: event.metadata.namespace ?? '',
-        name: event.metadata.name ?? '',
-        type: String(event['type'] ?? ''),
-        reason: String(event['reason'] ?? ''),
-        message: String(event['message'] ?? ''),
-        regarding: `${String(involved['kind'] ?? '')}/${String(involved['name'] ?? '')}`,
-        count: Number(event['count'] ?? 1),
-        time: String(event['lastTimestamp'] ?? event['eventTime'] ?? event.metadata.creationTimestamp ?? ''),
-        revision: record.revision,
-      };
+      return [
+        {
+          namespace: event.metadata.namespace ?? '',
+          name: event.metadata.name ?? '',
+          type: String(event['type'] ?? ''),
+          reason: String(event['reason'] ?? ''),
+          message: String(event['message'] ?? ''),
+          regarding: `${String(involved['kind'] ?? '')}/${String(involved['name'] ?? '')}`,
+          count: Number(event['count'] ?? 1),
+          time: String(event['lastTimestamp'] ?? event['eventTime'] ?? event.metadata.creationTimestamp ?? ''),
+          revision: record.revision,
+        },
+      ];
     });
     return events.sort((a, b) => b.revision - a.revision);
   }
@@ -160,11 +232,12 @@ export class ClusterView {
 
   /**
    * mayDo lists what a subject is granted: each binding that applies, its role, and the role's
-   * rules — the ClusterRoleBindings, then the RoleBindings of every namespace.
+   * rules — the ClusterRoleBindings, then the RoleBindings of every namespace. `as` is the
+   * identity asked about (a signed-in viewer asking about itself gives its own, groups and all).
    */
-  async mayDo(subject: SubjectRef) {
+  async mayDo(subject: SubjectRef, as: UserInfo = userOf(subject)) {
     await this.#authorizer.refresh();
-    const user = userOf(subject);
+    const user = as;
     if (user.groups.includes(MASTERS_GROUP)) return { everything: true, grants: [] };
     const cluster = this.#authorizer.grantsFor(user, '').granted;
     const granted = [...cluster];

@@ -15,7 +15,7 @@
  * the account's user or nothing; nothing is the same 401.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ADMIN_EMAIL, type Authenticator } from '../../core/auth.ts';
+import { ADMIN_EMAIL, type Authenticator, type Principal } from '../../core/auth.ts';
 import { clientCertificateOf } from '../../core/tls/client-certificate.ts';
 import { unauthorized } from './apimachinery/status.ts';
 
@@ -50,6 +50,15 @@ export function setUserOf(request: FastifyRequest, user: UserInfo): void {
   users.set(request, user);
 }
 
+/** clusterUserOf is the cluster user a fogbank token's principal acts as: its email (the admin is `system:admin` in `system:masters`). */
+export function clusterUserOf(principal: Principal): UserInfo {
+  const admin = principal.email === ADMIN_EMAIL;
+  return {
+    name: admin ? 'system:admin' : principal.email,
+    groups: admin ? ['system:masters', 'system:authenticated'] : [...principal.groups, 'system:authenticated'],
+  };
+}
+
 /** useClusterAuth authenticates every request of the cluster context before it is handled; `tokens` reads the tokens core does not know. */
 export function useClusterAuth(app: FastifyInstance, auth: Authenticator, tokens?: TokenAuthenticator): void {
   // Synchronous (a callback hook): every request passes here, and a promise per request adds up.
@@ -68,12 +77,7 @@ export function useClusterAuth(app: FastifyInstance, auth: Authenticator, tokens
     const authorization = bearerOf(request.headers.authorization);
     const identity = auth.identify(authorization);
     if (identity.kind === 'principal') {
-      const principal = identity.principal;
-      const admin = principal.email === ADMIN_EMAIL;
-      users.set(request, {
-        name: admin ? 'system:admin' : principal.email,
-        groups: admin ? ['system:masters', 'system:authenticated'] : [...principal.groups, 'system:authenticated'],
-      });
+      users.set(request, clusterUserOf(identity.principal));
       done();
       return;
     }

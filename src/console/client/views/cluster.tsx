@@ -1,10 +1,11 @@
 /**
  * The cluster views, generic over what discovery lists: group → kind → namespace → object (YAML,
  * managedFields folded), Events live with filters, and RBAC both ways (who may do a verb on a
- * resource, what a subject may do), with the bindings and roles that grant it.
+ * resource, what a subject may do), with the bindings and roles that grant it. A non-admin sees
+ * the kinds and namespaces the cluster's RBAC lets it list, and may ask only what it may do itself.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { call } from '../api.ts';
+import { call, type Session } from '../api.ts';
 import { href, type Route } from '../route.ts';
 import { useLiveRefresh } from './use-live.ts';
 
@@ -14,6 +15,8 @@ interface Kind {
   readonly resource: string;
   readonly kind: string;
   readonly namespaced: boolean;
+  /** Where the signed-in principal may list it: null everywhere, else these namespaces. */
+  readonly namespaces: readonly string[] | null;
 }
 
 interface ObjectRow {
@@ -62,7 +65,11 @@ function useLoad<T>(path: string | undefined): { data: T | undefined; problem: s
         setData(answer);
         setProblem('');
       },
-      (error: Error) => setProblem(error.message),
+      (error: Error) => {
+        // What the previous path showed must not stay beside this one's refusal.
+        setData(undefined);
+        setProblem(error.message);
+      },
     );
   };
   useEffect(load, [path]);
@@ -79,7 +86,7 @@ function Problem({ text }: { text: string }) {
 }
 
 /** ClusterView is `#/cluster/…`. */
-export function ClusterView({ route }: { route: Route }) {
+export function ClusterView({ route, session }: { route: Route; session: Session }) {
   const { data } = useLoad<{ kinds: Kind[] }>('/cluster/kinds');
   const section = route[1] ?? 'events';
   const groups = new Map<string, Kind[]>();
@@ -95,7 +102,7 @@ export function ClusterView({ route }: { route: Route }) {
           </li>
           <li>
             <a href={href('cluster', 'rbac')} aria-current={section === 'rbac' ? 'page' : undefined}>
-              Who can…
+              {session.admin ? 'Who can…' : 'What may I do?'}
             </a>
           </li>
         </ul>
@@ -122,7 +129,7 @@ export function ClusterView({ route }: { route: Route }) {
       </nav>
       <div class="cluster-main">
         {section === 'rbac' ? (
-          <Rbac />
+          <Rbac session={session} />
         ) : section === 'kind' && route[3] !== undefined ? (
           <Objects
             group={route[2] === ANY ? '' : (route[2] ?? '')}
@@ -148,7 +155,11 @@ export function ClusterView({ route }: { route: Route }) {
 function Objects({ group, resource, namespace, kinds }: { group: string; resource: string; namespace: string; kinds: readonly Kind[] }) {
   const kind = kinds.find((each) => each.group === group && each.resource === resource);
   const { data, problem } = useLoad<{ objects: ObjectRow[] }>(`/cluster/objects?${query({ group, resource, namespace })}`);
-  const namespaces = useLoad<{ objects: ObjectRow[] }>(kind?.namespaced === true ? '/cluster/objects?resource=namespaces' : undefined).data;
+  // Where the principal may list only some namespaces, those are the choice (it may not list namespaces themselves).
+  const listed = useLoad<{ objects: ObjectRow[] }>(
+    kind?.namespaced === true && kind.namespaces === null ? '/cluster/objects?resource=namespaces' : undefined,
+  ).data;
+  const namespaces = kind?.namespaces ?? listed?.objects.map((each) => each.name) ?? [];
   return (
     <section aria-labelledby="objects-title">
       <h1 id="objects-title">{kind?.kind ?? resource}</h1>
@@ -162,9 +173,9 @@ function Objects({ group, resource, namespace, kinds }: { group: string; resourc
             }}
           >
             <option value="">all</option>
-            {namespaces?.objects.map((each) => (
-              <option key={each.name} value={each.name}>
-                {each.name}
+            {namespaces.map((each) => (
+              <option key={each} value={each}>
+                {each}
               </option>
             ))}
           </select>
@@ -278,12 +289,15 @@ function Events() {
   );
 }
 
-function Rbac() {
+function Rbac({ session }: { session: Session }) {
   const [ask, setAsk] = useState({ verb: 'get', resource: 'pods', group: '', namespace: '' });
   const [asked, setAsked] = useState<string | undefined>(undefined);
   const whoCan = useLoad<{ allowed: { subject: SubjectRef; reason: string }[] }>(asked);
-  const [subject, setSubject] = useState({ kind: 'User', name: '', namespace: '' });
-  const [subjectAsked, setSubjectAsked] = useState<string | undefined>(undefined);
+  const [subject, setSubject] = useState({ kind: 'User', name: session.admin ? '' : session.principal, namespace: '' });
+  // A non-admin is answered about itself at once (the server answers it about nobody else).
+  const [subjectAsked, setSubjectAsked] = useState<string | undefined>(
+    session.admin ? undefined : `/cluster/may-do?${query({ kind: 'User', name: session.principal })}`,
+  );
   const mayDo = useLoad<{ everything: boolean; grants: { source: string; rules: Record<string, unknown>[] }[] }>(subjectAsked);
   const input = (name: keyof typeof ask, label: string) => (
     <label>
@@ -293,59 +307,63 @@ function Rbac() {
   const describe = (each: SubjectRef): string => `${each.kind} ${each.namespace === undefined ? '' : `${each.namespace}/`}${each.name}`;
   return (
     <div class="rbac">
-      <section aria-labelledby="who-can-title" class="card">
-        <h1 id="who-can-title">Who can…</h1>
-        <form
-          class="row"
-          onSubmit={(event) => {
-            event.preventDefault();
-            setAsked(`/cluster/who-can?${query(ask)}`);
-          }}
-        >
-          {input('verb', 'Verb')}
-          {input('resource', 'Resource')}
-          {input('group', 'API group')}
-          {input('namespace', 'Namespace')}
-          <button type="submit">Ask</button>
-        </form>
-        <Problem text={whoCan.problem} />
-        {asked !== undefined && whoCan.data !== undefined && (
-          <ul class="plain who-can">
-            {whoCan.data.allowed.map((each) => (
-              <li key={describe(each.subject)} data-subject={describe(each.subject)}>
-                <strong>{describe(each.subject)}</strong>
-                <div class="muted">{each.reason}</div>
-              </li>
-            ))}
-          </ul>
-        )}
-      </section>
+      {session.admin && (
+        <section aria-labelledby="who-can-title" class="card">
+          <h1 id="who-can-title">Who can…</h1>
+          <form
+            class="row"
+            onSubmit={(event) => {
+              event.preventDefault();
+              setAsked(`/cluster/who-can?${query(ask)}`);
+            }}
+          >
+            {input('verb', 'Verb')}
+            {input('resource', 'Resource')}
+            {input('group', 'API group')}
+            {input('namespace', 'Namespace')}
+            <button type="submit">Ask</button>
+          </form>
+          <Problem text={whoCan.problem} />
+          {asked !== undefined && whoCan.data !== undefined && (
+            <ul class="plain who-can">
+              {whoCan.data.allowed.map((each) => (
+                <li key={describe(each.subject)} data-subject={describe(each.subject)}>
+                  <strong>{describe(each.subject)}</strong>
+                  <div class="muted">{each.reason}</div>
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      )}
       <section aria-labelledby="may-do-title" class="card">
-        <h2 id="may-do-title">What may a subject do?</h2>
-        <form
-          class="row"
-          onSubmit={(event) => {
-            event.preventDefault();
-            setSubjectAsked(`/cluster/may-do?${query(subject)}`);
-          }}
-        >
-          <label>
-            Kind{' '}
-            <select value={subject.kind} onChange={(event) => setSubject({ ...subject, kind: (event.target as HTMLSelectElement).value })}>
-              <option>User</option>
-              <option>Group</option>
-              <option>ServiceAccount</option>
-            </select>
-          </label>
-          <label>
-            Name <input size={18} value={subject.name} onInput={(event) => setSubject({ ...subject, name: (event.target as HTMLInputElement).value })} />
-          </label>
-          <label>
-            Namespace{' '}
-            <input size={12} value={subject.namespace} onInput={(event) => setSubject({ ...subject, namespace: (event.target as HTMLInputElement).value })} />
-          </label>
-          <button type="submit">Show</button>
-        </form>
+        <h2 id="may-do-title">{session.admin ? 'What may a subject do?' : 'What may I do?'}</h2>
+        {session.admin && (
+          <form
+            class="row"
+            onSubmit={(event) => {
+              event.preventDefault();
+              setSubjectAsked(`/cluster/may-do?${query(subject)}`);
+            }}
+          >
+            <label>
+              Kind{' '}
+              <select value={subject.kind} onChange={(event) => setSubject({ ...subject, kind: (event.target as HTMLSelectElement).value })}>
+                <option>User</option>
+                <option>Group</option>
+                <option>ServiceAccount</option>
+              </select>
+            </label>
+            <label>
+              Name <input size={18} value={subject.name} onInput={(event) => setSubject({ ...subject, name: (event.target as HTMLInputElement).value })} />
+            </label>
+            <label>
+              Namespace{' '}
+              <input size={12} value={subject.namespace} onInput={(event) => setSubject({ ...subject, namespace: (event.target as HTMLInputElement).value })} />
+            </label>
+            <button type="submit">Show</button>
+          </form>
+        )}
         <Problem text={mayDo.problem} />
         {subjectAsked !== undefined && mayDo.data !== undefined && (
           <div class="may-do">
