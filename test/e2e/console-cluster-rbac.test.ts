@@ -6,12 +6,10 @@
  * who-can is the admin's and may-do answers the principal about itself only; axe-core clean.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
-import { launchBrowser, watchInert } from '../harness/browser.ts';
+import { launchBrowser, seriousViolations, watchInert } from '../harness/browser.ts';
 import { ensureConsoleBuilt } from '../harness/console-build.ts';
 
 const TOKEN = 'console-cluster-rbac-admin';
@@ -182,17 +180,13 @@ describe('the web console in headless Chromium: what a non-admin cluster user se
         .filter((name) => name.includes('-config')),
       ['team-a/team-a-config', 'team-b/team-b-config'],
     );
-    const axe = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
     for (const [hash, ready] of [
       ['#/cluster/kind/-/configmaps', '[data-object]'],
       ['#/cluster/rbac', '.may-do .grant'],
     ] as const) {
       await page.goto(`${consoleUrl}${hash}`);
       await page.locator(ready).first().waitFor();
-      if ((await page.evaluate('typeof axe')) === 'undefined') await page.evaluate(axe);
-      const violations = (await page.evaluate(
-        "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))",
-      )) as string[];
+      const violations = await seriousViolations(page);
       assert.deepEqual(violations, [], `${hash}: ${violations.join('; ')}`);
     }
     assert.deepEqual(inert.dialogs, []);

@@ -5,13 +5,11 @@
  * the granting binding; what a user may do; HTML in names, labels, annotations and notes inert.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { signInTicket } from '../../src/console/server/ticket.ts';
 import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
-import { launchBrowser, screenshot, watchInert } from '../harness/browser.ts';
+import { launchBrowser, screenshot, seriousViolations, watchInert } from '../harness/browser.ts';
 import { ensureConsoleBuilt } from '../harness/console-build.ts';
 import { Kubectl } from '../harness/kubectl.ts';
 
@@ -161,7 +159,6 @@ describe('the web console in headless Chromium: cluster', () => {
   });
 
   it('axe-core finds no serious or critical violation on the cluster views', async () => {
-    const source = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
     for (const [hash, ready] of [
       ['#/cluster/events', 'tr[data-event]'],
       ['#/cluster/kind/rbac.authorization.k8s.io/clusterroles', '[data-object]'],
@@ -170,10 +167,7 @@ describe('the web console in headless Chromium: cluster', () => {
     ] as const) {
       await page.goto(`${consoleUrl}${hash}`);
       await page.locator(ready).first().waitFor();
-      if ((await page.evaluate('typeof axe')) === 'undefined') await page.evaluate(source);
-      const violations = (await page.evaluate(
-        "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))",
-      )) as string[];
+      const violations = await seriousViolations(page);
       assert.deepEqual(violations, [], `${hash}: ${violations.join('; ')}`);
     }
   });

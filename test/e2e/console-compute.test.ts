@@ -4,13 +4,11 @@
  * API), appearing live; Operations listed; hostile descriptions inert; axe-core clean.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { signInTicket } from '../../src/console/server/ticket.ts';
 import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
-import { launchBrowser, screenshot, watchInert } from '../harness/browser.ts';
+import { launchBrowser, screenshot, seriousViolations, watchInert } from '../harness/browser.ts';
 import { ensureConsoleBuilt } from '../harness/console-build.ts';
 
 const TOKEN = 'console-compute-admin';
@@ -109,17 +107,13 @@ describe('the web console in headless Chromium: compute', () => {
   });
 
   it('axe-core finds no serious or critical violation on the compute views', async () => {
-    const source = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
     for (const [hash, ready] of [
       ['#/compute', '[data-policy]'],
       ['#/compute/policy/p%2Fglobal%2Fedge', '.history'],
     ] as const) {
       await page.goto(`${consoleUrl}${hash}`);
       await page.locator(ready).first().waitFor();
-      if ((await page.evaluate('typeof axe')) === 'undefined') await page.evaluate(source);
-      const violations = (await page.evaluate(
-        "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))",
-      )) as string[];
+      const violations = await seriousViolations(page);
       assert.deepEqual(violations, [], `${hash}: ${violations.join('; ')}`);
     }
     await page.goto(`${consoleUrl}#/compute`);

@@ -6,13 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 import { auth, gmail, type gmail_v1 } from '@googleapis/gmail';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { signInTicket } from '../../src/console/server/ticket.ts';
 import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
-import { launchBrowser, screenshot, watchInert } from '../harness/browser.ts';
+import { launchBrowser, screenshot, seriousViolations, watchInert } from '../harness/browser.ts';
 import { ensureConsoleBuilt } from '../harness/console-build.ts';
 
 const TOKEN = 'console-admin';
@@ -339,7 +338,6 @@ describe('the web console in headless Chromium: sign-in, mail, control, activity
   });
 
   it('axe-core finds no serious or critical violation on any view', async () => {
-    const source = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
     const id = (await client.users.messages.list({ userId: 'bob@example.com', maxResults: 1 })).data.messages?.[0]?.id ?? '';
     for (const [hash, ready] of [
       ['#/mail/bob@example.com', '[data-message-id]'],
@@ -349,11 +347,7 @@ describe('the web console in headless Chromium: sign-in, mail, control, activity
     ] as const) {
       await page.goto(`${consoleUrl}${hash}`);
       await page.locator(ready).first().waitFor();
-      // Evaluated through the debugging protocol, so the page's CSP (script-src 'self') does not apply to the checker.
-      if ((await page.evaluate('typeof axe')) === 'undefined') await page.evaluate(source);
-      const violations = (await page.evaluate(
-        "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))",
-      )) as string[];
+      const violations = await seriousViolations(page);
       assert.deepEqual(violations, [], `${hash}: ${violations.join('; ')}`);
     }
   });

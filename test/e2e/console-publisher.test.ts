@@ -6,7 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,7 +14,7 @@ import type { Browser, Page } from 'playwright-core';
 import { signInTicket } from '../../src/console/server/ticket.ts';
 import { bundleItems, jarSign, makeSigner, writeZip } from '../../src/services/publisher/artifact-builder.fixture.ts';
 import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
-import { launchBrowser, screenshot, watchInert } from '../harness/browser.ts';
+import { launchBrowser, screenshot, seriousViolations, watchInert } from '../harness/browser.ts';
 import { ensureConsoleBuilt } from '../harness/console-build.ts';
 
 const TOKEN = 'console-publisher-admin';
@@ -112,10 +111,7 @@ describe('the web console in headless Chromium: publisher', () => {
   it('axe-core finds no serious or critical violation on the publisher view', async () => {
     await page.goto(`${consoleUrl}#/publisher`);
     await page.locator('[data-artifact]').waitFor();
-    await page.evaluate(readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8'));
-    const violations = (await page.evaluate(
-      "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))",
-    )) as string[];
+    const violations = await seriousViolations(page);
     assert.deepEqual(violations, []);
   });
 });

@@ -4,7 +4,8 @@
  * browser per test file. `watchInert` records what must never happen on a console page: a
  * dialog, a console error the page itself caused, a navigation away from the console.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
 /** CHROMIUM is Debian's browser binary (`.ci/run` installs it when missing). */
@@ -68,4 +69,21 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   if (process.env['FOGBANK_SCREENSHOTS'] !== '1') return;
   mkdirSync('docs/console', { recursive: true });
   await page.screenshot({ path: `docs/console/${name}.png`, fullPage: false });
+}
+
+/** AXE_RUN lists axe-core's serious and critical violations on the page as `rule: targets`. */
+const AXE_RUN =
+  "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))";
+
+let axeSource: string | undefined;
+
+/**
+ * seriousViolations runs axe-core on the page as it stands and lists its serious and critical
+ * violations. The checker is evaluated through the debugging protocol, so the page's CSP
+ * (`script-src 'self'`) does not apply to it.
+ */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  axeSource ??= readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  if ((await page.evaluate('typeof axe')) === 'undefined') await page.evaluate(axeSource);
+  return (await page.evaluate(AXE_RUN)) as string[];
 }
