@@ -145,13 +145,16 @@ export class GenericRegistry {
     const metadata = orderMeta({ ...external.metadata, resourceVersion: String(record.revision) });
     const { apiVersion: _a, kind: _k, metadata: _m, ...rest } = external;
     if (!options.typeMeta) return { metadata, ...rest };
-    return { kind: scope.view.kind, apiVersion: apiVersionOf({ group: scope.group, version: scope.view.version }), metadata, ...rest };
+    const apiVersion = apiVersionOf(scope.view.responseKind ?? { group: scope.group, version: scope.view.version });
+    return { kind: scope.view.kind, apiVersion, metadata, ...rest };
   }
 
   /** presentJson is `present` serialised, kept with the record for the next read of the same revision. */
   presentJson(scope: RequestScope, record: StoredRecord): string {
     const { view } = scope;
-    return this.#encoded.encoded(record, `${scope.group}/${view.version}/${view.resource}`, () => JSON.stringify(this.present(scope, record)));
+    return this.#encoded.encoded(record, `${scope.group}/${view.version}/${view.resource}/${view.subresource ?? ''}`, () =>
+      JSON.stringify(this.present(scope, record)),
+    );
   }
 
   /** read reads one object's record; a resourceVersion ahead of the store waits briefly, then is the real 504. */
