@@ -396,17 +396,19 @@ export class GenericRegistry {
       if (errors.length > 0) throw invalidObject(strategy.invalidKind, name, errors);
       warnings = strategy.warnings(object, oldObject);
       strategy.canonicalize(object);
-      const externalNext = view.toExternal(object);
-      const externalOld = view.toExternal(oldObject);
+      // A subresource of another wire type (Scale) changes fields of its parent, tracked in the parent's form.
+      const tracked = view.parent ?? view;
+      const externalNext = tracked.toExternal(object);
+      const externalOld = tracked.toExternal(oldObject);
       object.metadata.managedFields =
         options.managedFields?.() ??
         recordUpdate(
           object.metadata.managedFields,
           options.fieldManager,
-          apiVersionOf(view),
+          apiVersionOf(tracked),
           formatTime(now),
-          { object: externalNext, fields: fieldsOf(externalNext, view.schemaName, view.schemas) },
-          { object: externalOld, fields: fieldsOf(externalOld, view.schemaName, view.schemas) },
+          { object: externalNext, fields: fieldsOf(externalNext, tracked.schemaName, tracked.schemas) },
+          { object: externalOld, fields: fieldsOf(externalOld, tracked.schemaName, tracked.schemas) },
         );
       await this.hooks.beforeWrite?.(tx, scope, object, oldObject);
       // Unchanged but for the manager's timestamp: the real server skips the write.

@@ -74,6 +74,8 @@ export interface ResourceView<S extends KubeObject = KubeObject, E extends KubeO
    * (`/scale`: `autoscaling/v1` `Scale`); absent when it is the view's own group, version and kind.
    */
   readonly responseKind?: { readonly group: string; readonly version: string; readonly kind: string };
+  /** The resource's own view, for such a subresource: the fields it changes are tracked (managedFields) in the parent's form. */
+  readonly parent?: ResourceView<S, E>;
   readonly singular: string;
   readonly kind: string;
   readonly listKind: string;

@@ -40,7 +40,8 @@ describe('built-in kinds: the scale subresource', () => {
   });
 
   it('writes spec.replicas alone through merge, strategic, json patch and PUT', async () => {
-    const merged = await h.call('PATCH', `${DEPLOYMENTS}/web/scale`, { spec: { replicas: 3 }, metadata: { labels: { x: 'y' } } }, MERGE);
+    const kubectl = { ...MERGE, 'user-agent': 'kubectl/v1.32.4 (linux/amd64) kubernetes/4cb5f07' };
+    const merged = await h.call('PATCH', `${DEPLOYMENTS}/web/scale`, { spec: { replicas: 3 }, metadata: { labels: { x: 'y' } } }, kubectl);
     assert.equal(merged.status, 200, JSON.stringify(merged.body));
     assert.equal(merged.body.kind, 'Scale');
     assert.deepEqual(merged.body.spec, { replicas: 3 });
@@ -49,6 +50,18 @@ describe('built-in kinds: the scale subresource', () => {
     assert.equal(parent.body.metadata.generation, 2, 'a replicas change bumps generation');
     assert.deepEqual(parent.body.metadata.labels, { tier: 'front' }, 'labels are not written through /scale');
     assert.equal(parent.body.spec.template.spec.containers[0].image, 'nginx');
+    // The fields a Scale write changes are the parent's: the creator keeps the rest of its set.
+    const managed = parent.body.metadata.managedFields;
+    assert.deepEqual(
+      managed.map((entry: { manager: string; apiVersion: string }) => [entry.manager, entry.apiVersion]),
+      [
+        ['lightMyRequest', 'apps/v1'],
+        ['kubectl', 'apps/v1'],
+      ],
+    );
+    assert.deepEqual(managed[1].fieldsV1, { 'f:spec': { 'f:replicas': {} } });
+    assert.equal(managed[0].fieldsV1['f:spec']['f:replicas'], undefined);
+    assert.deepEqual(managed[0].fieldsV1['f:spec']['f:selector'], {});
 
     const strategic = await h.call(
       'PATCH',

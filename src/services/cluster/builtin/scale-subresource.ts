@@ -147,6 +147,7 @@ export function scaleView(main: ResourceView<BuiltinObject, BuiltinObject>): Res
     kind: 'Scale',
     listKind: 'ScaleList',
     responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' },
+    parent: main,
     strategy: scaleStrategy(main.strategy),
     schemas: SCALE_SCHEMAS,
     schemaName: SCALE_SCHEMA,
