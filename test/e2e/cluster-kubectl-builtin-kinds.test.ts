@@ -204,6 +204,22 @@ describe('built-in kinds with the real kubectl: discovery, create, apply, tables
     assert.equal(await ok(['rollout', 'status', 'deployment/idle', '--timeout=5s']), 'deployment "idle" successfully rolled out\n');
   });
 
+  it('kubectl scale writes spec.replicas through the scale subresource', async () => {
+    await ok(['create', 'deployment', 'web', '--image=nginx', '-n', 'default']);
+    assert.equal(await ok(['scale', 'deployment', 'web', '--replicas=3']), 'deployment.apps/web scaled\n');
+    assert.equal(await ok(['get', 'deploy', 'web', '-o', 'jsonpath={.spec.replicas}']), '3');
+    assert.equal(await ok(['get', 'deploy', 'web', '-o', 'jsonpath={.metadata.generation}']), '2');
+    // --current-replicas is checked against the Scale kubectl reads first.
+    const mismatch = await kubectl.run(['scale', 'deployment', 'web', '--current-replicas=5', '--replicas=1']);
+    assert.equal(mismatch.stderr, 'error: Expected replicas to be 5, was 3\n');
+    assert.equal(await ok(['scale', 'deployment', 'web', '--current-replicas=3', '--replicas=1']), 'deployment.apps/web scaled\n');
+    const scale = JSON.parse(await ok(['get', '--raw', '/apis/apps/v1/namespaces/default/deployments/web/scale']));
+    assert.deepEqual(
+      [scale.kind, scale.apiVersion, scale.spec, scale.status],
+      ['Scale', 'autoscaling/v1', { replicas: 1 }, { replicas: 0, selector: 'app=web' }],
+    );
+  });
+
   it('explain reads the schema of a built-in kind', async () => {
     const explained = await ok(['explain', 'deployment.spec.replicas']);
     assert.match(explained, /^GROUP: +apps\nKIND: +Deployment\nVERSION: +v1\n\nFIELD: +replicas <integer>\n/);

@@ -43,7 +43,7 @@ const COLLECTIONS: readonly Collection[] = [
   { path: '/api/v1/namespaces/:namespace/events', item: ':event', kind: 'CoreEvent' },
   // Built-in kinds of the generic, schema-driven strategy (a sample covering its behaviour files).
   { path: '/api/v1/namespaces/:namespace/pods', item: ':object', kind: 'Pod', subresources: ['status'] },
-  { path: '/apis/apps/v1/namespaces/:namespace/deployments', item: ':object', kind: 'Deployment', subresources: ['status'] },
+  { path: '/apis/apps/v1/namespaces/:namespace/deployments', item: ':object', kind: 'Deployment', subresources: ['scale', 'status'] },
   { path: '/api/v1/namespaces/:namespace/services', item: ':object', kind: 'Service', subresources: ['status'] },
   { path: '/api/v1/namespaces/:namespace/configmaps', item: ':object', kind: 'ConfigMap' },
   { path: '/api/v1/namespaces/:namespace/secrets', item: ':object', kind: 'Secret' },

@@ -13,20 +13,27 @@ const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch
 export type DiscoveryResource = Pick<AnyView, 'group' | 'version' | 'resource' | 'singular' | 'kind' | 'shortNames' | 'categories'> & {
   readonly namespaced: boolean;
   readonly verbs: readonly string[];
-  /** The subresources served under it (`status`), each with get, patch and update. */
-  readonly subresources?: readonly string[];
+  /** The subresources served under it (`scale`, `status`), each with get, patch and update. */
+  readonly subresources?: readonly DiscoverySubresource[];
 };
+
+/** DiscoverySubresource is one subresource, with its wire type when it is not the resource's own (`autoscaling/v1` Scale). */
+export interface DiscoverySubresource {
+  readonly name: string;
+  readonly responseKind?: { readonly group: string; readonly version: string; readonly kind: string };
+}
 
 /** SUBRESOURCE_VERBS are the verbs of a status subresource. */
 const SUBRESOURCE_VERBS = ['get', 'patch', 'update'];
 
 /** discoveryResourcesOf lists stored views with their subresources folded into the resource they belong to. */
 export function discoveryResourcesOf(views: readonly AnyView[]): DiscoveryResource[] {
-  const subresources = new Map<string, string[]>();
+  const subresources = new Map<string, DiscoverySubresource[]>();
   for (const view of views) {
     if (view.subresource === undefined) continue;
     const key = `${view.group}/${view.version}/${view.resource}`;
-    subresources.set(key, [...(subresources.get(key) ?? []), view.subresource]);
+    const sub = { name: view.subresource, ...(view.responseKind === undefined ? {} : { responseKind: view.responseKind }) };
+    subresources.set(key, [...(subresources.get(key) ?? []), sub]);
   }
   return views
     .filter((view) => view.subresource === undefined)
@@ -119,8 +126,8 @@ export class Discovery {
                 ? {}
                 : {
                     subresources: entry.subresources.map((subresource) => ({
-                      subresource,
-                      responseKind: { group: '', version: '', kind: entry.kind },
+                      subresource: subresource.name,
+                      responseKind: subresource.responseKind ?? { group: '', version: '', kind: entry.kind },
                       verbs: SUBRESOURCE_VERBS,
                     })),
                   }),
@@ -176,10 +183,12 @@ export class Discovery {
         },
         // The legacy list names each subresource as `<resource>/<subresource>`, with an empty singular name.
         ...(entry.subresources ?? []).map((subresource) => ({
-          name: `${entry.resource}/${subresource}`,
+          name: `${entry.resource}/${subresource.name}`,
           singularName: '',
           namespaced: entry.namespaced,
-          kind: entry.kind,
+          ...(subresource.responseKind === undefined
+            ? { kind: entry.kind }
+            : { group: subresource.responseKind.group, version: subresource.responseKind.version, kind: subresource.responseKind.kind }),
           verbs: SUBRESOURCE_VERBS,
         })),
       ]),

@@ -230,6 +230,15 @@ function splitPath(path: string | undefined): string[] {
  * threads (core/yaml-body.ts), so the parser answers asynchronously.
  */
 function useYamlBodies(app: FastifyInstance, yaml: YamlBodies): void {
+  // The apiserver reads a create or update body sent without Content-Type as JSON, the first type it
+  // supports (NegotiateInputSerializer); client-go's scale client PUTs its Scale so.
+  app.addHook('onRequest', (request, _reply, done) => {
+    const { headers } = request;
+    const hasBody = (headers['content-length'] !== undefined && headers['content-length'] !== '0') || headers['transfer-encoding'] !== undefined;
+    if ((request.method === 'PUT' || request.method === 'POST') && headers['content-type'] === undefined && hasBody)
+      headers['content-type'] = 'application/json';
+    done();
+  });
   app.addContentTypeParser(/^application\/vnd\.kubernetes\.protobuf(;.*)?$/i, { parseAs: 'buffer' }, (_request, body, done) => {
     Promise.all([import('./apimachinery/protobuf-body.ts'), import('./builtin/protobuf.ts')]).then(
       ([{ decodeProtobufBody }, { decodeBuiltinProtobuf }]) => {

@@ -145,13 +145,16 @@ export class GenericRegistry {
     const metadata = orderMeta({ ...external.metadata, resourceVersion: String(record.revision) });
     const { apiVersion: _a, kind: _k, metadata: _m, ...rest } = external;
     if (!options.typeMeta) return { metadata, ...rest };
-    return { kind: scope.view.kind, apiVersion: apiVersionOf({ group: scope.group, version: scope.view.version }), metadata, ...rest };
+    const apiVersion = apiVersionOf(scope.view.responseKind ?? { group: scope.group, version: scope.view.version });
+    return { kind: scope.view.kind, apiVersion, metadata, ...rest };
   }
 
   /** presentJson is `present` serialised, kept with the record for the next read of the same revision. */
   presentJson(scope: RequestScope, record: StoredRecord): string {
     const { view } = scope;
-    return this.#encoded.encoded(record, `${scope.group}/${view.version}/${view.resource}`, () => JSON.stringify(this.present(scope, record)));
+    return this.#encoded.encoded(record, `${scope.group}/${view.version}/${view.resource}/${view.subresource ?? ''}`, () =>
+      JSON.stringify(this.present(scope, record)),
+    );
   }
 
   /** read reads one object's record; a resourceVersion ahead of the store waits briefly, then is the real 504. */
@@ -393,17 +396,19 @@ export class GenericRegistry {
       if (errors.length > 0) throw invalidObject(strategy.invalidKind, name, errors);
       warnings = strategy.warnings(object, oldObject);
       strategy.canonicalize(object);
-      const externalNext = view.toExternal(object);
-      const externalOld = view.toExternal(oldObject);
+      // A subresource of another wire type (Scale) changes fields of its parent, tracked in the parent's form.
+      const tracked = view.parent ?? view;
+      const externalNext = tracked.toExternal(object);
+      const externalOld = tracked.toExternal(oldObject);
       object.metadata.managedFields =
         options.managedFields?.() ??
         recordUpdate(
           object.metadata.managedFields,
           options.fieldManager,
-          apiVersionOf(view),
+          apiVersionOf(tracked),
           formatTime(now),
-          { object: externalNext, fields: fieldsOf(externalNext, view.schemaName, view.schemas) },
-          { object: externalOld, fields: fieldsOf(externalOld, view.schemaName, view.schemas) },
+          { object: externalNext, fields: fieldsOf(externalNext, tracked.schemaName, tracked.schemas) },
+          { object: externalOld, fields: fieldsOf(externalOld, tracked.schemaName, tracked.schemas) },
         );
       await this.hooks.beforeWrite?.(tx, scope, object, oldObject);
       // Unchanged but for the manager's timestamp: the real server skips the write.

@@ -49,7 +49,7 @@ export function checkTypeMeta(body: unknown): asserts body is Record<string, unk
 export function decodeBody(body: unknown, view: AnyView, groups: Vocabulary, validation: FieldValidation): DecodedBody {
   checkTypeMeta(body);
   const record = body as Record<string, unknown>;
-  const expected = apiVersionOf(view);
+  const expected = apiVersionOf(view.responseKind ?? view);
   const given = typeof record['apiVersion'] === 'string' && record['apiVersion'] !== '' ? record['apiVersion'] : undefined;
   if (given !== undefined && canonicalApiVersion(given, groups) !== expected) {
     throw badRequest(`the API version in the data (${given}) does not match the expected API version (${expected})`);

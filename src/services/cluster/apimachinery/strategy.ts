@@ -69,6 +69,13 @@ export interface ResourceView<S extends KubeObject = KubeObject, E extends KubeO
    * its own strategy over the same stored objects; absent for the resource itself.
    */
   readonly subresource?: string;
+  /**
+   * The wire type of a subresource whose objects are of another kind than the resource's
+   * (`/scale`: `autoscaling/v1` `Scale`); absent when it is the view's own group, version and kind.
+   */
+  readonly responseKind?: { readonly group: string; readonly version: string; readonly kind: string };
+  /** The resource's own view, for such a subresource: the fields it changes are tracked (managedFields) in the parent's form. */
+  readonly parent?: ResourceView<S, E>;
   readonly singular: string;
   readonly kind: string;
   readonly listKind: string;

@@ -59,8 +59,22 @@ const META_LAYOUTS: Readonly<Record<string, MessageLayout>> = {
 
 let layouts: Readonly<Record<string, MessageLayout>> | undefined;
 
+/**
+ * The `autoscaling/v1` Scale layouts (k8s.io/api `autoscaling/v1/generated.proto`), which the
+ * generated data lacks: kubectl scale PUTs one to `/scale` when it checks --current-replicas.
+ */
+const SCALE_LAYOUTS: Readonly<Record<string, MessageLayout>> = {
+  'io.k8s.api.autoscaling.v1.Scale': {
+    1: ['metadata', `${META}.ObjectMeta`],
+    2: ['spec', 'io.k8s.api.autoscaling.v1.ScaleSpec'],
+    3: ['status', 'io.k8s.api.autoscaling.v1.ScaleStatus'],
+  },
+  'io.k8s.api.autoscaling.v1.ScaleSpec': { 1: ['replicas', 'int32', 0, 1] },
+  'io.k8s.api.autoscaling.v1.ScaleStatus': { 1: ['replicas', 'int32'], 2: ['selector', 'string'] },
+};
+
 function layoutOf(name: string): MessageLayout | undefined {
-  layouts ??= { ...(JSON.parse(KUBE_PROTOBUF_JSON) as Record<string, MessageLayout>), ...META_LAYOUTS };
+  layouts ??= { ...(JSON.parse(KUBE_PROTOBUF_JSON) as Record<string, MessageLayout>), ...META_LAYOUTS, ...SCALE_LAYOUTS };
   return layouts[name];
 }
 

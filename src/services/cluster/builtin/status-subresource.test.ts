@@ -66,6 +66,7 @@ describe('built-in kinds: the status subresource, generation, finalizers', () =>
     const apps = aggregated.body.items.find((item: { metadata: { name: string } }) => item.metadata.name === 'apps');
     const deployments = apps.versions[0].resources.find((resource: { resource: string }) => resource.resource === 'deployments');
     assert.deepEqual(deployments.subresources, [
+      { subresource: 'scale', responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: ['get', 'patch', 'update'] },
       { subresource: 'status', responseKind: { group: '', version: '', kind: 'Deployment' }, verbs: ['get', 'patch', 'update'] },
     ]);
     assert.deepEqual(deployments.categories, ['all']);

@@ -14,6 +14,7 @@ import { serviceBehaviour } from '../resources/services.ts';
 import type { BuiltinObject, KindBehaviour } from './behaviour.ts';
 import { genericStrategy, statusStrategy } from './generic-strategy.ts';
 import { BUILTIN_KINDS, type BuiltinKind, schemaNameOf } from './kinds.ts';
+import { scaleView } from './scale-subresource.ts';
 import { kindSchemaSet } from './schemas.ts';
 import { storeKindOf } from './store-kinds.ts';
 
@@ -85,10 +86,14 @@ export function builtinView(entry: BuiltinKind): ResourceView<BuiltinObject, Bui
   };
 }
 
-/** builtinViews are the views of every built-in kind the generic strategy serves, each followed by its `/status` view where the kind has one. */
+/** builtinViews are the views of every built-in kind the generic strategy serves, each followed by its `/scale` and `/status` views where the kind has them. */
 export function builtinViews(): ResourceView<BuiltinObject, BuiltinObject>[] {
   return BUILTIN_KINDS.flatMap((entry) => {
     const view = builtinView(entry);
-    return entry.status ? [view, { ...view, subresource: 'status', strategy: statusStrategy(view.strategy) }] : [view];
+    return [
+      view,
+      ...(entry.scale ? [scaleView(view)] : []),
+      ...(entry.status ? [{ ...view, subresource: 'status', strategy: statusStrategy(view.strategy) }] : []),
+    ];
   });
 }
