@@ -77,6 +77,15 @@ describe('certificates: fogbank issues a CA, a serving certificate and client ce
     assert.equal(new X509Certificate(serving.certificate).serialNumber, '02'.repeat(16));
   });
 
+  it('encodes a serial whose first byte masks to zero minimally (1 in 128 random serials; OpenSSL refuses a leading zero byte)', async () => {
+    for (const first of [0x00, 0x80]) {
+      const serial = new Uint8Array(16).fill(0x05);
+      serial[0] = first;
+      const made = await issueCa({ now: NOW, serial });
+      assert.equal(new X509Certificate(made.certificate).serialNumber, `01${'05'.repeat(15)}`);
+    }
+  });
+
   it('passes OpenSSL strict verification (what Python 3.13 and Go ask of a chain)', () => {
     const dir = tempDir('certificates');
     writeFileSync(join(dir, 'ca.crt'), ca.certificate);

@@ -112,9 +112,10 @@ async function issue(profile: CertificateProfile, settings: IssueSettings, issue
   const keys = await newKeyPair();
   const certificate = new pki.Certificate();
   certificate.version = 2;
-  // A positive serial: DER integers are signed, so the top bit is cleared.
+  // A positive, minimally encoded serial: DER integers are signed, so the top bit is cleared, and
+  // a leading zero byte would be a non-minimal encoding OpenSSL refuses (1 in 128 random serials).
   const serial = Uint8Array.from(settings.serial);
-  serial[0] = serial[0]! & 0x7f;
+  serial[0] = serial[0]! & 0x7f || 0x01;
   certificate.serialNumber = new asn1.Integer({ valueHex: serial });
   certificate.subject = distinguishedName(asn1, pki, profile.subject);
   certificate.notBefore.value = new Date(settings.now - BACKDATE_MS);
