@@ -6,7 +6,7 @@
 import type { Vocabulary } from '../../../core/identifiers.ts';
 import type { KubeObject } from './object-meta.ts';
 import type { FieldValidation } from './query-options.ts';
-import { decodeWithSchema } from './schema.ts';
+import { decodeWithSchema, type SchemaSet } from './schema.ts';
 import { badRequest } from './status.ts';
 import { apiVersionOf, type AnyView } from './strategy.ts';
 
@@ -45,31 +45,58 @@ export function checkTypeMeta(body: unknown): asserts body is Record<string, unk
   }
 }
 
-/** decodeBody checks and decodes `body` for `view`; `groups` reads either spelling of a group name. */
-export function decodeBody(body: unknown, view: AnyView, groups: Vocabulary, validation: FieldValidation): DecodedBody {
+/** BodyKind is what a body is decoded as: its kind, version, expected `apiVersion` and schema. */
+export interface BodyKind {
+  readonly kind: string;
+  readonly version: string;
+  /** The `apiVersion` the body must carry when it names one (`apps/v1`, `v1`). */
+  readonly apiVersion: string;
+  readonly schemaName: string;
+  readonly schemas: SchemaSet;
+}
+
+/**
+ * decodeKindBody checks and decodes `body` as one kind, as the apiserver's JSON decoder does:
+ * TypeMeta, the apiVersion (either spelling of its group) and kind, Go-worded type errors, and
+ * unknown fields per `validation`. The value keeps its apiVersion and kind.
+ */
+export function decodeKindBody(body: unknown, target: BodyKind, groups: Vocabulary, validation: FieldValidation): { value: unknown; warnings: string[] } {
   checkTypeMeta(body);
   const record = body as Record<string, unknown>;
-  const expected = apiVersionOf(view.responseKind ?? view);
+  const expected = target.apiVersion;
   const given = typeof record['apiVersion'] === 'string' && record['apiVersion'] !== '' ? record['apiVersion'] : undefined;
   if (given !== undefined && canonicalApiVersion(given, groups) !== expected) {
     throw badRequest(`the API version in the data (${given}) does not match the expected API version (${expected})`);
   }
   const kind = typeof record['kind'] === 'string' && record['kind'] !== '' ? record['kind'] : undefined;
-  const cannotHandle = `${view.kind} in version "${view.version}" cannot be handled as a ${view.kind}`;
-  if (kind !== undefined && kind !== view.kind) {
+  const cannotHandle = `${target.kind} in version "${target.version}" cannot be handled as a ${target.kind}`;
+  if (kind !== undefined && kind !== target.kind) {
     throw badRequest(
-      `${kind} in version "${view.version}" cannot be handled as a ${view.kind}: no kind "${kind}" is registered for version "${expected}" in scheme "pkg/api/legacyscheme/scheme.go:30"`,
+      `${kind} in version "${target.version}" cannot be handled as a ${target.kind}: no kind "${kind}" is registered for version "${expected}" in scheme "pkg/api/legacyscheme/scheme.go:30"`,
     );
   }
-  const decoded = decodeWithSchema(record, view.schemaName, view.schemas);
+  const decoded = decodeWithSchema(record, target.schemaName, target.schemas);
   if (decoded.typeError !== undefined) throw badRequest(`${cannotHandle}: ${decoded.typeError}`);
   const unknown = decoded.unknownFields.map((field) => `unknown field ${JSON.stringify(field)}`);
   if (unknown.length > 0 && validation === 'Strict') throw badRequest(`${cannotHandle}: strict decoding error: ${unknown.join(', ')}`);
-  const object = decoded.value as KubeObject;
+  return { value: decoded.value, warnings: validation === 'Warn' ? unknown : [] };
+}
+
+/** decodeBody checks and decodes `body` for `view`; `groups` reads either spelling of a group name. */
+export function decodeBody(body: unknown, view: AnyView, groups: Vocabulary, validation: FieldValidation): DecodedBody {
+  const target = {
+    kind: view.kind,
+    version: view.version,
+    apiVersion: apiVersionOf(view.responseKind ?? view),
+    schemaName: view.schemaName,
+    schemas: view.schemas,
+  };
+  const { value, warnings } = decodeKindBody(body, target, groups, validation);
+  const object = value as KubeObject;
   object.metadata ??= {};
   delete object.apiVersion;
   delete object.kind;
-  return { object, warnings: validation === 'Warn' ? unknown : [] };
+  return { object, warnings };
 }
 
 /** canonicalApiVersion maps `group/version` in either spelling of the group to the real one. */

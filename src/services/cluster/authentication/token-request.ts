@@ -12,9 +12,8 @@ import type { Vocabulary } from '../../../core/identifiers.ts';
 import { invalid, type FieldError } from '../apimachinery/field-errors.ts';
 import type { KubeObject } from '../apimachinery/object-meta.ts';
 import { parseWriteQuery, type Query } from '../apimachinery/query-options.ts';
-import { canonicalApiVersion, checkTypeMeta } from '../apimachinery/request-body.ts';
+import { decodeKindBody } from '../apimachinery/request-body.ts';
 import { formatTime } from '../apimachinery/registry.ts';
-import { decodeWithSchema } from '../apimachinery/schema.ts';
 import { sendSerialized } from '../apimachinery/send-serialized.ts';
 import { badRequest, invalidObject, notFound, StatusError } from '../apimachinery/status.ts';
 import { rethrowUndecodedBody } from '../apimachinery/undecoded-body.ts';
@@ -49,23 +48,13 @@ function decodeTokenRequest(request: FastifyRequest, groups: Vocabulary): { body
   const options = parseWriteQuery((request.query ?? {}) as Query, 'CreateOptions');
   const raw = request.body;
   rethrowUndecodedBody(raw);
-  checkTypeMeta(raw);
-  const cannotHandle = `${KIND} in version "v1" cannot be handled as a ${KIND}`;
-  const apiVersion = typeof raw.apiVersion === 'string' && raw.apiVersion !== '' ? raw.apiVersion : undefined;
-  if (apiVersion !== undefined && canonicalApiVersion(apiVersion, groups) !== `${GROUP}/v1`) {
-    throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${GROUP}/v1)`);
-  }
-  const kind = typeof raw.kind === 'string' && raw.kind !== '' ? raw.kind : undefined;
-  if (kind !== undefined && kind !== KIND) {
-    throw badRequest(
-      `${kind} in version "v1" cannot be handled as a ${KIND}: no kind "${kind}" is registered for version "${GROUP}/v1" in scheme "pkg/api/legacyscheme/scheme.go:30"`,
-    );
-  }
-  const decoded = decodeWithSchema(raw, TOKEN_REQUEST_SCHEMA_NAME, TOKEN_SCHEMAS);
-  if (decoded.typeError !== undefined) throw badRequest(`${cannotHandle}: ${decoded.typeError}`);
-  const unknown = decoded.unknownFields.map((field) => `unknown field ${JSON.stringify(field)}`);
-  if (unknown.length > 0 && options.fieldValidation === 'Strict') throw badRequest(`${cannotHandle}: strict decoding error: ${unknown.join(', ')}`);
-  return { body: decoded.value as TokenRequestBody, warnings: options.fieldValidation === 'Warn' ? unknown : [] };
+  const decoded = decodeKindBody(
+    raw,
+    { kind: KIND, version: 'v1', apiVersion: `${GROUP}/v1`, schemaName: TOKEN_REQUEST_SCHEMA_NAME, schemas: TOKEN_SCHEMAS },
+    groups,
+    options.fieldValidation,
+  );
+  return { body: decoded.value as TokenRequestBody, warnings: decoded.warnings };
 }
 
 /** TokenRequestDeps are what the subresource needs: the token service, the clock and object lookups. */

@@ -16,8 +16,7 @@ import type { Clock } from '../../../lib/clock.ts';
 import type { DiscoveryResource } from '../discovery.ts';
 import type { UserInfo } from '../cluster-auth.ts';
 import { parseWriteQuery, type Query } from '../apimachinery/query-options.ts';
-import { canonicalApiVersion, checkTypeMeta } from '../apimachinery/request-body.ts';
-import { decodeWithSchema } from '../apimachinery/schema.ts';
+import { decodeKindBody } from '../apimachinery/request-body.ts';
 import { sendSerialized } from '../apimachinery/send-serialized.ts';
 import { badRequest } from '../apimachinery/status.ts';
 import { rethrowUndecodedBody } from '../apimachinery/undecoded-body.ts';
@@ -80,24 +79,14 @@ function decodeReview(request: FastifyRequest, groups: Vocabulary): { token: str
   const options = parseWriteQuery((request.query ?? {}) as Query, 'CreateOptions');
   const raw = request.body;
   rethrowUndecodedBody(raw);
-  checkTypeMeta(raw);
-  const cannotHandle = `${KIND} in version "v1" cannot be handled as a ${KIND}`;
-  const apiVersion = typeof raw.apiVersion === 'string' && raw.apiVersion !== '' ? raw.apiVersion : undefined;
-  if (apiVersion !== undefined && canonicalApiVersion(apiVersion, groups) !== `${GROUP}/v1`) {
-    throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${GROUP}/v1)`);
-  }
-  const kind = typeof raw.kind === 'string' && raw.kind !== '' ? raw.kind : undefined;
-  if (kind !== undefined && kind !== KIND) {
-    throw badRequest(
-      `${kind} in version "v1" cannot be handled as a ${KIND}: no kind "${kind}" is registered for version "${GROUP}/v1" in scheme "pkg/api/legacyscheme/scheme.go:30"`,
-    );
-  }
-  const decoded = decodeWithSchema(raw, TOKEN_REVIEW_SCHEMA_NAME, TOKEN_SCHEMAS);
-  if (decoded.typeError !== undefined) throw badRequest(`${cannotHandle}: ${decoded.typeError}`);
-  const unknown = decoded.unknownFields.map((field) => `unknown field ${JSON.stringify(field)}`);
-  if (unknown.length > 0 && options.fieldValidation === 'Strict') throw badRequest(`${cannotHandle}: strict decoding error: ${unknown.join(', ')}`);
+  const decoded = decodeKindBody(
+    raw,
+    { kind: KIND, version: 'v1', apiVersion: `${GROUP}/v1`, schemaName: TOKEN_REVIEW_SCHEMA_NAME, schemas: TOKEN_SCHEMAS },
+    groups,
+    options.fieldValidation,
+  );
   const spec = (decoded.value as { spec?: { token?: string; audiences?: string[] } }).spec ?? {};
-  return { token: spec.token ?? '', audiences: spec.audiences, warnings: options.fieldValidation === 'Warn' ? unknown : [] };
+  return { token: spec.token ?? '', audiences: spec.audiences, warnings: decoded.warnings };
 }
 
 /** TokenReviewDeps are what the review needs. */
