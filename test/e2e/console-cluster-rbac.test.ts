@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
-import { launchBrowser, seriousViolations, watchInert } from '../harness/browser.ts';
+import { assertAccessible, launchBrowser, watchInert } from '../harness/browser.ts';
 import { ensureConsoleBuilt } from '../harness/console-build.ts';
 
 const TOKEN = 'console-cluster-rbac-admin';
@@ -180,15 +180,10 @@ describe('the web console in headless Chromium: what a non-admin cluster user se
         .filter((name) => name.includes('-config')),
       ['team-a/team-a-config', 'team-b/team-b-config'],
     );
-    for (const [hash, ready] of [
+    await assertAccessible(page, consoleUrl, [
       ['#/cluster/kind/-/configmaps', '[data-object]'],
       ['#/cluster/rbac', '.may-do .grant'],
-    ] as const) {
-      await page.goto(`${consoleUrl}${hash}`);
-      await page.locator(ready).first().waitFor();
-      const violations = await seriousViolations(page);
-      assert.deepEqual(violations, [], `${hash}: ${violations.join('; ')}`);
-    }
+    ]);
     assert.deepEqual(inert.dialogs, []);
     assert.deepEqual(
       inert.errors.filter((error) => !/403 \(Forbidden\)/.test(error)),

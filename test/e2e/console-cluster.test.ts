@@ -7,9 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { signInTicket } from '../../src/console/server/ticket.ts';
 import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
-import { launchBrowser, screenshot, seriousViolations, watchInert } from '../harness/browser.ts';
+import { assertAccessible, launchBrowser, screenshot, signedInPage, type watchInert } from '../harness/browser.ts';
 import { ensureConsoleBuilt } from '../harness/console-build.ts';
 import { Kubectl } from '../harness/kubectl.ts';
 
@@ -30,10 +29,7 @@ describe('the web console in headless Chromium: cluster', () => {
     consoleUrl = `${server.url}/_fogbank/console/`;
     kubectl = new Kubectl(server.url, TOKEN);
     browser = await launchBrowser();
-    page = await (await browser.newContext({ viewport: { width: 1400, height: 900 } })).newPage();
-    inert = watchInert(page, consoleUrl);
-    await page.goto(`${consoleUrl}sign-in?ticket=${signInTicket(TOKEN)}`);
-    await page.locator('.principal').waitFor();
+    ({ page, inert } = await signedInPage(browser, consoleUrl, TOKEN, { viewport: { width: 1400, height: 900 } }));
   });
   after(async () => {
     await browser?.close();
@@ -159,16 +155,11 @@ describe('the web console in headless Chromium: cluster', () => {
   });
 
   it('axe-core finds no serious or critical violation on the cluster views', async () => {
-    for (const [hash, ready] of [
+    await assertAccessible(page, consoleUrl, [
       ['#/cluster/events', 'tr[data-event]'],
       ['#/cluster/kind/rbac.authorization.k8s.io/clusterroles', '[data-object]'],
       ['#/cluster/object/rbac.authorization.k8s.io/clusterroles/-/pod-reader', '.yaml'],
       ['#/cluster/rbac', '[data-ask="verb"]'],
-    ] as const) {
-      await page.goto(`${consoleUrl}${hash}`);
-      await page.locator(ready).first().waitFor();
-      const violations = await seriousViolations(page);
-      assert.deepEqual(violations, [], `${hash}: ${violations.join('; ')}`);
-    }
+    ]);
   });
 });

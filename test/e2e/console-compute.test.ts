@@ -6,9 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { signInTicket } from '../../src/console/server/ticket.ts';
 import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
-import { launchBrowser, screenshot, seriousViolations, watchInert } from '../harness/browser.ts';
+import { assertAccessible, launchBrowser, screenshot, signedInPage, type watchInert } from '../harness/browser.ts';
 import { ensureConsoleBuilt } from '../harness/console-build.ts';
 
 const TOKEN = 'console-compute-admin';
@@ -37,10 +36,7 @@ describe('the web console in headless Chromium: compute', () => {
     server = await startFogbank({ ephemeral: true, port: 0, adminToken: TOKEN, operations: 'instant' });
     consoleUrl = `${server.url}/_fogbank/console/`;
     browser = await launchBrowser();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    inert = watchInert(page, consoleUrl);
-    await page.goto(`${consoleUrl}sign-in?ticket=${signInTicket(TOKEN)}`);
-    await page.locator('.principal').waitFor();
+    ({ page, inert } = await signedInPage(browser, consoleUrl, TOKEN, { viewport: { width: 1280, height: 900 } }));
   });
   after(async () => {
     await browser?.close();
@@ -107,15 +103,10 @@ describe('the web console in headless Chromium: compute', () => {
   });
 
   it('axe-core finds no serious or critical violation on the compute views', async () => {
-    for (const [hash, ready] of [
+    await assertAccessible(page, consoleUrl, [
       ['#/compute', '[data-policy]'],
       ['#/compute/policy/p%2Fglobal%2Fedge', '.history'],
-    ] as const) {
-      await page.goto(`${consoleUrl}${hash}`);
-      await page.locator(ready).first().waitFor();
-      const violations = await seriousViolations(page);
-      assert.deepEqual(violations, [], `${hash}: ${violations.join('; ')}`);
-    }
+    ]);
     await page.goto(`${consoleUrl}#/compute`);
     await page.locator('[data-policy]').waitFor();
     await screenshot(page, 'compute');

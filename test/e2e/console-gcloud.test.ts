@@ -6,9 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { signInTicket } from '../../src/console/server/ticket.ts';
 import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
-import { launchBrowser, watchInert } from '../harness/browser.ts';
+import { launchBrowser, signedInPage, type watchInert } from '../harness/browser.ts';
 import { skipUnless } from '../harness/clients.ts';
 import { ensureConsoleBuilt } from '../harness/console-build.ts';
 import { Gcloud } from '../harness/gcloud.ts';
@@ -29,10 +28,7 @@ describe('the web console in headless Chromium with the real gcloud', { skip: sk
     gcloud = new Gcloud(server.url, TOKEN);
     consoleUrl = `${server.url}/_fogbank/console/`;
     browser = await launchBrowser();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    inert = watchInert(page, consoleUrl);
-    await page.goto(`${consoleUrl}sign-in?ticket=${signInTicket(TOKEN)}`);
-    await page.locator('.principal').waitFor();
+    ({ page, inert } = await signedInPage(browser, consoleUrl, TOKEN, { viewport: { width: 1280, height: 900 } }));
   });
   after(async () => {
     await browser?.close();

@@ -11,10 +11,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { androidpublisher, auth as googleAuth, type androidpublisher_v3 } from '@googleapis/androidpublisher';
 import type { Browser, Page } from 'playwright-core';
-import { signInTicket } from '../../src/console/server/ticket.ts';
 import { bundleItems, jarSign, makeSigner, writeZip } from '../../src/services/publisher/artifact-builder.fixture.ts';
 import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
-import { launchBrowser, screenshot, seriousViolations, watchInert } from '../harness/browser.ts';
+import { assertAccessible, launchBrowser, screenshot, signedInPage, type watchInert } from '../harness/browser.ts';
 import { ensureConsoleBuilt } from '../harness/console-build.ts';
 
 const TOKEN = 'console-publisher-admin';
@@ -47,10 +46,7 @@ describe('the web console in headless Chromium: publisher', () => {
     oauth.setCredentials({ access_token: TOKEN, expiry_date: Date.UTC(2100, 0, 1) });
     client = androidpublisher({ version: 'v3', rootUrl: `${server.url}/`, auth: oauth });
     browser = await launchBrowser();
-    page = await (await browser.newContext({ viewport: { width: 1400, height: 800 }, acceptDownloads: true })).newPage();
-    inert = watchInert(page, consoleUrl);
-    await page.goto(`${consoleUrl}sign-in?ticket=${signInTicket(TOKEN)}`);
-    await page.locator('.principal').waitFor();
+    ({ page, inert } = await signedInPage(browser, consoleUrl, TOKEN, { viewport: { width: 1400, height: 800 }, acceptDownloads: true }));
   });
   after(async () => {
     await browser?.close();
@@ -109,9 +105,6 @@ describe('the web console in headless Chromium: publisher', () => {
   });
 
   it('axe-core finds no serious or critical violation on the publisher view', async () => {
-    await page.goto(`${consoleUrl}#/publisher`);
-    await page.locator('[data-artifact]').waitFor();
-    const violations = await seriousViolations(page);
-    assert.deepEqual(violations, []);
+    await assertAccessible(page, consoleUrl, [['#/publisher', '[data-artifact]']]);
   });
 });

@@ -6,7 +6,9 @@
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import assert from 'node:assert/strict';
+import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
+import { signInTicket } from '../../src/console/server/ticket.ts';
 
 /** CHROMIUM is Debian's browser binary (`.ci/run` installs it when missing). */
 export const CHROMIUM = process.env['FOGBANK_CHROMIUM'] ?? '/usr/bin/chromium';
@@ -86,4 +88,28 @@ export async function seriousViolations(page: Page): Promise<string[]> {
   axeSource ??= readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
   if ((await page.evaluate('typeof axe')) === 'undefined') await page.evaluate(axeSource);
   return (await page.evaluate(AXE_RUN)) as string[];
+}
+
+/** assertAccessible opens each view (a `#/…` hash and a selector that shows it rendered) and fails on any serious or critical axe-core violation. */
+export async function assertAccessible(page: Page, consoleUrl: string, views: readonly (readonly [hash: string, ready: string])[]): Promise<void> {
+  for (const [hash, ready] of views) {
+    await page.goto(`${consoleUrl}${hash}`);
+    await page.locator(ready).first().waitFor();
+    const violations = await seriousViolations(page);
+    assert.deepEqual(violations, [], `${hash}: ${violations.join('; ')}`);
+  }
+}
+
+/** signedInPage opens a page in a new context of `browser`, watched for what must never happen, signed in to the console as `token` by a one-time link. */
+export async function signedInPage(
+  browser: Browser,
+  consoleUrl: string,
+  token: string,
+  options: BrowserContextOptions,
+): Promise<{ page: Page; inert: ReturnType<typeof watchInert> }> {
+  const page = await (await browser.newContext(options)).newPage();
+  const inert = watchInert(page, consoleUrl);
+  await page.goto(`${consoleUrl}sign-in?ticket=${signInTicket(token)}`);
+  await page.locator('.principal').waitFor();
+  return { page, inert };
 }
