@@ -48,6 +48,7 @@ export class PostgresFeed {
   #retry: NodeJS.Timeout | undefined;
   #poll: NodeJS.Timeout | undefined;
   #backoff = 100;
+  #wakeQueued = false;
   #closed = false;
 
   constructor(config: pg.ClientConfig, source: FeedSource, revision: number, options: PostgresFeedOptions = {}) {
@@ -91,7 +92,13 @@ export class PostgresFeed {
 
   /** wake reads and publishes whatever was committed since the last published change. */
   wake(notified?: number): void {
+    // Unprompted wakes (the poll, readers waiting on the watch cache) share one queued catch-up.
+    if (notified === undefined) {
+      if (this.#wakeQueued) return;
+      this.#wakeQueued = true;
+    }
     void this.#mutex.run(async () => {
+      if (notified === undefined) this.#wakeQueued = false;
       if (this.#closed) return;
       if (this.hub.size === 0) {
         // Nobody to tell: a subscriber that comes later reads its backlog from the table anyway.

@@ -1,4 +1,5 @@
-import type pg from 'pg';
+import pg from 'pg';
+import type { StagedWrite } from './postgres-transaction.ts';
 import { toChange, toRecord, type ChangeRow, type RecordRow } from './sql-rows.ts';
 import type { Change, ListOptions, StoredRecord } from './store.ts';
 
@@ -42,6 +43,45 @@ export function commitWrite(revision: number, compactTo: number | undefined): st
   // NOTIFY is delivered at COMMIT, in commit order, to every listening replica.
   return `UPDATE fogbank_meta SET value = ${revision} WHERE key = 'revision'; ${compact}SELECT pg_notify('${CHANGES_CHANNEL}', '${revision}'); COMMIT`;
 }
+
+/**
+ * groupWrites is the SQL that applies a commit group's staged writes, in the order they were
+ * made: every change appended to the feed, and each record touched left as its last write made
+ * it (deleted, or upserted with its create and last revisions). The values go in as literals
+ * (escapeLiteral quotes them for standard_conforming_strings), so the writes, the revision, the
+ * NOTIFY and the COMMIT travel as one simple-protocol text: one round trip for the whole group.
+ */
+export function groupWrites(writes: readonly StagedWrite[]): string {
+  if (writes.length === 0) return '';
+  const last = new Map<string, StagedWrite>();
+  const changes: string[] = [];
+  for (const write of writes) {
+    const { change, json } = write;
+    const kind = pg.escapeLiteral(change.kind);
+    const key = pg.escapeLiteral(change.key);
+    changes.push(`(${change.revision}, '${change.type}', ${kind}, ${key}, ${pg.escapeLiteral(json)}, ${change.createRevision})`);
+    last.set(`${change.kind}\u0000${change.key}`, write);
+  }
+  const deleted: string[] = [];
+  const upserted: string[] = [];
+  for (const { change, json } of last.values()) {
+    const kind = pg.escapeLiteral(change.kind);
+    const key = pg.escapeLiteral(change.key);
+    if (change.type === 'deleted') deleted.push(`(${kind}, ${key})`);
+    else upserted.push(`(${kind}, ${key}, ${pg.escapeLiteral(json)}, ${change.createRevision}, ${change.revision})`);
+  }
+  let text = `INSERT INTO fogbank_changes (revision, type, kind, key, value, create_revision) VALUES ${changes.join(', ')}; `;
+  if (deleted.length > 0) text += `DELETE FROM fogbank_records WHERE (kind, key) IN (${deleted.join(', ')}); `;
+  if (upserted.length > 0) {
+    text +=
+      `INSERT INTO fogbank_records (kind, key, value, create_revision, revision) VALUES ${upserted.join(', ')} ` +
+      'ON CONFLICT (kind, key) DO UPDATE SET value = excluded.value, create_revision = excluded.create_revision, revision = excluded.revision; ';
+  }
+  return text;
+}
+
+/** SNAPSHOT_START opens a read-only snapshot and reads its revision (the watch cache loads every record from it). */
+export const SNAPSHOT_START = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT value FROM fogbank_meta WHERE key = 'revision'";
 
 /**
  * replaceStateStart begins replacing the whole state: under the write lock, the records and the
