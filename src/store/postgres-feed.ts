@@ -49,6 +49,8 @@ export class PostgresFeed {
   #poll: NodeJS.Timeout | undefined;
   #backoff = 100;
   #wakeQueued = false;
+  /** The revision a local commit in flight ends at (see committing). */
+  #committing: number | undefined;
   #closed = false;
 
   constructor(config: pg.ClientConfig, source: FeedSource, revision: number, options: PostgresFeedOptions = {}) {
@@ -70,6 +72,16 @@ export class PostgresFeed {
       if (this.hub.size > 0) this.wake();
     }, this.#options.pollMs ?? 1_000);
     this.#poll.unref();
+  }
+
+  /**
+   * committing says this replica is committing up to `revision` and will publish it itself
+   * (publishLocal), so its own notification, which may arrive first, needs no read of the
+   * changes table; undefined when that commit failed (a notification of that revision is then
+   * another replica's).
+   */
+  committing(revision: number | undefined): void {
+    this.#committing = revision;
   }
 
   /** publishLocal publishes changes this replica just committed, after any older ones it has not published yet. */
@@ -105,7 +117,7 @@ export class PostgresFeed {
         if (notified !== undefined) this.#published = Math.max(this.#published, notified);
         return;
       }
-      if (notified !== undefined && notified <= this.#published) return;
+      if (notified !== undefined && (notified <= this.#published || (this.#committing !== undefined && notified <= this.#committing))) return;
       await this.#catchUp(undefined).catch((error: unknown) => this.#trouble(error));
     });
   }

@@ -34,6 +34,14 @@ export const WRITE_LOCK = 0x666f67_02;
  */
 export const BEGIN_WRITE = `BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK}); SELECT key, value FROM fogbank_meta WHERE key IN ('revision', 'oldest')`;
 
+/**
+ * BEGIN_NEXT begins the next group's writing transaction in the round trip that commits the
+ * previous one. It only tries the write lock (`locked` says whether it got it): PostgreSQL grants
+ * a released lock to the replicas already waiting for it, so chaining never starves them, and a
+ * transaction that found the lock taken is rolled back and begun again the waiting way.
+ */
+export const BEGIN_NEXT = `BEGIN; SELECT pg_try_advisory_xact_lock(${WRITE_LOCK}) AS locked; SELECT key, value FROM fogbank_meta WHERE key IN ('revision', 'oldest')`;
+
 /** commitWrite is the end of a writing transaction that moved the revision to `revision`. */
 export function commitWrite(revision: number, compactTo: number | undefined): string {
   const compact =

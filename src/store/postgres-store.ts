@@ -6,7 +6,7 @@ import { PostgresFeed } from './postgres-feed.ts';
 import { PostgresLeases } from './postgres-leases.ts';
 import { migratePostgres } from './postgres-migrations.ts';
 import { groupWrites, insertRecords, REPLACE_STATE_START, replaceStateEnd, selectRecordsAfter, SNAPSHOT_START } from './postgres-sql.ts';
-import { BEGIN_WRITE, commitWrite, queryAll, selectChanges, selectMeta } from './postgres-sql.ts';
+import { BEGIN_NEXT, BEGIN_WRITE, commitWrite, queryAll, selectChanges, selectMeta } from './postgres-sql.ts';
 import { PostgresTransaction, type StagedWrite } from './postgres-transaction.ts';
 import { RevisionReads } from './postgres-revision-reads.ts';
 import { WatchCache } from './postgres-watch-cache.ts';
@@ -89,6 +89,8 @@ export class PostgresStore implements Store {
   readonly #cache = new WatchCache();
   readonly #revisions: RevisionReads;
   readonly #onTrouble: ((message: string) => void) | undefined;
+  /** The transaction the last commit began for the group queued behind it (see #commitGroup). */
+  #next: { readonly client: pg.PoolClient; readonly onError: () => void; readonly meta: Map<string, number> | undefined } | undefined;
   /** Counts the cache's (re)loads, so a load overtaken by a newer one (another reset) gives way. */
   #loads = 0;
   #closed = false;
@@ -282,8 +284,9 @@ export class PostgresStore implements Store {
     this.#check();
     // This replica's transactions wait in their queue; every replica's wait for the write lock,
     // held here (READ COMMITTED: with no commit possible, every statement sees the same state).
-    return this.#commits.exclusive(() =>
-      this.#withClient(async (client) => {
+    return this.#commits.exclusive(async () => {
+      await this.#dropNext();
+      return this.#withClient(async (client) => {
         const begun = (await client.query(BEGIN_WRITE)) as unknown as pg.QueryResult<{ key: string; value: number }>[];
         try {
           const revision = Number(begun[2]!.rows.find((row) => row.key === 'revision')?.value ?? 0);
@@ -301,14 +304,15 @@ export class PostgresStore implements Store {
         } finally {
           await client.query('ROLLBACK').catch(() => undefined);
         }
-      }),
-    );
+      });
+    });
   }
 
   async replaceState(source: AsyncIterable<StoredRecord>, revision: number): Promise<number> {
     this.#check();
-    const next = await this.#commits.exclusive(() =>
-      this.#withClient(async (client) => {
+    const next = await this.#commits.exclusive(async () => {
+      await this.#dropNext();
+      return this.#withClient(async (client) => {
         try {
           const begun = (await client.query(REPLACE_STATE_START)) as unknown as pg.QueryResult<{ key: string; value: number }>[];
           const current = Number(begun[2]!.rows.find((row) => row.key === 'revision')?.value ?? 0);
@@ -328,8 +332,8 @@ export class PostgresStore implements Store {
           await client.query('ROLLBACK').catch(() => undefined);
           throw error;
         }
-      }),
-    );
+      });
+    });
     await this.#feed.reset(next);
     return next;
   }
@@ -361,6 +365,7 @@ export class PostgresStore implements Store {
     await this.#commits.exclusive(async () => {
       if (this.#closed) return;
       this.#closed = true;
+      await this.#dropNext();
       this.#cache.fail(new StoreClosedError());
       await this.#feed.close();
       await this.#pool.end();
@@ -369,22 +374,33 @@ export class PostgresStore implements Store {
 
   /** Commits one group as one PostgreSQL transaction (GroupCommit's commit). */
   async #commitGroup(group: readonly QueuedTransaction[]): Promise<void> {
+    const begun = this.#next;
+    this.#next = undefined;
     let client: pg.PoolClient;
-    try {
-      client = await this.#pool.connect();
-    } catch (error) {
-      for (const job of group) job.reject(unavailableOr(error));
-      return;
-    }
     // A connection lost mid-group must not become an unhandled 'error' event.
-    const onError = (): void => undefined;
-    client.on('error', onError);
+    let onError: () => void;
+    if (begun !== undefined) ({ client, onError } = begun);
+    else {
+      try {
+        client = await this.#pool.connect();
+      } catch (error) {
+        for (const job of group) job.reject(unavailableOr(error));
+        return;
+      }
+      onError = (): void => undefined;
+      client.on('error', onError);
+    }
     const done: { job: QueuedTransaction; result: unknown }[] = [];
     const writes: StagedWrite[] = [];
     let broken: unknown;
+    let kept = false;
     try {
-      const begun = await queryAll<{ key: string; value: number }>(client, BEGIN_WRITE);
-      const meta = new Map(begun[2]!.rows.map((row) => [row.key, row.value]));
+      let meta = begun?.meta;
+      if (meta === undefined) {
+        // Without a transaction begun for it (or with one that found the lock taken), begin one now.
+        const results = await queryAll<{ key: string; value: number }>(client, begun === undefined ? BEGIN_WRITE : `ROLLBACK; ${BEGIN_WRITE}`);
+        meta = metaOf(results[results.length - 1]!);
+      }
       const start = meta.get('revision') ?? 0;
       const oldest = meta.get('oldest') ?? 0;
       // Under the write lock nothing else commits: once the cache holds `start` it is the database.
@@ -415,24 +431,46 @@ export class PostgresStore implements Store {
         revision = tx.revision;
         done.push({ job, result });
       }
-      if (revision === start) await client.query('COMMIT');
-      else {
-        const compactTo = revision - oldest > this.#retention + this.#compactionBatch ? revision - this.#retention : undefined;
-        await client.query(groupWrites(writes) + commitWrite(revision, compactTo));
+      const compactTo = revision - oldest > this.#retention + this.#compactionBatch ? revision - this.#retention : undefined;
+      const commit = revision === start ? 'COMMIT' : groupWrites(writes) + commitWrite(revision, compactTo);
+      // Transactions queued meanwhile form the next group: its transaction begins in this round trip.
+      const chain = this.#commits.queued > 0;
+      if (revision !== start) this.#feed.committing(revision);
+      const results = await queryAll<{ key: string; value: number; locked: boolean }>(client, chain ? `${commit}; ${BEGIN_NEXT}` : commit);
+      if (chain) {
+        const locked = results[results.length - 2]!.rows[0]?.locked === true;
+        this.#next = { client, onError, meta: locked ? metaOf(results[results.length - 1]!) : undefined };
+        kept = true;
       }
     } catch (error) {
       broken = error;
+      this.#feed.committing(undefined);
       await client.query('ROLLBACK').catch(() => undefined);
       // Nothing of the group is durable: fail all its jobs (rejecting a settled one is a no-op).
       for (const job of group) job.reject(unavailableOr(error));
       return;
     } finally {
-      client.off('error', onError);
-      // A client whose connection failed is destroyed rather than reused.
-      client.release(broken !== undefined && unavailableOr(broken) instanceof StoreUnavailableError ? (broken as Error) : undefined);
+      if (!kept) {
+        client.off('error', onError);
+        // A client whose connection failed is destroyed rather than reused.
+        client.release(broken !== undefined && unavailableOr(broken) instanceof StoreUnavailableError ? (broken as Error) : undefined);
+      }
     }
     await this.#feed.publishLocal(writes.map((write) => write.change));
     for (const { job, result } of done) job.resolve(result);
+  }
+
+  /** dropNext ends a transaction begun for a group that never came (the store closing, or exclusive work first). */
+  async #dropNext(): Promise<void> {
+    const begun = this.#next;
+    if (begun === undefined) return;
+    this.#next = undefined;
+    let broken: Error | undefined;
+    await begun.client.query('ROLLBACK').catch((error: unknown) => {
+      broken = error instanceof Error ? error : new Error(String(error));
+    });
+    begun.client.off('error', begun.onError);
+    begun.client.release(broken);
   }
 
   async #read<R>(fn: () => Promise<R>): Promise<R> {
@@ -448,6 +486,11 @@ export class PostgresStore implements Store {
   #check(): void {
     if (this.#closed) throw new StoreClosedError();
   }
+}
+
+/** metaOf reads the rows of `SELECT key, value FROM fogbank_meta`. */
+function metaOf(result: pg.QueryResult<{ key: string; value: number }>): Map<string, number> {
+  return new Map(result.rows.map((row) => [row.key, row.value]));
 }
 
 function errorText(error: unknown): string {
