@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { StagedWrite } from './postgres-transaction.ts';
 import { toChange, toRecord, type ChangeRow, type RecordRow } from './sql-rows.ts';
-import type { Change, ListOptions, StoredRecord } from './store.ts';
+import type { Change, StoredRecord } from './store.ts';
 
 /**
  * The SQL of the PostgreSQL backend, one place. Named statements are prepared once per
@@ -136,44 +136,6 @@ export async function selectRecordsAfter(db: Queryable, after: readonly [string,
 /** Queryable is a pool or a client: what reads run on. */
 export type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
 
-/** selectRecord reads one record. */
-export async function selectRecord(db: Queryable, kind: string, key: string): Promise<StoredRecord | undefined> {
-  const result = await db.query<RecordRow>({
-    name: 'fogbank_get',
-    text: 'SELECT kind, key, value, create_revision, revision FROM fogbank_records WHERE kind = $1 AND key = $2',
-    values: [kind, key],
-  });
-  const row = result.rows[0];
-  return row === undefined ? undefined : toRecord(row);
-}
-
-/** selectRecords lists records in key order (see prefixRange for how a prefix becomes a range). */
-export async function selectRecords(db: Queryable, kind: string, options: ListOptions): Promise<StoredRecord[]> {
-  if (options.limit !== undefined && options.limit <= 0) return [];
-  const [from, to] = prefixRange(options.prefix);
-  const result = await db.query<RecordRow>({
-    name: 'fogbank_list',
-    text:
-      'SELECT kind, key, value, create_revision, revision FROM fogbank_records WHERE kind = $1 ' +
-      'AND ($2::text IS NULL OR key >= $2) AND ($3::text IS NULL OR key < $3) AND ($4::text IS NULL OR key > $4) ' +
-      'ORDER BY key LIMIT $5',
-    values: [kind, from ?? null, to ?? null, options.after ?? null, options.limit ?? null],
-  });
-  const prefix = options.prefix;
-  return result.rows.filter((row) => prefix === undefined || row.key.startsWith(prefix)).map(toRecord);
-}
-
-/** countRecords counts records, optionally under a prefix. */
-export async function countRecords(db: Queryable, kind: string, prefix: string | undefined): Promise<number> {
-  const [from, to] = prefixRange(prefix);
-  const result = await db.query<{ n: number }>({
-    name: 'fogbank_count',
-    text: 'SELECT count(*)::int8 AS n FROM fogbank_records WHERE kind = $1 AND ($2::text IS NULL OR key >= $2) AND ($3::text IS NULL OR key < $3)',
-    values: [kind, from ?? null, to ?? null],
-  });
-  return result.rows[0]?.n ?? 0;
-}
-
 /**
  * selectChanges reads the feed after `revision` together with the compaction point, in one
  * statement (one snapshot), so a compaction running meanwhile cannot open a silent gap.
@@ -200,22 +162,4 @@ export async function selectChanges(
 export async function selectMeta(db: Queryable, key: 'revision' | 'oldest'): Promise<number> {
   const result = await db.query<{ value: number }>({ name: `fogbank_meta_${key}`, text: 'SELECT value FROM fogbank_meta WHERE key = $1', values: [key] });
   return result.rows[0]?.value ?? 0;
-}
-
-/**
- * prefixRange turns a prefix into the key range [from, to) that holds exactly the keys starting
- * with it, so a prefixed list is an index range scan: `to` is the prefix with its last code
- * point incremented ("C" collation orders by code point). Undefined ends are open.
- */
-export function prefixRange(prefix: string | undefined): [string | undefined, string | undefined] {
-  if (prefix === undefined || prefix === '') return [undefined, undefined];
-  const points = [...prefix];
-  while (points.length > 0) {
-    const last = points.pop()!.codePointAt(0)!;
-    if (last >= 0x10ffff) continue;
-    // Text cannot hold surrogates: the code point after U+D7FF is U+E000.
-    const next = last === 0xd7ff ? 0xe000 : last + 1;
-    return [prefix, points.join('') + String.fromCodePoint(next)];
-  }
-  return [prefix, undefined];
 }

@@ -226,4 +226,48 @@ describe('postgres store across replicas', () => {
     assert.deepEqual(seen, [1, 2]);
     subscription.close();
   });
+  it("reads another replica's write as soon as it is committed, from the watch cache, with no notification to wait for", async () => {
+    const url = await freshDatabase();
+    const a = await open(url);
+    const b = await open(url, { pollMs: 60_000 });
+    assert.equal(await b.get('k', 'n'), undefined);
+    // Cut every LISTEN connection: b hears of nothing and must find each commit when it reads.
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN fogbank_changes'");
+    await admin.end();
+    for (let i = 1; i <= 20; i++) {
+      const written = await a.transact((tx) => tx.put('k', 'n', { i }));
+      assert.deepEqual(await b.get('k', 'n'), written, `read ${i} on b`);
+      assert.deepEqual(
+        (await b.list('k')).map((record) => record.value),
+        [{ i }],
+      );
+      assert.equal(await b.count('k'), 1);
+    }
+    // A transaction on b reads a's last commit too (under the write lock, the cache catches up first).
+    const last = await a.transact((tx) => tx.put('k', 'n', { i: 'last' }));
+    assert.deepEqual(await b.transact((tx) => tx.get('k', 'n')), last);
+    const deleted = await b.transact((tx) => tx.delete('k', 'n', { expectRevision: last.revision }));
+    assert.deepEqual(deleted, last);
+    assert.equal(await a.get('k', 'n'), undefined);
+  });
+
+  it('reloads the watch cache when another replica replaces the state', async () => {
+    const url = await freshDatabase();
+    const a = await open(url);
+    const b = await open(url);
+    await a.transact((tx) => tx.putMany([0, 1, 2].map((i) => ({ kind: 'k', key: `old${i}`, value: i }))));
+    assert.equal(await b.count('k'), 3);
+    async function* records() {
+      yield { kind: 'k', key: 'new', value: 'restored', createRevision: 7, revision: 9 };
+    }
+    const revision = await a.replaceState(records(), 9);
+    assert.equal(revision, 10);
+    assert.deepEqual(await b.list('k'), [{ kind: 'k', key: 'new', value: 'restored', createRevision: 7, revision: 9 }]);
+    assert.equal(await b.currentRevision(), 10);
+    const next = await b.transact((tx) => tx.put('k', 'new', 'written on b', { expectRevision: 9 }));
+    assert.deepEqual(next, { kind: 'k', key: 'new', value: 'written on b', createRevision: 7, revision: 11 });
+    assert.deepEqual(await a.get('k', 'new'), next);
+  });
 });
