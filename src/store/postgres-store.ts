@@ -8,6 +8,7 @@ import { migratePostgres } from './postgres-migrations.ts';
 import { groupWrites, insertRecords, REPLACE_STATE_START, replaceStateEnd, selectRecordsAfter, SNAPSHOT_START } from './postgres-sql.ts';
 import { BEGIN_NEXT, BEGIN_WRITE, commitWrite, queryAll, selectChanges, selectMeta } from './postgres-sql.ts';
 import { PostgresTransaction, type StagedWrite } from './postgres-transaction.ts';
+import { RecentChanges } from './recent-changes.ts';
 import { RevisionReads } from './postgres-revision-reads.ts';
 import { WatchCache } from './postgres-watch-cache.ts';
 import { PostgresFileBytes } from './postgres-file-bytes.ts';
@@ -42,6 +43,9 @@ export interface PostgresStoreOptions extends PostgresConnectionOptions {
 
 // Bounds how many transactions share one commit (and so how long the first waits for the others).
 const MAX_GROUP = 64;
+
+// How many of the newest changes are also kept in memory (at most the retention).
+const RECENT_CHANGES = 1024;
 
 // How long a read waits for the watch cache to reach the database's revision before it is a 503.
 const CACHE_WAIT_MS = 10_000;
@@ -87,6 +91,8 @@ export class PostgresStore implements Store {
   readonly #compactionBatch: number;
   readonly #commits = new GroupCommit({ maxGroup: MAX_GROUP, commit: (group) => this.#commitGroup(group), isClosed: () => this.#closed });
   readonly #cache = new WatchCache();
+  /** The newest changes the cache has applied, so reading the feed's tail costs no query (reset with each load). */
+  #recent = new RecentChanges(0, 0);
   readonly #revisions: RevisionReads;
   readonly #onTrouble: ((message: string) => void) | undefined;
   /** The transaction the last commit began for the group queued behind it (see #commitGroup). */
@@ -140,10 +146,15 @@ export class PostgresStore implements Store {
     this.leases = new PostgresLeases(pool);
     this.uploads = new PostgresUploadBytes(pool);
     this.files = new PostgresFileBytes(pool);
-    this.#feed = new PostgresFeed(connectionConfig(url, options), { changesAfter: (after, limit) => this.changesSince(after, { limit }) }, revision, {
-      ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
-      ...(options.onTrouble ? { onTrouble: options.onTrouble } : {}),
-    });
+    this.#feed = new PostgresFeed(
+      connectionConfig(url, options),
+      { changesAfter: (after, limit) => this.#read(() => this.#changesInTable(after, { limit })) },
+      revision,
+      {
+        ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+        ...(options.onTrouble ? { onTrouble: options.onTrouble } : {}),
+      },
+    );
   }
 
   async currentRevision(): Promise<number> {
@@ -198,8 +209,11 @@ export class PostgresStore implements Store {
     let held: Change[] | undefined = buffer;
     this.#feed.hub.subscribe(
       (change) => {
-        if (held === undefined) this.#cache.apply([change]);
-        else held.push(change);
+        if (held !== undefined) held.push(change);
+        else if (change.revision > this.#cache.revision) {
+          this.#cache.apply([change]);
+          this.#recent.append([change]);
+        }
       },
       undefined,
       () => {
@@ -211,7 +225,11 @@ export class PostgresStore implements Store {
         const { revision, records } = await this.#snapshot();
         if (load !== this.#loads || this.#closed) return;
         this.#cache.load(revision, records);
-        this.#cache.apply(buffer);
+        const fresh = buffer.filter((change) => change.revision > revision);
+        this.#cache.apply(fresh);
+        // Only as many changes as the table is sure to keep: never an answer below its compaction point.
+        this.#recent = new RecentChanges(Math.min(RECENT_CHANGES, this.#retention), revision);
+        this.#recent.append(fresh);
         held = undefined;
         return;
       } catch (error) {
@@ -252,10 +270,17 @@ export class PostgresStore implements Store {
 
   async changesSince(revision: number, options: { readonly kinds?: readonly string[]; readonly limit?: number } = {}): Promise<Change[]> {
     return this.#read(async () => {
-      const { oldest, changes } = await selectChanges(this.#pool, revision, options.kinds, options.limit);
-      if (revision < oldest) throw new CompactedError(revision, oldest);
-      return changes;
+      // The tail of the feed, the usual ask (a watch resuming, a list at a recent revision), is in memory.
+      await this.#consistent();
+      return this.#recent.since(revision, options) ?? (await this.#changesInTable(revision, options));
     });
+  }
+
+  /** changesInTable reads the feed from the changes table (what the change feed itself catches up from). */
+  async #changesInTable(revision: number, options: { readonly kinds?: readonly string[]; readonly limit?: number }): Promise<Change[]> {
+    const { oldest, changes } = await selectChanges(this.#pool, revision, options.kinds, options.limit);
+    if (revision < oldest) throw new CompactedError(revision, oldest);
+    return changes;
   }
 
   async oldestResumableRevision(): Promise<number> {
