@@ -48,6 +48,11 @@ export class GroupCommit {
     });
   }
 
+  /** queued is how many transactions wait for a group (the backend may prepare the next one's commit). */
+  get queued(): number {
+    return this.#queue.length;
+  }
+
   /** exclusive runs `fn` alone, after every transaction queued before it has been committed. */
   exclusive<R>(fn: () => Promise<R>): Promise<R> {
     return this.#mutex.run(fn);

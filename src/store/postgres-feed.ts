@@ -48,6 +48,9 @@ export class PostgresFeed {
   #retry: NodeJS.Timeout | undefined;
   #poll: NodeJS.Timeout | undefined;
   #backoff = 100;
+  #wakeQueued = false;
+  /** The revision a local commit in flight ends at (see committing). */
+  #committing: number | undefined;
   #closed = false;
 
   constructor(config: pg.ClientConfig, source: FeedSource, revision: number, options: PostgresFeedOptions = {}) {
@@ -71,6 +74,16 @@ export class PostgresFeed {
     this.#poll.unref();
   }
 
+  /**
+   * committing says this replica is committing up to `revision` and will publish it itself
+   * (publishLocal), so its own notification, which may arrive first, needs no read of the
+   * changes table; undefined when that commit failed (a notification of that revision is then
+   * another replica's).
+   */
+  committing(revision: number | undefined): void {
+    this.#committing = revision;
+  }
+
   /** publishLocal publishes changes this replica just committed, after any older ones it has not published yet. */
   async publishLocal(changes: readonly Change[]): Promise<void> {
     const first = changes[0];
@@ -91,14 +104,20 @@ export class PostgresFeed {
 
   /** wake reads and publishes whatever was committed since the last published change. */
   wake(notified?: number): void {
+    // Unprompted wakes (the poll, readers waiting on the watch cache) share one queued catch-up.
+    if (notified === undefined) {
+      if (this.#wakeQueued) return;
+      this.#wakeQueued = true;
+    }
     void this.#mutex.run(async () => {
+      if (notified === undefined) this.#wakeQueued = false;
       if (this.#closed) return;
       if (this.hub.size === 0) {
         // Nobody to tell: a subscriber that comes later reads its backlog from the table anyway.
         if (notified !== undefined) this.#published = Math.max(this.#published, notified);
         return;
       }
-      if (notified !== undefined && notified <= this.#published) return;
+      if (notified !== undefined && (notified <= this.#published || (this.#committing !== undefined && notified <= this.#committing))) return;
       await this.#catchUp(undefined).catch((error: unknown) => this.#trouble(error));
     });
   }

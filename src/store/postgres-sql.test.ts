@@ -1,19 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isConnectionFailure, redactUrl } from './postgres-connection.ts';
-import { prefixRange } from './postgres-sql.ts';
 
 describe('postgres helpers', () => {
-  it('turns a prefix into the key range holding exactly the keys that start with it', () => {
-    assert.deepEqual(prefixRange(undefined), [undefined, undefined]);
-    assert.deepEqual(prefixRange(''), [undefined, undefined]);
-    assert.deepEqual(prefixRange('p/global/'), ['p/global/', 'p/global0']);
-    assert.deepEqual(prefixRange('a\u{10FFFF}'), ['a\u{10FFFF}', 'b']);
-    assert.deepEqual(prefixRange('\u{10FFFF}'), ['\u{10FFFF}', undefined]);
-    assert.deepEqual(prefixRange('x\uD7FF'), ['x\uD7FF', 'x\uE000']);
-    assert.deepEqual(prefixRange('🙂'), ['🙂', '🙃']);
-  });
-
   it('tells lost connections from statement errors', () => {
     for (const error of [
       Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),

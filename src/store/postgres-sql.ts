@@ -1,6 +1,7 @@
-import type pg from 'pg';
+import pg from 'pg';
+import type { StagedWrite } from './postgres-transaction.ts';
 import { toChange, toRecord, type ChangeRow, type RecordRow } from './sql-rows.ts';
-import type { Change, ListOptions, StoredRecord } from './store.ts';
+import type { Change, StoredRecord } from './store.ts';
 
 /**
  * The SQL of the PostgreSQL backend, one place. Named statements are prepared once per
@@ -33,6 +34,14 @@ export const WRITE_LOCK = 0x666f67_02;
  */
 export const BEGIN_WRITE = `BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK}); SELECT key, value FROM fogbank_meta WHERE key IN ('revision', 'oldest')`;
 
+/**
+ * BEGIN_NEXT begins the next group's writing transaction in the round trip that commits the
+ * previous one. It only tries the write lock (`locked` says whether it got it): PostgreSQL grants
+ * a released lock to the replicas already waiting for it, so chaining never starves them, and a
+ * transaction that found the lock taken is rolled back and begun again the waiting way.
+ */
+export const BEGIN_NEXT = `BEGIN; SELECT pg_try_advisory_xact_lock(${WRITE_LOCK}) AS locked; SELECT key, value FROM fogbank_meta WHERE key IN ('revision', 'oldest')`;
+
 /** commitWrite is the end of a writing transaction that moved the revision to `revision`. */
 export function commitWrite(revision: number, compactTo: number | undefined): string {
   const compact =
@@ -42,6 +51,45 @@ export function commitWrite(revision: number, compactTo: number | undefined): st
   // NOTIFY is delivered at COMMIT, in commit order, to every listening replica.
   return `UPDATE fogbank_meta SET value = ${revision} WHERE key = 'revision'; ${compact}SELECT pg_notify('${CHANGES_CHANNEL}', '${revision}'); COMMIT`;
 }
+
+/**
+ * groupWrites is the SQL that applies a commit group's staged writes, in the order they were
+ * made: every change appended to the feed, and each record touched left as its last write made
+ * it (deleted, or upserted with its create and last revisions). The values go in as literals
+ * (escapeLiteral quotes them for standard_conforming_strings), so the writes, the revision, the
+ * NOTIFY and the COMMIT travel as one simple-protocol text: one round trip for the whole group.
+ */
+export function groupWrites(writes: readonly StagedWrite[]): string {
+  if (writes.length === 0) return '';
+  const last = new Map<string, StagedWrite>();
+  const changes: string[] = [];
+  for (const write of writes) {
+    const { change, json } = write;
+    const kind = pg.escapeLiteral(change.kind);
+    const key = pg.escapeLiteral(change.key);
+    changes.push(`(${change.revision}, '${change.type}', ${kind}, ${key}, ${pg.escapeLiteral(json)}, ${change.createRevision})`);
+    last.set(`${change.kind}\u0000${change.key}`, write);
+  }
+  const deleted: string[] = [];
+  const upserted: string[] = [];
+  for (const { change, json } of last.values()) {
+    const kind = pg.escapeLiteral(change.kind);
+    const key = pg.escapeLiteral(change.key);
+    if (change.type === 'deleted') deleted.push(`(${kind}, ${key})`);
+    else upserted.push(`(${kind}, ${key}, ${pg.escapeLiteral(json)}, ${change.createRevision}, ${change.revision})`);
+  }
+  let text = `INSERT INTO fogbank_changes (revision, type, kind, key, value, create_revision) VALUES ${changes.join(', ')}; `;
+  if (deleted.length > 0) text += `DELETE FROM fogbank_records WHERE (kind, key) IN (${deleted.join(', ')}); `;
+  if (upserted.length > 0) {
+    text +=
+      `INSERT INTO fogbank_records (kind, key, value, create_revision, revision) VALUES ${upserted.join(', ')} ` +
+      'ON CONFLICT (kind, key) DO UPDATE SET value = excluded.value, create_revision = excluded.create_revision, revision = excluded.revision; ';
+  }
+  return text;
+}
+
+/** SNAPSHOT_START opens a read-only snapshot and reads its revision (the watch cache loads every record from it). */
+export const SNAPSHOT_START = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT value FROM fogbank_meta WHERE key = 'revision'";
 
 /**
  * replaceStateStart begins replacing the whole state: under the write lock, the records and the
@@ -88,44 +136,6 @@ export async function selectRecordsAfter(db: Queryable, after: readonly [string,
 /** Queryable is a pool or a client: what reads run on. */
 export type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
 
-/** selectRecord reads one record. */
-export async function selectRecord(db: Queryable, kind: string, key: string): Promise<StoredRecord | undefined> {
-  const result = await db.query<RecordRow>({
-    name: 'fogbank_get',
-    text: 'SELECT kind, key, value, create_revision, revision FROM fogbank_records WHERE kind = $1 AND key = $2',
-    values: [kind, key],
-  });
-  const row = result.rows[0];
-  return row === undefined ? undefined : toRecord(row);
-}
-
-/** selectRecords lists records in key order (see prefixRange for how a prefix becomes a range). */
-export async function selectRecords(db: Queryable, kind: string, options: ListOptions): Promise<StoredRecord[]> {
-  if (options.limit !== undefined && options.limit <= 0) return [];
-  const [from, to] = prefixRange(options.prefix);
-  const result = await db.query<RecordRow>({
-    name: 'fogbank_list',
-    text:
-      'SELECT kind, key, value, create_revision, revision FROM fogbank_records WHERE kind = $1 ' +
-      'AND ($2::text IS NULL OR key >= $2) AND ($3::text IS NULL OR key < $3) AND ($4::text IS NULL OR key > $4) ' +
-      'ORDER BY key LIMIT $5',
-    values: [kind, from ?? null, to ?? null, options.after ?? null, options.limit ?? null],
-  });
-  const prefix = options.prefix;
-  return result.rows.filter((row) => prefix === undefined || row.key.startsWith(prefix)).map(toRecord);
-}
-
-/** countRecords counts records, optionally under a prefix. */
-export async function countRecords(db: Queryable, kind: string, prefix: string | undefined): Promise<number> {
-  const [from, to] = prefixRange(prefix);
-  const result = await db.query<{ n: number }>({
-    name: 'fogbank_count',
-    text: 'SELECT count(*)::int8 AS n FROM fogbank_records WHERE kind = $1 AND ($2::text IS NULL OR key >= $2) AND ($3::text IS NULL OR key < $3)',
-    values: [kind, from ?? null, to ?? null],
-  });
-  return result.rows[0]?.n ?? 0;
-}
-
 /**
  * selectChanges reads the feed after `revision` together with the compaction point, in one
  * statement (one snapshot), so a compaction running meanwhile cannot open a silent gap.
@@ -152,22 +162,4 @@ export async function selectChanges(
 export async function selectMeta(db: Queryable, key: 'revision' | 'oldest'): Promise<number> {
   const result = await db.query<{ value: number }>({ name: `fogbank_meta_${key}`, text: 'SELECT value FROM fogbank_meta WHERE key = $1', values: [key] });
   return result.rows[0]?.value ?? 0;
-}
-
-/**
- * prefixRange turns a prefix into the key range [from, to) that holds exactly the keys starting
- * with it, so a prefixed list is an index range scan: `to` is the prefix with its last code
- * point incremented ("C" collation orders by code point). Undefined ends are open.
- */
-export function prefixRange(prefix: string | undefined): [string | undefined, string | undefined] {
-  if (prefix === undefined || prefix === '') return [undefined, undefined];
-  const points = [...prefix];
-  while (points.length > 0) {
-    const last = points.pop()!.codePointAt(0)!;
-    if (last >= 0x10ffff) continue;
-    // Text cannot hold surrogates: the code point after U+D7FF is U+E000.
-    const next = last === 0xd7ff ? 0xe000 : last + 1;
-    return [prefix, points.join('') + String.fromCodePoint(next)];
-  }
-  return [prefix, undefined];
 }

@@ -102,12 +102,18 @@ describe('postgres store across replicas', () => {
   });
 
   it('keeps keys and values with quotes, backslashes and non-ASCII intact in grouped commits', async () => {
-    const store = await open(await freshDatabase());
+    const url = await freshDatabase();
+    const store = await open(url);
     const odd = ["it's", 'back\\slash', "$1 'quoted' $$", 'ünï €', "e\\'", 'tab\tnewline\n', '🙂'];
-    // Concurrent transactions share one commit, each write sent with its savepoint.
+    // Concurrent transactions share one commit, their writes sent as literals in one text.
     await Promise.all(odd.map((text, i) => store.transact((tx) => tx.put('k', text, { text, i }))));
-    for (const [i, text] of odd.entries()) assert.deepEqual((await store.get('k', text))?.value, { text, i });
-    assert.deepEqual((await store.list('k')).map((record) => record.key).sort(), [...odd].sort());
+    // A replica opened afterwards loads its watch cache from the tables: what the database holds.
+    const later = await open(url);
+    for (const reader of [store, later]) {
+      for (const [i, text] of odd.entries()) assert.deepEqual((await reader.get('k', text))?.value, { text, i });
+      assert.deepEqual((await reader.list('k')).map((record) => record.key).sort(), [...odd].sort());
+      assert.deepEqual((await reader.changesSince(0)).map((change) => change.key).sort(), [...odd].sort());
+    }
   });
 
   it('migrates exactly once when replicas start at the same moment', async () => {
@@ -225,5 +231,49 @@ describe('postgres store across replicas', () => {
     await until('the subscriber to see the write after the outage', () => seen.length === 2);
     assert.deepEqual(seen, [1, 2]);
     subscription.close();
+  });
+  it("reads another replica's write as soon as it is committed, from the watch cache, with no notification to wait for", async () => {
+    const url = await freshDatabase();
+    const a = await open(url);
+    const b = await open(url, { pollMs: 60_000 });
+    assert.equal(await b.get('k', 'n'), undefined);
+    // Cut every LISTEN connection: b hears of nothing and must find each commit when it reads.
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN fogbank_changes'");
+    await admin.end();
+    for (let i = 1; i <= 20; i++) {
+      const written = await a.transact((tx) => tx.put('k', 'n', { i }));
+      assert.deepEqual(await b.get('k', 'n'), written, `read ${i} on b`);
+      assert.deepEqual(
+        (await b.list('k')).map((record) => record.value),
+        [{ i }],
+      );
+      assert.equal(await b.count('k'), 1);
+    }
+    // A transaction on b reads a's last commit too (under the write lock, the cache catches up first).
+    const last = await a.transact((tx) => tx.put('k', 'n', { i: 'last' }));
+    assert.deepEqual(await b.transact((tx) => tx.get('k', 'n')), last);
+    const deleted = await b.transact((tx) => tx.delete('k', 'n', { expectRevision: last.revision }));
+    assert.deepEqual(deleted, last);
+    assert.equal(await a.get('k', 'n'), undefined);
+  });
+
+  it('reloads the watch cache when another replica replaces the state', async () => {
+    const url = await freshDatabase();
+    const a = await open(url);
+    const b = await open(url);
+    await a.transact((tx) => tx.putMany([0, 1, 2].map((i) => ({ kind: 'k', key: `old${i}`, value: i }))));
+    assert.equal(await b.count('k'), 3);
+    async function* records() {
+      yield { kind: 'k', key: 'new', value: 'restored', createRevision: 7, revision: 9 };
+    }
+    const revision = await a.replaceState(records(), 9);
+    assert.equal(revision, 10);
+    assert.deepEqual(await b.list('k'), [{ kind: 'k', key: 'new', value: 'restored', createRevision: 7, revision: 9 }]);
+    assert.equal(await b.currentRevision(), 10);
+    const next = await b.transact((tx) => tx.put('k', 'new', 'written on b', { expectRevision: 9 }));
+    assert.deepEqual(next, { kind: 'k', key: 'new', value: 'written on b', createRevision: 7, revision: 11 });
+    assert.deepEqual(await a.get('k', 'new'), next);
   });
 });

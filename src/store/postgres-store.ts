@@ -1,13 +1,16 @@
 import pg from 'pg';
 import { subscribeWithBacklog } from './change-hub.ts';
 import { GroupCommit } from './group-commit.ts';
-import { connectionConfig, isConnectionFailure, poolConfig, redactUrl, unavailableOr, type PostgresConnectionOptions } from './postgres-connection.ts';
+import { connectionConfig, poolConfig, redactUrl, unavailableOr, type PostgresConnectionOptions } from './postgres-connection.ts';
 import { PostgresFeed } from './postgres-feed.ts';
 import { PostgresLeases } from './postgres-leases.ts';
 import { migratePostgres } from './postgres-migrations.ts';
-import { insertRecords, REPLACE_STATE_START, replaceStateEnd, selectRecordsAfter } from './postgres-sql.ts';
-import { BEGIN_WRITE, commitWrite, countRecords, queryAll, selectChanges, selectMeta, selectRecord, selectRecords } from './postgres-sql.ts';
-import { PostgresTransaction } from './postgres-transaction.ts';
+import { groupWrites, insertRecords, REPLACE_STATE_START, replaceStateEnd, selectRecordsAfter, SNAPSHOT_START } from './postgres-sql.ts';
+import { BEGIN_NEXT, BEGIN_WRITE, commitWrite, queryAll, selectChanges, selectMeta } from './postgres-sql.ts';
+import { PostgresTransaction, type StagedWrite } from './postgres-transaction.ts';
+import { RecentChanges } from './recent-changes.ts';
+import { RevisionReads } from './postgres-revision-reads.ts';
+import { WatchCache } from './postgres-watch-cache.ts';
 import { PostgresFileBytes } from './postgres-file-bytes.ts';
 import { PostgresUploadBytes } from './postgres-upload-bytes.ts';
 import { DEFAULT_CHANGE_RETENTION, DEFAULT_COMPACTION_BATCH, type QueuedTransaction } from './queued-transaction.ts';
@@ -38,10 +41,14 @@ export interface PostgresStoreOptions extends PostgresConnectionOptions {
   readonly onTrouble?: (message: string) => void;
 }
 
-// Bounds how long the first transaction of a group waits for the others before its commit, and
-// the savepoints (subtransactions) of one PostgreSQL transaction: past 64, PostgreSQL's
-// per-backend subtransaction cache overflows and every other session's snapshots slow down.
+// Bounds how many transactions share one commit (and so how long the first waits for the others).
 const MAX_GROUP = 64;
+
+// How many of the newest changes are also kept in memory (at most the retention).
+const RECENT_CHANGES = 1024;
+
+// How long a read waits for the watch cache to reach the database's revision before it is a 503.
+const CACHE_WAIT_MS = 10_000;
 
 /**
  * PostgresStore keeps state in a PostgreSQL database that several fogbank replicas share.
@@ -55,9 +62,18 @@ const MAX_GROUP = 64;
  * lock also gives `transact` its exclusive-access contract across replicas, so a
  * read-compare-write inside one transaction is safe everywhere.
  *
+ * Watch cache (postgres-watch-cache.ts): every record is also held in memory, kept by the change
+ * feed. A read outside a transaction reads the database's current revision (shared between
+ * concurrent readers, postgres-revision-reads.ts), waits until the cache has reached it and
+ * answers from the cache: KEP-2340's consistent read, linearizable across replicas.
+ *
  * Group commit (group-commit.ts): transactions that queue in this process while one runs share one
- * BEGIN … COMMIT (one lock acquisition, one WAL flush), each writing one behind its own
- * savepoint, as the SQLite backend does; none is acknowledged before the shared COMMIT.
+ * BEGIN … COMMIT (one lock acquisition, one WAL flush), as the SQLite backend does; none is
+ * acknowledged before the shared COMMIT. Under the lock the cache reaches the revision the group
+ * starts from and is then exactly the database, so the transactions read it (with the group's
+ * earlier writes over it), check their preconditions in memory and only stage their writes; the
+ * group sends them all with its COMMIT. Two round trips per group, whatever it does: BEGIN (lock
+ * and revision), then writes, revision, NOTIFY and COMMIT as one text.
  *
  * Connections: a pool (`poolSize`, at least 2): the writer borrows one per group, reads outside
  * transactions use the others (and see committed state only); the change feed keeps one more
@@ -74,6 +90,15 @@ export class PostgresStore implements Store {
   readonly #retention: number;
   readonly #compactionBatch: number;
   readonly #commits = new GroupCommit({ maxGroup: MAX_GROUP, commit: (group) => this.#commitGroup(group), isClosed: () => this.#closed });
+  readonly #cache = new WatchCache();
+  /** The newest changes the cache has applied, so reading the feed's tail costs no query (reset with each load). */
+  #recent = new RecentChanges(0, 0);
+  readonly #revisions: RevisionReads;
+  readonly #onTrouble: ((message: string) => void) | undefined;
+  /** The transaction the last commit began for the group queued behind it (see #commitGroup). */
+  #next: { readonly client: pg.PoolClient; readonly onError: () => void; readonly meta: Map<string, number> | undefined } | undefined;
+  /** Counts the cache's (re)loads, so a load overtaken by a newer one (another reset) gives way. */
+  #loads = 0;
   #closed = false;
 
   /**
@@ -96,6 +121,7 @@ export class PostgresStore implements Store {
       const store = new PostgresStore(pool, url, revision, options);
       try {
         await store.#feed.start();
+        await store.#follow(true);
       } catch (error) {
         await store.#feed.close();
         throw error;
@@ -115,29 +141,126 @@ export class PostgresStore implements Store {
     this.#pool = pool;
     this.#retention = options.changeRetention ?? DEFAULT_CHANGE_RETENTION;
     this.#compactionBatch = options.compactionBatch ?? DEFAULT_COMPACTION_BATCH;
+    this.#onTrouble = options.onTrouble;
+    this.#revisions = new RevisionReads(() => selectMeta(pool, 'revision'));
     this.leases = new PostgresLeases(pool);
     this.uploads = new PostgresUploadBytes(pool);
     this.files = new PostgresFileBytes(pool);
-    this.#feed = new PostgresFeed(connectionConfig(url, options), { changesAfter: (after, limit) => this.changesSince(after, { limit }) }, revision, {
-      ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
-      ...(options.onTrouble ? { onTrouble: options.onTrouble } : {}),
-    });
+    this.#feed = new PostgresFeed(
+      connectionConfig(url, options),
+      { changesAfter: (after, limit) => this.#read(() => this.#changesInTable(after, { limit })) },
+      revision,
+      {
+        ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+        ...(options.onTrouble ? { onTrouble: options.onTrouble } : {}),
+      },
+    );
   }
 
   async currentRevision(): Promise<number> {
-    return this.#read(() => selectMeta(this.#pool, 'revision'));
+    return this.#read(() => this.#revisions.read());
   }
 
   async get<T>(kind: string, key: string): Promise<StoredRecord<T> | undefined> {
-    return this.#read(async () => (await selectRecord(this.#pool, kind, key)) as StoredRecord<T> | undefined);
+    return this.#read(async () => {
+      await this.#consistent();
+      return this.#cache.get(kind, key) as StoredRecord<T> | undefined;
+    });
   }
 
   async list<T>(kind: string, options: ListOptions = {}): Promise<StoredRecord<T>[]> {
-    return this.#read(async () => (await selectRecords(this.#pool, kind, options)) as StoredRecord<T>[]);
+    return this.#read(async () => {
+      await this.#consistent();
+      return this.#cache.list(kind, options) as StoredRecord<T>[];
+    });
   }
 
   async count(kind: string, options: Pick<ListOptions, 'prefix'> = {}): Promise<number> {
-    return this.#read(() => countRecords(this.#pool, kind, options.prefix));
+    return this.#read(async () => {
+      await this.#consistent();
+      return this.#cache.count(kind, options.prefix);
+    });
+  }
+
+  /** consistent waits until the watch cache holds every commit that finished before the call (KEP-2340). */
+  async #consistent(): Promise<void> {
+    await this.#caughtUp(await this.#revisions.read());
+  }
+
+  /** caughtUp waits until the watch cache has reached `revision`, having the feed look for what it misses. */
+  #caughtUp(revision: number): Promise<void> {
+    return this.#cache.reached(
+      revision,
+      () => this.#feed.wake(),
+      CACHE_WAIT_MS,
+      () => new StoreUnavailableError(new Error(`the watch cache has not caught up with revision ${revision}`)),
+    );
+  }
+
+  /**
+   * follow (re)loads the watch cache from a snapshot and keeps it up with the feed: changes
+   * published while the snapshot is read are held and applied after it (those it already holds
+   * are skipped). A replaced state (reset) ends the subscription and starts a new load. The first
+   * load (at open) fails loudly; a later one retries until it succeeds or the store closes.
+   */
+  async #follow(first: boolean): Promise<void> {
+    const load = ++this.#loads;
+    const buffer: Change[] = [];
+    let held: Change[] | undefined = buffer;
+    this.#feed.hub.subscribe(
+      (change) => {
+        if (held !== undefined) held.push(change);
+        else if (change.revision > this.#cache.revision) {
+          this.#cache.apply([change]);
+          this.#recent.append([change]);
+        }
+      },
+      undefined,
+      () => {
+        if (!this.#closed) void this.#follow(false);
+      },
+    );
+    for (let pause = 100; ; pause = Math.min(pause * 2, 5_000)) {
+      try {
+        const { revision, records } = await this.#snapshot();
+        if (load !== this.#loads || this.#closed) return;
+        this.#cache.load(revision, records);
+        const fresh = buffer.filter((change) => change.revision > revision);
+        this.#cache.apply(fresh);
+        // Only as many changes as the table is sure to keep: never an answer below its compaction point.
+        this.#recent = new RecentChanges(Math.min(RECENT_CHANGES, this.#retention), revision);
+        this.#recent.append(fresh);
+        held = undefined;
+        return;
+      } catch (error) {
+        if (first) throw error;
+        this.#onTrouble?.(`watch cache: ${errorText(error)}`);
+        if (load !== this.#loads || this.#closed) return;
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
+  }
+
+  /** snapshot reads the revision and every record in one snapshot. */
+  async #snapshot(): Promise<{ revision: number; records: StoredRecord[] }> {
+    return this.#withClient(async (client) => {
+      const begun = await queryAll<{ value: number }>(client, SNAPSHOT_START);
+      try {
+        const revision = begun[1]!.rows[0]?.value ?? 0;
+        const records: StoredRecord[] = [];
+        let after: [string, string] | undefined;
+        for (;;) {
+          const page = await selectRecordsAfter(client, after, 5000);
+          records.push(...page);
+          if (page.length < 5000) break;
+          const last = page[page.length - 1]!;
+          after = [last.kind, last.key];
+        }
+        return { revision, records };
+      } finally {
+        await client.query('ROLLBACK').catch(() => undefined);
+      }
+    });
   }
 
   async transact<R>(fn: (tx: Transaction) => Promise<R>): Promise<R> {
@@ -147,10 +270,17 @@ export class PostgresStore implements Store {
 
   async changesSince(revision: number, options: { readonly kinds?: readonly string[]; readonly limit?: number } = {}): Promise<Change[]> {
     return this.#read(async () => {
-      const { oldest, changes } = await selectChanges(this.#pool, revision, options.kinds, options.limit);
-      if (revision < oldest) throw new CompactedError(revision, oldest);
-      return changes;
+      // The tail of the feed, the usual ask (a watch resuming, a list at a recent revision), is in memory.
+      await this.#consistent();
+      return this.#recent.since(revision, options) ?? (await this.#changesInTable(revision, options));
     });
+  }
+
+  /** changesInTable reads the feed from the changes table (what the change feed itself catches up from). */
+  async #changesInTable(revision: number, options: { readonly kinds?: readonly string[]; readonly limit?: number }): Promise<Change[]> {
+    const { oldest, changes } = await selectChanges(this.#pool, revision, options.kinds, options.limit);
+    if (revision < oldest) throw new CompactedError(revision, oldest);
+    return changes;
   }
 
   async oldestResumableRevision(): Promise<number> {
@@ -179,8 +309,9 @@ export class PostgresStore implements Store {
     this.#check();
     // This replica's transactions wait in their queue; every replica's wait for the write lock,
     // held here (READ COMMITTED: with no commit possible, every statement sees the same state).
-    return this.#commits.exclusive(() =>
-      this.#withClient(async (client) => {
+    return this.#commits.exclusive(async () => {
+      await this.#dropNext();
+      return this.#withClient(async (client) => {
         const begun = (await client.query(BEGIN_WRITE)) as unknown as pg.QueryResult<{ key: string; value: number }>[];
         try {
           const revision = Number(begun[2]!.rows.find((row) => row.key === 'revision')?.value ?? 0);
@@ -198,14 +329,15 @@ export class PostgresStore implements Store {
         } finally {
           await client.query('ROLLBACK').catch(() => undefined);
         }
-      }),
-    );
+      });
+    });
   }
 
   async replaceState(source: AsyncIterable<StoredRecord>, revision: number): Promise<number> {
     this.#check();
-    const next = await this.#commits.exclusive(() =>
-      this.#withClient(async (client) => {
+    const next = await this.#commits.exclusive(async () => {
+      await this.#dropNext();
+      return this.#withClient(async (client) => {
         try {
           const begun = (await client.query(REPLACE_STATE_START)) as unknown as pg.QueryResult<{ key: string; value: number }>[];
           const current = Number(begun[2]!.rows.find((row) => row.key === 'revision')?.value ?? 0);
@@ -225,8 +357,8 @@ export class PostgresStore implements Store {
           await client.query('ROLLBACK').catch(() => undefined);
           throw error;
         }
-      }),
-    );
+      });
+    });
     await this.#feed.reset(next);
     return next;
   }
@@ -258,6 +390,8 @@ export class PostgresStore implements Store {
     await this.#commits.exclusive(async () => {
       if (this.#closed) return;
       this.#closed = true;
+      await this.#dropNext();
+      this.#cache.fail(new StoreClosedError());
       await this.#feed.close();
       await this.#pool.end();
     });
@@ -265,59 +399,103 @@ export class PostgresStore implements Store {
 
   /** Commits one group as one PostgreSQL transaction (GroupCommit's commit). */
   async #commitGroup(group: readonly QueuedTransaction[]): Promise<void> {
+    const begun = this.#next;
+    this.#next = undefined;
     let client: pg.PoolClient;
-    try {
-      client = await this.#pool.connect();
-    } catch (error) {
-      for (const job of group) job.reject(unavailableOr(error));
-      return;
-    }
     // A connection lost mid-group must not become an unhandled 'error' event.
-    const onError = (): void => undefined;
-    client.on('error', onError);
-    const done: { job: QueuedTransaction; tx: PostgresTransaction; result: unknown }[] = [];
+    let onError: () => void;
+    if (begun !== undefined) ({ client, onError } = begun);
+    else {
+      try {
+        client = await this.#pool.connect();
+      } catch (error) {
+        for (const job of group) job.reject(unavailableOr(error));
+        return;
+      }
+      onError = (): void => undefined;
+      client.on('error', onError);
+    }
+    const done: { job: QueuedTransaction; result: unknown }[] = [];
+    const writes: StagedWrite[] = [];
     let broken: unknown;
+    let kept = false;
     try {
-      const begun = await queryAll<{ key: string; value: number }>(client, BEGIN_WRITE);
-      const meta = new Map(begun[2]!.rows.map((row) => [row.key, row.value]));
+      let meta = begun?.meta;
+      if (meta === undefined) {
+        // Without a transaction begun for it (or with one that found the lock taken), begin one now.
+        const results = await queryAll<{ key: string; value: number }>(client, begun === undefined ? BEGIN_WRITE : `ROLLBACK; ${BEGIN_WRITE}`);
+        meta = metaOf(results[results.length - 1]!);
+      }
       const start = meta.get('revision') ?? 0;
       const oldest = meta.get('oldest') ?? 0;
+      // Under the write lock nothing else commits: once the cache holds `start` it is the database.
+      await this.#caughtUp(start);
+      const staged = new Map<string, Map<string, StoredRecord | null>>();
       let revision = start;
-      // A lone job needs no savepoint: if it throws, rolling back the whole transaction undoes it.
-      const shared = group.length > 1;
       for (const job of group) {
-        const tx = new PostgresTransaction(client, revision, shared);
+        const tx = new PostgresTransaction(this.#cache, staged, revision);
+        let result: unknown;
         try {
-          const result = await job.fn(tx);
-          tx.finish();
-          revision = tx.revision;
-          done.push({ job, tx, result });
+          result = await job.fn(tx);
         } catch (error) {
+          // Its writes were only staged: dropping them undoes it.
           tx.finish();
-          if (!shared || tx.poisoned || isConnectionFailure(error)) throw error;
-          // Savepoints are left unreleased (a release is a round trip); ROLLBACK TO finds the newest.
-          if (tx.savepoint) await client.query('ROLLBACK TO SAVEPOINT job');
           job.reject(error);
+          continue;
         }
+        tx.finish();
+        for (const [kind, byKey] of tx.own) {
+          let into = staged.get(kind);
+          if (into === undefined) {
+            into = new Map();
+            staged.set(kind, into);
+          }
+          for (const [key, record] of byKey) into.set(key, record);
+        }
+        writes.push(...tx.writes);
+        revision = tx.revision;
+        done.push({ job, result });
       }
-      if (revision === start) await client.query('COMMIT');
-      else {
-        const compactTo = revision - oldest > this.#retention + this.#compactionBatch ? revision - this.#retention : undefined;
-        await client.query(commitWrite(revision, compactTo));
+      const compactTo = revision - oldest > this.#retention + this.#compactionBatch ? revision - this.#retention : undefined;
+      const commit = revision === start ? 'COMMIT' : groupWrites(writes) + commitWrite(revision, compactTo);
+      // Transactions queued meanwhile form the next group: its transaction begins in this round trip.
+      const chain = this.#commits.queued > 0;
+      if (revision !== start) this.#feed.committing(revision);
+      const results = await queryAll<{ key: string; value: number; locked: boolean }>(client, chain ? `${commit}; ${BEGIN_NEXT}` : commit);
+      if (chain) {
+        const locked = results[results.length - 2]!.rows[0]?.locked === true;
+        this.#next = { client, onError, meta: locked ? metaOf(results[results.length - 1]!) : undefined };
+        kept = true;
       }
     } catch (error) {
       broken = error;
+      this.#feed.committing(undefined);
       await client.query('ROLLBACK').catch(() => undefined);
       // Nothing of the group is durable: fail all its jobs (rejecting a settled one is a no-op).
       for (const job of group) job.reject(unavailableOr(error));
       return;
     } finally {
-      client.off('error', onError);
-      // A client whose connection failed is destroyed rather than reused.
-      client.release(broken !== undefined && unavailableOr(broken) instanceof StoreUnavailableError ? (broken as Error) : undefined);
+      if (!kept) {
+        client.off('error', onError);
+        // A client whose connection failed is destroyed rather than reused.
+        client.release(broken !== undefined && unavailableOr(broken) instanceof StoreUnavailableError ? (broken as Error) : undefined);
+      }
     }
-    await this.#feed.publishLocal(done.flatMap(({ tx }) => tx.changes));
+    await this.#feed.publishLocal(writes.map((write) => write.change));
     for (const { job, result } of done) job.resolve(result);
+  }
+
+  /** dropNext ends a transaction begun for a group that never came (the store closing, or exclusive work first). */
+  async #dropNext(): Promise<void> {
+    const begun = this.#next;
+    if (begun === undefined) return;
+    this.#next = undefined;
+    let broken: Error | undefined;
+    await begun.client.query('ROLLBACK').catch((error: unknown) => {
+      broken = error instanceof Error ? error : new Error(String(error));
+    });
+    begun.client.off('error', begun.onError);
+    begun.client.release(broken);
   }
 
   async #read<R>(fn: () => Promise<R>): Promise<R> {
@@ -333,6 +511,11 @@ export class PostgresStore implements Store {
   #check(): void {
     if (this.#closed) throw new StoreClosedError();
   }
+}
+
+/** metaOf reads the rows of `SELECT key, value FROM fogbank_meta`. */
+function metaOf(result: pg.QueryResult<{ key: string; value: number }>): Map<string, number> {
+  return new Map(result.rows.map((row) => [row.key, row.value]));
 }
 
 function errorText(error: unknown): string {
