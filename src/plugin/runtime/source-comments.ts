@@ -134,11 +134,13 @@ export function decodeSourceComments(info: Uint8Array): Map<string, SourceCommen
         pathEnd = c.pos + n;
         c.pos = pathEnd;
       } else if (field === LOCATION_PATH && type === WireType.Varint) {
-        (loose ??= []).push(c.varint());
+        loose ??= [];
+        loose.push(c.varint());
       } else if (field === LOCATION_PATH && type === WireType.LengthDelimited) {
         // A second packed run (no encoder in use writes one): read it now, in order.
         const stop = c.length() + c.pos;
-        while (c.pos < stop) (loose ??= []).push(c.varint());
+        loose ??= [];
+        while (c.pos < stop) loose.push(c.varint());
       } else if (field === LOCATION_LEADING && type === WireType.LengthDelimited) {
         leading = c.string();
       } else if (field === LOCATION_TRAILING && type === WireType.LengthDelimited) {
