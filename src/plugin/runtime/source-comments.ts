@@ -125,6 +125,21 @@ export function decodeSourceComments(info: Uint8Array): Map<string, SourceCommen
     let leading = '';
     let trailing = '';
     while (c.pos < end) {
+      // Fast path for what almost every location is: a path and a span, each a one-byte tag
+      // (0x0a, 0x12) and a one-byte length. Not calling into the cursor matters: the plugin runs
+      // without the optimising compiler (src/cli/protoc-gen-fogbank.ts).
+      const first = info[c.pos]!;
+      if ((first === 0x12 || (first === 0x0a && pathStart === -1)) && c.pos + 1 < end && info[c.pos + 1]! < 0x80) {
+        const start = c.pos + 2;
+        const stop = start + info[c.pos + 1]!;
+        if (stop > end) throw new RangeError('field beyond its location');
+        if (first === 0x0a) {
+          pathStart = start;
+          pathEnd = stop;
+        }
+        c.pos = stop;
+        continue;
+      }
       const tag = c.varint();
       const field = tag >>> 3;
       const type = tag & 7;
