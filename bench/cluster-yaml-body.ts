@@ -2,6 +2,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { INLINE_YAML_LIMIT, loadYamlBodyParser } from '../src/core/yaml-body.ts';
 import { startHarness, type ClusterHarness } from '../src/services/cluster/testing/harness.ts';
+import { type Bench, type BenchMetric, interleaved, metricOf, runAlone } from './lib/report.ts';
 
 /**
  * How long one large YAML body holds the event loop, on the cluster family in-process, while the
@@ -12,12 +13,14 @@ import { startHarness, type ClusterHarness } from '../src/services/cluster/testi
  * - a ClusterRole of 56,000 labels: the whole create, and the same object sent as JSON (the
  *   floor: what creating it costs the event loop besides decoding).
  * YAML is decoded inline (as before core/yaml-worker-pool.ts) and on a worker thread (now).
- * Prints the worst max delay, the median request time and GETs answered meanwhile, and ratios.
- * First, what the `yaml` library costs inline by body size (where INLINE_YAML_LIMIT comes from).
+ * Reports the max event-loop delay (median over rounds, the worst in the spread) of the worker
+ * and inline decodings against the JSON floor, the three interleaved round by round, each on a
+ * harness of its own warmed by one uncounted round. No goals are stated; the figures show the
+ * worker's effect. First, what the `yaml` library costs inline by body size (where
+ * INLINE_YAML_LIMIT comes from).
  *
- *   node --import tsx bench/cluster-yaml-body.ts [rounds]
+ *   node --import tsx bench/cluster-yaml-body.ts [--rounds N]
  */
-const ROUNDS = Number(process.argv[2] ?? 3);
 const ROLES = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
 const SSAR = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
 const LABELS = 56_000;
@@ -78,39 +81,13 @@ async function once(h: ClusterHarness, url: string, body: string, contentType: s
 /** Body makes the request body of a round (names differ: each round creates). */
 type Body = (name: string) => { readonly url: string; readonly text: string; readonly contentType: string };
 
-async function measure(label: string, inline: boolean, body: Body): Promise<Run> {
-  const h = await startHarness(inline ? { yamlBodies: { inlineLimit: Number.POSITIVE_INFINITY } } : {});
-  const runs: Run[] = [];
-  try {
-    // The first round warms the code up (and starts the worker thread); it is not counted.
-    for (let round = 0; round <= ROUNDS; round++) {
-      const { url, text, contentType } = body(`bench-${round}`);
-      const run = await once(h, url, text, contentType);
-      if (round > 0) runs.push(run);
-    }
-  } finally {
-    await h.close();
-  }
-  const worst = runs.reduce((a, b) => (b.maxDelayMs > a.maxDelayMs ? b : a));
-  const median = (values: number[]): number => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-  const result = {
-    maxDelayMs: worst.maxDelayMs,
-    requestMs: median(runs.map((run) => run.requestMs)),
-    getsMeanwhile: median(runs.map((run) => run.getsMeanwhile)),
-  };
-  console.log(
-    `${label.padEnd(30)} max event-loop delay ${result.maxDelayMs.toFixed(0).padStart(5)} ms (worst of ${ROUNDS})   request ${result.requestMs.toFixed(0).padStart(5)} ms   GETs answered meanwhile ${String(result.getsMeanwhile).padStart(5)} (medians)`,
-  );
-  return result;
-}
-
-/** inlineCostBySize prints the median time the inline parser takes over ClusterRole-like YAML of growing size. */
-async function inlineCostBySize(): Promise<void> {
+/** inlineCostBySize is the median time the inline parser takes over ClusterRole-like YAML of growing size. */
+async function inlineCostBySize(): Promise<BenchMetric[]> {
   const parse = await loadYamlBodyParser();
   const rules = (count: number): string =>
     `apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: x\nrules:\n${Array.from({ length: count }, (_, i) => `- apiGroups: [""]\n  resources: ["pods${i}"]\n  verbs: ["get", "list"]`).join('\n')}\n`;
   for (let warm = 0; warm < 20; warm++) parse(rules(50));
-  const cells: string[] = [];
+  const metrics: BenchMetric[] = [];
   for (const kib of [2, 4, 8, 16, 32]) {
     let count = 1;
     while (rules(count).length < kib * 1024) count++;
@@ -121,31 +98,67 @@ async function inlineCostBySize(): Promise<void> {
       parse(text);
       times.push(performance.now() - started);
     }
-    cells.push(`${kib} KiB ${times.sort((a, b) => a - b)[7]!.toFixed(1)} ms`);
+    metrics.push(metricOf({ metric: `inline YAML parse of ${kib} KiB (inline limit ${INLINE_YAML_LIMIT / 1024} KiB)`, unit: 'ms', fogbank: times }));
   }
-  console.log(`inline YAML parse, median of 15: ${cells.join(', ')} (inline limit ${INLINE_YAML_LIMIT / 1024} KiB)`);
+  return metrics;
 }
 
-await inlineCostBySize();
-const bodies: Record<string, { readonly yaml: Body; readonly json: Body }> = {
-  review: {
-    yaml: () => ({ url: SSAR, text: reviewYaml(), contentType: 'application/yaml' }),
-    json: () => ({ url: SSAR, text: reviewJson(), contentType: 'application/json' }),
-  },
-  role: {
-    yaml: (name) => ({ url: ROLES, text: roleYaml(name), contentType: 'application/yaml' }),
-    json: (name) => ({ url: ROLES, text: roleJson(name), contentType: 'application/json' }),
-  },
+/** bench measures what one large YAML body costs the event loop, inline and on a worker, against JSON. */
+export const bench: Bench = async ({ rounds }) => {
+  const metrics = await inlineCostBySize();
+  const bodies: Record<string, { readonly yaml: Body; readonly json: Body }> = {
+    SelfSubjectAccessReview: {
+      yaml: () => ({ url: SSAR, text: reviewYaml(), contentType: 'application/yaml' }),
+      json: () => ({ url: SSAR, text: reviewJson(), contentType: 'application/json' }),
+    },
+    ClusterRole: {
+      yaml: (name) => ({ url: ROLES, text: roleYaml(name), contentType: 'application/yaml' }),
+      json: (name) => ({ url: ROLES, text: roleJson(name), contentType: 'application/json' }),
+    },
+  };
+  for (const [what, { yaml, json }] of Object.entries(bodies)) {
+    const kib = (yaml('bench-0').text.length / 1024).toFixed(0);
+    const harnesses: ClusterHarness[] = [];
+    try {
+      const side = async (label: string, inline: boolean, body: Body) => {
+        const h = await startHarness(inline ? { yamlBodies: { inlineLimit: Number.POSITIVE_INFINITY } } : {});
+        harnesses.push(h);
+        let round = 0;
+        const next = async (): Promise<Run> => {
+          const { url, text, contentType } = body(`bench-${round++}`);
+          return once(h, url, text, contentType);
+        };
+        // The first round warms the code up (and starts the worker thread); it is not counted.
+        await next();
+        const runs: Run[] = [];
+        return { runs, side: { label, measure: async () => (runs.push(await next()), runs.at(-1)!.maxDelayMs) } };
+      };
+      const inline = await side('YAML inline (before)', true, yaml);
+      const worker = await side('YAML on a worker (now)', false, yaml);
+      const floor = await side('as JSON (floor)', false, json);
+      const [inlineDelay, workerDelay, jsonDelay] = await interleaved(rounds, [inline.side, worker.side, floor.side]);
+      const baseline = { label: 'as JSON', samples: jsonDelay };
+      metrics.push(
+        metricOf({ metric: `${what} of ${kib} KiB YAML on a worker, max event-loop delay`, unit: 'ms', fogbank: workerDelay, baseline }),
+        metricOf({ metric: `${what} of ${kib} KiB YAML inline, max event-loop delay`, unit: 'ms', fogbank: inlineDelay, baseline }),
+        metricOf({
+          metric: `${what} of ${kib} KiB YAML on a worker, request`,
+          unit: 'ms',
+          fogbank: worker.runs.map((r) => r.requestMs),
+          baseline: { label: 'as JSON', samples: floor.runs.map((r) => r.requestMs) },
+        }),
+        metricOf({
+          metric: `${what} YAML on a worker, GETs answered meanwhile`,
+          unit: 'GETs',
+          fogbank: worker.runs.map((r) => r.getsMeanwhile),
+          baseline: { label: 'YAML inline', samples: inline.runs.map((r) => r.getsMeanwhile) },
+        }),
+      );
+    } finally {
+      for (const h of harnesses) await h.close();
+    }
+  }
+  return metrics;
 };
-console.log(
-  `${ROUNDS} rounds each; SelfSubjectAccessReview ${(reviewYaml().length / 1024).toFixed(0)} KiB, ClusterRole ${(roleYaml('bench-0').length / 1024).toFixed(0)} KiB of YAML`,
-);
-const ratio = (a: Run, b: Run): string => `${(a.maxDelayMs / Math.max(b.maxDelayMs, 1)).toFixed(1)}×`;
-const summary: string[] = [];
-for (const [what, { yaml, json }] of Object.entries(bodies)) {
-  const before = await measure(`${what}, YAML inline (before)`, true, yaml);
-  const now = await measure(`${what}, YAML on a worker (now)`, false, yaml);
-  const floor = await measure(`${what}, as JSON (floor)`, false, json);
-  summary.push(`${what}: inline / worker ${ratio(before, now)}, worker / JSON ${ratio(now, floor)}`);
-}
-console.log(`max event-loop delay: ${summary.join('; ')}`);
+
+runAlone(import.meta, bench);

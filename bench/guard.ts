@@ -2,8 +2,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { printTable, runLoad, type LoadResult } from './lib/load.ts';
+import { loadSeconds, runLoad } from './lib/load.ts';
 import { BARE_SERVER, cpuMs, ensureBuilt, ROOT, startProcess, type Started } from './lib/processes.ts';
+import { type Bench, interleaved, median, metricOf, ratioAtLeast, runAlone } from './lib/report.ts';
 
 /**
  * What `fogbank guard` costs (issue 30): throughput and p99 latency of GET through the guard,
@@ -15,7 +16,6 @@ import { BARE_SERVER, cpuMs, ensureBuilt, ROOT, startProcess, type Started } fro
  * bare proxy plain JavaScript, fogbank and the guard the built bundle, as users run them.
  */
 const TOKEN = 'bench';
-const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
 const POLICY = 'projects/p/regions/us-central1/securityPolicies/bench';
 /** RULES is how many rules the policy has (the issue's 100 by default; fewer to see what the proxy costs apart from evaluation). */
 const RULES = Number(process.env['RULES'] ?? 100);
@@ -90,64 +90,74 @@ async function startGuard(args: readonly string[]): Promise<Started & { readonly
   }
 }
 
-const bundle = ensureBuilt();
-const fogbank = await startProcess([bundle, 'start', '--port', '0', '--ephemeral', '--admin-token', TOKEN, '--operations', 'instant', '--log-level', 'warn']);
-const created = await fetch(`${fogbank.url}/compute/v1/projects/p/regions/us-central1/securityPolicies`, {
-  method: 'POST',
-  headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-  body: JSON.stringify({ name: 'bench', rules: hundredRules() }),
-});
-if (created.status !== 200) throw new Error(`policy insert answered ${created.status}: ${await created.text()}`);
-const upstream = await startProcess(BARE_SERVER);
-const bare = await startProcess([new URL('./lib/bare-proxy.mjs', import.meta.url).pathname, upstream.url]);
-const guard = await startGuard([bundle, 'guard', '--policy', POLICY, '--upstream', upstream.url, '--port', '0', '--url', fogbank.url, '--token', TOKEN]);
+/** bench measures GET through the guard against GET through a bare proxy to the same upstream. */
+export const bench: Bench = async ({ rounds, quick }) => {
+  const seconds = loadSeconds(quick);
+  const bundle = ensureBuilt();
+  const fogbank = await startProcess([bundle, 'start', '--port', '0', '--ephemeral', '--admin-token', TOKEN, '--operations', 'instant', '--log-level', 'warn']);
+  const created = await fetch(`${fogbank.url}/compute/v1/projects/p/regions/us-central1/securityPolicies`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench', rules: hundredRules() }),
+  });
+  if (created.status !== 200) throw new Error(`policy insert answered ${created.status}: ${await created.text()}`);
+  const upstream = await startProcess(BARE_SERVER);
+  const bare = await startProcess([new URL('./lib/bare-proxy.mjs', import.meta.url).pathname, upstream.url]);
+  const guard = await startGuard([bundle, 'guard', '--policy', POLICY, '--upstream', upstream.url, '--port', '0', '--url', fogbank.url, '--token', TOKEN]);
 
-const requests = [{ method: 'GET' as const, path: '/items/1?page=2', headers: { 'x-api-key': 'k1', 'user-agent': 'bench' } }];
-try {
-  // Warm-up: each path compiled hot before it is measured.
-  for (const target of [upstream, bare, guard]) await runLoad({ url: target.url, requests, seconds: 1 });
-  const direct = await runLoad({ url: upstream.url, requests });
-  const rows: { label: string; result: LoadResult }[] = [];
-  // CPU seconds each process spent per round: where the time goes, on a machine shared with others.
-  const processes = { fogbank, upstream, bare, guard };
-  const cpu = (): Record<string, number> => Object.fromEntries(Object.entries(processes).map(([name, each]) => [name, cpuMs(each.child.pid!)]));
-  const measured = async (label: string, url: string): Promise<void> => {
-    const before = cpu();
-    const started = process.cpuUsage();
-    const result = await runLoad({ url, requests });
-    const after = cpu();
-    const own = process.cpuUsage(started);
-    rows.push({ label, result });
-    if (process.env['BENCH_CPU'] !== undefined)
-      console.log(
-        `${label}: CPU ms ${Object.keys(after)
-          .map((name) => `${name} ${(after[name]! - before[name]!).toFixed(0)}`)
-          .join(', ')}, load generator ${((own.user + own.system) / 1000).toFixed(0)}`,
-      );
-  };
-  for (let round = 1; round <= ROUNDS; round++) {
-    await measured(`bare node:http proxy, round ${round}`, bare.url);
-    await measured(`fogbank guard (${RULES} rules), round ${round}`, guard.url);
+  const requests = [{ method: 'GET' as const, path: '/items/1?page=2', headers: { 'x-api-key': 'k1', 'user-agent': 'bench' } }];
+  try {
+    // Warm-up: each path compiled hot before it is measured.
+    for (const target of [upstream, bare, guard]) await runLoad({ url: target.url, requests, seconds: 1 });
+    const direct = await runLoad({ url: upstream.url, requests, seconds });
+    // CPU seconds each process spent per round: where the time goes, on a machine shared with others.
+    const processes = { fogbank, upstream, bare, guard };
+    const cpu = (): Record<string, number> => Object.fromEntries(Object.entries(processes).map(([name, each]) => [name, cpuMs(each.child.pid!)]));
+    const p99 = new Map<string, number[]>();
+    let failed = 0;
+    const measured = (label: string, url: string) => ({
+      label,
+      measure: async () => {
+        const before = cpu();
+        const started = process.cpuUsage();
+        const result = await runLoad({ url, requests, seconds });
+        const after = cpu();
+        const own = process.cpuUsage(started);
+        p99.set(label, [...(p99.get(label) ?? []), result.p99Ms]);
+        failed += result.non2xx + result.errors;
+        if (process.env['BENCH_CPU'] !== undefined)
+          console.error(
+            `${label}: CPU ms ${Object.keys(after)
+              .map((name) => `${name} ${(after[name]! - before[name]!).toFixed(0)}`)
+              .join(', ')}, load generator ${((own.user + own.system) / 1000).toFixed(0)}`,
+          );
+        return result.requestsPerSecond;
+      },
+    });
+    const [bareRps, guardRps] = await interleaved(rounds, [measured('bare node:http proxy', bare.url), measured('fogbank guard', guard.url)]);
+    const note = `upstream alone ${direct.requestsPerSecond.toFixed(0)} req/s, p99 ${direct.p99Ms} ms; guard p99 adds ${(median(p99.get('fogbank guard')!) - direct.p99Ms).toFixed(1)} ms over it${failed > 0 ? `; WARNING: ${failed} answers were not 2xx or failed` : ''}`;
+    return [
+      metricOf({
+        metric: `GET through the guard (${RULES} rules) vs a bare node:http proxy`,
+        unit: 'req/s',
+        fogbank: guardRps,
+        baseline: { label: 'bare node:http proxy', samples: bareRps },
+        goal: ratioAtLeast(0.5, 'bare proxy'),
+        note,
+      }),
+      metricOf({
+        metric: `GET through the guard (${RULES} rules), p99`,
+        unit: 'ms',
+        fogbank: p99.get('fogbank guard')!,
+        baseline: { label: 'bare node:http proxy', samples: p99.get('bare node:http proxy')! },
+      }),
+    ];
+  } finally {
+    await guard.stop();
+    await bare.stop();
+    await upstream.stop();
+    await fogbank.stop();
   }
-  printTable('GET through a reverse proxy (ratios to the first bare-proxy round)', rows);
-  const mean = (prefix: string, pick: (result: LoadResult) => number): number => {
-    const picked = rows.filter((row) => row.label.startsWith(prefix)).map((row) => pick(row.result));
-    return picked.reduce((sum, value) => sum + value, 0) / picked.length;
-  };
-  const bareRps = mean('bare', (result) => result.requestsPerSecond);
-  const guardRps = mean('fogbank guard', (result) => result.requestsPerSecond);
-  const bareP99 = mean('bare', (result) => result.p99Ms);
-  const guardP99 = mean('fogbank guard', (result) => result.p99Ms);
-  const failed = rows.reduce((sum, row) => sum + row.result.non2xx + row.result.errors, 0);
-  console.log(`upstream alone: ${direct.requestsPerSecond.toFixed(0)} req/s, p99 ${direct.p99Ms} ms`);
-  console.log(`mean: bare proxy ${bareRps.toFixed(0)} req/s, guard ${guardRps.toFixed(0)} req/s, guard/bare ${(guardRps / bareRps).toFixed(2)}× (goal ≥ 0.5×)`);
-  console.log(
-    `p99 added latency: guard ${(guardP99 - direct.p99Ms).toFixed(1)} ms over the upstream alone, ${(guardP99 - bareP99).toFixed(1)} ms over the bare proxy (bare proxy adds ${(bareP99 - direct.p99Ms).toFixed(1)} ms)`,
-  );
-  if (failed > 0) console.log(`WARNING: ${failed} answers were not 2xx or failed: the comparison is not of like with like`);
-} finally {
-  await guard.stop();
-  await bare.stop();
-  await upstream.stop();
-  await fogbank.stop();
-}
+};
+
+runAlone(import.meta, bench);

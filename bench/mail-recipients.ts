@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startFogbank, type RunningFogbank } from '../src/fogbank.ts';
 import { startPostgres } from '../src/store/postgres-server.fixture.ts';
+import { type Bench, type BenchMetric, interleaved, metricOf, runAlone } from './lib/report.ts';
 
 /**
  * messages.send to many recipients, in-process against the memory, SQLite and PostgreSQL (a
@@ -11,13 +12,16 @@ import { startPostgres } from '../src/store/postgres-server.fixture.ts';
  * longest time any one transaction held the store (timed around `transact`'s function), and the
  * worst latency of a one-recipient send another user makes meanwhile. The recipient limit is
  * lifted (--mail-max-recipients) so that the counts above Gmail's limit can be measured too.
- * Usage: node --import tsx bench/mail-recipients.ts [recipients…] (default 100 1000 3000).
+ * Each figure is the median over rounds; there is no baseline (the figures are fogbank's own).
+ * Usage: node --import tsx bench/mail-recipients.ts [--rounds N] [--quick] [recipients…]
+ * (default 100 1000 3000; --quick: 100 1000, memory and SQLite).
  */
-const counts = process.argv
-  .slice(2)
-  .map(Number)
-  .filter((n) => n > 0);
-const RECIPIENTS = counts.length > 0 ? counts : [100, 1000, 3000];
+/** recipientCounts are the positional numbers of the command line (not the values of --rounds or --json). */
+function recipientCounts(argv: readonly string[], quick: boolean): number[] {
+  const counts = argv.filter((arg, i) => !arg.startsWith('-') && !['--rounds', '--json'].includes(argv[i - 1] ?? '')).map(Number);
+  if (counts.length > 0) return counts.filter((n) => n > 0);
+  return quick ? [100, 1000] : [100, 1000, 3000];
+}
 const b64 = (text: string): string => Buffer.from(text).toString('base64url');
 
 /** holdTimes records how long each transaction's function ran (the time it held the store). */
@@ -49,7 +53,14 @@ async function send(server: RunningFogbank, token: string, raw: string): Promise
   return performance.now() - started;
 }
 
-async function measure(label: string, store: string, dataDir: string | undefined, recipients: number): Promise<string> {
+/** Sample is one send to many: its latency, the longest store hold, and the other writer's worst latency meanwhile. */
+interface Sample {
+  readonly send: number;
+  readonly hold: number;
+  readonly other: number;
+}
+
+async function measure(store: string, dataDir: string | undefined, recipients: number): Promise<Sample> {
   const server = await startFogbank({
     port: 0,
     store,
@@ -71,33 +82,65 @@ async function measure(label: string, store: string, dataDir: string | undefined
     const big = send(server, 'ann', `To: ${to}\r\nSubject: many\r\n\r\nhello`).finally(() => (done = true));
     while (!done) other.push(await send(server, 'bob', 'To: carol@example.com\r\nSubject: small\r\n\r\nsmall'));
     const latency = await big;
-    const fmt = (ms: number): string => `${ms.toFixed(1)} ms`;
-    return `${label.padEnd(10)} ${String(recipients).padStart(5)} recipients: send ${fmt(latency).padStart(10)}, longest store hold ${fmt(Math.max(...held)).padStart(10)}, other writer worst ${fmt(Math.max(...other)).padStart(10)} (${other.length} sends)`;
+    return { send: latency, hold: Math.max(...held), other: Math.max(0, ...other) };
   } finally {
     await server.close();
   }
 }
 
-const stores = (process.env['MAIL_BENCH_STORES'] ?? 'memory,sqlite,postgres').split(',');
-const postgres = stores.includes('postgres') ? await startPostgres() : undefined;
-const lines: string[] = [];
-try {
-  for (const recipients of RECIPIENTS) {
-    if (stores.includes('memory')) lines.push(await measure('memory', 'memory', undefined, recipients));
-    for (const [label, spec] of [
-      ['sqlite', 'sqlite'],
-      ['postgres', postgres === undefined ? undefined : await postgres.createDatabase(`mail_${recipients}`)],
-    ] as const) {
-      if (spec === undefined || !stores.includes(label)) continue;
-      const dir = mkdtempSync(join(tmpdir(), 'fogbank-bench-recipients-'));
-      try {
-        lines.push(await measure(label, spec, dir, recipients));
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
+/** bench sends to many recipients on each store, once per round. */
+export const bench: Bench = async ({ rounds, quick }) => {
+  const recipientsList = recipientCounts(process.argv.slice(2), quick);
+  const stores = (process.env['MAIL_BENCH_STORES'] ?? (quick ? 'memory,sqlite' : 'memory,sqlite,postgres')).split(',');
+  const postgres = stores.includes('postgres') ? await startPostgres() : undefined;
+  const metrics: BenchMetric[] = [];
+  try {
+    for (const recipients of recipientsList) {
+      const sides: { label: string; measure: () => Promise<number> }[] = [];
+      const samples = new Map<string, Sample[]>();
+      const side = (label: string, run: () => Promise<Sample>) =>
+        sides.push({
+          label,
+          measure: async () => {
+            const sample = await run();
+            samples.set(label, [...(samples.get(label) ?? []), sample]);
+            return sample.send;
+          },
+        });
+      if (stores.includes('memory')) side('memory', () => measure('memory', undefined, recipients));
+      if (stores.includes('sqlite'))
+        side('sqlite', async () => {
+          const dir = mkdtempSync(join(tmpdir(), 'fogbank-bench-recipients-'));
+          try {
+            return await measure('sqlite', dir, recipients);
+          } finally {
+            rmSync(dir, { recursive: true, force: true });
+          }
+        });
+      if (postgres !== undefined) {
+        let round = 0;
+        side('postgres', async () => {
+          const dir = mkdtempSync(join(tmpdir(), 'fogbank-bench-recipients-'));
+          try {
+            return await measure(await postgres.createDatabase(`mail_${recipients}_${round++}`), dir, recipients);
+          } finally {
+            rmSync(dir, { recursive: true, force: true });
+          }
+        });
+      }
+      await interleaved(rounds, sides);
+      for (const [label, runs] of samples) {
+        metrics.push(
+          metricOf({ metric: `send to ${recipients} recipients, ${label}`, unit: 'ms', fogbank: runs.map((r) => r.send) }),
+          metricOf({ metric: `longest store hold, ${recipients} recipients, ${label}`, unit: 'ms', fogbank: runs.map((r) => r.hold) }),
+          metricOf({ metric: `other writer's worst send meanwhile, ${recipients} recipients, ${label}`, unit: 'ms', fogbank: runs.map((r) => r.other) }),
+        );
       }
     }
+  } finally {
+    await postgres?.stop();
   }
-} finally {
-  await postgres?.stop();
-}
-console.log(lines.join('\n'));
+  return metrics;
+};
+
+runAlone(import.meta, bench);

@@ -132,8 +132,8 @@ export interface RunningFogbank {
   /**
    * warmUp does every family's deferred start-up work now (ServiceHandle.warmUp: loading its
    * working parts, seeding what a fresh instance has) instead of on the family's first request,
-   * and resolves when it is done. `fogbank start` never calls it (start-up time and idle memory);
-   * tests do, to start from a settled store.
+   * and resolves when it is done. Tests call it, to start from a settled store; `fogbank start`
+   * does the same work in the background after its ready line (FogbankServer.warmUpInBackground).
    */
   warmUp(): Promise<void>;
   /** close stops accepting, finishes in-flight requests, stops background work and closes the store. */

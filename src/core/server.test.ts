@@ -293,6 +293,43 @@ describe('each family is built by its first request', () => {
     }
   });
 
+  it('warms every family in the background once: its build, then its warmUp, a request meanwhile answered', async () => {
+    const steps: string[] = [];
+    const warmed = (name: string, prefix: string, fallback: boolean): ServiceDefinition => {
+      const definition = family(name, prefix, fallback, (app) => {
+        app.get(`${prefix}/ping`, async () => ({ from: name }));
+      });
+      return {
+        ...definition,
+        register: async (app, ctx) => {
+          steps.push(`build ${name}`);
+          await definition.register(app, ctx);
+          return { close: async () => {}, warmUp: async () => void steps.push(`warm ${name}`) };
+        },
+      };
+    };
+    const server = await buildServer(context(), [warmed('first', '/first', true), warmed('second', '/second', false)], { logLevel: 'silent', bodyLimit: 1024 });
+    try {
+      await server.listen({ host: '127.0.0.1', port: 0 });
+      const address = server.server.address();
+      const url = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+      server.warmUpInBackground();
+      server.warmUpInBackground();
+      const answer = await fetch(`${url}/second/ping`);
+      assert.deepEqual(await answer.json(), { from: 'second' });
+      for (let i = 0; i < 1000 && steps.length < 4; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      // Each family built once, whether by the request or by the warm-up, and warmed after its build.
+      assert.deepEqual(steps.filter((step) => step.startsWith('build')).sort(), ['build first', 'build second']);
+      assert.deepEqual(
+        steps.filter((step) => step.startsWith('warm')),
+        ['warm first', 'warm second'],
+      );
+      assert.ok(steps.indexOf('warm second') > steps.indexOf('build second'));
+    } finally {
+      await server.close();
+    }
+  });
+
   it('answers a family first called while the server closes with its dialect 503, building nothing', async () => {
     const built: string[] = [];
     const late = family('late', '/late', true, () => {});

@@ -47,9 +47,9 @@ export interface ServiceHandle {
   close(): Promise<void>;
   /**
    * warmUp does now what the family otherwise does on its first request (loading its working
-   * parts, seeding the objects a fresh instance has). `fogbank start` does not call it, to keep
-   * start-up fast and idle memory low; tests do, to start from a settled store. Requests that
-   * arrive meanwhile wait for the same work.
+   * parts, seeding the objects a fresh instance has). `fogbank start` calls it in the background
+   * after its ready line (FogbankServer.warmUpInBackground); tests call it to start from a settled
+   * store. Requests that arrive meanwhile wait for the same work.
    */
   warmUp?(): Promise<void>;
   /**
