@@ -1,71 +1,67 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type autocannon from 'autocannon';
-import { printTable, runLoad, type LoadResult } from './lib/load.ts';
+import { loadSeconds, runLoad } from './lib/load.ts';
 import { BARE_SERVER, ensureBuilt, startProcess } from './lib/processes.ts';
-import { startPostgres, type PostgresServer } from '../src/store/postgres-server.fixture.ts';
+import { type Bench, type BenchMetric, interleaved, metricOf, ratioAtLeast, runAlone, type Side } from './lib/report.ts';
 
 /**
- * Cluster API throughput against a bare node:http server doing the same requests, in the same
- * run: GET one ClusterRole by name (goal ≥ 0.5× bare) and create an Event with the SQLite store
- * (goal ≥ 0.25× bare), each also with the PostgreSQL store (a temporary local server, see
- * postgres-server.fixture.ts) with synchronous_commit=off (the durability SQLite's
- * synchronous=NORMAL gives) and with its default (fsync on every commit). Runs the bundled CLI,
- * as users do.
+ * Cluster API throughput against a bare node:http server doing the same requests, interleaved
+ * round by round in the same run, the load generator (autocannon, 16 connections) in 2 worker
+ * threads: GET one ClusterRole by name as the admin (system:masters) and as a user whose access
+ * RBAC decides (goal ≥ 0.8× bare, memory and SQLite stores), and create an Event with the SQLite
+ * store (shown for information: perf-write's goal). The bare server is seeded with the same
+ * ClusterRole body, so it answers a GET with JSON of about the same size. Runs the bundled CLI,
+ * as users do. (PostgreSQL figures are bench/store.ts's and bench/postgres-store.ts's.)
  */
-const main = ensureBuilt();
 const TOKEN = 'bench';
+const READER_TOKEN = 'bench-reader-token';
 const ROLE = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
 const EVENTS = '/apis/events.k8s.io/v1/namespaces/default/events';
-const auth = { authorization: `Bearer ${TOKEN}` };
+const WORKERS = 2;
+const auth = (token: string) => ({ authorization: `Bearer ${token}` });
 
-const getRole: autocannon.Request[] = [{ method: 'GET', path: `${ROLE}/bench-reader`, headers: auth }];
+const getRole = (token: string): autocannon.Request[] => [{ method: 'GET', path: `${ROLE}/bench-reader`, headers: auth(token) }];
 
-function createEvent(prefix: string): autocannon.Request[] {
-  let counter = 0;
-  return [
-    {
-      method: 'POST',
-      path: EVENTS,
-      headers: { ...auth, 'content-type': 'application/json' },
-      setupRequest: (request) => ({
-        ...request,
-        body: JSON.stringify({
-          metadata: { name: `${prefix}-${counter++}` },
-          eventTime: '2025-01-01T00:00:00.000000Z',
-          reportingController: 'example.com/bench',
-          reportingInstance: 'bench-1',
-          action: 'Measure',
-          reason: 'Measured',
-          type: 'Normal',
-          note: 'a benchmark event',
-          regarding: { kind: 'Pod', name: 'p', namespace: 'default' },
-        }),
-      }),
-    },
-  ];
-}
-
-async function seed(url: string): Promise<void> {
-  const response = await fetch(`${url}${ROLE}`, {
+const createEvent: autocannon.Request[] = [
+  {
     method: 'POST',
-    headers: { ...auth, 'content-type': 'application/json' },
-    body: JSON.stringify({ metadata: { name: 'bench-reader' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }] }),
-  });
-  // The bare server answers 200 to everything; fogbank 201.
-  if (response.status >= 300) throw new Error(`seeding failed: ${response.status} ${await response.text()}`);
-}
+    path: EVENTS,
+    headers: { ...auth(TOKEN), 'content-type': 'application/json' },
+    // A module (worker threads cannot be handed a function): names each Event uniquely.
+    setupRequest: join(import.meta.dirname, 'cluster-get-create.event.cjs'),
+  },
+];
 
-async function measure(label: string, args: string[], requests: (prefix: string) => autocannon.Request[]): Promise<{ label: string; result: LoadResult }> {
-  const server = await startProcess(args);
-  try {
-    await seed(server.url);
-    await runLoad({ url: server.url, requests: requests('warm'), seconds: 2 });
-    return { label, result: await runLoad({ url: server.url, requests: requests('t') }) };
-  } finally {
-    await server.stop();
-  }
+/** ROLE_BODY is the ClusterRole read back (also what the bare server keeps, under its name). */
+const ROLE_BODY = {
+  metadata: { name: 'bench-reader' },
+  rules: [
+    { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] },
+    { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], verbs: ['get', 'list', 'watch'] },
+  ],
+};
+
+async function seed(url: string, bare: boolean): Promise<void> {
+  const post = async (path: string, body: unknown): Promise<void> => {
+    const response = await fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { ...auth(TOKEN), 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    // The bare server answers 200 to everything; fogbank 201.
+    if (response.status >= 300) throw new Error(`seeding ${path} failed: ${response.status} ${await response.text()}`);
+  };
+  // The bare server keys what it keeps by a top-level `name`.
+  await post(ROLE, bare ? { name: 'bench-reader', ...ROLE_BODY } : ROLE_BODY);
+  if (bare) return;
+  // The reader's access comes from a binding of that same role (RBAC decides every request).
+  await post('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+    metadata: { name: 'bench-reader' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'bench-reader' },
+    subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'reader@bench.example' }],
+  });
 }
 
 const dirs: string[] = [];
@@ -74,46 +70,89 @@ const fresh = (): string => {
   dirs.push(dir);
   return dir;
 };
-const fogbank = (store: 'memory' | 'sqlite'): string[] =>
-  store === 'memory'
-    ? [main, 'start', '--port', '0', '--ephemeral', '--admin-token', TOKEN, '--log-level', 'warn']
-    : [main, 'start', '--port', '0', '--data-dir', fresh(), '--admin-token', TOKEN, '--log-level', 'warn'];
 
-// One PostgreSQL server per setting for the whole run, a fresh database per measurement.
-const postgres: [string, PostgresServer][] = [
-  ['sync_commit off', await startPostgres({ synchronous_commit: 'off' })],
-  ['fsync/commit', await startPostgres({})],
-];
-let databases = 0;
-const onPostgres = async (requests: (prefix: string) => autocannon.Request[]): Promise<{ label: string; result: LoadResult }[]> => {
-  const rows: { label: string; result: LoadResult }[] = [];
-  for (const [setting, server] of postgres) {
-    const url = await server.createDatabase(`bench_${++databases}`);
-    rows.push(
-      await measure(
-        `fogbank postgres (${setting})`,
-        [main, 'start', '--port', '0', '--store', url, '--data-dir', fresh(), '--admin-token', TOKEN, '--log-level', 'warn'],
-        requests,
-      ),
+/** fogbankArgs starts the bundled CLI with the admin token and a reader token that is no admin. */
+function fogbankArgs(main: string, store: 'memory' | 'sqlite', configFile: string): string[] {
+  return [
+    main,
+    'start',
+    '--port',
+    '0',
+    ...(store === 'memory' ? ['--ephemeral'] : ['--data-dir', fresh()]),
+    '--admin-token',
+    TOKEN,
+    '--config',
+    configFile,
+    '--log-level',
+    'warn',
+  ];
+}
+
+/** side measures req/s of one server for one request cycle: a fresh server per round, seeded and warmed up first. */
+function side(label: string, args: () => string[], bare: boolean, requests: autocannon.Request[], quick: boolean): Side {
+  return {
+    label,
+    measure: async () => {
+      const server = await startProcess(args());
+      try {
+        await seed(server.url, bare);
+        await runLoad({ url: server.url, requests, seconds: 1, workers: WORKERS });
+        const result = await runLoad({ url: server.url, requests, seconds: loadSeconds(quick), workers: WORKERS });
+        if (result.non2xx > 0 || result.errors > 0) throw new Error(`${label}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+        return result.requestsPerSecond;
+      } finally {
+        await server.stop();
+      }
+    },
+  };
+}
+
+/** bench measures GET by name (admin and RBAC-decided user) and Event create against the bare server. */
+export const bench: Bench = async ({ rounds, quick }) => {
+  const main = ensureBuilt();
+  const tokensDir = fresh();
+  const tokensFile = join(tokensDir, 'config.json');
+  writeFileSync(tokensFile, JSON.stringify({ tokens: [{ token: READER_TOKEN, email: 'reader@bench.example', scopes: ['cloud-platform'], permissions: [] }] }));
+  const bare = (requests: autocannon.Request[]) => side('bare node:http', () => [...BARE_SERVER], true, requests, quick);
+  const fogbank = (store: 'memory' | 'sqlite', requests: autocannon.Request[]) =>
+    side(`fogbank ${store}`, () => fogbankArgs(main, store, tokensFile), false, requests, quick);
+  const metrics: BenchMetric[] = [];
+  try {
+    const [bareGet, memoryGet, sqliteGet, readerGet] = await interleaved(rounds, [
+      bare(getRole(TOKEN)),
+      fogbank('memory', getRole(TOKEN)),
+      fogbank('sqlite', getRole(TOKEN)),
+      fogbank('memory', getRole(READER_TOKEN)),
+    ]);
+    const baseline = { label: 'bare node:http', samples: bareGet };
+    const goal = ratioAtLeast(0.8);
+    const note = `autocannon 16 connections in ${WORKERS} worker threads`;
+    metrics.push(
+      metricOf({ metric: 'cluster GET ClusterRole by name (admin, memory)', unit: 'req/s', fogbank: memoryGet, baseline, goal, note }),
+      metricOf({ metric: 'cluster GET ClusterRole by name (admin, SQLite)', unit: 'req/s', fogbank: sqliteGet, baseline, goal }),
+      metricOf({
+        metric: 'cluster GET ClusterRole by name (RBAC user, memory)',
+        unit: 'req/s',
+        fogbank: readerGet,
+        baseline,
+        goal,
+        note: 'a token user allowed by a ClusterRoleBinding: RBAC decides every request',
+      }),
     );
+    const [bareCreate, sqliteCreate] = await interleaved(rounds, [bare(createEvent), fogbank('sqlite', createEvent)]);
+    metrics.push(
+      metricOf({
+        metric: 'cluster create Event (SQLite)',
+        unit: 'req/s',
+        fogbank: sqliteCreate,
+        baseline: { label: 'bare node:http', samples: bareCreate },
+        note: "for information here; the durable-create goal is perf-write's (bench/cluster-create.ts)",
+      }),
+    );
+  } finally {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   }
-  return rows;
+  return metrics;
 };
 
-const gets = [
-  await measure('bare node:http', [...BARE_SERVER], () => getRole),
-  await measure('fogbank --ephemeral (memory)', fogbank('memory'), () => getRole),
-  await measure('fogbank sqlite', fogbank('sqlite'), () => getRole),
-  ...(await onPostgres(() => getRole)),
-];
-printTable('GET one ClusterRole by name (16 connections); goal ≥ 0.5× bare', gets);
-console.log('');
-const creates = [
-  await measure('bare node:http', [...BARE_SERVER], createEvent),
-  await measure('fogbank sqlite', fogbank('sqlite'), createEvent),
-  await measure('fogbank --ephemeral (memory)', fogbank('memory'), createEvent),
-  ...(await onPostgres(createEvent)),
-];
-printTable('create an events.k8s.io/v1 Event (16 connections); goal ≥ 0.25× bare with SQLite', creates);
-for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-for (const [, server] of postgres) await server.stop();
+runAlone(import.meta, bench);

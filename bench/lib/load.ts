@@ -14,6 +14,8 @@ export interface LoadOptions {
   readonly requests: autocannon.Request[];
   readonly connections?: number;
   readonly seconds?: number;
+  /** workers runs the load generator in that many worker threads (autocannon's `workers`): setupRequest must then be a module path. */
+  readonly workers?: number;
 }
 
 /** runLoad drives a server with autocannon and returns its averages. */
@@ -23,6 +25,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     connections: options.connections ?? 16,
     duration: options.seconds ?? Number(process.env['SECONDS'] ?? 8),
     requests: options.requests,
+    ...(options.workers === undefined ? {} : { workers: options.workers }),
   });
   return {
     requestsPerSecond: result.requests.average,

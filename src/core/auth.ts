@@ -80,12 +80,16 @@ export class Principal {
 /** Identity is the outcome of reading a request's credentials. */
 export type Identity = { readonly kind: 'anonymous' } | { readonly kind: 'unknown-token' } | { readonly kind: 'principal'; readonly principal: Principal };
 
+const UNKNOWN_TOKEN: Identity = Object.freeze({ kind: 'unknown-token' });
+const principalIdentity = (principal: Principal): Identity => Object.freeze({ kind: 'principal', principal });
+
 /** ADMIN_EMAIL is the principal the admin token stands for. */
 export const ADMIN_EMAIL = 'admin@fogbank.local';
 
 /** Authenticator resolves bearer tokens to principals. */
 export class Authenticator {
-  readonly #byToken = new Map<string, Principal>();
+  /** The identity of each known token, made once (a lookup per request allocates nothing). */
+  readonly #byToken = new Map<string, Identity>();
   readonly #listedApps = new Set<string>();
   /** adminToken is the token of the admin principal (the console's one-time sign-in link is derived from it). */
   readonly adminToken: string;
@@ -95,10 +99,10 @@ export class Authenticator {
     this.adminToken = adminToken;
     const names = new ScopeNames(scopes);
     for (const grant of grants) {
-      this.#byToken.set(grant.token, new Principal(grant.email, grant.scopes, grant.permissions, grant.groups ?? [], grant.apps, names));
+      this.#byToken.set(grant.token, principalIdentity(new Principal(grant.email, grant.scopes, grant.permissions, grant.groups ?? [], grant.apps, names)));
       for (const app of grant.apps ?? []) this.#listedApps.add(app);
     }
-    this.#byToken.set(adminToken, new Principal(ADMIN_EMAIL, 'all', 'all'));
+    this.#byToken.set(adminToken, principalIdentity(new Principal(ADMIN_EMAIL, 'all', 'all')));
   }
 
   /** listsApp is true when some principal's app list names the package (so it exists, for the publisher's 404 vs 403). */
@@ -115,7 +119,6 @@ export class Authenticator {
       if (token === undefined) return { kind: 'unknown-token' };
     }
     if (token === undefined || token === '') return { kind: 'anonymous' };
-    const principal = this.#byToken.get(token);
-    return principal === undefined ? { kind: 'unknown-token' } : { kind: 'principal', principal };
+    return this.#byToken.get(token) ?? UNKNOWN_TOKEN;
   }
 }

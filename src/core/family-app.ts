@@ -87,9 +87,12 @@ export async function buildFamilyApp(service: ServiceDefinition, settings: Famil
   // bytes resets the connection, and the client could lose the answer (unread-body.ts). Errors
   // refused early are the common case, but a success counts too: a GET or HEAD route reads no
   // body, and a `Connection: close` answer to one sent with a large body closes on it just the same.
-  app.addHook('onSend', async (request, _reply, payload) => {
-    await drainUnreadBody(request.raw);
-    return payload;
+  // A callback hook with a synchronous path for the common case (the body was read): a promise
+  // per request showed in the GET profile.
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    const raw = request.raw;
+    if (raw.complete || raw.readableEnded || raw.destroyed) done(null, payload);
+    else void drainUnreadBody(raw).then(() => done(null, payload));
   });
   app.setNotFoundHandler((request, reply) =>
     answer(new TransportProblemError({ httpStatus: 404, kind: 'not-found', detail: request.originalUrl.split('?')[0] ?? request.originalUrl }), request, reply),
@@ -141,8 +144,10 @@ function useJournal(app: FastifyInstance, journal: RequestJournal, family: strin
 function useUnknownPaths(app: FastifyInstance, service: ServiceDefinition, context: ServiceContext): void {
   const screen = service.screenUnknownPath;
   if (screen !== undefined) {
-    app.addHook('onRequest', async (request) => {
-      if (request.is404) await screen(request, context);
+    // A callback hook: only a request for an unknown path waits for the screen.
+    app.addHook('onRequest', (request, _reply, done) => {
+      if (!request.is404) done();
+      else Promise.resolve(screen(request, context)).then(() => done(), done);
     });
   }
   app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));

@@ -100,7 +100,8 @@ interface RequestLogSource {
     hook: (
       request: { method: string; originalUrl: string; log: Record<'info' | 'warn' | 'error', (obj: object, msg: string) => void> },
       reply: { statusCode: number; elapsedTime: number },
-    ) => Promise<void>,
+      done: () => void,
+    ) => void,
   ): unknown;
 }
 
@@ -111,9 +112,11 @@ interface RequestLogSource {
  * the requests that failed. (Fastify's own pair of request records is turned off.)
  */
 export function useRequestLog(app: RequestLogSource): void {
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook: a promise per request adds up.
+  app.addHook('onResponse', (request, reply, done) => {
     const status = reply.statusCode;
     const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
     request.log[level]({ method: request.method, url: request.originalUrl, statusCode: status, responseTime: reply.elapsedTime }, REQUEST_DONE);
+    done();
   });
 }

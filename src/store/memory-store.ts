@@ -56,6 +56,12 @@ export class MemoryStore implements Store {
     return this.#revision;
   }
 
+  /** revisionNow is currentRevision without a promise: the counter lives in this process. */
+  revisionNow(): number {
+    this.#check();
+    return this.#revision;
+  }
+
   async get<T>(kind: string, key: string): Promise<StoredRecord<T> | undefined> {
     this.#check();
     return this.#records.get(kind)?.get(key) as StoredRecord<T> | undefined;

@@ -145,6 +145,12 @@ export class SqliteStore implements Store {
     return this.#revision;
   }
 
+  /** revisionNow is currentRevision without a promise: the counter lives in this process. */
+  revisionNow(): number {
+    this.#check();
+    return this.#revision;
+  }
+
   async get<T>(kind: string, key: string): Promise<StoredRecord<T> | undefined> {
     this.#check();
     // Outside a transaction every row is as last committed (a GET by name of a cached record costs no SQL).

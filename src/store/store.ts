@@ -134,6 +134,12 @@ export interface Store extends ReadView {
   readonly backend: string;
   /** The highest committed revision (0 for an empty store). */
   currentRevision(): Promise<number>;
+  /**
+   * revisionNow is currentRevision read synchronously, offered only by a store whose revision
+   * counter lives in this process (memory, SQLite): a per-request freshness check (the RBAC
+   * authorizer's) then costs no promise. Absent where reading it needs a round trip (PostgreSQL).
+   */
+  revisionNow?(): number;
   /** transact runs `fn` atomically and exclusively; see the file comment. */
   transact<R>(fn: (tx: Transaction) => Promise<R>): Promise<R>;
   /**

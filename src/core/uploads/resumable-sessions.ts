@@ -1,5 +1,7 @@
-import { rm } from 'node:fs/promises';
+import { createHash, type Hash } from 'node:crypto';
+import { rm, stat } from 'node:fs/promises';
 import { Transform, type Readable } from 'node:stream';
+import { BoundedMap } from '../../lib/bounded-map.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { IdSource } from '../../lib/ids.ts';
 import { UploadOffsetError, type Store } from '../../store/index.ts';
@@ -12,6 +14,15 @@ import { feed, hashFile, type SpooledFile } from './spool.ts';
 export const SESSION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 
 const KIND = 'uploads.sessions';
+
+/** RUNNING_HASHES bounds the sessions whose running SHA-256 this process keeps (each a few hundred bytes). */
+const RUNNING_HASHES = 1024;
+
+/** RunningHash is the SHA-256 of a session's first `size` committed bytes, every one of which passed through this process in order. */
+interface RunningHash {
+  readonly hash: Hash;
+  size: number;
+}
 
 /** SessionRecord is a resumable session as the store keeps it; its bytes are `store.uploads` under `<family>/<id>`. */
 export interface SessionRecord {
@@ -44,6 +55,12 @@ export type ChunkOutcome =
  */
 export class ResumableSessions {
   readonly #locks = new Map<string, Promise<unknown>>();
+  /**
+   * The running SHA-256 of sessions whose bytes all came through this process, in order, so the
+   * last chunk need not read the whole upload again for its hash. A session that spans a
+   * restart, a replica or a failed append has none, and is hashed from its bytes (spool).
+   */
+  readonly #hashes = new BoundedMap<string, RunningHash>(RUNNING_HASHES);
 
   constructor(
     private readonly family: string,
@@ -134,6 +151,7 @@ export class ResumableSessions {
     const chunkEnd = chunkLength === undefined ? limit : start + chunkLength;
     let skip = received - start;
     let position = start;
+    const running = this.#runningHash(session.id, received);
     const writer = new Transform({
       transform(chunk: Buffer, _encoding, callback) {
         position += chunk.length;
@@ -152,6 +170,10 @@ export class ResumableSessions {
         }
         const keep = skip > 0 ? chunk.subarray(skip) : chunk;
         skip = 0;
+        if (running !== undefined) {
+          running.hash.update(keep);
+          running.size += keep.length;
+        }
         callback(null, keep);
       },
     });
@@ -159,6 +181,8 @@ export class ResumableSessions {
     try {
       now = await this.store.uploads.append(this.#bytes(session.id), received, feed(body, writer));
     } catch (error) {
+      // What was hashed may not all be committed (a piece still on its way when the client left).
+      this.#hashes.delete(session.id);
       if (!(error instanceof UploadOffsetError)) throw error;
       // Another replica committed bytes of this session between our size check and our append.
       body.resume();
@@ -166,6 +190,7 @@ export class ResumableSessions {
         `Invalid request. Another request added bytes to this upload at the same time; ${error.size} byte(s) are uploaded now. Query the upload status and resume from there.`,
       );
     }
+    if (running !== undefined && running.size !== now) this.#hashes.delete(session.id);
     const finalTotal = total ?? (range.kind === 'whole' ? now : undefined);
     if (finalTotal !== undefined && total === undefined) await this.#settleTotal(session, finalTotal);
     if (finalTotal !== undefined && now >= finalTotal) return { kind: 'ready', session: await this.get(session.id), received: now };
@@ -175,12 +200,19 @@ export class ResumableSessions {
   /**
    * spool puts a finished session's bytes in a new local file at `path` for the method to
    * inspect with random access (a link where the store keeps them as local files, a streamed
-   * copy otherwise), then reads it once for its SHA-256: a session may span restarts and
-   * replicas, so no running hash survives.
+   * copy otherwise). Its SHA-256 is the running hash when every byte came through this process
+   * (the size on disk says whether it covers them all); otherwise (the session spans restarts or
+   * replicas) the file is read once for it.
    */
   async spool(id: string, path: string): Promise<SpooledFile> {
     await this.store.uploads.copyTo(this.#bytes(id), path);
     try {
+      const running = this.#hashes.get(id);
+      if (running !== undefined) {
+        const { size } = await stat(path);
+        // A copy: completion may run again (a method that failed leaves the session to be abandoned, a retry spools anew).
+        if (size === running.size) return { path, size, sha256: running.hash.copy().digest('hex') };
+      }
       return { path, ...(await hashFile(path)) };
     } catch (error) {
       await rm(path, { force: true });
@@ -190,6 +222,7 @@ export class ResumableSessions {
 
   /** finish records the method's answer and drops the bytes; later status queries get the answer again. */
   async finish(session: SessionRecord, result: UploadAnswer): Promise<void> {
+    this.#hashes.delete(session.id);
     await this.store.transact((tx) => tx.put(KIND, `${this.family}/${session.id}`, { ...session, result }));
     await this.store.uploads.remove(this.#bytes(session.id));
   }
@@ -217,7 +250,23 @@ export class ResumableSessions {
     return this.clock.now() - record.createdAt > SESSION_LIFETIME_MS;
   }
 
+  /**
+   * #runningHash is the running hash to extend with an append starting at `received`: the
+   * session's own when it covers exactly the bytes committed so far, a new one for a session
+   * with no bytes yet, and none when this process has not seen every byte (it is dropped).
+   */
+  #runningHash(id: string, received: number): RunningHash | undefined {
+    const running = this.#hashes.get(id);
+    if (running !== undefined && running.size === received) return running;
+    this.#hashes.delete(id);
+    if (received !== 0) return undefined;
+    const fresh: RunningHash = { hash: createHash('sha256'), size: 0 };
+    this.#hashes.set(id, fresh);
+    return fresh;
+  }
+
   async #forget(id: string): Promise<void> {
+    this.#hashes.delete(id);
     await this.store.transact((tx) => tx.delete(KIND, `${this.family}/${id}`));
     await this.store.uploads.remove(this.#bytes(id));
   }

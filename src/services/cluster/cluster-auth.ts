@@ -52,12 +52,20 @@ export function setUserOf(request: FastifyRequest, user: UserInfo): void {
 
 /** clusterUserOf is the cluster user a fogbank token's principal acts as: its email (the admin is `system:admin` in `system:masters`). */
 export function clusterUserOf(principal: Principal): UserInfo {
-  const admin = principal.email === ADMIN_EMAIL;
-  return {
-    name: admin ? 'system:admin' : principal.email,
-    groups: admin ? ['system:masters', 'system:authenticated'] : [...principal.groups, 'system:authenticated'],
-  };
+  let user = clusterUsers.get(principal);
+  if (user === undefined) {
+    const admin = principal.email === ADMIN_EMAIL;
+    user = Object.freeze({
+      name: admin ? 'system:admin' : principal.email,
+      groups: Object.freeze(admin ? ['system:masters', 'system:authenticated'] : [...principal.groups, 'system:authenticated']),
+    });
+    clusterUsers.set(principal, user);
+  }
+  return user;
 }
+
+// One (frozen) user per principal: made once, not per request.
+const clusterUsers = new WeakMap<Principal, UserInfo>();
 
 /** useClusterAuth authenticates every request of the cluster context before it is handled; `tokens` reads the tokens core does not know. */
 export function useClusterAuth(app: FastifyInstance, auth: Authenticator, tokens?: TokenAuthenticator): void {

@@ -220,7 +220,7 @@ function splitPath(path: string | undefined): string[] {
   return (path ?? '')
     .split('/')
     .filter((segment) => segment !== '')
-    .map((segment) => decodeURIComponent(segment));
+    .map((segment) => (segment.includes('%') ? decodeURIComponent(segment) : segment));
 }
 
 /**

@@ -23,6 +23,7 @@ import type { HandlerContext } from './resource-handlers.ts';
 import { parseIncludeObject, partialObject, toTable } from './table.ts';
 import { serveWatch, type WatchEventType } from './watch.ts';
 import { WatchOutput, WatchWrites } from './watch-writes.ts';
+import { type ChannelMember, type WatchChannel, WatchChannels } from './watch-channels.ts';
 
 /** EncodedSlot is the last change encoded for one (view, request group, form, event type). */
 interface EncodedSlot {
@@ -33,6 +34,7 @@ interface EncodedSlot {
 /** SLOTS holds one slot per key; the keys come from a fixed set of views, groups and forms. */
 const SLOTS = new Map<string, EncodedSlot>();
 const WRITES = new WatchWrites();
+const CHANNELS = new WatchChannels(WRITES);
 
 function slotOf(key: string): EncodedSlot {
   let slot = SLOTS.get(key);
@@ -95,6 +97,8 @@ export async function startWatch(
   let ended = false;
   const closeListeners: (() => void)[] = [];
   const backlogLimit = context.watch.settings.backlogLimitBytes;
+  // Set once the watch follows a channel shared with other watchers (WatchSink.follow).
+  let channel: { readonly shared: WatchChannel; readonly member: ChannelMember } | undefined;
   // A client that has left this much unread gets no more events: the watch ends, as the real
   // watch cache ends an unresponsive watcher's (WatchSettings.backlogLimitBytes). The initial
   // events never get here: they wait for the client instead (serveWatch, WatchSink.ready).
@@ -113,7 +117,32 @@ export async function startWatch(
       send(type, object) {
         if (ended) return;
         begin();
+        // After the shared lines it was already sent, in order.
+        channel?.shared.settle(channel.member);
         deliver(encode(type, object));
+      },
+      async follow(start, prefix, reset) {
+        // Tables are encoded per watcher (their headers depend on what it was sent before).
+        if (!shareable) return undefined;
+        begin();
+        const member: ChannelMember = {
+          output,
+          close: () => {
+            for (const listener of closeListeners) listener();
+          },
+          reset,
+        };
+        const source = {
+          store: context.registry.store,
+          storeKind: view.storeKind,
+          prefix,
+          encode: (type: WatchEventType, change: Change) => encode(type, context.registry.present(scope, change)),
+          backlogLimit,
+        };
+        const followed = await CHANNELS.follow(`${base}${prefix}`, source, member, start);
+        if (followed === undefined) return undefined;
+        channel = { shared: followed.channel, member };
+        return followed.subscription;
       },
       sendChange(type, change, present) {
         if (ended) return;

@@ -98,9 +98,24 @@ export class WatchOutput {
   }
 }
 
-/** WatchWrites flushes every queued WatchOutput together. */
+/** SharedLines is a source of lines shared by many outputs (a watch channel, watch-channels.ts), flushed with them. */
+export interface SharedLines {
+  /** flushShared writes its pending lines to its outputs. */
+  flushShared(): void;
+}
+
+/** frameChunk frames lines as one HTTP chunk (size line, data, CRLF); the data starts at `dataStart`. */
+export function frameChunk(lines: readonly Buffer[]): { readonly chunk: Buffer; readonly dataStart: number } {
+  let size = 0;
+  for (const line of lines) size += line.length;
+  const head = Buffer.from(`${size.toString(16)}\r\n`, 'latin1');
+  return { chunk: Buffer.concat([head, ...lines, CRLF], head.length + size + CRLF.length), dataStart: head.length };
+}
+
+/** WatchWrites flushes every queued WatchOutput (and shared source of lines) together. */
 export class WatchWrites {
   #dirty: WatchOutput[] = [];
+  #shared: SharedLines[] = [];
   #scheduled = false;
   /** When (performance.now()) the next flush may start. */
   #nextAllowed = 0;
@@ -110,6 +125,16 @@ export class WatchWrites {
   /** queue schedules `output` for the next flush (each output queues itself once per flush). */
   queue(output: WatchOutput): void {
     this.#dirty.push(output);
+    this.#schedule();
+  }
+
+  /** queueShared schedules `lines` for the next flush (each queues itself once per flush). */
+  queueShared(lines: SharedLines): void {
+    this.#shared.push(lines);
+    this.#schedule();
+  }
+
+  #schedule(): void {
     if (this.#scheduled) return;
     this.#scheduled = true;
     const wait = this.#nextAllowed - performance.now();
@@ -120,20 +145,20 @@ export class WatchWrites {
   readonly #flushAll = (): void => {
     const began = performance.now();
     this.#scheduled = false;
+    // Shared lines first: an output with lines of its own queued before them writes both, in order.
+    const shared = this.#shared;
+    this.#shared = [];
+    for (const lines of shared) lines.flushShared();
     const dirty = this.#dirty;
     this.#dirty = [];
     let lastLines: readonly Buffer[] = [];
-    let chunk = CRLF;
+    let chunk: Buffer = CRLF;
     let dataStart = 0;
     for (const output of dirty) {
       const lines = output.take();
       if (lines === undefined) continue;
       if (!sameLines(lines, lastLines)) {
-        let size = 0;
-        for (const line of lines) size += line.length;
-        const head = Buffer.from(`${size.toString(16)}\r\n`, 'latin1');
-        chunk = Buffer.concat([head, ...lines, CRLF], head.length + size + CRLF.length);
-        dataStart = head.length;
+        ({ chunk, dataStart } = frameChunk(lines));
         lastLines = lines;
       }
       output.writeChunk(chunk, dataStart);

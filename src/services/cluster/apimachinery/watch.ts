@@ -31,6 +31,14 @@ export interface WatchSink {
   /** onClose registers what to do when the client goes away (or stops reading: see WatchSettings.backlogLimitBytes). */
   onClose(listener: () => void): void;
   /**
+   * follow, where the sink can share its lines with other watchers (watch-channels.ts), follows
+   * the changes after `start` of the keys under `prefix` through a channel shared by every
+   * watcher sent the same lines, instead of a subscription of its own; `reset` ends the watch
+   * when the store's state is replaced. Resolves with the subscription (close leaves), or
+   * undefined when the sink cannot (then the watch subscribes itself and calls sendChange).
+   */
+  follow?(start: number, prefix: string, reset: (revision: number) => void): Promise<Subscription | undefined>;
+  /**
    * ready resolves once what was sent so far has mostly reached the client: the initial events
    * are sent a page at a time, each after the client has taken most of the last (a large initial
    * list to a slow client waits for it instead of piling up in memory).
@@ -212,7 +220,9 @@ export async function serveWatch(
   };
   try {
     // A replaced state (a snapshot restored, a reset) ends the watch with 410 Gone, as an etcd restore does: the informer relists.
-    subscription = await store.subscribe(start, onChange, { kinds: [view.storeKind], onReset: (revision) => tooOld(start, revision) });
+    // Watchers without selectors share one subscription and one encoding per change (watch-channels.ts).
+    const followed = filtering || sink.follow === undefined ? undefined : await sink.follow(start, prefix, (revision) => tooOld(start, revision));
+    subscription = followed ?? (await store.subscribe(start, onChange, { kinds: [view.storeKind], onReset: (revision) => tooOld(start, revision) }));
   } catch (error) {
     if (error instanceof CompactedError) {
       tooOld(start, error.oldest);

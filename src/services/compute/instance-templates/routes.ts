@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { parseRequestId, renderOperation } from '../operations/index.ts';
 import { registerAggregatedList } from '../shared/aggregated-route.ts';
+import { EncodedResources } from '../shared/encoded-resources.ts';
 import { listResponse } from '../shared/list-response.ts';
 import { scopePath } from '../shared/locations.ts';
 import { GLOBAL_AND_REGIONAL_ROUTES, routeContext } from '../shared/route-context.ts';
@@ -9,6 +10,8 @@ import type { TemplateService } from './template-service.ts';
 
 /** registerInstanceTemplateRoutes serves instanceTemplates (global and regional) and aggregatedList. */
 export function registerInstanceTemplateRoutes(app: FastifyInstance, templates: TemplateService): void {
+  // A GET by name serialises a template once per stored revision (encoded-resources.ts).
+  const encoded = new EncodedResources(renderTemplate);
   for (const route of GLOBAL_AND_REGIONAL_ROUTES) {
     const base = `/projects/:project/${route.path}/instanceTemplates`;
     app.post(base, async (request) => {
@@ -20,12 +23,12 @@ export function registerInstanceTemplateRoutes(app: FastifyInstance, templates: 
       const requestId = parseRequestId(ctx.query);
       return renderOperation(await templates.insert(project, scope, ctx.body, principal, requestId), ctx.links);
     });
-    app.get(`${base}/:template`, async (request) => {
+    app.get(`${base}/:template`, async (request, reply) => {
       const ctx = routeContext(request);
       const { project, template } = ctx.params as { project: string; template: string };
       const scope = route.scopeOf(ctx.params);
       ctx.authorize({ write: false, permission: 'compute.instanceTemplates.get', resource: templatePath(project, scope, template) });
-      return renderTemplate(await templates.get(project, scope, template), ctx.links);
+      return encoded.send(reply, await templates.get(project, scope, template), ctx.links);
     });
     app.delete(`${base}/:template`, async (request) => {
       const ctx = routeContext(request);

@@ -12,7 +12,16 @@ const principals = new WeakMap<FastifyRequest, Principal>();
 
 /** useComputeAuth authenticates every request of the compute context before it is handled. */
 export function useComputeAuth(app: FastifyInstance, auth: Authenticator): void {
-  app.addHook('onRequest', async (request) => authenticateCompute(request, auth));
+  // A callback hook: a promise per request adds up.
+  app.addHook('onRequest', (request, _reply, done) => {
+    try {
+      authenticateCompute(request, auth);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    done();
+  });
 }
 
 /** authenticateCompute identifies the caller (bearer token or `access_token`), or throws the real 401s. */
