@@ -38,11 +38,14 @@ interface ChangeWork extends PolicyRef {
   readonly change: PolicyChange;
 }
 
+let loadedMutations: Promise<typeof import('./policy-mutations.ts')> | undefined;
+
 /**
  * mutations loads validation and the changes themselves (the rule and policy schemas, the rules
- * language's parser and checker) with the first policy change, not at start-up.
+ * language's parser and checker) with the first policy change, not at start-up. The promise is
+ * kept: an import() per call costs a trip through the module loader on every change.
  */
-const mutations = () => import('./policy-mutations.ts');
+const mutations = () => (loadedMutations ??= import('./policy-mutations.ts'));
 
 const ACTIONS = {
   insert: 'securityPolicies.insert',
