@@ -1,16 +1,23 @@
 // bench/plugin-generators.ts times TypeScript generators on googleapis' compute.proto (3.96 MB,
-// 993 rpcs), each run by the same protoc (npm protoc 36.2) in one process tree, and prints wall
-// times and ratios to protoc-gen-fogbank. protoc alone (a descriptor set) is the floor.
-// Run: npx tsx bench/plugin-generators.ts [fogbank|es|ts-proto|protobuf-ts ...]
+// 993 rpcs), each run by the same protoc (npm protoc 36.2) in one process tree: wall time of the
+// whole protoc run, including protoc's own parse. protoc alone (writing a descriptor set with
+// source info, the same parse and one output) is the floor and the baseline; rounds interleave
+// protoc alone and every generator. Goals: protoc-gen-fogbank ≤ 2× protoc alone (issue 27); the
+// fastest other generator ≥ 10× slower than protoc-gen-fogbank (written as fogbank ≤ 0.1× it).
+// Run: node --import tsx bench/plugin-generators.ts [--rounds N] [--quick] [fogbank|es|ts-proto|protobuf-ts ...]
+// (--quick, or naming generators, leaves the slow other generators out).
+// The protos come from FOGBANK_TESTDATA (default: ../shared/testdata beside the repository).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type Bench, type BenchMetric, interleaved, median, metricOf, ratioAtMost, runAlone } from './lib/report.ts';
 
 const REPO = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const PROTOC = join(REPO, 'node_modules/protoc-newest/bin/protoc-linux-x86_64');
-const INCLUDES = [join(REPO, '../shared/testdata/protos'), join(REPO, 'node_modules/protoc-newest/include')];
+const TESTDATA = process.env['FOGBANK_TESTDATA'] ?? join(REPO, '../shared/testdata');
+const INCLUDES = [join(TESTDATA, 'protos'), join(REPO, 'node_modules/protoc-newest/include')];
 const PROTO = 'google/cloud/compute/v1/compute.proto';
 const BIN = join(REPO, 'node_modules/.bin');
 
@@ -36,60 +43,103 @@ const GENERATORS: readonly Generator[] = [
   { key: 'protobuf-ts', label: 'protobuf-ts', args: (out) => [`--plugin=protoc-gen-ts=${join(BIN, 'protoc-gen-ts')}`, `--ts_out=${out}`] },
 ];
 
-interface Result {
-  readonly label: string;
-  readonly seconds: number;
-  readonly files: number;
-  readonly bytes: number;
+/** Timing is one protoc run: its wall time and the CPU time of its process tree (protoc and the plugin it waited for). */
+interface Timing {
+  readonly wall: number;
+  readonly cpu: number;
 }
 
-function treeSize(dir: string): { files: number; bytes: number } {
-  let files = 0;
-  let bytes = 0;
-  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    files++;
-    bytes += statSync(join(entry.parentPath, entry.name)).size;
-  }
-  return { files, bytes };
-}
-
-function time(label: string, args: readonly string[], out: string): Result {
+/** protocRun runs protoc once with the given flags into a fresh directory. */
+function protocRun(label: string, args: (out: string) => string[], work: string): Timing {
+  const out = mkdtempSync(join(work, 'out-'));
   mkdirSync(out, { recursive: true });
+  const cpuBefore = childrenCpuSeconds();
   const started = performance.now();
-  const r = spawnSync(PROTOC, [...INCLUDES.map((i) => `-I${i}`), ...args, PROTO], { encoding: 'utf8', maxBuffer: 1 << 28 });
-  const seconds = (performance.now() - started) / 1000;
+  const r = spawnSync(PROTOC, [...INCLUDES.map((i) => `-I${i}`), ...args(out), PROTO], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const wall = (performance.now() - started) / 1000;
+  const cpu = childrenCpuSeconds() - cpuBefore;
   if (r.status !== 0) throw new Error(`${label} failed (${r.status}): ${r.stderr}`);
-  return { label, seconds, ...treeSize(out) };
+  rmSync(out, { recursive: true, force: true });
+  return { wall, cpu };
 }
 
-const wanted = new Set(process.argv.slice(2));
-for (const key of wanted) {
-  if (!GENERATORS.some((g) => g.key === key)) throw new Error(`unknown generator ${key}; known: ${GENERATORS.map((g) => g.key).join(', ')}`);
+// cutime + cstime of /proc/self/stat: the CPU time of every reaped child and of the children
+// they reaped (protoc waits for its plugin), in clock ticks of 1/100 s. Wall time on a loaded
+// machine mostly measures the load; CPU time much less so.
+function childrenCpuSeconds(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / 100;
 }
-if (!existsSync(PROTOC)) throw new Error(`missing ${PROTOC}: run npm ci`);
-const work = mkdtempSync(join(tmpdir(), 'fogbank-bench-plugins-'));
-try {
-  const results: Result[] = [
-    time('protoc alone (descriptor set)', [`--descriptor_set_out=${join(work, 'set.pb')}`, '--include_imports', '--include_source_info'], join(work, 'set')),
-  ];
-  for (const g of GENERATORS) {
-    if (wanted.size > 0 && !wanted.has(g.key)) continue;
-    process.stderr.write(`running ${g.label}…\n`);
-    results.push(time(g.label, g.args(join(work, g.key)), join(work, g.key)));
+
+/** bench times protoc alone and each generator, interleaved. */
+export const bench: Bench = async ({ rounds, quick }) => {
+  const named = process.argv.slice(2).filter((a) => GENERATORS.some((g) => g.key === a));
+  const wanted = named.length > 0 ? new Set(named) : new Set(quick ? ['fogbank'] : GENERATORS.map((g) => g.key));
+  wanted.add('fogbank');
+  if (!existsSync(PROTOC)) throw new Error(`missing ${PROTOC}: run npm ci`);
+  if (!existsSync(join(INCLUDES[0]!, PROTO))) throw new Error(`missing ${PROTO} under ${INCLUDES[0]}: set FOGBANK_TESTDATA`);
+  const work = mkdtempSync(join(tmpdir(), 'fogbank-bench-plugins-'));
+  try {
+    const chosen = GENERATORS.filter((g) => wanted.has(g.key));
+    // Each round runs protoc alone and every generator once; a run's CPU time is kept beside its wall time.
+    const cpu = new Map<string, number[]>();
+    const side = (label: string, args: (out: string) => string[]) => ({
+      label,
+      measure: async () => {
+        const t = protocRun(label, args, work);
+        cpu.set(label, [...(cpu.get(label) ?? []), t.cpu]);
+        return t.wall;
+      },
+    });
+    const alone = side('protoc alone', (out) => [`--descriptor_set_out=${join(out, 'set.pb')}`, '--include_imports', '--include_source_info']);
+    const [protocAlone, fogbank, ...others] = await interleaved(rounds, [alone, ...chosen.map((g) => side(g.label, g.args))]);
+    if (protocAlone === undefined || fogbank === undefined) throw new Error('no samples');
+    const fogbankLabel = chosen[0]!.label;
+    const metrics: BenchMetric[] = [
+      metricOf({
+        metric: 'compute.proto → TypeScript, protoc + protoc-gen-fogbank, wall',
+        unit: 's',
+        fogbank,
+        baseline: { label: 'protoc alone', samples: protocAlone },
+        goal: ratioAtMost(2, 'protoc alone'),
+      }),
+      metricOf({
+        metric: 'compute.proto → TypeScript, protoc + protoc-gen-fogbank, CPU',
+        unit: 's',
+        fogbank: cpu.get(fogbankLabel)!,
+        baseline: { label: 'protoc alone', samples: cpu.get('protoc alone')! },
+        goal: ratioAtMost(2, 'protoc alone'),
+        note: 'user+system time of protoc and its plugin; steadier than wall time on a loaded machine',
+      }),
+    ];
+    const rest = chosen.slice(1);
+    for (const [index, g] of rest.entries()) {
+      metrics.push(
+        metricOf({
+          metric: `compute.proto → TypeScript, fogbank vs ${g.label}, wall`,
+          unit: 's',
+          fogbank,
+          baseline: { label: g.label, samples: others[index]! },
+        }),
+      );
+    }
+    if (rest.length > 0) {
+      const fastest = rest.reduce((a, b) => (median(others[rest.indexOf(a)]!) <= median(others[rest.indexOf(b)]!) ? a : b));
+      metrics.push(
+        metricOf({
+          metric: `compute.proto → TypeScript, fogbank vs the fastest other (${fastest.label}), wall`,
+          unit: 's',
+          fogbank,
+          baseline: { label: fastest.label, samples: others[rest.indexOf(fastest)]! },
+          goal: ratioAtMost(0.1, fastest.label),
+        }),
+      );
+    }
+    return metrics;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
   }
-  const fogbank = results.find((r) => r.label.startsWith('protoc-gen-fogbank'));
-  const others = results.filter((r) => r !== fogbank && !r.label.startsWith('protoc alone'));
-  console.log(`compute.proto generation, wall time including protoc (${process.platform}, node ${process.version})`);
-  console.log('generator'.padEnd(36) + 'seconds'.padStart(9) + 'files'.padStart(7) + 'MB'.padStart(8) + '  ×fogbank');
-  for (const r of results) {
-    const ratio = fogbank && others.includes(r) ? `${(r.seconds / fogbank.seconds).toFixed(1)}×` : '';
-    console.log(r.label.padEnd(36) + r.seconds.toFixed(2).padStart(9) + String(r.files).padStart(7) + (r.bytes / 1e6).toFixed(2).padStart(8) + '  ' + ratio);
-  }
-  if (fogbank && others.length > 0) {
-    const fastest = others.reduce((a, b) => (a.seconds <= b.seconds ? a : b));
-    console.log(`fastest other generator: ${fastest.label}, ${(fastest.seconds / fogbank.seconds).toFixed(1)}× slower than protoc-gen-fogbank (target ≥ 10×)`);
-  }
-} finally {
-  rmSync(work, { recursive: true, force: true });
-}
+};
+
+runAlone(import.meta, bench);

@@ -1,20 +1,19 @@
 import type autocannon from 'autocannon';
-import { printTable, runLoad, type LoadResult } from './lib/load.ts';
-import { ensureBuilt, median, startProcess } from './lib/processes.ts';
+import { loadSeconds, runLoad } from './lib/load.ts';
+import { ensureBuilt, startProcess } from './lib/processes.ts';
+import { type Bench, type BenchMetric, interleaved, metricOf, ratioAtLeast, runAlone } from './lib/report.ts';
 
 /**
  * What serving HTTPS on the same port costs plain HTTP (core/tls/same-port.ts reads each
  * connection's first bytes before Node's HTTP parser gets it): GET one ClusterRole by name from
- * `fogbank start --no-tls` and from `fogbank start` (TLS on, the default), with keep-alive
- * connections (the sniffing runs once per connection) and with a new connection per request
- * (`Connection: close`, where it runs once per request). Alternating rounds, medians; the first
- * row is the baseline. A last row shows the same GET over HTTPS, for scale.
+ * `fogbank start --no-tls` (the baseline) and from `fogbank start` (TLS on, the default), with
+ * keep-alive connections (the sniffing runs once per connection) and with a new connection per
+ * request (`Connection: close`, where it runs once per request), interleaved. Goal: no
+ * measurable drop (≥ 0.95×). The same GET over HTTPS is shown for scale.
  */
-const main = ensureBuilt();
 const TOKEN = 'bench';
 const ROLE = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
 const auth = { authorization: `Bearer ${TOKEN}` };
-const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
 
 const keepAlive: autocannon.Request[] = [{ method: 'GET', path: `${ROLE}/bench-reader`, headers: auth }];
 const closing: autocannon.Request[] = [{ method: 'GET', path: `${ROLE}/bench-reader`, headers: { ...auth, connection: 'close' } }];
@@ -28,43 +27,47 @@ async function seed(url: string): Promise<void> {
   if (response.status >= 300) throw new Error(`seeding failed: ${response.status} ${await response.text()}`);
 }
 
-async function measure(args: string[], requests: autocannon.Request[], https = false): Promise<LoadResult> {
-  const server = await startProcess([main, 'start', '--port', '0', '--ephemeral', '--admin-token', TOKEN, '--log-level', 'warn', ...args]);
-  try {
-    await seed(server.url);
-    const url = https ? server.url.replace(/^http:/, 'https:') : server.url;
-    await runLoad({ url, requests, seconds: 1 });
-    return await runLoad({ url, requests });
-  } finally {
-    await server.stop();
+/** bench measures GET with TLS sniffing on against --no-tls, per connection style. */
+export const bench: Bench = async ({ rounds, quick }) => {
+  const main = ensureBuilt();
+  const seconds = loadSeconds(quick);
+  const measure =
+    (args: string[], requests: autocannon.Request[], https = false) =>
+    async () => {
+      const server = await startProcess([main, 'start', '--port', '0', '--ephemeral', '--admin-token', TOKEN, '--log-level', 'warn', ...args]);
+      try {
+        await seed(server.url);
+        const url = https ? server.url.replace(/^http:/, 'https:') : server.url;
+        await runLoad({ url, requests, seconds: 1 });
+        return (await runLoad({ url, requests, seconds })).requestsPerSecond;
+      } finally {
+        await server.stop();
+      }
+    };
+  // autocannon's HTTPS client checks certificates; fogbank's ephemeral CA is not one it knows.
+  process.env['NODE_TLS_REJECT_UNAUTHORIZED'] = '0';
+  const metrics: BenchMetric[] = [];
+  for (const [title, requests] of [
+    ['keep-alive connections', keepAlive],
+    ['a new connection per request', closing],
+  ] as const) {
+    const [plain, sniffing, https] = await interleaved(rounds, [
+      { label: '--no-tls', measure: measure(['--no-tls'], requests) },
+      { label: 'TLS on, plain HTTP', measure: measure([], requests) },
+      { label: 'TLS on, HTTPS', measure: measure([], requests, true) },
+    ]);
+    metrics.push(
+      metricOf({
+        metric: `GET ClusterRole, TLS on, plain HTTP, ${title}`,
+        unit: 'req/s',
+        fogbank: sniffing,
+        baseline: { label: '--no-tls', samples: plain },
+        goal: ratioAtLeast(0.95, '--no-tls'),
+      }),
+      metricOf({ metric: `GET ClusterRole over HTTPS, ${title}`, unit: 'req/s', fogbank: https, baseline: { label: '--no-tls', samples: plain } }),
+    );
   }
-}
+  return metrics;
+};
 
-function medianOf(results: readonly LoadResult[]): LoadResult {
-  return {
-    requestsPerSecond: median(results.map((r) => r.requestsPerSecond)),
-    p99Ms: median(results.map((r) => r.p99Ms)),
-    non2xx: Math.max(...results.map((r) => r.non2xx)),
-    errors: Math.max(...results.map((r) => r.errors)),
-  };
-}
-
-// autocannon's HTTPS client checks certificates; fogbank's ephemeral CA is not one it knows.
-process.env['NODE_TLS_REJECT_UNAUTHORIZED'] = '0';
-for (const [title, requests] of [
-  ['keep-alive connections', keepAlive],
-  ['a new connection per request', closing],
-] as const) {
-  const plain: LoadResult[] = [];
-  const sniffing: LoadResult[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    plain.push(await measure(['--no-tls'], requests));
-    sniffing.push(await measure([], requests));
-  }
-  printTable(`GET one ClusterRole by name, ${title} (16 connections, median of ${ROUNDS}); goal: no measurable drop`, [
-    { label: 'fogbank --no-tls (plain HTTP)', result: medianOf(plain) },
-    { label: 'fogbank, TLS on: plain HTTP', result: medianOf(sniffing) },
-    { label: 'fogbank, TLS on: HTTPS', result: await measure([], requests, true) },
-  ]);
-  console.log('');
-}
+runAlone(import.meta, bench);

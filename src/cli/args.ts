@@ -27,6 +27,8 @@ export interface StartArgs {
   uploadDeadlineSeconds?: number;
   /** HTTPS on the same port: false with `--no-tls`; the files of `--tls-cert`, `--tls-key` (and `--tls-ca`); absent, fogbank's own certificates. */
   tls?: false | { certFile?: string; keyFile?: string; caFile?: string };
+  /** false with `--no-warm-up`: families are built on their first request only, not in the background after the ready line. */
+  warmUp?: false;
   /** How many answered requests the request journal keeps (`--journal-size`); absent means the default. */
   journalSize?: number;
   /** How many bytes of each request and response body the journal keeps (`--journal-bodies`); absent keeps none. */
@@ -135,6 +137,12 @@ const CORE_FLAGS: readonly Flag[] = [
     apply: (a, v) => (a.tls = { ...(a.tls || {}), caFile: nonEmpty('--tls-ca', v) }),
   },
   { name: 'no-tls', default: 'off', help: 'serve plain HTTP only (no HTTPS on the port)', apply: (a) => (a.tls = false) },
+  {
+    name: 'no-warm-up',
+    default: 'off',
+    help: 'build each API family on its first request instead of in the background once listening',
+    apply: (a) => (a.warmUp = false),
+  },
   { name: 'config', value: 'FILE', default: 'none', help: 'YAML or JSON file granting tokens scopes and permissions', apply: (a, v) => (a.config = v) },
   {
     name: 'log-level',

@@ -127,6 +127,9 @@ async function runStart(args: StartArgs): Promise<number> {
     // Only the HTTPS address: the certificates of an --ephemeral server are made on first need.
     const site = { url, dataDir, adminToken, adminTokenFile, ...tlsSite(server.httpsUrl, undefined) };
     process.stdout.write(renderBanner({ ...site, storeBackend: storeLabel(server.store.backend, args.store) }, server.services));
+    // Each family's first request would otherwise load and build it (100 ms and more); done now,
+    // after the ready line and yielding to requests, the first one finds it built.
+    if (args.warmUp !== false) server.app.warmUpInBackground();
   }
   const signal = await stopSignal;
   process.stdout.write(`fogbank: ${signal}, shutting down\n`);

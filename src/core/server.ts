@@ -42,6 +42,12 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
  */
 const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 
+/** WARM_UP_PAUSE_MS is the pause before each step of the background warm-up: pending requests are read first. */
+const WARM_UP_PAUSE_MS = 5;
+
+/** WARM_UP_MAX_WAIT_MS bounds how long a warm-up step waits for requests in flight to finish. */
+const WARM_UP_MAX_WAIT_MS = 250;
+
 /** FogbankServer is every family behind one HTTP server. */
 export interface FogbankServer {
   /** The HTTP server every family answers on (listening once `listen` resolved). */
@@ -51,6 +57,13 @@ export interface FogbankServer {
   inject(options: InjectOptions | string): Promise<InjectResponse>;
   /** warmUp builds every family now and runs its deferred start-up work (ServiceHandle.warmUp). */
   warmUp(): Promise<void>;
+  /**
+   * warmUpInBackground does what warmUp does, one family and one step at a time, each step
+   * waiting until no request is in flight (at most WARM_UP_MAX_WAIT_MS), so a request that
+   * arrives meanwhile is not queued behind families it does not need. Failures are left to the
+   * family's next request, which retries the build. `fogbank start` calls it after the ready line.
+   */
+  warmUpInBackground(): void;
   /** stateReplaced tells every family built so far that the store's whole state was replaced (ServiceHandle.stateReplaced). */
   stateReplaced(): Promise<void>;
   /** close stops every family's background work, ends idle connections, and resolves when in-flight requests are done. */
@@ -83,6 +96,10 @@ export async function buildServer(serverContext: ServerContext, services: readon
   const context: ServiceContext = { ...serverContext, singleton: singletons.run };
   const settings: FamilyAppSettings = { logLevel, logFormat: options.logFormat ?? 'text', bodyLimit: options.bodyLimit, errors, unreadable, context };
   let closing = false;
+  // While the background warm-up runs, requests in flight are counted so it can step aside.
+  let warming = false;
+  let inFlight = 0;
+  let idle: (() => void)[] = [];
   const apps = new Map<ServiceDefinition, LoadOnFirstUse<FamilyApp>>(
     services.map((service) => [
       service,
@@ -92,6 +109,20 @@ export async function buildServer(serverContext: ServerContext, services: readon
       }),
     ]),
   );
+
+  // Resolves after a pause, once no request is in flight or WARM_UP_MAX_WAIT_MS has passed
+  // (long polls and watches stay in flight for minutes).
+  const quiet = async (): Promise<void> => {
+    await new Promise((resolve) => setTimeout(resolve, WARM_UP_PAUSE_MS).unref());
+    if (inFlight === 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, WARM_UP_MAX_WAIT_MS).unref();
+      idle.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  };
 
   const answerFailure = (error: unknown, request: IncomingMessage, response: ServerResponse): void => {
     const status = errors.answerResponse(error, request, response);
@@ -127,6 +158,14 @@ export async function buildServer(serverContext: ServerContext, services: readon
     if (target !== url) {
       (request as { originalUrl?: string }).originalUrl = url;
       request.url = target;
+    }
+    if (warming) {
+      inFlight++;
+      response.once('close', () => {
+        if (--inFlight > 0) return;
+        for (const wake of idle) wake();
+        idle = [];
+      });
     }
     const app = apps.get(owner)!;
     const ready = app.ready();
@@ -179,6 +218,25 @@ export async function buildServer(serverContext: ServerContext, services: readon
     warmUp: async () => {
       const families = await Promise.all([...apps.values()].map((app) => app()));
       await Promise.all(families.map((family) => family.handle?.warmUp?.()));
+    },
+    warmUpInBackground: () => {
+      if (warming) return;
+      warming = true;
+      // Step by step: a family's build (its chunks and routes), then its own warm-up (seeding).
+      const steps = [...apps.values()].flatMap((load) => [async () => void (await load()), async () => (await load()).handle?.warmUp?.()]);
+      void (async () => {
+        try {
+          for (const step of steps) {
+            await quiet();
+            if (closing) return;
+            await step().catch(() => undefined);
+          }
+        } finally {
+          warming = false;
+          inFlight = 0;
+          idle = [];
+        }
+      })();
     },
     stateReplaced: async () => {
       await Promise.all((await built()).map((family) => family.handle?.stateReplaced?.()));

@@ -7,3 +7,4 @@ export { parseParameters, type ParameterSpec, type ParameterSpecs, type ParsedPa
 export { editionName, fileEdition, hasProto3Optional } from './editions.ts';
 export { decodeRequest, generateResponse, runPlugin } from './run-plugin.ts';
 export { runNodePlugin, type PluginIo } from './run-node.ts';
+export { commentsFromDescriptor, decodeSourceComments, type SourceComment, type SourceComments } from './source-comments.ts';

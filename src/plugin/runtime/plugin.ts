@@ -1,4 +1,5 @@
 import type { CodeGeneratorRequest, FileDescriptorProto, GeneratedCodeInfo } from '@bufbuild/protobuf/wkt';
+import type { SourceComments } from './source-comments.ts';
 
 /** EditionRange is the window of editions a generator really handles (Edition enum values). */
 export interface EditionRange {
@@ -32,6 +33,11 @@ export interface GenerateInput {
   readonly filesToGenerate: readonly FileDescriptorProto[];
   /** parameter is the raw parameter string ("" when absent). */
   readonly parameter: string;
+  /**
+   * comments returns a file's commented source locations by path (`path.join(',')`), decoded once
+   * per file; under `sourceCodeInfo: 'comments'` this is the only way to them.
+   */
+  readonly comments: (file: FileDescriptorProto) => SourceComments;
 }
 
 /** Plugin is a code generator the runtime can drive over the protocol. */
@@ -46,6 +52,12 @@ export interface Plugin {
    * request); the field is then empty.
    */
   readonly needsSourceFileDescriptors?: boolean;
+  /**
+   * sourceCodeInfo `'comments'` has the runtime leave every file's `sourceCodeInfo` unset and
+   * serve only its comments through `GenerateInput.comments` (read straight from the wire: on a
+   * large file decoding every location as a message was half a run); default `'message'`.
+   */
+  readonly sourceCodeInfo?: 'message' | 'comments';
   /** generate returns the response chunks, or throws PluginError for schema/parameter problems. */
   generate(input: GenerateInput): readonly GeneratedFile[];
 }

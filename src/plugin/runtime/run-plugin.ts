@@ -1,5 +1,4 @@
-import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
-import { BinaryReader } from '@bufbuild/protobuf/wire';
+import { create, fromBinary } from '@bufbuild/protobuf';
 import {
   CodeGeneratorRequestSchema,
   CodeGeneratorResponse_Feature,
@@ -9,10 +8,11 @@ import {
   type CodeGeneratorResponse,
   type FileDescriptorProto,
 } from '@bufbuild/protobuf/wkt';
+import { encodeResponse } from './encode-response.ts';
 import { editionName, fileEdition, hasProto3Optional } from './editions.ts';
-import { concatBytes } from './concat-bytes.ts';
 import { PluginError, PluginProtocolError } from './errors.ts';
 import { fileNameProblem } from './file-name.ts';
+import { commentsFromDescriptor, decodeSourceComments, type SourceComments, splitRequest } from './source-comments.ts';
 import type { GeneratedFile, Plugin } from './plugin.ts';
 
 /**
@@ -21,28 +21,48 @@ import type { GeneratedFile, Plugin } from './plugin.ts';
  * being decoded (it is still checked to be well-formed).
  */
 export function decodeRequest(bytes: Uint8Array, skipSourceFileDescriptors = false): CodeGeneratorRequest {
+  return decodeSplit(bytes, skipSourceFileDescriptors, false).request;
+}
+
+const SOURCE_FILE_DESCRIPTORS = new Set([17]);
+const NOTHING = new Set<number>();
+
+/** DecodedRequest is a request and the comments of its files, however the plugin asked for them. */
+interface DecodedRequest {
+  readonly request: CodeGeneratorRequest;
+  readonly comments: (file: FileDescriptorProto) => SourceComments;
+}
+
+// Decodes with field 17 and, when asked, every file's source_code_info set aside raw (comments
+// are then read from those bytes on first use, once per file).
+function decodeSplit(bytes: Uint8Array, skipSourceFileDescriptors: boolean, commentsOnly: boolean): DecodedRequest {
   try {
-    return fromBinary(CodeGeneratorRequestSchema, skipSourceFileDescriptors ? withoutField(bytes, SOURCE_FILE_DESCRIPTORS) : bytes);
+    const split = splitRequest(bytes, skipSourceFileDescriptors ? SOURCE_FILE_DESCRIPTORS : NOTHING, commentsOnly);
+    const request = fromBinary(CodeGeneratorRequestSchema, split.bytes);
+    const cache = new Map<FileDescriptorProto, SourceComments>();
+    const comments = (file: FileDescriptorProto): SourceComments => {
+      let found = cache.get(file);
+      if (found === undefined) {
+        const raw = split.sourceInfo.get(file.name);
+        found = raw === undefined ? commentsFromDescriptor(file) : decodeRawComments(raw);
+        cache.set(file, found);
+      }
+      return found;
+    };
+    return { request, comments };
   } catch {
     throw new PluginProtocolError('protoc sent unparseable request to plugin.');
   }
 }
 
-const SOURCE_FILE_DESCRIPTORS = 17;
-
-// Copies the top-level fields other than `fieldNo`.
-function withoutField(bytes: Uint8Array, fieldNo: number): Uint8Array {
-  const reader = new BinaryReader(bytes);
-  const parts: Uint8Array[] = [];
-  let skipped = false;
-  while (reader.pos < reader.len) {
-    const start = reader.pos;
-    const [no, wireType] = reader.tag();
-    reader.skip(wireType, no);
-    if (no === fieldNo) skipped = true;
-    else parts.push(bytes.subarray(start, reader.pos));
+// Comments are read after decoding, on first use; bytes that do not parse are the same broken
+// conversation as an unparseable request.
+function decodeRawComments(raw: Uint8Array): SourceComments {
+  try {
+    return decodeSourceComments(raw);
+  } catch {
+    throw new PluginProtocolError('protoc sent unparseable request to plugin.');
   }
-  return skipped ? concatBytes(parts) : bytes;
 }
 
 /**
@@ -50,7 +70,11 @@ function withoutField(bytes: Uint8Array, fieldNo: number): Uint8Array {
  * `response.error`; features (and the edition window) are always declared, even on error, so
  * protoc reports the real error rather than a feature complaint.
  */
-export function generateResponse(plugin: Plugin, request: CodeGeneratorRequest): CodeGeneratorResponse {
+export function generateResponse(
+  plugin: Plugin,
+  request: CodeGeneratorRequest,
+  comments: (file: FileDescriptorProto) => SourceComments = commentsFromDescriptor,
+): CodeGeneratorResponse {
   const byName = new Map<string, FileDescriptorProto>();
   for (const f of request.protoFile) byName.set(f.name, f);
   const filesToGenerate: FileDescriptorProto[] = [];
@@ -73,7 +97,7 @@ export function generateResponse(plugin: Plugin, request: CodeGeneratorRequest):
   }
   try {
     checkFeatures(plugin, filesToGenerate);
-    const files = plugin.generate({ request, filesToGenerate, parameter: request.parameter });
+    const files = plugin.generate({ request, filesToGenerate, parameter: request.parameter, comments });
     response.file = files.map(toResponseFile);
   } catch (err) {
     if (!(err instanceof PluginError)) throw err;
@@ -85,8 +109,8 @@ export function generateResponse(plugin: Plugin, request: CodeGeneratorRequest):
 
 /** runPlugin is the whole plugin side on bytes: request in, response out. */
 export function runPlugin(plugin: Plugin, requestBytes: Uint8Array): Uint8Array {
-  const request = decodeRequest(requestBytes, plugin.needsSourceFileDescriptors === false);
-  return toBinary(CodeGeneratorResponseSchema, generateResponse(plugin, request));
+  const { request, comments } = decodeSplit(requestBytes, plugin.needsSourceFileDescriptors === false, plugin.sourceCodeInfo === 'comments');
+  return encodeResponse(generateResponse(plugin, request, comments));
 }
 
 // The host checks these too, but only some hosts and versions do; checking here makes the

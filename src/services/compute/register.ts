@@ -40,5 +40,16 @@ export async function registerCompute(app: FastifyInstance, context: ServiceCont
   );
   useComputeBatch(app, context.ids);
   await operations.open();
-  return operations;
+  return {
+    close: () => operations.close(),
+    // What the first list with a filter, template insert and policy insert load and compile;
+    // nothing is written.
+    warmUp: async () => {
+      (await import('./shared/list-filter.ts')).compileFilter('name = x');
+      await import('./instance-templates/decode-template.ts');
+      const { parseExpression, typeCheck } = await import('./security-policies/check-expression.ts');
+      const text = "request.path.startsWith('/') && inIpRange(origin.ip, '10.0.0.0/8')";
+      typeCheck(parseExpression(text), text);
+    },
+  };
 }

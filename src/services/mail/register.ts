@@ -65,5 +65,9 @@ export async function registerMail(app: FastifyInstance, context: ServiceContext
       await relay?.close();
       area.close();
     },
+    // The MIME stack the first send or insert loads; nothing is written.
+    warmUp: async () => {
+      await routes.compose();
+    },
   };
 }

@@ -59,5 +59,10 @@ export async function registerPublisher(app: FastifyInstance, context: ServiceCo
       engine.close();
       area.close();
     },
+    // The archive, manifest and signature readers the first upload loads. The signing identity
+    // is not made here: that writes to the store, which only an upload should.
+    warmUp: async () => {
+      await import('./inspect-upload.ts');
+    },
   };
 }

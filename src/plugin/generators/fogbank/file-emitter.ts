@@ -8,7 +8,7 @@ import {
   type FieldDescriptorProto,
   type FileDescriptorProto,
 } from '@bufbuild/protobuf/wkt';
-import { PluginError } from '../../runtime/index.ts';
+import { PluginError, type SourceComments } from '../../runtime/index.ts';
 import { CommentIndex } from './comments.ts';
 import type { HttpRuleReader } from './http-rule.ts';
 import type { FogbankOptions } from './options.ts';
@@ -22,6 +22,8 @@ export interface GeneratorContext {
   readonly options: FogbankOptions;
   readonly http: HttpRuleReader | undefined;
   readonly version: string;
+  /** comments are a file's comments by source path, from the runtime. */
+  readonly comments: (file: FileDescriptorProto) => SourceComments;
 }
 
 const T = FieldDescriptorProto_Type;
@@ -50,7 +52,7 @@ export class FileEmitter {
     readonly ctx: GeneratorContext,
     readonly file: FileDescriptorProto,
   ) {
-    this.comments = ctx.options.comments ? new CommentIndex(file) : undefined;
+    this.comments = ctx.options.comments ? new CommentIndex(ctx.comments(file)) : undefined;
     this.outName = outputName(file.name);
   }
 

@@ -22,6 +22,8 @@ export const fogbankPlugin: Plugin = {
   version: FOGBANK_VERSION,
   // proto_file carries everything it reads (comments and json_name included).
   needsSourceFileDescriptors: false,
+  // It reads only comments from source_code_info (JSDoc, enum hints).
+  sourceCodeInfo: 'comments',
   features: {
     proto3Optional: true,
     editions: { minimum: Edition.EDITION_PROTO2, maximum: Edition.EDITION_2023 },
@@ -34,6 +36,7 @@ export const fogbankPlugin: Plugin = {
       options,
       http: options.restClients ? new HttpRuleReader(files) : undefined,
       version: FOGBANK_VERSION,
+      comments: input.comments,
     };
     const out: GeneratedFile[] = [];
     const restDirs = new Set<string>();
