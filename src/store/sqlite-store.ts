@@ -227,7 +227,7 @@ export class SqliteStore implements Store {
         'INSERT INTO records (kind, key, value, create_revision, revision) VALUES (?, ?, ?, ?, ?)',
       );
       const w = this.#write;
-      this.#checkpointer.beforeTransaction();
+      await this.#checkpointer.beforeTransaction();
       w.begin.run();
       // Reads from outside go to the reader connection meanwhile: they see the old state until COMMIT.
       this.#inTransaction = true;
@@ -273,7 +273,9 @@ export class SqliteStore implements Store {
     let revision = this.#revision;
     let oldest = this.#oldest;
     try {
-      this.#checkpointer.beforeTransaction();
+      // The tail checkpoint, when due, runs on the checkpoint thread while this group waits (the event loop does not).
+      const tail = this.#checkpointer.beforeTransaction();
+      if (tail !== undefined) await tail;
       w.begin.run();
     } catch (error) {
       for (const job of group) job.reject(error);
