@@ -1,82 +1,99 @@
-// bench/compute-patch-rule.ts measures patchRule throughput on a started fogbank (memory store,
-// instant Operations, so every request validates, merges, type-checks the expression, commits the
-// policy and answers a DONE Operation) against a bare node:http server answering a small JSON,
-// in the same run. Absolute numbers depend on the machine; the ratio is what to watch.
-// Run: npx tsx bench/compute-patch-rule.ts [seconds]
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import autocannon from 'autocannon';
-import { startFogbank } from '../src/fogbank.ts';
+// bench/compute-patch-rule.ts measures patchRule throughput on the built fogbank (SQLite, the
+// default store, and the memory store; instant Operations, so every request validates, merges,
+// type-checks the expression, commits the policy with its history entry and answers a DONE
+// Operation) against the bare node:http server (parses the JSON body, answers a small JSON),
+// interleaved round by round, a fresh process each round. Goal (issue 27): SQLite ≥ 0.3× bare.
+// Run alone: node --import tsx bench/compute-patch-rule.ts [--rounds N] [--quick]
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type autocannon from 'autocannon';
+import { loadSeconds, runLoad } from './lib/load.ts';
+import { BARE_SERVER, ensureBuilt, startProcess } from './lib/processes.ts';
+import { type Bench, interleaved, metricOf, ratioAtLeast, runAlone } from './lib/report.ts';
 
-const SECONDS = Number(process.argv[2] ?? 5);
-const CONNECTIONS = 16;
-const WORKERS = 1;
 const TOKEN = 'bench-token';
 const POLICY = '/compute/v1/projects/p/regions/us-central1/securityPolicies/pol';
+const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
 
 // What gcloud sends for `rules update 1000 --action=deny-403 --expression=…`, alternating two
 // actions so every request really changes the rule.
-const bodies = ['deny(403)', 'allow'].map((action) =>
-  JSON.stringify({ priority: 1000, action, match: { expr: { expression: "request.path.startsWith('/admin') && inIpRange(origin.ip, '10.0.0.0/8')" } } }),
-);
+const requests: autocannon.Request[] = ['deny(403)', 'allow'].map((action) => ({
+  method: 'POST',
+  path: `${POLICY}/patchRule?priority=1000&updateMask=redirect_options,rate_limit_options`,
+  headers,
+  body: JSON.stringify({ priority: 1000, action, match: { expr: { expression: "request.path.startsWith('/admin') && inIpRange(origin.ip, '10.0.0.0/8')" } } }),
+}));
 
-/** run loads `url` from a worker thread (so the load generator does not share the server's thread); requests alternate the bodies. */
-async function run(url: string, path: string): Promise<number> {
-  const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
-  const result = await autocannon({
-    url,
-    connections: CONNECTIONS,
-    duration: SECONDS,
-    workers: WORKERS,
-    requests: bodies.map((body) => ({ method: 'POST' as const, path, headers, body })),
+async function call(url: string, path: string, body: unknown): Promise<void> {
+  const response = await fetch(`${url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+  if (!response.ok) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`);
+}
+
+async function fingerprint(url: string): Promise<string> {
+  return ((await (await fetch(`${url}${POLICY}`, { headers })).json()) as { fingerprint: string }).fingerprint;
+}
+
+/** bench measures patchRule requests per second against bare, a fresh fogbank process (and data directory) each round. */
+export const bench: Bench = async ({ rounds, quick }) => {
+  const main = ensureBuilt();
+  const seconds = loadSeconds(quick);
+  const measure = async (url: string, isFogbank: boolean): Promise<number> => {
+    const before = isFogbank ? await fingerprint(url) : '';
+    await runLoad({ url, requests, seconds: 2 });
+    const result = await runLoad({ url, requests, seconds });
+    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+    if (isFogbank && (await fingerprint(url)) === before) throw new Error('patchRule did not change the policy: the benchmark measured nothing');
+    return result.requestsPerSecond;
+  };
+  const fogbankSide = (label: string, store: string[]) => ({
+    label,
+    measure: async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'fogbank-bench-patch-'));
+      const server = await startProcess([
+        main,
+        'start',
+        '--port',
+        '0',
+        '--admin-token',
+        TOKEN,
+        '--log-level',
+        'warn',
+        '--operations',
+        'instant',
+        ...(store.length > 0 ? store : ['--data-dir', dir]),
+      ]);
+      try {
+        await call(server.url, '/compute/v1/projects/p/regions/us-central1/securityPolicies', { name: 'pol' });
+        await call(server.url, `${POLICY}/addRule`, { priority: 1000, action: 'allow', match: { expr: { expression: 'true' } } });
+        return await measure(server.url, true);
+      } finally {
+        await server.stop();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
   });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}${path}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  return result.requests.average;
-}
+  const [bare, sqlite, memory] = await interleaved(rounds, [
+    {
+      label: 'bare node:http',
+      measure: async () => {
+        const server = await startProcess([...BARE_SERVER]);
+        try {
+          return await measure(server.url, false);
+        } finally {
+          await server.stop();
+        }
+      },
+    },
+    fogbankSide('fogbank sqlite', []),
+    fogbankSide('fogbank memory', ['--ephemeral']),
+  ]);
+  const baseline = { label: 'bare node:http', samples: bare };
+  const note = `instant Operations, 16 connections, ${seconds} s a side after 2 s of warm-up`;
+  return [
+    metricOf({ metric: 'patchRule (SQLite)', unit: 'req/s', fogbank: sqlite, baseline, goal: ratioAtLeast(0.3), note }),
+    metricOf({ metric: 'patchRule (memory)', unit: 'req/s', fogbank: memory, baseline }),
+  ];
+};
 
-async function baseline(): Promise<number> {
-  const payload = JSON.stringify({ kind: 'compute#operation', status: 'DONE', progress: 100 });
-  const server: Server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(payload);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  try {
-    return await run(`http://127.0.0.1:${port}`, '/');
-  } finally {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-}
-
-async function fogbank(): Promise<{ rps: number; fingerprintChanges: boolean }> {
-  const server = await startFogbank({ host: '127.0.0.1', port: 0, store: 'memory', operations: 'instant', adminToken: TOKEN, logLevel: 'silent' });
-  try {
-    const call = (path: string, body: unknown) =>
-      fetch(`${server.url}${path}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-    await call('/compute/v1/projects/p/regions/us-central1/securityPolicies', { name: 'pol' });
-    await call(`${POLICY}/addRule`, { priority: 1000, action: 'allow', match: { expr: { expression: 'true' } } });
-    const before = (await (await fetch(`${server.url}${POLICY}`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { fingerprint: string };
-    const rps = await run(server.url, `${POLICY}/patchRule?priority=1000&updateMask=redirect_options,rate_limit_options`);
-    const after = (await (await fetch(`${server.url}${POLICY}`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { fingerprint: string };
-    return { rps, fingerprintChanges: before.fingerprint !== after.fingerprint };
-  } finally {
-    await server.close();
-  }
-}
-
-const bare = await baseline();
-const patched = await fogbank();
-if (!patched.fingerprintChanges) throw new Error('patchRule did not change the policy: the benchmark measured nothing');
-console.log(`node:http baseline       ${bare.toFixed(0).padStart(8)} req/s`);
-console.log(`fogbank patchRule        ${patched.rps.toFixed(0).padStart(8)} req/s`);
-console.log(
-  `ratio (patchRule / bare) ${(patched.rps / bare).toFixed(3).padStart(8)}   (${SECONDS}s each, ${CONNECTIONS} connections, ${WORKERS} load workers)`,
-);
+runAlone(import.meta, bench);

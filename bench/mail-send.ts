@@ -2,15 +2,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type autocannon from 'autocannon';
-import { printTable, runLoad, type LoadResult } from './lib/load.ts';
+import { loadSeconds, runLoad } from './lib/load.ts';
 import { BARE_SERVER, ensureBuilt, startProcess } from './lib/processes.ts';
+import { allOf, atLeast, type Bench, interleaved, metricOf, ratioAtLeast, runAlone } from './lib/report.ts';
 
 /**
- * messages.send of a 10 KB message (JSON `raw`, To + Cc, so each send stores three copies)
- * against fogbank (memory and SQLite stores) and a bare node:http server that parses the same
- * JSON body, measured in the same run. Goal: ≥ 1,000 msgs/s and ≥ 0.1× bare.
+ * messages.send of a 10 KB message (JSON `raw`, To + Cc, so each send stores the sender's copy
+ * and two recipients' copies) on 16 connections against fogbank (SQLite, the default, and the
+ * memory store) and a bare node:http server that parses the same JSON body, interleaved round by
+ * round. Goal (issue 27): SQLite ≥ 2,000 msg/s and ≥ 0.3× bare.
  */
-const main = ensureBuilt();
 const TOKEN = 'bench';
 
 function tenKilobyteMessage(): string {
@@ -24,21 +25,48 @@ const requests: autocannon.Request[] = [
   { method: 'POST', path: '/gmail/v1/users/me/messages/send', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body },
 ];
 
-async function measure(label: string, args: string[]): Promise<{ label: string; result: LoadResult }> {
-  const server = await startProcess(args);
-  try {
-    await runLoad({ url: server.url, requests, seconds: 2 });
-    return { label, result: await runLoad({ url: server.url, requests }) };
-  } finally {
-    await server.stop();
-  }
-}
+/** bench measures sends per second: bare, fogbank SQLite, fogbank memory, a fresh process (and data directory) each round. */
+export const bench: Bench = async ({ rounds, quick }) => {
+  const main = ensureBuilt();
+  const seconds = loadSeconds(quick);
+  const side = (label: string, args: () => { args: string[]; cleanup?: () => void }) => ({
+    label,
+    measure: async () => {
+      const { args: argv, cleanup } = args();
+      const server = await startProcess(argv);
+      try {
+        await runLoad({ url: server.url, requests, seconds: 2 });
+        const result = await runLoad({ url: server.url, requests, seconds });
+        if (result.non2xx > 0 || result.errors > 0) throw new Error(`${label}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+        return result.requestsPerSecond;
+      } finally {
+        await server.stop();
+        cleanup?.();
+      }
+    },
+  });
+  const fogbank = (extra: string[]) => [main, 'start', '--port', '0', '--admin-token', TOKEN, '--log-level', 'warn', ...extra];
+  const [bare, sqlite, memory] = await interleaved(rounds, [
+    side('bare node:http', () => ({ args: [...BARE_SERVER] })),
+    side('fogbank sqlite', () => {
+      const dir = mkdtempSync(join(tmpdir(), 'fogbank-bench-mail-'));
+      return { args: fogbank(['--data-dir', dir]), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+    }),
+    side('fogbank memory', () => ({ args: fogbank(['--ephemeral']) })),
+  ]);
+  const baseline = { label: 'bare node:http', samples: bare };
+  const note = `${Buffer.byteLength(tenKilobyteMessage())}-byte message to 2 recipients, 16 connections, ${seconds} s a side after 2 s of warm-up`;
+  return [
+    metricOf({
+      metric: 'messages.send 10 KB (SQLite)',
+      unit: 'msg/s',
+      fogbank: sqlite,
+      baseline,
+      goal: allOf(atLeast(2000, 'msg/s'), ratioAtLeast(0.3)),
+      note,
+    }),
+    metricOf({ metric: 'messages.send 10 KB (memory)', unit: 'msg/s', fogbank: memory, baseline }),
+  ];
+};
 
-const dir = mkdtempSync(join(tmpdir(), 'fogbank-bench-mail-'));
-const rows = [
-  await measure('bare node:http', [...BARE_SERVER]),
-  await measure('fogbank --ephemeral (memory)', [main, 'start', '--port', '0', '--ephemeral', '--admin-token', TOKEN, '--log-level', 'warn']),
-  await measure('fogbank sqlite', [main, 'start', '--port', '0', '--data-dir', dir, '--admin-token', TOKEN, '--log-level', 'warn']),
-];
-rmSync(dir, { recursive: true, force: true });
-printTable(`messages.send, ${Buffer.byteLength(tenKilobyteMessage())}-byte message to 2 recipients (16 connections)`, rows);
+runAlone(import.meta, bench);

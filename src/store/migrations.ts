@@ -46,6 +46,14 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 2,
+    name: 'record values written once, in the change feed',
+    // No table changes: from this version a records row may hold '' as its value, meaning the
+    // value of its change row at the same revision (sqlite-statements.ts RECORD_VALUE). The version
+    // keeps an older fogbank, which would read '' as JSON, from opening such a database.
+    up() {},
+  },
 ];
 
 /** SchemaTooNewError is thrown when a database was written by a newer fogbank than this one. */

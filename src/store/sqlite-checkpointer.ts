@@ -54,9 +54,13 @@ const RESTART_FRAMES = 1000;
  *
  * A thread with its own connection checkpoints every few commits, while the writer goes on. The
  * log starts over only when a checkpoint has copied all of it, though, and commits keep adding to
- * it meanwhile; so once the log is long the writer copies the little that is left itself, between
- * two transactions (`beforeTransaction`), and its next transaction starts the log over. It does
- * all of it itself while the thread is starting, or if the thread falls far behind.
+ * it meanwhile; so once the log is long the writer waits, between two transactions
+ * (`beforeTransaction`, whose promise the next transaction awaits), while the thread copies the
+ * little that is left, and its next transaction starts the log over. Waiting is asynchronous:
+ * the event loop goes on (reads, requests being parsed) and the transactions queued meanwhile
+ * commit together after it; the fsyncs of that copy (milliseconds on a busy disk) no longer
+ * block the loop, as they did when the writer copied the tail itself. The writer still does it
+ * all itself while the thread is starting, or if the thread falls far behind.
  */
 export class Checkpointer {
   readonly #file: string;
@@ -69,6 +73,10 @@ export class Checkpointer {
   #unchecked = 0;
   #restart = false;
   #failed = false;
+  /** Settled by the thread's next reply (or its failure). */
+  #replied: { readonly promise: Promise<void>; readonly resolve: () => void } | undefined;
+  /** The tail checkpoint the next transaction waits for, while one is under way. */
+  #tail: Promise<void> | undefined;
 
   /** The writer connection must have `wal_autocheckpoint = 0`; a failed thread gives the job back to SQLite. */
   constructor(file: string, writer: Database.Database) {
@@ -76,13 +84,26 @@ export class Checkpointer {
     this.#writer = writer;
   }
 
-  /** beforeTransaction runs between two write transactions: the tail checkpoint, when one is due. */
-  beforeTransaction(): void {
-    if (this.#failed) return;
-    if (!(this.#restart && !this.#running) && this.#unchecked < COMMITS_WITHOUT_CHECKPOINT) return;
+  /**
+   * beforeTransaction runs between two write transactions: when the tail checkpoint is due, it
+   * returns the promise of it (done on the thread) that the next transaction must await first.
+   */
+  beforeTransaction(): Promise<void> | undefined {
+    if (this.#tail !== undefined) return this.#tail;
+    if (this.#failed) return undefined;
+    if (this.#unchecked >= COMMITS_WITHOUT_CHECKPOINT || (this.#restart && this.#worker === undefined)) {
+      this.#restart = false;
+      this.#unchecked = 0;
+      this.#writer.pragma('wal_checkpoint(PASSIVE)');
+      return undefined;
+    }
+    if (!this.#restart) return undefined;
     this.#restart = false;
-    this.#unchecked = 0;
-    this.#writer.pragma('wal_checkpoint(PASSIVE)');
+    const tail = this.#copyTail().finally(() => {
+      this.#tail = undefined;
+    });
+    this.#tail = tail;
+    return tail;
   }
 
   /** committed counts a commit and starts a background checkpoint every COMMITS_PER_CHECKPOINT. */
@@ -90,10 +111,46 @@ export class Checkpointer {
     this.#unchecked++;
     if (this.#failed || ++this.#commits < COMMITS_PER_CHECKPOINT || this.#running) return;
     this.#commits = 0;
+    this.#ask();
+  }
+
+  /** Waits for the running checkpoint, if any, then has the thread copy what is left (the writer is idle meanwhile). */
+  async #copyTail(): Promise<void> {
+    if (this.#running) await this.#reply();
+    if (this.#failed || this.#worker === undefined) return;
+    this.#tailAsked = true;
+    this.#ask();
+    await this.#reply();
+    // A reply of the checkpoint waited for first may have asked for this very restart again.
+    this.#restart = false;
+  }
+
+  /** Set while the thread copies the tail: its reply's log length then says nothing about the next restart. */
+  #tailAsked = false;
+
+  #ask(): void {
     this.#running = true;
     const worker = this.#worker ?? this.#start();
     worker.ref();
     worker.postMessage('checkpoint' satisfies CheckpointRequest);
+  }
+
+  /** A promise of the thread's next reply (settled on failure too). */
+  #reply(): Promise<void> {
+    if (this.#replied === undefined) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((settle) => {
+        resolve = settle;
+      });
+      this.#replied = { promise, resolve };
+    }
+    return this.#replied.promise;
+  }
+
+  #settleReply(): void {
+    const replied = this.#replied;
+    this.#replied = undefined;
+    replied?.resolve();
   }
 
   /** close ends the thread (after its running checkpoint, if any). */
@@ -120,10 +177,13 @@ export class Checkpointer {
     worker.on('message', (reply: CheckpointReply) => {
       this.#running = false;
       this.#unchecked = 0;
+      const tail = this.#tailAsked;
+      this.#tailAsked = false;
       // A closing checkpointer keeps the thread referenced until it exits.
       if (this.#worker === worker) worker.unref();
       if (reply.error !== undefined) this.#fail();
-      else if (reply.log >= RESTART_FRAMES) this.#restart = true;
+      else if (!tail && reply.log >= RESTART_FRAMES) this.#restart = true;
+      this.#settleReply();
     });
     worker.on('error', () => this.#fail());
     worker.on('exit', () => {
@@ -139,6 +199,7 @@ export class Checkpointer {
     this.#failed = true;
     this.#running = false;
     this.#worker = undefined;
+    this.#settleReply();
     if (this.#writer.open) this.#writer.pragma('wal_autocheckpoint = 1000');
   }
 }

@@ -149,18 +149,80 @@ describe('sqlite store on disk', () => {
     }
   });
 
+  it('writes a value once, in its change row, and moves it into the record before the feed is compacted past it', async () => {
+    const store = SqliteStore.open(file, { changeRetention: 3, compactionBatch: 1, recordCacheSize: 0 });
+    try {
+      for (const name of ['a', 'b', 'c', 'd']) await store.transact((tx) => tx.put('k', name, { name }));
+      await store.transact((tx) => tx.put('k', 'a', { name: 'a2' }));
+      await store.transact((tx) => tx.delete('k', 'd'));
+      await store.transact((tx) => tx.put('k', 'e', { name: 'e' }));
+      // Revision 7: the feed was trimmed to the last three changes (5, 6, 7) at revision 7.
+      assert.equal(await store.oldestResumableRevision(), 4);
+      assert.deepEqual(
+        (await store.list<{ name: string }>('k')).map((record) => [record.key, record.value.name, record.revision]),
+        [
+          ['a', 'a2', 5],
+          ['b', 'b', 2],
+          ['c', 'c', 3],
+          ['e', 'e', 7],
+        ],
+      );
+      assert.deepEqual(
+        (await store.changesSince(4)).map((change) => [change.type, change.key, change.value]),
+        [
+          ['updated', 'a', { name: 'a2' }],
+          ['deleted', 'd', { name: 'd' }],
+          ['created', 'e', { name: 'e' }],
+        ],
+      );
+      const exported = await store.exportState(async (_revision, records) => {
+        const all: unknown[] = [];
+        for await (const record of records()) all.push(record.value);
+        return all;
+      });
+      assert.deepEqual(exported, [{ name: 'a2' }, { name: 'b' }, { name: 'c' }, { name: 'e' }]);
+    } finally {
+      await store.close();
+    }
+    const db = new Database(file, { readonly: true });
+    try {
+      // b and c were compacted out of the feed: their records hold the value now; a and e still point at their change rows.
+      const raw = db.prepare<[], { key: string; value: string }>("SELECT key, value FROM records WHERE kind = 'k' ORDER BY key").all();
+      assert.deepEqual(raw, [
+        { key: 'a', value: '' },
+        { key: 'b', value: '{"name":"b"}' },
+        { key: 'c', value: '{"name":"c"}' },
+        { key: 'e', value: '' },
+      ]);
+    } finally {
+      db.close();
+    }
+    const reopened = SqliteStore.open(file, { recordCacheSize: 0 });
+    try {
+      assert.deepEqual(await reopened.get('k', 'a'), { kind: 'k', key: 'a', value: { name: 'a2' }, createRevision: 1, revision: 5 });
+      assert.deepEqual((await reopened.get('k', 'b'))?.value, { name: 'b' });
+      await reopened.transact(async (tx) => assert.deepEqual((await tx.delete('k', 'e'))?.value, { name: 'e' }));
+      assert.deepEqual(
+        (await reopened.changesSince(7)).map((change) => [change.type, change.key, change.value]),
+        [['deleted', 'e', { name: 'e' }]],
+      );
+    } finally {
+      await reopened.close();
+    }
+  });
+
   it('runs each migration once', async () => {
     const db = new Database(file);
     try {
-      assert.deepEqual(migrate(db, file), [1]);
+      assert.deepEqual(migrate(db, file), [1, 2]);
       assert.deepEqual(migrate(db, file), []);
       assert.equal(schemaVersion(db), MIGRATIONS.at(-1)?.version);
       let runs = 0;
-      const next: Migration[] = [...MIGRATIONS, { version: 2, name: 'count runs', up: () => void runs++ }];
-      assert.deepEqual(migrate(db, file, next), [2]);
+      const next: Migration[] = [...MIGRATIONS, { version: 3, name: 'count runs', up: () => void runs++ }];
+      assert.deepEqual(migrate(db, file, next), [3]);
       assert.deepEqual(migrate(db, file, next), []);
       assert.equal(runs, 1);
-      assert.equal(schemaVersion(db), 2);
+      assert.equal(schemaVersion(db), 3);
     } finally {
       db.close();
     }
@@ -173,7 +235,7 @@ describe('sqlite store on disk', () => {
       const broken: Migration[] = [
         ...MIGRATIONS,
         {
-          version: 2,
+          version: 3,
           name: 'fails half-way',
           up(target) {
             target.exec('CREATE TABLE extra (x)');
@@ -182,7 +244,7 @@ describe('sqlite store on disk', () => {
         },
       ];
       assert.throws(() => migrate(db, file, broken), /migration failed/);
-      assert.equal(schemaVersion(db), 1);
+      assert.equal(schemaVersion(db), 2);
       assert.equal(db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'extra'").pluck().get(), 0);
     } finally {
       db.close();
@@ -223,7 +285,7 @@ describe('sqlite store on disk', () => {
         assert.ok(error instanceof SchemaTooNewError);
         assert.equal(
           error.message,
-          `the database ${file} has schema version 99, but this fogbank only knows versions up to 1: ` +
+          `the database ${file} has schema version 99, but this fogbank only knows versions up to 2: ` +
             'upgrade fogbank, or point --data-dir at another directory',
         );
         return true;

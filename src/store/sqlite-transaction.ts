@@ -77,12 +77,12 @@ export class SqliteTransaction implements Transaction {
     let createRevision: number;
     if (options?.expectRevision === 0) {
       // Expecting no record (a create): the insert itself finds out, one statement instead of two.
-      if (w.insertNew.run(kind, key, json, revision, revision).changes === 0) precondition(kind, key, w.revisionOf.get(kind, key) ?? 0, options);
+      if (w.insertNew.run(kind, key, revision, revision).changes === 0) precondition(kind, key, w.revisionOf.get(kind, key) ?? 0, options);
       createRevision = revision;
     } else {
       // Without a precondition the upsert alone tells created from updated: one statement less.
       if (options?.expectRevision !== undefined) precondition(kind, key, w.revisionOf.get(kind, key) ?? 0, options);
-      createRevision = w.upsert.get(kind, key, json, revision, revision) ?? revision;
+      createRevision = w.upsert.get(kind, key, revision, revision) ?? revision;
     }
     const type: ChangeType = createRevision === revision ? 'created' : 'updated';
     w.appendChange.run(revision, type, kind, key, json, createRevision);

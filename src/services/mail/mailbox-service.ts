@@ -9,7 +9,6 @@ import {
   KINDS,
   SYSTEM_LABEL_IDS,
   type DraftRecord,
-  type FileRefs,
   type HistoryRecord,
   type LabelRecord,
   type MailboxRecord,
@@ -256,7 +255,7 @@ export class MailboxService {
     const texts = new Map<string, string>();
     if (query.needsText) {
       for (const message of candidates) {
-        if (!texts.has(message.file)) texts.set(message.file, (await this.store.get<FileRefs>(KINDS.files, message.file))?.value.text ?? '');
+        if (!texts.has(message.file)) texts.set(message.file, await this.files.searchText(message.file));
       }
     }
     const context: QueryContext = { labelNames, textOf: (message) => texts.get(message.file) ?? '' };

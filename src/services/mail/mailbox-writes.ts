@@ -77,14 +77,19 @@ export async function addMessages(tx: Transaction, added: readonly NewMessage[])
   return stored;
 }
 
-/** shareFile records that `refs` more messages use a raw; an inline raw's bytes and the search text are stored with its count. */
+/**
+ * shareFile records that `refs` more messages use a raw, with its count: an inline raw's bytes
+ * (its search text is read from them when a search needs it, MessageFiles.searchText), a file's
+ * search text (reading the file back for a search would cost more).
+ */
 export async function shareFile(tx: Transaction, raw: StoredRaw, refs: number, text: string): Promise<void> {
   const current = await tx.get<FileRefs>(KINDS.files, raw.name);
   const data = current?.value.data ?? raw.inline?.toString('base64');
+  const kept = current?.value.text ?? (data === undefined ? text : undefined);
   await tx.put(KINDS.files, raw.name, {
     refs: (current?.value.refs ?? 0) + refs,
     ...(data === undefined ? {} : { data }),
-    text: current?.value.text ?? text,
+    ...(kept === undefined ? {} : { text: kept }),
   } satisfies FileRefs);
 }
 

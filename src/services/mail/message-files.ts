@@ -3,6 +3,8 @@ import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import type { Store } from '../../store/store.ts';
+import { findBodyOffset } from './mime/header-block.ts';
+import { parseMessage, parseMessageBytes } from './mime/parse-message.ts';
 import { KINDS, type FileRefs } from './model.ts';
 
 /**
@@ -32,6 +34,9 @@ export const INLINE_RAW_LIMIT = 64 * 1024;
 
 const INLINE_PREFIX = 'inline-';
 
+// How many characters of inline raws' search texts stay parsed (about 8 MiB).
+const SEARCH_TEXT_CHARS = 4 * 1024 * 1024;
+
 /** FOLDER is where mail keeps its raw files in `store.files`. */
 const FOLDER = 'mail/raw/';
 
@@ -44,7 +49,36 @@ const FOLDER = 'mail/raw/';
  * `sweep` removes those a crash left behind.
  */
 export class MessageFiles {
+  /** Search texts read from inline raws (a raw's bytes never change under its name), at most SEARCH_TEXT_CHARS in all. */
+  #texts = new Map<string, string>();
+  #textChars = 0;
+
   constructor(private readonly store: Store) {}
+
+  /**
+   * searchText is a raw's first text part, lower-cased, for free-text search: stored with a file's
+   * count, read from an inline raw's bytes (parsed once, then remembered), '' when it is gone.
+   */
+  async searchText(name: string): Promise<string> {
+    const known = this.#texts.get(name);
+    if (known !== undefined) return known;
+    const record = await this.store.get<FileRefs>(KINDS.files, name);
+    if (record?.value.text !== undefined) return record.value.text;
+    if (record?.value.data === undefined) return '';
+    const raw = Buffer.from(record.value.data, 'base64');
+    const bodyOffset = findBodyOffset(raw);
+    const parsed =
+      bodyOffset === -1 ? await parseMessage(Readable.from([raw])) : await parseMessageBytes(raw.subarray(0, bodyOffset), raw.subarray(bodyOffset));
+    const text = parsed.text.toLowerCase();
+    // Past the budget the cache starts over: a search over more text than that parses again.
+    if (this.#textChars + text.length > SEARCH_TEXT_CHARS) {
+      this.#texts = new Map();
+      this.#textChars = 0;
+    }
+    this.#texts.set(name, text);
+    this.#textChars += text.length;
+    return text;
+  }
 
   /** sweep removes raw files no stored message refers to: left behind when fogbank stopped between writing a message's file and committing its records. */
   async sweep(): Promise<void> {

@@ -69,7 +69,7 @@ export interface FileRefs {
   readonly refs: number;
   /** The raw message, base64, when it is kept inline (see message-files.ts INLINE_RAW_LIMIT). */
   readonly data?: string;
-  /** The first text part, lower-cased, for free-text search: kept once for every copy. */
+  /** The first text part, lower-cased, for free-text search: kept once for every copy, for raws kept as files (an inline raw's is read from `data`). */
   readonly text?: string;
 }
 

@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import { Headers } from '@zone-eu/mailsplit';
 import libmime from 'libmime';
 import addressparser from 'nodemailer/lib/addressparser/index.js';
@@ -7,7 +6,7 @@ import type { IdSource } from '../../lib/ids.ts';
 import { invalidArgument } from './errors.ts';
 import { allRecipients, addressesOf, readRecipients, type Recipients } from './mime/addresses.ts';
 import { headerValue, readHeaderBlock, readHeaderBlockFrom } from './mime/header-block.ts';
-import { parseMessage, snippetOf, type ParsedMessage, type StoredPart } from './mime/parse-message.ts';
+import { parseMessage, parseMessageBytes, snippetOf, type ParsedMessage, type StoredPart } from './mime/parse-message.ts';
 import type { MessageFiles, RawSource, StoredRaw } from './message-files.ts';
 import type { SearchFields } from './model.ts';
 import { checkRecipientCount } from './recipient-limit.ts';
@@ -74,9 +73,9 @@ export async function composeOutgoing(
     delivered.remove('bcc');
     deliveryFile = await files.write(delivered.build(lineEnd), source, bodyOffset);
   }
-  const parsed = await parseMessage(
-    source.kind === 'bytes' ? Readable.from([senderHeaders, source.bytes.subarray(bodyOffset)]) : await files.read(senderFile.name),
-  );
+  // Parsed from the headers already split off and the body in memory; a file is streamed.
+  const parsed =
+    source.kind === 'bytes' ? await parseMessageBytes(senderHeaders, source.bytes.subarray(bodyOffset)) : await parseMessage(await files.read(senderFile.name));
   const subject = headerValue(headers, 'subject') ?? '';
   const messageId = stripBrackets(headerValue(headers, 'message-id') ?? '');
   return {

@@ -11,6 +11,9 @@ import type { Scope } from '../shared/locations.ts';
 import type { NormalizedTemplate } from './normalize-template.ts';
 import { INSTANCE_TEMPLATES_KIND, templateKey, templatePath, type StoredTemplate } from './template.ts';
 
+// The decoder module, once its import has started (an import() per insert costs a trip through the module loader).
+let loadedDecoder: Promise<typeof import('./decode-template.ts')> | undefined;
+
 interface InsertWork {
   readonly project: string;
   readonly scope: Scope;
@@ -60,7 +63,7 @@ export class TemplateService {
   /** insert validates synchronously (400/403/409 on the request) and starts the Operation that creates the template. */
   async insert(project: string, scope: Scope, body: unknown, principal: Principal, requestId: string | undefined): Promise<StoredOperation> {
     // The schema and the validators load with the first insert, not at start-up.
-    const { decodeTemplate } = await import('./decode-template.ts');
+    const { decodeTemplate } = await (loadedDecoder ??= import('./decode-template.ts'));
     const earlier = await this.operations.byRequestId(project, scope, requestId);
     if (earlier !== undefined) return earlier;
     const template = decodeTemplate(body, { project, checkPermission: (permission, path) => requirePermission(principal, permission, path) }, this.ids);

@@ -11,7 +11,7 @@ import type { StoredPolicy } from './policy.ts';
 /** POLICY_HISTORY_KIND is the store kind; keys are `<policy key>/<revision, 16 digits>`, oldest first. */
 export const POLICY_HISTORY_KIND = 'compute.securityPolicyHistory';
 
-/** HISTORY_LIMIT is how many changes are kept per policy (the oldest go first). */
+/** HISTORY_LIMIT is how many changes are kept per policy at least (the oldest go first; see HISTORY_TRIM_BATCH). */
 export const HISTORY_LIMIT = 200;
 
 /** PolicyHistoryEntry is one recorded change. */
@@ -35,11 +35,17 @@ export function historyPrefix(policyKey: string): string {
   return `${policyKey}/`;
 }
 
-/** recordPolicyChange adds one entry for the write at `revision`, dropping the oldest beyond HISTORY_LIMIT. */
+/**
+ * HISTORY_TRIM_BATCH is how far past HISTORY_LIMIT a history grows before the oldest entries are
+ * dropped, all at once: one list and a few deletes per that many changes instead of on each.
+ */
+export const HISTORY_TRIM_BATCH = 50;
+
+/** recordPolicyChange adds one entry for the write at `revision`, dropping the oldest beyond HISTORY_LIMIT once HISTORY_TRIM_BATCH more have gathered. */
 export async function recordPolicyChange(tx: Transaction, policyKey: string, revision: number, entry: PolicyHistoryEntry): Promise<void> {
   await tx.put(POLICY_HISTORY_KIND, `${historyPrefix(policyKey)}${String(revision).padStart(16, '0')}`, entry);
   const count = await tx.count(POLICY_HISTORY_KIND, { prefix: historyPrefix(policyKey) });
-  if (count <= HISTORY_LIMIT) return;
+  if (count <= HISTORY_LIMIT + HISTORY_TRIM_BATCH) return;
   for (const old of await tx.list(POLICY_HISTORY_KIND, { prefix: historyPrefix(policyKey), limit: count - HISTORY_LIMIT }))
     await tx.delete(POLICY_HISTORY_KIND, old.key);
 }

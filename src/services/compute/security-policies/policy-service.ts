@@ -38,11 +38,17 @@ interface ChangeWork extends PolicyRef {
   readonly change: PolicyChange;
 }
 
+let loadedMutations: Promise<typeof import('./policy-mutations.ts')> | undefined;
+
 /**
  * mutations loads validation and the changes themselves (the rule and policy schemas, the rules
- * language's parser and checker) with the first policy change, not at start-up.
+ * language's parser and checker) with the first policy change, not at start-up. The promise is
+ * kept: an import() per call costs a trip through the module loader on every change.
  */
-const mutations = () => import('./policy-mutations.ts');
+const mutations = () => (loadedMutations ??= import('./policy-mutations.ts'));
+
+/** RULE_METHODS are the changes whose result is the policy they apply to with its rules changed and a new fingerprint, nothing else drawn. */
+const RULE_METHODS: ReadonlySet<PolicyChange['method']> = new Set(['addRule', 'patchRule', 'removeRule']);
 
 const ACTIONS = {
   insert: 'securityPolicies.insert',
@@ -62,6 +68,13 @@ const ACTIONS = {
 export class SecurityPolicyService {
   /** Verdicts on expressions: each change is validated twice (request, Operation) and rules are resent whole. */
   readonly #expressions = new ExpressionCache();
+  /**
+   * The policy a rule change made when validated on its request, and the revision it was made
+   * from: the Operation applying the change to that same revision (instant Operations, or no
+   * write in between) takes it with its own fingerprint instead of validating everything again.
+   * Keyed by the work object itself, which lives as long as this process holds the Operation.
+   */
+  readonly #validated = new WeakMap<ChangeWork, { readonly revision: number; readonly next: StoredPolicy }>();
 
   constructor(
     private readonly store: Store,
@@ -97,7 +110,13 @@ export class SecurityPolicyService {
       const record = await tx.get<StoredPolicy>(SECURITY_POLICIES_KIND, policyKey(work.project, work.scope, work.name));
       if (record === undefined) throw notFound(policyPath(work.project, work.scope, work.name));
       const before = storedPolicy(record.value);
-      const next = await this.#apply(before, work.change, this.#env(work.change.method === 'setLabels'));
+      const env = this.#env(work.change.method === 'setLabels');
+      const validated = this.#validated.get(work);
+      // A rule change's result depends on the policy and its fingerprint only (see RULE_METHODS).
+      const next =
+        validated !== undefined && validated.revision === record.revision
+          ? { ...validated.next, fingerprint: env.fingerprint }
+          : await this.#apply(before, work.change, env);
       const written = await tx.put(SECURITY_POLICIES_KIND, record.key, next, { expectRevision: record.revision });
       await recordPolicyChange(tx, record.key, written.revision, {
         method: work.change.method,
@@ -189,10 +208,13 @@ export class SecurityPolicyService {
     await mutations();
     const earlier = await this.operations.byRequestId(ref.project, ref.scope, options.requestId);
     if (earlier !== undefined) return earlier;
-    const policy = await this.get(ref);
-    // Validation only: the fingerprint is drawn when the change is applied.
-    await this.#apply(policy, change, { fingerprint: '', labelFingerprint: '', expressions: this.#expressions });
+    const record = await this.store.get<StoredPolicy>(SECURITY_POLICIES_KIND, policyKey(ref.project, ref.scope, ref.name));
+    if (record === undefined) throw notFound(policyPath(ref.project, ref.scope, ref.name));
+    const policy = storedPolicy(record.value);
+    // Validation: the fingerprint is drawn when the change is applied.
+    const next = await this.#apply(policy, change, { fingerprint: '', labelFingerprint: '', expressions: this.#expressions });
     const work: ChangeWork = { project: ref.project, scope: ref.scope, name: ref.name, change };
+    if (RULE_METHODS.has(change.method)) this.#validated.set(work, { revision: record.revision, next });
     return this.operations.start({
       project: ref.project,
       scope: ref.scope,

@@ -4,8 +4,8 @@ import { describe, test } from 'node:test';
 import { Headers } from '@zone-eu/mailsplit';
 import { MailError } from '../errors.ts';
 import { readRecipients } from './addresses.ts';
-import { readHeaderBlock } from './header-block.ts';
-import { parseMessage, snippetOf } from './parse-message.ts';
+import { findBodyOffset, readHeaderBlock } from './header-block.ts';
+import { parseMessage, parseMessageBytes, snippetOf } from './parse-message.ts';
 import { readPartBodies } from './part-body.ts';
 
 const message = [
@@ -122,4 +122,28 @@ describe('headers and recipients', () => {
       );
     }
   });
+});
+
+describe('parseMessageBytes', () => {
+  // What the splitter yields is the reference: the fast path for one-part messages must agree with it exactly.
+  const cases: Record<string, string> = {
+    'plain text': 'From: a@example.com\r\nSubject: hi\r\n\r\nHello\r\nthere\r\n',
+    'base64 text with a charset': `Content-Type: text/plain; charset=iso-8859-1\r\nContent-Transfer-Encoding: base64\r\n\r\n${Buffer.from('Caf\xe9 au lait', 'latin1').toString('base64')}\r\n`,
+    'quoted-printable HTML': 'Content-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n<p>Caf=C3=A9 =\r\nnoir</p>\r\n',
+    'a one-part attachment':
+      'Content-Type: application/pdf; name="a.pdf"\r\nContent-Disposition: attachment; filename="a.pdf"\r\nContent-Transfer-Encoding: base64\r\n\r\nUERGREFUQQ==\r\n',
+    'folded and encoded headers': 'Subject: =?UTF-8?B?aMOpbGxv?=\r\n =?UTF-8?Q?_w=C3=B6rld?=\r\nTo: a@example.com,\r\n\tb@example.com\r\n\r\nbody',
+    'an empty body': 'Subject: nothing\r\n\r\n',
+    'bare LF line ends': 'Subject: lf\nContent-Type: text/plain\n\nline one\nline two\n',
+    'an embedded message': 'Content-Type: message/rfc822\r\n\r\nSubject: inner\r\n\r\ninner body\r\n',
+    'a multipart message (the splitter itself)': message,
+  };
+  for (const [name, raw] of Object.entries(cases)) {
+    test(`parses ${name} as parseMessage does`, async () => {
+      const bytes = Buffer.from(raw, 'latin1');
+      const offset = findBodyOffset(bytes);
+      assert.notEqual(offset, -1);
+      assert.deepEqual(await parseMessageBytes(bytes.subarray(0, offset), bytes.subarray(offset)), await parseMessage(Readable.from([bytes])));
+    });
+  }
 });

@@ -1,9 +1,9 @@
 import { once } from 'node:events';
-import type { Readable, Transform } from 'node:stream';
-import { Splitter, type MimeNode } from '@zone-eu/mailsplit';
+import { Readable, type Transform } from 'node:stream';
+import { MimeNode, Splitter } from '@zone-eu/mailsplit';
 import libmime from 'libmime';
 import { invalidArgument } from '../errors.ts';
-import { listHeaders, type MessageHeader } from './header-block.ts';
+import { findBodyOffset, listHeaders, type MessageHeader } from './header-block.ts';
 
 /** INLINE_BODY_LIMIT is the largest body Gmail-style `data` kept inline; larger bodies and attachments get an attachmentId. */
 export const INLINE_BODY_LIMIT = 256 * 1024;
@@ -50,7 +50,7 @@ interface Building {
  * through attachments.get). The message streams through; only inline bodies are held.
  */
 export async function parseMessage(source: Readable): Promise<ParsedMessage> {
-  const splitter = new Splitter({ ignoreEmbedded: true });
+  const splitter = new Splitter(SPLITTER_OPTIONS);
   const byNode = new Map<MimeNode, Building>();
   const finishing: Promise<unknown>[] = [];
   let root: Building | undefined;
@@ -82,6 +82,47 @@ export async function parseMessage(source: Readable): Promise<ParsedMessage> {
     throw invalidArgument(`Invalid RFC822 message: ${(error as Error).message}`);
   }
   if (root === undefined) throw invalidArgument('Invalid RFC822 message: it is empty.');
+  return parsedFrom(root);
+}
+
+/**
+ * parseMessageBytes parses a message held in memory, its header section (ending with the blank
+ * line) and body given apart, as parseMessage would: a message of one part (not multipart,
+ * every message a client sends as plain text or HTML) is read from the header section already
+ * split off and its body decoded in one write, without splitting the whole message into lines
+ * again; any other goes through parseMessage.
+ */
+export async function parseMessageBytes(head: Buffer, body: Buffer): Promise<ParsedMessage> {
+  // A head this short is within the splitter's header size limit however it is split into lines (64 bytes a line at least).
+  // The splitter ends the header section at the first blank line: `head` must end there.
+  if (head.length <= FAST_HEAD_LIMIT && findBodyOffset(head) === head.length) {
+    const node = new MimeNode(false, SPLITTER_OPTIONS);
+    node.addHeaderChunk(head);
+    node.parseHeaders();
+    if (node.multipart === false) {
+      const building: Building = { node, partId: '', children: [], size: 0, inline: undefined, decoder: undefined };
+      openDecoder(building);
+      const finishing: Promise<unknown>[] = [];
+      try {
+        building.decoder!.write(body);
+        closeDecoder(building, finishing);
+        await Promise.all(finishing);
+      } catch (error) {
+        throw invalidArgument(`Invalid RFC822 message: ${(error as Error).message}`);
+      }
+      return parsedFrom(building);
+    }
+  }
+  return parseMessage(Readable.from([head, body]));
+}
+
+// The splitter's own limit is 1 MiB of header lines, each counted as 64 bytes at least.
+const FAST_HEAD_LIMIT = (1024 * 1024) / 64;
+
+const SPLITTER_OPTIONS = { ignoreEmbedded: true };
+
+/** parsedFrom renders the split tree into the payload, its text and whether it has attachments. */
+function parsedFrom(root: Building): ParsedMessage {
   let hasAttachment = false;
   let plain: string | undefined;
   let html: string | undefined;
