@@ -63,7 +63,8 @@ export class TemplateService {
   /** insert validates synchronously (400/403/409 on the request) and starts the Operation that creates the template. */
   async insert(project: string, scope: Scope, body: unknown, principal: Principal, requestId: string | undefined): Promise<StoredOperation> {
     // The schema and the validators load with the first insert, not at start-up.
-    const { decodeTemplate } = await (loadedDecoder ??= import('./decode-template.ts'));
+    loadedDecoder ??= import('./decode-template.ts');
+    const { decodeTemplate } = await loadedDecoder;
     const earlier = await this.operations.byRequestId(project, scope, requestId);
     if (earlier !== undefined) return earlier;
     const template = decodeTemplate(body, { project, checkPermission: (permission, path) => requirePermission(principal, permission, path) }, this.ids);
