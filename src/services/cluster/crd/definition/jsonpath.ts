@@ -66,7 +66,15 @@ export function goFloatText(value: number): string {
 
 /** goJson is Go's json.Marshal of a decoded JSON value: keys sorted, `<`, `>`, `&` and U+2028/9 escaped. */
 export function goJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value)).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  let sorted: unknown;
+  try {
+    sorted = sortKeys(value);
+  } catch (error) {
+    // Only values nested thousands deep get here; the request-body depth limit keeps stored objects far shallower.
+    if (error instanceof RangeError) throw new JsonPathError('value nested too deeply to print');
+    throw error;
+  }
+  return JSON.stringify(sorted).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 function sortKeys(value: unknown): unknown {
@@ -92,7 +100,7 @@ class Evaluator {
       const node = nodes[i]!;
       if (isIdentifierAction(node, 'end')) throw new JsonPathError('not in range, nothing to end');
       if (isIdentifierAction(node, 'range')) {
-        const values = this.evalList([data], { type: 'list', nodes: (node as JsonPathList).nodes.slice(0, -1) });
+        const values = this.walk([data], node);
         const end = matchingEnd(nodes, i);
         const body = nodes.slice(i + 1, end === -1 ? nodes.length : end);
         for (const value of values) full.push(...this.findResults(body, value, depth + 1));
@@ -231,9 +239,7 @@ class Evaluator {
 }
 
 function isIdentifierAction(node: JsonPathNode, name: string): boolean {
-  if (node.type !== 'list') return false;
-  const last = node.nodes.at(-1);
-  return last !== undefined && last.type === 'identifier' && last.name === name;
+  return node.type === 'list' && node.nodes.some((child) => child.type === 'identifier' && child.name === name);
 }
 
 function matchingEnd(nodes: readonly JsonPathNode[], rangeIndex: number): number {

@@ -93,8 +93,15 @@ export function printerCells(version: CustomResourceDefinitionVersion, object: u
       continue;
     }
     const value = first[0];
-    if (type === 'string') cells.push(value === null ? '<no value>' : printJsonPathResults([value]));
-    else cells.push(cellForJsonValue(type, value, now));
+    if (type !== 'string') cells.push(cellForJsonValue(type, value, now));
+    else if (value === null) cells.push('<no value>');
+    else {
+      try {
+        cells.push(printJsonPathResults([value]));
+      } catch {
+        cells.push(null);
+      }
+    }
   }
   return cells;
 }

@@ -6,7 +6,7 @@
  * (`../schema`) and, when those pass, the CEL rule checks (`../cel`). Generic metadata rules
  * (name syntax, labels, immutable metadata) are the registry's; only the CRD's own name rule is here.
  */
-import { type FieldError, immutable, invalid, notSupported, required } from '../../apimachinery/field-errors.ts';
+import { type FieldError, GoLiteral, immutable, invalid, notSupported, required } from '../../apimachinery/field-errors.ts';
 import { isDns1123Subdomain } from '../../apimachinery/name-rules.ts';
 import { compileSchemaRules } from '../cel/index.ts';
 import { validateStructuralSchema } from '../schema/index.ts';
@@ -49,7 +49,7 @@ export function validateCustomResourceDefinition(input: CustomResourceDefinition
     if (names.plural !== old.spec.names.plural) errors.push(immutable('spec.names.plural', names.plural));
   }
   errors.push(...validateNames(crd.status?.acceptedNames, 'status.acceptedNames'));
-  errors.push(...validateStoredVersions(crd));
+  errors.push(...validateStoredVersions(crd, old === undefined || crd.status?.storedVersions === undefined));
   errors.push(...validateApiApproval(crd, old));
   if (spec.preserveUnknownFields === true && old?.spec.preserveUnknownFields !== true) {
     errors.push(
@@ -212,10 +212,11 @@ function validateDeprecationWarning(deprecated: boolean, warning: string | undef
 }
 
 /** validateStoredVersions is ValidateCustomResourceDefinitionStoredVersions. */
-function validateStoredVersions(crd: CustomResourceDefinition): FieldError[] {
+function validateStoredVersions(crd: CustomResourceDefinition, nilWhenEmpty: boolean): FieldError[] {
   const stored = crd.status?.storedVersions ?? [];
   const path = 'status.storedVersions';
-  if (stored.length === 0) return [invalid(path, stored, 'must have at least one stored version')];
+  // On create the strategy resets status, so an empty list is Go's nil slice.
+  if (stored.length === 0) return [invalid(path, nilWhenEmpty ? new GoLiteral('[]string(nil)') : stored, 'must have at least one stored version')];
   const errors: FieldError[] = [];
   const remaining = new Map<string, number>();
   for (const [index, version] of stored.entries()) remaining.set(version, index);
