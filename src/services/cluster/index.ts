@@ -22,6 +22,7 @@ export const CLUSTER_GROUP_PREFIXES: readonly string[] = [
   'events',
   'authorization',
   'authentication',
+  'apiextensions',
   // The built-in kinds' groups (builtin/kinds.ts).
   'admissionregistration',
   'certificates',

@@ -129,17 +129,23 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
   });
 
   // Aggregated discovery carries an ETag, so kubectl's disk cache revalidates with If-None-Match (304) instead of refetching.
-  const aggregatedTexts = new Map<string, { readonly text: string; readonly etag: string }>();
+  // Kept per Discovery: the runtime makes a new one when the served CRDs change.
+  const aggregatedTexts = new WeakMap<object, Map<string, { readonly text: string; readonly etag: string }>>();
   const discoveryAnswer = async (request: FastifyRequest, reply: FastifyReply, core: boolean) => {
     const { discovery } = await runtime();
     const form = aggregatedFormOf(request.headers.accept);
     if (form !== undefined) {
       const key = `${core}/${form}`;
-      let cached = aggregatedTexts.get(key);
+      let texts = aggregatedTexts.get(discovery);
+      if (texts === undefined) {
+        texts = new Map();
+        aggregatedTexts.set(discovery, texts);
+      }
+      let cached = texts.get(key);
       if (cached === undefined) {
         const text = JSON.stringify(discovery.aggregated(core, form));
         cached = { text, etag: `"${createHash('sha512').update(text).digest('hex').toUpperCase()}"` };
-        aggregatedTexts.set(key, cached);
+        texts.set(key, cached);
       }
       reply.header('etag', cached.etag);
       if (request.headers['if-none-match'] === cached.etag) return reply.code(304).header('cache-control', 'no-cache, private').send();

@@ -1,0 +1,265 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type ClusterHarness, startHarness } from '../testing/harness.ts';
+
+const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+const MERGE = { 'content-type': 'application/merge-patch+json' };
+const WIDGETS = '/apis/example.com/v1/namespaces/default/widgets';
+
+/** widgetCrd is a namespaced CRD with status and scale subresources, printer columns, two versions (v1beta1 deprecated). */
+function widgetCrd(): Record<string, unknown> {
+  const schema = {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        properties: {
+          replicas: { type: 'integer', minimum: 0 },
+          color: { type: 'string' },
+          selector: { type: 'string' },
+          ports: {
+            type: 'array',
+            'x-kubernetes-list-type': 'map',
+            'x-kubernetes-list-map-keys': ['name'],
+            items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer' } } },
+          },
+        },
+      },
+      status: { type: 'object', properties: { replicas: { type: 'integer' }, phase: { type: 'string' } } },
+    },
+  };
+  const version = (name: string, storage: boolean) => ({
+    name,
+    served: true,
+    storage,
+    ...(storage ? {} : { deprecated: true }),
+    schema: { openAPIV3Schema: schema },
+    subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.spec.selector' } },
+    additionalPrinterColumns: [
+      { name: 'Color', type: 'string', jsonPath: '.spec.color' },
+      { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
+    ],
+  });
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'widgets.example.com' },
+    spec: {
+      group: 'example.com',
+      scope: 'Namespaced',
+      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', shortNames: ['wd'], categories: ['all'] },
+      versions: [version('v1', true), version('v1beta1', false)],
+    },
+  };
+}
+
+describe('CustomResourceDefinitions: serving custom resources', () => {
+  let h: ClusterHarness;
+  before(async () => {
+    h = await startHarness();
+    const created = await h.call('POST', CRDS, widgetCrd());
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+  });
+  after(async () => h.close());
+
+  it('establishes a new CRD at once and lists it with its short names and NAME CREATED AT columns', async () => {
+    const crd = await h.call('GET', `${CRDS}/widgets.example.com`);
+    const conditions = Object.fromEntries(crd.body.status.conditions.map((c: { type: string; status: string }) => [c.type, c.status]));
+    assert.equal(conditions['Established'], 'True');
+    assert.equal(conditions['NamesAccepted'], 'True');
+    assert.equal(crd.body.status.acceptedNames.kind, 'Widget');
+    assert.deepEqual(crd.body.status.storedVersions, ['v1']);
+    const table = await h.call('GET', CRDS, undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+    assert.deepEqual(
+      table.body.columnDefinitions.map((c: { name: string }) => c.name),
+      ['Name', 'Created At'],
+    );
+    assert.deepEqual(table.body.rows[0].cells, ['widgets.example.com', '2025-01-01T00:00:00Z']);
+    const discovery = await h.call('GET', '/apis/apiextensions.k8s.io/v1');
+    const entry = discovery.body.resources.find((r: { name: string }) => r.name === 'customresourcedefinitions');
+    assert.deepEqual(entry.shortNames, ['crd', 'crds']);
+    assert.deepEqual(entry.categories, ['api-extensions']);
+  });
+
+  it('serves the custom resource in discovery, aggregated and legacy, with short names and categories', async () => {
+    const legacy = await h.call('GET', '/apis/example.com/v1');
+    assert.equal(legacy.status, 200);
+    assert.deepEqual(
+      legacy.body.resources.map((r: { name: string }) => r.name),
+      ['widgets', 'widgets/scale', 'widgets/status'],
+    );
+    assert.deepEqual(legacy.body.resources[0].shortNames, ['wd']);
+    assert.deepEqual(legacy.body.resources[0].categories, ['all']);
+    const group = await h.call('GET', '/apis/example.com');
+    assert.deepEqual(group.body.preferredVersion, { groupVersion: 'example.com/v1', version: 'v1' });
+    const aggregated = await h.call('GET', '/apis', undefined, { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' });
+    const item = aggregated.body.items.find((i: { metadata: { name: string } }) => i.metadata.name === 'example.com');
+    assert.deepEqual(
+      item.versions.map((v: { version: string }) => v.version),
+      ['v1', 'v1beta1'],
+    );
+    assert.equal(item.versions[0].resources[0].scope, 'Namespaced');
+  });
+
+  it('creates, reads, lists and tables custom resources with printer columns; status is dropped on create', async () => {
+    const created = await h.call('POST', WIDGETS, {
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'w1' },
+      spec: { replicas: 2, color: 'red', selector: 'app=w1' },
+      status: { replicas: 5 },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.equal(created.body.apiVersion, 'example.com/v1');
+    assert.equal(created.body.kind, 'Widget');
+    assert.equal(created.body.metadata.generation, 1);
+    assert.equal(created.body.status, undefined);
+    const read = await h.call('GET', `${WIDGETS}/w1`);
+    assert.equal(read.status, 200);
+    assert.deepEqual(read.body.spec, { replicas: 2, color: 'red', selector: 'app=w1' });
+    const table = await h.call('GET', WIDGETS, undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+    assert.deepEqual(
+      table.body.columnDefinitions.map((c: { name: string }) => c.name),
+      ['Name', 'Color', 'Replicas'],
+    );
+    assert.deepEqual(table.body.rows[0].cells, ['w1', 'red', 2]);
+    const list = await h.call('GET', '/apis/example.com/v1/widgets');
+    assert.equal(list.body.kind, 'WidgetList');
+    assert.equal(list.body.items.length, 1);
+  });
+
+  it('answers another served version with its apiVersion and the deprecation warning', async () => {
+    const read = await h.call('GET', '/apis/example.com/v1beta1/namespaces/default/widgets/w1');
+    assert.equal(read.status, 200);
+    assert.equal(read.body.apiVersion, 'example.com/v1beta1');
+    assert.deepEqual(read.headers['warning'], ['299 - "example.com/v1beta1 Widget is deprecated"']);
+  });
+
+  it('prunes unknown fields with Warn warnings, and refuses them under Strict', async () => {
+    const body = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w2' }, spec: { color: 'blue', shape: 'round' } };
+    const strict = await h.call('POST', `${WIDGETS}?fieldValidation=Strict`, body);
+    assert.equal(strict.status, 400);
+    assert.equal(strict.body.message, 'Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.shape"');
+    const warned = await h.call('POST', WIDGETS, body);
+    assert.equal(warned.status, 201);
+    assert.deepEqual(warned.headers['warning'], ['299 - "unknown field \\"spec.shape\\""']);
+    assert.deepEqual(warned.body.spec, { color: 'blue' });
+  });
+
+  it('keeps status on main-resource writes, writes it through /status, and bumps generation on spec changes only', async () => {
+    const status = await h.call('PATCH', `${WIDGETS}/w1/status`, { status: { replicas: 1, phase: 'Ready' }, spec: { color: 'green' } }, MERGE);
+    assert.equal(status.status, 200, JSON.stringify(status.body));
+    assert.deepEqual(status.body.status, { replicas: 1, phase: 'Ready' });
+    assert.equal(status.body.spec.color, 'red');
+    assert.equal(status.body.metadata.generation, 1);
+    const main = await h.call('PATCH', `${WIDGETS}/w1`, { spec: { color: 'green' }, status: { phase: 'Gone' } }, MERGE);
+    assert.equal(main.body.spec.color, 'green');
+    assert.equal(main.body.status.phase, 'Ready');
+    assert.equal(main.body.metadata.generation, 2);
+  });
+
+  it('serves the scale subresource from the CRD paths', async () => {
+    const scale = await h.call('GET', `${WIDGETS}/w1/scale`);
+    assert.equal(scale.status, 200);
+    assert.equal(scale.body.apiVersion, 'autoscaling/v1');
+    assert.equal(scale.body.kind, 'Scale');
+    assert.deepEqual(scale.body.spec, { replicas: 2 });
+    assert.deepEqual(scale.body.status, { replicas: 1, selector: 'app=w1' });
+    const scaled = await h.call('PATCH', `${WIDGETS}/w1/scale`, { spec: { replicas: 4 } }, MERGE);
+    assert.equal(scaled.status, 200, JSON.stringify(scaled.body));
+    assert.deepEqual(scaled.body.spec, { replicas: 4 });
+    const read = await h.call('GET', `${WIDGETS}/w1`);
+    assert.equal(read.body.spec.replicas, 4);
+    assert.equal(read.body.metadata.generation, 3);
+  });
+
+  it('refuses strategic merge patch with the apiserver 415, and applies server-side with list-map-keys merging', async () => {
+    const smp = await h.call('PATCH', `${WIDGETS}/w1`, { spec: { color: 'x' } }, { 'content-type': 'application/strategic-merge-patch+json' });
+    assert.equal(smp.status, 415);
+    assert.equal(
+      smp.body.message,
+      'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
+    );
+    const apply = (manager: string, ports: unknown[]) =>
+      h.call(
+        'PATCH',
+        `${WIDGETS}/w3?fieldManager=${manager}`,
+        JSON.stringify({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w3' }, spec: { ports } }),
+        { 'content-type': 'application/apply-patch+yaml' },
+      );
+    assert.equal((await apply('a', [{ name: 'http', port: 80 }])).status, 201);
+    const second = await apply('b', [{ name: 'https', port: 443 }]);
+    assert.equal(second.status, 200, JSON.stringify(second.body));
+    assert.deepEqual(second.body.spec.ports, [
+      { name: 'http', port: 80 },
+      { name: 'https', port: 443 },
+    ]);
+  });
+
+  it('publishes the CRD schema in OpenAPI v3 for kubectl explain', async () => {
+    const index = await h.call('GET', '/openapi/v3');
+    assert.ok(index.body.paths['apis/example.com/v1'], 'the group-version is listed');
+    const document = await h.call('GET', '/openapi/v3/apis/example.com/v1');
+    const schema = document.body.components.schemas['com.example.v1.Widget'];
+    assert.deepEqual(schema['x-kubernetes-group-version-kind'], [{ group: 'example.com', kind: 'Widget', version: 'v1' }]);
+    assert.equal(schema.properties.spec.properties.replicas.type, 'integer');
+    assert.ok(document.body.paths['/apis/example.com/v1/namespaces/{namespace}/widgets/{name}'].patch);
+  });
+
+  it('does not serve a CRD whose names another CRD of the group holds', async () => {
+    const clash = widgetCrd() as { metadata: { name: string }; spec: { names: Record<string, unknown> } };
+    clash.metadata.name = 'gizmos.example.com';
+    clash.spec.names = { plural: 'gizmos', kind: 'Widget' };
+    const created = await h.call('POST', CRDS, clash);
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const accepted = created.body.status.conditions.find((c: { type: string }) => c.type === 'NamesAccepted');
+    assert.equal(accepted.status, 'False');
+    assert.equal((await h.call('GET', '/apis/example.com/v1/namespaces/default/gizmos')).status, 404);
+    assert.equal((await h.call('DELETE', `${CRDS}/gizmos.example.com`)).status, 200);
+  });
+
+  it('deletes a CRD with its instances: Terminating with the cleanup finalizer, create refused with 405, then gone', async () => {
+    const crd = await h.call('POST', CRDS, {
+      metadata: { name: 'gadgets.example.org' },
+      spec: {
+        group: 'example.org',
+        scope: 'Cluster',
+        names: { plural: 'gadgets', kind: 'Gadget' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      },
+    });
+    assert.equal(crd.status, 201, JSON.stringify(crd.body));
+    const gadget = await h.call('POST', '/apis/example.org/v1/gadgets', {
+      apiVersion: 'example.org/v1',
+      kind: 'Gadget',
+      metadata: { name: 'g1' },
+      anything: { goes: 1 },
+    });
+    assert.equal(gadget.status, 201, JSON.stringify(gadget.body));
+    assert.deepEqual(gadget.body.anything, { goes: 1 });
+    // Hold the CRD with a finalizer of our own, to see it Terminating.
+    await h.call('PATCH', `${CRDS}/gadgets.example.org`, { metadata: { finalizers: ['example.org/hold'] } }, MERGE);
+    const deleted = await h.call('DELETE', `${CRDS}/gadgets.example.org`);
+    assert.equal(deleted.status, 200);
+    assert.ok(deleted.body.metadata.deletionTimestamp);
+    assert.deepEqual(deleted.body.metadata.finalizers, ['example.org/hold', 'customresourcecleanup.apiextensions.k8s.io']);
+    const refused = await h.call('POST', '/apis/example.org/v1/gadgets', { apiVersion: 'example.org/v1', kind: 'Gadget', metadata: { name: 'g2' } });
+    assert.equal(refused.status, 405);
+    assert.equal(refused.body.message, 'create not allowed while custom resource definition is terminating');
+    // The finalizer controller removes the instances and its finalizer.
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const current = await h.call('GET', `${CRDS}/gadgets.example.org`);
+      if (!current.body.metadata.finalizers.includes('customresourcecleanup.apiextensions.k8s.io')) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const held = await h.call('GET', `${CRDS}/gadgets.example.org`);
+    assert.deepEqual(held.body.metadata.finalizers, ['example.org/hold']);
+    const terminating = held.body.status.conditions.find((c: { type: string }) => c.type === 'Terminating');
+    assert.equal(terminating.reason, 'InstanceDeletionCompleted');
+    assert.equal((await h.store.list('cluster/customresources/gadgets.example.org')).length, 0);
+    await h.call('PATCH', `${CRDS}/gadgets.example.org`, { metadata: { finalizers: null } }, MERGE);
+    assert.equal((await h.call('GET', `${CRDS}/gadgets.example.org`)).status, 404);
+    assert.equal((await h.call('GET', '/apis/example.org/v1/gadgets')).status, 404);
+    assert.equal((await h.call('GET', '/apis/example.org/v1')).status, 404);
+  });
+});
