@@ -9,7 +9,18 @@ import type { Expr } from './ast.ts';
 import { overloadsNamed, qualifiedName } from './analyze.ts';
 import { type CelT } from './cel-types.ts';
 import { TYPE_NAMES } from './overloads.ts';
-import { callStd, CostLimitExceeded, RuleEvalError, isMessageOf, Opaque, Optional, type Value, valueTypeName, valuesEqual } from './runtime-values.ts';
+import {
+  callStd,
+  CostLimitExceeded,
+  inEvalContext,
+  RuleEvalError,
+  isMessageOf,
+  Opaque,
+  Optional,
+  type Value,
+  valueTypeName,
+  valuesEqual,
+} from './runtime-values.ts';
 import { unescapeFieldName } from './cel-types.ts';
 
 /** Meter counts a call's cost against its limit. */
@@ -69,6 +80,14 @@ export class Interpreter {
 
   /** eval evaluates a node; errors propagate as RuleEvalError exceptions except where CEL absorbs them (`&&`, `||`, `?:`). */
   eval(e: Expr, scope: Scope): Value {
+    if (this.depth === 0) {
+      this.depth++;
+      try {
+        return inEvalContext(() => this.visit(e, scope));
+      } finally {
+        this.depth--;
+      }
+    }
     if (++this.depth > 500) throw new RuleEvalError('expression recursion limit exceeded');
     try {
       return this.visit(e, scope);
@@ -127,17 +146,19 @@ export class Interpreter {
         else if (isCelMap(range)) items = [...range.keys()];
         else throw new RuleEvalError(`no such overload`);
         let accu = this.eval(c.accuInit!, scope);
+        // One scope for the whole loop: CEL has no closures, so nothing keeps a reference to it.
+        const inner = new Map(scope);
         for (const item of items) {
-          const inner = new Map(scope);
           inner.set(c.accuVar, accu);
           inner.set(c.iterVar, item);
           const cond = this.eval(c.loopCondition!, inner);
           if (cond === false) break;
           accu = this.eval(c.loopStep!, inner);
         }
-        const out = new Map(scope);
-        out.set(c.accuVar, accu);
-        return this.eval(c.result!, out);
+        if (scope.has(c.iterVar)) inner.set(c.iterVar, scope.get(c.iterVar)!);
+        else inner.delete(c.iterVar);
+        inner.set(c.accuVar, accu);
+        return this.eval(c.result!, inner);
       }
       default:
         throw new RuleEvalError('unsupported expression');

@@ -27,6 +27,7 @@ describe('CEL standard library and macros on @bufbuild/cel values', () => {
     assert.deepEqual(value('[1, 2, 3].map(x, x * 2)'), [2, 4, 6]);
     assert.equal(value('[1, 2, 3].exists_one(x, x > 2)'), true);
     assert.equal(value("has(self.a) ? self.a : 'none'", { b: 1 }), 'none');
+    assert.equal(value('[1, 2].all(x, [3].all(x, x == 3) && x < 3)'), true);
   });
 
   it('reports run-time errors as cel-go words them', () => {

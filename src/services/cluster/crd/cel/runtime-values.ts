@@ -4,7 +4,7 @@
  * values (optionals, quantities, URLs, IPs, CIDRs, named formats), and the conversion of a
  * custom object's JSON into them as its schema types it (integers → int, date-time → timestamp).
  */
-import { celEnv, celList, celMap, isCelList, isCelMap, isCelUint, type CelValue } from '@bufbuild/cel';
+import { CelScalar, celEnv, celFunc, celList, celMap, isCelList, isCelMap, isCelUint, parse, plan, type CelValue } from '@bufbuild/cel';
 import type { JSONSchemaProps } from '../types.ts';
 import { additionalPropertiesSchema, itemsSchema } from './cel-types.ts';
 
@@ -50,6 +50,49 @@ export const NONE = new Optional(undefined);
 
 const stdEnv = celEnv();
 
+// @bufbuild/cel's timestamp/duration and message functions read an evaluation context that only its
+// own planned programs set up; running our evaluation as a function called by a one-call program
+// gives it that context.
+let pending: (() => void) | undefined;
+let insideContext = false;
+const contextProgram = plan(
+  celEnv({
+    funcs: [
+      celFunc('fogbank_in_eval_context', [], CelScalar.BOOL, () => {
+        pending?.();
+        return true;
+      }),
+    ],
+  }),
+  parse('fogbank_in_eval_context()'),
+);
+
+/** inEvalContext runs `fn` inside @bufbuild/cel's evaluation context and returns its result (or rethrows its error). */
+export function inEvalContext<T>(fn: () => T): T {
+  let result: { value: T } | undefined;
+  let failure: { error: unknown } | undefined;
+  if (insideContext) return fn();
+  const previous = pending;
+  pending = () => {
+    insideContext = true;
+    try {
+      result = { value: fn() };
+    } catch (error) {
+      failure = { error };
+    } finally {
+      insideContext = false;
+    }
+  };
+  try {
+    contextProgram();
+  } finally {
+    pending = previous;
+  }
+  if (failure !== undefined) throw failure.error;
+  if (result === undefined) throw new RuleEvalError('evaluation did not run');
+  return result.value;
+}
+
 /** callStd runs one of @bufbuild/cel's standard functions by name, or returns undefined when none applies to the arguments. */
 export function callStd(name: string, target: Value | undefined, args: readonly Value[]): Value | undefined {
   const group = stdEnv.funcs.find(name);
@@ -57,7 +100,7 @@ export function callStd(name: string, target: Value | undefined, args: readonly 
   if (target instanceof Opaque || args.some((a) => a instanceof Opaque)) return undefined;
   let result: ReturnType<typeof group.call>;
   try {
-    result = group.call(0, target as CelValue | undefined, args as CelValue[]);
+    result = inEvalContext(() => group.call(0, target as CelValue | undefined, args as CelValue[]));
   } catch (error) {
     throw new RuleEvalError(celGoMessage(error instanceof Error ? error.message : String(error)));
   }
