@@ -1,0 +1,160 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { evaluateExpression } from './evaluate.ts';
+
+function value(text: string, self: unknown = null): unknown {
+  const result = evaluateExpression(text, self);
+  if ('error' in result) assert.fail(`${text}: ${result.error}`);
+  return result.value;
+}
+
+function error(text: string, self: unknown = null): string {
+  const result = evaluateExpression(text, self);
+  assert.ok('error' in result, `${text} should fail`);
+  return result.error;
+}
+
+describe('CEL standard library and macros on @bufbuild/cel values', () => {
+  it('evaluates the documented rule shapes', () => {
+    const self = { minReplicas: 1, replicas: 3, maxReplicas: 5, stateCounts: { Available: 1 }, list1: [], list2: [1], map1: { MY_KEY: 'abc' } };
+    assert.equal(value('self.minReplicas <= self.replicas && self.replicas <= self.maxReplicas', self), true);
+    assert.equal(value("'Available' in self.stateCounts", self), true);
+    assert.equal(value('(size(self.list1) == 0) != (size(self.list2) == 0)', self), true);
+    assert.equal(value("!('MY_KEY' in self.map1) || self['map1']['MY_KEY'].matches('^[a-zA-Z]*$')", self), true);
+    assert.equal(value("[{'name': 'MY_ENV', 'value': 'abc'}].filter(e, e.name == 'MY_ENV').all(e, e.value.matches('^[a-zA-Z]*$'))"), true);
+    assert.equal(value("type(self) == string ? self == '100%' : self == 1000", '100%'), true);
+    assert.equal(value("type(self) == string ? self == '100%' : self == 1000", 1000), true);
+    assert.deepEqual(value('[1, 2, 3].map(x, x * 2)'), [2, 4, 6]);
+    assert.equal(value('[1, 2, 3].exists_one(x, x > 2)'), true);
+    assert.equal(value("has(self.a) ? self.a : 'none'", { b: 1 }), 'none');
+    assert.equal(value('[1, 2].all(x, [3].all(x, x == 3) && x < 3)'), true);
+  });
+
+  it('reports run-time errors as cel-go words them', () => {
+    assert.equal(error('self.missing == 1', { present: 1 }), 'no such key: missing');
+    assert.equal(error('[1, 2][5] == 1'), 'index out of bounds: 5');
+    assert.equal(error('1 / 0 == 1'), 'division by zero');
+    assert.equal(error('9223372036854775807 + 1 == 0'), 'integer overflow');
+  });
+
+  it('absorbs errors where CEL does: false && error is false, true || error is true', () => {
+    assert.equal(value('false && self.missing == 1', {}), false);
+    assert.equal(value('true || self.missing == 1', {}), true);
+    assert.equal(value('self.missing == 1 || true', {}), true);
+  });
+});
+
+describe('extended strings (version 2)', () => {
+  it('behaves as the documented examples', () => {
+    assert.equal(value("'hello'.charAt(1)"), 'e');
+    assert.equal(value("'hello mellow'.indexOf('ello')"), 1);
+    assert.equal(value("'hello mellow'.lastIndexOf('ello')"), 7);
+    assert.equal(value("'TacoCat'.lowerAscii()"), 'tacocat');
+    assert.equal(value("'TacoCat'.upperAscii()"), 'TACOCAT');
+    assert.equal(value("'hello hello'.replace('he', 'we')"), 'wello wello');
+    assert.deepEqual(value("'hello hello hello'.split(' ')"), ['hello', 'hello', 'hello']);
+    assert.equal(value("'tacocat'.substring(4)"), 'cat');
+    assert.equal(value("'  \\ttrim\\n    '.trim()"), 'trim');
+    assert.equal(value("['hello', 'mellow'].join(' ')"), 'hello mellow');
+    assert.equal(value('strings.quote(\'single-quote with "double quote"\')'), '"single-quote with \\"double quote\\""');
+    assert.equal(value("'%d items'.format([3])"), '3 items');
+  });
+});
+
+describe('Kubernetes lists library', () => {
+  it('behaves as the documented examples', () => {
+    assert.equal(value('[1, 2, 3].isSorted()'), true);
+    assert.equal(value("['a', 'b', 'b', 'c'].isSorted()"), true);
+    assert.equal(value('[2.0, 1.0].isSorted()'), false);
+    assert.equal(value('[1, 2, 3].sum()'), 6);
+    assert.equal(value('[1.0, 2.0, 3.0].sum()'), 6);
+    assert.equal(value('[].sum()'), 0);
+    assert.equal(value('[1, 2, 3].min()'), 1);
+    assert.equal(value("['d', 'a', 'b'].max()"), 'd');
+    assert.equal(value('[1, 2, 2, 3].indexOf(2)'), 1);
+    assert.equal(value("['a', 'b', 'b', 'c'].lastIndexOf('b')"), 2);
+    assert.equal(value('[1, 2].indexOf(9)'), -1);
+    assert.equal(error('[].min() == 1'), 'min called on empty list');
+  });
+});
+
+describe('sets extension', () => {
+  it('behaves as the documented examples', () => {
+    assert.equal(value('sets.contains([], [])'), true);
+    assert.equal(value('sets.contains([1, 2, 3, 4], [2, 3])'), true);
+    assert.equal(value('sets.contains([1, 2, 3], [4])'), false);
+    assert.equal(value('sets.equivalent([1, 2, 3], [3, 2, 1, 1])'), true);
+    assert.equal(value('sets.equivalent([1], [1, 2])'), false);
+    assert.equal(value('sets.intersects([1], [1, 2])'), true);
+    assert.equal(value('sets.intersects([1], [2])'), false);
+  });
+});
+
+describe('regex library (RE2 semantics, linear time)', () => {
+  it('behaves as the documented examples', () => {
+    assert.equal(value("'abc 123'.find('[0-9]+')"), '123');
+    assert.equal(value("'abc 123'.find('xyz')"), '');
+    assert.deepEqual(value("'123 abc 456'.findAll('[0-9]+')"), ['123', '456']);
+    assert.deepEqual(value("'123 abc 456'.findAll('[0-9]+', 1)"), ['123']);
+    assert.deepEqual(value("'123 abc 456'.findAll('xyz')"), []);
+    assert.equal(value("'hello'.matches('^h.*o$')"), true);
+  });
+
+  it('refuses patterns RE2 refuses, and runs catastrophic-backtracking patterns in linear time', () => {
+    assert.equal(error("'a'.matches('(?<=a)b')").startsWith('error parsing regexp:'), true);
+    const evil = `${'a'.repeat(5000)}!`;
+    assert.equal(value("self.matches('^(a+)+$')", evil), false);
+    assert.equal(value("self.matches('^(a|a)*$')", evil), false);
+  });
+});
+
+describe('url library', () => {
+  it('behaves as the documented examples', () => {
+    assert.equal(value("url('https://example.com:80/').getHost()"), 'example.com:80');
+    assert.equal(value("url('https://example.com/').getScheme()"), 'https');
+    assert.equal(value("url('https://[::1]:80/').getHostname()"), '::1');
+    assert.equal(value("url('https://example.com:80/').getPort()"), '80');
+    assert.equal(value("url('https://example.com/').getPort()"), '');
+    assert.equal(value("url('https://example.com/path with spaces/').getEscapedPath()"), '/path%20with%20spaces/');
+    assert.deepEqual(value("url('https://example.com/path?k1=a&k2=b&k2=c').getQuery()"), { k1: ['a'], k2: ['b', 'c'] });
+    assert.equal(value("isURL('https://example.com/')"), true);
+    assert.equal(value("isURL('/absolute-path')"), true);
+    assert.equal(value("isURL('../relative-path')"), false);
+    assert.equal(value("isURL('https://exa mple.com/')"), false);
+  });
+});
+
+describe('quantity library', () => {
+  it('behaves as the documented examples', () => {
+    assert.equal(value("quantity('50k') == quantity('50000')"), true);
+    assert.equal(value("isQuantity('1.3G')"), true);
+    assert.equal(value("isQuantity('1.3Gi')"), true);
+    assert.equal(value("isQuantity('1,3G')"), false);
+    assert.equal(value("quantity('1.3G').isInteger()"), true);
+    assert.equal(value("quantity('1.3m').isInteger()"), false);
+    assert.equal(value("quantity('50k').asInteger()"), 50000);
+    assert.equal(value("quantity('1.3m').asApproximateFloat()"), 0.0013);
+    assert.equal(value("quantity('1Mi').isGreaterThan(quantity('100k'))"), true);
+    assert.equal(value("quantity('100k').isLessThan(quantity('1Mi'))"), true);
+    assert.equal(value("quantity('50M').add(quantity('20M')) == quantity('70M')"), true);
+    assert.equal(value("quantity('50k').add(20) == quantity('50020')"), true);
+    assert.equal(value("quantity('50M').sub(quantity('20M')) == quantity('30M')"), true);
+    assert.equal(value("quantity('0.1').add(quantity('0.2')) == quantity('0.3')"), true);
+    assert.equal(value("quantity('200M').compareTo(quantity('0.2G'))"), 0);
+    assert.equal(value("quantity('-1').sign()"), -1);
+    assert.equal(error("quantity('1,3G').isInteger()"), "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
+    assert.equal(error("quantity('1.3m').asInteger() == 1"), 'cannot convert value to integer');
+  });
+});
+
+describe('optional types', () => {
+  it('behaves as the documented examples', () => {
+    assert.equal(value('optional.of(1).hasValue()'), true);
+    assert.equal(value('optional.none().hasValue()'), false);
+    assert.equal(value('optional.none().orValue(2)'), 2);
+    assert.equal(value('optional.of(1).value()'), 1);
+    assert.equal(value("optional.ofNonZeroValue('').hasValue()"), false);
+    assert.equal(value('optional.none().or(optional.of(3)).value()'), 3);
+    assert.equal(error('optional.none().value() == 1'), 'optional.none() dereference');
+  });
+});
