@@ -24,6 +24,7 @@ import { registerTokenRequest } from './authentication/token-request.ts';
 import { registerTokenReview } from './authentication/token-review.ts';
 import type { KubeObject } from './apimachinery/object-meta.ts';
 import { useClusterAuth, userOf } from './cluster-auth.ts';
+import type { ServedCustomResourceNames } from './crd/served-names.ts';
 import { aggregatedFormOf } from './discovery.ts';
 import { optionValue } from '../../core/family-options.ts';
 import type { ClusterOptions } from './index.ts';
@@ -38,6 +39,8 @@ export interface ClusterFamily {
   readonly groups: Vocabulary;
   readonly domain: string;
   readonly spelling: 'real' | 'spec';
+  /** The served custom resources' plurals, kept by the runtime for fault rules. */
+  readonly customResources?: ServedCustomResourceNames;
 }
 
 /**
@@ -83,6 +86,7 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
       watch: options.watch,
       rbac,
       bootstrapPolicy: options.bootstrapPolicy ?? true,
+      ...(family.customResources === undefined ? {} : { customResourceNames: family.customResources }),
     }),
   );
 

@@ -16,6 +16,7 @@ import { ActiveWatches, DEFAULT_WATCH_SETTINGS, type WatchSettings } from './api
 import { CustomResourceCatalog } from './crd/catalog.ts';
 import { CRD_STORE_KIND, crdStatusView, crdView } from './crd/crd-resource.ts';
 import { finalizeCrd, markTerminating, settleNames, terminatingCrds } from './crd/lifecycle.ts';
+import type { ServedCustomResourceNames } from './crd/served-names.ts';
 import type { CustomResourceDefinition } from './crd/types.ts';
 import { Discovery, discoveryResourcesOf } from './discovery.ts';
 import { EventExpiry } from './event-expiry.ts';
@@ -165,6 +166,8 @@ export interface RuntimeOptions {
   readonly rbac: Rbac;
   /** Whether the default RBAC policy is reconciled at start. */
   readonly bootstrapPolicy: boolean;
+  /** Where the served custom resources' plurals are kept for the family's parts outside the runtime (fault rules). */
+  readonly customResourceNames?: ServedCustomResourceNames;
 }
 
 function randomFrom(context: ServiceContext): () => number {
@@ -202,6 +205,7 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
   let openapi: OpenApiDocuments | undefined;
   const catalog = new CustomResourceCatalog(context.store, (views) => {
     index.setDynamic(views);
+    options.customResourceNames?.replace(views.map((view) => view.resource));
     discovery = undefined;
     openapi = undefined;
   });

@@ -101,3 +101,22 @@ export class CustomResourceCatalog {
     this.onChange(this.#views);
   }
 }
+
+/** builtFor keeps the views built for a stored CRD object (a store hands out the same object until it changes). */
+const builtFor = new WeakMap<object, readonly AnyView[]>();
+
+/**
+ * storedCustomResourceViews are the custom resource views the stored CRDs serve, read from the
+ * store itself, for parts outside the cluster runtime (the console's cluster views).
+ */
+export async function storedCustomResourceViews(store: Store): Promise<AnyView[]> {
+  const records = await store.list<CustomResourceDefinition>(CRD_STORE_KIND);
+  return records.flatMap((record) => {
+    let views = builtFor.get(record.value);
+    if (views === undefined) {
+      views = viewsOf(record.value);
+      builtFor.set(record.value, views);
+    }
+    return views;
+  });
+}

@@ -8,7 +8,7 @@
 import type { FieldError } from '../apimachinery/field-errors.ts';
 import type { ResourceStrategy, ResourceView } from '../apimachinery/strategy.ts';
 import { CRD_LIST_SCHEMA, CRD_SCHEMA, CRD_SCHEMAS } from './crd-schemas.ts';
-import { validateCustomResourceDefinition } from './definition/index.ts';
+import { defaultCustomResourceDefinition, validateCustomResourceDefinition } from './definition/index.ts';
 import type { CustomResourceDefinition } from './types.ts';
 
 /** CRD_STORE_KIND is where CustomResourceDefinitions are stored (keys: their names). */
@@ -44,13 +44,14 @@ export const crdStrategy = {
   allowUnconditionalUpdate: true,
   invalidKind: { group: APIEXTENSIONS_GROUP, kind: 'CustomResourceDefinition' },
   prepareForCreate(crd) {
-    // The status is the controllers' (lifecycle.ts writes it with the CRD).
-    delete crd.status;
+    // v1 defaulting; the status is the controllers' (lifecycle.ts writes it with the CRD) but for the stored versions.
+    const { metadata: _metadata, ...defaulted } = defaultCustomResourceDefinition({ ...crd, status: {} }, undefined);
+    Object.assign(crd, defaulted);
     crd.metadata.generation = 1;
   },
   prepareForUpdate(crd, old) {
-    if (old.status === undefined) delete crd.status;
-    else crd.status = structuredClone(old.status);
+    const { metadata: _metadata, ...defaulted } = defaultCustomResourceDefinition({ ...crd, status: structuredClone(old.status ?? {}) }, old);
+    Object.assign(crd, defaulted);
     const generation = old.metadata.generation ?? 1;
     crd.metadata.generation = specText(crd) === specText(old) ? generation : generation + 1;
   },
