@@ -253,6 +253,30 @@ describe('CustomResourceDefinitions with the real kubectl: real-world CRDs appli
     assert.deepEqual(after.spec.ports, [{ name: 'metrics', port: 9090 }]);
   });
 
+  it("ages date columns by the server's clock, frozen and moved by the test", async () => {
+    const clock = (change: Record<string, unknown>) =>
+      fetch(`${server.url}/_fogbank/clock`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(change),
+      });
+    assert.equal((await clock({ freeze: true })).status, 200);
+    assert.equal((await clock({ set: '2030-06-01T00:00:00Z' })).status, 200);
+    try {
+      await ok(['apply', '-f', file('aged.yaml', widget('aged', '  replicas: 1\n'))]);
+      await ok([
+        'apply',
+        '-f',
+        file('aged-foo.yaml', 'apiVersion: samplecontroller.k8s.io/v1alpha1\nkind: Foo\nmetadata: {name: aged, namespace: default}\nspec: {replicas: 1}\n'),
+      ]);
+      assert.equal((await clock({ advance: '2m30s' })).status, 200);
+      assert.match(await ok(['get', 'widget', 'aged', '-n', 'default']), /\naged {3}1 {18}2m30s\n$/);
+      assert.match(await ok(['get', 'foo', 'aged', '-n', 'default']), /\naged {3}2m30s\n$/);
+    } finally {
+      await clock({ freeze: false });
+    }
+  });
+
   it('deleting a CRD removes its instances and its resource', async () => {
     assert.equal(
       await ok(['delete', 'crd', 'widgets.fixtures.fogbank.dev']),
