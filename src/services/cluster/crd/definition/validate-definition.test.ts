@@ -166,6 +166,21 @@ describe('validateCustomResourceDefinition', () => {
     ]);
   });
 
+  it("runs the structural and CEL checks at the schema's internal path: top level when every version shares it, per version otherwise", () => {
+    const shared = fooCrd();
+    delete shared.spec.versions[0]!.schema!.openAPIV3Schema!.properties!['spec']!.type;
+    assert.deepEqual(texts(shared), ['spec.validation.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields']);
+    const own = widgetCrd();
+    own.spec.versions[1]!.schema = {
+      openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-validations': [{ rule: 'self.replicas >' }] } } },
+    };
+    const [compile] = texts(own);
+    assert.match(
+      compile ?? '',
+      /^spec\.versions\[1\]\.schema\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[0\]\.rule: Invalid value: apiextensions\.ValidationRule\{Rule:"self\.replicas >".*\}: compilation failed: ERROR: <input>:1:15: Syntax error: /s,
+    );
+  });
+
   it('on update keeps group and plural, and scope and kind once Established', () => {
     const old = stored(widgetCrd());
     const next = structuredClone(old);
