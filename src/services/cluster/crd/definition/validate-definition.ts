@@ -289,3 +289,11 @@ export function schemaHas(schema: JSONSchemaProps, predicate: (node: JSONSchemaP
 function nonEmpty(value: unknown): value is string {
   return typeof value === 'string' && value !== '';
 }
+
+/**
+ * validateCustomResourceDefinitionStatus is what a `/status` write of a CRD is checked against
+ * (ValidateUpdateCustomResourceDefinitionStatus): only the accepted names; metadata rules are the registry's.
+ */
+export function validateCustomResourceDefinitionStatus(crd: CustomResourceDefinition): FieldError[] {
+  return validateNames(crd.status?.acceptedNames, 'status.acceptedNames');
+}
