@@ -206,6 +206,44 @@ describe('CustomResourceDefinitions: serving custom resources', () => {
     assert.ok(document.body.paths['/apis/example.com/v1/namespaces/{namespace}/widgets/{name}'].patch);
   });
 
+  it('authorizes custom resources by RBAC like any resource', async () => {
+    const ALICE = { authorization: 'Bearer alice-token' };
+    const role = await h.call('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', {
+      metadata: { name: 'widget-reader' },
+      rules: [{ apiGroups: ['example.com'], resources: ['widgets'], verbs: ['get', 'list'] }],
+    });
+    assert.equal(role.status, 201, JSON.stringify(role.body));
+    const binding = await h.call('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', {
+      metadata: { name: 'alice-widgets' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'widget-reader' },
+      subjects: [{ kind: 'User', name: 'alice@example.com', apiGroup: 'rbac.authorization.k8s.io' }],
+    });
+    assert.equal(binding.status, 201, JSON.stringify(binding.body));
+    assert.equal((await h.call('GET', `${WIDGETS}/w1`, undefined, ALICE)).status, 200);
+    const scale = await h.call('GET', `${WIDGETS}/w1/scale`, undefined, ALICE);
+    assert.equal(scale.status, 403);
+    assert.equal(
+      scale.body.message,
+      'widgets.example.com "w1" is forbidden: User "alice@example.com" cannot get resource "widgets/scale" in API group "example.com" in the namespace "default"',
+    );
+    const write = await h.call('POST', WIDGETS, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w9' } }, ALICE);
+    assert.equal(write.status, 403);
+  });
+
+  it('removes the custom resources of a deleted namespace with the rest of its content', async () => {
+    assert.equal((await h.call('POST', '/api/v1/namespaces', { metadata: { name: 'doomed' } })).status, 201);
+    const made = await h.call('POST', '/apis/example.com/v1/namespaces/doomed/widgets', {
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'w' },
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.equal((await h.call('DELETE', '/api/v1/namespaces/doomed')).status, 200);
+    for (let attempt = 0; attempt < 50 && (await h.call('GET', '/api/v1/namespaces/doomed')).status !== 404; attempt++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal((await h.store.list('cluster/customresources/widgets.example.com', { prefix: 'doomed/' })).length, 0);
+  });
+
   it('does not serve a CRD whose names another CRD of the group holds', async () => {
     const clash = widgetCrd() as { metadata: { name: string }; spec: { names: Record<string, unknown> } };
     clash.metadata.name = 'gizmos.example.com';
