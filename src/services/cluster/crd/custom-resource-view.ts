@@ -161,7 +161,7 @@ function customStrategy(parts: CustomResourceParts): ResourceStrategy<CustomObje
     warnings: (object) => ruleWarnings.get(object) ?? [],
     canonicalize: () => undefined,
     tableColumns: columns,
-    tableRow: (object) => printerCells(version, { ...object, apiVersion, kind: names.kind }),
+    tableRow: (object, now) => printerCells(version, { ...object, apiVersion, kind: names.kind }, now),
   };
 }
 
