@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type ClusterHarness, startHarness } from '../testing/harness.ts';
+import { ADMIN_TOKEN, type ClusterHarness, startHarness } from '../testing/harness.ts';
+import { openWatch } from '../testing/watch-reader.ts';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const MERGE = { 'content-type': 'application/merge-patch+json' };
@@ -242,6 +243,25 @@ describe('CustomResourceDefinitions: serving custom resources', () => {
     for (let attempt = 0; attempt < 50 && (await h.call('GET', '/api/v1/namespaces/doomed')).status !== 404; attempt++)
       await new Promise((resolve) => setTimeout(resolve, 10));
     assert.equal((await h.store.list('cluster/customresources/widgets.example.com', { prefix: 'doomed/' })).length, 0);
+  });
+
+  it('watches custom resources: changes stream with the version asked for, defaults applied', async () => {
+    const base = await h.listen();
+    const watch = await openWatch(`${base}/apis/example.com/v1beta1/namespaces/default/widgets?watch=true&fieldSelector=metadata.name%3Dw5`, ADMIN_TOKEN);
+    try {
+      assert.equal(watch.status, 200);
+      const created = await h.call('POST', WIDGETS, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w5' }, spec: { color: 'red' } });
+      assert.equal(created.status, 201);
+      await h.call('PATCH', `${WIDGETS}/w5`, { spec: { color: 'blue' } }, MERGE);
+      await h.call('DELETE', `${WIDGETS}/w5`);
+      await watch.until((events) => events.length >= 3, 'added, modified, deleted');
+      assert.deepEqual(
+        watch.events.map((event) => `${event.type} ${event.object.apiVersion} ${event.object.spec.color}`),
+        ['ADDED example.com/v1beta1 red', 'MODIFIED example.com/v1beta1 blue', 'DELETED example.com/v1beta1 blue'],
+      );
+    } finally {
+      watch.close();
+    }
   });
 
   it('does not serve a CRD whose names another CRD of the group holds', async () => {
