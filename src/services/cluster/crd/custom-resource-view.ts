@@ -286,6 +286,7 @@ export function customResourceViews(crd: CustomResourceDefinition): AnyView[] {
       },
       decode,
       patchTypes: CUSTOM_PATCH_TYPES,
+      typedListItems: true,
       openApiSchemas: { [schemaName]: openApiSchemaOf(schema, { group, version: version.name, kind }) },
       ...(deprecated ? { deprecationWarning: version.deprecationWarning ?? `${group}/${version.name} ${kind} is deprecated` } : {}),
     };

@@ -67,7 +67,7 @@ export function customScaleView(
   main: ResourceView<CustomObject, CustomObject>,
   paths: CustomResourceSubresourceScale,
 ): ResourceView<CustomObject, CustomObject> {
-  const { decode: _decode, patchTypes: _patchTypes, openApiSchemas: _openApi, ...rest } = main;
+  const { decode: _decode, patchTypes: _patchTypes, openApiSchemas: _openApi, typedListItems: _typed, ...rest } = main;
   return {
     ...rest,
     subresource: 'scale',

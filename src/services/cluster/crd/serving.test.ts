@@ -127,6 +127,8 @@ describe('CustomResourceDefinitions: serving custom resources', () => {
     const list = await h.call('GET', '/apis/example.com/v1/widgets');
     assert.equal(list.body.kind, 'WidgetList');
     assert.equal(list.body.items.length, 1);
+    assert.equal(list.body.items[0].apiVersion, 'example.com/v1', 'unstructured list items carry their type');
+    assert.equal(list.body.items[0].kind, 'Widget');
   });
 
   it('answers another served version with its apiVersion and the deprecation warning', async () => {
