@@ -133,7 +133,7 @@ class Checker {
   node(e: Expr): Node {
     if (++this.depth > 250) {
       this.depth--;
-      this.errors.push(this.source.error(e.id, 'expression recursion limit exceeded'));
+      this.errors.push(this.source.error(e.id, 'max recursion depth exceeded'));
       return { type: DYN, cost: UNKNOWN_SIZE };
     }
     try {
