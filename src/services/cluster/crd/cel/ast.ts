@@ -4,6 +4,7 @@
  * error texts cel-go prints (`ERROR: <input>:1:6: … | self.foo | .....^`).
  */
 import { parse } from '@bufbuild/cel';
+import { rewriteOptionalSyntax } from './optional-syntax.ts';
 
 /** ParsedExpr is a parsed rule. */
 export type ParsedExpr = ReturnType<typeof parse>;
@@ -68,8 +69,9 @@ export function parseRule(text: string): { parsed: ParsedExpr; source: Source } 
   }
   if (nestingDepth(text) > MAX_NESTING) return { error: empty.errorAt(0, 'max recursion depth exceeded') };
   try {
-    const parsed = parse(text);
-    return { parsed, source: new Source(text, (parsed.sourceInfo?.positions ?? {}) as Record<string, number>) };
+    const source = rewriteOptionalSyntax(text);
+    const parsed = parse(source);
+    return { parsed, source: new Source(source, (parsed.sourceInfo?.positions ?? {}) as Record<string, number>) };
   } catch (error) {
     if (error instanceof RangeError) return { error: empty.errorAt(0, 'max recursion depth exceeded') };
     const location = (error as { location?: { start?: { offset?: number } } }).location?.start?.offset ?? 0;

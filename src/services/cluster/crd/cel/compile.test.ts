@@ -51,6 +51,8 @@ describe('rule fields are checked as the apiserver checks them', () => {
       `${SPEC}.x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule`,
     ]);
     assert.deepEqual(errors(specSchema([{ rule: '!oldSelf.hasValue() || self.replicas >= oldSelf.value().replicas', optionalOldSelf: true }])), []);
+    assert.deepEqual(errors(specSchema([{ rule: 'self.replicas >= oldSelf.?replicas.orValue(0)', optionalOldSelf: true }])), []);
+    assert.match(errors(specSchema([{ rule: 'oldSelf.?nope.orValue(0) == 0', optionalOldSelf: true }]))[0]!, /undefined field 'nope'/);
   });
 });
 

@@ -157,6 +157,17 @@ describe('optional types', () => {
     assert.equal(value('optional.none().or(optional.of(3)).value()'), 3);
     assert.equal(error('optional.none().value() == 1'), 'optional.none() dereference');
   });
+
+  it('reads the optional field and index syntax', () => {
+    assert.equal(value('self.?a.orValue(0)', {}), 0);
+    assert.equal(value('self.?a.orValue(0)', { a: 7 }), 7);
+    assert.equal(value('self.?a.?b.hasValue()', { a: {} }), false);
+    assert.equal(value('self.?a.?b.value()', { a: { b: 'x' } }), 'x');
+    assert.equal(value("self.m[?'k'].orValue('none')", { m: {} }), 'none');
+    assert.equal(value("self.m[?'k'].orValue('none')", { m: { k: 'v' } }), 'v');
+    assert.equal(value('self.xs[?5].hasValue()', { xs: [1] }), false);
+    assert.equal(value("'a.?b' == 'a.?b' && [1, 2][0] == 1"), true);
+  });
 });
 
 describe('ip and cidr libraries', () => {
