@@ -1,16 +1,16 @@
 import type autocannon from 'autocannon';
-import { printTable, runLoad, type LoadResult } from './lib/load.ts';
+import { loadSeconds, runLoad } from './lib/load.ts';
 import { startProcess } from './lib/processes.ts';
+import { type Bench, type BenchMetric, interleaved, metricOf, ratioAtLeast, runAlone } from './lib/report.ts';
 
 /**
  * What the request journal costs a GET: the same server (memory store, one family answering GET
  * of a ClusterRole and of a missing instance template) with the journal off (`journalSize: 0`,
- * no hook at all) and on (the default 1,000), in alternating rounds of the same run, so machine
- * noise falls on both. Goal: the journaled rows within noise of the first (≥ 0.95×).
+ * no hook at all, the baseline) and on (the default 1,000), interleaved round by round, so machine
+ * noise falls on both. Goal: the journaled figure within noise of the first (≥ 0.95×).
  */
 const TOKEN = 'bench';
 const auth = { authorization: `Bearer ${TOKEN}` };
-const ROUNDS = Number(process.env['ROUNDS'] ?? 3);
 
 /** serverScript starts fogbank in a child process with the given journal size and prints its URL. */
 function serverScript(journalSize: number): string[] {
@@ -23,25 +23,33 @@ process.on('SIGTERM', () => fb.close().then(() => process.exit(0)));`;
 }
 
 const targets: Record<string, autocannon.Request[]> = {
-  'cluster GET clusterrole': [{ method: 'GET', path: '/apis/rbac.authorization.k8s.io/v1/clusterroles/admin', headers: auth }],
-  'compute GET (404)': [{ method: 'GET', path: '/compute/v1/projects/p/global/instanceTemplates/missing', headers: auth }],
+  'GET clusterrole, journal on': [{ method: 'GET', path: '/apis/rbac.authorization.k8s.io/v1/clusterroles/admin', headers: auth }],
+  'compute GET (404), journal on': [{ method: 'GET', path: '/compute/v1/projects/p/global/instanceTemplates/missing', headers: auth }],
 };
 
-for (const [name, requests] of Object.entries(targets)) {
-  const rows: { label: string; result: LoadResult }[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const size of [0, 1000]) {
-      const server = await startProcess(serverScript(size));
-      // A short warm-up so both start from a compiled hot path.
-      await runLoad({ url: server.url, requests, seconds: 1 });
-      rows.push({ label: `${size === 0 ? 'journal off' : 'journal on '} round ${round + 1}`, result: await runLoad({ url: server.url, requests }) });
-      await server.stop();
-    }
+/** bench measures req/s with the journal on against the same server with it off. */
+export const bench: Bench = async ({ rounds, quick }) => {
+  const metrics: BenchMetric[] = [];
+  for (const [name, requests] of Object.entries(targets)) {
+    const side = (size: number) => ({
+      label: size === 0 ? 'journal off' : 'journal on',
+      measure: async () => {
+        const server = await startProcess(serverScript(size));
+        try {
+          // A short warm-up so both start from a compiled hot path.
+          await runLoad({ url: server.url, requests, seconds: 1 });
+          return (await runLoad({ url: server.url, requests, seconds: loadSeconds(quick) })).requestsPerSecond;
+        } finally {
+          await server.stop();
+        }
+      },
+    });
+    const [off, on] = await interleaved(rounds, [side(0), side(1000)]);
+    metrics.push(
+      metricOf({ metric: name, unit: 'req/s', fogbank: on, baseline: { label: 'journal off', samples: off }, goal: ratioAtLeast(0.95, 'journal off') }),
+    );
   }
-  const mean = (on: boolean): number => {
-    const picked = rows.filter((row) => row.label.startsWith(on ? 'journal on' : 'journal off'));
-    return picked.reduce((sum, row) => sum + row.result.requestsPerSecond, 0) / picked.length;
-  };
-  printTable(`${name} (ratios to the first round without the journal)`, rows);
-  console.log(`mean: off ${mean(false).toFixed(0)} req/s, on ${mean(true).toFixed(0)} req/s, on/off ${(mean(true) / mean(false)).toFixed(3)}\n`);
-}
+  return metrics;
+};
+
+runAlone(import.meta, bench);

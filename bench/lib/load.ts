@@ -43,3 +43,8 @@ export function printTable(title: string, rows: readonly { label: string; result
     );
   }
 }
+
+/** loadSeconds is how long one side of a round drives load: SECONDS from the environment, else 5 (2 with --quick). */
+export function loadSeconds(quick: boolean): number {
+  return Number(process.env['SECONDS'] ?? (quick ? 2 : 5));
+}

@@ -15,7 +15,9 @@ import { apiApprovalState, isProtectedCommunityGroup } from './api-approval.ts';
  * `NamesAccepted`, `Established` (and, for protected groups, `KubernetesAPIApprovalPolicyConformant`)
  * conditions, given the other CRDs stored; `now` (RFC 3339) stamps changed conditions.
  */
-export function acceptNames(crd: CustomResourceDefinition, others: readonly CustomResourceDefinition[], now: string): CustomResourceDefinitionStatus {
+export function acceptNames(input: CustomResourceDefinition, others: readonly CustomResourceDefinition[], now: string): CustomResourceDefinitionStatus {
+  // Names as v1 defaulting leaves them (singular, listKind), should the caller not have defaulted the spec.
+  const crd = { ...input, spec: { ...input.spec, names: defaultedNames(input.spec.names) } };
   const status = crd.status ?? {};
   let conditions = (status.conditions ?? []).map((condition) => ({ ...condition }));
   let acceptedNames: CustomResourceDefinitionNames = status.acceptedNames ?? { plural: '', kind: '' };
@@ -42,6 +44,15 @@ export function acceptNames(crd: CustomResourceDefinition, others: readonly Cust
   if (approval !== undefined) conditions = setCondition(conditions, approval, now);
 
   return { conditions, acceptedNames, storedVersions: storedVersions(crd) };
+}
+
+function defaultedNames(names: CustomResourceDefinitionNames): CustomResourceDefinitionNames {
+  const kind = typeof names.kind === 'string' ? names.kind : '';
+  return {
+    ...names,
+    ...(names.singular === undefined || names.singular === '' ? { singular: kind.toLowerCase() } : {}),
+    ...((names.listKind === undefined || names.listKind === '') && kind !== '' ? { listKind: `${kind}List` } : {}),
+  };
 }
 
 /** storedVersions keeps every version ever stored and adds the current storage version. */

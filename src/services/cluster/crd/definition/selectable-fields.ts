@@ -2,7 +2,7 @@
  * Checks of `selectableFields` (apiextensions validation `ValidateCustomResourceSelectableFields`,
  * resolving each path through the schema as the CEL `ValidFieldPath` does, without array notation).
  */
-import { type FieldError, duplicate, invalid, required } from '../../apimachinery/field-errors.ts';
+import { duplicate, type FieldError, invalid, required, tooMany } from '../../apimachinery/field-errors.ts';
 import type { JSONSchemaProps } from '../types.ts';
 
 /** MAX_SELECTABLE_FIELDS is the apiserver's limit. */
@@ -32,7 +32,7 @@ export function validateSelectableFields(fields: readonly { jsonPath: string }[]
     else unique.add(resolved.path);
   }
   if (unique.size > MAX_SELECTABLE_FIELDS) {
-    errors.push({ type: 'FieldValueTooMany' as never, field: path, detail: `must have at most ${MAX_SELECTABLE_FIELDS} items`, value: unique.size });
+    errors.push(tooMany(path, unique.size, MAX_SELECTABLE_FIELDS));
   }
   return errors;
 }
