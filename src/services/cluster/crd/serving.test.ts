@@ -323,3 +323,100 @@ describe('CustomResourceDefinitions: serving custom resources', () => {
     assert.equal((await h.call('GET', '/apis/example.org/v1')).status, 404);
   });
 });
+
+describe('CustomResourceDefinitions: schema validation, CEL rules and defaulting per request', () => {
+  let h: ClusterHarness;
+  const GIZMOS = '/apis/rules.example.com/v1/gizmos';
+  const crd = (defaultColor: string | undefined) => ({
+    metadata: { name: 'gizmos.rules.example.com' },
+    spec: {
+      group: 'rules.example.com',
+      scope: 'Cluster',
+      names: { plural: 'gizmos', kind: 'Gizmo' },
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                spec: {
+                  type: 'object',
+                  'x-kubernetes-validations': [
+                    { rule: 'self.replicas <= self.maxReplicas', message: 'replicas must not exceed maxReplicas' },
+                    { rule: 'self.replicas >= oldSelf.replicas', message: 'replicas may only grow' },
+                  ],
+                  properties: {
+                    replicas: { type: 'integer', maximum: 10 },
+                    maxReplicas: { type: 'integer', default: 5 },
+                    color: { type: 'string', ...(defaultColor === undefined ? {} : { default: defaultColor }) },
+                  },
+                },
+              },
+            },
+          },
+        },
+      ],
+    },
+  });
+  before(async () => {
+    h = await startHarness();
+    const created = await h.call('POST', CRDS, crd(undefined));
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+  });
+  after(async () => h.close());
+
+  it('defaults on write, then validates values and rules with the apiserver 422 and its causes', async () => {
+    const made = await h.call('POST', GIZMOS, { apiVersion: 'rules.example.com/v1', kind: 'Gizmo', metadata: { name: 'g1' }, spec: { replicas: 2 } });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.deepEqual(made.body.spec, { replicas: 2, maxReplicas: 5 });
+    const tooMany = await h.call('POST', GIZMOS, { apiVersion: 'rules.example.com/v1', kind: 'Gizmo', metadata: { name: 'g2' }, spec: { replicas: 7 } });
+    assert.equal(tooMany.status, 422);
+    assert.equal(tooMany.body.message, 'Gizmo.rules.example.com "g2" is invalid: spec: Invalid value: "object": replicas must not exceed maxReplicas');
+    assert.deepEqual(tooMany.body.details, {
+      name: 'g2',
+      group: 'rules.example.com',
+      kind: 'Gizmo',
+      causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: "object": replicas must not exceed maxReplicas', field: 'spec' }],
+    });
+    const typed = await h.call('POST', GIZMOS, { apiVersion: 'rules.example.com/v1', kind: 'Gizmo', metadata: { name: 'g3' }, spec: { replicas: 'two' } });
+    assert.equal(typed.status, 422);
+    assert.equal(
+      typed.body.message,
+      'Gizmo.rules.example.com "g3" is invalid: [spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string", <nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]',
+    );
+    assert.equal(typed.body.details.causes[0].reason, 'FieldValueTypeInvalid');
+    assert.equal((await h.store.list('cluster/customresources/gizmos.rules.example.com')).length, 1, 'nothing refused is stored');
+  });
+
+  it('runs transition rules on updates only', async () => {
+    const shrink = await h.call('PATCH', `${GIZMOS}/g1`, { spec: { replicas: 1 } }, MERGE);
+    assert.equal(shrink.status, 422);
+    assert.equal(shrink.body.message, 'Gizmo.rules.example.com "g1" is invalid: spec: Invalid value: "object": replicas may only grow');
+    assert.equal((await h.call('PATCH', `${GIZMOS}/g1`, { spec: { replicas: 3 } }, MERGE)).status, 200);
+  });
+
+  it('defaults on read from storage: a default added to the schema later shows on objects stored before it', async () => {
+    const current = await h.call('GET', `${CRDS}/gizmos.rules.example.com`);
+    const updated = await h.call('PUT', `${CRDS}/gizmos.rules.example.com`, { ...crd('green'), metadata: current.body.metadata });
+    assert.equal(updated.status, 200, JSON.stringify(updated.body));
+    const read = await h.call('GET', `${GIZMOS}/g1`);
+    assert.deepEqual(read.body.spec, { replicas: 3, maxReplicas: 5, color: 'green' });
+    const stored = await h.store.get<{ spec: Record<string, unknown> }>('cluster/customresources/gizmos.rules.example.com', 'g1');
+    assert.equal(stored?.value.spec['color'], undefined, 'the stored object is not rewritten by a read');
+  });
+
+  it('refuses an invalid CRD with 422 and installs nothing of it', async () => {
+    const bad = crd(undefined) as { metadata: { name: string }; spec: { versions: { storage: boolean }[] } };
+    bad.metadata.name = 'wrong.rules.example.com';
+    const refused = await h.call('POST', CRDS, bad);
+    assert.equal(refused.status, 422);
+    assert.match(
+      refused.body.message,
+      /^CustomResourceDefinition\.apiextensions\.k8s\.io "wrong\.rules\.example\.com" is invalid: metadata\.name: Invalid value: "wrong\.rules\.example\.com": must be spec\.names\.plural\+"\."\+spec\.group/,
+    );
+    assert.equal((await h.call('GET', `${CRDS}/wrong.rules.example.com`)).status, 404);
+  });
+});

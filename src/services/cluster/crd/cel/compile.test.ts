@@ -290,7 +290,7 @@ describe('the documented example rules compile against a matching schema', () =>
     "isQuantity(self.limit) && quantity(self.limit).isLessThan(quantity('10Gi'))",
     'self.names.isSorted() && sets.contains(self.names, self.set1)',
     "isURL(self.health) ? url(self.health).getScheme() == 'https' : true",
-    "format.dns1123Label().validate(self.primary).hasValue() == false",
+    'format.dns1123Label().validate(self.primary).hasValue() == false',
   ]) {
     it(rule, () => assert.deepEqual(errors(schema(rule)), []));
   }
