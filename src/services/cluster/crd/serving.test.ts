@@ -252,6 +252,7 @@ describe('CustomResourceDefinitions: serving custom resources', () => {
     const watch = await openWatch(`${base}/apis/example.com/v1beta1/namespaces/default/widgets?watch=true&fieldSelector=metadata.name%3Dw5`, ADMIN_TOKEN);
     try {
       assert.equal(watch.status, 200);
+      assert.equal(watch.headers.get('warning'), '299 - "example.com/v1beta1 Widget is deprecated"');
       const created = await h.call('POST', WIDGETS, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w5' }, spec: { color: 'red' } });
       assert.equal(created.status, 201);
       await h.call('PATCH', `${WIDGETS}/w5`, { spec: { color: 'blue' } }, MERGE);
