@@ -267,6 +267,23 @@ describe('CustomResourceDefinitions: serving custom resources', () => {
     }
   });
 
+  it('deletes a collection of custom resources by label', async () => {
+    for (const name of ['c1', 'c2', 'c3'])
+      await h.call('POST', WIDGETS, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name, labels: { batch: name === 'c3' ? 'keep' : 'drop' } } });
+    const deleted = await h.call('DELETE', `${WIDGETS}?labelSelector=batch%3Ddrop`);
+    assert.equal(deleted.status, 200, JSON.stringify(deleted.body));
+    assert.equal(deleted.body.kind, 'WidgetList');
+    assert.deepEqual(
+      deleted.body.items.map((item: { metadata: { name: string } }) => item.metadata.name),
+      ['c1', 'c2'],
+    );
+    const left = await h.call('GET', `${WIDGETS}?labelSelector=batch`);
+    assert.deepEqual(
+      left.body.items.map((item: { metadata: { name: string } }) => item.metadata.name),
+      ['c3'],
+    );
+  });
+
   it('does not serve a CRD whose names another CRD of the group holds', async () => {
     const clash = widgetCrd() as { metadata: { name: string }; spec: { names: Record<string, unknown> } };
     clash.metadata.name = 'gizmos.example.com';
