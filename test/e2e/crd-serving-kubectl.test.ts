@@ -100,6 +100,14 @@ describe('custom resources with the real kubectl (smoke): apply a CRD, get with 
     assert.match(crds.stdout, /^NAME\s+CREATED AT\nwidgets\.example\.com\s+\d{4}-\d\d-\d\dT/);
   });
 
+  it('applies again: a changed instance is configured (merge patch), the CRD server-side applied', async () => {
+    const changed = await kubectl.run(['apply', '-f', file('widget.yaml', WIDGET_YAML.replace('color: red', 'color: blue'))]);
+    assert.equal(changed.stdout, 'widget.example.com/w1 configured\n', changed.stderr);
+    assert.equal((await kubectl.run(['get', 'widget', 'w1', '-o', 'jsonpath={.spec.color}'])).stdout, 'blue');
+    const serverSide = await kubectl.run(['apply', '--server-side', '--force-conflicts', '-f', file('crd.yaml', CRD_YAML)]);
+    assert.equal(serverSide.stdout, 'customresourcedefinition.apiextensions.k8s.io/widgets.example.com serverside-applied\n', serverSide.stderr);
+  });
+
   it('explains the custom resource from its schema', async () => {
     const explained = await kubectl.run(['explain', 'widget.spec.color']);
     assert.equal(explained.code, 0, explained.stderr);

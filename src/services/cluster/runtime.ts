@@ -262,6 +262,8 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     customResources: () => catalog.views,
     async reseed() {
       await seedNamespaces(registry);
+      // A restored state may hold CRDs whose deletion was under way.
+      for (const name of await terminatingCrds(context.store)) finalize(name);
       await seedBuiltinObjects(registry, CLUSTER_VIEWS);
       if (options.bootstrapPolicy) await options.rbac.reconcile(registry);
     },

@@ -235,7 +235,8 @@ export class GenericRegistry {
       }
       throw expired('The resourceVersion for the provided list is too old.');
     }
-    const items = page.records.map((record) => this.present(scope, record, { typeMeta: false }));
+    const typeMeta = view.typedListItems === true;
+    const items = page.records.map((record) => this.present(scope, record, { typeMeta }));
     // remainingItemCount is optional in the API; counting the rest would make every page O(n).
     const continueToken =
       page.more && page.records.length > 0

@@ -14,7 +14,7 @@ import { dryRunOf, parseInteger, parseListQuery, parseWriteQuery, single, type Q
 import type { DeleteRequest, GenericRegistry, ListResult, RequestScope } from './registry.ts';
 import { decodeBody } from './request-body.ts';
 import { sendSerialized } from './send-serialized.ts';
-import { badRequest, invalidObject, methodNotSupported } from './status.ts';
+import { badRequest, invalidObject, methodNotSupported, StatusError } from './status.ts';
 import { notSupported, type FieldError } from './field-errors.ts';
 import { FieldSelector } from './field-selector.ts';
 import { apiVersionOf, type AnyView } from './strategy.ts';
@@ -236,6 +236,8 @@ export async function serveResource(
         return respond(201, created.object, form, [...decoded.warnings, ...created.warnings]);
       }
       case 'DELETE': {
+        // Namespaces have no deletecollection (as discovery lists them): the apiserver's route table has no such method there.
+        if (view.group === '' && view.resource === 'namespaces') throw methodNotAllowedRoute();
         const form = negotiateOutput(request.headers.accept);
         const listQuery = parseListQuery(query, fieldLabels(view));
         const deletion = deleteRequestOf(query, request.body);
@@ -292,6 +294,13 @@ export async function serveResource(
     default:
       throw methodNotSupported(gr, request.method.toLowerCase());
   }
+}
+
+/** methodNotAllowedRoute is the apiserver's 405 for a method its route table lacks on a served path (go-restful's refusal as a Status). */
+function methodNotAllowedRoute(): StatusError {
+  return new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {
+    causes: [{ reason: 'UnexpectedServerResponse', message: '405: Method Not Allowed' }],
+  });
 }
 
 /**

@@ -107,6 +107,8 @@ export interface ResourceView<S extends KubeObject = KubeObject, E extends KubeO
   readonly patchTypes?: readonly string[];
   /** openApiSchemas, when present, are OpenAPI components published as given, over those rendered from `schemas` (a CRD's own schema). */
   readonly openApiSchemas?: Readonly<Record<string, unknown>>;
+  /** typedListItems: list items carry `apiVersion` and `kind`, as unstructured lists of custom resources do (typed lists' items omit them). */
+  readonly typedListItems?: boolean;
   /** deprecationWarning, when present, is sent as a `Warning:` header with every answer through this view (a deprecated CRD version). */
   readonly deprecationWarning?: string;
 }

@@ -121,6 +121,23 @@ interface CustomResourceParts {
   readonly statusSubresource: boolean;
 }
 
+/** BLOCKING_ERRORS are the schema errors after which CEL rules are not run (the apiserver's hasBlockingErr). */
+const BLOCKING_ERRORS: ReadonlySet<FieldError['type']> = new Set([
+  'FieldValueNotSupported',
+  'FieldValueRequired',
+  'FieldValueTooLong',
+  'FieldValueTooMany',
+  'FieldValueTypeInvalid',
+]);
+
+/** RULES_NOT_CHECKED is the error the apiserver adds (at the nil path) when it skips the rules. */
+const RULES_NOT_CHECKED: FieldError = {
+  type: 'FieldValueInvalid',
+  field: '<nil>',
+  value: 'null',
+  detail: 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+};
+
 /** customStrategy is one version's behaviour in the generic registry. */
 function customStrategy(parts: CustomResourceParts): ResourceStrategy<CustomObject> {
   const { crd, names, version, schema, rules, statusSubresource } = parts;
@@ -131,6 +148,11 @@ function customStrategy(parts: CustomResourceParts): ResourceStrategy<CustomObje
   const check = (object: CustomObject, old: CustomObject | undefined): FieldError[] => {
     const typed = { ...object, apiVersion, kind: names.kind };
     const errors = validateCustomObject(schema, typed);
+    // As the apiserver's hasBlockingErr: rules are not run on an object whose shape is already wrong.
+    if (errors.some((error) => BLOCKING_ERRORS.has(error.type))) {
+      ruleWarnings.set(object, []);
+      return [...errors, RULES_NOT_CHECKED];
+    }
     const ruled = rules.validate(typed, old === undefined ? undefined : { ...old, apiVersion, kind: names.kind });
     ruleWarnings.set(object, ruled.warnings);
     return [...errors, ...ruled.errors];
@@ -286,6 +308,7 @@ export function customResourceViews(crd: CustomResourceDefinition): AnyView[] {
       },
       decode,
       patchTypes: CUSTOM_PATCH_TYPES,
+      typedListItems: true,
       openApiSchemas: { [schemaName]: openApiSchemaOf(schema, { group, version: version.name, kind }) },
       ...(deprecated ? { deprecationWarning: version.deprecationWarning ?? `${group}/${version.name} ${kind} is deprecated` } : {}),
     };

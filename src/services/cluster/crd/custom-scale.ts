@@ -10,8 +10,23 @@ import type { ResourceStrategy, ResourceView } from '../apimachinery/strategy.ts
 import { AGE_COLUMN, NAME_COLUMN } from '../builtin/behaviour.ts';
 import { SCALE_SCHEMA, SCALE_SCHEMAS } from '../builtin/scale-subresource.ts';
 import type { CustomObject } from './custom-resource-view.ts';
-import { scaleOf, withSpecReplicas } from './definition/index.ts';
+import { badRequest } from '../apimachinery/status.ts';
+import { ScaleError, scaleOf, withSpecReplicas } from './definition/index.ts';
 import type { CustomResourceSubresourceScale } from './types.ts';
+
+/**
+ * scaled runs one read or write of the scale paths; an object whose fields there are not what the
+ * paths need (possible only under `x-kubernetes-preserve-unknown-fields`) is a 400 with the
+ * apiserver's accessor text, never a failure of the server.
+ */
+function scaled<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof ScaleError) throw badRequest(error.message);
+    throw error;
+  }
+}
 
 /** requestedReplicas reads the Scale's `spec.replicas` (0 when absent, as Go's zero value). */
 function requestedReplicas(scale: CustomObject): number {
@@ -30,12 +45,15 @@ function customScaleStrategy(main: ResourceStrategy<CustomObject>, paths: Custom
       const managedFields = object.metadata.managedFields;
       for (const key of Object.keys(object)) delete object[key];
       const { metadata, ...rest } = old;
-      Object.assign(object, withSpecReplicas(paths, rest, replicas));
+      Object.assign(
+        object,
+        scaled(() => withSpecReplicas(paths, rest, replicas)),
+      );
       object.metadata = { ...structuredClone(metadata), ...(managedFields === undefined ? {} : { managedFields }) };
       main.prepareForUpdate(object, old, request);
     },
     validateUpdate(object, old, request) {
-      const replicas = scaleOf(paths, object).specReplicas;
+      const replicas = scaled(() => scaleOf(paths, object)).specReplicas;
       if (replicas < 0) return [{ type: 'FieldValueInvalid', field: 'spec.replicas', value: replicas, detail: 'must be greater than or equal to 0' }];
       return main.validateUpdate(object, old, request);
     },
@@ -49,7 +67,7 @@ export function customScaleView(
   main: ResourceView<CustomObject, CustomObject>,
   paths: CustomResourceSubresourceScale,
 ): ResourceView<CustomObject, CustomObject> {
-  const { decode: _decode, patchTypes: _patchTypes, openApiSchemas: _openApi, ...rest } = main;
+  const { decode: _decode, patchTypes: _patchTypes, openApiSchemas: _openApi, typedListItems: _typed, ...rest } = main;
   return {
     ...rest,
     subresource: 'scale',
@@ -63,7 +81,7 @@ export function customScaleView(
     listSchemaName: SCALE_SCHEMA,
     toExternal: (stored) => {
       const { name, namespace, uid, resourceVersion, creationTimestamp } = stored.metadata;
-      const counts = scaleOf(paths, main.toExternal(stored));
+      const counts = scaled(() => scaleOf(paths, main.toExternal(stored)));
       return {
         metadata: {
           ...(name === undefined ? {} : { name }),

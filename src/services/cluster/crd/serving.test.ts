@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type ClusterHarness, startHarness } from '../testing/harness.ts';
+import { ADMIN_TOKEN, type ClusterHarness, startHarness } from '../testing/harness.ts';
+import { openWatch } from '../testing/watch-reader.ts';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const MERGE = { 'content-type': 'application/merge-patch+json' };
@@ -126,6 +127,8 @@ describe('CustomResourceDefinitions: serving custom resources', () => {
     const list = await h.call('GET', '/apis/example.com/v1/widgets');
     assert.equal(list.body.kind, 'WidgetList');
     assert.equal(list.body.items.length, 1);
+    assert.equal(list.body.items[0].apiVersion, 'example.com/v1', 'unstructured list items carry their type');
+    assert.equal(list.body.items[0].kind, 'Widget');
   });
 
   it('answers another served version with its apiVersion and the deprecation warning', async () => {
@@ -206,6 +209,81 @@ describe('CustomResourceDefinitions: serving custom resources', () => {
     assert.ok(document.body.paths['/apis/example.com/v1/namespaces/{namespace}/widgets/{name}'].patch);
   });
 
+  it('authorizes custom resources by RBAC like any resource', async () => {
+    const ALICE = { authorization: 'Bearer alice-token' };
+    const role = await h.call('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', {
+      metadata: { name: 'widget-reader' },
+      rules: [{ apiGroups: ['example.com'], resources: ['widgets'], verbs: ['get', 'list'] }],
+    });
+    assert.equal(role.status, 201, JSON.stringify(role.body));
+    const binding = await h.call('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', {
+      metadata: { name: 'alice-widgets' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'widget-reader' },
+      subjects: [{ kind: 'User', name: 'alice@example.com', apiGroup: 'rbac.authorization.k8s.io' }],
+    });
+    assert.equal(binding.status, 201, JSON.stringify(binding.body));
+    assert.equal((await h.call('GET', `${WIDGETS}/w1`, undefined, ALICE)).status, 200);
+    const scale = await h.call('GET', `${WIDGETS}/w1/scale`, undefined, ALICE);
+    assert.equal(scale.status, 403);
+    assert.equal(
+      scale.body.message,
+      'widgets.example.com "w1" is forbidden: User "alice@example.com" cannot get resource "widgets/scale" in API group "example.com" in the namespace "default"',
+    );
+    const write = await h.call('POST', WIDGETS, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w9' } }, ALICE);
+    assert.equal(write.status, 403);
+  });
+
+  it('removes the custom resources of a deleted namespace with the rest of its content', async () => {
+    assert.equal((await h.call('POST', '/api/v1/namespaces', { metadata: { name: 'doomed' } })).status, 201);
+    const made = await h.call('POST', '/apis/example.com/v1/namespaces/doomed/widgets', {
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'w' },
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.equal((await h.call('DELETE', '/api/v1/namespaces/doomed')).status, 200);
+    for (let attempt = 0; attempt < 50 && (await h.call('GET', '/api/v1/namespaces/doomed')).status !== 404; attempt++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal((await h.store.list('cluster/customresources/widgets.example.com', { prefix: 'doomed/' })).length, 0);
+  });
+
+  it('watches custom resources: changes stream with the version asked for, defaults applied', async () => {
+    const base = await h.listen();
+    const watch = await openWatch(`${base}/apis/example.com/v1beta1/namespaces/default/widgets?watch=true&fieldSelector=metadata.name%3Dw5`, ADMIN_TOKEN);
+    try {
+      assert.equal(watch.status, 200);
+      assert.equal(watch.headers.get('warning'), '299 - "example.com/v1beta1 Widget is deprecated"');
+      const created = await h.call('POST', WIDGETS, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w5' }, spec: { color: 'red' } });
+      assert.equal(created.status, 201);
+      await h.call('PATCH', `${WIDGETS}/w5`, { spec: { color: 'blue' } }, MERGE);
+      await h.call('DELETE', `${WIDGETS}/w5`);
+      await watch.until((events) => events.length >= 3, 'added, modified, deleted');
+      assert.deepEqual(
+        watch.events.map((event) => `${event.type} ${event.object.apiVersion} ${event.object.spec.color}`),
+        ['ADDED example.com/v1beta1 red', 'MODIFIED example.com/v1beta1 blue', 'DELETED example.com/v1beta1 blue'],
+      );
+    } finally {
+      watch.close();
+    }
+  });
+
+  it('deletes a collection of custom resources by label', async () => {
+    for (const name of ['c1', 'c2', 'c3'])
+      await h.call('POST', WIDGETS, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name, labels: { batch: name === 'c3' ? 'keep' : 'drop' } } });
+    const deleted = await h.call('DELETE', `${WIDGETS}?labelSelector=batch%3Ddrop`);
+    assert.equal(deleted.status, 200, JSON.stringify(deleted.body));
+    assert.equal(deleted.body.kind, 'WidgetList');
+    assert.deepEqual(
+      deleted.body.items.map((item: { metadata: { name: string } }) => item.metadata.name),
+      ['c1', 'c2'],
+    );
+    const left = await h.call('GET', `${WIDGETS}?labelSelector=batch`);
+    assert.deepEqual(
+      left.body.items.map((item: { metadata: { name: string } }) => item.metadata.name),
+      ['c3'],
+    );
+  });
+
   it('does not serve a CRD whose names another CRD of the group holds', async () => {
     const clash = widgetCrd() as { metadata: { name: string }; spec: { names: Record<string, unknown> } };
     clash.metadata.name = 'gizmos.example.com';
@@ -261,5 +339,102 @@ describe('CustomResourceDefinitions: serving custom resources', () => {
     assert.equal((await h.call('GET', `${CRDS}/gadgets.example.org`)).status, 404);
     assert.equal((await h.call('GET', '/apis/example.org/v1/gadgets')).status, 404);
     assert.equal((await h.call('GET', '/apis/example.org/v1')).status, 404);
+  });
+});
+
+describe('CustomResourceDefinitions: schema validation, CEL rules and defaulting per request', () => {
+  let h: ClusterHarness;
+  const GIZMOS = '/apis/rules.example.com/v1/gizmos';
+  const crd = (defaultColor: string | undefined) => ({
+    metadata: { name: 'gizmos.rules.example.com' },
+    spec: {
+      group: 'rules.example.com',
+      scope: 'Cluster',
+      names: { plural: 'gizmos', kind: 'Gizmo' },
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                spec: {
+                  type: 'object',
+                  'x-kubernetes-validations': [
+                    { rule: 'self.replicas <= self.maxReplicas', message: 'replicas must not exceed maxReplicas' },
+                    { rule: 'self.replicas >= oldSelf.replicas', message: 'replicas may only grow' },
+                  ],
+                  properties: {
+                    replicas: { type: 'integer', maximum: 10 },
+                    maxReplicas: { type: 'integer', default: 5 },
+                    color: { type: 'string', ...(defaultColor === undefined ? {} : { default: defaultColor }) },
+                  },
+                },
+              },
+            },
+          },
+        },
+      ],
+    },
+  });
+  before(async () => {
+    h = await startHarness();
+    const created = await h.call('POST', CRDS, crd(undefined));
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+  });
+  after(async () => h.close());
+
+  it('defaults on write, then validates values and rules with the apiserver 422 and its causes', async () => {
+    const made = await h.call('POST', GIZMOS, { apiVersion: 'rules.example.com/v1', kind: 'Gizmo', metadata: { name: 'g1' }, spec: { replicas: 2 } });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.deepEqual(made.body.spec, { replicas: 2, maxReplicas: 5 });
+    const tooMany = await h.call('POST', GIZMOS, { apiVersion: 'rules.example.com/v1', kind: 'Gizmo', metadata: { name: 'g2' }, spec: { replicas: 7 } });
+    assert.equal(tooMany.status, 422);
+    assert.equal(tooMany.body.message, 'Gizmo.rules.example.com "g2" is invalid: spec: Invalid value: "object": replicas must not exceed maxReplicas');
+    assert.deepEqual(tooMany.body.details, {
+      name: 'g2',
+      group: 'rules.example.com',
+      kind: 'Gizmo',
+      causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: "object": replicas must not exceed maxReplicas', field: 'spec' }],
+    });
+    const typed = await h.call('POST', GIZMOS, { apiVersion: 'rules.example.com/v1', kind: 'Gizmo', metadata: { name: 'g3' }, spec: { replicas: 'two' } });
+    assert.equal(typed.status, 422);
+    assert.equal(
+      typed.body.message,
+      'Gizmo.rules.example.com "g3" is invalid: [spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string", <nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]',
+    );
+    assert.equal(typed.body.details.causes[0].reason, 'FieldValueTypeInvalid');
+    assert.equal((await h.store.list('cluster/customresources/gizmos.rules.example.com')).length, 1, 'nothing refused is stored');
+  });
+
+  it('runs transition rules on updates only', async () => {
+    const shrink = await h.call('PATCH', `${GIZMOS}/g1`, { spec: { replicas: 1 } }, MERGE);
+    assert.equal(shrink.status, 422);
+    assert.equal(shrink.body.message, 'Gizmo.rules.example.com "g1" is invalid: spec: Invalid value: "object": replicas may only grow');
+    assert.equal((await h.call('PATCH', `${GIZMOS}/g1`, { spec: { replicas: 3 } }, MERGE)).status, 200);
+  });
+
+  it('defaults on read from storage: a default added to the schema later shows on objects stored before it', async () => {
+    const current = await h.call('GET', `${CRDS}/gizmos.rules.example.com`);
+    const updated = await h.call('PUT', `${CRDS}/gizmos.rules.example.com`, { ...crd('green'), metadata: current.body.metadata });
+    assert.equal(updated.status, 200, JSON.stringify(updated.body));
+    const read = await h.call('GET', `${GIZMOS}/g1`);
+    assert.deepEqual(read.body.spec, { replicas: 3, maxReplicas: 5, color: 'green' });
+    const stored = await h.store.get<{ spec: Record<string, unknown> }>('cluster/customresources/gizmos.rules.example.com', 'g1');
+    assert.equal(stored?.value.spec['color'], undefined, 'the stored object is not rewritten by a read');
+  });
+
+  it('refuses an invalid CRD with 422 and installs nothing of it', async () => {
+    const bad = crd(undefined) as { metadata: { name: string }; spec: { versions: { storage: boolean }[] } };
+    bad.metadata.name = 'wrong.rules.example.com';
+    const refused = await h.call('POST', CRDS, bad);
+    assert.equal(refused.status, 422);
+    assert.match(
+      refused.body.message,
+      /^CustomResourceDefinition\.apiextensions\.k8s\.io "wrong\.rules\.example\.com" is invalid: metadata\.name: Invalid value: "wrong\.rules\.example\.com": must be spec\.names\.plural\+"\."\+spec\.group/,
+    );
+    assert.equal((await h.call('GET', `${CRDS}/wrong.rules.example.com`)).status, 404);
   });
 });

@@ -9,6 +9,8 @@ import type { Comprehension, Expr, Source } from './ast.ts';
 import { BOOL, BYTES, type CelT, DOUBLE, DYN, INT, listOf, mapOf, NULL, STRING, TYPE, typeName, UINT } from './cel-types.ts';
 import { addCost, fixed, MAX_UINT64, mulCost, type Overload, sat, type Size, TYPE_NAMES, UNKNOWN_SIZE } from './overloads.ts';
 import { ALL_OVERLOADS } from './library.ts';
+import { optionalOf } from './library-optional.ts';
+import { OPT_INDEX, OPT_SELECT } from './optional-syntax.ts';
 
 /** Analysis is what the checker learnt about a rule. */
 export interface Analysis {
@@ -133,7 +135,7 @@ class Checker {
   node(e: Expr): Node {
     if (++this.depth > 250) {
       this.depth--;
-      this.errors.push(this.source.error(e.id, 'expression recursion limit exceeded'));
+      this.errors.push(this.source.error(e.id, 'max recursion depth exceeded'));
       return { type: DYN, cost: UNKNOWN_SIZE };
     }
     try {
@@ -239,6 +241,8 @@ class Checker {
   }
 
   private fieldType(e: Expr, operand: CelT, field: string): CelT {
+    // Selecting on an optional selects on its value, if any: `a.?b.c` is optional too.
+    if (operand.kind === 'opaque' && operand.name === 'optional_type') return optionalOf(this.fieldType(e, operand.param ?? DYN, field));
     switch (operand.kind) {
       case 'object': {
         const t = operand.fields.get(field);
@@ -358,6 +362,19 @@ class Checker {
         return this.index(e, args, name === '_[?_]');
       case 'dyn':
         return { type: DYN, cost: addCost(args[0]?.cost ?? fixed(0), fixed(1)), ...(args[0]?.size === undefined ? {} : { size: args[0].size }) };
+      case OPT_SELECT: {
+        const target = this.node(call.target!);
+        const literal = call.args[0]?.exprKind.case === 'constExpr' ? call.args[0].exprKind.value.constantKind.value : undefined;
+        const inner = target.type.kind === 'opaque' && target.type.name === 'optional_type' ? (target.type.param ?? DYN) : target.type;
+        const field = typeof literal === 'string' ? this.fieldType(e, inner, literal) : DYN;
+        return { type: field.kind === 'opaque' && field.name === 'optional_type' ? field : optionalOf(field), cost: addCost(target.cost, fixed(1)) };
+      }
+      case OPT_INDEX: {
+        const target = this.node(call.target!);
+        const inner = target.type.kind === 'opaque' && target.type.name === 'optional_type' ? { ...target, type: target.type.param ?? DYN } : target;
+        const indexed = this.index(e, [inner, args[0]!], true);
+        return { type: indexed.type, cost: addCost(indexed.cost, fixed(0)) };
+      }
     }
     if (call.target !== undefined) {
       const target = this.node(call.target);

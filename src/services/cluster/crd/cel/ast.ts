@@ -4,6 +4,7 @@
  * error texts cel-go prints (`ERROR: <input>:1:6: … | self.foo | .....^`).
  */
 import { parse } from '@bufbuild/cel';
+import { rewriteOptionalSyntax } from './optional-syntax.ts';
 
 /** ParsedExpr is a parsed rule. */
 export type ParsedExpr = ReturnType<typeof parse>;
@@ -14,10 +15,10 @@ export type Call = Extract<Expr['exprKind'], { case: 'callExpr' }>['value'];
 /** Comprehension is a macro's loop node. */
 export type Comprehension = Extract<Expr['exprKind'], { case: 'comprehensionExpr' }>['value'];
 
-/** MAX_EXPRESSION_LENGTH bounds a rule's text, as the apiserver's 3 MiB request bounds it; also keeps the parser's recursion safe. */
+/** MAX_EXPRESSION_LENGTH is cel-go's default expression size limit in code points. */
 export const MAX_EXPRESSION_LENGTH = 100_000;
-/** MAX_NESTING bounds bracket/call nesting so the recursive parser and checker cannot overflow the stack. */
-export const MAX_NESTING = 100;
+/** MAX_NESTING is cel-go's parser recursion limit, here on bracket/call nesting, so the recursive parser and checker cannot overflow the stack. */
+export const MAX_NESTING = 250;
 
 /** Source locates expression ids in a rule's text for error messages. */
 export class Source {
@@ -62,12 +63,17 @@ function nestingDepth(text: string): number {
 /** parseRule parses a rule's text, or returns the syntax error as cel-go's issues print it. */
 export function parseRule(text: string): { parsed: ParsedExpr; source: Source } | { error: string } {
   const empty = new Source(text, {});
-  if (text.length > MAX_EXPRESSION_LENGTH) return { error: empty.errorAt(0, `expression size ${text.length} exceeds size limit ${MAX_EXPRESSION_LENGTH}`) };
-  if (nestingDepth(text) > MAX_NESTING) return { error: empty.errorAt(0, `expression recursion limit exceeded: ${MAX_NESTING}`) };
+  const codePoints = [...text].length;
+  if (codePoints > MAX_EXPRESSION_LENGTH) {
+    return { error: empty.errorAt(0, `expression code point size exceeds limit: size: ${codePoints}, limit ${MAX_EXPRESSION_LENGTH}`) };
+  }
+  if (nestingDepth(text) > MAX_NESTING) return { error: empty.errorAt(0, 'max recursion depth exceeded') };
   try {
-    const parsed = parse(text);
-    return { parsed, source: new Source(text, (parsed.sourceInfo?.positions ?? {}) as Record<string, number>) };
+    const source = rewriteOptionalSyntax(text);
+    const parsed = parse(source);
+    return { parsed, source: new Source(source, (parsed.sourceInfo?.positions ?? {}) as Record<string, number>) };
   } catch (error) {
+    if (error instanceof RangeError) return { error: empty.errorAt(0, 'max recursion depth exceeded') };
     const location = (error as { location?: { start?: { offset?: number } } }).location?.start?.offset ?? 0;
     const raw = (error as { rawMessage?: string }).rawMessage ?? (error instanceof Error ? error.message : String(error));
     return { error: empty.errorAt(location, `Syntax error: ${raw}`) };

@@ -51,6 +51,8 @@ describe('rule fields are checked as the apiserver checks them', () => {
       `${SPEC}.x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule`,
     ]);
     assert.deepEqual(errors(specSchema([{ rule: '!oldSelf.hasValue() || self.replicas >= oldSelf.value().replicas', optionalOldSelf: true }])), []);
+    assert.deepEqual(errors(specSchema([{ rule: 'self.replicas >= oldSelf.?replicas.orValue(0)', optionalOldSelf: true }])), []);
+    assert.match(errors(specSchema([{ rule: 'oldSelf.?nope.orValue(0) == 0', optionalOldSelf: true }]))[0]!, /undefined field 'nope'/);
   });
 });
 
@@ -123,15 +125,18 @@ describe('compilation types self from the schema', () => {
   });
 
   it('survives hostile rules: huge, deeply nested, unterminated', () => {
-    assert.match(
-      errors(specSchema([{ rule: `${'('.repeat(5000)}true${')'.repeat(5000)}` }]))[0]!,
-      /compilation failed: ERROR: <input>:1:1: expression recursion limit exceeded: 100/,
+    const tail = (rule: string): string => {
+      const text = errors(specSchema([{ rule }]))[0]!;
+      return text.slice(text.indexOf('compilation failed: '), text.indexOf('\n'));
+    };
+    assert.equal(tail(`${'('.repeat(5000)}true${')'.repeat(5000)}`), 'compilation failed: ERROR: <input>:1:1: max recursion depth exceeded');
+    assert.match(tail(`self${'.replicas'.repeat(10000)} > 0`), /^compilation failed: ERROR: <input>:1:\d+: max recursion depth exceeded$/);
+    assert.match(tail(`self.replicas${' + 1'.repeat(20000)} > 0`), /^compilation failed: ERROR: <input>:1:\d+: max recursion depth exceeded$/);
+    assert.equal(
+      tail(`${'true && '.repeat(20000)}true`),
+      'compilation failed: ERROR: <input>:1:1: expression code point size exceeds limit: size: 160004, limit 100000',
     );
-    assert.match(
-      errors(specSchema([{ rule: 'true && '.repeat(20000) + 'true' }]))[0]!,
-      /compilation failed: ERROR: <input>:1:1: expression size 160004 exceeds size limit 100000/,
-    );
-    assert.match(errors(specSchema([{ rule: "self.name == 'abc" }]))[0]!, /compilation failed: ERROR: <input>:1:\d+: Syntax error: /);
+    assert.match(tail("self.name == 'abc"), /^compilation failed: ERROR: <input>:1:\d+: Syntax error: /);
   });
 });
 
@@ -231,4 +236,62 @@ describe('static cost estimation as the apiserver computes it', () => {
       `${SPEC}.x-kubernetes-validations[0].messageExpression: Forbidden: estimated messageExpression cost exceeds budget by factor of more than 100x ${TRY}`,
     );
   });
+});
+
+describe('the documented example rules compile against a matching schema', () => {
+  const str = { type: 'string', maxLength: 64 } as const;
+  const schema = (rule: string): JSONSchemaProps => ({
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        'x-kubernetes-validations': [{ rule }],
+        properties: {
+          minReplicas: { type: 'integer' },
+          replicas: { type: 'integer' },
+          maxReplicas: { type: 'integer' },
+          stateCounts: { type: 'object', maxProperties: 10, additionalProperties: { type: 'integer' } },
+          list1: { type: 'array', maxItems: 10, items: str },
+          list2: { type: 'array', maxItems: 10, items: str },
+          map1: { type: 'object', maxProperties: 10, additionalProperties: str },
+          envars: { type: 'array', maxItems: 10, items: { type: 'object', properties: { name: str, value: str } } },
+          created: { type: 'string', format: 'date-time' },
+          expired: { type: 'string', format: 'date-time' },
+          ttl: { type: 'string', format: 'duration' },
+          health: str,
+          widgets: { type: 'array', maxItems: 10, items: { type: 'object', properties: { key: str, foo: { type: 'integer' } } } },
+          intOrString: { 'x-kubernetes-int-or-string': true },
+          prefix: str,
+          set1: { type: 'array', maxItems: 10, items: str },
+          set2: { type: 'array', maxItems: 10, items: str },
+          names: { type: 'array', maxItems: 10, items: str },
+          details: { type: 'object', maxProperties: 10, additionalProperties: str },
+          clusters: { type: 'array', maxItems: 10, items: { type: 'object', properties: { name: str } } },
+          primary: str,
+          limit: str,
+        },
+      },
+    },
+  });
+  for (const rule of [
+    'self.minReplicas <= self.replicas && self.replicas <= self.maxReplicas',
+    "'Available' in self.stateCounts",
+    '(size(self.list1) == 0) != (size(self.list2) == 0)',
+    "!('MY_KEY' in self.map1) || self['map1'].size() > 0 && self.map1['MY_KEY'].matches('^[a-zA-Z]*$')",
+    "self.envars.filter(e, e.name == 'MY_ENV').all(e, e.value.matches('^[a-zA-Z]*$'))",
+    'has(self.expired) && self.created + self.ttl < self.expired',
+    "self.health.startsWith('ok')",
+    "self.widgets.exists(w, w.key == 'x' && w.foo < 10)",
+    "type(self.intOrString) == string ? self.intOrString == '100%' : self.intOrString == 1000",
+    'self.set1.all(e, !(e in self.set2))',
+    'size(self.names) == size(self.details) && self.names.all(n, n in self.details)',
+    'size(self.clusters.filter(c, c.name == self.primary)) == 1',
+    "self.names.map(n, n.upperAscii()).exists(n, n == 'X')",
+    "isQuantity(self.limit) && quantity(self.limit).isLessThan(quantity('10Gi'))",
+    'self.names.isSorted() && sets.contains(self.names, self.set1)',
+    "isURL(self.health) ? url(self.health).getScheme() == 'https' : true",
+    'format.dns1123Label().validate(self.primary).hasValue() == false',
+  ]) {
+    it(rule, () => assert.deepEqual(errors(schema(rule)), []));
+  }
 });

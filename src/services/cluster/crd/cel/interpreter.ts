@@ -9,6 +9,7 @@ import type { Expr } from './ast.ts';
 import { overloadsNamed, qualifiedName } from './analyze.ts';
 import { type CelT } from './cel-types.ts';
 import { TYPE_NAMES } from './overloads.ts';
+import { OPT_INDEX, OPT_SELECT } from './optional-syntax.ts';
 import {
   callStd,
   CostLimitExceeded,
@@ -240,6 +241,22 @@ export class Interpreter {
         const key = this.eval(call.args[1]!, scope);
         this.meter.add(1);
         return this.index(container, key);
+      }
+      case OPT_SELECT:
+      case OPT_INDEX: {
+        let target = this.eval(call.target!, scope);
+        const key = this.eval(call.args[0]!, scope);
+        this.meter.add(1);
+        if (target instanceof Optional) {
+          if (target.value === undefined) return target;
+          target = target.value;
+        }
+        try {
+          return new Optional(name === OPT_SELECT ? this.select(target, String(key)) : this.index(target, key));
+        } catch (err) {
+          if (err instanceof CostLimitExceeded || !(err instanceof RuleEvalError)) throw err;
+          return new Optional(undefined);
+        }
       }
       case '_[?_]': {
         const container = this.eval(call.args[0]!, scope);

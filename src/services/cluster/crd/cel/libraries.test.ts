@@ -157,4 +157,77 @@ describe('optional types', () => {
     assert.equal(value('optional.none().or(optional.of(3)).value()'), 3);
     assert.equal(error('optional.none().value() == 1'), 'optional.none() dereference');
   });
+
+  it('reads the optional field and index syntax', () => {
+    assert.equal(value('self.?a.orValue(0)', {}), 0);
+    assert.equal(value('self.?a.orValue(0)', { a: 7 }), 7);
+    assert.equal(value('self.?a.?b.hasValue()', { a: {} }), false);
+    assert.equal(value('self.?a.?b.value()', { a: { b: 'x' } }), 'x');
+    assert.equal(value("self.m[?'k'].orValue('none')", { m: {} }), 'none');
+    assert.equal(value("self.m[?'k'].orValue('none')", { m: { k: 'v' } }), 'v');
+    assert.equal(value('self.xs[?5].hasValue()', { xs: [1] }), false);
+    assert.equal(value("'a.?b' == 'a.?b' && [1, 2][0] == 1"), true);
+  });
+});
+
+describe('ip and cidr libraries', () => {
+  it('behaves as the documented examples', () => {
+    assert.equal(value("isIP('127.0.0.1')"), true);
+    assert.equal(value("isIP('::1')"), true);
+    assert.equal(value("isIP('127.0.0.256')"), false);
+    assert.equal(value("isIP('127.0.0.1/24')"), false);
+    assert.equal(value("ip('127.0.0.1').family()"), 4);
+    assert.equal(value("ip('::1').family()"), 6);
+    assert.equal(value("ip('127.0.0.1').isLoopback()"), true);
+    assert.equal(value("ip('0.0.0.0').isUnspecified()"), true);
+    assert.equal(value("ip('fe80::1').isLinkLocalUnicast()"), true);
+    assert.equal(value("ip('224.0.0.1').isLinkLocalMulticast()"), true);
+    assert.equal(value("ip('192.168.0.1').isGlobalUnicast()"), true);
+    assert.equal(value("ip('255.255.255.255').isGlobalUnicast()"), false);
+    assert.equal(value("ip.isCanonical('2001:db8::abcd')"), true);
+    assert.equal(value("ip.isCanonical('2001:DB8::ABCD')"), false);
+    assert.equal(value("string(ip('2001:db8:0:0:0:0:0:1'))"), '2001:db8::1');
+    assert.equal(value("ip('127.0.0.1') == ip('127.0.0.1')"), true);
+    assert.equal(value("cidr('192.168.0.0/24').containsIP(ip('192.168.0.1'))"), true);
+    assert.equal(value("cidr('192.168.0.0/24').containsIP('192.168.1.1')"), false);
+    assert.equal(value("cidr('192.168.0.0/16').containsCIDR(cidr('192.168.10.0/24'))"), true);
+    assert.equal(value("cidr('192.168.0.0/24').containsCIDR('192.168.0.0/16')"), false);
+    assert.equal(value("string(cidr('192.168.0.1/24').ip())"), '192.168.0.1');
+    assert.equal(value("string(cidr('192.168.0.1/24').masked())"), '192.168.0.0/24');
+    assert.equal(value("cidr('::1/128').prefixLength()"), 128);
+    assert.equal(value("isCIDR('192.168.0.0/33')"), false);
+  });
+
+  it('refuses what net/netip refuses, with the library texts', () => {
+    assert.equal(error("ip('192.168.0.1.0').family() == 4"), "IP Address '192.168.0.1.0' parse error during conversion from string");
+    assert.equal(error("ip('fe80::1%en0').family() == 6"), 'IP Address with zone value is not allowed');
+    assert.equal(error("ip('::ffff:192.168.0.1').family() == 6"), 'IPv4-mapped IPv6 address is not allowed');
+    assert.equal(error("ip('010.0.0.1').family() == 4"), "IP Address '010.0.0.1' parse error during conversion from string");
+    assert.equal(error("cidr('192.168.0.0/').prefixLength() == 1"), 'network address parse error during conversion from string');
+    assert.equal(error("cidr('fe80::1%en0/24').prefixLength() == 1"), 'CIDR with zone value is not allowed');
+    assert.equal(error("cidr('::ffff:192.168.0.1/24').prefixLength() == 1"), 'IPv4-mapped IPv6 address is not allowed');
+    assert.match(error("isIP(cidr('192.168.0.0/24'))"), /found no matching overload for 'isIP' applied to '\(net\.CIDR\)'/);
+  });
+});
+
+describe('format library', () => {
+  it('behaves as the documented examples', () => {
+    assert.equal(value("format.dns1123Label().validate('my-label-name').hasValue()"), false);
+    assert.deepEqual(value("format.dns1123Label().validate('My_Name').value()"), [
+      "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+    ]);
+    assert.equal(value("format.dns1123Subdomain().validate('apiextensions.k8s.io').hasValue()"), false);
+    assert.equal(value("format.dns1035Label().validate('1abc').hasValue()"), true);
+    assert.equal(value("format.qualifiedName().validate('apiextensions.k8s.io/v1beta1').hasValue()"), false);
+    assert.equal(value("format.dns1123LabelPrefix().validate('my-label-prefix-').hasValue()"), false);
+    assert.equal(value("format.uri().validate('http://example.com').hasValue()"), false);
+    assert.deepEqual(value("format.uuid().validate('nope').value()"), ['does not match the UUID format']);
+    assert.equal(value("format.uuid().validate('123e4567-e89b-12d3-a456-426614174000').hasValue()"), false);
+    assert.equal(value("format.byte().validate('aGVsbG8=').hasValue()"), false);
+    assert.equal(value("format.date().validate('2021-01-01').hasValue()"), false);
+    assert.deepEqual(value("format.datetime().validate('2021-01-01').value()"), ['invalid datetime']);
+    assert.equal(value("format.named('dns1123Label').hasValue()"), true);
+    assert.equal(value("format.named('nope').hasValue()"), false);
+    assert.equal(value("format.named('labelValue').value().validate('a b').hasValue()"), true);
+  });
 });

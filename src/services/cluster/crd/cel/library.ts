@@ -1,7 +1,10 @@
 /**
  * Every function a CRD validation rule may call (Kubernetes 1.32's environment for new rules):
- * CEL's standard library, extended strings, optional types, lists, sets, regex, url and quantity.
+ * CEL's standard library, extended strings, optional types, lists, sets, regex, url, quantity,
+ * ip/cidr and named formats.
  */
+import { FORMAT_OVERLOADS } from './library-format.ts';
+import { IP_OVERLOADS } from './library-ip.ts';
 import { LISTS_OVERLOADS, SETS_OVERLOADS } from './library-lists.ts';
 import { OPTIONAL_OVERLOADS } from './library-optional.ts';
 import { QUANTITY_OVERLOADS } from './library-quantity.ts';
@@ -20,4 +23,6 @@ export const ALL_OVERLOADS: readonly Overload[] = [
   ...REGEX_OVERLOADS,
   ...URL_OVERLOADS,
   ...QUANTITY_OVERLOADS,
+  ...IP_OVERLOADS,
+  ...FORMAT_OVERLOADS,
 ];

@@ -126,6 +126,23 @@ describe('rules run at their node with the apiserver error shapes', () => {
   });
 });
 
+describe('rules at the root of the resource', () => {
+  it('report at the nil path, as field.Path prints the root, and see apiVersion, kind and metadata.name', () => {
+    const schema: JSONSchemaProps = {
+      type: 'object',
+      'x-kubernetes-validations': [
+        { rule: "self.metadata.name.startsWith('my-prefix')" },
+        { rule: "self.kind == 'Widget'", message: 'wrong kind', fieldPath: '.spec' },
+      ],
+      properties: { spec: { type: 'object', properties: {} } },
+    };
+    assert.deepEqual(run(schema, { apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'list-pods' }, spec: {} }).errors, [
+      '<nil>: Invalid value: "object": failed rule: self.metadata.name.startsWith(\'my-prefix\')',
+      'spec: Invalid value: "object": wrong kind',
+    ]);
+  });
+});
+
 describe('transition rules and ratcheting', () => {
   const immutable: JSONSchemaProps = {
     type: 'object',

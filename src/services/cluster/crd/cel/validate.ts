@@ -66,8 +66,20 @@ function run(expr: CompiledRule['expr'], globals: Map<string, Value>, state: Sta
   }
 }
 
-function evaluateRules(node: RuleNode, path: string, value: unknown, old: unknown, ratchet: boolean, state: State): void {
+/** printedPath is a path as field.Path prints it: the root (a nil path) prints as `<nil>`. */
+function printedPath(path: string): string {
+  return path === '' ? '<nil>' : path;
+}
+
+/** withFieldPath appends a rule's fieldPath to its node's path (`spec` + `.replicas`; at the root just `replicas`). */
+function withFieldPath(path: string, suffix: string): string {
+  if (suffix === '') return printedPath(path);
+  return path === '' ? suffix.replace(/^\./, '') : path + suffix;
+}
+
+function evaluateRules(node: RuleNode, nodePath: string, value: unknown, old: unknown, ratchet: boolean, state: State): void {
   if (node.rules.length === 0) return;
+  const path = printedPath(nodePath);
   if (state.budget <= 0) {
     state.errors.push(invalid(path, typeValue(node.schema), 'validation failed due to running out of cost budget, no further validation rules will be run'));
     state.stopped = true;
@@ -115,7 +127,7 @@ function evaluateRules(node: RuleNode, path: string, value: unknown, old: unknow
       continue;
     }
     if (result.value === true) continue;
-    const errorPath = path + compiled.fieldSuffix;
+    const errorPath = withFieldPath(nodePath, compiled.fieldSuffix);
     let detail: string | undefined;
     if (compiled.messageExpr !== undefined) {
       const message = run(compiled.messageExpr, globals, state);

@@ -6,11 +6,11 @@
  * inside its apiVersion/kind/metadata are checked as metadata (those at the top level are refused
  * earlier: `must not be set in top-level metadata`).
  */
-import { type FieldError, GoLiteral, invalid } from '../../apimachinery/field-errors.ts';
+import { type FieldError, invalid } from '../../apimachinery/field-errors.ts';
 import type { JSONSchemaProps } from '../types.ts';
 import { objectMetaDecodeError, validateEmbeddedResources } from './embedded-resources.ts';
 import { isJsonObject, jsonEqual } from './json-values.ts';
-import { goLiteralOf } from './list-types.ts';
+import { goFieldValue } from './list-types.ts';
 import { toFieldErrors } from './openapi-errors.ts';
 import { validateValue } from './openapi-validator.ts';
 import { pruneValue } from './pruning.ts';
@@ -18,9 +18,7 @@ import { pruneValue } from './pruning.ts';
 const META_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);
 
 /** defaultLiteral prints a default as the field error's value: Go's `%v`/`%#v` of the decoded JSON. */
-function defaultLiteral(value: unknown): unknown {
-  return typeof value === 'object' && value !== null ? new GoLiteral(goLiteralOf(value)) : value;
-}
+const defaultLiteral = goFieldValue;
 
 function check(node: JSONSchemaProps, path: string, insideMeta: boolean, root: boolean, errors: FieldError[]): void {
   const embedded = root || node['x-kubernetes-embedded-resource'] === true;

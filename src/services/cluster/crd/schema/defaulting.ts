@@ -7,7 +7,7 @@
  */
 import { ownValue, setOwn } from '../../../../core/own.ts';
 import type { JSONSchemaProps } from '../types.ts';
-import { isJsonObject } from './json-values.ts';
+import { cloneJson, isJsonObject } from './json-values.ts';
 
 const isNonNullableNull = (value: unknown, schema: JSONSchemaProps | undefined): boolean => value === null && schema !== undefined && schema.nullable !== true;
 
@@ -18,7 +18,7 @@ function applyDefaults(value: unknown, schema: JSONSchemaProps | undefined): voi
     const properties = schema.properties ?? {};
     for (const [key, property] of Object.entries(properties)) {
       if (property.default === undefined) continue;
-      if (!Object.hasOwn(value, key) || isNonNullableNull(value[key], property)) setOwn(value, key, structuredClone(property.default));
+      if (!Object.hasOwn(value, key) || isNonNullableNull(value[key], property)) setOwn(value, key, cloneJson(property.default));
     }
     const additional = typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined;
     for (const key of Object.keys(value)) {
@@ -26,7 +26,7 @@ function applyDefaults(value: unknown, schema: JSONSchemaProps | undefined): voi
       if (property !== undefined) {
         applyDefaults(value[key], property);
       } else if (additional !== undefined) {
-        if (isNonNullableNull(value[key], additional) && additional.default !== undefined) setOwn(value, key, structuredClone(additional.default));
+        if (isNonNullableNull(value[key], additional) && additional.default !== undefined) setOwn(value, key, cloneJson(additional.default));
         applyDefaults(value[key], additional);
       }
     }
@@ -35,7 +35,7 @@ function applyDefaults(value: unknown, schema: JSONSchemaProps | undefined): voi
   if (Array.isArray(value)) {
     const items = Array.isArray(schema.items) ? undefined : schema.items;
     for (let index = 0; index < value.length; index++) {
-      if (isNonNullableNull(value[index], items) && items?.default !== undefined) value[index] = structuredClone(items.default);
+      if (isNonNullableNull(value[index], items) && items?.default !== undefined) value[index] = cloneJson(items.default);
       applyDefaults(value[index], items);
     }
   }
@@ -43,7 +43,7 @@ function applyDefaults(value: unknown, schema: JSONSchemaProps | undefined): voi
 
 /** defaultCustomObject returns a new object with the schema's defaults applied, as structural defaulting does. */
 export function defaultCustomObject(schema: JSONSchemaProps, object: Record<string, unknown>): Record<string, unknown> {
-  const copy = structuredClone(object);
+  const copy = cloneJson(object);
   applyDefaults(copy, schema);
   return copy;
 }

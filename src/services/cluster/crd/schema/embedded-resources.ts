@@ -9,6 +9,7 @@ import { ownValue } from '../../../../core/own.ts';
 import type { JSONSchemaProps } from '../types.ts';
 import { isDns1035Label } from './dns-1035.ts';
 import { isJsonObject, type JsonObject } from './json-values.ts';
+import { goFieldValue } from './list-types.ts';
 
 /** OBJECT_META_FIELDS are ObjectMeta's JSON fields, with the Go type each decodes into. */
 export const OBJECT_META_FIELDS: Readonly<Record<string, 'string' | 'int64' | 'map' | 'list' | 'any'>> = {
@@ -75,7 +76,7 @@ function validateEmbedded(path: string, object: JsonObject): FieldError[] {
   if (!Object.hasOwn(object, 'kind')) errors.push(required(at('kind'), 'must not be empty'));
   if (Object.hasOwn(object, 'apiVersion')) {
     const apiVersion = object.apiVersion;
-    if (typeof apiVersion !== 'string') errors.push(invalid(at('apiVersion'), apiVersion, 'must be a string'));
+    if (typeof apiVersion !== 'string') errors.push(invalid(at('apiVersion'), goFieldValue(apiVersion), 'must be a string'));
     else if (apiVersion === '') errors.push(invalid(at('apiVersion'), apiVersion, 'must not be empty'));
     else {
       const problem = parseGroupVersionError(apiVersion);
@@ -84,7 +85,7 @@ function validateEmbedded(path: string, object: JsonObject): FieldError[] {
   }
   if (Object.hasOwn(object, 'kind')) {
     const kind = object.kind;
-    if (typeof kind !== 'string') errors.push(invalid(at('kind'), kind, 'must be a string'));
+    if (typeof kind !== 'string') errors.push(invalid(at('kind'), goFieldValue(kind), 'must be a string'));
     else if (kind === '') errors.push(invalid(at('kind'), kind, 'must not be empty'));
     else {
       const problems = isDns1035Label(kind.toLowerCase());
@@ -94,7 +95,7 @@ function validateEmbedded(path: string, object: JsonObject): FieldError[] {
   if (Object.hasOwn(object, 'metadata')) {
     const metadata = object.metadata;
     const problem = objectMetaDecodeError(metadata);
-    if (problem !== undefined) errors.push(invalid(at('metadata'), metadata, problem));
+    if (problem !== undefined) errors.push(invalid(at('metadata'), goFieldValue(metadata), problem));
     else if (isJsonObject(metadata)) {
       const meta = { ...(metadata as ObjectMeta) };
       // As the apiserver does: a nested resource may leave its name to be set later.

@@ -75,3 +75,41 @@ export function canonicalJson(value: unknown): string {
   }
   return JSON.stringify(value) ?? 'null';
 }
+
+/**
+ * cloneJson deep-copies a decoded JSON value without recursion (an explicit stack), so a kept
+ * subtree of any depth copies without exhausting the call stack; member names stay own data
+ * properties (`__proto__` included).
+ */
+export function cloneJson<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  const root: unknown = Array.isArray(value) ? new Array(value.length) : {};
+  const stack: [unknown, unknown][] = [[value, root]];
+  while (stack.length > 0) {
+    const [source, target] = stack.pop()!;
+    if (Array.isArray(source)) {
+      const out = target as unknown[];
+      for (let index = 0; index < source.length; index++) {
+        const item: unknown = source[index];
+        if (typeof item === 'object' && item !== null) {
+          const copy: unknown = Array.isArray(item) ? new Array(item.length) : {};
+          out[index] = copy;
+          stack.push([item, copy]);
+        } else {
+          out[index] = item;
+        }
+      }
+      continue;
+    }
+    const out = target as Record<string, unknown>;
+    for (const [key, item] of Object.entries(source as Record<string, unknown>)) {
+      let copy: unknown = item;
+      if (typeof item === 'object' && item !== null) {
+        copy = Array.isArray(item) ? new Array(item.length) : {};
+        stack.push([item, copy]);
+      }
+      Object.defineProperty(out, key, { value: copy, writable: true, enumerable: true, configurable: true });
+    }
+  }
+  return root as T;
+}

@@ -20,8 +20,14 @@ export function goLiteralOf(value: unknown): string {
   return `map[string]interface {}{${keys.map((key) => `${JSON.stringify(key)}:${goLiteralOf(record[key])}`).join(', ')}}`;
 }
 
-/** How a set item prints: scalars bare or quoted, compound values as Go literals. */
-const itemValue = (value: unknown): unknown => (typeof value === 'object' && value !== null ? new GoLiteral(goLiteralOf(value)) : value);
+/** goFieldValue is a decoded JSON value as a field error prints it: strings quoted, numbers as Go's int64/float64, compound values as Go literals. */
+export function goFieldValue(value: unknown): unknown {
+  if (typeof value === 'object' && value !== null) return new GoLiteral(goLiteralOf(value));
+  if (typeof value === 'number') return new GoLiteral(goNumber(value));
+  return value;
+}
+
+const itemValue = goFieldValue;
 
 /** repeatedIndices are the indices where an item is seen for the second time (each identity once). */
 function repeatedIndices(identities: readonly string[]): number[] {

@@ -4,8 +4,8 @@
  * and properties), type errors as `Invalid value` with reason FieldValueTypeInvalid, everything
  * else `Invalid value: <value>: <kube-openapi text>`; composite texts (anyOf…) at the nil path (`<nil>`).
  */
-import { type FieldError, GoLiteral, invalid, notSupported, required, tooMany, typeInvalid } from '../../apimachinery/field-errors.ts';
-import { goFloat, isInt64 } from './json-values.ts';
+import { type FieldError, invalid, notSupported, required, tooMany, typeInvalid } from '../../apimachinery/field-errors.ts';
+import { goFieldValue } from './list-types.ts';
 import type { OpenApiError } from './openapi-validator.ts';
 
 /** joinPath appends a kube-openapi error name (dotted, maybe with a leading dot) to a field path. */
@@ -15,11 +15,8 @@ function joinPath(prefix: string, name: string): string {
   return prefix === '' ? trimmed : `${prefix}.${trimmed}`;
 }
 
-/** printable makes a float64 value print as Go prints it (`1e+06`); other values print as they are. */
-function printable(value: unknown): unknown {
-  if (typeof value === 'number' && !isInt64(value)) return new GoLiteral(goFloat(value));
-  return value;
-}
+/** printable makes a value print as Go prints the decoded one: int64 and float64 (`1e+06`) numbers, `%#v` maps and slices. */
+const printable = goFieldValue;
 
 /** toFieldErrors converts kube-openapi errors found under `prefix` (`''` for an object, `…default` for a schema default). */
 export function toFieldErrors(prefix: string, errors: readonly OpenApiError[]): FieldError[] {

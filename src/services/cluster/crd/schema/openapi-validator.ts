@@ -46,11 +46,14 @@ export type OpenApiError =
 
 class Result {
   readonly errors: OpenApiError[] = [];
+  private readonly messages = new Set<string>();
   matchCount = 0;
 
   add(error: OpenApiError): void {
     // kube-openapi keeps one error per message.
-    if (!this.errors.some((seen) => seen.message === error.message)) this.errors.push(error);
+    if (this.messages.has(error.message)) return;
+    this.messages.add(error.message);
+    this.errors.push(error);
   }
 
   merge(...others: (Result | undefined)[]): this {

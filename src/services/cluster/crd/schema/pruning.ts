@@ -9,7 +9,7 @@
 import { ownValue, setOwn } from '../../../../core/own.ts';
 import type { JSONSchemaProps } from '../types.ts';
 import { OBJECT_META_FIELDS, objectMetaDecodeError } from './embedded-resources.ts';
-import { isJsonObject, type JsonObject } from './json-values.ts';
+import { cloneJson, isJsonObject, type JsonObject } from './json-values.ts';
 
 const META_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);
 
@@ -45,7 +45,7 @@ class Pruner {
     const additional = additionalOf(schema);
     for (const [key, item] of Object.entries(value)) {
       if (embedded && META_FIELDS.has(key)) {
-        setOwn(out, key, structuredClone(item));
+        setOwn(out, key, cloneJson(item));
         continue;
       }
       const property = ownValue(schema.properties ?? {}, key);
@@ -63,7 +63,7 @@ class Pruner {
     if (Array.isArray(value)) {
       const items = itemsOf(schema);
       return value.map((item, index) =>
-        items === undefined ? structuredClone(item) : this.skip(item, items, `${path}[${index}]`, items['x-kubernetes-embedded-resource'] === true),
+        items === undefined ? cloneJson(item) : this.skip(item, items, `${path}[${index}]`, items['x-kubernetes-embedded-resource'] === true),
       );
     }
     if (!isJsonObject(value)) return value;
@@ -72,11 +72,11 @@ class Pruner {
     for (const [key, item] of Object.entries(value)) {
       const property = ownValue(schema.properties ?? {}, key);
       const child = path === '' ? key : `${path}.${key}`;
-      if (embedded && META_FIELDS.has(key)) setOwn(out, key, structuredClone(item));
+      if (embedded && META_FIELDS.has(key)) setOwn(out, key, cloneJson(item));
       else if (property !== undefined) setOwn(out, key, this.prune(item, property, child, property['x-kubernetes-embedded-resource'] === true));
       else if (additional !== undefined)
         setOwn(out, key, this.prune(item, additional ?? undefined, child, additional?.['x-kubernetes-embedded-resource'] === true));
-      else setOwn(out, key, structuredClone(item));
+      else setOwn(out, key, cloneJson(item));
     }
     return out;
   }
@@ -92,6 +92,8 @@ function schemaForMember(schema: JSONSchemaProps | undefined, key: string): JSON
 
 /** dropNullsWithoutDefaults removes nulls where the schema allows none and has no default to put instead. */
 function dropNullsWithoutDefaults(value: unknown, schema: JSONSchemaProps | undefined): void {
+  // Below a node the schema does not describe, no member has a schema, so nothing is dropped.
+  if (schema === undefined) return;
   if (Array.isArray(value)) {
     const items = itemsOf(schema);
     for (const item of value) dropNullsWithoutDefaults(item, items);
