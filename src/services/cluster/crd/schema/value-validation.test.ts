@@ -280,4 +280,10 @@ describe('validateCustomObject: kube-openapi value validation with the apiserver
       'field: Unsupported value: map[string]interface {}{"c":1}: supported values: "{\\"a\\":2,\\"b\\":1}", "null"',
     ]);
   });
+  it('matches enums as kube-openapi converts values: null never, numbers truncated to integer values', () => {
+    const nullable = field({ type: 'string', nullable: true, enum: ['a', null] });
+    assert.deepEqual(texts(nullable, { field: null }), ['field: Unsupported value: "null": supported values: "a", "null"']);
+    assert.deepEqual(texts(field({ type: 'number', enum: [1, 2] }), { field: 1.5 }), []);
+    assert.deepEqual(texts(field({ type: 'number', enum: [1.5] }), { field: 1 }), ['field: Unsupported value: 1: supported values: "1.5"']);
+  });
 });
