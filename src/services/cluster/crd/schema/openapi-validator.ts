@@ -46,11 +46,12 @@ export type OpenApiError =
 
 class Result {
   readonly errors: OpenApiError[] = [];
-  private readonly messages = new Set<string>();
+  private messages: Set<string> | undefined;
   matchCount = 0;
 
   add(error: OpenApiError): void {
     // kube-openapi keeps one error per message.
+    this.messages ??= new Set();
     if (this.messages.has(error.message)) return;
     this.messages.add(error.message);
     this.errors.push(error);
@@ -59,10 +60,17 @@ class Result {
   merge(...others: (Result | undefined)[]): this {
     for (const other of others) {
       if (other === undefined) continue;
-      for (const error of other.errors) this.add(error);
+      if (other.errors.length > 0) for (const error of other.errors) this.add(error);
       this.matchCount += other.matchCount;
     }
     return this;
+  }
+
+  /** applied merges the result of one validator that applied, counting it as a match. */
+  applied(other: Result | undefined): void {
+    if (other === undefined) return;
+    this.merge(other);
+    this.matchCount++;
   }
 
   get valid(): boolean {
@@ -115,22 +123,17 @@ export function validateValue(schema: JSONSchemaProps, data: unknown, path: stri
     result.merge(enumCheck(schema, data, path));
     return result;
   }
-  const steps: (() => Result | undefined)[] = [
-    () => (types.length > 0 || format !== '' ? typeCheck(types, schema.nullable === true, format, data, kind, path) : undefined),
-    () => junctorCheck(schema, data, path),
-    () => (kind === 'string' ? stringCheck(schema, data as string, path) : undefined),
-    () => (kind === 'string' && format !== '' ? formatCheck(format, data as string, path) : undefined),
-    () => (kind === 'int' || kind === 'float' ? numberCheck(schema, data as number, kind, path) : undefined),
-    () => (kind === 'array' ? sliceCheck(schema, data as unknown[], path) : undefined),
-    () => enumCheck(schema, data, path),
-    () => (kind === 'object' ? objectCheck(schema, data as Record<string, unknown>, path) : undefined),
-  ];
-  for (const step of steps) {
-    const applied = step();
-    if (applied === undefined) continue;
-    result.merge(applied);
-    result.matchCount++;
+  // The validators in kube-openapi's order; each one that applies adds its result and one match.
+  if (types.length > 0 || format !== '') result.applied(typeCheck(types, schema.nullable === true, format, data, kind, path));
+  result.applied(junctorCheck(schema, data, path));
+  if (kind === 'string') {
+    result.applied(stringCheck(schema, data as string, path));
+    if (format !== '') result.applied(formatCheck(format, data as string, path));
   }
+  if (kind === 'int' || kind === 'float') result.applied(numberCheck(schema, data as number, kind, path));
+  if (kind === 'array') result.applied(sliceCheck(schema, data as unknown[], path));
+  result.applied(enumCheck(schema, data, path));
+  if (kind === 'object') result.applied(objectCheck(schema, data as Record<string, unknown>, path));
   result.matchCount++;
   return result;
 }
@@ -156,6 +159,12 @@ function typeCheck(types: readonly string[], nullable: boolean, format: string, 
 }
 
 function junctorCheck(schema: JSONSchemaProps, data: unknown, path: string): Result {
+  if (schema.anyOf === undefined && schema.oneOf === undefined && schema.allOf === undefined && schema.not === undefined) {
+    // Nothing to check: a result with the one match kube-openapi counts for this validator.
+    const empty = new Result();
+    empty.matchCount = 1;
+    return empty;
+  }
   const main = new Result();
   const anyOf = schema.anyOf ?? [];
   if (anyOf.length > 0) {
@@ -339,12 +348,28 @@ function goPrint(value: unknown): string {
   return String(value);
 }
 
+/**
+ * enumMatches is kube-openapi's enum test: the value converted to each enum value's Go type, then
+ * compared. So null never matches (not even a null in the enum), a number is truncated to an
+ * integer enum value, and an integer converts to a one-rune string for a string enum value.
+ */
+function enumMatches(allowed: unknown, data: unknown): boolean {
+  if (allowed === null || allowed === undefined || data === null || data === undefined) return false;
+  if (typeof allowed === 'number' && typeof data === 'number') return (isInt64(allowed) ? Math.trunc(data) : data) === allowed;
+  if (typeof allowed === 'string' && typeof data === 'number' && isInt64(data)) {
+    const rune = data >= 0 && data <= 0x10ffff && !(data >= 0xd800 && data <= 0xdfff) ? String.fromCodePoint(data) : '\uFFFD';
+    return rune === allowed;
+  }
+  return jsonEqual(allowed, data);
+}
+
 function enumCheck(schema: JSONSchemaProps, data: unknown, path: string): Result | undefined {
   const values = schema.enum;
   if (values === undefined || values.length === 0) return undefined;
   const result = new Result();
-  if (values.some((value) => jsonEqual(value, data ?? null))) return result;
-  result.add(validation('Enum', path, `${path} in ${IN} should be one of ${goPrint(values)}`, { value: data ?? null, values }));
+  if (values.some((value) => enumMatches(value, data))) return result;
+  // A null value prints as "null" in the field error, as Go prints a nil one.
+  result.add(validation('Enum', path, `${path} in ${IN} should be one of ${goPrint(values)}`, { value: data ?? 'null', values }));
   return result;
 }
 
@@ -379,8 +404,9 @@ function objectCheck(schema: JSONSchemaProps, data: Record<string, unknown>, pat
       if (ownValue(properties, key) === undefined) result.merge(validateValue(additional, data[key], `${path}.${key}`));
     }
   }
-  for (const [name, property] of Object.entries(properties)) {
-    if (Object.hasOwn(data, name)) result.merge(validateValue(property, data[name], path === '' ? name : `${path}.${name}`));
+  for (const name of keys) {
+    const property = ownValue(properties, name);
+    if (property !== undefined) result.merge(validateValue(property, data[name], path === '' ? name : `${path}.${name}`));
   }
   for (const name of schema.required ?? []) {
     if (!Object.hasOwn(data, name)) result.add(validation('Required', `${path}.${name}`, `${path}.${name} in ${IN} is required`));

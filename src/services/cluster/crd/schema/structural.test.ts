@@ -239,4 +239,26 @@ describe('validateStructuralSchema: the apiserver checks of a version schema, wi
       `${ROOT}: Invalid value: "": OpenAPIV3Schema 'schema' is not supported`,
     ]);
   });
+  it('checks the type fields of resources and the map-type extension', () => {
+    const schema: JSONSchemaProps = {
+      type: 'object',
+      properties: {
+        kind: { type: 'integer' },
+        apiVersion: { type: 'string' },
+        spec: {
+          type: 'object',
+          properties: {
+            template: { type: 'object', 'x-kubernetes-embedded-resource': true, additionalProperties: { type: 'string' } },
+            list: { type: 'array', items: { type: 'string' }, 'x-kubernetes-map-type': 'atomic' },
+          },
+        },
+      },
+    };
+    assert.deepEqual(texts(schema), [
+      `${ROOT}.properties[kind].type: Invalid value: "integer": must be string`,
+      `${ROOT}.properties[spec].properties[template].additionalProperties: Forbidden: must not be used if x-kubernetes-embedded-resource is set`,
+      `${ROOT}.properties[spec].properties[template].properties: Required value: must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields`,
+      `${ROOT}.properties[spec].properties[list].type: Invalid value: "array": must be object if x-kubernetes-map-type is specified`,
+    ]);
+  });
 });

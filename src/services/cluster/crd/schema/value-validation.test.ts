@@ -269,4 +269,21 @@ describe('validateCustomObject: kube-openapi value validation with the apiserver
       'spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10',
     ]);
   });
+  it('applies the root metadata schema to name and generateName, and reports a non-object document at <nil>', () => {
+    const schema: JSONSchemaProps = { type: 'object', properties: { metadata: { type: 'object', properties: { name: { type: 'string', maxLength: 5 } } } } };
+    assert.deepEqual(texts(schema, { metadata: { name: 'too-long-name', namespace: 'default' } }), ['metadata.name: Too long: may not be more than 5 bytes']);
+    assert.deepEqual(texts(schema, []), ['<nil>: Invalid value: "array":  in body must be of type object: "array"']);
+  });
+
+  it('lists non-string enum values as JSON, map keys sorted', () => {
+    assert.deepEqual(texts(field({ type: 'object', enum: [{ b: 1, a: 2 }, null] }), { field: { c: 1 } }), [
+      'field: Unsupported value: map[string]interface {}{"c":1}: supported values: "{\\"a\\":2,\\"b\\":1}", "null"',
+    ]);
+  });
+  it('matches enums as kube-openapi converts values: null never, numbers truncated to integer values', () => {
+    const nullable = field({ type: 'string', nullable: true, enum: ['a', null] });
+    assert.deepEqual(texts(nullable, { field: null }), ['field: Unsupported value: "null": supported values: "a", "null"']);
+    assert.deepEqual(texts(field({ type: 'number', enum: [1, 2] }), { field: 1.5 }), []);
+    assert.deepEqual(texts(field({ type: 'number', enum: [1.5] }), { field: 1 }), ['field: Unsupported value: 1: supported values: "1.5"']);
+  });
 });
