@@ -230,6 +230,21 @@ describe('static cost estimation as the apiserver computes it', () => {
     );
   });
 
+  it("prices library calls as the apiserver's estimator does, quirks included", () => {
+    const list = (rule: string): JSONSchemaProps => ({
+      type: 'object',
+      properties: { xs: { type: 'array', items: { type: 'string' }, 'x-kubernetes-validations': [{ rule }] } },
+    });
+    // Global parsing functions are priced only as methods upstream, so statically they cost 1 …
+    assert.deepEqual(errors(list('self.all(x, isQuantity(x))')), []);
+    assert.deepEqual(errors(list('self.all(x, isCIDR(x))')), []);
+    // … while url() traverses its argument: over a million unbounded strings that is far over budget.
+    assert.equal(
+      errors(list("self.all(x, url(x).getScheme() == 'https')"))[0],
+      `${ROOT}.properties[xs].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x ${TRY}`,
+    );
+  });
+
   it('prices a messageExpression concatenating string(int) as unbounded, as the apiserver does', () => {
     assert.deepEqual(
       errors(specSchema([{ rule: 'self.replicas < 10', messageExpression: "'replicas ' + string(self.replicas)" }]))[0],
@@ -290,7 +305,7 @@ describe('the documented example rules compile against a matching schema', () =>
     "isQuantity(self.limit) && quantity(self.limit).isLessThan(quantity('10Gi'))",
     'self.names.isSorted() && sets.contains(self.names, self.set1)',
     "isURL(self.health) ? url(self.health).getScheme() == 'https' : true",
-    "format.dns1123Label().validate(self.primary).hasValue() == false",
+    'format.dns1123Label().validate(self.primary).hasValue() == false',
   ]) {
     it(rule, () => assert.deepEqual(errors(schema(rule)), []));
   }
