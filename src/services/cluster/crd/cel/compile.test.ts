@@ -46,6 +46,17 @@ describe('rule fields are checked as the apiserver checks them', () => {
     assert.deepEqual(errors(specSchema([{ rule: 'true', fieldPath: '.replicas' }])), []);
   });
 
+  it('skips compiling the rules of a node with a rule-field error at or below it, as the apiserver does', () => {
+    const schema: JSONSchemaProps = {
+      type: 'object',
+      'x-kubernetes-validations': [{ rule: 'self.nope == 1' }],
+      properties: { spec: { type: 'object', 'x-kubernetes-validations': [{ rule: 'self.nope == 1' }, { rule: 'true', reason: 'Nope' }] } },
+    };
+    assert.deepEqual(errors(schema), [
+      `${SPEC}.x-kubernetes-validations[1].reason: Unsupported value: "Nope": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"`,
+    ]);
+  });
+
   it('forbids optionalOldSelf on rules without oldSelf', () => {
     assert.deepEqual(errors(specSchema([{ rule: 'self.replicas > 0', optionalOldSelf: true }])), [
       `${SPEC}.x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule`,
