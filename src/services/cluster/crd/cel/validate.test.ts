@@ -258,6 +258,16 @@ describe('run-time cost budgets stop runaway evaluation', () => {
 });
 
 describe('hostile objects', () => {
+  it('refuses a value nested past the depth limit instead of overflowing the stack', () => {
+    const schema: JSONSchemaProps = {
+      type: 'object',
+      properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, 'x-kubernetes-validations': [{ rule: 'true' }] } },
+    };
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 5000; i++) deep = { a: deep };
+    assert.deepEqual(run(schema, { spec: deep }).errors, ['spec: Invalid value: "object": object nested too deeply']);
+  });
+
   it('treats prototype-named keys as ordinary keys', () => {
     const schema: JSONSchemaProps = {
       type: 'object',
