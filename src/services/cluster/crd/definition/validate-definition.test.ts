@@ -222,3 +222,42 @@ describe('validateCustomResourceDefinitionStatus', () => {
     ]);
   });
 });
+
+describe('validateCustomResourceDefinition on update of a schema with an expensive rule', () => {
+  const expensive = (): CustomResourceDefinition => {
+    const crd = widgetCrd();
+    const schema = {
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            tags: {
+              type: 'array',
+              maxItems: 300,
+              items: { type: 'string', maxLength: 1000 },
+              'x-kubernetes-validations': [{ rule: 'self.all(x, self.exists(y, x == y))' }],
+            },
+          },
+        },
+      },
+    };
+    crd.spec.versions = [{ ...crd.spec.versions[0]!, schema: { openAPIV3Schema: schema } }];
+    return crd;
+  };
+  const perExpression =
+    /^spec\.validation\.openAPIV3Schema\.properties\[spec\]\.properties\[tags\]\.x-kubernetes-validations\[0\]\.rule: Forbidden: estimated rule cost exceeds budget by factor of \d+(\.\d+)?x \(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared\)$/;
+
+  it('holds a new schema to the per-expression limit, but not an unchanged one (the apiserver ratchets it)', () => {
+    const created = texts(expensive());
+    assert.equal(created.length, 1);
+    assert.match(created[0] ?? '', perExpression);
+    const old = stored(expensive());
+    const relabelled = structuredClone(old);
+    relabelled.spec.names.categories = ['all', 'gadgets'];
+    assert.deepEqual(texts(relabelled, old), []);
+    const changed = structuredClone(old);
+    changed.spec.versions[0]!.schema!.openAPIV3Schema!.properties!['spec']!.description = 'now documented';
+    assert.match(texts(changed, old)[0] ?? '', perExpression);
+  });
+});

@@ -6,6 +6,7 @@
  * (`../schema`) and, when those pass, the CEL rule checks (`../cel`). Generic metadata rules
  * (name syntax, labels, immutable metadata) are the registry's; only the CRD's own name rule is here.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { type FieldError, GoLiteral, immutable, invalid, notSupported, required } from '../../apimachinery/field-errors.ts';
 import { isDns1123Subdomain } from '../../apimachinery/name-rules.ts';
 import { compileSchemaRules } from '../cel/index.ts';
@@ -21,6 +22,8 @@ import { validateNames } from './validate-names.ts';
 import { validateConversion } from './validate-conversion.ts';
 
 const PRINTER_COLUMN_TYPES = 'boolean,date,integer,number,string';
+/** PER_EXPRESSION_COST matches the per-rule static cost errors (not the whole schema's total). */
+const PER_EXPRESSION_COST = /^estimated (rule|messageExpression) cost exceeds budget by factor of /;
 const PRINTER_COLUMN_FORMATS = 'byte,date,date-time,double,float,int32,int64,password';
 
 /**
@@ -39,7 +42,7 @@ export function validateCustomResourceDefinition(input: CustomResourceDefinition
     errors.push(invalid('metadata.name', name, 'must be spec.names.plural+"."+spec.group'));
   }
 
-  errors.push(...validateSpec(crd, allowInvalidCABundle(old)));
+  errors.push(...validateSpec(crd, allowInvalidCABundle(old), unchangedSchemas(crd, old)));
   if (old !== undefined) {
     const established = (old.status?.conditions ?? []).some((condition) => condition.type === 'Established' && condition.status === 'True');
     if (established) {
@@ -73,7 +76,24 @@ function allowInvalidCABundle(old: CustomResourceDefinition | undefined): boolea
   return caBundleProblem(caBundle) !== undefined;
 }
 
-function validateSpec(crd: CustomResourceDefinition, allowBadCABundle: boolean): FieldError[] {
+/**
+ * unchangedSchemas are the versions whose schema an update leaves as it was
+ * (findVersionsWithUnchangedSchemas): their rules are not held to the per-expression cost limit
+ * again, so a CRD accepted before stays updatable.
+ */
+function unchangedSchemas(crd: CustomResourceDefinition, old: CustomResourceDefinition | undefined): ReadonlySet<string> {
+  const unchanged = new Set<string>();
+  if (old === undefined) return unchanged;
+  const schemaOf = (of: CustomResourceDefinition, name: string) =>
+    (Array.isArray(of.spec?.versions) ? of.spec.versions : []).find((version) => version?.name === name)?.schema;
+  for (const version of Array.isArray(crd.spec?.versions) ? crd.spec.versions : []) {
+    const before = schemaOf(old, version.name);
+    if (before !== undefined && isDeepStrictEqual(before, version.schema)) unchanged.add(version.name);
+  }
+  return unchanged;
+}
+
+function validateSpec(crd: CustomResourceDefinition, allowBadCABundle: boolean, unchanged: ReadonlySet<string>): FieldError[] {
   const errors: FieldError[] = [];
   const spec = crd.spec;
   const internal = toInternal(spec);
@@ -109,7 +129,14 @@ function validateSpec(crd: CustomResourceDefinition, allowBadCABundle: boolean):
     if (problems.length > 0) errors.push(invalid(`${path}.name`, version.name, problems.join(',')));
     const subresources = internal.subresources ?? version.subresources;
     errors.push(...validateDeprecationWarning(version.deprecated, version.deprecationWarning, `${path}.deprecationWarning`));
-    errors.push(...validateSchema(version.schema, { status: subresources?.status !== undefined, scale: subresources?.scale !== undefined }, `${path}.schema`));
+    errors.push(
+      ...validateSchema(
+        version.schema,
+        { status: subresources?.status !== undefined, scale: subresources?.scale !== undefined },
+        `${path}.schema`,
+        unchanged.has(version.name),
+      ),
+    );
     errors.push(...validateSubresources(version.subresources, `${path}.subresources`));
     for (const [at, column] of version.additionalPrinterColumns.entries()) errors.push(...validateColumn(column, `${path}.additionalPrinterColumns[${at}]`));
     if (version.selectableFields.length > 0) {
@@ -134,7 +161,7 @@ function validateSpec(crd: CustomResourceDefinition, allowBadCABundle: boolean):
 
   const anyStatus = internal.subresources?.status !== undefined || internal.versions.some((version) => version.subresources?.status !== undefined);
   const anyScale = internal.subresources?.scale !== undefined || internal.versions.some((version) => version.subresources?.scale !== undefined);
-  errors.push(...validateSchema(internal.validation, { status: anyStatus, scale: anyScale }, 'spec.validation'));
+  errors.push(...validateSchema(internal.validation, { status: anyStatus, scale: anyScale }, 'spec.validation', unchanged.has(internal.version)));
   errors.push(...validateSubresources(internal.subresources, 'spec.subresources'));
   for (const [at, column] of internal.additionalPrinterColumns.entries()) errors.push(...validateColumn(column, `spec.additionalPrinterColumns[${at}]`));
   if (internal.selectableFields.length > 0) {
@@ -151,12 +178,18 @@ function validateSpec(crd: CustomResourceDefinition, allowBadCABundle: boolean):
 }
 
 /** validateSchema runs the structural checks and, when they pass, the CEL rule checks on one schema. */
-function validateSchema(schema: JSONSchemaProps | undefined, enabled: { readonly status: boolean; readonly scale: boolean }, path: string): FieldError[] {
+function validateSchema(
+  schema: JSONSchemaProps | undefined,
+  enabled: { readonly status: boolean; readonly scale: boolean },
+  path: string,
+  suppressPerExpressionCost: boolean,
+): FieldError[] {
   if (schema === undefined) return [];
   const at = `${path}.openAPIV3Schema`;
   const structural = validateStructuralSchema(schema, at, { statusSubresource: enabled.status, scaleSubresource: enabled.scale });
   if (structural.length > 0) return structural;
-  return compileSchemaRules(schema, at).errors;
+  const errors = compileSchemaRules(schema, at).errors;
+  return suppressPerExpressionCost ? errors.filter((error) => !PER_EXPRESSION_COST.test(error.detail)) : errors;
 }
 
 /** validateSubresources checks the scale paths: simple JSON paths under `.spec` / `.status`. */
