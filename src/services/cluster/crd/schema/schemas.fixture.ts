@@ -14,7 +14,7 @@ export const FOO: JSONSchemaProps = {
   },
 };
 
-/** A schema in the shape of cert-manager's Certificate (v1): nested objects, enums, list types, int-or-string-free, status conditions as a map list. */
+/** CERTIFICATE_LIKE is a schema in the shape of cert-manager's Certificate (v1): nested objects, enums, list types, int-or-string-free, status conditions as a map list. */
 export const CERTIFICATE_LIKE: JSONSchemaProps = {
   type: 'object',
   required: ['spec'],
