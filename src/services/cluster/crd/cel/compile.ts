@@ -30,6 +30,8 @@ export interface CompiledRule {
 /** RuleNode is the compiled rules of one schema node and of its children, mirroring the schema. */
 export interface RuleNode {
   readonly schema: JSONSchemaProps;
+  /** resourceRoot is true at the root of the resource and of embedded resources, where rules see metadata.name/generateName only. */
+  readonly resourceRoot: boolean;
   readonly rules: CompiledRule[];
   readonly properties: Map<string, RuleNode>;
   items?: RuleNode;
@@ -66,7 +68,7 @@ function compileNode(
   depth: number,
 ): RuleNode | undefined {
   if (depth > 128) return undefined;
-  const node: RuleNode = { schema, rules: [], properties: new Map() };
+  const node: RuleNode = { schema, resourceRoot: isResourceRoot, rules: [], properties: new Map() };
   const declared = schemaDeclType(schema, isResourceRoot);
   const schemaErrorsBefore = walk.schemaErrors.length;
   // Children first, as the apiserver validates a schema node's children before its own rules.

@@ -141,6 +141,13 @@ describe('rules at the root of the resource', () => {
       'spec: Invalid value: "object": wrong kind',
     ]);
   });
+
+  it('compare only metadata.name and generateName of the resource in self == oldSelf', () => {
+    const schema: JSONSchemaProps = { type: 'object', 'x-kubernetes-validations': [{ rule: 'self.metadata == oldSelf.metadata', message: 'renamed' }] };
+    const old = { metadata: { name: 'a', resourceVersion: '1', labels: { x: 'y' } } };
+    assert.deepEqual(run(schema, { metadata: { name: 'a', resourceVersion: '2' } }, old).errors, []);
+    assert.deepEqual(run(schema, { metadata: { name: 'b', resourceVersion: '2' } }, old).errors, ['<nil>: Invalid value: "object": renamed']);
+  });
 });
 
 describe('transition rules and ratcheting', () => {

@@ -87,8 +87,8 @@ function evaluateRules(node: RuleNode, nodePath: string, value: unknown, old: un
   let self: Value;
   let oldSelf: Value | undefined;
   try {
-    self = toCel(value, node.schema);
-    oldSelf = old === undefined || old === null ? undefined : toCel(old, node.schema);
+    self = toCel(node.resourceRoot ? visibleResource(value) : value, node.schema);
+    oldSelf = old === undefined || old === null ? undefined : toCel(node.resourceRoot ? visibleResource(old) : old, node.schema);
   } catch (error) {
     // Only a value nested past toCel's depth limit gets here; the decoder's own limits normally refuse it first.
     state.errors.push(invalid(path, typeValue(node.schema), error instanceof Error ? error.message : String(error)));
@@ -171,6 +171,18 @@ function evaluateRules(node: RuleNode, nodePath: string, value: unknown, old: un
     if (!compiled.usesOldSelf && ratchet) state.warnings.push(fieldErrorText(error));
     else state.errors.push(error);
   }
+}
+
+/** visibleResource is a resource as rules see it: of its metadata only name and generateName (SchemaDeclType's WithTypeAndObjectMeta). */
+function visibleResource(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const metadata = (value as Record<string, unknown>)['metadata'];
+  if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) return value;
+  const visible: Record<string, unknown> = {};
+  for (const key of ['name', 'generateName']) {
+    if (Object.hasOwn(metadata, key)) visible[key] = (metadata as Record<string, unknown>)[key];
+  }
+  return { ...(value as Record<string, unknown>), metadata: visible };
 }
 
 function mapListKey(item: unknown, keys: readonly string[]): string | undefined {
