@@ -417,6 +417,7 @@ describe('CustomResourceDefinitions: schema validation, CEL rules and defaulting
   });
 
   it('defaults on read from storage: a default added to the schema later shows on objects stored before it', async () => {
+    assert.equal((await h.call('GET', `${GIZMOS}/g1`)).body.spec.color, undefined, 'read (and its text kept) before the change');
     const current = await h.call('GET', `${CRDS}/gizmos.rules.example.com`);
     const updated = await h.call('PUT', `${CRDS}/gizmos.rules.example.com`, { ...crd('green'), metadata: current.body.metadata });
     assert.equal(updated.status, 200, JSON.stringify(updated.body));
