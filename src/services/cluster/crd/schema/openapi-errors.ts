@@ -5,6 +5,7 @@
  * else `Invalid value: <value>: <kube-openapi text>`; composite texts (anyOf…) at the nil path (`<nil>`).
  */
 import { type FieldError, invalid, notSupported, required, tooMany, typeInvalid } from '../../apimachinery/field-errors.ts';
+import { canonicalJson } from './json-values.ts';
 import { goFieldValue } from './list-types.ts';
 import type { OpenApiError } from './openapi-validator.ts';
 
@@ -27,13 +28,16 @@ export function toFieldErrors(prefix: string, errors: readonly OpenApiError[]): 
       out.push(invalid(prefix === '' ? '<nil>' : prefix, '', error.message));
       continue;
     }
-    const path = error.name === '.' ? prefix : joinPath(prefix, error.name);
+    // An error at the document's own root has the nil path too.
+    const joined = error.name === '.' ? prefix : joinPath(prefix, error.name);
+    const path = joined === '' ? '<nil>' : joined;
     switch (error.code) {
       case 'Required':
         out.push(required(path));
         break;
       case 'Enum': {
-        const values = (error.values ?? []).map((value) => (typeof value === 'string' ? value : JSON.stringify(value)));
+        // Non-string values are JSON-marshalled, as Go does (map keys sorted).
+        const values = (error.values ?? []).map((value) => (typeof value === 'string' ? value : canonicalJson(value)));
         out.push(notSupported(path, printable(error.value), values));
         break;
       }

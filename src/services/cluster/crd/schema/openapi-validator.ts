@@ -46,11 +46,12 @@ export type OpenApiError =
 
 class Result {
   readonly errors: OpenApiError[] = [];
-  private readonly messages = new Set<string>();
+  private messages: Set<string> | undefined;
   matchCount = 0;
 
   add(error: OpenApiError): void {
     // kube-openapi keeps one error per message.
+    this.messages ??= new Set();
     if (this.messages.has(error.message)) return;
     this.messages.add(error.message);
     this.errors.push(error);
@@ -59,10 +60,17 @@ class Result {
   merge(...others: (Result | undefined)[]): this {
     for (const other of others) {
       if (other === undefined) continue;
-      for (const error of other.errors) this.add(error);
+      if (other.errors.length > 0) for (const error of other.errors) this.add(error);
       this.matchCount += other.matchCount;
     }
     return this;
+  }
+
+  /** applied merges the result of one validator that applied, counting it as a match. */
+  applied(other: Result | undefined): void {
+    if (other === undefined) return;
+    this.merge(other);
+    this.matchCount++;
   }
 
   get valid(): boolean {
@@ -104,8 +112,28 @@ function typesOf(schema: JSONSchemaProps): readonly string[] {
   return schema.type === undefined || schema.type === '' ? [] : [schema.type];
 }
 
-/** validateValue runs one schema node's validators over `data` at `path` (dotted, `''` at the root). */
-export function validateValue(schema: JSONSchemaProps, data: unknown, path: string): Result {
+/**
+ * Old is the old object's value correlated with the node being validated (on updates): the same
+ * member of an object or map, the item with the same keys of a map list; other list items have none.
+ */
+export interface Old {
+  readonly value: unknown;
+}
+
+/**
+ * validateValue runs one schema node's validators over `data` at `path` (dotted, `''` at the root).
+ * With `old`, errors of a node whose value did not change are dropped (1.32's validation
+ * ratcheting: they become warnings the apiserver does not return).
+ */
+export function validateValue(schema: JSONSchemaProps, data: unknown, path: string, old?: Old): Result {
+  const result = validateNode(schema, data, path, old);
+  if (old === undefined || result.valid || !jsonEqual(data, old.value)) return result;
+  const ratcheted = new Result();
+  ratcheted.matchCount = result.matchCount;
+  return ratcheted;
+}
+
+function validateNode(schema: JSONSchemaProps, data: unknown, path: string, old: Old | undefined): Result {
   const result = new Result();
   const types = typesOf(schema);
   const format = supportedFormat(schema.format);
@@ -115,22 +143,17 @@ export function validateValue(schema: JSONSchemaProps, data: unknown, path: stri
     result.merge(enumCheck(schema, data, path));
     return result;
   }
-  const steps: (() => Result | undefined)[] = [
-    () => (types.length > 0 || format !== '' ? typeCheck(types, schema.nullable === true, format, data, kind, path) : undefined),
-    () => junctorCheck(schema, data, path),
-    () => (kind === 'string' ? stringCheck(schema, data as string, path) : undefined),
-    () => (kind === 'string' && format !== '' ? formatCheck(format, data as string, path) : undefined),
-    () => (kind === 'int' || kind === 'float' ? numberCheck(schema, data as number, kind, path) : undefined),
-    () => (kind === 'array' ? sliceCheck(schema, data as unknown[], path) : undefined),
-    () => enumCheck(schema, data, path),
-    () => (kind === 'object' ? objectCheck(schema, data as Record<string, unknown>, path) : undefined),
-  ];
-  for (const step of steps) {
-    const applied = step();
-    if (applied === undefined) continue;
-    result.merge(applied);
-    result.matchCount++;
+  // The validators in kube-openapi's order; each one that applies adds its result and one match.
+  if (types.length > 0 || format !== '') result.applied(typeCheck(types, schema.nullable === true, format, data, kind, path));
+  result.applied(junctorCheck(schema, data, path, old));
+  if (kind === 'string') {
+    result.applied(stringCheck(schema, data as string, path));
+    if (format !== '') result.applied(formatCheck(format, data as string, path));
   }
+  if (kind === 'int' || kind === 'float') result.applied(numberCheck(schema, data as number, kind, path));
+  if (kind === 'array') result.applied(sliceCheck(schema, data as unknown[], path, old));
+  result.applied(enumCheck(schema, data, path));
+  if (kind === 'object') result.applied(objectCheck(schema, data as Record<string, unknown>, path, old));
   result.matchCount++;
   return result;
 }
@@ -155,7 +178,13 @@ function typeCheck(types: readonly string[], nullable: boolean, format: string, 
   return result;
 }
 
-function junctorCheck(schema: JSONSchemaProps, data: unknown, path: string): Result {
+function junctorCheck(schema: JSONSchemaProps, data: unknown, path: string, old: Old | undefined): Result {
+  if (schema.anyOf === undefined && schema.oneOf === undefined && schema.allOf === undefined && schema.not === undefined) {
+    // Nothing to check: a result with the one match kube-openapi counts for this validator.
+    const empty = new Result();
+    empty.matchCount = 1;
+    return empty;
+  }
   const main = new Result();
   const anyOf = schema.anyOf ?? [];
   if (anyOf.length > 0) {
@@ -163,7 +192,7 @@ function junctorCheck(schema: JSONSchemaProps, data: unknown, path: string): Res
     let firstSuccess: Result | undefined;
     let succeeded = false;
     for (const alternative of anyOf) {
-      const result = validateValue(alternative, data, path);
+      const result = validateNode(alternative, data, path, old);
       if (result.valid) {
         best = undefined;
         succeeded = true;
@@ -182,7 +211,7 @@ function junctorCheck(schema: JSONSchemaProps, data: unknown, path: string): Res
     let firstSuccess: Result | undefined;
     let validated = 0;
     for (const alternative of oneOf) {
-      const result = validateValue(alternative, data, path);
+      const result = validateNode(alternative, data, path, old);
       if (result.valid) {
         validated++;
         best = undefined;
@@ -203,7 +232,7 @@ function junctorCheck(schema: JSONSchemaProps, data: unknown, path: string): Res
   if (allOf.length > 0) {
     let validated = 0;
     for (const part of allOf) {
-      const result = validateValue(part, data, path);
+      const result = validateNode(part, data, path, old);
       if (result.valid) validated++;
       main.merge(result);
     }
@@ -211,11 +240,23 @@ function junctorCheck(schema: JSONSchemaProps, data: unknown, path: string): Res
       main.add({ kind: 'plain', message: `${JSON.stringify(path)} must validate all the schemas (allOf)${validated === 0 ? '. None validated' : ''}` });
     }
   }
-  if (schema.not !== undefined && validateValue(schema.not, data, path).valid) {
+  if (schema.not !== undefined && validateNode(schema.not, data, path, old).valid) {
     main.add({ kind: 'plain', message: `${JSON.stringify(path)} must not validate the schema (not)` });
   }
   main.matchCount++;
   return main;
+}
+
+/** correlator finds an item's old counterpart: in a map list the old item with the same keys; items of other lists have none. */
+function correlator(schema: JSONSchemaProps, old: Old | undefined): (item: unknown) => Old | undefined {
+  const keys = schema['x-kubernetes-list-map-keys'] ?? [];
+  if (old === undefined || !Array.isArray(old.value) || schema['x-kubernetes-list-type'] !== 'map' || keys.length === 0) return () => undefined;
+  const previous = old.value;
+  return (item) => {
+    if (!isJsonObject(item)) return undefined;
+    const match = previous.find((candidate) => isJsonObject(candidate) && keys.every((key) => jsonEqual(candidate[key], item[key])));
+    return match === undefined ? undefined : { value: match };
+  };
 }
 
 /** runeCount is Go's utf8.RuneCountInString. */
@@ -304,11 +345,12 @@ function numberCheck(schema: JSONSchemaProps, data: number, kind: Kind, path: st
   return result;
 }
 
-function sliceCheck(schema: JSONSchemaProps, data: unknown[], path: string): Result {
+function sliceCheck(schema: JSONSchemaProps, data: unknown[], path: string, old: Old | undefined): Result {
   const result = new Result();
+  const correlate = correlator(schema, old);
   const items = schema.items;
   if (items !== undefined && !Array.isArray(items)) {
-    for (let index = 0; index < data.length; index++) result.merge(validateValue(items, data[index], `${path}[${index}]`));
+    for (let index = 0; index < data.length; index++) result.merge(validateValue(items, data[index], `${path}[${index}]`, correlate(data[index])));
   } else if (Array.isArray(items)) {
     for (let index = 0; index < items.length && index < data.length; index++) result.merge(validateValue(items[index]!, data[index], `${path}[${index}]`));
   }
@@ -339,16 +381,38 @@ function goPrint(value: unknown): string {
   return String(value);
 }
 
+/**
+ * enumMatches is kube-openapi's enum test: the value converted to each enum value's Go type, then
+ * compared. So null never matches (not even a null in the enum), a number is truncated to an
+ * integer enum value, and an integer converts to a one-rune string for a string enum value.
+ */
+function enumMatches(allowed: unknown, data: unknown): boolean {
+  if (allowed === null || allowed === undefined || data === null || data === undefined) return false;
+  if (typeof allowed === 'number' && typeof data === 'number') return (isInt64(allowed) ? Math.trunc(data) : data) === allowed;
+  if (typeof allowed === 'string' && typeof data === 'number' && isInt64(data)) {
+    const rune = data >= 0 && data <= 0x10ffff && !(data >= 0xd800 && data <= 0xdfff) ? String.fromCodePoint(data) : '\uFFFD';
+    return rune === allowed;
+  }
+  return jsonEqual(allowed, data);
+}
+
 function enumCheck(schema: JSONSchemaProps, data: unknown, path: string): Result | undefined {
   const values = schema.enum;
   if (values === undefined || values.length === 0) return undefined;
   const result = new Result();
-  if (values.some((value) => jsonEqual(value, data ?? null))) return result;
-  result.add(validation('Enum', path, `${path} in ${IN} should be one of ${goPrint(values)}`, { value: data ?? null, values }));
+  if (values.some((value) => enumMatches(value, data))) return result;
+  // A null value prints as "null" in the field error, as Go prints a nil one.
+  result.add(validation('Enum', path, `${path} in ${IN} should be one of ${goPrint(values)}`, { value: data ?? 'null', values }));
   return result;
 }
 
-function objectCheck(schema: JSONSchemaProps, data: Record<string, unknown>, path: string): Result {
+function objectCheck(schema: JSONSchemaProps, data: Record<string, unknown>, path: string, old: Old | undefined): Result {
+  const previous = old !== undefined && isJsonObject(old.value) ? old.value : undefined;
+  // Members correlate by name; the root's apiVersion and kind never ratchet.
+  const member = (name: string): Old | undefined =>
+    previous === undefined || !Object.hasOwn(previous, name) || (path === '' && (name === 'apiVersion' || name === 'kind'))
+      ? undefined
+      : { value: previous[name] };
   const result = new Result();
   const keys = Object.keys(data);
   const properties = schema.properties ?? {};
@@ -376,11 +440,12 @@ function objectCheck(schema: JSONSchemaProps, data: Record<string, unknown>, pat
     }
   } else if (additional !== undefined && additional !== true) {
     for (const key of keys) {
-      if (ownValue(properties, key) === undefined) result.merge(validateValue(additional, data[key], `${path}.${key}`));
+      if (ownValue(properties, key) === undefined) result.merge(validateValue(additional, data[key], `${path}.${key}`, member(key)));
     }
   }
-  for (const [name, property] of Object.entries(properties)) {
-    if (Object.hasOwn(data, name)) result.merge(validateValue(property, data[name], path === '' ? name : `${path}.${name}`));
+  for (const name of keys) {
+    const property = ownValue(properties, name);
+    if (property !== undefined) result.merge(validateValue(property, data[name], path === '' ? name : `${path}.${name}`, member(name)));
   }
   for (const name of schema.required ?? []) {
     if (!Object.hasOwn(data, name)) result.add(validation('Required', `${path}.${name}`, `${path}.${name} in ${IN} is required`));

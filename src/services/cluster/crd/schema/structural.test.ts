@@ -239,4 +239,63 @@ describe('validateStructuralSchema: the apiserver checks of a version schema, wi
       `${ROOT}: Invalid value: "": OpenAPIV3Schema 'schema' is not supported`,
     ]);
   });
+  it('checks the type fields of resources and the map-type extension', () => {
+    const schema: JSONSchemaProps = {
+      type: 'object',
+      properties: {
+        kind: { type: 'integer' },
+        apiVersion: { type: 'string' },
+        spec: {
+          type: 'object',
+          properties: {
+            template: { type: 'object', 'x-kubernetes-embedded-resource': true, additionalProperties: { type: 'string' } },
+            list: { type: 'array', items: { type: 'string' }, 'x-kubernetes-map-type': 'atomic' },
+          },
+        },
+      },
+    };
+    assert.deepEqual(texts(schema), [
+      `${ROOT}.properties[kind].type: Invalid value: "integer": must be string`,
+      `${ROOT}.properties[spec].properties[template].additionalProperties: Forbidden: must not be used if x-kubernetes-embedded-resource is set`,
+      `${ROOT}.properties[spec].properties[template].properties: Required value: must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields`,
+      `${ROOT}.properties[spec].properties[list].type: Invalid value: "array": must be object if x-kubernetes-map-type is specified`,
+    ]);
+  });
+  it('checks defaults inside a nested resource as metadata of that resource, and embedded defaults as resources', () => {
+    const schema = withSpec({
+      type: 'object',
+      properties: {
+        embedded: {
+          type: 'object',
+          'x-kubernetes-embedded-resource': true,
+          properties: {
+            kind: { type: 'string', default: 'bad kind' },
+            metadata: {
+              type: 'object',
+              properties: { name: { type: 'string', default: 'bad/name' }, labels: { type: 'object', additionalProperties: { type: 'string' } } },
+            },
+          },
+        },
+        wrongMetadata: {
+          type: 'object',
+          'x-kubernetes-embedded-resource': true,
+          'x-kubernetes-preserve-unknown-fields': true,
+          default: { apiVersion: 'v1', kind: 'Pod', metadata: 42 },
+        },
+        wrongName: {
+          type: 'object',
+          'x-kubernetes-embedded-resource': true,
+          'x-kubernetes-preserve-unknown-fields': true,
+          default: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'a%b' } },
+        },
+      },
+    });
+    const p = `${ROOT}.properties[spec].properties`;
+    assert.deepEqual(texts(schema), [
+      `${p}[embedded].properties[kind].default: Invalid value: "bad kind": must result in valid metadata: kind: Invalid value: "bad kind": may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`,
+      `${p}[embedded].properties[metadata].properties[name].default: Invalid value: "bad/name": must result in valid metadata: metadata.name: Invalid value: "bad/name": may not contain '/'`,
+      `${p}[wrongMetadata].default.metadata: Invalid value: 42: json: cannot unmarshal number into Go value of type v1.ObjectMeta`,
+      `${p}[wrongName].default.metadata.name: Invalid value: "a%b": may not contain '%'`,
+    ]);
+  });
 });

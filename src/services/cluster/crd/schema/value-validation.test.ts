@@ -269,4 +269,58 @@ describe('validateCustomObject: kube-openapi value validation with the apiserver
       'spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10',
     ]);
   });
+  it('applies the root metadata schema to name and generateName, and reports a non-object document at <nil>', () => {
+    const schema: JSONSchemaProps = { type: 'object', properties: { metadata: { type: 'object', properties: { name: { type: 'string', maxLength: 5 } } } } };
+    assert.deepEqual(texts(schema, { metadata: { name: 'too-long-name', namespace: 'default' } }), ['metadata.name: Too long: may not be more than 5 bytes']);
+    assert.deepEqual(texts(schema, []), ['<nil>: Invalid value: "array":  in body must be of type object: "array"']);
+  });
+
+  it('lists non-string enum values as JSON, map keys sorted', () => {
+    assert.deepEqual(texts(field({ type: 'object', enum: [{ b: 1, a: 2 }, null] }), { field: { c: 1 } }), [
+      'field: Unsupported value: map[string]interface {}{"c":1}: supported values: "{\\"a\\":2,\\"b\\":1}", "null"',
+    ]);
+  });
+  it('matches enums as kube-openapi converts values: null never, numbers truncated to integer values', () => {
+    const nullable = field({ type: 'string', nullable: true, enum: ['a', null] });
+    assert.deepEqual(texts(nullable, { field: null }), ['field: Unsupported value: "null": supported values: "a", "null"']);
+    assert.deepEqual(texts(field({ type: 'number', enum: [1, 2] }), { field: 1.5 }), []);
+    assert.deepEqual(texts(field({ type: 'number', enum: [1.5] }), { field: 1 }), ['field: Unsupported value: 1: supported values: "1.5"']);
+  });
+  it('ratchets on update: errors of unchanged values are dropped, changed or new ones reported', () => {
+    const schema = spec({
+      replicas: { type: 'integer', maximum: 10 },
+      name: { type: 'string', pattern: '^[a-z]+$' },
+      ports: {
+        type: 'array',
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['name'],
+        items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer', maximum: 100 } } },
+      },
+      args: { type: 'array', items: { type: 'string', maxLength: 3 } },
+      tags: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } },
+    });
+    const old = { spec: { replicas: 20, name: 'BAD', ports: [{ name: 'a', port: 500 }], args: ['toolong'], tags: ['x', 'x'] } };
+    // Nothing changed: nothing reported (not even the set's repeat, which the old object had).
+    assert.deepEqual(validateCustomObject(schema, structuredClone(old), old), []);
+    // The stored invalid values stay; a new invalid value is reported.
+    const changed = {
+      spec: {
+        ...structuredClone(old.spec),
+        replicas: 30,
+        ports: [
+          { name: 'b', port: 600 },
+          { name: 'a', port: 500 },
+        ],
+      },
+    };
+    assert.deepEqual(validateCustomObject(schema, changed, old).map(fieldErrorText), [
+      'spec.replicas: Invalid value: 30: spec.replicas in body should be less than or equal to 10',
+      'spec.ports[0].port: Invalid value: 600: spec.ports[0].port in body should be less than or equal to 100',
+    ]);
+    // Items of lists that are not map lists do not correlate: an unchanged bad item in a changed list is reported.
+    const args = { spec: { ...structuredClone(old.spec), args: ['toolong', 'ok'] } };
+    assert.deepEqual(validateCustomObject(schema, args, old).map(fieldErrorText), ['spec.args[0]: Too long: may not be more than 3 bytes']);
+    // Without the old object (a create), everything is reported.
+    assert.equal(validateCustomObject(schema, old).length, 5);
+  });
 });

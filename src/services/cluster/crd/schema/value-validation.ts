@@ -11,10 +11,17 @@ import { validateListTypes } from './list-types.ts';
 import { toFieldErrors } from './openapi-errors.ts';
 import { validateValue } from './openapi-validator.ts';
 
-/** validateCustomObject validates a custom object against its version's schema, with the apiserver's field errors. */
-export function validateCustomObject(schema: JSONSchemaProps, object: unknown): FieldError[] {
-  const errors = toFieldErrors('', validateValue(schema, object, '').errors);
+/**
+ * validateCustomObject validates a custom object against its version's schema, with the
+ * apiserver's field errors. On an update, pass the stored object as `oldObject`: as 1.32 does,
+ * schema errors of values that did not change are dropped (ratcheting; map-list items correlate
+ * by key), and list-type errors are reported only when the old object had none.
+ */
+export function validateCustomObject(schema: JSONSchemaProps, object: unknown, oldObject?: unknown): FieldError[] {
+  const old = oldObject === undefined ? undefined : { value: oldObject };
+  const errors = toFieldErrors('', validateValue(schema, object, '', old).errors);
   errors.push(...validateEmbeddedResources(schema, object));
-  if (isJsonObject(object)) errors.push(...validateListTypes(schema, object));
+  const oldListTypesValid = !isJsonObject(oldObject) || validateListTypes(schema, oldObject).length === 0;
+  if (isJsonObject(object) && oldListTypesValid) errors.push(...validateListTypes(schema, object));
   return errors;
 }
