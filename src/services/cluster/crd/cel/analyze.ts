@@ -73,7 +73,7 @@ function unify(param: CelT, arg: CelT, bindings: Bindings): boolean {
       bindings.set(param.name, arg);
       return true;
     }
-    return arg.kind === 'dyn' || unify(bound, arg, new Map()) || (isNumeric(bound) && isNumeric(arg) && false);
+    return arg.kind === 'dyn' || unify(bound, arg, new Map());
   }
   if (arg.kind === 'dyn' || param.kind === 'dyn') return true;
   if (arg.kind === 'param') return true;
@@ -83,10 +83,6 @@ function unify(param: CelT, arg: CelT, bindings: Bindings): boolean {
   if (param.kind === 'opaque' && arg.kind === 'opaque')
     return param.name === arg.name && (param.param === undefined || arg.param === undefined || unify(param.param, arg.param, bindings));
   return true;
-}
-
-function isNumeric(t: CelT): boolean {
-  return t.kind === 'int' || t.kind === 'uint' || t.kind === 'double';
 }
 
 function substitute(t: CelT, bindings: Bindings): CelT {

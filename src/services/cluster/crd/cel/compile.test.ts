@@ -46,6 +46,17 @@ describe('rule fields are checked as the apiserver checks them', () => {
     assert.deepEqual(errors(specSchema([{ rule: 'true', fieldPath: '.replicas' }])), []);
   });
 
+  it('skips compiling the rules of a node with a rule-field error at or below it, as the apiserver does', () => {
+    const schema: JSONSchemaProps = {
+      type: 'object',
+      'x-kubernetes-validations': [{ rule: 'self.nope == 1' }],
+      properties: { spec: { type: 'object', 'x-kubernetes-validations': [{ rule: 'self.nope == 1' }, { rule: 'true', reason: 'Nope' }] } },
+    };
+    assert.deepEqual(errors(schema), [
+      `${SPEC}.x-kubernetes-validations[1].reason: Unsupported value: "Nope": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"`,
+    ]);
+  });
+
   it('forbids optionalOldSelf on rules without oldSelf', () => {
     assert.deepEqual(errors(specSchema([{ rule: 'self.replicas > 0', optionalOldSelf: true }])), [
       `${SPEC}.x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule`,
@@ -227,6 +238,21 @@ describe('static cost estimation as the apiserver computes it', () => {
         },
       }),
       [],
+    );
+  });
+
+  it("prices library calls as the apiserver's estimator does, quirks included", () => {
+    const list = (rule: string): JSONSchemaProps => ({
+      type: 'object',
+      properties: { xs: { type: 'array', items: { type: 'string' }, 'x-kubernetes-validations': [{ rule }] } },
+    });
+    // Global parsing functions are priced only as methods upstream, so statically they cost 1 …
+    assert.deepEqual(errors(list('self.all(x, isQuantity(x))')), []);
+    assert.deepEqual(errors(list('self.all(x, isCIDR(x))')), []);
+    // … while url() traverses its argument: over a million unbounded strings that is far over budget.
+    assert.equal(
+      errors(list("self.all(x, url(x).getScheme() == 'https')"))[0],
+      `${ROOT}.properties[xs].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x ${TRY}`,
     );
   });
 

@@ -30,6 +30,8 @@ export interface CompiledRule {
 /** RuleNode is the compiled rules of one schema node and of its children, mirroring the schema. */
 export interface RuleNode {
   readonly schema: JSONSchemaProps;
+  /** resourceRoot is true at the root of the resource and of embedded resources, where rules see metadata.name/generateName only. */
+  readonly resourceRoot: boolean;
   readonly rules: CompiledRule[];
   readonly properties: Map<string, RuleNode>;
   items?: RuleNode;
@@ -50,7 +52,9 @@ export function ruleLiteral(rule: ValidationRule): GoLiteral {
 }
 
 interface Walk {
-  errors: FieldError[];
+  /** schemaErrors are the rule-field errors; celErrors the compilation and cost errors, reported after them. */
+  schemaErrors: FieldError[];
+  celErrors: FieldError[];
   costs: { path: string; cost: number }[];
 }
 
@@ -64,26 +68,23 @@ function compileNode(
   depth: number,
 ): RuleNode | undefined {
   if (depth > 128) return undefined;
-  const node: RuleNode = { schema, rules: [], properties: new Map() };
+  const node: RuleNode = { schema, resourceRoot: isResourceRoot, rules: [], properties: new Map() };
   const declared = schemaDeclType(schema, isResourceRoot);
-  const validations = Array.isArray(schema['x-kubernetes-validations']) ? schema['x-kubernetes-validations'] : [];
-  for (const [i, rule] of validations.entries()) {
-    const rulePath = `${path}.x-kubernetes-validations[${i}]`;
-    const fieldErrors = validateRuleFields(rule, rulePath, schema);
-    walk.errors.push(...fieldErrors);
-    if (fieldErrors.length > 0 || typeof rule.rule !== 'string' || rule.rule.trim() === '') continue;
-    if (declared === undefined) {
-      walk.errors.push(
-        invalid(
-          `${rulePath}.rule`,
-          ruleLiteral(rule),
-          `compilation failed: rule declared on schema that does not support validation rules type: '${schema.type ?? ''}' x-kubernetes-preserve-unknown-fields: '${schema['x-kubernetes-preserve-unknown-fields'] === true}'`,
-        ),
-      );
-      continue;
-    }
-    const compiled = compileRule(rule, rulePath, declared, cardinality, uncorrelatable, walk, schema);
-    if (compiled !== undefined) node.rules.push(compiled);
+  const schemaErrorsBefore = walk.schemaErrors.length;
+  // Children first, as the apiserver validates a schema node's children before its own rules.
+  const additional = additionalPropertiesSchema(schema);
+  if (additional !== undefined) {
+    const bound = declared?.bound?.maxElements ?? MAX_UINT64;
+    const child = compileNode(
+      additional,
+      `${path}.additionalProperties`,
+      additional['x-kubernetes-embedded-resource'] === true,
+      sat(cardinality * bound),
+      uncorrelatable,
+      walk,
+      depth + 1,
+    );
+    if (child !== undefined) node.additionalProperties = child;
   }
   for (const [name, prop] of Object.entries(schema.properties ?? {})) {
     const mapType = schema['x-kubernetes-map-type'];
@@ -114,19 +115,25 @@ function compileNode(
     );
     if (child !== undefined) node.items = child;
   }
-  const additional = additionalPropertiesSchema(schema);
-  if (additional !== undefined) {
-    const bound = declared?.bound?.maxElements ?? MAX_UINT64;
-    const child = compileNode(
-      additional,
-      `${path}.additionalProperties`,
-      additional['x-kubernetes-embedded-resource'] === true,
-      sat(cardinality * bound),
-      uncorrelatable,
-      walk,
-      depth + 1,
-    );
-    if (child !== undefined) node.additionalProperties = child;
+  const validations = Array.isArray(schema['x-kubernetes-validations']) ? schema['x-kubernetes-validations'] : [];
+  for (const [i, rule] of validations.entries()) walk.schemaErrors.push(...validateRuleFields(rule, `${path}.x-kubernetes-validations[${i}]`, schema));
+  // As the apiserver: with any schema error at this node or below, its rules are not compiled.
+  if (walk.schemaErrors.length === schemaErrorsBefore) {
+    for (const [i, rule] of validations.entries()) {
+      const rulePath = `${path}.x-kubernetes-validations[${i}]`;
+      if (declared === undefined) {
+        walk.celErrors.push(
+          invalid(
+            `${rulePath}.rule`,
+            ruleLiteral(rule),
+            `compilation failed: rule declared on schema that does not support validation rules type: '${schema.type ?? ''}' x-kubernetes-preserve-unknown-fields: '${schema['x-kubernetes-preserve-unknown-fields'] === true}'`,
+          ),
+        );
+        continue;
+      }
+      const compiled = compileRule(rule, rulePath, declared, cardinality, uncorrelatable, walk, schema);
+      if (compiled !== undefined) node.rules.push(compiled);
+    }
   }
   const hasRules = node.rules.length > 0 || node.properties.size > 0 || node.items !== undefined || node.additionalProperties !== undefined;
   return hasRules ? node : undefined;
@@ -148,22 +155,22 @@ function compileRule(
   ]);
   const parsed = parseRule(rule.rule);
   if ('error' in parsed) {
-    walk.errors.push(invalid(`${rulePath}.rule`, ruleLiteral(rule), `compilation failed: ${parsed.error}`));
+    walk.celErrors.push(invalid(`${rulePath}.rule`, ruleLiteral(rule), `compilation failed: ${parsed.error}`));
     return undefined;
   }
   const expr = parsed.parsed.expr;
   if (expr === undefined) return undefined;
   const analysis = analyze(expr, parsed.source, variables);
   if (analysis.errors.length > 0) {
-    walk.errors.push(invalid(`${rulePath}.rule`, ruleLiteral(rule), `compilation failed: ${analysis.errors.join('\n')}`));
+    walk.celErrors.push(invalid(`${rulePath}.rule`, ruleLiteral(rule), `compilation failed: ${analysis.errors.join('\n')}`));
     return undefined;
   }
   const cost = sat(analysis.cost.max * cardinality);
   if (cost > STATIC_ESTIMATED_COST_LIMIT)
-    walk.errors.push(forbidden(`${rulePath}.rule`, costErrorMessage('estimated rule cost', cost, STATIC_ESTIMATED_COST_LIMIT)));
+    walk.celErrors.push(forbidden(`${rulePath}.rule`, costErrorMessage('estimated rule cost', cost, STATIC_ESTIMATED_COST_LIMIT)));
   walk.costs.push({ path: `${rulePath}.rule`, cost });
   if (analysis.type.kind !== 'bool' && analysis.type.kind !== 'dyn') {
-    walk.errors.push(invalid(`${rulePath}.rule`, ruleLiteral(rule), 'cel expression must evaluate to a bool'));
+    walk.celErrors.push(invalid(`${rulePath}.rule`, ruleLiteral(rule), 'cel expression must evaluate to a bool'));
     return undefined;
   }
   let messageExpr: Expr | undefined;
@@ -171,23 +178,23 @@ function compileRule(
   if (typeof rule.messageExpression === 'string' && rule.messageExpression.trim() !== '') {
     const parsedMessage = parseRule(rule.messageExpression);
     if ('error' in parsedMessage) {
-      walk.errors.push(invalid(`${rulePath}.messageExpression`, ruleLiteral(rule), `messageExpression compilation failed: ${parsedMessage.error}`));
+      walk.celErrors.push(invalid(`${rulePath}.messageExpression`, ruleLiteral(rule), `messageExpression compilation failed: ${parsedMessage.error}`));
       failed = true;
     } else if (parsedMessage.parsed.expr !== undefined) {
       const messageAnalysis = analyze(parsedMessage.parsed.expr, parsedMessage.source, variables);
       if (messageAnalysis.errors.length > 0) {
-        walk.errors.push(
+        walk.celErrors.push(
           invalid(`${rulePath}.messageExpression`, ruleLiteral(rule), `messageExpression compilation failed: ${messageAnalysis.errors.join('\n')}`),
         );
         failed = true;
       } else if (messageAnalysis.type.kind !== STRING.kind && messageAnalysis.type.kind !== 'dyn') {
-        walk.errors.push(invalid(`${rulePath}.messageExpression`, ruleLiteral(rule), 'must evaluate to a string'));
+        walk.celErrors.push(invalid(`${rulePath}.messageExpression`, ruleLiteral(rule), 'must evaluate to a string'));
         failed = true;
       } else {
         messageExpr = parsedMessage.parsed.expr;
         const messageCost = sat(messageAnalysis.cost.max * cardinality);
         if (messageCost > STATIC_ESTIMATED_COST_LIMIT) {
-          walk.errors.push(
+          walk.celErrors.push(
             forbidden(`${rulePath}.messageExpression`, costErrorMessage('estimated messageExpression cost', messageCost, STATIC_ESTIMATED_COST_LIMIT)),
           );
         }
@@ -196,9 +203,9 @@ function compileRule(
     }
   }
   if (analysis.usesOldSelf && uncorrelatable !== undefined) {
-    walk.errors.push(invalid(`${rulePath}.rule`, rule.rule, `oldSelf cannot be used on the uncorrelatable portion of the schema within ${uncorrelatable}`));
+    walk.celErrors.push(invalid(`${rulePath}.rule`, rule.rule, `oldSelf cannot be used on the uncorrelatable portion of the schema within ${uncorrelatable}`));
   } else if (!analysis.usesOldSelf && rule.optionalOldSelf !== undefined) {
-    walk.errors.push(invalid(`${rulePath}.optionalOldSelf`, rule.optionalOldSelf, 'may not be set if oldSelf is not used in rule'));
+    walk.celErrors.push(invalid(`${rulePath}.optionalOldSelf`, rule.optionalOldSelf, 'may not be set if oldSelf is not used in rule'));
   }
   if (failed) return undefined;
   return { rule, expr, messageExpr, usesOldSelf: analysis.usesOldSelf, optionalOldSelf, fieldSuffix: fieldSuffixOf(rule, schema) };
@@ -212,18 +219,19 @@ function fieldSuffixOf(rule: ValidationRule, schema: JSONSchemaProps): string {
 
 /** compileTree compiles a version's schema; `fieldPath` is where it sits in the CRD. */
 export function compileTree(schema: JSONSchemaProps, fieldPath: string): { errors: FieldError[]; root: RuleNode | undefined } {
-  const walk: Walk = { errors: [], costs: [] };
+  const walk: Walk = { schemaErrors: [], celErrors: [], costs: [] };
   const root = compileNode(schema, fieldPath, true, 1, undefined, walk, 0);
+  const errors = [...walk.schemaErrors, ...walk.celErrors];
   const total = walk.costs.reduce((sum, c) => sat(sum + c.cost), 0);
   if (total > STATIC_ESTIMATED_CRD_COST_LIMIT) {
     const expensive = [...walk.costs].sort((a, b) => b.cost - a.cost).slice(0, 4);
-    for (const e of expensive) walk.errors.push(forbidden(e.path, 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'));
-    walk.errors.push(
+    for (const e of expensive) errors.push(forbidden(e.path, 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'));
+    errors.push(
       forbidden(
         fieldPath,
         costErrorMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', total, STATIC_ESTIMATED_CRD_COST_LIMIT),
       ),
     );
   }
-  return { errors: walk.errors, root };
+  return { errors, root };
 }

@@ -7,7 +7,7 @@
  */
 import ipaddr from 'ipaddr.js';
 import { BOOL, INT, opaque, STRING } from './cel-types.ts';
-import { type Overload, traversal } from './overloads.ts';
+import { type Overload, parsedAtRunTime, traversal } from './overloads.ts';
 import { Opaque, RuleEvalError, type Value } from './runtime-values.ts';
 
 const IP_TYPE = opaque('net.IP');
@@ -131,9 +131,16 @@ const ipMethod = (name: string, result: Overload['result'], impl: (v: IpValue) =
 
 /** IP_OVERLOADS are the ip and cidr libraries. */
 export const IP_OVERLOADS: readonly Overload[] = [
-  { name: 'ip', member: false, params: [STRING], result: IP_TYPE, ...traversal(0), impl: (args) => parseIp(String(args[0])) },
-  { name: 'isIP', member: false, params: [STRING], result: BOOL, ...traversal(0), impl: (args) => succeeds(() => parseIp(String(args[0]))) },
-  { name: 'ip.isCanonical', member: false, params: [STRING], result: BOOL, ...traversal(0), impl: (args) => parseIp(String(args[0])).text === args[0] },
+  { name: 'ip', member: false, params: [STRING], result: IP_TYPE, ...parsedAtRunTime(0), impl: (args) => parseIp(String(args[0])) },
+  { name: 'isIP', member: false, params: [STRING], result: BOOL, ...parsedAtRunTime(0), impl: (args) => succeeds(() => parseIp(String(args[0]))) },
+  {
+    name: 'ip.isCanonical',
+    member: false,
+    params: [STRING],
+    result: BOOL,
+    ...parsedAtRunTime(0, 2),
+    impl: (args) => parseIp(String(args[0])).text === args[0],
+  },
   ipMethod('family', INT, (v) => (v.address.kind() === 'ipv4' ? 4n : 6n)),
   ipMethod('isUnspecified', BOOL, (v) => v.address.range() === 'unspecified'),
   ipMethod('isLoopback', BOOL, (v) => v.address.range() === 'loopback'),
@@ -147,8 +154,8 @@ export const IP_OVERLOADS: readonly Overload[] = [
     return a.range() !== 'unspecified' && a.range() !== 'loopback' && !multicast && !linkLocal;
   }),
   { name: 'string', member: false, params: [IP_TYPE], result: STRING, impl: (args) => ip(args[0]!).text },
-  { name: 'cidr', member: false, params: [STRING], result: CIDR_TYPE, ...traversal(0), impl: (args) => parseCidr(String(args[0])) },
-  { name: 'isCIDR', member: false, params: [STRING], result: BOOL, ...traversal(0), impl: (args) => succeeds(() => parseCidr(String(args[0]))) },
+  { name: 'cidr', member: false, params: [STRING], result: CIDR_TYPE, ...parsedAtRunTime(0), impl: (args) => parseCidr(String(args[0])) },
+  { name: 'isCIDR', member: false, params: [STRING], result: BOOL, ...parsedAtRunTime(0), impl: (args) => succeeds(() => parseCidr(String(args[0]))) },
   { name: 'containsIP', member: true, params: [CIDR_TYPE, IP_TYPE], result: BOOL, impl: (args) => cidr(args[0]!).contains(ip(args[1]!).address) },
   {
     name: 'containsIP',

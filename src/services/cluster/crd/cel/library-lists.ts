@@ -4,7 +4,7 @@
  * one unit per element (plus the string traversal for lists of strings), and the product of the
  * two sizes for sets.
  */
-import { celList, isCelList, type CelList, type CelValue } from '@bufbuild/cel';
+import { celList, isCelList, isCelMap, type CelList, type CelValue } from '@bufbuild/cel';
 import { BOOL, type CelT, DOUBLE, DURATION, INT, listOf, STRING, BYTES, TIMESTAMP, UINT } from './cel-types.ts';
 import { addCost, byFactor, fixed, mulCost, type Overload, PARAM_A, STRING_TRAVERSAL_COST_FACTOR, type Size, UNKNOWN_SIZE } from './overloads.ts';
 import { callStd, RuleEvalError, type Value, valueSize, valuesEqual } from './runtime-values.ts';
@@ -28,14 +28,26 @@ const elementCost = (types: readonly CelT[], sizes: readonly Size[]): Size => {
   return mulCost(sizes[0] ?? UNKNOWN_SIZE, cost);
 };
 
+/** traversalCost is the apiserver's run-time traversal of a value as a data tree: strings and bytes a tenth of their length (rounded down), containers the sum of their entries, anything else 1. */
+function traversalCost(v: Value, depth: number): number {
+  if (typeof v === 'string' || v instanceof Uint8Array) return Math.floor(valueSize(v) * STRING_TRAVERSAL_COST_FACTOR);
+  if (depth > 64) return 1;
+  if (isCelList(v)) {
+    let cost = 0;
+    for (const item of v) cost += traversalCost(item, depth + 1);
+    return cost;
+  }
+  if (isCelMap(v)) {
+    let cost = 0;
+    for (const [k, item] of v) cost += traversalCost(k as Value, depth + 1) + traversalCost(item, depth + 1);
+    return cost;
+  }
+  return 1;
+}
+
 const perElement: Pick<Overload, 'estimate' | 'cost'> = {
   estimate: (sizes, types) => ({ cost: elementCost(types, sizes) }),
-  cost: (args) => {
-    let total = 0;
-    for (const item of list(args[0]!))
-      total += 1 + (typeof item === 'string' || item instanceof Uint8Array ? Math.ceil(valueSize(item) * STRING_TRAVERSAL_COST_FACTOR) : 0);
-    return total;
-  },
+  cost: (args) => traversalCost(args[0]!, 0),
 };
 
 function sum(args: readonly Value[]): Value {

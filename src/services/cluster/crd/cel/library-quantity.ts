@@ -5,7 +5,7 @@
  * compares equal to `quantity('0.3')` as resource.Quantity's inf.Dec arithmetic does.
  */
 import { BOOL, DOUBLE, INT, opaque, STRING } from './cel-types.ts';
-import { type Overload, traversal } from './overloads.ts';
+import { type Overload, parsedAtRunTime } from './overloads.ts';
 import { RuleEvalError, Opaque, type Value } from './runtime-values.ts';
 
 const QUANTITY = opaque('kubernetes.Quantity');
@@ -87,13 +87,13 @@ const m = (name: string, params: Overload['params'], result: Overload['result'],
 
 /** QUANTITY_OVERLOADS are the quantity library. */
 export const QUANTITY_OVERLOADS: readonly Overload[] = [
-  { name: 'quantity', member: false, params: [STRING], result: QUANTITY, ...traversal(0), impl: (args) => parseQuantity(String(args[0])) },
+  { name: 'quantity', member: false, params: [STRING], result: QUANTITY, ...parsedAtRunTime(0), impl: (args) => parseQuantity(String(args[0])) },
   {
     name: 'isQuantity',
     member: false,
     params: [STRING],
     result: BOOL,
-    ...traversal(0),
+    ...parsedAtRunTime(0),
     impl: (args) => {
       try {
         parseQuantity(String(args[0]));

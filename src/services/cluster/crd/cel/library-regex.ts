@@ -8,7 +8,7 @@ import { RE2JS } from 're2js';
 import { BoundedMap } from '../../../../lib/bounded-map.ts';
 import { BOOL, INT, listOf, STRING } from './cel-types.ts';
 import { byFactor, mulCost, type Overload, REGEX_STRING_LENGTH_COST_FACTOR, STRING_TRAVERSAL_COST_FACTOR, UNKNOWN_SIZE, addCost, fixed } from './overloads.ts';
-import { RuleEvalError, type Value, valueSize } from './runtime-values.ts';
+import { RuleEvalError, valueSize } from './runtime-values.ts';
 
 const compiled = new BoundedMap<string, RE2JS>(1024);
 
@@ -92,6 +92,3 @@ export const REGEX_OVERLOADS: readonly Overload[] = [
     impl: (args) => celList(findAll(String(args[0]), String(args[1]), Number(args[2] as bigint))),
   },
 ];
-
-/** regexValueSize is exported for tests: the size cost functions read from a value. */
-export const regexValueSize = (v: Value): number => valueSize(v);

@@ -7,7 +7,7 @@
 import { celEnv, type CelValue } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { DYN, INT, listOf, STRING } from './cel-types.ts';
-import { byFactor, type Overload, STRING_TRAVERSAL_COST_FACTOR, traversal, UNKNOWN_SIZE } from './overloads.ts';
+import { byFactor, doubleTraversal, mulCost, type Overload, STRING_TRAVERSAL_COST_FACTOR, traversal, UNKNOWN_SIZE } from './overloads.ts';
 import { RuleEvalError, Opaque, type Value } from './runtime-values.ts';
 
 const env = celEnv({ funcs: strings });
@@ -40,6 +40,34 @@ const resultSizeOfTarget: Pick<Overload, 'estimate' | 'cost'> = {
   cost: traversal(0).cost!,
 };
 
+const splitCost: Pick<Overload, 'estimate' | 'cost'> = {
+  estimate: (sizes) => ({
+    cost: byFactor(sizes[0] ?? UNKNOWN_SIZE, 2 * STRING_TRAVERSAL_COST_FACTOR),
+    resultSize: { min: 0, max: (sizes[0] ?? UNKNOWN_SIZE).max },
+  }),
+  cost: doubleTraversal().cost,
+};
+
+/** joinCost: the result's size (items times their size, plus separators) traversed, as the apiserver prices join. */
+const joinCost: Pick<Overload, 'estimate' | 'cost'> = {
+  estimate: (sizes, types) => {
+    const list = sizes[0] ?? UNKNOWN_SIZE;
+    const elem = types[0]?.kind === 'list' ? types[0].elem : undefined;
+    const elemSize = elem?.bound === undefined ? UNKNOWN_SIZE : { min: 0, max: elem.bound.maxElements };
+    let size = mulCost(list, elemSize);
+    const separator = sizes[1];
+    if (separator !== undefined) {
+      size = { min: size.min + separator.min * Math.max(0, list.min - 1), max: Math.min(2 ** 64 - 1, size.max + separator.max * Math.max(0, list.max - 1)) };
+    }
+    return { cost: byFactor(size, STRING_TRAVERSAL_COST_FACTOR), resultSize: size };
+  },
+  cost: (args) => {
+    const parts = [...(args[0] as Iterable<unknown>)].map(String);
+    const separator = typeof args[1] === 'string' ? args[1] : '';
+    return Math.ceil(parts.join(separator).length * 2 * STRING_TRAVERSAL_COST_FACTOR);
+  },
+};
+
 /** STRINGS_OVERLOADS are the extended string functions. */
 export const STRINGS_OVERLOADS: readonly Overload[] = [
   m('charAt', [STRING, INT], STRING),
@@ -49,15 +77,15 @@ export const STRINGS_OVERLOADS: readonly Overload[] = [
   m('lastIndexOf', [STRING, STRING, INT], INT),
   m('lowerAscii', [STRING], STRING, resultSizeOfTarget),
   m('upperAscii', [STRING], STRING, resultSizeOfTarget),
-  m('replace', [STRING, STRING, STRING], STRING),
-  m('replace', [STRING, STRING, STRING, INT], STRING),
-  m('split', [STRING, STRING], listOf(STRING)),
-  m('split', [STRING, STRING, INT], listOf(STRING)),
+  m('replace', [STRING, STRING, STRING], STRING, doubleTraversal()),
+  m('replace', [STRING, STRING, STRING, INT], STRING, doubleTraversal()),
+  m('split', [STRING, STRING], listOf(STRING), splitCost),
+  m('split', [STRING, STRING, INT], listOf(STRING), splitCost),
   m('substring', [STRING, INT], STRING, resultSizeOfTarget),
   m('substring', [STRING, INT, INT], STRING, resultSizeOfTarget),
   m('trim', [STRING], STRING, resultSizeOfTarget),
-  m('join', [listOf(STRING)], STRING),
-  m('join', [listOf(STRING), STRING], STRING),
+  m('join', [listOf(STRING)], STRING, joinCost),
+  m('join', [listOf(STRING), STRING], STRING, joinCost),
   m('format', [STRING, listOf(DYN)], STRING),
   { name: 'strings.quote', member: false, params: [STRING], result: STRING, ...traversal(0), impl: extFn('strings.quote') },
 ];

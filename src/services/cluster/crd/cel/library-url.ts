@@ -5,7 +5,7 @@
  */
 import { celList, celMap, type CelValue } from '@bufbuild/cel';
 import { BOOL, listOf, mapOf, opaque, STRING } from './cel-types.ts';
-import { type Overload, traversal } from './overloads.ts';
+import { fixed, type Overload, traversal } from './overloads.ts';
 import { RuleEvalError, Opaque, type Value } from './runtime-values.ts';
 
 const URL_TYPE = opaque('kubernetes.URL');
@@ -119,7 +119,8 @@ export const URL_OVERLOADS: readonly Overload[] = [
     member: false,
     params: [STRING],
     result: BOOL,
-    ...traversal(0),
+    // the apiserver's estimator prices `url` only; isURL gets cel-go's default
+    estimate: () => ({ cost: fixed(1) }),
     impl: (args) => {
       try {
         parseUrl(String(args[0]));

@@ -82,6 +82,23 @@ export function traversal(index: number): Pick<Overload, 'estimate' | 'cost'> {
   };
 }
 
+/** parsedAtRunTime is the apiserver's quirk for global parsing functions (`quantity`, `ip`, `cidr`, `isIP`, …): its estimator
+ * prices them only as methods, so statically they cost 1, while at run time they cost a traversal of their argument. */
+export function parsedAtRunTime(index: number, factor = 1): Pick<Overload, 'estimate' | 'cost'> {
+  return {
+    estimate: () => ({ cost: fixed(1) }),
+    cost: (args) => Math.ceil(valueSize(args[index]!) * factor * STRING_TRAVERSAL_COST_FACTOR),
+  };
+}
+
+/** doubleTraversal is the cost of functions that traverse their target and build a result of its size (replace, split). */
+export function doubleTraversal(): Pick<Overload, 'estimate' | 'cost'> {
+  return {
+    estimate: (sizes) => ({ cost: byFactor(sizes[0] ?? UNKNOWN_SIZE, 2 * STRING_TRAVERSAL_COST_FACTOR) }),
+    cost: (args) => Math.ceil(valueSize(args[0]!) * 2 * STRING_TRAVERSAL_COST_FACTOR),
+  };
+}
+
 function fn(name: string, params: CelT[], result: CelT, extra: Partial<Overload> = {}): Overload {
   return { name, member: false, params, result, ...extra };
 }

@@ -141,6 +141,13 @@ describe('rules at the root of the resource', () => {
       'spec: Invalid value: "object": wrong kind',
     ]);
   });
+
+  it('compare only metadata.name and generateName of the resource in self == oldSelf', () => {
+    const schema: JSONSchemaProps = { type: 'object', 'x-kubernetes-validations': [{ rule: 'self.metadata == oldSelf.metadata', message: 'renamed' }] };
+    const old = { metadata: { name: 'a', resourceVersion: '1', labels: { x: 'y' } } };
+    assert.deepEqual(run(schema, { metadata: { name: 'a', resourceVersion: '2' } }, old).errors, []);
+    assert.deepEqual(run(schema, { metadata: { name: 'b', resourceVersion: '2' } }, old).errors, ['<nil>: Invalid value: "object": renamed']);
+  });
 });
 
 describe('transition rules and ratcheting', () => {
@@ -258,6 +265,16 @@ describe('run-time cost budgets stop runaway evaluation', () => {
 });
 
 describe('hostile objects', () => {
+  it('refuses a value nested past the depth limit instead of overflowing the stack', () => {
+    const schema: JSONSchemaProps = {
+      type: 'object',
+      properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, 'x-kubernetes-validations': [{ rule: 'true' }] } },
+    };
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 5000; i++) deep = { a: deep };
+    assert.deepEqual(run(schema, { spec: deep }).errors, ['spec: Invalid value: "object": object nested too deeply']);
+  });
+
   it('treats prototype-named keys as ordinary keys', () => {
     const schema: JSONSchemaProps = {
       type: 'object',

@@ -10,10 +10,9 @@ import { duplicate, type FieldError, forbidden, invalid, required } from '../../
 import { fieldErrorText } from '../../apimachinery/field-errors.ts';
 import type { JSONSchemaProps, ValidationRule } from '../types.ts';
 import type { CompiledRule, RuleNode } from './compile.ts';
-import { itemsSchema } from './cel-types.ts';
 import { MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET } from './cost-limits.ts';
 import { Interpreter, Meter } from './interpreter.ts';
-import { CostLimitExceeded, RuleEvalError, NONE, Optional, toCel, type Value } from './runtime-values.ts';
+import { CostLimitExceeded, NONE, Optional, toCel, type Value } from './runtime-values.ts';
 
 interface State {
   budget: number;
@@ -85,8 +84,16 @@ function evaluateRules(node: RuleNode, nodePath: string, value: unknown, old: un
     state.stopped = true;
     return;
   }
-  const self = toCel(value, node.schema);
-  const oldSelf = old === undefined || old === null ? undefined : toCel(old, node.schema);
+  let self: Value;
+  let oldSelf: Value | undefined;
+  try {
+    self = toCel(node.resourceRoot ? visibleResource(value) : value, node.schema);
+    oldSelf = old === undefined || old === null ? undefined : toCel(node.resourceRoot ? visibleResource(old) : old, node.schema);
+  } catch (error) {
+    // Only a value nested past toCel's depth limit gets here; the decoder's own limits normally refuse it first.
+    state.errors.push(invalid(path, typeValue(node.schema), error instanceof Error ? error.message : String(error)));
+    return;
+  }
   for (const compiled of node.rules) {
     const { rule } = compiled;
     if (compiled.usesOldSelf && oldSelf === undefined && !compiled.optionalOldSelf) continue;
@@ -166,6 +173,18 @@ function evaluateRules(node: RuleNode, nodePath: string, value: unknown, old: un
   }
 }
 
+/** visibleResource is a resource as rules see it: of its metadata only name and generateName (SchemaDeclType's WithTypeAndObjectMeta). */
+function visibleResource(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const metadata = (value as Record<string, unknown>)['metadata'];
+  if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) return value;
+  const visible: Record<string, unknown> = {};
+  for (const key of ['name', 'generateName']) {
+    if (Object.hasOwn(metadata, key)) visible[key] = (metadata as Record<string, unknown>)[key];
+  }
+  return { ...(value as Record<string, unknown>), metadata: visible };
+}
+
 function mapListKey(item: unknown, keys: readonly string[]): string | undefined {
   if (item === null || typeof item !== 'object' || Array.isArray(item)) return undefined;
   return JSON.stringify(keys.map((k) => (item as Record<string, unknown>)[k] ?? null));
@@ -219,8 +238,3 @@ export function validateWithRules(
   walk(root, '', object, oldObject, oldObject !== undefined && deepEqual(object, oldObject), state, 0);
   return { errors: state.errors, warnings: state.warnings };
 }
-
-/** isEvalError tells rule failures from bugs (exported for tests). */
-export const isEvalError = (e: unknown): boolean => e instanceof RuleEvalError;
-/** itemsOf is exported for tests. */
-export const itemsOf = itemsSchema;
