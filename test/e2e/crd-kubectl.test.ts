@@ -253,6 +253,40 @@ describe('CustomResourceDefinitions with the real kubectl: real-world CRDs appli
     assert.deepEqual(after.spec.ports, [{ name: 'metrics', port: 9090 }]);
   });
 
+  it('re-applies an unchanged CRD as unchanged, and serves a second, deprecated version with its warning once added', async () => {
+    assert.equal(
+      await ok(['apply', '-f', file('cert.yaml', fixture('cert-manager-certificate.yaml'))]),
+      'customresourcedefinition.apiextensions.k8s.io/certificates.cert-manager.io unchanged\n',
+    );
+    const twoVersions = fixture('widget.yaml').replace(
+      '  versions:\n',
+      [
+        '  versions:',
+        '    - name: v1beta1',
+        '      served: true',
+        '      storage: false',
+        '      deprecated: true',
+        '      deprecationWarning: fixtures.fogbank.dev/v1beta1 Widget is deprecated; use fixtures.fogbank.dev/v1 Widget',
+        '      schema:',
+        '        openAPIV3Schema:',
+        '          type: object',
+        '          x-kubernetes-preserve-unknown-fields: true',
+        '',
+      ].join('\n'),
+    );
+    assert.equal(
+      await ok(['apply', '-f', file('widget-two-versions.yaml', twoVersions)]),
+      'customresourcedefinition.apiextensions.k8s.io/widgets.fixtures.fogbank.dev configured\n',
+    );
+    const crd = JSON.parse(await ok(['get', 'crd', 'widgets.fixtures.fogbank.dev', '-o', 'json']));
+    assert.equal(crd.metadata.generation, 2);
+    assert.deepEqual(crd.status.storedVersions, ['v1']);
+    const old = await kubectl.run(['get', 'widgets.v1beta1.fixtures.fogbank.dev', 'w1', '-n', 'default', '-o', 'jsonpath={.apiVersion} {.spec.replicas}']);
+    assert.equal(old.code, 0, old.stderr);
+    assert.equal(old.stdout, 'fixtures.fogbank.dev/v1beta1 5');
+    assert.equal(old.stderr, 'Warning: fixtures.fogbank.dev/v1beta1 Widget is deprecated; use fixtures.fogbank.dev/v1 Widget\n');
+  });
+
   it("ages date columns by the server's clock, frozen and moved by the test", async () => {
     const clock = (change: Record<string, unknown>) =>
       fetch(`${server.url}/_fogbank/clock`, {

@@ -9,6 +9,7 @@
  */
 import type { CustomResourceDefinition, CustomResourceDefinitionCondition, CustomResourceDefinitionNames, CustomResourceDefinitionStatus } from '../types.ts';
 import { apiApprovalState, isProtectedCommunityGroup } from './api-approval.ts';
+import { caBundleProblem } from './ca-bundle.ts';
 
 /**
  * acceptNames is the CRD's status after its controllers have run: accepted names and the
@@ -33,9 +34,14 @@ export function acceptNames(input: CustomResourceDefinition, others: readonly Cu
   }
 
   if (isTrue(conditions, 'NamesAccepted') && !isTrue(conditions, 'Established')) {
+    // The establishing controller; a conversion webhook whose CA bundle client-go cannot load keeps the CRD unestablished.
+    const clientConfig = crd.spec.conversion?.webhook?.clientConfig as { caBundle?: unknown } | undefined | null;
+    const caBundle = typeof clientConfig?.caBundle === 'string' ? clientConfig.caBundle : undefined;
     conditions = setCondition(
       conditions,
-      { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' },
+      clientConfig !== undefined && clientConfig !== null && caBundleProblem(caBundle) !== undefined
+        ? { type: 'Established', status: 'False', reason: 'InvalidCABundle', message: 'The conversion webhook CABundle is invalid' }
+        : { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' },
       now,
     );
   }

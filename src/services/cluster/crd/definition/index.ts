@@ -10,4 +10,4 @@ export { defaultCustomResourceDefinition } from './defaults.ts';
 export { evaluateJsonPath, executeJsonPath, JsonPathError, parseJsonPath, printJsonPathResults } from './jsonpath.ts';
 export { printerCells, printerColumns } from './printer-columns.ts';
 export { ScaleError, type ScaleValues, scaleOf, withSpecReplicas } from './scale.ts';
-export { validateCustomResourceDefinition } from './validate-definition.ts';
+export { validateCustomResourceDefinition, validateCustomResourceDefinitionStatus } from './validate-definition.ts';

@@ -6,6 +6,7 @@
 import { type FieldError, forbidden, invalid, notSupported, required } from '../../apimachinery/field-errors.ts';
 import { isDns1123Subdomain } from '../../apimachinery/name-rules.ts';
 import type { CustomResourceDefinitionSpec } from '../types.ts';
+import { caBundleLiteral, caBundleProblem } from './ca-bundle.ts';
 import { isDns1035Label } from './dns1035.ts';
 
 /** ACCEPTED_REVIEW_VERSIONS are the ConversionReview versions this apiserver speaks. */
@@ -18,7 +19,7 @@ interface ClientConfig {
 }
 
 /** validateConversion checks the strategy and, for Webhook, the client config and review versions. */
-export function validateConversion(conversion: CustomResourceDefinitionSpec['conversion'], path: string): FieldError[] {
+export function validateConversion(conversion: CustomResourceDefinitionSpec['conversion'], path: string, allowInvalidCABundle = true): FieldError[] {
   if (conversion === undefined || conversion === null) return [];
   const errors: FieldError[] = [];
   const strategy = typeof conversion.strategy === 'string' ? conversion.strategy : '';
@@ -34,6 +35,9 @@ export function validateConversion(conversion: CustomResourceDefinitionSpec['con
       if (hasUrl === hasService) errors.push(required(`${path}.webhookClientConfig`, 'exactly one of url or service is required'));
       else if (hasUrl) errors.push(...validateWebhookUrl(`${path}.webhookClientConfig.url`, clientConfig.url as string));
       else errors.push(...validateWebhookService(`${path}.webhookClientConfig.service`, clientConfig.service!));
+      const caBundle = typeof clientConfig.caBundle === 'string' ? clientConfig.caBundle : '';
+      const problem = caBundleProblem(caBundle);
+      if (!allowInvalidCABundle && problem !== undefined) errors.push(invalid(`${path}.webhookClientConfig.caBundle`, caBundleLiteral(caBundle), problem));
     }
     errors.push(...validateReviewVersions(reviewVersions, `${path}.conversionReviewVersions`));
   } else {

@@ -5,7 +5,7 @@ import type { CustomResourceDefinition } from '../types.ts';
 import { acceptNames } from './accept-names.ts';
 import { defaultCustomResourceDefinition } from './defaults.ts';
 import { fooCrd, widgetCrd } from './test-crds.ts';
-import { validateCustomResourceDefinition } from './validate-definition.ts';
+import { validateCustomResourceDefinition, validateCustomResourceDefinitionStatus } from './validate-definition.ts';
 
 function texts(crd: CustomResourceDefinition, old?: CustomResourceDefinition): string[] {
   return validateCustomResourceDefinition(crd, old).map(fieldErrorText);
@@ -166,6 +166,21 @@ describe('validateCustomResourceDefinition', () => {
     ]);
   });
 
+  it("runs the structural and CEL checks at the schema's internal path: top level when every version shares it, per version otherwise", () => {
+    const shared = fooCrd();
+    delete shared.spec.versions[0]!.schema!.openAPIV3Schema!.properties!['spec']!.type;
+    assert.deepEqual(texts(shared), ['spec.validation.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields']);
+    const own = widgetCrd();
+    own.spec.versions[1]!.schema = {
+      openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-validations': [{ rule: 'self.replicas >' }] } } },
+    };
+    const [compile] = texts(own);
+    assert.match(
+      compile ?? '',
+      /^spec\.versions\[1\]\.schema\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[0\]\.rule: Invalid value: apiextensions\.ValidationRule\{Rule:"self\.replicas >".*\}: compilation failed: ERROR: <input>:1:15: Syntax error: /s,
+    );
+  });
+
   it('on update keeps group and plural, and scope and kind once Established', () => {
     const old = stored(widgetCrd());
     const next = structuredClone(old);
@@ -194,5 +209,16 @@ describe('validateCustomResourceDefinition', () => {
     );
     assert.ok(texts(hostile).length > 0);
     assert.ok(Array.isArray(validateCustomResourceDefinition({ metadata: {}, spec: {} } as CustomResourceDefinition, undefined)));
+  });
+});
+
+describe('validateCustomResourceDefinitionStatus', () => {
+  it('checks only the accepted names, as a /status write is checked', () => {
+    const crd = stored(widgetCrd());
+    crd.spec.scope = 'Global';
+    crd.status = { ...crd.status, acceptedNames: { plural: 'Widgets', kind: 'Widget' } };
+    assert.deepEqual(validateCustomResourceDefinitionStatus(crd).map(fieldErrorText), [
+      "status.acceptedNames.plural: Invalid value: \"Widgets\": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+    ]);
   });
 });

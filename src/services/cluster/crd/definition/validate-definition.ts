@@ -12,6 +12,7 @@ import { compileSchemaRules } from '../cel/index.ts';
 import { validateStructuralSchema } from '../schema/index.ts';
 import type { CustomResourceColumnDefinition, CustomResourceDefinition, JSONSchemaProps } from '../types.ts';
 import { API_APPROVED_ANNOTATION, apiApprovalState, isProtectedCommunityGroup } from './api-approval.ts';
+import { caBundleProblem } from './ca-bundle.ts';
 import { defaultCustomResourceDefinition } from './defaults.ts';
 import { isDns1035Label } from './dns1035.ts';
 import { type InternalSpec, type Subresources, toInternal, versionsLiteral } from './internal-form.ts';
@@ -38,7 +39,7 @@ export function validateCustomResourceDefinition(input: CustomResourceDefinition
     errors.push(invalid('metadata.name', name, 'must be spec.names.plural+"."+spec.group'));
   }
 
-  errors.push(...validateSpec(crd));
+  errors.push(...validateSpec(crd, allowInvalidCABundle(old)));
   if (old !== undefined) {
     const established = (old.status?.conditions ?? []).some((condition) => condition.type === 'Established' && condition.status === 'True');
     if (established) {
@@ -59,7 +60,20 @@ export function validateCustomResourceDefinition(input: CustomResourceDefinition
   return errors;
 }
 
-function validateSpec(crd: CustomResourceDefinition): FieldError[] {
+/**
+ * allowInvalidCABundle: a bad conversion CA bundle is accepted on create, before the CRD is
+ * Established, and while the stored one is bad too (so a controller updating other fields is not refused).
+ */
+function allowInvalidCABundle(old: CustomResourceDefinition | undefined): boolean {
+  if (old === undefined) return true;
+  if (!(old.status?.conditions ?? []).some((condition) => condition.type === 'Established' && condition.status === 'True')) return true;
+  const clientConfig = old.spec.conversion?.webhook?.clientConfig as { caBundle?: unknown } | undefined | null;
+  const caBundle = typeof clientConfig?.caBundle === 'string' ? clientConfig.caBundle : '';
+  if (caBundle === '') return false;
+  return caBundleProblem(caBundle) !== undefined;
+}
+
+function validateSpec(crd: CustomResourceDefinition, allowBadCABundle: boolean): FieldError[] {
   const errors: FieldError[] = [];
   const spec = crd.spec;
   const internal = toInternal(spec);
@@ -132,7 +146,7 @@ function validateSpec(crd: CustomResourceDefinition): FieldError[] {
   if (spec.conversion !== undefined && spec.conversion.strategy !== 'None' && spec.preserveUnknownFields === true) {
     errors.push(invalid('spec.conversion.strategy', spec.conversion.strategy, 'must be None if spec.preserveUnknownFields is true'));
   }
-  errors.push(...validateConversion(spec.conversion, 'spec.conversion'));
+  errors.push(...validateConversion(spec.conversion, 'spec.conversion', allowBadCABundle));
   return errors;
 }
 
@@ -274,4 +288,12 @@ export function schemaHas(schema: JSONSchemaProps, predicate: (node: JSONSchemaP
 
 function nonEmpty(value: unknown): value is string {
   return typeof value === 'string' && value !== '';
+}
+
+/**
+ * validateCustomResourceDefinitionStatus is what a `/status` write of a CRD is checked against
+ * (ValidateUpdateCustomResourceDefinitionStatus): only the accepted names; metadata rules are the registry's.
+ */
+export function validateCustomResourceDefinitionStatus(crd: CustomResourceDefinition): FieldError[] {
+  return validateNames(crd.status?.acceptedNames, 'status.acceptedNames');
 }
