@@ -82,6 +82,18 @@ describe('CustomResourceDefinitions: serving custom resources', () => {
     assert.deepEqual(entry.categories, ['api-extensions']);
   });
 
+  it('writes a CRD /status alone, checking its accepted names', async () => {
+    const bad = await h.call('PATCH', `${CRDS}/widgets.example.com/status`, { status: { acceptedNames: { plural: 'Bad_Plural', kind: 'Widget' } } }, MERGE);
+    assert.equal(bad.status, 422);
+    assert.match(
+      bad.body.message,
+      /^CustomResourceDefinition\.apiextensions\.k8s\.io "widgets\.example\.com" is invalid: status\.acceptedNames\.plural: Invalid value: "Bad_Plural"/,
+    );
+    const spec = await h.call('PATCH', `${CRDS}/widgets.example.com/status`, { spec: { scope: 'Cluster' } }, MERGE);
+    assert.equal(spec.status, 200);
+    assert.equal(spec.body.spec.scope, 'Namespaced', 'spec is not written through /status');
+  });
+
   it('serves the custom resource in discovery, aggregated and legacy, with short names and categories', async () => {
     const legacy = await h.call('GET', '/apis/example.com/v1');
     assert.equal(legacy.status, 200);
