@@ -437,6 +437,9 @@ describe('CustomResourceDefinitions: schema validation, CEL rules and defaulting
     assert.deepEqual(read.body.spec, { replicas: 3, maxReplicas: 5, color: 'green' });
     const stored = await h.store.get<{ spec: Record<string, unknown> }>('cluster/customresources/gizmos.rules.example.com', 'g1');
     assert.equal(stored?.value.spec['color'], undefined, 'the stored object is not rewritten by a read');
+    const generation = read.body.metadata.generation;
+    const labelled = await h.call('PATCH', `${GIZMOS}/g1`, { metadata: { labels: { a: 'b' } } }, MERGE);
+    assert.equal(labelled.body.metadata.generation, generation, 'the new default is no spec change: compared with the object as read');
   });
 
   it('refuses an invalid CRD with 422 and installs nothing of it', async () => {
