@@ -8,7 +8,7 @@
 import type { FieldError } from '../apimachinery/field-errors.ts';
 import type { ResourceStrategy, ResourceView } from '../apimachinery/strategy.ts';
 import { CRD_LIST_SCHEMA, CRD_SCHEMA, CRD_SCHEMAS } from './crd-schemas.ts';
-import { defaultCustomResourceDefinition, validateCustomResourceDefinition } from './definition/index.ts';
+import { defaultCustomResourceDefinition, validateCustomResourceDefinition, validateCustomResourceDefinitionStatus } from './definition/index.ts';
 import type { CustomResourceDefinition } from './types.ts';
 
 /** CRD_STORE_KIND is where CustomResourceDefinitions are stored (keys: their names). */
@@ -92,7 +92,8 @@ const crdStatusStrategy = {
     if (status === undefined) delete crd.status;
     else crd.status = status;
   },
-  validateUpdate: (crd, old) => validateDefinition(crd, old),
+  // A /status write checks the status alone (ValidateUpdateCustomResourceDefinitionStatus).
+  validateUpdate: (crd) => validateCustomResourceDefinitionStatus(crd),
 } satisfies ResourceStrategy<CustomResourceDefinition>;
 
 /** crdView serves CustomResourceDefinitions at apiextensions.k8s.io/v1. */

@@ -119,6 +119,8 @@ interface CustomResourceParts {
   readonly schema: JSONSchemaProps;
   readonly rules: SchemaRules;
   readonly statusSubresource: boolean;
+  /** readStored is a stored object as a read sees it (pruned and defaulted by today's schema): what `oldSelf` is. */
+  readonly readStored: (stored: CustomObject) => CustomObject;
 }
 
 /** BLOCKING_ERRORS are the schema errors after which CEL rules are not run (the apiserver's hasBlockingErr). */
@@ -140,7 +142,7 @@ const RULES_NOT_CHECKED: FieldError = {
 
 /** customStrategy is one version's behaviour in the generic registry. */
 function customStrategy(parts: CustomResourceParts): ResourceStrategy<CustomObject> {
-  const { crd, names, version, schema, rules, statusSubresource } = parts;
+  const { crd, names, version, schema, rules, statusSubresource, readStored } = parts;
   const group = crd.spec.group;
   const apiVersion = `${group}/${version.name}`;
   // The CEL rules' warnings (ratcheted errors) of an object just validated, for `warnings`.
@@ -153,7 +155,7 @@ function customStrategy(parts: CustomResourceParts): ResourceStrategy<CustomObje
       ruleWarnings.set(object, []);
       return [...errors, RULES_NOT_CHECKED];
     }
-    const ruled = rules.validate(typed, old === undefined ? undefined : { ...old, apiVersion, kind: names.kind });
+    const ruled = rules.validate(typed, old === undefined ? undefined : { ...readStored(old), apiVersion, kind: names.kind });
     ruleWarnings.set(object, ruled.warnings);
     return [...errors, ...ruled.errors];
   };
@@ -176,7 +178,9 @@ function customStrategy(parts: CustomResourceParts): ResourceStrategy<CustomObje
         else object['status'] = old['status'];
       }
       const generation = old.metadata.generation ?? 1;
-      object.metadata.generation = generationText(object, statusSubresource) === generationText(old, statusSubresource) ? generation : generation + 1;
+      // The old object as storage reads it (today's defaults), as the apiserver compares them.
+      const before = generationText(readStored(old), statusSubresource);
+      object.metadata.generation = generationText(object, statusSubresource) === before ? generation : generation + 1;
     },
     validate: (object) => check(object, undefined),
     validateUpdate: (object, old) => check(object, old),
@@ -258,19 +262,6 @@ export function customResourceViews(crd: CustomResourceDefinition): AnyView[] {
     const schema = version.schema?.openAPIV3Schema ?? PERMISSIVE_SCHEMA;
     const compiled = compileSchemaRules(schema, `spec.versions[${crd.spec.versions.indexOf(version)}].schema.openAPIV3Schema`);
     const statusSubresource = version.subresources?.status !== undefined && version.subresources.status !== null;
-    const parts: CustomResourceParts = { crd, names, version, schema, rules: compiled.rules, statusSubresource };
-    const strategy = customStrategy(parts);
-    const kind = names.kind;
-    const listKind = names.listKind ?? `${kind}List`;
-    const schemaName = schemaNameOf(group, version.name, kind);
-    const listSchemaName = schemaNameOf(group, version.name, listKind);
-    const schemas: SchemaSet = {
-      ...META_SCHEMAS,
-      ...ssaSchemaSet(schema, schemaName),
-      [listSchemaName]: listSchema(listKind, schemaName, `${listKind} is a list of ${kind}`),
-    };
-    const selectable = (version.selectableFields ?? []).map((field) => field.jsonPath);
-    const decode = decoderOf(schema);
     // Reads prune and default the stored object again (the schema may have changed since it was written), once per stored object.
     const read = new WeakMap<object, CustomObject>();
     const toExternal = (stored: CustomObject): CustomObject => {
@@ -283,6 +274,19 @@ export function customResourceViews(crd: CustomResourceDefinition): AnyView[] {
       }
       return external;
     };
+    const parts: CustomResourceParts = { crd, names, version, schema, rules: compiled.rules, statusSubresource, readStored: toExternal };
+    const strategy = customStrategy(parts);
+    const kind = names.kind;
+    const listKind = names.listKind ?? `${kind}List`;
+    const schemaName = schemaNameOf(group, version.name, kind);
+    const listSchemaName = schemaNameOf(group, version.name, listKind);
+    const schemas: SchemaSet = {
+      ...META_SCHEMAS,
+      ...ssaSchemaSet(schema, schemaName),
+      [listSchemaName]: listSchema(listKind, schemaName, `${listKind} is a list of ${kind}`),
+    };
+    const selectable = (version.selectableFields ?? []).map((field) => field.jsonPath);
+    const decode = decoderOf(schema);
     const deprecated = version.deprecated === true;
     const main: ResourceView<CustomObject, CustomObject> = {
       group,

@@ -82,6 +82,18 @@ describe('CustomResourceDefinitions: serving custom resources', () => {
     assert.deepEqual(entry.categories, ['api-extensions']);
   });
 
+  it('writes a CRD /status alone, checking its accepted names', async () => {
+    const bad = await h.call('PATCH', `${CRDS}/widgets.example.com/status`, { status: { acceptedNames: { plural: 'Bad_Plural', kind: 'Widget' } } }, MERGE);
+    assert.equal(bad.status, 422);
+    assert.match(
+      bad.body.message,
+      /^CustomResourceDefinition\.apiextensions\.k8s\.io "widgets\.example\.com" is invalid: status\.acceptedNames\.plural: Invalid value: "Bad_Plural"/,
+    );
+    const spec = await h.call('PATCH', `${CRDS}/widgets.example.com/status`, { spec: { scope: 'Cluster' } }, MERGE);
+    assert.equal(spec.status, 200);
+    assert.equal(spec.body.spec.scope, 'Namespaced', 'spec is not written through /status');
+  });
+
   it('serves the custom resource in discovery, aggregated and legacy, with short names and categories', async () => {
     const legacy = await h.call('GET', '/apis/example.com/v1');
     assert.equal(legacy.status, 200);
@@ -417,6 +429,7 @@ describe('CustomResourceDefinitions: schema validation, CEL rules and defaulting
   });
 
   it('defaults on read from storage: a default added to the schema later shows on objects stored before it', async () => {
+    assert.equal((await h.call('GET', `${GIZMOS}/g1`)).body.spec.color, undefined, 'read (and its text kept) before the change');
     const current = await h.call('GET', `${CRDS}/gizmos.rules.example.com`);
     const updated = await h.call('PUT', `${CRDS}/gizmos.rules.example.com`, { ...crd('green'), metadata: current.body.metadata });
     assert.equal(updated.status, 200, JSON.stringify(updated.body));
@@ -424,6 +437,9 @@ describe('CustomResourceDefinitions: schema validation, CEL rules and defaulting
     assert.deepEqual(read.body.spec, { replicas: 3, maxReplicas: 5, color: 'green' });
     const stored = await h.store.get<{ spec: Record<string, unknown> }>('cluster/customresources/gizmos.rules.example.com', 'g1');
     assert.equal(stored?.value.spec['color'], undefined, 'the stored object is not rewritten by a read');
+    const generation = read.body.metadata.generation;
+    const labelled = await h.call('PATCH', `${GIZMOS}/g1`, { metadata: { labels: { a: 'b' } } }, MERGE);
+    assert.equal(labelled.body.metadata.generation, generation, 'the new default is no spec change: compared with the object as read');
   });
 
   it('refuses an invalid CRD with 422 and installs nothing of it', async () => {
