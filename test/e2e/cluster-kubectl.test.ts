@@ -184,6 +184,7 @@ describe('cluster API with the real kubectl', () => {
         'resource.k8s.io',
         'scheduling.k8s.io',
         'storage.k8s.io',
+        'apiextensions.k8s.io',
         'authentication.k8s.io',
         'authorization.k8s.io',
       ],

@@ -28,7 +28,9 @@ interface Collection {
     | 'Service'
     | 'ConfigMap'
     | 'Secret'
-    | 'Lease';
+    | 'Lease'
+    | 'CustomResourceDefinition'
+    | 'Widget';
   /** The object's subresources served (`status`): get, put and patch. */
   readonly subresources?: readonly string[];
 }
@@ -48,7 +50,55 @@ const COLLECTIONS: readonly Collection[] = [
   { path: '/api/v1/namespaces/:namespace/configmaps', item: ':object', kind: 'ConfigMap' },
   { path: '/api/v1/namespaces/:namespace/secrets', item: ':object', kind: 'Secret' },
   { path: '/apis/coordination.k8s.io/v1/namespaces/:namespace/leases', item: ':object', kind: 'Lease' },
+  // CustomResourceDefinitions, and the custom resource of the one the seed installs (seed-state.ts).
+  { path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', item: ':crd', kind: 'CustomResourceDefinition', subresources: ['status'] },
+  { path: '/apis/fuzz.example.com/v1/namespaces/:namespace/widgets', item: ':object', kind: 'Widget', subresources: ['scale', 'status'] },
 ];
+
+/** FUZZ_CRD is the CRD the seed installs, whose custom resource the fuzzer aims at: status and scale subresources, a list-map, printer columns, a deprecated second version. */
+export function fuzzCrd(plural: string): Json {
+  const schema: Json = {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        properties: {
+          replicas: { type: 'integer', minimum: 0, default: 1 },
+          color: { type: 'string', enum: ['red', 'blue'] },
+          ports: {
+            type: 'array',
+            maxItems: 8,
+            'x-kubernetes-list-type': 'map',
+            'x-kubernetes-list-map-keys': ['name'],
+            items: { type: 'object', required: ['name'], properties: { name: { type: 'string', maxLength: 16 }, port: { type: 'integer' } } },
+          },
+          free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+        },
+      },
+      status: { type: 'object', properties: { replicas: { type: 'integer' } } },
+    },
+  };
+  const version = (name: string, storage: boolean): Json => ({
+    name,
+    served: true,
+    storage,
+    deprecated: !storage,
+    schema: { openAPIV3Schema: schema },
+    subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } },
+    additionalPrinterColumns: [{ name: 'Color', type: 'string', jsonPath: '.spec.color' }],
+  });
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.fuzz.example.com` },
+    spec: {
+      group: 'fuzz.example.com',
+      scope: 'Namespaced',
+      names: { plural, kind: plural === 'widgets' ? 'Widget' : `K${plural.replace(/[^a-z0-9]/g, '')}`, shortNames: [`${plural}-s`], categories: ['all'] },
+      versions: [version('v1', true), version('v1beta1', false)],
+    },
+  };
+}
 
 /** REVIEWS are the create-only review resources every authenticated user may POST (with YAML too). */
 const REVIEWS: readonly string[] = [
@@ -76,9 +126,20 @@ export function clusterRoutes(): RegisteredRoute[] {
     '/api/v1/watch/namespaces',
     '/apis/rbac.authorization.k8s.io/v1/watch/clusterroles',
     '/api/v1/watch/namespaces/:namespace/events',
+    '/apis/fuzz.example.com/v1/widgets',
+    '/apis/fuzz.example.com/v1beta1/namespaces/:namespace/widgets/:object',
   ])
     add('GET', path);
-  for (const path of ['/api', '/apis', '/version', '/openapi/v3', '/apis/rbac.authorization.k8s.io/v1', '/openapi/v3/apis/rbac.authorization.k8s.io/v1'])
+  for (const path of [
+    '/api',
+    '/apis',
+    '/version',
+    '/openapi/v3',
+    '/apis/rbac.authorization.k8s.io/v1',
+    '/openapi/v3/apis/rbac.authorization.k8s.io/v1',
+    '/apis/fuzz.example.com/v1',
+    '/openapi/v3/apis/fuzz.example.com/v1',
+  ])
     add('GET', path);
   return routes;
 }
@@ -122,6 +183,7 @@ export function clusterBody(method: string, url: string, random: Random): Json |
     method === 'POST'
       ? `fz-${random.text(8, 'abcdefghijklmnopqrstuvwxyz0123456789')}`
       : random.pick(['fuzz-role', 'fuzz-binding', 'fuzz-ns', 'fuzz-event', 'fuzz-object']);
+  if (collection.kind === 'CustomResourceDefinition') return fuzzCrd(method === 'POST' ? name : random.pick(['gadgets', 'widgets']));
   return objectOf(collection.kind, name);
 }
 
@@ -213,6 +275,16 @@ function objectOf(kind: Collection['kind'], name: string): Json {
         kind,
         metadata: { name },
         spec: { holderIdentity: 'fuzz', leaseDurationSeconds: 15, renewTime: '2026-01-01T00:00:00.000000Z' },
+      };
+    case 'CustomResourceDefinition':
+      return fuzzCrd(name);
+    case 'Widget':
+      return {
+        apiVersion: 'fuzz.example.com/v1',
+        kind,
+        metadata: { name, labels: { app: 'fuzz' } },
+        spec: { replicas: 2, color: 'red', ports: [{ name: 'http', port: 80 }], free: { any: ['thing'] } },
+        status: { replicas: 1 },
       };
     case 'CoreEvent':
       return {
@@ -337,6 +409,10 @@ function applyKind(url: string): { apiVersion: string; kind: string } {
       return { apiVersion: 'v1', kind: 'Namespace' };
     case 'Event':
       return { apiVersion: 'events.k8s.io/v1', kind: 'Event' };
+    case 'CustomResourceDefinition':
+      return { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
+    case 'Widget':
+      return { apiVersion: 'fuzz.example.com/v1', kind: 'Widget' };
     case 'CoreEvent':
       return { apiVersion: 'v1', kind: 'Event' };
     default:

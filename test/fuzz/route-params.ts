@@ -37,6 +37,8 @@ const PLAUSIBLE: Readonly<Record<string, readonly string[]>> = {
   // A ServiceAccount (the TokenRequest subresource): the one every namespace has, and a missing one.
   name: ['default', 'missing-account'],
   object: [KNOWN.object, 'missing-object', 'Bad_Name'],
+  // A CRD: the seeded one that may be deleted, a missing one, a bad name (the seeded widgets CRD stays for its custom resource's routes).
+  crd: ['gadgets.fuzz.example.com', 'missing.example.com', 'Bad_Name'],
   userId: ['me', 'someone@example.com', 'other@example.com'],
   packageName: ['com.example.fuzz', 'com.example.other', 'Not.A.Package'],
   // The web console's routes (src/console/server/).

@@ -1,3 +1,4 @@
+import { fuzzCrd } from './cluster.ts';
 import { Random } from './random.ts';
 import type { KNOWN as Known } from './route-params.ts';
 import { fuzzZip } from './zips.ts';
@@ -76,6 +77,15 @@ export function SEED_REQUESTS(known: typeof Known): SeedRequest[] {
       type: 'Normal',
       note: 'seeded',
       regarding: { kind: 'Pod', name: 'fuzz-pod', namespace: known.namespace, apiVersion: 'v1' },
+    }),
+    // A CRD whose custom resource the cluster routes reach, one instance of it, and a second CRD that may be deleted.
+    json('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', fuzzCrd('widgets')),
+    json('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', fuzzCrd('gadgets')),
+    json('POST', `/apis/fuzz.example.com/v1/namespaces/${known.namespace}/widgets`, {
+      apiVersion: 'fuzz.example.com/v1',
+      kind: 'Widget',
+      metadata: { name: known.object },
+      spec: { replicas: 1, color: 'blue', ports: [{ name: 'http', port: 80 }] },
     }),
     json('POST', `/api/v1/namespaces/${known.namespace}/pods`, {
       metadata: { name: known.object },

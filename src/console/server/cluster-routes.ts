@@ -44,13 +44,13 @@ export function registerClusterRoutes(app: FastifyInstance, store: Store, sessio
     const user = viewer(request);
     const q = query(request, ['group', 'resource', 'namespace'], ['resource']);
     const view = await loaded();
-    return { objects: await view.objects(user, view.view(q['group'] ?? '', q['resource'] ?? ''), q['namespace'] || undefined) };
+    return { objects: await view.objects(user, await view.view(q['group'] ?? '', q['resource'] ?? ''), q['namespace'] || undefined) };
   });
   app.get(`${base}/object`, async (request) => {
     const user = viewer(request);
     const q = query(request, ['group', 'resource', 'namespace', 'name'], ['resource', 'name']);
     const view = await loaded();
-    return view.object(user, view.view(q['group'] ?? '', q['resource'] ?? ''), q['namespace'] || undefined, q['name'] ?? '');
+    return view.object(user, await view.view(q['group'] ?? '', q['resource'] ?? ''), q['namespace'] || undefined, q['name'] ?? '');
   });
   app.get(`${base}/events`, async (request) => {
     const user = viewer(request);

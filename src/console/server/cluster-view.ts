@@ -1,6 +1,6 @@
 /**
  * The cluster views, generic over what the family serves: every view of its registry
- * (`CLUSTER_VIEWS`, the list discovery is built from) as group → kind → namespace → object, each
+ * (`CLUSTER_VIEWS`, the list discovery is built from, and the stored CRDs' custom resources) as group → kind → namespace → object, each
  * object as YAML with managedFields folded apart; Events; and RBAC both ways — what a subject may
  * do (the authorizer's grants for it), and who may do a verb on a resource (each subject any
  * binding names, asked of the authorizer, with the binding and role it answers with). A kind or
@@ -22,6 +22,7 @@ import { forbidden, forbiddenMessage } from '../../services/cluster/rbac/authori
 import type { Attributes } from '../../services/cluster/rbac/policy-rules.ts';
 import type { Subject } from '../../services/cluster/resources/cluster-role-bindings.ts';
 import { NAMESPACE_STORE_KIND } from '../../services/cluster/resources/namespaces.ts';
+import { storedCustomResourceViews } from '../../services/cluster/crd/catalog.ts';
 import { CLUSTER_VIEWS } from '../../services/cluster/runtime.ts';
 import type { StoredRecord, Store } from '../../store/store.ts';
 import { ConsoleError } from './errors.ts';
@@ -102,12 +103,18 @@ export class ClusterView {
     return (await this.store.list(NAMESPACE_STORE_KIND)).map((record) => record.key);
   }
 
+  /** #views are the served views: the fixed ones and those of the stored CRDs. */
+  async #views(): Promise<readonly AnyView[]> {
+    const custom = await storedCustomResourceViews(this.store);
+    return custom.length === 0 ? CLUSTER_VIEWS : [...CLUSTER_VIEWS, ...custom];
+  }
+
   /** kinds lists every served resource `user` may list somewhere, in discovery order, with where (null: everywhere). */
   async kinds(user: UserInfo): Promise<KindSummary[]> {
     await this.#authorizer.refresh();
     const namespaces = await this.#namespaces();
     const kinds: KindSummary[] = [];
-    for (const view of CLUSTER_VIEWS) {
+    for (const view of await this.#views()) {
       const scope = this.#scope(user, view, namespaces);
       if (scope !== 'all' && scope.length === 0) continue;
       kinds.push({
@@ -123,8 +130,8 @@ export class ClusterView {
   }
 
   /** view finds a served resource by group and plural name (404 otherwise). */
-  view(group: string, resource: string): AnyView {
-    const view = CLUSTER_VIEWS.find((each) => each.group === group && each.resource === resource);
+  async view(group: string, resource: string): Promise<AnyView> {
+    const view = (await this.#views()).find((each) => each.group === group && each.resource === resource);
     if (view === undefined) throw new ConsoleError(404, `The cluster serves no resource ${JSON.stringify(resource)} in group ${JSON.stringify(group)}.`);
     return view;
   }
@@ -163,7 +170,7 @@ export class ClusterView {
   /** events lists the core Events `user` may list (the newest first), as `kubectl get events` reads them; 403 when it may list them nowhere. */
   async events(user: UserInfo) {
     await this.#authorizer.refresh();
-    const view = this.view('', 'events');
+    const view = await this.view('', 'events');
     const scope = this.#scope(user, view, await this.#namespaces());
     if (scope !== 'all' && scope.length === 0) throw this.#refused(user, 'list', view, '');
     const records = await this.store.list<KubeObject>(view.storeKind);
@@ -191,7 +198,7 @@ export class ClusterView {
   /** subjects lists every subject some binding names (from every stored kind whose objects have `subjects`). */
   async subjects(): Promise<SubjectRef[]> {
     const found = new Map<string, SubjectRef>();
-    for (const kind of new Set(CLUSTER_VIEWS.map((view) => view.storeKind))) {
+    for (const kind of new Set((await this.#views()).map((view) => view.storeKind))) {
       for (const record of await this.store.list<{ subjects?: Subject[] }>(kind)) {
         for (const subject of record.value.subjects ?? []) {
           if (subject.kind !== 'User' && subject.kind !== 'Group' && subject.kind !== 'ServiceAccount') continue;

@@ -68,11 +68,12 @@ describe('discovery, OpenAPI, representations and the api domain', () => {
         'resource.k8s.io',
         'scheduling.k8s.io',
         'storage.k8s.io',
+        'apiextensions.k8s.io',
         'authentication.k8s.io',
         'authorization.k8s.io',
       ],
     );
-    const reviews = groups.body.items[17].versions[0].resources;
+    const reviews = groups.body.items[18].versions[0].resources;
     assert.deepEqual(
       reviews.map(
         (r: { resource: string; scope: string; verbs: string[]; responseKind: { kind: string } }) =>
@@ -209,6 +210,7 @@ describe('a configured api domain', () => {
         'resource.example.io',
         'scheduling.example.io',
         'storage.example.io',
+        'apiextensions.example.io',
         'authentication.example.io',
         'authorization.example.io',
       ],

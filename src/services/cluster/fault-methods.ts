@@ -8,6 +8,7 @@ import type { FaultMethods } from '../../core/faults/methods.ts';
 import type { Vocabulary } from '../../core/identifiers.ts';
 import { userOf } from './cluster-auth.ts';
 import { BUILTIN_KINDS } from './builtin/kinds.ts';
+import type { ServedCustomResourceNames } from './crd/served-names.ts';
 import { attributesOf } from './rbac/authorize-requests.ts';
 
 /** CLUSTER_VERBS are the request verbs a rule may name. */
@@ -17,6 +18,7 @@ const CLUSTER_VERBS: readonly string[] = ['get', 'list', 'watch', 'create', 'upd
 const CLUSTER_RESOURCES: ReadonlySet<string> = new Set([
   'clusterrolebindings',
   'clusterroles',
+  'customresourcedefinitions',
   'events',
   'localsubjectaccessreviews',
   'namespaces',
@@ -31,8 +33,11 @@ const CLUSTER_RESOURCES: ReadonlySet<string> = new Set([
   ...BUILTIN_KINDS.map((kind) => kind.resource),
 ]);
 
-/** clusterFaultMethods names cluster requests for fault rules; `groups` reads the API group in either spelling. */
-export function clusterFaultMethods(groups: Vocabulary): FaultMethods {
+/**
+ * clusterFaultMethods names cluster requests for fault rules; `groups` reads the API group in
+ * either spelling; `custom` adds the plurals of the custom resources served when a rule is set.
+ */
+export function clusterFaultMethods(groups: Vocabulary, custom?: ServedCustomResourceNames): FaultMethods {
   return {
     methodOf(method, url) {
       const attributes = attributesOf(method, url, groups);
@@ -40,11 +45,12 @@ export function clusterFaultMethods(groups: Vocabulary): FaultMethods {
       return `${attributes.verb} ${attributes.resource}${attributes.subresource === '' ? '' : `/${attributes.subresource}`}`;
     },
     problem(id) {
-      const match = /^([a-z]+) ([a-z]+)(?:\/([a-z]+))?$/.exec(id);
+      // Custom resource plurals are DNS labels (`cron-tabs`, `v1things`).
+      const match = /^([a-z]+) ([a-z][-a-z0-9]*)(?:\/([a-z]+))?$/.exec(id);
       if (match === null) return `"${id}" is not a Kubernetes verb and resource such as "get clusterroles"`;
       if (!CLUSTER_VERBS.includes(match[1]!)) return `unknown verb "${match[1]!}" in "${id}" (the verbs are ${CLUSTER_VERBS.join(', ')})`;
-      if (!CLUSTER_RESOURCES.has(match[2]!))
-        return `unknown resource "${match[2]!}" in "${id}" (the resources are ${[...CLUSTER_RESOURCES].sort().join(', ')})`;
+      if (!CLUSTER_RESOURCES.has(match[2]!) && custom?.has(match[2]!) !== true)
+        return `unknown resource "${match[2]!}" in "${id}" (the resources are ${[...CLUSTER_RESOURCES, ...(custom?.names() ?? [])].sort().join(', ')})`;
       return undefined;
     },
     principalOf: (request) => userOf(request)?.name,

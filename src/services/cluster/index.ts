@@ -12,6 +12,7 @@ import { clusterErrorBodyProblem, renderClusterError } from './apimachinery/erro
 import { indentLikeGo, wantsPretty } from './apimachinery/send-serialized.ts';
 import type { WatchSettings } from './apimachinery/watch.ts';
 import { clusterBanner } from './banner.ts';
+import { ServedCustomResourceNames } from './crd/served-names.ts';
 import { KUBECONFIG_FILE_NAME, kubeconfigText } from './kubeconfig.ts';
 import { EVENT_TTL_OPTION } from './options.ts';
 import { requestVerb } from './request-verb.ts';
@@ -22,6 +23,7 @@ export const CLUSTER_GROUP_PREFIXES: readonly string[] = [
   'events',
   'authorization',
   'authentication',
+  'apiextensions',
   // The built-in kinds' groups (builtin/kinds.ts).
   'admissionregistration',
   'certificates',
@@ -56,6 +58,8 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
   const domain = options.apiDomain ?? DEFAULT_API_DOMAIN;
   const groups: Vocabulary = apiGroupVocabulary(CLUSTER_GROUP_PREFIXES, domain);
   const spelling = domain === DEFAULT_API_DOMAIN ? 'real' : 'spec';
+  // Kept by the runtime's CRD catalog, read by fault rules (which exist before the runtime loads).
+  const customResources = new ServedCustomResourceNames();
   return {
     name: 'cluster',
     pathPrefixes: CLUSTER_PATH_PREFIXES,
@@ -80,9 +84,9 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
       },
     ],
     faultEffects: ['watch'],
-    faultMethods: async () => (await import('./fault-methods.ts')).clusterFaultMethods(groups),
+    faultMethods: async () => (await import('./fault-methods.ts')).clusterFaultMethods(groups, customResources),
     async register(app, context) {
-      return (await import('./register.ts')).registerCluster(app, context, { options, groups, domain, spelling });
+      return (await import('./register.ts')).registerCluster(app, context, { options, groups, domain, spelling, customResources });
     },
   };
 }

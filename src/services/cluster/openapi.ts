@@ -181,7 +181,10 @@ export class OpenApiDocuments {
     const paths: Record<string, unknown> = {};
     const gvks: Record<string, { group: string; version: string; kind: string }> = {};
     let schemas = {};
+    // Components published as a view gives them (a CRD's own schema), over the rendered ones.
+    let published: Record<string, unknown> = {};
     for (const view of views) {
+      if (view.openApiSchemas !== undefined) published = { ...published, ...view.openApiSchemas };
       const group = view.group === '' ? '' : this.groups.spell(view.group, this.spelling);
       const gvk = { group, kind: view.kind, version: view.version };
       gvks[view.schemaName] = gvk;
@@ -361,7 +364,7 @@ export class OpenApiDocuments {
       openapi: '3.0.0',
       info: { title: 'Kubernetes', version: SERVED_VERSION.gitVersion },
       paths,
-      components: { schemas: { ...toOpenApiSchemas(schemas, { gvks }), ...EXTRA_SCHEMAS } },
+      components: { schemas: { ...toOpenApiSchemas(schemas, { gvks }), ...published, ...EXTRA_SCHEMAS } },
     };
   }
 }

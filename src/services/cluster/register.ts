@@ -24,6 +24,7 @@ import { registerTokenRequest } from './authentication/token-request.ts';
 import { registerTokenReview } from './authentication/token-review.ts';
 import type { KubeObject } from './apimachinery/object-meta.ts';
 import { useClusterAuth, userOf } from './cluster-auth.ts';
+import type { ServedCustomResourceNames } from './crd/served-names.ts';
 import { aggregatedFormOf } from './discovery.ts';
 import { optionValue } from '../../core/family-options.ts';
 import type { ClusterOptions } from './index.ts';
@@ -38,6 +39,8 @@ export interface ClusterFamily {
   readonly groups: Vocabulary;
   readonly domain: string;
   readonly spelling: 'real' | 'spec';
+  /** The served custom resources' plurals, kept by the runtime for fault rules. */
+  readonly customResources?: ServedCustomResourceNames;
 }
 
 /**
@@ -83,6 +86,7 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
       watch: options.watch,
       rbac,
       bootstrapPolicy: options.bootstrapPolicy ?? true,
+      ...(family.customResources === undefined ? {} : { customResourceNames: family.customResources }),
     }),
   );
 
@@ -129,17 +133,23 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
   });
 
   // Aggregated discovery carries an ETag, so kubectl's disk cache revalidates with If-None-Match (304) instead of refetching.
-  const aggregatedTexts = new Map<string, { readonly text: string; readonly etag: string }>();
+  // Kept per Discovery: the runtime makes a new one when the served CRDs change.
+  const aggregatedTexts = new WeakMap<object, Map<string, { readonly text: string; readonly etag: string }>>();
   const discoveryAnswer = async (request: FastifyRequest, reply: FastifyReply, core: boolean) => {
     const { discovery } = await runtime();
     const form = aggregatedFormOf(request.headers.accept);
     if (form !== undefined) {
       const key = `${core}/${form}`;
-      let cached = aggregatedTexts.get(key);
+      let texts = aggregatedTexts.get(discovery);
+      if (texts === undefined) {
+        texts = new Map();
+        aggregatedTexts.set(discovery, texts);
+      }
+      let cached = texts.get(key);
       if (cached === undefined) {
         const text = JSON.stringify(discovery.aggregated(core, form));
         cached = { text, etag: `"${createHash('sha512').update(text).digest('hex').toUpperCase()}"` };
-        aggregatedTexts.set(key, cached);
+        texts.set(key, cached);
       }
       reply.header('etag', cached.etag);
       if (request.headers['if-none-match'] === cached.etag) return reply.code(304).header('cache-control', 'no-cache, private').send();

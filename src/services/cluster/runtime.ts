@@ -13,6 +13,11 @@ import { conflict } from './apimachinery/status.ts';
 import { resolveTarget, serveResource, ViewIndex, type HandlerContext } from './apimachinery/resource-handlers.ts';
 import type { AnyView } from './apimachinery/strategy.ts';
 import { ActiveWatches, DEFAULT_WATCH_SETTINGS, type WatchSettings } from './apimachinery/watch.ts';
+import { CustomResourceCatalog } from './crd/catalog.ts';
+import { CRD_STORE_KIND, crdStatusView, crdView } from './crd/crd-resource.ts';
+import { finalizeCrd, markTerminating, settleNames, terminatingCrds } from './crd/lifecycle.ts';
+import type { ServedCustomResourceNames } from './crd/served-names.ts';
+import type { CustomResourceDefinition } from './crd/types.ts';
 import { Discovery, discoveryResourcesOf } from './discovery.ts';
 import { EventExpiry } from './event-expiry.ts';
 import { OpenApiDocuments } from './openapi.ts';
@@ -35,7 +40,7 @@ import { rolesView } from './resources/roles.ts';
 import { ServiceAccountController } from './resources/service-account-controller.ts';
 import { serviceAccountsView } from './resources/service-accounts.ts';
 
-/** CLUSTER_VIEWS are every resource view served, in discovery order: the dedicated strategies, then the built-in kinds of the generic one. */
+/** CLUSTER_VIEWS are every fixed resource view served, in discovery order: the dedicated strategies, the built-in kinds of the generic one, CustomResourceDefinitions. */
 export const CLUSTER_VIEWS: readonly AnyView[] = [
   namespacesView,
   coreEventsView,
@@ -46,13 +51,25 @@ export const CLUSTER_VIEWS: readonly AnyView[] = [
   rolesView,
   eventsV1View,
   ...(builtinViews() as unknown as AnyView[]),
+  crdView as unknown as AnyView,
+  crdStatusView as unknown as AnyView,
 ];
 
-/** NAMESPACED_STORE_KINDS are where namespaced objects of every kind live (keys `ns/name`), which a namespace's deletion empties. */
+/** NAMESPACED_STORE_KINDS are where namespaced objects of every built-in kind live (keys `ns/name`), which a namespace's deletion empties. */
 const NAMESPACED_STORE_KINDS: readonly string[] = [...new Set(CLUSTER_VIEWS.filter((view) => view.strategy.namespaced).map((view) => view.storeKind))];
 
-/** registryHooks are the cross-resource rules: namespaces must exist and be active, some may not go, and a deleted one takes everything in it along. */
-function registryHooks(store: Store): RegistryHooks {
+/** CustomResourceHooks are what the registry hooks need of the served CRDs: their namespaced store kinds, and a Terminating CRD's cleanup to start. */
+interface CustomResourceHooks {
+  readonly namespacedStoreKinds: () => readonly string[];
+  readonly finalize: (name: string) => void;
+}
+
+/**
+ * registryHooks are the cross-resource rules: namespaces must exist and be active, some may not
+ * go, a deleted one takes everything in it along; a deleted CRD is Terminating until its
+ * instances are gone.
+ */
+function registryHooks(store: Store, custom: CustomResourceHooks): RegistryHooks {
   return {
     namespaceExists: async (tx: Transaction, namespace: string) => (await tx.get(NAMESPACE_STORE_KIND, namespace)) !== undefined,
     namespaceTerminating: async (tx: Transaction, namespace: string) =>
@@ -60,6 +77,12 @@ function registryHooks(store: Store): RegistryHooks {
     beforeDelete: (view: AnyView, object: KubeObject) =>
       view.storeKind === NAMESPACE_STORE_KIND && PROTECTED_NAMESPACES.has(object.metadata.name ?? '') ? 'this namespace may not be deleted' : undefined,
     deleteInstead: async (_tx: Transaction, view: AnyView, object: KubeObject, now: number, dryRun: boolean) => {
+      if (view.storeKind === CRD_STORE_KIND) {
+        // Already Terminating: the registry answers the object as it is (its finalizer holds it).
+        if (object.metadata.deletionTimestamp !== undefined) return undefined;
+        if (!dryRun) setImmediate(() => custom.finalize(object.metadata.name ?? ''));
+        return markTerminating(object as CustomResourceDefinition, now);
+      }
       if (view.storeKind !== NAMESPACE_STORE_KIND) return undefined;
       const name = object.metadata.name ?? '';
       if (object.metadata.deletionTimestamp !== undefined) {
@@ -70,19 +93,19 @@ function registryHooks(store: Store): RegistryHooks {
         );
       }
       // As the namespace controller, once this DELETE has committed: remove the content, then the namespace.
-      if (!dryRun) setImmediate(() => void finalizeNamespace(store, name).catch(() => undefined));
+      if (!dryRun) setImmediate(() => void finalizeNamespace(store, name, custom.namespacedStoreKinds()).catch(() => undefined));
       const namespace = object as Namespace;
       return { ...namespace, metadata: { ...namespace.metadata, deletionTimestamp: formatTime(now) }, status: { ...namespace.status, phase: 'Terminating' } };
     },
     afterDelete: async (tx: Transaction, view: AnyView, object: KubeObject) => {
-      if (view.storeKind === NAMESPACE_STORE_KIND) await deleteNamespaceContent(tx, object.metadata.name ?? '');
+      if (view.storeKind === NAMESPACE_STORE_KIND) await deleteNamespaceContent(tx, object.metadata.name ?? '', custom.namespacedStoreKinds());
     },
   };
 }
 
-/** deleteNamespaceContent removes every namespaced object of every kind in `namespace`. */
-async function deleteNamespaceContent(tx: Transaction, namespace: string): Promise<void> {
-  for (const storeKind of NAMESPACED_STORE_KINDS) {
+/** deleteNamespaceContent removes every namespaced object of every kind in `namespace`, custom resources' included. */
+async function deleteNamespaceContent(tx: Transaction, namespace: string, custom: readonly string[]): Promise<void> {
+  for (const storeKind of [...NAMESPACED_STORE_KINDS, ...custom]) {
     for (const record of await tx.list(storeKind, { prefix: `${namespace}/` })) await tx.delete(storeKind, record.key);
   }
 }
@@ -92,13 +115,13 @@ async function deleteNamespaceContent(tx: Transaction, namespace: string): Promi
  * goes, then the namespace itself (no other finalizer runs here). Retries briefly while the
  * marking write is not yet visible; does nothing for a namespace that is gone or not terminating.
  */
-async function finalizeNamespace(store: Store, name: string): Promise<void> {
+async function finalizeNamespace(store: Store, name: string, custom: readonly string[]): Promise<void> {
   for (let attempt = 0; attempt < 20; attempt++) {
     const done = await store.transact(async (tx) => {
       const record = await tx.get<Namespace>(NAMESPACE_STORE_KIND, name);
       if (record === undefined) return true;
       if (record.value.metadata.deletionTimestamp === undefined) return false;
-      await deleteNamespaceContent(tx, name);
+      await deleteNamespaceContent(tx, name, custom);
       // Other finalizers keep the namespace until they are removed (the registry then deletes it).
       if ((record.value.metadata.finalizers ?? []).length === 0) await tx.delete(NAMESPACE_STORE_KIND, name, { expectRevision: record.revision });
       return true;
@@ -109,9 +132,9 @@ async function finalizeNamespace(store: Store, name: string): Promise<void> {
 }
 
 /** finalizeTerminatingNamespaces finishes deletions a stopped server left half done. */
-async function finalizeTerminatingNamespaces(store: Store): Promise<void> {
+async function finalizeTerminatingNamespaces(store: Store, custom: readonly string[]): Promise<void> {
   for (const record of await store.list<Namespace>(NAMESPACE_STORE_KIND)) {
-    if (record.value.metadata.deletionTimestamp !== undefined) await finalizeNamespace(store, record.key);
+    if (record.value.metadata.deletionTimestamp !== undefined) await finalizeNamespace(store, record.key, custom);
   }
 }
 
@@ -120,8 +143,11 @@ export interface ClusterRuntime {
   readonly handlers: HandlerContext;
   readonly resolveTarget: typeof resolveTarget;
   readonly serveResource: typeof serveResource;
+  /** discovery and openapi describe what is served now (rebuilt when the served CRDs change). */
   readonly discovery: Discovery;
   readonly openapi: OpenApiDocuments;
+  /** customResources are the custom resource views served now (for the console and fault rules). */
+  readonly customResources: () => readonly AnyView[];
   /** reseed creates again, after the store's state was replaced, the namespaces and default policy a cluster starts with. */
   reseed(): Promise<void>;
   /** idle resolves once the ServiceAccount controller (when it runs here) has made every namespace's default account. */
@@ -140,6 +166,8 @@ export interface RuntimeOptions {
   readonly rbac: Rbac;
   /** Whether the default RBAC policy is reconciled at start. */
   readonly bootstrapPolicy: boolean;
+  /** Where the served custom resources' plurals are kept for the family's parts outside the runtime (fault rules). */
+  readonly customResourceNames?: ServedCustomResourceNames;
 }
 
 function randomFrom(context: ServiceContext): () => number {
@@ -148,14 +176,40 @@ function randomFrom(context: ServiceContext): () => number {
 
 /** startClusterRuntime builds the family's parts, seeds the initial namespaces and starts RBAC (default policy, aggregation). */
 export async function startClusterRuntime(context: ServiceContext, options: RuntimeOptions): Promise<ClusterRuntime> {
+  let stopped = false;
+  const finalizing = new Set<Promise<void>>();
+  const finalize = (name: string): void => {
+    const run = finalizeCrd(
+      context.store,
+      name,
+      () => context.clock.now(),
+      (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      () => stopped,
+    )
+      .catch(() => undefined)
+      .finally(() => finalizing.delete(run));
+    finalizing.add(run);
+  };
   const registry = new GenericRegistry(context.store, context.clock, context.ids, {
-    ...registryHooks(context.store),
+    ...registryHooks(context.store, { namespacedStoreKinds: () => catalog.storeKinds(true), finalize }),
     beforeWrite: async (tx, scope, object, old) => {
       await options.rbac.beforeWrite(tx, scope, object, old);
       if (scope.view.storeKind === SERVICES_STORE_KIND) await allocateServiceAddresses(tx, object, old);
+      // The naming and establishing controllers' status, written with the CRD (not for its own /status writes).
+      if (scope.view === (crdView as unknown as AnyView)) await settleNames(tx, object as CustomResourceDefinition, context.clock.now());
     },
   });
   const index = new ViewIndex(CLUSTER_VIEWS, options.groups);
+  // Discovery and OpenAPI are rebuilt on first use after the served CRDs change.
+  let discovery: Discovery | undefined;
+  let openapi: OpenApiDocuments | undefined;
+  const catalog = new CustomResourceCatalog(context.store, (views) => {
+    index.setDynamic(views);
+    options.customResourceNames?.replace(views.map((view) => view.resource));
+    discovery = undefined;
+    openapi = undefined;
+  });
+  await catalog.start();
   const active = new ActiveWatches();
   const handlers: HandlerContext = {
     registry,
@@ -165,7 +219,8 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
   };
   await seedNamespaces(registry);
   await seedBuiltinObjects(registry, CLUSTER_VIEWS);
-  await finalizeTerminatingNamespaces(context.store);
+  await finalizeTerminatingNamespaces(context.store, catalog.storeKinds(true));
+  for (const name of await terminatingCrds(context.store)) finalize(name);
   await options.rbac.start(registry, options.bootstrapPolicy, context.singleton);
   let accounts: ServiceAccountController | undefined;
   const accountsLeader = await context.singleton('cluster/serviceaccount-controller', async () => {
@@ -183,23 +238,32 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     handlers,
     resolveTarget,
     serveResource,
-    discovery: new Discovery(
-      [...discoveryResourcesOf(CLUSTER_VIEWS), SELF_SUBJECT_REVIEW_RESOURCE, TOKEN_REVIEW_RESOURCE, ...ACCESS_REVIEW_RESOURCES],
-      options.groups,
-      options.spelling,
-    ),
-    openapi: new OpenApiDocuments(
-      CLUSTER_VIEWS.filter((view) => view.subresource === undefined),
-      options.groups,
-      options.spelling,
-      [
-        { ...SELF_SUBJECT_REVIEW_RESOURCE, schemaName: SELF_SUBJECT_REVIEW_SCHEMA_NAME, schemas: TOKEN_SCHEMAS },
-        { ...TOKEN_REVIEW_RESOURCE, schemaName: TOKEN_REVIEW_SCHEMA_NAME, schemas: TOKEN_SCHEMAS },
-        ...ACCESS_REVIEW_RESOURCES.map((review) => ({ ...review, schemaName: ACCESS_REVIEW_SCHEMA_NAMES[review.kind]!, schemas: AUTHORIZATION_V1_SCHEMAS })),
-      ],
-    ),
+    get discovery() {
+      discovery ??= new Discovery(
+        [...discoveryResourcesOf(index.views), SELF_SUBJECT_REVIEW_RESOURCE, TOKEN_REVIEW_RESOURCE, ...ACCESS_REVIEW_RESOURCES],
+        options.groups,
+        options.spelling,
+      );
+      return discovery;
+    },
+    get openapi() {
+      openapi ??= new OpenApiDocuments(
+        index.views.filter((view) => view.subresource === undefined),
+        options.groups,
+        options.spelling,
+        [
+          { ...SELF_SUBJECT_REVIEW_RESOURCE, schemaName: SELF_SUBJECT_REVIEW_SCHEMA_NAME, schemas: TOKEN_SCHEMAS },
+          { ...TOKEN_REVIEW_RESOURCE, schemaName: TOKEN_REVIEW_SCHEMA_NAME, schemas: TOKEN_SCHEMAS },
+          ...ACCESS_REVIEW_RESOURCES.map((review) => ({ ...review, schemaName: ACCESS_REVIEW_SCHEMA_NAMES[review.kind]!, schemas: AUTHORIZATION_V1_SCHEMAS })),
+        ],
+      );
+      return openapi;
+    },
+    customResources: () => catalog.views,
     async reseed() {
       await seedNamespaces(registry);
+      // A restored state may hold CRDs whose deletion was under way.
+      for (const name of await terminatingCrds(context.store)) finalize(name);
       await seedBuiltinObjects(registry, CLUSTER_VIEWS);
       if (options.bootstrapPolicy) await options.rbac.reconcile(registry);
     },
@@ -207,6 +271,9 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
       await accounts?.idle();
     },
     async close() {
+      stopped = true;
+      catalog.stop();
+      await Promise.all(finalizing);
       await accountsLeader.stop();
       await expiry.stop();
       await options.rbac.stop();

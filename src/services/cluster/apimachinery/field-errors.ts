@@ -11,7 +11,9 @@ export type FieldErrorType =
   | 'FieldValueNotSupported'
   | 'FieldValueForbidden'
   | 'FieldValueTooLong'
-  | 'FieldValueDuplicate';
+  | 'FieldValueDuplicate'
+  | 'FieldValueTooMany'
+  | 'FieldValueTypeInvalid';
 
 const TYPE_WORDS: Readonly<Record<FieldErrorType, string>> = {
   FieldValueRequired: 'Required value',
@@ -20,6 +22,8 @@ const TYPE_WORDS: Readonly<Record<FieldErrorType, string>> = {
   FieldValueForbidden: 'Forbidden',
   FieldValueTooLong: 'Too long',
   FieldValueDuplicate: 'Duplicate value',
+  FieldValueTooMany: 'Too many',
+  FieldValueTypeInvalid: 'Invalid value',
 };
 
 /** FieldError is one problem with one field of a request body. */
@@ -60,6 +64,16 @@ export function forbidden(field: string, detail: string): FieldError {
 /** tooLong reports a value over a byte limit. */
 export function tooLong(field: string, maxLength: number): FieldError {
   return { type: 'FieldValueTooLong', field, detail: `must have at most ${maxLength} bytes` };
+}
+
+/** tooMany reports a list or map over its item limit (`Too many: 4: must have at most 3 items`). */
+export function tooMany(field: string, actual: number, max: number): FieldError {
+  return { type: 'FieldValueTooMany', field, value: actual, detail: `must have at most ${max} items` };
+}
+
+/** typeInvalid reports a value of the wrong type (printed as `Invalid value`, reason FieldValueTypeInvalid). */
+export function typeInvalid(field: string, value: unknown, detail: string): FieldError {
+  return { type: 'FieldValueTypeInvalid', field, value, detail };
 }
 
 /** immutable reports a change to a field that may not change after creation. */

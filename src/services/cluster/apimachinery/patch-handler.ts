@@ -104,7 +104,8 @@ export async function servePatch(context: HandlerContext, scope: RequestScope, n
   const { view } = scope;
   const query = (request.query ?? {}) as Query;
   const contentType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (!ACCEPTED_PATCH_TYPES.includes(contentType)) throw unsupportedMediaType(ACCEPTED_PATCH_TYPES);
+  const accepted = view.patchTypes ?? ACCEPTED_PATCH_TYPES;
+  if (!accepted.includes(contentType)) throw unsupportedMediaType(accepted);
   const options = parseWriteQuery(query, 'PatchOptions', contentType === APPLY_PATCH ? 'apply' : true);
   const fieldManager = options.fieldManager ?? managerFromUserAgent(request.headers['user-agent']);
   const patch: unknown = request.body;

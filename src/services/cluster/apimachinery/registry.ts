@@ -118,6 +118,20 @@ export function formatTime(ms: number): string {
 
 let lastFormatted = { second: Number.NaN, text: '' };
 
+/** viewNumbers tell views apart in cache keys (a view object lives as long as it is served). */
+const viewNumbers = new WeakMap<AnyView, number>();
+let nextViewNumber = 0;
+
+/** viewNumber is a view's number, given on first use. */
+function viewNumber(view: AnyView): number {
+  let number = viewNumbers.get(view);
+  if (number === undefined) {
+    number = nextViewNumber++;
+    viewNumbers.set(view, number);
+  }
+  return number;
+}
+
 /** GenericRegistry serves every resource of the cluster family from one store. */
 export class GenericRegistry {
   readonly #encoded = new EncodedObjects();
@@ -149,12 +163,14 @@ export class GenericRegistry {
     return { kind: scope.view.kind, apiVersion, metadata, ...rest };
   }
 
-  /** presentJson is `present` serialised, kept with the record for the next read of the same revision. */
+  /**
+   * presentJson is `present` serialised, kept with the record for the next read of the same
+   * revision through the same view (a CRD's views are rebuilt when it changes, and read the same
+   * record differently: new defaults).
+   */
   presentJson(scope: RequestScope, record: StoredRecord): string {
     const { view } = scope;
-    return this.#encoded.encoded(record, `${scope.group}/${view.version}/${view.resource}/${view.subresource ?? ''}`, () =>
-      JSON.stringify(this.present(scope, record)),
-    );
+    return this.#encoded.encoded(record, `${viewNumber(view)}/${scope.group}`, () => JSON.stringify(this.present(scope, record)));
   }
 
   /** read reads one object's record; a resourceVersion ahead of the store waits briefly, then is the real 504. */
@@ -235,7 +251,8 @@ export class GenericRegistry {
       }
       throw expired('The resourceVersion for the provided list is too old.');
     }
-    const items = page.records.map((record) => this.present(scope, record, { typeMeta: false }));
+    const typeMeta = view.typedListItems === true;
+    const items = page.records.map((record) => this.present(scope, record, { typeMeta }));
     // remainingItemCount is optional in the API; counting the rest would make every page O(n).
     const continueToken =
       page.more && page.records.length > 0

@@ -91,12 +91,37 @@ export function decodeBody(body: unknown, view: AnyView, groups: Vocabulary, val
     schemaName: view.schemaName,
     schemas: view.schemas,
   };
-  const { value, warnings } = decodeKindBody(body, target, groups, validation);
+  const { value, warnings } =
+    view.decode === undefined ? decodeKindBody(body, target, groups, validation) : decodeCustomBody(body, view, target, groups, validation);
   const object = value as KubeObject;
   object.metadata ??= {};
   delete object.apiVersion;
   delete object.kind;
   return { object, warnings };
+}
+
+/** decodeCustomBody decodes a body through the view's own decoder (custom resources), with the same TypeMeta checks and unknown-field texts. */
+function decodeCustomBody(
+  body: unknown,
+  view: AnyView,
+  target: BodyKind,
+  groups: Vocabulary,
+  validation: FieldValidation,
+): { value: unknown; warnings: string[] } {
+  checkTypeMeta(body);
+  const record = body as Record<string, unknown>;
+  const given = typeof record['apiVersion'] === 'string' && record['apiVersion'] !== '' ? record['apiVersion'] : undefined;
+  if (given !== undefined && canonicalApiVersion(given, groups) !== target.apiVersion) {
+    throw badRequest(`the API version in the data (${given}) does not match the expected API version (${target.apiVersion})`);
+  }
+  const kind = typeof record['kind'] === 'string' && record['kind'] !== '' ? record['kind'] : undefined;
+  const cannotHandle = `${target.kind} in version "${target.version}" cannot be handled as a ${target.kind}`;
+  if (kind !== undefined && kind !== target.kind) throw badRequest(`${cannotHandle}: no kind "${kind}" is registered for version "${target.apiVersion}"`);
+  const decoded = view.decode!(record);
+  if (decoded.typeError !== undefined) throw badRequest(`${cannotHandle}: ${decoded.typeError}`);
+  const unknown = decoded.unknownFields.map((field) => `unknown field ${JSON.stringify(field)}`);
+  if (unknown.length > 0 && validation === 'Strict') throw badRequest(`${cannotHandle}: strict decoding error: ${unknown.join(', ')}`);
+  return { value: decoded.value, warnings: validation === 'Warn' ? unknown : [] };
 }
 
 /** canonicalApiVersion maps `group/version` in either spelling of the group to the real one. */

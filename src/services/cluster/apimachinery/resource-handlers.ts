@@ -14,7 +14,7 @@ import { dryRunOf, parseInteger, parseListQuery, parseWriteQuery, single, type Q
 import type { DeleteRequest, GenericRegistry, ListResult, RequestScope } from './registry.ts';
 import { decodeBody } from './request-body.ts';
 import { sendSerialized } from './send-serialized.ts';
-import { badRequest, invalidObject, methodNotSupported } from './status.ts';
+import { badRequest, invalidObject, methodNotSupported, StatusError } from './status.ts';
 import { notSupported, type FieldError } from './field-errors.ts';
 import { FieldSelector } from './field-selector.ts';
 import { apiVersionOf, type AnyView } from './strategy.ts';
@@ -28,21 +28,40 @@ export interface ResourceTarget {
   readonly name: string | undefined;
 }
 
-/** ViewIndex finds views by group, version and resource. */
+/** ViewIndex finds views by group, version and resource: the fixed ones, and those served for the CRDs of the moment. */
 export class ViewIndex {
   readonly #byPath = new Map<string, AnyView>();
+  #dynamic = new Map<string, AnyView>();
+  #dynamicViews: readonly AnyView[] = [];
   constructor(
-    readonly views: readonly AnyView[],
+    readonly fixed: readonly AnyView[],
     readonly groups: Vocabulary,
   ) {
-    for (const view of views)
-      this.#byPath.set(`${view.group}/${view.version}/${view.resource}${view.subresource === undefined ? '' : `/${view.subresource}`}`, view);
+    for (const view of fixed) this.#byPath.set(pathOf(view), view);
+  }
+
+  /** views are every view served now, the fixed ones first. */
+  get views(): readonly AnyView[] {
+    return this.#dynamicViews.length === 0 ? this.fixed : [...this.fixed, ...this.#dynamicViews];
+  }
+
+  /** setDynamic replaces the views served besides the fixed ones (custom resources); a fixed view keeps its path. */
+  setDynamic(views: readonly AnyView[]): void {
+    const next = new Map<string, AnyView>();
+    for (const view of views) if (!this.#byPath.has(pathOf(view))) next.set(pathOf(view), view);
+    this.#dynamic = next;
+    this.#dynamicViews = [...next.values()];
   }
 
   /** find returns the view for a group (either spelling), version, plural resource and optional subresource. */
   find(group: string, version: string, resource: string, subresource?: string): AnyView | undefined {
-    return this.#byPath.get(`${this.groups.canonical(group)}/${version}/${resource}${subresource === undefined ? '' : `/${subresource}`}`);
+    const path = `${this.groups.canonical(group)}/${version}/${resource}${subresource === undefined ? '' : `/${subresource}`}`;
+    return this.#byPath.get(path) ?? this.#dynamic.get(path);
   }
+}
+
+function pathOf(view: AnyView): string {
+  return `${view.group}/${view.version}/${view.resource}${view.subresource === undefined ? '' : `/${view.subresource}`}`;
 }
 
 /**
@@ -104,7 +123,11 @@ function send(reply: FastifyReply, status: number, body: unknown, contentType: s
 
 function sendText(reply: FastifyReply, status: number, text: string, contentType: string, warnings: readonly string[] = []): FastifyReply {
   reply.code(status).header('cache-control', 'no-cache, private');
-  if (warnings.length > 0) reply.header('warning', warningHeader(warnings));
+  if (warnings.length > 0) {
+    // A deprecated version's warning was set first (serveResource); the request's own follow it.
+    const earlier = reply.getHeader('warning');
+    reply.header('warning', [...(Array.isArray(earlier) ? earlier : earlier === undefined ? [] : [String(earlier)]), ...warningHeader(warnings)]);
+  }
   return sendSerialized(reply, contentType, text);
 }
 
@@ -139,6 +162,7 @@ export async function serveResource(
   reply: FastifyReply,
   watchPath = false,
 ): Promise<unknown> {
+  if (target.scope.view.deprecationWarning !== undefined) reply.header('warning', warningHeader([target.scope.view.deprecationWarning]));
   if (watchPath) return serveWatchPath(context, target, request, reply);
   const { registry } = context;
   const { scope, name } = target;
@@ -212,6 +236,8 @@ export async function serveResource(
         return respond(201, created.object, form, [...decoded.warnings, ...created.warnings]);
       }
       case 'DELETE': {
+        // Namespaces have no deletecollection (as discovery lists them): the apiserver's route table has no such method there.
+        if (view.group === '' && view.resource === 'namespaces') throw methodNotAllowedRoute();
         const form = negotiateOutput(request.headers.accept);
         const listQuery = parseListQuery(query, fieldLabels(view));
         const deletion = deleteRequestOf(query, request.body);
@@ -268,6 +294,13 @@ export async function serveResource(
     default:
       throw methodNotSupported(gr, request.method.toLowerCase());
   }
+}
+
+/** methodNotAllowedRoute is the apiserver's 405 for a method its route table lacks on a served path (go-restful's refusal as a Status). */
+function methodNotAllowedRoute(): StatusError {
+  return new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {
+    causes: [{ reason: 'UnexpectedServerResponse', message: '405: Method Not Allowed' }],
+  });
 }
 
 /**

@@ -97,6 +97,20 @@ export interface ResourceView<S extends KubeObject = KubeObject, E extends KubeO
    * (identical for every object) is the set of supported field labels.
    */
   selectableFields(stored: S): Record<string, string>;
+  /**
+   * decode, when present, replaces the typed decoding of a body (after its TypeMeta checks):
+   * custom resources decode as unstructured JSON, pruned and defaulted by their CRD's schema.
+   * Returns the object, the dropped fields' paths, and a 400's text when the body cannot be read.
+   */
+  decode?(body: Record<string, unknown>): { readonly value: Record<string, unknown>; readonly unknownFields: readonly string[]; readonly typeError?: string };
+  /** patchTypes, when present, are the PATCH content types served (custom resources have no strategic merge patch). */
+  readonly patchTypes?: readonly string[];
+  /** openApiSchemas, when present, are OpenAPI components published as given, over those rendered from `schemas` (a CRD's own schema). */
+  readonly openApiSchemas?: Readonly<Record<string, unknown>>;
+  /** typedListItems: list items carry `apiVersion` and `kind`, as unstructured lists of custom resources do (typed lists' items omit them). */
+  readonly typedListItems?: boolean;
+  /** deprecationWarning, when present, is sent as a `Warning:` header with every answer through this view (a deprecated CRD version). */
+  readonly deprecationWarning?: string;
 }
 
 /** AnyView is a view over any object type, as the generic registry handles it. */

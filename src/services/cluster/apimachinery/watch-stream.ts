@@ -91,7 +91,15 @@ export async function startWatch(
     if (started) return;
     started = true;
     reply.hijack();
-    raw.writeHead(200, { 'content-type': contentTypeOf(form, false), 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked' });
+    // A deprecated version's Warning (set by serveResource) goes out with the stream's head too.
+    const warning = reply.getHeader('warning');
+    const head: Record<string, string | string[]> = {
+      'content-type': contentTypeOf(form, false),
+      'cache-control': 'no-cache, private',
+      'transfer-encoding': 'chunked',
+    };
+    if (typeof warning === 'string' || Array.isArray(warning)) head['warning'] = warning;
+    raw.writeHead(200, head);
     raw.flushHeaders();
   };
   let ended = false;

@@ -55,4 +55,21 @@ describe('namespace deletion: Terminating, content removed as the namespace cont
     await eventually(async () => (await h.call('GET', '/api/v1/namespaces/brief')).status === 404, 'the namespace to go');
     assert.equal((await h.call('GET', '/api/v1/namespaces/brief/secrets/s')).status, 404);
   });
+
+  it("has no deletecollection: DELETE of the collection is the route table's 405 and deletes nothing", async () => {
+    const before = (await h.call('GET', '/api/v1/namespaces')).body.items.length;
+    const refused = await h.call('DELETE', '/api/v1/namespaces');
+    assert.equal(refused.status, 405);
+    assert.deepEqual(refused.body, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'the server does not allow this method on the requested resource',
+      reason: 'MethodNotAllowed',
+      details: { causes: [{ reason: 'UnexpectedServerResponse', message: '405: Method Not Allowed' }] },
+      code: 405,
+    });
+    assert.equal((await h.call('GET', '/api/v1/namespaces')).body.items.length, before);
+  });
 });

@@ -19,7 +19,7 @@ export const SCALE_SCHEMA = 'io.k8s.api.autoscaling.v1.Scale';
 const AUTOSCALING = 'io.k8s.api.autoscaling.v1';
 
 /** SCALE_SCHEMAS are the schemas of Scale and the meta types it embeds. */
-const SCALE_SCHEMAS: SchemaSet = {
+export const SCALE_SCHEMAS: SchemaSet = {
   ...META_SCHEMAS,
   [SCALE_SCHEMA]: {
     type: 'object',

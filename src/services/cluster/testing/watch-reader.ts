@@ -14,6 +14,8 @@ export interface ReceivedEvent {
 export interface OpenWatch {
   readonly status: number;
   readonly contentType: string | null;
+  /** headers are the response's headers. */
+  readonly headers: Headers;
   readonly events: ReceivedEvent[];
   /** ended resolves when the server ends the stream. */
   readonly ended: Promise<void>;
@@ -49,6 +51,7 @@ export async function openWatch(url: string, token: string, accept = 'applicatio
   return {
     status: response.status,
     contentType: response.headers.get('content-type'),
+    headers: response.headers,
     events,
     ended,
     async until(check, what) {
