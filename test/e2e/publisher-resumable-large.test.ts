@@ -94,7 +94,7 @@ class RssWatch {
 }
 
 const start = (): Promise<FogbankProcess> =>
-  startFogbankProcess(['--port', '0', '--data-dir', join(work, 'data'), '--admin-token', TOKEN, '--log-level', 'silent']);
+  startFogbankProcess(['--port', '0', '--data-dir', join(work, 'data'), '--admin-token', TOKEN, '--log-level', 'silent', '--no-warm-up']);
 
 test(`a ${PAYLOAD / MIB} MiB bundle by resumable upload: cut off, fogbank restarted, resumed, completed, RSS growth < ${RSS_LIMIT_MB} MB`, {
   timeout: 600_000,
