@@ -1,5 +1,6 @@
 import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import type { FileDescriptorProto } from '@bufbuild/protobuf/wkt';
+import { concatBytes } from './concat-bytes.ts';
 
 /** SourceComment is the comment text protoc attached to one declaration. */
 export interface SourceComment {
@@ -59,7 +60,7 @@ export function splitRequest(bytes: Uint8Array, drop: ReadonlySet<number>, setAs
     if (drop.has(no)) changed = true;
     else parts.push(bytes.subarray(start, reader.pos));
   }
-  return { bytes: changed ? concat(parts) : bytes, sourceInfo };
+  return { bytes: changed ? concatBytes(parts) : bytes, sourceInfo };
 }
 
 // Returns the pieces of the FileDescriptorProto bytes without field 9, recording it under the
@@ -78,7 +79,7 @@ function withoutSourceInfo(file: Uint8Array, into: Map<string, Uint8Array>): Uin
     } else if (no === FILE_SOURCE_CODE_INFO && wireType === WireType.LengthDelimited) {
       // Repeated occurrences of a message field merge; concatenated encodings merge the same way.
       const part = reader.bytes();
-      info = info === undefined ? part : concat([info, part]);
+      info = info === undefined ? part : concatBytes([info, part]);
     } else {
       reader.skip(wireType, no);
       kept.push(file.subarray(start, reader.pos));
@@ -87,18 +88,6 @@ function withoutSourceInfo(file: Uint8Array, into: Map<string, Uint8Array>): Uin
   if (info === undefined) return undefined;
   into.set(name, info);
   return kept;
-}
-
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const p of parts) length += p.length;
-  const out = new Uint8Array(length);
-  let offset = 0;
-  for (const p of parts) {
-    out.set(p, offset);
-    offset += p.length;
-  }
-  return out;
 }
 
 /**

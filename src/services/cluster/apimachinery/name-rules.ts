@@ -126,3 +126,23 @@ export function isPathSegmentPrefix(value: string): string[] {
   for (const bad of ['/', '%']) if (value.includes(bad)) errors.push(`may not contain '${bad}'`);
   return errors;
 }
+
+const DNS1035_LABEL_FMT = '[a-z]([-a-z0-9]*[a-z0-9])?';
+const DNS1035_LABEL = new RegExp(`^${DNS1035_LABEL_FMT}$`);
+
+/** isDns1035Label returns the problems of `value` as a DNS-1035 label (apimachinery `IsDNS1035Label`; CRD names, versions and custom kinds), empty when valid. */
+export function isDns1035Label(value: string): string[] {
+  const problems: string[] = [];
+  if (goLength(value) > 63) problems.push(maxLenError(63));
+  if (!DNS1035_LABEL.test(value)) {
+    problems.push(
+      regexError(
+        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+        DNS1035_LABEL_FMT,
+        'my-name',
+        'abc-123',
+      ),
+    );
+  }
+  return problems;
+}

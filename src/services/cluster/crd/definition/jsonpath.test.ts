@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { evaluateJsonPath, executeJsonPath, goFloatText, JsonPathError, parseJsonPath } from './jsonpath.ts';
+import { goFloat as goFloatText } from '../schema/json-values.ts';
+import { evaluateJsonPath, executeJsonPath, JsonPathError, parseJsonPath } from './jsonpath.ts';
 
 const store = {
   Name: 'jsonpath',

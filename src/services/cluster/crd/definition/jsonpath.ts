@@ -6,6 +6,7 @@
  * lists print as JSON and scalars as Go's `fmt.Print` does.
  */
 import { JsonPathError, type JsonPathList, type JsonPathNode, parseJsonPath, type SliceParam } from './jsonpath-parse.ts';
+import { goFloat } from '../schema/json-values.ts';
 
 export { JsonPathError, parseJsonPath } from './jsonpath-parse.ts';
 
@@ -39,29 +40,15 @@ export function printJsonPathResults(results: readonly unknown[]): string {
 
 function printValue(value: unknown): string {
   if (value === null || value === undefined) return 'null';
-  if (value instanceof GoFloat) return goFloatText(value.value);
+  if (value instanceof GoFloat) return goFloat(value.value);
   if (typeof value === 'object') return goJson(value);
-  if (typeof value === 'number') return Number.isInteger(value) ? goIntegerText(value) : goFloatText(value);
+  if (typeof value === 'number') return Number.isInteger(value) ? goIntegerText(value) : goFloat(value);
   return String(value);
 }
 
 /** goIntegerText prints an integral number as Go prints an int64 (no exponent). */
 function goIntegerText(value: number): string {
   return Number.isSafeInteger(value) ? String(value) : BigInt(value).toString();
-}
-
-/** goFloatText prints a float64 as Go's `%v` does (strconv `g`, shortest): `%e` form when the exponent is < -4 or ≥ 6 (`1.5e+06`). */
-export function goFloatText(value: number): string {
-  if (Number.isNaN(value)) return 'NaN';
-  if (!Number.isFinite(value)) return value > 0 ? '+Inf' : '-Inf';
-  if (value === 0) return Object.is(value, -0) ? '-0' : '0';
-  const [mantissa, exponentText] = value.toExponential().split('e') as [string, string];
-  const exponent = Number(exponentText);
-  if (exponent < -4 || exponent >= 6) {
-    const sign = exponent < 0 ? '-' : '+';
-    return `${mantissa}e${sign}${String(Math.abs(exponent)).padStart(2, '0')}`;
-  }
-  return value.toFixed(Math.max(0, mantissa.replace(/^-/, '').replace('.', '').length - 1 - exponent));
 }
 
 /** goJson is Go's json.Marshal of a decoded JSON value: keys sorted, `<`, `>`, `&` and U+2028/9 escaped. */

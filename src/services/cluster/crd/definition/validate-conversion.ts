@@ -7,7 +7,7 @@ import { type FieldError, forbidden, invalid, notSupported, required } from '../
 import { isDns1123Subdomain } from '../../apimachinery/name-rules.ts';
 import type { CustomResourceDefinitionSpec } from '../types.ts';
 import { caBundleLiteral, caBundleProblem } from './ca-bundle.ts';
-import { isDns1035Label } from './dns1035.ts';
+import { isDns1035Label } from '../../apimachinery/name-rules.ts';
 
 /** ACCEPTED_REVIEW_VERSIONS are the ConversionReview versions this apiserver speaks. */
 const ACCEPTED_REVIEW_VERSIONS = ['v1', 'v1beta1'];

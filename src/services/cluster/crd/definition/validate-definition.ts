@@ -15,7 +15,7 @@ import type { CustomResourceColumnDefinition, CustomResourceDefinition, JSONSche
 import { API_APPROVED_ANNOTATION, apiApprovalState, isProtectedCommunityGroup } from './api-approval.ts';
 import { caBundleProblem } from './ca-bundle.ts';
 import { defaultCustomResourceDefinition } from './defaults.ts';
-import { isDns1035Label } from './dns1035.ts';
+import { isDns1035Label } from '../../apimachinery/name-rules.ts';
 import { type InternalSpec, type Subresources, toInternal, versionsLiteral } from './internal-form.ts';
 import { validateSelectableFields } from './selectable-fields.ts';
 import { validateNames } from './validate-names.ts';

@@ -1,7 +1,7 @@
 /** Checks of a CRD's names (`spec.names`, `status.acceptedNames`): ValidateCustomResourceDefinitionNames. */
 import { type FieldError, invalid } from '../../apimachinery/field-errors.ts';
 import type { CustomResourceDefinitionNames } from '../types.ts';
-import { isDns1035Label } from './dns1035.ts';
+import { isDns1035Label } from '../../apimachinery/name-rules.ts';
 
 /** validateNames checks each name that is set: plural, singular, short names and categories are DNS-1035 labels, kinds are too once lower-cased. */
 export function validateNames(names: Partial<CustomResourceDefinitionNames> | undefined, path: string): FieldError[] {

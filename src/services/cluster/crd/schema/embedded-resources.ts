@@ -7,7 +7,7 @@ import { type FieldError, invalid, required } from '../../apimachinery/field-err
 import { type ObjectMeta, validateObjectMeta } from '../../apimachinery/object-meta.ts';
 import { ownValue } from '../../../../core/own.ts';
 import type { JSONSchemaProps } from '../types.ts';
-import { isDns1035Label } from './dns-1035.ts';
+import { isDns1035Label } from '../../apimachinery/name-rules.ts';
 import { isJsonObject, type JsonObject } from './json-values.ts';
 import { goFieldValue } from './list-types.ts';
 
