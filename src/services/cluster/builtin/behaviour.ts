@@ -39,6 +39,16 @@ export const NAME_COLUMN: TableColumn = {
   priority: 0,
 };
 
+/** CREATED_AT_COLUMN is the `Created At` column of the kinds kubectl prints as `NAME CREATED AT` (ClusterRole, Role, CustomResourceDefinition). */
+export const CREATED_AT_COLUMN: TableColumn = {
+  name: 'Created At',
+  type: 'date',
+  format: '',
+  description:
+    'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.',
+  priority: 0,
+};
+
 /** AGE_COLUMN is the `Age` column. */
 export const AGE_COLUMN: TableColumn = {
   name: 'Age',

@@ -10,6 +10,7 @@ import type { ResourceStrategy, ResourceView } from '../apimachinery/strategy.ts
 import { CRD_LIST_SCHEMA, CRD_SCHEMA, CRD_SCHEMAS } from './crd-schemas.ts';
 import { defaultCustomResourceDefinition, validateCustomResourceDefinition, validateCustomResourceDefinitionStatus } from './definition/index.ts';
 import type { CustomResourceDefinition } from './types.ts';
+import { CREATED_AT_COLUMN, NAME_COLUMN } from '../builtin/behaviour.ts';
 
 /** CRD_STORE_KIND is where CustomResourceDefinitions are stored (keys: their names). */
 export const CRD_STORE_KIND = 'cluster/customresourcedefinitions';
@@ -59,24 +60,7 @@ export const crdStrategy = {
   validateUpdate: (crd, old) => validateDefinition(crd, old),
   warnings: () => [],
   canonicalize: () => undefined,
-  tableColumns: [
-    {
-      name: 'Name',
-      type: 'string',
-      format: 'name',
-      description:
-        'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names',
-      priority: 0,
-    },
-    {
-      name: 'Created At',
-      type: 'date',
-      format: '',
-      description:
-        'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.',
-      priority: 0,
-    },
-  ],
+  tableColumns: [NAME_COLUMN, CREATED_AT_COLUMN],
   tableRow: (crd) => [crd.metadata.name ?? '', crd.metadata.creationTimestamp ?? ''],
 } satisfies ResourceStrategy<CustomResourceDefinition>;
 

@@ -7,6 +7,7 @@ import type { KubeObject } from '../apimachinery/object-meta.ts';
 import type { SchemaSet } from '../apimachinery/schema.ts';
 import type { ResourceStrategy, ResourceView } from '../apimachinery/strategy.ts';
 import { LABEL_SELECTOR, listSchema, META_SCHEMAS, TYPE_FIELDS } from './meta-schemas.ts';
+import { CREATED_AT_COLUMN, NAME_COLUMN } from '../builtin/behaviour.ts';
 
 /** PolicyRule is one rule of a ClusterRole. */
 export interface PolicyRule {
@@ -112,24 +113,7 @@ export const clusterRoleStrategy = {
   validateUpdate: (role) => validateClusterRole(role),
   warnings: () => [],
   canonicalize: () => undefined,
-  tableColumns: [
-    {
-      name: 'Name',
-      type: 'string',
-      format: 'name',
-      description:
-        'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names',
-      priority: 0,
-    },
-    {
-      name: 'Created At',
-      type: 'date',
-      format: '',
-      description:
-        'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.',
-      priority: 0,
-    },
-  ],
+  tableColumns: [NAME_COLUMN, CREATED_AT_COLUMN],
   tableRow: (role) => [role.metadata.name ?? '', role.metadata.creationTimestamp ?? ''],
 } satisfies ResourceStrategy<ClusterRole>;
 
