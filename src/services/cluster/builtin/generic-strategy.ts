@@ -3,6 +3,7 @@
  * OpenAPI document, `metadata.generation` for kinds with a spec, `status` kept off the main
  * resource for kinds with a status subresource, and the kind's thin behaviour file on top.
  */
+import type { KubeObject } from '../apimachinery/object-meta.ts';
 import { ageSince } from '../apimachinery/human-duration.ts';
 import type { SchemaSet } from '../apimachinery/schema.ts';
 import type { ResourceStrategy } from '../apimachinery/strategy.ts';
@@ -69,6 +70,17 @@ export function genericStrategy(entry: BuiltinKind, schemaName: string, schemas:
   };
 }
 
+/** keepStatusOnly turns a `/status` write into the stored object with the body's `status` (and managedFields), changing `object` in place; shared by the built-in kinds and custom resources. */
+export function keepStatusOnly(object: KubeObject, old: KubeObject): void {
+  const status = object['status'];
+  const managedFields = object.metadata.managedFields;
+  for (const key of Object.keys(object)) delete object[key];
+  Object.assign(object, structuredClone(old));
+  object.metadata = { ...object.metadata, ...(managedFields === undefined ? {} : { managedFields }) };
+  if (status === undefined) delete object['status'];
+  else object['status'] = status;
+}
+
 /**
  * statusStrategy is the `/status` subresource's strategy: an update changes `status` alone (the
  * rest of the body, metadata included, is the stored object's but for managedFields), and never
@@ -78,15 +90,7 @@ export function statusStrategy(main: ResourceStrategy<BuiltinObject>): ResourceS
   return {
     ...main,
     prepareForCreate: () => undefined,
-    prepareForUpdate(object, old) {
-      const status = object['status'];
-      const managedFields = object.metadata.managedFields;
-      for (const key of Object.keys(object)) delete object[key];
-      Object.assign(object, structuredClone(old));
-      object.metadata = { ...object.metadata, ...(managedFields === undefined ? {} : { managedFields }) };
-      if (status === undefined) delete object['status'];
-      else object['status'] = status;
-    },
+    prepareForUpdate: keepStatusOnly,
     validateUpdate: (object, _old, request) => main.validate(object, request),
   };
 }

@@ -19,6 +19,7 @@ import { printerCells, printerColumns } from './definition/index.ts';
 import { customScaleView } from './custom-scale.ts';
 import { defaultCustomObject, pruneCustomObject, ssaSchemaSet, validateCustomObject } from './schema/index.ts';
 import type { CustomResourceDefinition, CustomResourceDefinitionNames, CustomResourceDefinitionVersion, JSONSchemaProps } from './types.ts';
+import { keepStatusOnly } from '../builtin/generic-strategy.ts';
 
 /** CustomObject is a stored custom resource: metadata plus whatever its schema allows. */
 export type CustomObject = KubeObject & Record<string, unknown>;
@@ -196,15 +197,7 @@ function customStatusStrategy(main: ResourceStrategy<CustomObject>): ResourceStr
   return {
     ...main,
     prepareForCreate: () => undefined,
-    prepareForUpdate(object, old) {
-      const status = object['status'];
-      const managedFields = object.metadata.managedFields;
-      for (const key of Object.keys(object)) delete object[key];
-      Object.assign(object, structuredClone(old));
-      object.metadata = { ...object.metadata, ...(managedFields === undefined ? {} : { managedFields }) };
-      if (status === undefined) delete object['status'];
-      else object['status'] = status;
-    },
+    prepareForUpdate: keepStatusOnly,
   };
 }
 
