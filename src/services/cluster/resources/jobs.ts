@@ -31,13 +31,19 @@ function generateSelector(job: BuiltinObject): void {
 function defaults(job: BuiltinObject): void {
   const spec = recordAt(job, 'spec');
   if (spec === undefined) return;
+  // SetDefaults_Job: a job with neither completions nor parallelism runs one pod to completion.
+  if (spec['completions'] === undefined && spec['parallelism'] === undefined) spec['completions'] = 1;
   spec['parallelism'] ??= 1;
-  spec['completions'] ??= spec['parallelism'] === 1 ? 1 : undefined;
-  if (spec['completions'] === undefined) delete spec['completions'];
   spec['backoffLimit'] ??= 6;
+  const labels = recordAt(spec, 'template', 'metadata')?.['labels'];
+  if (labels !== undefined && Object.keys(job.metadata.labels ?? {}).length === 0) job.metadata.labels = { ...(labels as Record<string, string>) };
   spec['completionMode'] ??= 'NonIndexed';
   spec['suspend'] ??= false;
-  spec['podReplacementPolicy'] ??= 'TerminatingOrFailed';
+  const podFailurePolicy = recordAt(spec, 'podFailurePolicy');
+  for (const rule of listOf(podFailurePolicy?.['rules'])) {
+    for (const condition of listOf(rule['onPodConditions'])) if ((condition['status'] ?? '') === '') condition['status'] = 'True';
+  }
+  spec['podReplacementPolicy'] ??= podFailurePolicy === undefined ? 'TerminatingOrFailed' : 'Failed';
   defaultPodSpec(recordAt(spec, 'template', 'spec'));
 }
 
