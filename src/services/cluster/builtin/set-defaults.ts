@@ -207,6 +207,10 @@ export const SET_DEFAULTS: Readonly<Record<string, (value: Json) => void>> = {
     match['objectSelector'] ??= {};
     match['matchPolicy'] ??= 'Equivalent';
   },
+  // apiregistration.k8s.io/v1 (kube-aggregator)
+  'io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.ServiceReference': (reference) => {
+    reference['port'] ??= 443;
+  },
   // autoscaling/v2
   'io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler': (hpa) => {
     const spec = child(hpa, 'spec');

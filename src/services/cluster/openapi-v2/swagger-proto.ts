@@ -198,7 +198,7 @@ export function swaggerProtoOf(document: Json): Uint8Array {
           name,
           value: {
             oneof: {
-              case: 'apiKeySecurity',
+              case: 'apiKeySecurity' as const,
               value: { type: 'apiKey', name: text(item['name']), in: text(item['in']), description: text(item['description']) },
             },
           },
