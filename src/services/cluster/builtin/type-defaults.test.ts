@@ -272,7 +272,7 @@ const CASES: readonly DefaultingCase[] = [
       ['spec.backoffLimit', 6],
       ['spec.podFailurePolicy.rules.0.onPodConditions.0', { type: 'DisruptionTarget', status: 'True' }],
       ['spec.podReplacementPolicy', 'Failed'],
-      ['metadata.labels.app', 'web'],
+      ['metadata.labels', labels],
     ],
   },
   {
@@ -283,6 +283,7 @@ const CASES: readonly DefaultingCase[] = [
       ['spec.completions', 1],
       ['spec.parallelism', 1],
       ['spec.podReplacementPolicy', 'TerminatingOrFailed'],
+      ['metadata.labels.job-name', 'once'],
     ],
   },
   {

@@ -59,15 +59,16 @@ const answers = new WeakMap<object, SwaggerAnswer>();
 export function swaggerAnswerOf(owner: object, documents: () => readonly unknown[], version: string, now: number): SwaggerAnswer {
   const cached = answers.get(owner);
   if (cached !== undefined) return cached;
-  const document = swaggerDocumentOf(documents(), version);
-  const json = JSON.stringify(document);
+  // Only the JSON text is kept: the protobuf form, built on its first request, reads it back
+  // rather than holding the document's object tree (many times the text's size) meanwhile.
+  const json = JSON.stringify(swaggerDocumentOf(documents(), version));
   let protobuf: Buffer | undefined;
   const answer: SwaggerAnswer = {
     etag: createHash('sha512').update(json).digest('hex').toUpperCase(),
     lastModified: new Date(Math.floor(now / 1000) * 1000).toUTCString(),
     body(form) {
       if (form === 'json') return json;
-      protobuf ??= Buffer.from(swaggerProtoOf(document));
+      protobuf ??= Buffer.from(swaggerProtoOf(JSON.parse(json) as Record<string, unknown>));
       return protobuf;
     },
   };
