@@ -9,7 +9,7 @@ import { swaggerDocumentOf, swaggerSchemaOf } from './swagger.ts';
 const PROTOBUF_ACCEPT = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
 
 describe('swaggerSchemaOf (v3 → v2)', () => {
-  it('turns the allOf wrapper into a $ref beside its description, and drops v3-only keywords', () => {
+  it('turns the allOf wrapper into a $ref beside its description, and int-or-string into a string', () => {
     assert.deepEqual(
       swaggerSchemaOf({
         type: 'object',
@@ -17,7 +17,7 @@ describe('swaggerSchemaOf (v3 → v2)', () => {
           metadata: { allOf: [{ $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' }], default: {}, description: 'Standard.' },
           items: { type: 'array', items: { $ref: '#/components/schemas/io.k8s.api.core.v1.Container', default: {} } },
           port: { format: 'int-or-string', oneOf: [{ type: 'integer' }, { type: 'string' }], 'x-kubernetes-int-or-string': true },
-          labels: { type: 'object', additionalProperties: { type: 'string', default: '' }, nullable: true },
+          labels: { type: 'object', additionalProperties: { type: 'string', default: '' } },
         },
       }),
       {
@@ -27,6 +27,35 @@ describe('swaggerSchemaOf (v3 → v2)', () => {
           items: { type: 'array', items: { $ref: '#/definitions/io.k8s.api.core.v1.Container' } },
           port: { format: 'int-or-string', 'x-kubernetes-int-or-string': true, type: 'string' },
           labels: { type: 'object', additionalProperties: { type: 'string', default: '' } },
+        },
+      },
+    );
+  });
+
+  it("gives a CRD schema the v2 form kubectl can validate with (apiextensions' ToStructuralOpenAPIV2)", () => {
+    assert.deepEqual(
+      swaggerSchemaOf({
+        type: 'object',
+        required: ['spec', 'note'],
+        properties: {
+          spec: {
+            type: 'object',
+            'x-kubernetes-preserve-unknown-fields': true,
+            properties: { size: { type: 'integer', anyOf: [{ minimum: 1 }], allOf: [{ maximum: 9 }] } },
+          },
+          note: { type: 'string', nullable: true },
+          tags: { type: 'array', nullable: true, items: { type: 'string' } },
+          port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
+        },
+      }),
+      {
+        type: 'object',
+        required: ['spec'],
+        properties: {
+          spec: { 'x-kubernetes-preserve-unknown-fields': true },
+          note: {},
+          tags: {},
+          port: { 'x-kubernetes-int-or-string': true },
         },
       },
     );

@@ -46,8 +46,8 @@ export function swaggerSchemaOf(schema: unknown): unknown {
         out[key] = v2Ref(String(value));
         break;
       case 'allOf':
+        // The v3 builder's wrapper of a property's $ref; any other allOf (a CRD's value validation) has no v2 form.
         if (single !== undefined) out['$ref'] = v2Ref(single);
-        else if (Array.isArray(value)) out[key] = value.map(swaggerSchemaOf);
         break;
       case 'oneOf':
       case 'anyOf':
@@ -71,7 +71,35 @@ export function swaggerSchemaOf(schema: unknown): unknown {
     return description === undefined ? { $ref: out['$ref'] } : { $ref: out['$ref'], description };
   }
   if (out['type'] === undefined && schema['x-kubernetes-int-or-string'] === true && schema['format'] === 'int-or-string') out['type'] = 'string';
+  dropWhatKubectlCannotValidate(schema, out);
   return out;
+}
+
+/**
+ * dropWhatKubectlCannotValidate applies the apiextensions-apiserver's ToStructuralOpenAPIV2 rules
+ * (they matter for CRD schemas; the built-in ones never need them): a nullable value is untyped,
+ * an object keeping unknown fields has no properties or type, an array without items no type,
+ * and a nullable property is not required.
+ */
+function dropWhatKubectlCannotValidate(schema: Json, out: Json): void {
+  if (schema['nullable'] === true) {
+    delete out['type'];
+    delete out['items'];
+    delete out['properties'];
+  }
+  if (schema['x-kubernetes-preserve-unknown-fields'] === true) {
+    delete out['items'];
+    delete out['properties'];
+  }
+  if (out['type'] === 'array' && out['items'] === undefined) delete out['type'];
+  if (schema['x-kubernetes-preserve-unknown-fields'] === true && out['type'] === 'object') delete out['type'];
+  const properties = isRecord(schema['properties']) ? schema['properties'] : {};
+  if (Array.isArray(out['required'])) {
+    const required = out['required'].filter((name) => !(isRecord(properties[String(name)]) && (properties[String(name)] as Json)['nullable'] === true));
+    const additional = schema['additionalProperties'];
+    if ((isRecord(additional) && additional['nullable'] === true) || required.length === 0) delete out['required'];
+    else out['required'] = required;
+  }
 }
 
 function parameterOf(parameter: unknown): Json {
