@@ -38,6 +38,7 @@ import { INITIAL_NAMESPACES, NAMESPACE_STORE_KIND, type Namespace, namespacesVie
 import { roleBindingsView } from './resources/role-bindings.ts';
 import { rolesView } from './resources/roles.ts';
 import { ApiServiceController } from './resources/apiservice-controller.ts';
+import { inDiscoveryOrder } from './resources/apiservice-registration.ts';
 import { ServiceAccountController } from './resources/service-account-controller.ts';
 import { serviceAccountsView } from './resources/service-accounts.ts';
 
@@ -268,7 +269,7 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     serveResource,
     get discovery() {
       discovery ??= new Discovery(
-        [...discoveryResourcesOf(index.views), SELF_SUBJECT_REVIEW_RESOURCE, TOKEN_REVIEW_RESOURCE, ...ACCESS_REVIEW_RESOURCES],
+        inDiscoveryOrder([...discoveryResourcesOf(index.views), SELF_SUBJECT_REVIEW_RESOURCE, TOKEN_REVIEW_RESOURCE, ...ACCESS_REVIEW_RESOURCES]),
         options.groups,
         options.spelling,
       );

@@ -89,3 +89,26 @@ export function customResourceApiServices(served: Iterable<GroupVersion>): Retur
   }
   return out;
 }
+
+/**
+ * inDiscoveryOrder orders resources by their group as the aggregator's discovery lists groups:
+ * its own group (apiregistration.k8s.io) first, then by the APIServices' group priority, highest
+ * first, then by APIService name (`<version>.<group>`); the order within a group is kept. Custom
+ * resources' groups rank with the CRDs' priority.
+ */
+export function inDiscoveryOrder<T extends GroupVersion>(entries: readonly T[]): T[] {
+  const keyOf = new Map<string, readonly [number, string]>();
+  for (const entry of entries) {
+    if (keyOf.has(entry.group)) continue;
+    const priority =
+      entry.group === 'apiregistration.k8s.io'
+        ? Number.POSITIVE_INFINITY
+        : (API_SERVICE_PRIORITIES[`${entry.group}/${entry.version}`]?.[0] ?? CUSTOM_RESOURCE_PRIORITIES[0]);
+    keyOf.set(entry.group, [priority, apiServiceName(entry)]);
+  }
+  return [...entries].sort((a, b) => {
+    const [pa, na] = keyOf.get(a.group)!;
+    const [pb, nb] = keyOf.get(b.group)!;
+    return pb - pa || (na < nb ? -1 : na > nb ? 1 : 0);
+  });
+}
