@@ -41,7 +41,7 @@ export function genericStrategy(entry: BuiltinKind, schemaName: string, schemas:
     namespaced: entry.namespaced,
     nameRule: behaviour.nameRule ?? 'dns-subdomain',
     allowCreateOnUpdate: false,
-    allowUnconditionalUpdate: true,
+    allowUnconditionalUpdate: behaviour.allowUnconditionalUpdate ?? true,
     invalidKind: { group: entry.group, kind: entry.kind },
     prepareForCreate(object, request) {
       ownNested(object);

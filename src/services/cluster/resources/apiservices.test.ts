@@ -168,6 +168,10 @@ describe('apiregistration.k8s.io/v1 APIService', () => {
     assert.equal(updated.status, 200, JSON.stringify(updated.body));
     assert.equal(updated.body.spec.versionPriority, 20);
     assert.equal(updated.body.status.conditions[0].reason, 'Local');
+    const { resourceVersion: _rv, ...unversioned } = updated.body.metadata;
+    const unconditional = await cluster.call('PUT', `${BASE}/${name}`, { ...updated.body, metadata: unversioned });
+    assert.equal(unconditional.status, 422);
+    assert.match(unconditional.body.message, /metadata\.resourceVersion: Invalid value: .*must be specified for an update/);
     const badStatus = await cluster.call('PUT', `${BASE}/${name}/status`, {
       ...updated.body,
       status: { conditions: [{ type: 'Available', status: 'Maybe' }] },

@@ -98,6 +98,7 @@ function availableColumn(apiService: BuiltinObject): string {
 /** apiServiceBehaviour is APIService's part of the generic strategy. */
 export const apiServiceBehaviour: KindBehaviour = {
   nameRule: 'path-segment',
+  allowUnconditionalUpdate: false,
   prepareForCreate(apiService, request) {
     // The generic strategy has dropped the client's status; a local APIService is Available at once.
     if (recordAt(apiService, 'spec', 'service') === undefined) apiService['status'] = { conditions: [localAvailableCondition(request.now)] };
