@@ -136,7 +136,8 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
   // The Swagger 2.0 document, derived from the v3 ones (openapi-v2/): what kubectl validates a `kind: List` with.
   app.get('/openapi/v2', async (request, reply) => {
     const { openapi } = await runtime();
-    reply.header('vary', 'Accept');
+    // The apiserver's WithCacheControl filter marks every answer `no-cache, private`: clients revalidate with the Etag.
+    reply.header('vary', 'Accept').header('cache-control', 'no-cache, private');
     const form = negotiateSwagger(request.headers.accept);
     if (form === undefined) return reply.code(406).send();
     const documents = () => openapi.paths().map((path) => JSON.parse(openapi.document(path)?.json ?? '{}') as unknown);

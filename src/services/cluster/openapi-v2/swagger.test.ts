@@ -160,6 +160,8 @@ describe('GET /openapi/v2', () => {
     const first = await cluster.call('GET', '/openapi/v2', undefined, { accept: PROTOBUF_ACCEPT });
     const again = await cluster.call('GET', '/openapi/v2', undefined, { accept: PROTOBUF_ACCEPT, 'if-none-match': String(first.headers['etag']) });
     assert.equal(again.status, 304);
+    assert.equal(again.headers['cache-control'], 'no-cache, private');
+    assert.equal(again.headers['etag'], first.headers['etag']);
     assert.equal(again.raw.rawPayload.length, 0);
     const refused = await cluster.call('GET', '/openapi/v2', undefined, { accept: 'text/html' });
     assert.equal(refused.status, 406);
