@@ -255,7 +255,7 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
       () => context.clock.now(),
     );
     apiServices = controller;
-    await controller.start();
+    controller.startInBackground();
     return controller;
   });
   const expiry = await context.singleton('cluster/event-expiry', () => {

@@ -40,6 +40,7 @@ export class ApiServiceController {
   #pending = new Set<string>();
   #customPending = false;
   #running: Promise<void> | undefined;
+  #starting: Promise<void> | undefined;
   #stopped = false;
 
   /** lastError is the last unexpected failure (the next change retries), for diagnostics. */
@@ -56,11 +57,22 @@ export class ApiServiceController {
     readonly now: () => number,
   ) {}
 
+  /**
+   * startInBackground starts the controllers without holding up the cluster's first request, as
+   * the apiserver's autoregistration runs after it starts serving; idle() waits for it.
+   */
+  startInBackground(): void {
+    this.#starting = this.start().catch((error: unknown) => {
+      this.lastError = error;
+    });
+  }
+
   /** start registers the local APIServices, then follows APIServices, Services and Endpoints on the change feed. */
   async start(): Promise<void> {
     const from = await this.store.currentRevision();
+    if (this.#stopped) return;
     const onReset = (): void => {
-      if (!this.#stopped) void this.start().catch((error: unknown) => (this.lastError = error));
+      if (!this.#stopped) this.startInBackground();
     };
     const apiServices = this.views.main.storeKind;
     this.#subscription = await this.store.subscribe(
@@ -75,11 +87,15 @@ export class ApiServiceController {
       },
       { kinds: [apiServices, SERVICES, ENDPOINTS], onReset },
     );
-    for (const apiService of localApiServices(this.builtin)) await this.#createMissing(apiService);
+    if (this.#stopped) {
+      this.#subscription.close();
+      return;
+    }
+    for (const apiService of localApiServices(this.builtin)) if (!this.#stopped) await this.#createMissing(apiService);
     this.#customPending = true;
     for (const record of await this.store.list(apiServices)) this.#pending.add(record.key);
     this.#kick();
-    await this.idle();
+    while (this.#running !== undefined) await this.#running;
   }
 
   /** customResourcesChanged registers (or removes) the custom resources' APIServices after the served CRDs changed. */
@@ -91,12 +107,14 @@ export class ApiServiceController {
   /** stop detaches from the change feed and waits for the sync in progress. */
   async stop(): Promise<void> {
     this.#stopped = true;
+    await this.#starting;
     this.#subscription?.close();
     await this.#running;
   }
 
-  /** idle resolves once nothing is waiting to be synced (tests wait on it). */
+  /** idle resolves once the start is done and nothing is waiting to be synced (tests wait on it). */
   async idle(): Promise<void> {
+    await this.#starting;
     while (this.#running !== undefined) await this.#running;
   }
 
