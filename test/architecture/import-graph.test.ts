@@ -7,7 +7,7 @@ describe('the one-way folder graph', () => {
     assert.deepEqual(importGraphViolations('.'), []);
   });
 
-  it('allows no internal import from above that no file makes any more (strike it from INTERNAL_IMPORTS_ALLOWED)', () => {
+  it('allows no exception that no file makes any more (strike it from its list)', () => {
     assert.deepEqual(staleAllowances('.'), []);
   });
 
@@ -25,6 +25,7 @@ describe('the one-way folder graph', () => {
       'src/lib/dir.ts -> src/services/cluster/rbac.ts: lib imports family cluster',
       'src/lib/dir.ts -> test/harness/temp.ts: lib imports test',
       'src/plugin/host.ts -> src/cli/args.ts: plugin imports cli',
+      "src/services/mail/register.ts -> src/services/mail/index.ts: family mail's register.ts imports its own index.ts (put what both need in a prefixes.ts, or pass it in)",
       'src/services/mail/send.ts -> src/console/mail.ts: family mail imports console',
       'src/services/mail/send.ts -> src/guard/proxy.ts: family mail imports guard',
       'src/services/mail/send.ts -> src/services/cluster/rbac.ts: family mail imports family cluster',
