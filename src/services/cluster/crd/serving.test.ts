@@ -99,7 +99,7 @@ describe('CustomResourceDefinitions: serving custom resources', () => {
     assert.equal(legacy.status, 200);
     assert.deepEqual(
       legacy.body.resources.map((r: { name: string }) => r.name),
-      ['widgets', 'widgets/scale', 'widgets/status'],
+      ['widgets', 'widgets/status', 'widgets/scale'],
     );
     assert.deepEqual(legacy.body.resources[0].shortNames, ['wd']);
     assert.deepEqual(legacy.body.resources[0].categories, ['all']);
@@ -147,7 +147,7 @@ describe('CustomResourceDefinitions: serving custom resources', () => {
     const read = await h.call('GET', '/apis/example.com/v1beta1/namespaces/default/widgets/w1');
     assert.equal(read.status, 200);
     assert.equal(read.body.apiVersion, 'example.com/v1beta1');
-    assert.deepEqual(read.headers['warning'], ['299 - "example.com/v1beta1 Widget is deprecated"']);
+    assert.deepEqual(read.headers['warning'], ['299 - "example.com/v1beta1 Widget is deprecated; use example.com/v1 Widget"']);
   });
 
   it('prunes unknown fields with Warn warnings, and refuses them under Strict', async () => {
@@ -264,7 +264,7 @@ describe('CustomResourceDefinitions: serving custom resources', () => {
     const watch = await openWatch(`${base}/apis/example.com/v1beta1/namespaces/default/widgets?watch=true&fieldSelector=metadata.name%3Dw5`, ADMIN_TOKEN);
     try {
       assert.equal(watch.status, 200);
-      assert.equal(watch.headers.get('warning'), '299 - "example.com/v1beta1 Widget is deprecated"');
+      assert.equal(watch.headers.get('warning'), '299 - "example.com/v1beta1 Widget is deprecated; use example.com/v1 Widget"');
       const created = await h.call('POST', WIDGETS, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w5' }, spec: { color: 'red' } });
       assert.equal(created.status, 201);
       await h.call('PATCH', `${WIDGETS}/w5`, { spec: { color: 'blue' } }, MERGE);

@@ -28,3 +28,21 @@ export function compileSchemaRules(schema: JSONSchemaProps, fieldPath: string): 
   cache.set(key, { errors, rules });
   return { errors: [...errors], rules };
 }
+
+/**
+ * hasValidationRules is the apiserver's hasXValidations: whether any node of the schema reachable
+ * through properties, items and additionalProperties carries `x-kubernetes-validations`. Without
+ * one there is no CEL validator, so nothing is reported about rules left unchecked.
+ */
+export function hasValidationRules(schema: JSONSchemaProps): boolean {
+  const pending: JSONSchemaProps[] = [schema];
+  while (pending.length > 0) {
+    const node = pending.pop()!;
+    const rules = node['x-kubernetes-validations'];
+    if (Array.isArray(rules) && rules.length > 0) return true;
+    if (node.items !== undefined && !Array.isArray(node.items)) pending.push(node.items);
+    if (node.additionalProperties !== undefined && typeof node.additionalProperties === 'object') pending.push(node.additionalProperties);
+    for (const property of Object.values(node.properties ?? {})) pending.push(property);
+  }
+  return false;
+}
