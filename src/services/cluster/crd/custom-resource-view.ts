@@ -173,7 +173,13 @@ function customChecks(parts: CustomResourceParts): CustomChecks {
   const apiVersion = `${parts.crd.spec.group}/${version.name}`;
   const ruleWarnings = new WeakMap<object, string[]>();
   const typed = (object: CustomObject): CustomObject => ({ ...object, apiVersion, kind: names.kind });
-  const withRules = (object: CustomObject, errors: FieldError[], typedObject: CustomObject, typedOld: CustomObject | undefined): FieldError[] => {
+  const withRules = (
+    object: CustomObject,
+    errors: FieldError[],
+    typedObject: CustomObject,
+    typedOld: CustomObject | undefined,
+    ratcheting = true,
+  ): FieldError[] => {
     if (!hasRules) {
       ruleWarnings.set(object, []);
       return errors;
@@ -183,7 +189,7 @@ function customChecks(parts: CustomResourceParts): CustomChecks {
       ruleWarnings.set(object, []);
       return [...errors, RULES_NOT_CHECKED];
     }
-    const ruled = rules.validate(typedObject, typedOld);
+    const ruled = rules.validate(typedObject, typedOld, { ratcheting });
     ruleWarnings.set(object, ruled.warnings);
     return [...errors, ...ruled.errors];
   };
@@ -198,7 +204,8 @@ function customChecks(parts: CustomResourceParts): CustomChecks {
       const typedObject = typed(object);
       const typedOld = typed(readStored(old));
       const scaleErrors = scale === undefined ? [] : validateScaleStatus(scale, typedObject);
-      return withRules(object, validateCustomStatus(schema, typedObject, typedOld, scaleErrors), typedObject, typedOld);
+      // The status strategy runs the rules without ratcheting (no correlated object is given to them).
+      return withRules(object, validateCustomStatus(schema, typedObject, typedOld, scaleErrors), typedObject, typedOld, false);
     },
     warnings: (object) => ruleWarnings.get(object) ?? [],
   };

@@ -311,6 +311,26 @@ describe('custom resources: validation ratcheting (upstream ratcheting_test.go c
     ]);
   });
 
+  it('CEL_transition_rules_should_not_ratchet', async () => {
+    await run([
+      { schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      { apply: { myStringField: 'myStringValue', myOtherField: 'myOtherField' }, why: 'create instance with strings that do not start with k8s' },
+      {
+        schema: {
+          type: 'object',
+          'x-kubernetes-preserve-unknown-fields': true,
+          properties: { myStringField: { type: 'string', 'x-kubernetes-validations': [{ rule: "oldSelf != 'myStringValue' || self == 'validstring'" }] } },
+        },
+      },
+      {
+        apply: { myOtherField: 'myNewOtherField', myStringField: 'myStringValue' },
+        refused: true,
+        why: 'try to change one field to valid value, but unchanged field fails to be ratcheted by transition rule',
+      },
+      { apply: { myStringField: 'validstring', myOtherField: 'myNewOtherField' }, why: 'change both fields to valid values' },
+    ]);
+  });
+
   it('refuses a changed invalid value with the schema text, and keeps the stored object', async () => {
     await setSchema({ type: 'object', properties: { enumField: string } });
     const body = { apiVersion: 'mygroup.example.com/v1beta1', kind: 'MyCoolCRD', metadata: { name: NAME }, enumField: 'old' };

@@ -12,8 +12,16 @@ import { validateWithRules } from './validate.ts';
 
 /** SchemaRules are the compiled rules of one schema, ready to validate objects against it. */
 export interface SchemaRules {
-  /** validate runs every rule of the schema on `object` (with `oldObject` on updates) and returns the failures and the ratcheting warnings. */
-  validate(object: Record<string, unknown>, oldObject: Record<string, unknown> | undefined): { errors: FieldError[]; warnings: string[] };
+  /**
+   * validate runs every rule of the schema on `object` (with `oldObject` on updates) and returns
+   * the failures and the ratcheting warnings; `ratcheting: false` (a `/status` write) reports
+   * failures of unchanged values too.
+   */
+  validate(
+    object: Record<string, unknown>,
+    oldObject: Record<string, unknown> | undefined,
+    options?: { readonly ratcheting?: boolean },
+  ): { errors: FieldError[]; warnings: string[] };
 }
 
 const cache = new BoundedMap<string, { errors: FieldError[]; rules: SchemaRules }>(256);
@@ -24,7 +32,9 @@ export function compileSchemaRules(schema: JSONSchemaProps, fieldPath: string): 
   const cached = cache.get(key);
   if (cached !== undefined) return { errors: [...cached.errors], rules: cached.rules };
   const { errors, root } = compileTree(schema, fieldPath);
-  const rules: SchemaRules = { validate: (object, oldObject) => validateWithRules(root, object, oldObject) };
+  const rules: SchemaRules = {
+    validate: (object, oldObject, options) => validateWithRules(root, object, oldObject, undefined, options?.ratcheting ?? true),
+  };
   cache.set(key, { errors, rules });
   return { errors: [...errors], rules };
 }
