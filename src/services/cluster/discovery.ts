@@ -52,7 +52,7 @@ export function discoveryResourceOf(view: AnyView): DiscoveryResource {
     singular: view.singular,
     kind: view.kind,
     namespaced: view.strategy.namespaced,
-    verbs: view.resource === 'namespaces' ? ALL_VERBS.filter((verb) => verb !== 'deletecollection') : ALL_VERBS,
+    verbs: view.discoveryVerbs ?? (view.resource === 'namespaces' ? ALL_VERBS.filter((verb) => verb !== 'deletecollection') : ALL_VERBS),
     shortNames: view.shortNames,
     categories: view.categories,
     ...(view.storageVersionHash === undefined ? {} : { storageVersionHash: view.storageVersionHash }),

@@ -27,7 +27,7 @@ import type {
   CustomResourceSubresourceScale,
   JSONSchemaProps,
 } from './types.ts';
-import { crdStorageVersionHash, defaultDeprecationWarning, versionPriority } from './version-facts.ts';
+import { crdStorageVersionHash, customResourceVerbs, defaultDeprecationWarning, versionPriority } from './version-facts.ts';
 import { keepStatusOnly } from '../builtin/generic-strategy.ts';
 
 /** CustomObject is a stored custom resource: metadata plus whatever its schema allows. */
@@ -323,6 +323,7 @@ export function customResourceViews(crd: CustomResourceDefinition): AnyView[] {
   const storageVersion = crd.spec.versions.find((version) => version.storage);
   const storageSchema = storageVersion?.schema?.openAPIV3Schema ?? PERMISSIVE_SCHEMA;
   const hash = crdStorageVersionHash(crd.spec);
+  const verbs = customResourceVerbs(crd.status?.conditions ?? []);
   return served.flatMap((version) => {
     const ownSchema = version.schema?.openAPIV3Schema ?? PERMISSIVE_SCHEMA;
     // The storage version's own views read with the very schema object, so nothing is pruned twice.
@@ -384,6 +385,7 @@ export function customResourceViews(crd: CustomResourceDefinition): AnyView[] {
       openApiSchemas: { [schemaName]: openApiSchemaOf(schema, { group, version: version.name, kind }) },
       ...(deprecated ? { deprecationWarning: version.deprecationWarning ?? defaultDeprecationWarning(version.name, crd.spec) } : {}),
       ...(hash === undefined ? {} : { storageVersionHash: hash }),
+      discoveryVerbs: verbs,
     };
     const views: AnyView[] = [main as unknown as AnyView];
     if (statusSubresource) views.push({ ...main, subresource: 'status', strategy: customStatusStrategy(strategy, checks, parts) } as unknown as AnyView);

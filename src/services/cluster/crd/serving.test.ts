@@ -346,6 +346,9 @@ describe('CustomResourceDefinitions: serving custom resources', () => {
     assert.deepEqual(held.body.metadata.finalizers, ['example.org/hold']);
     const terminating = held.body.status.conditions.find((c: { type: string }) => c.type === 'Terminating');
     assert.equal(terminating.reason, 'InstanceDeletionCompleted');
+    // Terminating is False once the instances are gone, so discovery lists every verb again (in the discovery controller's order).
+    const listed = await h.call('GET', '/apis/example.org/v1');
+    assert.deepEqual(listed.body.resources[0].verbs, ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch']);
     assert.equal((await h.store.list('cluster/customresources/gadgets.example.org')).length, 0);
     await h.call('PATCH', `${CRDS}/gadgets.example.org`, { metadata: { finalizers: null } }, MERGE);
     assert.equal((await h.call('GET', `${CRDS}/gadgets.example.org`)).status, 404);

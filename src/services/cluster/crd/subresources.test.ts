@@ -147,6 +147,7 @@ describe('custom resources: status and scale subresources (upstream subresources
       const [main, status, scale] = list.body.resources;
       assert.equal(list.body.resources.length, 3);
       assert.equal(main.name, 'noxus');
+      assert.deepEqual(main.verbs, ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch']);
       assert.equal(main.storageVersionHash, storageVersionHash('mygroup.example.com', 'v1beta1', 'WishIHadChosenNoxu'));
       assert.deepEqual(status, { name: 'noxus/status', singularName: '', namespaced: true, kind: 'WishIHadChosenNoxu', verbs: ['get', 'patch', 'update'] });
       assert.deepEqual(scale, {

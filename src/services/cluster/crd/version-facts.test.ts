@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CustomResourceDefinitionSpec, CustomResourceDefinitionVersion } from './types.ts';
-import { crdStorageVersionHash, defaultDeprecationWarning, storageVersionHash, versionPriority } from './version-facts.ts';
+import { crdStorageVersionHash, customResourceVerbs, defaultDeprecationWarning, storageVersionHash, versionPriority } from './version-facts.ts';
 
 const version = (name: string, extra: Partial<CustomResourceDefinitionVersion> = {}): CustomResourceDefinitionVersion => ({
   name,
@@ -54,5 +54,20 @@ describe('what a CRD says about its versions', () => {
     assert.equal(crdStorageVersionHash(deprecationFixture), undefined, 'v1 stores but is not served');
     const served = { ...deprecationFixture, versions: deprecationFixture.versions.map((v) => (v.name === 'v1' ? { ...v, served: true } : v)) };
     assert.equal(crdStorageVersionHash(served), storageVersionHash('tests.example.com', 'v1', 'Dep'));
+  });
+
+  it("lists a custom resource's verbs in the discovery controller's order, fewer while the CRD's Terminating condition is true", () => {
+    assert.deepEqual(customResourceVerbs([{ type: 'Established', status: 'True' }]), [
+      'delete',
+      'deletecollection',
+      'get',
+      'list',
+      'patch',
+      'create',
+      'update',
+      'watch',
+    ]);
+    assert.deepEqual(customResourceVerbs([{ type: 'Terminating', status: 'True' }]), ['delete', 'deletecollection', 'get', 'list', 'watch']);
+    assert.equal(customResourceVerbs([{ type: 'Terminating', status: 'False' }]).length, 8, 'InstanceDeletionCompleted');
   });
 });

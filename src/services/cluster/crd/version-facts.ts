@@ -2,7 +2,8 @@
  * What a CRD says about its versions beside their schemas, as the apiextensions apiserver derives
  * it: the Kubernetes-aware version order (apimachinery `version.CompareKubeAwareVersionStrings`),
  * the default deprecation warning naming the version to use instead (`defaultDeprecationWarning`
- * of the CRD handler), and the storage version hash discovery lists (`discovery.StorageVersionHash`).
+ * of the CRD handler), and what discovery lists: the storage version hash
+ * (`discovery.StorageVersionHash`) and the verbs, in the discovery controller's order.
  */
 import { createHash } from 'node:crypto';
 import type { CustomResourceDefinitionSpec } from './types.ts';
@@ -52,4 +53,15 @@ export function storageVersionHash(group: string, version: string, kind: string)
 export function crdStorageVersionHash(spec: CustomResourceDefinitionSpec): string | undefined {
   const storage = spec.versions.find((version) => version.served && version.storage);
   return storage === undefined ? undefined : storageVersionHash(spec.group, storage.name, spec.names.kind);
+}
+
+/** CUSTOM_RESOURCE_VERBS are a custom resource's verbs as the discovery controller lists them (its order, not sorted). */
+const CUSTOM_RESOURCE_VERBS: readonly string[] = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
+
+/** TERMINATING_VERBS are what it lists while the CRD is being deleted. */
+const TERMINATING_VERBS: readonly string[] = ['delete', 'deletecollection', 'get', 'list', 'watch'];
+
+/** customResourceVerbs are the verbs discovery lists for a CRD's resource: fewer once its Terminating condition is true. */
+export function customResourceVerbs(conditions: readonly { readonly type: string; readonly status: string }[]): readonly string[] {
+  return conditions.some((condition) => condition.type === 'Terminating' && condition.status === 'True') ? TERMINATING_VERBS : CUSTOM_RESOURCE_VERBS;
 }
