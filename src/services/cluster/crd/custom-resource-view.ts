@@ -132,7 +132,7 @@ interface CustomResourceParts {
   readonly hasRules: boolean;
   readonly statusSubresource: boolean;
   readonly scale: CustomResourceSubresourceScale | undefined;
-  /** readStored is a stored object as a read sees it (pruned and defaulted by today's schema): what `oldSelf` is. */
+  /** readStored is a stored object as a read through this version sees it (the storage version's schema, then this one's): the old object of an update, what `oldSelf` is. */
   readonly readStored: (stored: CustomObject) => CustomObject;
 }
 
