@@ -111,6 +111,10 @@ export interface ResourceView<S extends KubeObject = KubeObject, E extends KubeO
   readonly typedListItems?: boolean;
   /** deprecationWarning, when present, is sent as a `Warning:` header with every answer through this view (a deprecated CRD version). */
   readonly deprecationWarning?: string;
+  /** storageVersionHash, when present, is listed for the resource in legacy discovery (a custom resource whose storage version is served). */
+  readonly storageVersionHash?: string;
+  /** discoveryVerbs, when present, are the verbs discovery lists, in its order (a custom resource's, fewer while its CRD terminates). */
+  readonly discoveryVerbs?: readonly string[];
 }
 
 /** AnyView is a view over any object type, as the generic registry handles it. */
