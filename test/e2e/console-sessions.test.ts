@@ -27,7 +27,7 @@ function httpsCall(url: string, ca: string, method: string, headers: Record<stri
     const request = httpsRequest(url, { method, ca, headers, agent: false }, (response) => {
       let text = '';
       response.on('data', (data: Buffer) => (text += data.toString()));
-      response.on('end', () => resolve({ status: response.statusCode!, body: text }));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
     });
     request.on('error', reject);
     request.end(body);
@@ -156,8 +156,8 @@ describe('console sessions: https on the same port, bounded per token, scopes as
     }
     assert.equal(await signedIn(admin), true, "the admin's session survives");
     assert.equal(await signedIn(dana), true, "another principal's session survives");
-    assert.equal(await signedIn(mallory.at(-1)!), true, 'the newest session of the token works');
-    assert.equal(await signedIn(mallory[0]!), false, 'its own oldest went');
+    assert.equal(await signedIn(mallory.at(-1) ?? ''), true, 'the newest session of the token works');
+    assert.equal(await signedIn(mallory[0] ?? ''), false, 'its own oldest went');
   });
 
   it('a token without a Gmail scope sees no mailbox, without a compute scope no policies: the APIs answer both 403', async () => {
