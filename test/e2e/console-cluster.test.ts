@@ -213,10 +213,10 @@ describe('the web console in headless Chromium: cluster', () => {
     const made = await kubectl.run(['create', 'deployment', 'web', '--image=nginx', '--replicas=2']);
     assert.equal(made.code, 0, made.stderr);
     await page.goto(`${consoleUrl}#/cluster/events`);
-    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.evaluate('window.scrollTo(0, 0)');
     await page.goto(`${consoleUrl}#/cluster/kind/apps/deployments/default`);
     await page.locator('[data-object="web"]').waitFor();
-    assert.equal(await page.evaluate(() => window.scrollY), 0);
+    assert.equal(await page.evaluate('window.scrollY'), 0);
     assert.ok(await inView(page.locator('[data-kind="apps/deployments"]')));
     await screenshot(page, 'cluster-kinds');
   });
