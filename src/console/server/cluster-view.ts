@@ -15,6 +15,7 @@ import { stringify } from 'yaml';
 import { CLUSTER_GROUP_PREFIXES } from '../../services/cluster/index.ts';
 import { apiGroupVocabulary } from '../../services/cluster/identifiers.ts';
 import { apiVersionOf, type AnyView } from '../../services/cluster/apimachinery/strategy.ts';
+import { type DiscoveryResource, discoveryResourcesOf } from '../../services/cluster/discovery.ts';
 import type { KubeObject } from '../../services/cluster/apimachinery/object-meta.ts';
 import type { UserInfo } from '../../services/cluster/cluster-auth.ts';
 import { Authorizer, MASTERS_GROUP } from '../../services/cluster/rbac/authorizer.ts';
@@ -27,12 +28,18 @@ import { CLUSTER_VIEWS } from '../../services/cluster/runtime.ts';
 import type { StoredRecord, Store } from '../../store/store.ts';
 import { ConsoleError } from './errors.ts';
 
-/** KindSummary is one served resource, as discovery lists it. */
+/** KindSummary is one served resource, once whatever its versions and subresources, as discovery folds them. */
 export interface KindSummary {
   readonly group: string;
+  /** The version the console shows it in: the first discovery lists (the group's preferred one where it is served). */
   readonly version: string;
+  /** Every version it is served in, in discovery order. */
+  readonly versions: readonly string[];
   readonly resource: string;
   readonly kind: string;
+  readonly shortNames: readonly string[];
+  /** Its subresources (`status`, `scale`), part of its page rather than kinds of their own. */
+  readonly subresources: readonly string[];
   readonly namespaced: boolean;
   /** Where the viewer may list it: null everywhere, else these namespaces. */
   readonly namespaces: readonly string[] | null;
@@ -109,29 +116,47 @@ export class ClusterView {
     return custom.length === 0 ? CLUSTER_VIEWS : [...CLUSTER_VIEWS, ...custom];
   }
 
-  /** kinds lists every served resource `user` may list somewhere, in discovery order, with where (null: everywhere). */
+  /**
+   * kinds lists every served resource `user` may list somewhere, once (its versions and its
+   * subresources folded into it, as discovery folds them: discoveryResourcesOf), in discovery
+   * order, with where (null: everywhere).
+   */
   async kinds(user: UserInfo): Promise<KindSummary[]> {
     await this.#authorizer.refresh();
     const namespaces = await this.#namespaces();
+    const views = await this.#views();
+    const byResource = new Map<string, { first: DiscoveryResource; versions: string[]; subresources: string[] }>();
+    for (const entry of discoveryResourcesOf(views)) {
+      const key = `${entry.group}/${entry.resource}`;
+      const known = byResource.get(key) ?? { first: entry, versions: [], subresources: [] };
+      known.versions.push(entry.version);
+      for (const sub of entry.subresources ?? []) if (!known.subresources.includes(sub.name)) known.subresources.push(sub.name);
+      byResource.set(key, known);
+    }
     const kinds: KindSummary[] = [];
-    for (const view of await this.#views()) {
+    for (const { first, versions, subresources } of byResource.values()) {
+      const view = resourceView(views, first.group, first.resource);
+      if (view === undefined) continue;
       const scope = this.#scope(user, view, namespaces);
       if (scope !== 'all' && scope.length === 0) continue;
       kinds.push({
-        group: view.group,
-        version: view.version,
-        resource: view.resource,
-        kind: view.kind,
-        namespaced: view.strategy.namespaced,
+        group: first.group,
+        version: first.version,
+        versions,
+        resource: first.resource,
+        kind: first.kind,
+        shortNames: first.shortNames,
+        subresources,
+        namespaced: first.namespaced,
         namespaces: scope === 'all' ? null : scope,
       });
     }
     return kinds;
   }
 
-  /** view finds a served resource by group and plural name (404 otherwise). */
+  /** view finds a served resource by group and plural name, in its first version (404 otherwise). */
   async view(group: string, resource: string): Promise<AnyView> {
-    const view = (await this.#views()).find((each) => each.group === group && each.resource === resource);
+    const view = resourceView(await this.#views(), group, resource);
     if (view === undefined) throw new ConsoleError(404, `The cluster serves no resource ${JSON.stringify(resource)} in group ${JSON.stringify(group)}.`);
     return view;
   }
@@ -254,6 +279,11 @@ export class ClusterView {
     }
     return { everything: false, grants: granted.map((each) => ({ source: each.source, rules: each.rules })) };
   }
+}
+
+/** resourceView is a resource's own view (not one of its subresources') in the first version served. */
+function resourceView(views: readonly AnyView[], group: string, resource: string): AnyView | undefined {
+  return views.find((each) => each.group === group && each.resource === resource && each.subresource === undefined);
 }
 
 /** present is a stored object as the API answers it: the view's form with apiVersion, kind and resourceVersion. */

@@ -1,9 +1,10 @@
 /**
  * The compute views: security policies (rules in priority order, and the history the family
  * records with each change, as diffs), instance templates, Operations newest first. Read from
- * the store under the compute family's own kinds; a principal sees them with the family's read
- * permissions (the admin holds every one).
+ * the store under the compute family's own kinds; a principal sees them with what the API's reads
+ * ask of it: one of its read scopes and the family's read permission (the admin holds every one).
  */
+import { COMPUTE_READ_SCOPES } from '../../services/compute/shared/authorize.ts';
 import { INSTANCE_TEMPLATES_KIND } from '../../services/compute/instance-templates/template.ts';
 import { OPERATIONS_KIND, type StoredOperation } from '../../services/compute/operations/operation.ts';
 import { historyPrefix, POLICY_HISTORY_KIND, type PolicyHistoryEntry } from '../../services/compute/security-policies/history.ts';
@@ -11,6 +12,7 @@ import { SECURITY_POLICIES_KIND, type StoredPolicy } from '../../services/comput
 import type { Store } from '../../store/store.ts';
 import { ConsoleError } from './errors.ts';
 import { type DiffLine, policyDiff } from './policy-diff.ts';
+import { scopeList } from './scope-names.ts';
 import type { SignedIn } from './sessions.ts';
 
 /** OPERATIONS_SHOWN is how many Operations the list shows (newest first). */
@@ -27,8 +29,13 @@ const PERMISSIONS = {
 export class ComputeView {
   constructor(private readonly store: Store) {}
 
-  /** check throws 403 unless the principal holds the view's permission. */
+  /** check throws 403 unless the principal holds a compute read scope (the family's own list) and the view's permission. */
   check(signedIn: SignedIn, view: keyof typeof PERMISSIONS): void {
+    if (!signedIn.principal.hasAnyScope(COMPUTE_READ_SCOPES))
+      throw new ConsoleError(
+        403,
+        `${signedIn.principal.email} may not see ${view}: its token carries none of the Compute Engine API's read scopes (${scopeList(COMPUTE_READ_SCOPES)}).`,
+      );
     if (!signedIn.principal.hasPermission(PERMISSIONS[view]))
       throw new ConsoleError(403, `${signedIn.principal.email} may not see ${view}: it needs ${PERMISSIONS[view]}.`);
   }

@@ -4,7 +4,6 @@
  * open, their unread counts, a page of messages, one message with its bodies, headers, attachments
  * and thread. The family's errors become the console's.
  */
-import { ALL_MAILBOXES_PERMISSION } from '../../services/mail/access.ts';
 import { MailError } from '../../services/mail/errors.ts';
 import { MailboxService } from '../../services/mail/mailbox-service.ts';
 import { MessageFiles } from '../../services/mail/message-files.ts';
@@ -14,6 +13,7 @@ import { attachmentIdOf } from '../../services/mail/render.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Store } from '../../store/store.ts';
 import { ConsoleError } from './errors.ts';
+import { mailReach, mailRefusal, mayReadMailbox } from './mail-access.ts';
 import type { SignedIn } from './sessions.ts';
 
 /** MailboxSummary is one mailbox in the side list. */
@@ -68,20 +68,17 @@ export class MailView {
     this.#mailboxes = new MailboxService(store, clock, new MessageFiles(store));
   }
 
-  /** mayOpen says whether a principal may read a mailbox: its own, or any with the all-mailboxes permission (the admin). */
-  mayOpen(signedIn: SignedIn, mailbox: string): boolean {
-    return mailbox === signedIn.principal.email.toLowerCase() || signedIn.principal.hasPermission(ALL_MAILBOXES_PERMISSION);
-  }
-
-  /** check throws 403 unless the principal may read the mailbox. */
+  /** check throws 403 unless the principal may read the mailbox as the Gmail API decides it (scopes included: mail-access.ts). */
   check(signedIn: SignedIn, mailbox: string): void {
-    if (!this.mayOpen(signedIn, mailbox)) throw new ConsoleError(403, `${signedIn.principal.email} may not read the mailbox ${mailbox}.`);
+    if (!mayReadMailbox(signedIn.principal, mailbox)) throw new ConsoleError(403, mailRefusal(signedIn.principal, mailbox));
   }
 
-  /** mailboxes lists the mailboxes the principal may read that hold messages (its own always), with counts. */
+  /** mailboxes lists the mailboxes the principal may read that hold messages (its own always), with counts; 403 when its token reads no mail. */
   async mailboxes(signedIn: SignedIn): Promise<MailboxSummary[]> {
     const own = signedIn.principal.email.toLowerCase();
-    const all = signedIn.principal.hasPermission(ALL_MAILBOXES_PERMISSION);
+    const reach = mailReach(signedIn.principal);
+    if (reach === 'none') throw new ConsoleError(403, mailRefusal(signedIn.principal, own));
+    const all = reach === 'all';
     const records = await this.store.list<MessageRecord>(KINDS.messages, all ? {} : { prefix: `${own}/` });
     const counts = new Map<string, { total: number; unread: number }>();
     if (!all) counts.set(own, { total: 0, unread: 0 });

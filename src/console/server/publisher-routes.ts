@@ -5,16 +5,13 @@
  * publish (its `apps`, or every one without a list) when it holds the androidpublisher scope.
  */
 import type { FastifyInstance } from 'fastify';
-import { REAL_SCOPE_BASE } from '../../core/identifiers.ts';
 import { ARTIFACT_KIND, type ArtifactRecord } from '../../services/publisher/artifacts.ts';
+import { PUBLISHER_SCOPE } from '../../services/publisher/authorize.ts';
 import { DOWNLOAD_PREFIX } from '../../services/publisher/download-page.ts';
 import type { Store } from '../../store/store.ts';
 import { CONSOLE_PREFIX } from '../index.ts';
 import { ConsoleError } from './errors.ts';
 import type { Sessions } from './sessions.ts';
-
-/** PUBLISHER_SCOPE is the scope the publisher's API asks for. */
-const PUBLISHER_SCOPE = `${REAL_SCOPE_BASE}/androidpublisher`;
 
 /** registerPublisherRoutes adds the publisher view's route. */
 export function registerPublisherRoutes(app: FastifyInstance, store: Store, sessions: Sessions): void {
