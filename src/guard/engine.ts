@@ -6,6 +6,7 @@
 export {
   compilePolicy,
   type CompiledPolicy,
+  type EvaluatorOptions,
   type Decision,
   DENY_PAGE_CONTENT_TYPE,
   denyPage,
@@ -13,3 +14,4 @@ export {
   TrafficRequestError,
   type TrafficRequest,
 } from '../services/compute/security-policies/evaluation/index.ts';
+export { headerActionProblem } from '../services/compute/security-policies/check-header-action.ts';

@@ -7,7 +7,6 @@
  * `requestHeadersToAdds` added or overwriting).
  */
 import ipaddr from 'ipaddr.js';
-import { BoundedMap } from '../lib/bounded-map.ts';
 
 /** HOP_BY_HOP are the headers meaningful only for one connection (RFC 9110 §7.6.1), never forwarded as they came. */
 const HOP_BY_HOP = new Set([
@@ -126,49 +125,4 @@ export function downstreamHeaders(rawHeaders: readonly string[]): string[] {
     out.push(name, value);
   }
   return out;
-}
-
-/**
- * requestUrl is the absolute URL the policy sees for a request line's target, or undefined when
- * it cannot be one (no Host, a target that is neither a path nor an absolute http URL, a URL
- * that does not parse): such a request is answered 400.
- */
-export function requestUrl(target: string, host: string | undefined): string | undefined {
-  let url: string;
-  if (target.startsWith('/')) {
-    if (host === undefined || host === '' || /[\s/?#@\\]/.test(host)) return undefined;
-    url = `http://${host}${target}`;
-    // Past the Host, a path without spaces or controls never fails to parse: whether the URL
-    // parses is whether its host does, asked once per Host.
-    if (hasControlOrSpace(url)) return undefined;
-    let parses = hostParses.get(host);
-    if (parses === undefined) {
-      parses = URL.canParse(`http://${host}/`);
-      if (host.length <= 256) hostParses.set(host, parses);
-    }
-    return parses ? url : undefined;
-  } else if (/^https?:\/\//i.test(target)) {
-    url = target;
-  } else {
-    return undefined;
-  }
-  if (hasControlOrSpace(url)) return undefined;
-  try {
-    new URL(url);
-  } catch {
-    return undefined;
-  }
-  return url;
-}
-
-/** hostParses remembers whether `http://HOST/` parses, per Host header (bounded). */
-const hostParses = new BoundedMap<string, boolean>(1024);
-
-/** hasControlOrSpace says whether the text holds whitespace or a control character (no URL on the wire does). */
-function hasControlOrSpace(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code <= 0x20 || code === 0x7f) return true;
-  }
-  return /\s/.test(text);
 }
