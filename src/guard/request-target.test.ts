@@ -50,6 +50,8 @@ describe('the request target, read once', () => {
       ['/admin/../ok', 'h', /dot segment/],
       ['/x\\..\\admin', 'h', /backslash/],
       ['/admin#frag', 'h', /fragment/],
+      ['//admin/x', 'h', /starts with '\/\/'/],
+      ['http://h//admin/x', undefined, /starts with '\/\/'/],
       ['http://h/x/../admin', undefined, /dot segment/],
       ['http://h/x/%2e%2e/admin', undefined, /dot segment/],
       ['http://h\\admin', undefined, /not a host name/],

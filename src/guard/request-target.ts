@@ -7,7 +7,8 @@
  *
  * A target that an upstream could read as another path than the one decided on is refused rather
  * than forwarded: dot segments in any spelling (`.`, `..`, `%2e`, `.%2E`…), which URL parsers
- * resolve (`/x/../admin` is `/admin`); backslashes, which they read as `/`; a fragment; the
+ * resolve (`/x/../admin` is `/admin`); backslashes, which they read as `/`; a path starting with
+ * `//`, which they read as a host (`//admin/x` relative to a base is host `admin`); a fragment; the
  * asterisk and authority forms (`OPTIONS *`, `CONNECT`); an absolute-form target whose path a URL
  * parser would spell differently, or that carries credentials. Each refusal is a reason the guard
  * answers 400 with.
@@ -54,6 +55,8 @@ export function readTarget(target: string, host: string | undefined, scheme: 'ht
   if (forward.includes('#')) return { refused: `guard: the target ${shown} carries a fragment, which no request may` };
   const query = forward.indexOf('?');
   const path = query === -1 ? forward : forward.slice(0, query);
+  if (path.startsWith('//'))
+    return { refused: `guard: the path of ${shown} starts with '//', which URL parsers read as a host name (a network-path reference)` };
   if (path.includes('\\')) return { refused: `guard: the path of ${shown} holds a backslash, which URL parsers read as '/'` };
   if (hasDotSegment(path)) return { refused: `guard: the path of ${shown} holds a dot segment, which URL parsers resolve to another path` };
   if (!hostParses(authority)) return { refused: `guard: the Host ${quote(authority)} is not a host name or address` };

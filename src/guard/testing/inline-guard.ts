@@ -80,6 +80,8 @@ export interface InlineGuardOptions {
   readonly upstream: URL;
   readonly limits?: GuardLimits;
   readonly wrapDecide?: (decide: (request: TrafficRequest) => Verdict) => (request: TrafficRequest) => Verdict;
+  /** failed hears what threw inside the guard (besides being kept in `failures`). */
+  readonly failed?: (error: unknown) => void;
 }
 
 /** startInlineGuard starts a guard enforcing `policy` on a free port of 127.0.0.1. */
@@ -100,7 +102,10 @@ export async function startInlineGuard(options: InlineGuardOptions): Promise<Inl
       ...(options.limits === undefined ? {} : { limits: options.limits }),
       decide: options.wrapDecide?.(decide) ?? decide,
       report: (exchange) => exchanges.push(exchange),
-      failed: (error) => failures.push(error),
+      failed: (error) => {
+        failures.push(error);
+        options.failed?.(error);
+      },
     },
     '127.0.0.1',
     0,
