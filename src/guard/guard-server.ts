@@ -28,7 +28,7 @@ import type { Duplex } from 'node:stream';
 import { DENY_PAGE_CONTENT_TYPE, type Decision, denyPage, type TrafficRequest } from './engine.ts';
 import { errorText, plainAnswer, rawAnswer, REASONS } from './guard-answers.ts';
 import type { Exchange } from './log-record.ts';
-import { clientAddress, downstreamHeaders, type HeaderPair, pairsOf, peerAddress, policyHeaders, upstreamHeaders } from './proxy-headers.ts';
+import { clientAddress, downstreamHeaders, type HeaderPair, type HeaderToAdd, pairsOf, peerAddress, policyHeaders, upstreamHeaders } from './proxy-headers.ts';
 import { framingProblem } from './request-framing.ts';
 import { readTarget } from './request-target.ts';
 import { type Ticket, UpstreamSlots } from './upstream-slots.ts';
@@ -144,6 +144,20 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
     }
   };
 
+  /**
+   * unwritableAdded says why the policy's headers cannot be written, asked once per list (a rule's
+   * list is one array, shared by every request it decides). The client's own headers need no such
+   * check: node's parser read them, and node writes back whatever it reads.
+   */
+  const addedVerdicts = new WeakMap<readonly HeaderToAdd[], string | undefined>();
+  const unwritableAdded = (added: readonly HeaderToAdd[]): string | undefined => {
+    if (added.length === 0) return undefined;
+    if (addedVerdicts.has(added)) return addedVerdicts.get(added);
+    const verdict = unwritable(added.flatMap((header) => [header.name, header.value]));
+    addedVerdicts.set(added, verdict);
+    return verdict;
+  };
+
   const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, (request, response) => {
     const started = performance.now();
     const time = Date.now();
@@ -227,13 +241,13 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
         own(502, 'rule_unenforceable_by_guard', verdict.unenforceable);
         return;
       }
-      const headers = upstreamHeaders(prepared.pairs, prepared.peer, decision.headersToAdd, false);
-      const cannotWrite = unwritable(headers);
+      const cannotWrite = unwritableAdded(decision.headersToAdd);
       if (cannotWrite !== undefined) {
         request.resume();
         own(502, 'rule_unenforceable_by_guard', `guard: the request cannot be forwarded with the policy's headers (${cannotWrite})`);
         return;
       }
+      const headers = upstreamHeaders(prepared.pairs, prepared.peer, decision.headersToAdd, false);
       forward(request, response, prepared, headers, own, fail);
     }, fail);
   });
@@ -392,12 +406,12 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
           ownRaw(502, 'rule_unenforceable_by_guard', verdict.unenforceable, decision);
           return;
         }
-        const headers = upstreamHeaders(prepared.pairs, prepared.peer, decision.headersToAdd, true);
-        const cannotWrite = unwritable(headers);
+        const cannotWrite = unwritableAdded(decision.headersToAdd);
         if (cannotWrite !== undefined) {
           ownRaw(502, 'rule_unenforceable_by_guard', `guard: the request cannot be forwarded with the policy's headers (${cannotWrite})`, decision);
           return;
         }
+        const headers = upstreamHeaders(prepared.pairs, prepared.peer, decision.headersToAdd, true);
         const outgoing = httpRequest({ host: upstreamHost, port: upstreamPort, method: request.method, path: prepared.forward, headers });
         const timer = setTimeout(() => {
           outgoing.destroy();
