@@ -17,9 +17,9 @@ import { type Bench, interleaved, median, metricOf, ratioAtLeast, ratioAtMost, r
  * bare proxy plain JavaScript, fogbank and the guard the built bundle, as users run them.
  *
  * A third side of the same rounds (issue 44) drives the same GETs through the guard while
- * SLOW_CLIENTS (600) slow clients hold connections to it, half trickling a request body a byte a
- * second (each holds an upstream exchange, the upstream waiting for the body), half a request
- * head: the allowed requests' p99 then, against the guard's p99 with none, says whether slow
+ * SLOW_CLIENTS (600) slow clients hold connections to it, each trickling a request body a byte a
+ * second (each holds an upstream exchange, the upstream waiting for the body): the allowed
+ * requests' p99 then, against the guard's p99 with none, says whether slow
  * clients starve the others (before issue 44, 512 slow bodies took every upstream socket).
  */
 const TOKEN = 'bench';
@@ -174,7 +174,7 @@ export const bench: Bench = async ({ rounds, quick }) => {
         fogbank: p99.get(slowLabel)!,
         baseline: { label: 'no slow clients', samples: p99.get('fogbank guard')! },
         goal: ratioAtMost(3, 'no slow clients'),
-        note: 'half trickle a request body (each holding an upstream exchange), half a request head',
+        note: 'each slow client trickles a request body a byte a second, holding an upstream exchange',
       }),
     ];
   } finally {

@@ -1,9 +1,10 @@
 import { connect, type Socket } from 'node:net';
 
 /**
- * SlowClients hold `count` connections to a server the way a slow or hostile client does: half
- * send a POST head with a large Content-Length and then one byte of body a second (a slow body),
- * half send a request head one header line a second and never finish it (slowloris). A connection
+ * SlowClients hold `count` connections to a server the way a slow or hostile client does: all but
+ * `heads` send a POST head with a large Content-Length and then one byte of body a second (a slow
+ * body, which a proxy must pass on as it comes), `heads` send a request head a byte a second and
+ * never finish it (slowloris). A connection
  * the server closes (a body or head time limit) is opened again while they run, so `count` stay
  * connected.
  */
@@ -15,12 +16,13 @@ export class SlowClients {
   constructor(
     private readonly port: number,
     readonly count: number,
+    readonly heads = 0,
   ) {}
 
   /** start connects them all and resolves once every connection is open and the server has had a second to take their heads in. */
   async start(): Promise<void> {
     this.running = true;
-    await Promise.all(Array.from({ length: this.count }, (_, i) => this.open(i % 2 === 0)));
+    await Promise.all(Array.from({ length: this.count }, (_, i) => this.open(i >= this.heads)));
     await new Promise((resolve) => setTimeout(resolve, 1000));
     this.timer = setInterval(() => {
       for (const socket of this.sockets) socket.write('x');
