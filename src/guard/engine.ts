@@ -10,8 +10,8 @@ export {
   type Decision,
   DENY_PAGE_CONTENT_TYPE,
   denyPage,
+  headerActionProblem,
   RateLimitState,
   TrafficRequestError,
   type TrafficRequest,
 } from '../services/compute/security-policies/evaluation/index.ts';
-export { headerActionProblem } from '../services/compute/security-policies/check-header-action.ts';

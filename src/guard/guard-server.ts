@@ -476,7 +476,8 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
                 );
                 return;
               }
-              const lines = [`HTTP/1.1 ${status} ${REASONS[status] ?? 'Upstream'}`];
+              const message = upstream.statusMessage ?? '';
+              const lines = [`HTTP/1.1 ${status} ${unwritable(['x', message]) === undefined ? message : (REASONS[status] ?? '')}`];
               for (let i = 0; i + 1 < raw.length; i += 2) lines.push(`${raw[i]}: ${raw[i + 1]}`);
               lines.push('connection: close');
               socket.write(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
