@@ -74,6 +74,11 @@ describe('the headers sent upstream', () => {
     ]);
   });
 
+  it('keeps the Host a Connection header names: the Host decided on is the Host forwarded', () => {
+    const pairs = pairsOf(['Host', 'public.local', 'Connection', 'keep-alive, Host, X-A', 'X-A', '1']);
+    assert.deepEqual(upstreamHeaders(pairs, '10.0.0.1', [], false), ['Host', 'public.local', 'X-Forwarded-For', '10.0.0.1']);
+  });
+
   it('keeps Connection: Upgrade and Upgrade for a WebSocket handshake', () => {
     const pairs = pairsOf(['Host', 'h', 'Connection', 'Upgrade', 'Upgrade', 'websocket', 'Sec-WebSocket-Key', 'k']);
     assert.deepEqual(upstreamHeaders(pairs, '10.0.0.1', [], true), [
