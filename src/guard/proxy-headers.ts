@@ -82,7 +82,7 @@ export interface HeaderToAdd {
 
 /**
  * upstreamHeaders are the headers sent to the upstream, as a flat raw list: hop-by-hop headers
- * and those the Connection header names are dropped (for an upgrade, `Connection: Upgrade` and
+ * and those the Connection header names (except Host) are dropped (for an upgrade, `Connection: Upgrade` and
  * `Upgrade` are kept), the peer's address is appended to X-Forwarded-For, and each header to add
  * replaces any the client sent under that name.
  */
@@ -92,6 +92,8 @@ export function upstreamHeaders(pairs: readonly HeaderPair[], peer: string, add:
     if (name.toLowerCase() !== 'connection') continue;
     for (const token of value.split(',')) named.add(token.trim().toLowerCase());
   }
+  // The Host decided on is the Host forwarded: a Connection header naming it does not drop it.
+  named.delete('host');
   const replaced = new Set(add.map((header) => header.name.toLowerCase()));
   const out: string[] = [];
   const forwarded: string[] = [];
