@@ -163,6 +163,30 @@ describe('strict framing (issue 44, 4)', () => {
     });
   }
 
+  const inner = 'GET /admin HTTP/1.1\r\nHost: h\r\n\r\n';
+  for (const [name, head, body] of [
+    ['a GET with a chunked body', 'GET /ok HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n', `${inner.length.toString(16)}\r\n${inner}\r\n0\r\n\r\n`],
+    [
+      'a DELETE with a chunked body',
+      'DELETE /ok HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n',
+      `${inner.length.toString(16)}\r\n${inner}\r\n0\r\n\r\n`,
+    ],
+    [
+      'a GET whose Connection names its Content-Length',
+      `GET /ok HTTP/1.1\r\nHost: h\r\nContent-Length: ${inner.length}\r\nConnection: content-length\r\n`,
+      inner,
+    ],
+  ] as const) {
+    it(`forwards ${name} framed, so no request hidden in it reaches the upstream`, async () => {
+      const admin = (): number => upstream.arrivals.filter((arrival) => arrival.url === '/admin').length;
+      const before = admin();
+      const got = await probe(head, body);
+      assert.equal(got.status, 200, got.body);
+      assert.deepEqual(got.reached, ['/ok']);
+      assert.equal(admin(), before);
+    });
+  }
+
   it('takes the scheme from the connection, not the request line: https://h/secure on plain HTTP is denied', async () => {
     const got = await probe('GET https://h/secure HTTP/1.1\r\nHost: h\r\n');
     assert.equal(got.status, 403);

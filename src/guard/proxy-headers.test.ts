@@ -59,7 +59,17 @@ describe('the headers sent upstream', () => {
       'Cookie',
       'a=1',
     ]);
-    assert.deepEqual(upstreamHeaders(pairs, '10.0.0.1', [], false), ['Host', 'example.com', 'Cookie', 'a=1', 'X-Forwarded-For', '1.1.1.1, 10.0.0.1']);
+    // The chunked body stays chunked: its framing is written again, not dropped with the hop-by-hop headers.
+    assert.deepEqual(upstreamHeaders(pairs, '10.0.0.1', [], false), [
+      'Host',
+      'example.com',
+      'Cookie',
+      'a=1',
+      'X-Forwarded-For',
+      '1.1.1.1, 10.0.0.1',
+      'Transfer-Encoding',
+      'chunked',
+    ]);
   });
 
   it("adds the policy's headers, replacing what the client sent under the same name", () => {

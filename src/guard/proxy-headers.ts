@@ -82,8 +82,9 @@ export interface HeaderToAdd {
 
 /**
  * upstreamHeaders are the headers sent to the upstream, as a flat raw list: hop-by-hop headers
- * and those the Connection header names (except Host) are dropped (for an upgrade, `Connection: Upgrade` and
- * `Upgrade` are kept), the peer's address is appended to X-Forwarded-For, and each header to add
+ * and those the Connection header names (except Host and Content-Length) are dropped (for an
+ * upgrade, `Connection: Upgrade` and `Upgrade` are kept), a chunked body keeps its
+ * Transfer-Encoding, the peer's address is appended to X-Forwarded-For, and each header to add
  * replaces any the client sent under that name.
  */
 export function upstreamHeaders(pairs: readonly HeaderPair[], peer: string, add: readonly HeaderToAdd[], upgrade: boolean): string[] {
@@ -92,8 +93,11 @@ export function upstreamHeaders(pairs: readonly HeaderPair[], peer: string, add:
     if (name.toLowerCase() !== 'connection') continue;
     for (const token of value.split(',')) named.add(token.trim().toLowerCase());
   }
-  // The Host decided on is the Host forwarded: a Connection header naming it does not drop it.
+  // The Host decided on is the Host forwarded, and the body is framed as it was read: a Connection
+  // header naming Host or Content-Length does not drop them (without a length, a GET's body would
+  // go upstream unframed, read there as the next request).
   named.delete('host');
+  named.delete('content-length');
   const replaced = new Set(add.map((header) => header.name.toLowerCase()));
   const out: string[] = [];
   const forwarded: string[] = [];
@@ -107,6 +111,10 @@ export function upstreamHeaders(pairs: readonly HeaderPair[], peer: string, add:
     out.push(name, value);
   }
   if (!replaced.has('x-forwarded-for')) out.push('X-Forwarded-For', [...forwarded, peer].join(', '));
+  // A chunked body is sent on chunked, whatever the method (node frames only some methods' bodies
+  // by default): the codings as the client sent them, so the upstream reads the body as it was meant.
+  const codings = pairs.filter(([name]) => name.toLowerCase() === 'transfer-encoding').map(([, value]) => value.trim());
+  if (codings.length > 0 && !upgrade) out.push('Transfer-Encoding', codings.join(', '));
   for (const header of add) out.push(header.name, header.value);
   if (upgrade) {
     const upgradeTo = pairs.find(([name]) => name.toLowerCase() === 'upgrade');

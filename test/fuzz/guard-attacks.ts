@@ -139,8 +139,12 @@ const ATTACKS: Readonly<Record<string, Attack>> = {
       [`Content-Length: -1`],
       [`Content-Length: ${body.length} `],
       ['Content-Length: 0'],
+      [`Content-Length: ${body.length}`, 'Connection: content-length'],
+      [`Content-Length: ${body.length}`, 'Connection: keep-alive, Content-Length, Host'],
     ]);
-    return head(`POST ${pathOf(random)} HTTP/1.1`, [`Host: ${random.pick(HOSTS)}`, tagLine(tag), ...lengths]) + body;
+    return (
+      head(`${random.pick(['POST', 'GET', 'DELETE', 'OPTIONS'])} ${pathOf(random)} HTTP/1.1`, [`Host: ${random.pick(HOSTS)}`, tagLine(tag), ...lengths]) + body
+    );
   },
   'transfer-encoding games': (random, tag) => {
     const inner = smuggled(random.pick(['/admin', '/ok']), tag);
