@@ -3,8 +3,6 @@ import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type RunningFogbank, startFogbank } from '../testing/fogbank.ts';
-import { GLOBAL } from '../services/compute/shared/locations.ts';
-import { policyKey, SECURITY_POLICIES_KIND, type StoredPolicy } from '../services/compute/security-policies/policy.ts';
 import { type RunningGuard, startGuardProcess } from './run-guard.ts';
 
 const COMPUTE = '/compute/v1/projects/p/regions/us-central1/securityPolicies';
@@ -246,13 +244,15 @@ describe('fogbank guard, in process', () => {
       }),
     });
     assert.equal(created.status, 200, await created.text());
-    // What an older fogbank let through: the value the API now refuses, written as it was then.
-    const record = await fb.store.get<StoredPolicy>(SECURITY_POLICIES_KIND, policyKey('p', GLOBAL, 'stored'));
+    // What an older fogbank let through: the value the API now refuses, written into the store as
+    // it was then (the guard, above the families, knows compute's record only as the store holds it).
+    const kind = 'compute.securityPolicies';
+    const record = await fb.store.get<{ rules: { priority: number }[] }>(kind, 'p/global/stored');
     assert.ok(record !== undefined);
     const rules = record.value.rules.map((rule) =>
       rule.priority === 500 ? { ...rule, headerAction: { requestHeadersToAdds: [{ headerName: 'X-Team', headerValue: 'café €' }] } } : rule,
     );
-    await fb.store.transact((tx) => tx.put(SECURITY_POLICIES_KIND, record.key, { ...record.value, rules }));
+    await fb.store.transact((tx) => tx.put(kind, record.key, { ...record.value, rules }));
     const lines: string[] = [];
     const stored = await startGuardProcess(
       {
