@@ -6,9 +6,11 @@
 export {
   compilePolicy,
   type CompiledPolicy,
+  type EvaluatorOptions,
   type Decision,
   DENY_PAGE_CONTENT_TYPE,
   denyPage,
+  headerActionProblem,
   RateLimitState,
   TrafficRequestError,
   type TrafficRequest,

@@ -169,7 +169,7 @@ describe('fogbank guard, in process', () => {
         socket.end(text);
       });
     assert.match(await raw('GARBAGE\r\n\r\n'), /^HTTP\/1\.1 400 Bad Request\r\n[\s\S]*guard: the request cannot be read \(HPE_INVALID_METHOD\)\n$/);
-    assert.match(await raw('GET /x HTTP/1.0\r\n\r\n'), /^HTTP\/1\.1 400 Bad Request\r\n[\s\S]*guard: cannot read '\/x' with Host '' as a URL\n$/);
+    assert.match(await raw('GET /x HTTP/1.0\r\n\r\n'), /^HTTP\/1\.1 400 Bad Request\r\n[\s\S]*guard: the request has no Host, so '\/x' is no URL\n$/);
     assert.equal((await through('/fine')).status, 200);
   });
 
@@ -225,6 +225,60 @@ describe('fogbank guard, in process', () => {
       stderr.join(''),
       /guard: the security policy projects\/p\/regions\/us-central1\/securityPolicies\/edge does not exist; answering 502 until it does\n/,
     );
+  });
+
+  it('enforces a policy stored before the API refused its header action: that rule answers 502 with the reason, all else is served', async () => {
+    const created = await fetch(`${fb.url}/compute/v1/projects/p/global/securityPolicies`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${fb.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'stored',
+        rules: [
+          {
+            priority: 500,
+            action: 'allow',
+            match: { expr: { expression: "request.path.startsWith('/team')" } },
+            headerAction: { requestHeadersToAdds: [{ headerName: 'X-Team', headerValue: 'ok' }] },
+          },
+        ],
+      }),
+    });
+    assert.equal(created.status, 200, await created.text());
+    // What an older fogbank let through: the value the API now refuses, written into the store as
+    // it was then (the guard, above the families, knows compute's record only as the store holds it).
+    const kind = 'compute.securityPolicies';
+    const record = await fb.store.get<{ rules: { priority: number }[] }>(kind, 'p/global/stored');
+    assert.ok(record !== undefined);
+    const rules = record.value.rules.map((rule) =>
+      rule.priority === 500 ? { ...rule, headerAction: { requestHeadersToAdds: [{ headerName: 'X-Team', headerValue: 'café €' }] } } : rule,
+    );
+    await fb.store.transact((tx) => tx.put(kind, record.key, { ...record.value, rules }));
+    const lines: string[] = [];
+    const stored = await startGuardProcess(
+      {
+        policy: 'projects/p/global/securityPolicies/stored',
+        upstream: new URL(upstreamUrl),
+        host: '127.0.0.1',
+        port: 0,
+        trustedProxies: 0,
+        url: fb.url,
+        token: fb.adminToken,
+        wafUnknown: 'no-match',
+      },
+      { stdout: () => undefined, stderr: (text) => lines.push(text) },
+    );
+    try {
+      const team = await fetch(`${stored.url}/team`);
+      assert.equal(team.status, 502);
+      assert.match(
+        await team.text(),
+        /^guard: the rule at priority 500 cannot be enforced: its header action adds "X-Team": "café €", which cannot be written/,
+      );
+      assert.equal((await fetch(`${stored.url}/elsewhere`)).status, 200);
+      assert.match(lines.join(''), /guard: the rule at priority 500 cannot be enforced: .*; the requests it forwards are answered 502\n/);
+    } finally {
+      await stored.close();
+    }
   });
 
   it('answers 502 naming the upstream when the upstream is down', async () => {

@@ -11,6 +11,7 @@ import { clusterRoutes } from './cluster.ts';
 import { batchAnswers, errorDialectProblem, headPartIds } from './dialect.ts';
 import { FAMILY_ATTACKS } from './family-attacks.ts';
 import { FuzzServer, type ServerState } from './fuzz-server.ts';
+import { guardLaneTest } from './guard-lane.ts';
 import { startHealthProbe } from './health-probe.ts';
 import { Random } from './random.ts';
 import { sendRaw, type RawReply } from '../../src/testing/raw-http.ts';
@@ -351,3 +352,6 @@ describe('bad-input fuzzer', () => {
     for (const [family, c] of counts) assert.ok(c.requests >= PER_FAMILY, `${family} ran ${c.requests} requests`);
   });
 });
+
+// The guard's lane (issue 44): hostile HTTP through `fogbank guard` to an upstream, in a process of its own.
+describe('bad-input fuzzer: the guard', () => guardLaneTest(SEED, PER_FAMILY, MAX_FAILURES));
