@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { MASTERS_GROUP } from '../../services/cluster/rbac/authorizer.ts';
+import { MASTERS_GROUP } from '../../services/cluster/public.ts';
 import { type ClusterHarness, startHarness } from '../../services/cluster/testing/harness.ts';
 import { ClusterView } from './cluster-view.ts';
 

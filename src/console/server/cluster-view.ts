@@ -1,10 +1,11 @@
 /**
- * The cluster views, generic over what the family serves: every view of its registry
- * (`CLUSTER_VIEWS`, the list discovery is built from, and the stored CRDs' custom resources) as group → kind → namespace → object, each
- * object as YAML with managedFields folded apart; Events; and RBAC both ways — what a subject may
- * do (the authorizer's grants for it), and who may do a verb on a resource (each subject any
- * binding names, asked of the authorizer, with the binding and role it answers with). A kind or
- * binding type the family adds later shows here without a change.
+ * The cluster views, generic over what the family serves (read through its faces,
+ * services/cluster/public.ts and public-views.ts): every view of its registry (`CLUSTER_VIEWS`,
+ * the list discovery is built from, and the stored CRDs' custom resources) as group → kind →
+ * namespace → object, each object as YAML with managedFields folded apart; Events; and RBAC both
+ * ways — what a subject may do (the authorizer's grants for it), and who may do a verb on a
+ * resource (each subject any binding names, asked of the authorizer, with the binding and role it
+ * answers with). A kind or binding type the family adds later shows here without a change.
  *
  * The browser shows a viewer (the cluster user a signed-in token acts as) what the cluster's RBAC
  * authorizer lets it `list` (kinds, namespaces, objects, Events) and `get` (one object): a kind
@@ -13,18 +14,26 @@
  */
 import { stringify } from 'yaml';
 import { CLUSTER_GROUP_PREFIXES } from '../../services/cluster/index.ts';
-import { apiGroupVocabulary } from '../../services/cluster/identifiers.ts';
-import { apiVersionOf, type AnyView } from '../../services/cluster/apimachinery/strategy.ts';
-import { type DiscoveryResource, discoveryResourcesOf } from '../../services/cluster/discovery.ts';
-import type { KubeObject } from '../../services/cluster/apimachinery/object-meta.ts';
-import type { UserInfo } from '../../services/cluster/cluster-auth.ts';
-import { Authorizer, MASTERS_GROUP } from '../../services/cluster/rbac/authorizer.ts';
-import { forbidden, forbiddenMessage } from '../../services/cluster/rbac/authorize-requests.ts';
-import type { Attributes } from '../../services/cluster/rbac/policy-rules.ts';
-import type { Subject } from '../../services/cluster/resources/cluster-role-bindings.ts';
-import { NAMESPACE_STORE_KIND } from '../../services/cluster/resources/namespaces.ts';
-import { storedCustomResourceViews } from '../../services/cluster/crd/catalog.ts';
-import { CLUSTER_VIEWS } from '../../services/cluster/runtime.ts';
+import {
+  apiGroupVocabulary,
+  type Attributes,
+  Authorizer,
+  forbidden,
+  forbiddenMessage,
+  MASTERS_GROUP,
+  type Subject,
+  type UserInfo,
+} from '../../services/cluster/public.ts';
+import {
+  type AnyView,
+  apiVersionOf,
+  CLUSTER_VIEWS,
+  clusterNamespaces,
+  type DiscoveryResource,
+  discoveryResourcesOf,
+  type KubeObject,
+  storedCustomResourceViews,
+} from '../../services/cluster/public-views.ts';
 import type { StoredRecord, Store } from '../../store/store.ts';
 import { ConsoleError } from './errors.ts';
 
@@ -106,8 +115,8 @@ export class ClusterView {
     return namespaces.filter((namespace) => this.#allows(user, 'list', view, namespace));
   }
 
-  async #namespaces(): Promise<string[]> {
-    return (await this.store.list(NAMESPACE_STORE_KIND)).map((record) => record.key);
+  #namespaces(): Promise<string[]> {
+    return clusterNamespaces(this.store);
   }
 
   /** #views are the served views: the fixed ones and those of the stored CRDs. */
@@ -273,9 +282,9 @@ export class ClusterView {
     if (user.groups.includes(MASTERS_GROUP)) return { everything: true, grants: [] };
     const cluster = this.#authorizer.grantsFor(user, '').granted;
     const granted = [...cluster];
-    for (const record of await this.store.list(NAMESPACE_STORE_KIND)) {
+    for (const namespace of await this.#namespaces()) {
       // A namespace's grants are the cluster-wide ones followed by its RoleBindings' own.
-      granted.push(...this.#authorizer.grantsFor(user, record.key).granted.slice(cluster.length));
+      granted.push(...this.#authorizer.grantsFor(user, namespace).granted.slice(cluster.length));
     }
     return { everything: false, grants: granted.map((each) => ({ source: each.source, rules: each.rules })) };
   }

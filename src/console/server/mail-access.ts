@@ -5,7 +5,7 @@
  * A token without such a scope sees no mail here, as the API answers it 403.
  */
 import type { Principal } from '../../core/auth.ts';
-import { ALL_MAILBOXES_PERMISSION, MAIL_SCOPES } from '../../services/mail/access.ts';
+import { ALL_MAILBOXES_PERMISSION, MAIL_SCOPES } from '../../services/mail/public.ts';
 import { scopeList } from './scope-names.ts';
 
 /** MailReach is where a principal may read mail: nowhere (no read scope), its own mailbox, or every mailbox. */

@@ -14,6 +14,17 @@ import type { StoredRule } from './security-policies/prepare-rule.ts';
 import type { Scope } from './shared/locations.ts';
 
 export type { OperationStatus } from './operations/operation.ts';
+export { COMPUTE_READ_SCOPES } from './shared/authorize.ts';
+
+/**
+ * COMPUTE_READ_PERMISSIONS are the IAM permissions that read one of each resource these views
+ * list (a principal holding one may read what its view shows).
+ */
+export const COMPUTE_READ_PERMISSIONS = {
+  securityPolicies: 'compute.securityPolicies.get',
+  instanceTemplates: 'compute.instanceTemplates.get',
+  operations: 'compute.globalOperations.get',
+} as const;
 
 /** SecurityPolicyVersion is a security policy's fields at one revision (what a history entry holds before and after). */
 export type SecurityPolicyVersion = StoredPolicy;

@@ -10,7 +10,7 @@ import { MailboxService } from './mailbox-service.ts';
 import { MessageFiles } from './message-files.ts';
 import { KINDS, type MessageRecord } from './model.ts';
 
-export { ALL_MAILBOXES_PERMISSION } from './access.ts';
+export { ALL_MAILBOXES_PERMISSION, MAIL_SCOPES } from './access.ts';
 export { MailError } from './errors.ts';
 export type { ListOptions as MailListOptions, Page as MailPage } from './mailbox-service.ts';
 export type { StoredPart as MailMessagePart } from './mime/parse-message.ts';

@@ -7,6 +7,7 @@
 import type { Store } from '../../store/store.ts';
 import { ARTIFACT_KIND, type ArtifactRecord } from './artifacts.ts';
 
+export { PUBLISHER_SCOPE } from './authorize.ts';
 export { DOWNLOAD_PREFIX, type DownloadLinks, downloadLinks } from './download-page.ts';
 
 /** InternalSharingArtifact is one uploaded bundle or APK: package, version, signing certificate, the bytes' digest and size, upload time. */
