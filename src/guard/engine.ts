@@ -1,6 +1,6 @@
 /**
  * The evaluation engine the guard enforces with: compute's pure security-policy evaluation
- * (services/compute/security-policies/evaluation/), the same code the what-if API runs, so the
+ * (through the family's face, services/compute/public-evaluation.ts), the same code the what-if API runs, so the
  * guard and `fogbank policy test` never disagree. Loaded only by `fogbank guard`.
  */
 export {
@@ -14,4 +14,4 @@ export {
   RateLimitState,
   TrafficRequestError,
   type TrafficRequest,
-} from '../services/compute/security-policies/evaluation/index.ts';
+} from '../services/compute/public-evaluation.ts';

@@ -9,6 +9,8 @@ export {
   type Decision,
   DENY_PAGE_CONTENT_TYPE,
   denyPage,
+  headerActionProblem,
+  type HeaderActionProblem,
   type EvaluatorOptions,
   PolicyNotEvaluableError,
   RateLimitState,
