@@ -263,7 +263,9 @@ writeFileSync(
     '// k8s.io/apimachinery v0.32 (Apache-2.0). Do not edit; run the generator again.',
     '',
     "/** GO_JSON_FIELDS_JSON is the JSON text of the structs' members as encoding/json writes them: component → [[jsonName, mode, child?], …]. */",
-    `export const GO_JSON_FIELDS_JSON = ${JSON.stringify(JSON.stringify(table))};`,
+    // As Biome formats it: a single-quoted string on a line of its own.
+    'export const GO_JSON_FIELDS_JSON =',
+    `  '${JSON.stringify(table).replaceAll('\\', '\\\\').replaceAll("'", "\\'")}';`,
     '',
   ].join('\n'),
 );
