@@ -50,6 +50,28 @@ describe('Status bodies byte for byte', () => {
     );
   });
 
+  // The bodies kubernetes-client/python's e2e suite (v22.6.0, test_utils.py) compares exactly.
+  it('writes the AlreadyExists bodies the Python client e2e suite expects, for a Service and a Deployment', async () => {
+    const service = { metadata: { name: 'mock-2' }, spec: { ports: [{ port: 80 }] } };
+    assert.equal((await h.call('POST', '/api/v1/namespaces/default/services', service)).status, 201);
+    const again = await h.call('POST', '/api/v1/namespaces/default/services', service);
+    assert.equal(
+      again.raw.body,
+      '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"services \\"mock-2\\" already exists","reason":"AlreadyExists","details":{"name":"mock-2","kind":"services"},"code":409}\n',
+    );
+    const deployment = await h.call('POST', '/apis/apps/v1/namespaces/default/deployments', {
+      metadata: { name: 'web' },
+      spec: {
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+      },
+    });
+    assert.equal(
+      deployment.raw.body,
+      '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"deployments.apps \\"web\\" already exists","reason":"AlreadyExists","details":{"name":"web","group":"apps","kind":"deployments"},"code":409}\n',
+    );
+  });
+
   it('writes an Invalid with its causes in Go field order', async () => {
     const answer = await h.call('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'Bad' } });
     assert.equal(answer.status, 422);
