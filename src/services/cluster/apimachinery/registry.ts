@@ -161,14 +161,19 @@ export class GenericRegistry {
     const external = scope.view.toExternal(record.value as KubeObject);
     const metadata = orderMeta({ ...external.metadata, resourceVersion: String(record.revision) });
     const { apiVersion: _a, kind: _k, metadata: _m, ...rest } = external;
-    if (!options.typeMeta) return this.goStructs.encode(scope.view.schemaName, { metadata, ...rest });
+    if (!options.typeMeta) return this.#asGoWrites(scope.view, { metadata, ...rest });
     const apiVersion = apiVersionOf(scope.view.responseKind ?? { group: scope.group, version: scope.view.version });
-    return this.goStructs.encode(scope.view.schemaName, { kind: scope.view.kind, apiVersion, metadata, ...rest });
+    return this.#asGoWrites(scope.view, { kind: scope.view.kind, apiVersion, metadata, ...rest });
   }
 
   /** wireForm is a stored object as the view writes it (Go's members included), for comparing and tracking fields as the apiserver sees them. */
   wireForm(view: AnyView, object: KubeObject): KubeObject {
-    return this.goStructs.encode(view.schemaName, view.toExternal(object));
+    return this.#asGoWrites(view, view.toExternal(object));
+  }
+
+  /** asGoWrites applies Go's encoding to the objects of typed views; a view that decodes unstructured JSON (custom resources) writes them as stored. */
+  #asGoWrites(view: AnyView, object: KubeObject): KubeObject {
+    return view.decode === undefined ? this.goStructs.encode(view.schemaName, object) : object;
   }
 
   /**
