@@ -10,6 +10,7 @@ export {
   DENY_PAGE_CONTENT_TYPE,
   denyPage,
   RateLimitState,
+  readLatin1Utf8,
   TrafficRequestError,
   type TrafficRequest,
 } from '../services/compute/security-policies/evaluation/index.ts';

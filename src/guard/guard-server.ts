@@ -9,9 +9,9 @@
  */
 import { Agent, type IncomingMessage, request as httpRequest, type Server, type ServerResponse, createServer } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { type Exchange } from './log-record.ts';
+import type { Exchange } from './log-record.ts';
 import { clientAddress, downstreamHeaders, type HeaderPair, pairsOf, peerAddress, policyHeaders, requestUrl, upstreamHeaders } from './proxy-headers.ts';
-import { DENY_PAGE_CONTENT_TYPE, type Decision, denyPage, type TrafficRequest } from './engine.ts';
+import { DENY_PAGE_CONTENT_TYPE, type Decision, denyPage, readLatin1Utf8, type TrafficRequest } from './engine.ts';
 
 /** Verdict is what the policy says of a request, why there is no policy to ask (502), or why the request cannot be evaluated (400). */
 export type Verdict = { readonly decision: Decision } | { readonly unavailable: string } | { readonly unreadable: string };
@@ -66,7 +66,9 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
 
   const prepare = (request: IncomingMessage): Prepared => {
     const pairs = pairsOf(request.rawHeaders);
-    const url = requestUrl(request.url ?? '', request.headers.host);
+    // The request line's bytes (one character per byte) read as UTF-8 text, as header values are.
+    const raw = requestUrl(request.url ?? '', request.headers.host);
+    const url = raw === undefined ? undefined : readLatin1Utf8(raw);
     if (url === undefined)
       return { unreadable: `guard: cannot read '${(request.url ?? '').slice(0, 200)}' with Host '${(request.headers.host ?? '').slice(0, 200)}' as a URL` };
     const peer = peerAddress(request.socket.remoteAddress);
@@ -80,10 +82,10 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
     return { traffic, pairs, peer };
   };
 
-  /** upstreamPath is the path and query to ask the upstream for (an absolute-form target reduced to its path). */
-  const upstreamPath = (target: string, traffic: TrafficRequest): string => {
+  /** upstreamPath is the path and query to ask the upstream for (an absolute-form target, which requestUrl has parsed, reduced to its path). */
+  const upstreamPath = (target: string): string => {
     if (target.startsWith('/')) return `${upstreamPrefix}${target}`;
-    const parsed = new URL(traffic.url);
+    const parsed = new URL(target);
     return `${upstreamPrefix}${parsed.pathname}${parsed.search}`;
   };
 
@@ -160,7 +162,7 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
       host: upstreamHost,
       port: upstreamPort,
       method: request.method,
-      path: upstreamPath(request.url ?? '/', prepared.traffic),
+      path: upstreamPath(request.url ?? '/'),
       headers: upstreamHeaders(prepared.pairs, prepared.peer, decision.headersToAdd, false),
     });
     outgoing.on('response', (upstream) => {
@@ -245,7 +247,7 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
       host: upstreamHost,
       port: upstreamPort,
       method: request.method,
-      path: upstreamPath(request.url ?? '/', prepared.traffic),
+      path: upstreamPath(request.url ?? '/'),
       headers: upstreamHeaders(prepared.pairs, prepared.peer, decision.headersToAdd, true),
     });
     outgoing.on('upgrade', (upstream, upstreamSocket, upstreamHead) => {
