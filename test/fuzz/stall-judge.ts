@@ -1,0 +1,70 @@
+/**
+ * Judging the fuzzer's /healthz stalls against a bare node:http heartbeat probed side by side,
+ * the same way (health-probe.ts): on a loaded machine both pause together, and only the part of
+ * a probe's wait the heartbeat did not share is fogbank's own. Pure, so it is tested alone
+ * (stall-judge.test.ts).
+ */
+
+/** ProbeSample is one probe: when it was sent and when its answer (or error) arrived, in performance.now() milliseconds. */
+export interface ProbeSample {
+  readonly sentAt: number;
+  readonly answeredAt: number;
+}
+
+/** ProbeRecord is what one probe loop saw: its samples in order, the loop sending one probe, then pausing `intervalMs`, then the next. */
+export interface ProbeRecord {
+  readonly startedAt: number;
+  readonly intervalMs: number;
+  readonly samples: readonly ProbeSample[];
+}
+
+/** Stall is a fogbank probe whose own wait, less what the heartbeat was held up meanwhile, passed the limit. */
+export interface Stall {
+  readonly sentAt: number;
+  /** waitedMs is how long fogbank's probe waited. */
+  readonly waitedMs: number;
+  /** heartbeatHeldMs is how long, within that wait, the heartbeat was held up too. */
+  readonly heartbeatHeldMs: number;
+  /** ownMs is waitedMs less heartbeatHeldMs: fogbank's part. */
+  readonly ownMs: number;
+}
+
+/**
+ * heldUp is how long within [from, to] the loop of `record` was held up: from the moment its next
+ * probe was due (the previous answer plus the interval, or the start) to that probe's answer —
+ * the probe's own wait and any lateness of the client's timer, so a pause of the probing process
+ * counts as well as one of the server.
+ */
+export function heldUp(record: ProbeRecord, from: number, to: number): number {
+  let held = 0;
+  let due = record.startedAt;
+  for (const sample of record.samples) {
+    const start = Math.max(due, from);
+    const end = Math.min(sample.answeredAt, to);
+    if (end > start) held += end - start;
+    if (sample.answeredAt >= to) break;
+    due = sample.answeredAt + record.intervalMs;
+  }
+  return held;
+}
+
+/** worstWait is the longest any one probe of `record` waited for its answer. */
+export function worstWait(record: ProbeRecord): number {
+  return record.samples.reduce((worst, sample) => Math.max(worst, sample.answeredAt - sample.sentAt), 0);
+}
+
+/**
+ * judgeStalls lists fogbank's probes that waited over `limitMs` of their own: their wait less
+ * the time the heartbeat was held up during it. Both paused → not a stall; fogbank alone → a stall.
+ */
+export function judgeStalls(fogbank: ProbeRecord, heartbeat: ProbeRecord, limitMs: number): Stall[] {
+  const stalls: Stall[] = [];
+  for (const sample of fogbank.samples) {
+    const waitedMs = sample.answeredAt - sample.sentAt;
+    if (waitedMs <= limitMs) continue;
+    const heartbeatHeldMs = heldUp(heartbeat, sample.sentAt, sample.answeredAt);
+    const ownMs = waitedMs - heartbeatHeldMs;
+    if (ownMs > limitMs) stalls.push({ sentAt: sample.sentAt, waitedMs, heartbeatHeldMs, ownMs });
+  }
+  return stalls;
+}
