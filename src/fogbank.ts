@@ -326,7 +326,7 @@ export function writeClientFiles(services: readonly ServiceDefinition[] = SERVIC
   mkdirSync(site.dataDir, { recursive: true, mode: 0o700 });
   for (const file of services.flatMap((service) => service.clientFiles?.(site) ?? [])) {
     const path = join(site.dataDir, file.name);
-    // Whole or not at all (a client reading it meanwhile sees the old file or the new one): the HTTPS part may be added after start.
+    // Whole or not at all: a client reading it meanwhile (a restart rewrites it) sees the old file or the new one.
     const temporary = `${path}.${process.pid}.tmp`;
     writeFileSync(temporary, file.text, { mode: 0o600 });
     renameSync(temporary, path);
