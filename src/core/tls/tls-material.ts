@@ -8,7 +8,7 @@
  * `--host`) or it is about to expire; without a data directory everything is made in memory, once
  * per process.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -63,11 +63,6 @@ export interface MaterialSite {
   /** The time certificates are checked and issued at (the server's clock). */
   readonly now: number;
   readonly ids: IdSource;
-}
-
-/** hasKeptCertificates is true when the data directory holds certificates from an earlier start (reading them is cheap; making them is not). */
-export function hasKeptCertificates(dataDir: string): boolean {
-  return ['ca', 'serving', 'admin'].every((name) => existsSync(join(dataDir, TLS_DIR, `${name}.crt`)) && existsSync(join(dataDir, TLS_DIR, `${name}.key`)));
 }
 
 /** tlsHosts are the names the serving certificate covers: loopback in every spelling and the configured host (the machine's name too when listening on every address). */
