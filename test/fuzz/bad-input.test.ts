@@ -29,7 +29,8 @@ import { pathOfTarget, targetAsSeen, toBytes, type FuzzRequest } from './request
  * Counted per family and all required to be 0: crashes (the process died with one of the
  * family's requests in flight), stalls (an answer slower than 1 s, and again when the request is
  * sent a second time, or none at all; a /healthz probe, run all along, that waited over 1 s more
- * than a bare node:http heartbeat probed beside it the same way, health-probe.ts), 5xx answers, error
+ * than a bare node:http heartbeat probed beside it the same way, with fogbank using over 1 s of
+ * CPU meanwhile, health-probe.ts), 5xx answers, error
  * answers outside the dialect of the family owning the path (core's neutral answer for paths no
  * family owns), a rejected request that changed the family's part of the store, and prototype
  * pollution in the server process. The counts and the seed are printed either way.
@@ -161,7 +162,7 @@ describe('bad-input fuzzer', () => {
     const inFlight = new Map<string, FuzzRequest>();
     let restarting: Promise<void> | undefined;
     // Beside a bare node:http heartbeat, probed the same way: a pause they share is the machine's, not fogbank's.
-    const probe = await startHealthProbe(() => fuzz.port, STALL_LIMIT_MS);
+    const probe = await startHealthProbe(fuzz, STALL_LIMIT_MS);
 
     /** restart starts a new server once, however many lanes find the old one dead. */
     const restart = (): Promise<void> =>
@@ -344,7 +345,7 @@ describe('bad-input fuzzer', () => {
         family: '-',
         index: -1,
         request: { attack: 'event loop', method: '-', target: '-', headers: [] },
-        problem: `a /healthz probe waited ${Math.round(stall.waitedMs)} ms while the heartbeat beside it was held up ${Math.round(stall.heartbeatHeldMs)} ms: ${Math.round(stall.ownMs)} ms fogbank's own (limit ${STALL_LIMIT_MS} ms)`,
+        problem: `a /healthz probe waited ${Math.round(stall.waitedMs)} ms while the heartbeat beside it was held up ${Math.round(stall.heartbeatHeldMs)} ms and fogbank used ${stall.cpuMs === undefined ? 'unknown' : Math.round(stall.cpuMs)} ms of CPU: ${Math.round(stall.ownMs)} ms fogbank's own (limit ${STALL_LIMIT_MS} ms)`,
       });
     const health = await sendRaw(fuzz.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     assert.equal(health.status, 200, 'fogbank stopped answering');

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { BARE_SERVER, startProcess } from '../../bench/lib/processes.ts';
@@ -17,8 +18,30 @@ export interface ProbeResult {
 /** PROBE_INTERVAL_MS is the pause between probes. */
 const PROBE_INTERVAL_MS = 100;
 
+/** TICK_MS is one clock tick of /proc's CPU times (USER_HZ, 100 on Linux). */
+const TICK_MS = 10;
+
+/** cpuTimeMs is a process's user + system CPU time from /proc/PID/stat, or undefined where there is no /proc or no such process. */
+function cpuTimeMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    // After the command in parentheses: state ppid … utime (14th field) stime (15th).
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return undefined;
+  }
+}
+
+/** ProbeTarget is a server to probe: its port, and its process (for its CPU time) when it is one of ours. */
+interface ProbeTarget {
+  readonly port: () => number;
+  readonly pid: () => number | undefined;
+}
+
 /** probeLoop asks `path` over its own keep-alive connection, one probe after another, PROBE_INTERVAL_MS apart, until stopped. */
-function probeLoop(port: () => number, path: string): { stop(): Promise<ProbeRecord> } {
+function probeLoop(target: ProbeTarget, path: string): { stop(): Promise<ProbeRecord> } {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const samples: ProbeSample[] = [];
   const startedAt = performance.now();
@@ -26,11 +49,16 @@ function probeLoop(port: () => number, path: string): { stop(): Promise<ProbeRec
   const once = (): Promise<void> =>
     new Promise((resolve) => {
       const sentAt = performance.now();
+      const pid = target.pid();
+      const cpuBefore = cpuTimeMs(pid);
       const done = (): void => {
-        samples.push({ sentAt, answeredAt: performance.now() });
+        const answeredAt = performance.now();
+        const cpuAfter = pid === target.pid() ? cpuTimeMs(pid) : undefined;
+        const cpuMs = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
+        samples.push({ sentAt, answeredAt, ...(cpuMs === undefined ? {} : { cpuMs }) });
         resolve();
       };
-      const probe = request({ host: '127.0.0.1', port: port(), path, agent }, (response) => {
+      const probe = request({ host: '127.0.0.1', port: target.port(), path, agent }, (response) => {
         response.resume();
         response.on('end', done);
       });
@@ -57,16 +85,20 @@ function probeLoop(port: () => number, path: string): { stop(): Promise<ProbeRec
  * startHealthProbe probes fogbank's /healthz while the fuzz run goes on, and beside it, the same
  * way, a bare node:http heartbeat server in a process of its own (the benches' baseline,
  * bench/lib/bare-http-server.mjs): a request that blocks fogbank's event loop shows up as a
- * fogbank probe that waited that long, and a busy machine as both waiting. `stop` ends both
+ * fogbank probe that waited that long, and a busy machine as both waiting. Each fogbank probe
+ * also reads the CPU time fogbank's process (`server.pid`) used meanwhile. `stop` ends both
  * loops (the heartbeat's last, so it covers fogbank's last probe) and judges the difference
- * (stall-judge.ts) against `limitMs`. `port` may be a function, for a server that is restarted
- * under the probe.
+ * (stall-judge.ts) against `limitMs`. `server` is read at each probe, for a server that is
+ * restarted under the probe.
  */
-export async function startHealthProbe(port: number | (() => number), limitMs: number): Promise<{ stop(): Promise<ProbeResult> }> {
+export async function startHealthProbe(
+  server: { readonly port: number; readonly pid: number | undefined },
+  limitMs: number,
+): Promise<{ stop(): Promise<ProbeResult> }> {
   const heartbeat = await startProcess(BARE_SERVER);
   const heartbeatPort = Number(new URL(heartbeat.url).port);
-  const heartbeatLoop = probeLoop(() => heartbeatPort, '/healthz');
-  const fogbankLoop = probeLoop(typeof port === 'number' ? () => port : port, '/healthz');
+  const heartbeatLoop = probeLoop({ port: () => heartbeatPort, pid: () => heartbeat.child.pid }, '/healthz');
+  const fogbankLoop = probeLoop({ port: () => server.port, pid: () => server.pid }, '/healthz');
   return {
     async stop() {
       const fogbank = await fogbankLoop.stop();

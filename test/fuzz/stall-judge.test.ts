@@ -37,6 +37,23 @@ describe("judging the fuzzer's /healthz stalls against a bare heartbeat beside i
     assert.ok(stalls[0]!.ownMs > 1000 && stalls[0]!.heartbeatHeldMs < 20, JSON.stringify(stalls[0]));
   });
 
+  it('is a stall when fogbank alone paused busy, and not when it mostly waited for a core (its CPU time is its part at most)', () => {
+    const waited = (cpuMs: number): ProbeRecord => ({
+      startedAt: 0,
+      intervalMs: INTERVAL,
+      samples: [
+        { sentAt: 0, answeredAt: 2, cpuMs: 0 },
+        { sentAt: 102, answeredAt: 2802, cpuMs },
+      ],
+    });
+    const busy = judgeStalls(waited(2600), steady(4000, 1), 1000);
+    assert.equal(busy.length, 1);
+    assert.equal(busy[0]!.cpuMs, 2600);
+    assert.ok(busy[0]!.ownMs > 2500, JSON.stringify(busy[0]));
+    // 2.7 s of waiting, 450 ms of it computing: a family's first build on a machine three times oversubscribed.
+    assert.deepEqual(judgeStalls(waited(450), steady(4000, 1), 1000), []);
+  });
+
   it("is a stall when fogbank paused much longer than the heartbeat did: only the shared part is the machine's", () => {
     const fogbank = steady(8000, 2, new Map([[1020, 3000]]));
     const heartbeat = steady(8000, 1, new Map([[1010, 1200]]));

@@ -1,7 +1,10 @@
 /**
  * Judging the fuzzer's /healthz stalls against a bare node:http heartbeat probed side by side,
  * the same way (health-probe.ts): on a loaded machine both pause together, and only the part of
- * a probe's wait the heartbeat did not share is fogbank's own. Pure, so it is tested alone
+ * a probe's wait the heartbeat did not share is fogbank's own. A busy machine also stretches the
+ * work fogbank does (a family's first build takes three times as long when three processes want
+ * each core), which an idle heartbeat does not feel: so fogbank's part is also at most the CPU
+ * time its process used while the probe waited, when that is known. Pure, so it is tested alone
  * (stall-judge.test.ts).
  */
 
@@ -9,6 +12,8 @@
 export interface ProbeSample {
   readonly sentAt: number;
   readonly answeredAt: number;
+  /** cpuMs is the CPU time the probed process used from send to answer, when it could be read (same process throughout). */
+  readonly cpuMs?: number;
 }
 
 /** ProbeRecord is what one probe loop saw: its samples in order, the loop sending one probe, then pausing `intervalMs`, then the next. */
@@ -25,7 +30,9 @@ export interface Stall {
   readonly waitedMs: number;
   /** heartbeatHeldMs is how long, within that wait, the heartbeat was held up too. */
   readonly heartbeatHeldMs: number;
-  /** ownMs is waitedMs less heartbeatHeldMs: fogbank's part. */
+  /** cpuMs is the CPU time fogbank's process used during the wait, when known. */
+  readonly cpuMs: number | undefined;
+  /** ownMs is fogbank's part: waitedMs less heartbeatHeldMs, and at most cpuMs. */
   readonly ownMs: number;
 }
 
@@ -55,7 +62,9 @@ export function worstWait(record: ProbeRecord): number {
 
 /**
  * judgeStalls lists fogbank's probes that waited over `limitMs` of their own: their wait less
- * the time the heartbeat was held up during it. Both paused → not a stall; fogbank alone → a stall.
+ * the time the heartbeat was held up during it, and no more than the CPU time fogbank used
+ * meanwhile. Both paused → not a stall; fogbank alone, busy all along → a stall; fogbank alone
+ * but mostly waiting for a core → not a stall.
  */
 export function judgeStalls(fogbank: ProbeRecord, heartbeat: ProbeRecord, limitMs: number): Stall[] {
   const stalls: Stall[] = [];
@@ -63,8 +72,8 @@ export function judgeStalls(fogbank: ProbeRecord, heartbeat: ProbeRecord, limitM
     const waitedMs = sample.answeredAt - sample.sentAt;
     if (waitedMs <= limitMs) continue;
     const heartbeatHeldMs = heldUp(heartbeat, sample.sentAt, sample.answeredAt);
-    const ownMs = waitedMs - heartbeatHeldMs;
-    if (ownMs > limitMs) stalls.push({ sentAt: sample.sentAt, waitedMs, heartbeatHeldMs, ownMs });
+    const ownMs = Math.min(waitedMs - heartbeatHeldMs, sample.cpuMs ?? Number.POSITIVE_INFINITY);
+    if (ownMs > limitMs) stalls.push({ sentAt: sample.sentAt, waitedMs, heartbeatHeldMs, cpuMs: sample.cpuMs, ownMs });
   }
   return stalls;
 }
