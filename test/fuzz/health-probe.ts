@@ -21,12 +21,16 @@ const PROBE_INTERVAL_MS = 100;
 /** TICK_MS is one clock tick of /proc's CPU times (USER_HZ, 100 on Linux). */
 const TICK_MS = 10;
 
-/** cpuTimeMs is a process's user + system CPU time from /proc/PID/stat, or undefined where there is no /proc or no such process. */
+/**
+ * cpuTimeMs is the user + system CPU time of a process's main thread, the one its event loop
+ * runs on (not the worker threads that decode large bodies beside it), from
+ * /proc/PID/task/PID/stat; undefined where there is no /proc or no such process.
+ */
 function cpuTimeMs(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   try {
     // After the command in parentheses: state ppid … utime (14th field) stime (15th).
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'latin1');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
   } catch {
@@ -86,7 +90,7 @@ function probeLoop(target: ProbeTarget, path: string): { stop(): Promise<ProbeRe
  * way, a bare node:http heartbeat server in a process of its own (the benches' baseline,
  * bench/lib/bare-http-server.mjs): a request that blocks fogbank's event loop shows up as a
  * fogbank probe that waited that long, and a busy machine as both waiting. Each fogbank probe
- * also reads the CPU time fogbank's process (`server.pid`) used meanwhile. `stop` ends both
+ * also reads the CPU time fogbank's main thread (`server.pid`) used meanwhile. `stop` ends both
  * loops (the heartbeat's last, so it covers fogbank's last probe) and judges the difference
  * (stall-judge.ts) against `limitMs`. `server` is read at each probe, for a server that is
  * restarted under the probe.

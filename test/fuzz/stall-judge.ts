@@ -4,7 +4,7 @@
  * a probe's wait the heartbeat did not share is fogbank's own. A busy machine also stretches the
  * work fogbank does (a family's first build takes three times as long when three processes want
  * each core), which an idle heartbeat does not feel: so fogbank's part is also at most the CPU
- * time its process used while the probe waited, when that is known. Pure, so it is tested alone
+ * time its main thread (where its event loop runs) used while the probe waited, when known. Pure, so it is tested alone
  * (stall-judge.test.ts).
  */
 
