@@ -12,6 +12,7 @@ export {
   denyPage,
   headerActionProblem,
   RateLimitState,
+  readLatin1Utf8,
   TrafficRequestError,
   type TrafficRequest,
 } from '../services/compute/public-evaluation.ts';

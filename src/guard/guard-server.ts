@@ -25,7 +25,7 @@ import {
   validateHeaderValue,
 } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { DENY_PAGE_CONTENT_TYPE, type Decision, denyPage, type TrafficRequest } from './engine.ts';
+import { DENY_PAGE_CONTENT_TYPE, type Decision, denyPage, readLatin1Utf8, type TrafficRequest } from './engine.ts';
 import { errorText, plainAnswer, rawAnswer, REASONS } from './guard-answers.ts';
 import type { Exchange } from './log-record.ts';
 import { clientAddress, downstreamHeaders, type HeaderPair, type HeaderToAdd, pairsOf, peerAddress, policyHeaders, upstreamHeaders } from './proxy-headers.ts';
@@ -123,7 +123,8 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
     const peer = peerAddress(request.socket.remoteAddress);
     const traffic: TrafficRequest = {
       method: request.method ?? 'GET',
-      url: target.url,
+      // The request line's bytes (one character per byte) read as UTF-8 text, as header values are.
+      url: readLatin1Utf8(target.url),
       headers: policyHeaders(pairs),
       sourceIp: clientAddress(peer, pairs, options.trustedProxies),
       httpVersion: request.httpVersion,

@@ -7,6 +7,7 @@
  * `requestHeadersToAdds` added or overwriting).
  */
 import ipaddr from 'ipaddr.js';
+import { readLatin1Utf8 } from './engine.ts';
 
 /** HOP_BY_HOP are the headers meaningful only for one connection (RFC 9110 §7.6.1), never forwarded as they came. */
 const HOP_BY_HOP = new Set([
@@ -31,11 +32,17 @@ export function pairsOf(rawHeaders: readonly string[]): HeaderPair[] {
   return pairs;
 }
 
-/** policyHeaders are the headers as a policy sees them: names lower-case, a repeated header one value joined with ", " (rules-language reference). */
+/**
+ * policyHeaders are the headers as a policy sees them: names lower-case, a repeated header one
+ * value joined with ", " (rules-language reference), each value's bytes (node's one character
+ * per byte) read as UTF-8 text as the engine reads bytes, so a header reads as the same text
+ * given to the what-if API does.
+ */
 export function policyHeaders(pairs: readonly HeaderPair[]): Record<string, string> {
   const headers: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const [name, value] of pairs) {
+  for (const [name, raw] of pairs) {
     const key = name.toLowerCase();
+    const value = readLatin1Utf8(raw);
     const previous = headers[key];
     headers[key] = previous === undefined ? value : `${previous}, ${value}`;
   }

@@ -65,6 +65,8 @@ before(async () => {
     await compute('POST', '/edge/addRule', { priority: 1000, action: 'deny(403)', match: { expr: { expression: "request.path.startsWith('/admin')" } } }),
     200,
   );
+  const unicode = "has(request.headers['cookie']) && request.headers['cookie'].utf8ToUnicode() == 'q=%u00ac%u1f600'";
+  assert.equal(await compute('POST', '/edge/addRule', { priority: 500, action: 'deny(404)', match: { expr: { expression: unicode } } }), 200);
   const throttle = {
     priority: 2000,
     action: 'throttle',
@@ -154,6 +156,30 @@ describe('fogbank guard, in process', () => {
     const blocked = await exchange('/admin/socket');
     assert.match(blocked, /^HTTP\/1\.1 403 Forbidden\r\n/);
     assert.match(blocked, /403 Forbidden$/);
+  });
+
+  it('reads header bytes as UTF-8, so utf8ToUnicode() decides as the what-if API does for the same text', async () => {
+    const port = Number(new URL(guard.url).port);
+    const statusOf = (cookie: Buffer): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1');
+        let seen = '';
+        socket.on('data', (data: Buffer) => (seen += data.toString('latin1')));
+        socket.on('close', () => resolve(seen.slice(0, 12)));
+        socket.on('error', reject);
+        // Written, not ended: the guard answers an allowed request after the upstream does, then closes (Connection: close).
+        socket.write(Buffer.concat([Buffer.from('GET /page HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\nCookie: '), cookie, Buffer.from('\r\n\r\n')]));
+      });
+    // The UTF-8 bytes of "q=¬😀" match; the same characters in Latin-1 bytes are not UTF-8 and do not.
+    assert.equal(await statusOf(Buffer.from('q=¬😀', 'utf8')), 'HTTP/1.1 404');
+    assert.equal(await statusOf(Buffer.from('q=\u00ac', 'latin1')), 'HTTP/1.1 200');
+    const response = await fetch(`${fb.url}/_fogbank/securityPolicies:evaluate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${fb.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ policy: POLICY, requests: [{ url: 'http://example.com/page', sourceIp: '127.0.0.1', headers: { cookie: 'q=¬😀' } }] }),
+    });
+    const whatIf = (await response.json()) as { results: { enforcedSecurityPolicy: { priority: number } }[] };
+    assert.equal(whatIf.results[0]?.enforcedSecurityPolicy.priority, 500);
   });
 
   it('answers 400 to a request it cannot read, and keeps serving', async () => {

@@ -14,6 +14,7 @@ export {
   type EvaluatorOptions,
   PolicyNotEvaluableError,
   RateLimitState,
+  readLatin1Utf8,
   readTrafficRequest,
   TrafficRequestError,
   type TrafficRequest,
