@@ -3,8 +3,9 @@ import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSeconds, runLoad } from './lib/load.ts';
+import { SlowClients } from './lib/slow-clients.ts';
 import { BARE_SERVER, cpuMs, ensureBuilt, ROOT, startProcess, type Started } from './lib/processes.ts';
-import { type Bench, interleaved, median, metricOf, ratioAtLeast, runAlone } from './lib/report.ts';
+import { type Bench, interleaved, median, metricOf, ratioAtLeast, ratioAtMost, runAlone } from './lib/report.ts';
 
 /**
  * What `fogbank guard` costs (issue 30): throughput and p99 latency of GET through the guard,
@@ -14,11 +15,19 @@ import { type Bench, interleaved, median, metricOf, ratioAtLeast, runAlone } fro
  * run so machine noise falls on both. The upstream alone is measured once for the added latency.
  * Goal: guard ≥ 0.5× the bare proxy. Each server is a process of its own: the upstream and the
  * bare proxy plain JavaScript, fogbank and the guard the built bundle, as users run them.
+ *
+ * A third side of the same rounds (issue 44) drives the same GETs through the guard while
+ * SLOW_CLIENTS (600) slow clients hold connections to it, each trickling a request body a byte a
+ * second (each holds an upstream exchange, the upstream waiting for the body): the allowed
+ * requests' p99 then, against the guard's p99 with none, says whether slow
+ * clients starve the others (before issue 44, 512 slow bodies took every upstream socket).
  */
 const TOKEN = 'bench';
 const POLICY = 'projects/p/regions/us-central1/securityPolicies/bench';
 /** RULES is how many rules the policy has (the issue's 100 by default; fewer to see what the proxy costs apart from evaluation). */
 const RULES = Number(process.env['RULES'] ?? 100);
+/** SLOW_CLIENTS is how many slow clients hold connections during the starvation side. */
+const SLOW_CLIENTS = Number(process.env['SLOW_CLIENTS'] ?? 600);
 
 /** hundredRules are RULES - 1 rules the benchmark's request does not match, and a throttle it does (under its threshold). */
 function hundredRules(): Record<string, unknown>[] {
@@ -115,14 +124,16 @@ export const bench: Bench = async ({ rounds, quick }) => {
     const cpu = (): Record<string, number> => Object.fromEntries(Object.entries(processes).map(([name, each]) => [name, cpuMs(each.child.pid!)]));
     const p99 = new Map<string, number[]>();
     let failed = 0;
-    const measured = (label: string, url: string) => ({
+    const measured = (label: string, url: string, around?: { start(): Promise<void>; stop(): void }) => ({
       label,
       measure: async () => {
+        await around?.start();
         const before = cpu();
         const started = process.cpuUsage();
         const result = await runLoad({ url, requests, seconds });
         const after = cpu();
         const own = process.cpuUsage(started);
+        around?.stop();
         p99.set(label, [...(p99.get(label) ?? []), result.p99Ms]);
         failed += result.non2xx + result.errors;
         if (process.env['BENCH_CPU'] !== undefined)
@@ -134,7 +145,13 @@ export const bench: Bench = async ({ rounds, quick }) => {
         return result.requestsPerSecond;
       },
     });
-    const [bareRps, guardRps] = await interleaved(rounds, [measured('bare node:http proxy', bare.url), measured('fogbank guard', guard.url)]);
+    const slow = new SlowClients(Number(new URL(guard.url).port), SLOW_CLIENTS);
+    const slowLabel = `fogbank guard, ${SLOW_CLIENTS} slow clients connected`;
+    const [bareRps, guardRps] = await interleaved(rounds, [
+      measured('bare node:http proxy', bare.url),
+      measured('fogbank guard', guard.url),
+      measured(slowLabel, guard.url, slow),
+    ]);
     const note = `upstream alone ${direct.requestsPerSecond.toFixed(0)} req/s, p99 ${direct.p99Ms} ms; guard p99 adds ${(median(p99.get('fogbank guard')!) - direct.p99Ms).toFixed(1)} ms over it${failed > 0 ? `; WARNING: ${failed} answers were not 2xx or failed` : ''}`;
     return [
       metricOf({
@@ -150,6 +167,14 @@ export const bench: Bench = async ({ rounds, quick }) => {
         unit: 'ms',
         fogbank: p99.get('fogbank guard')!,
         baseline: { label: 'bare node:http proxy', samples: p99.get('bare node:http proxy')! },
+      }),
+      metricOf({
+        metric: `allowed GET through the guard, p99, with ${SLOW_CLIENTS} slow clients connected`,
+        unit: 'ms',
+        fogbank: p99.get(slowLabel)!,
+        baseline: { label: 'no slow clients', samples: p99.get('fogbank guard')! },
+        goal: ratioAtMost(3, 'no slow clients'),
+        note: 'each slow client trickles a request body a byte a second, holding an upstream exchange',
       }),
     ];
   } finally {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startFogbank, type RunningFogbank } from '../src/fogbank.ts';
-import { startPostgres } from '../src/store/postgres-server.fixture.ts';
+import { startPostgres } from '../src/testing/postgres-server.ts';
 import { type Bench, type BenchMetric, interleaved, metricOf, runAlone } from './lib/report.ts';
 
 /**

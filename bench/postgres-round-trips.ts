@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cpuMs, ensureBuilt, startProcess } from './lib/processes.ts';
 import { atMost, metricOf, runAlone, type Bench, type BenchMetric } from './lib/report.ts';
-import { startPostgres } from '../src/store/postgres-server.fixture.ts';
+import { startPostgres } from '../src/testing/postgres-server.ts';
 
 /**
  * What one request costs the PostgreSQL store, counted rather than timed (so a loaded machine

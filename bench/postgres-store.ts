@@ -5,7 +5,7 @@ import type autocannon from 'autocannon';
 import { loadSeconds, runLoad } from './lib/load.ts';
 import { BARE_SERVER, ensureBuilt, startProcess, type Started } from './lib/processes.ts';
 import { interleaved, metricOf, ratioAtLeast, runAlone, type Bench, type BenchMetric } from './lib/report.ts';
-import { startPostgres } from '../src/store/postgres-server.fixture.ts';
+import { startPostgres } from '../src/testing/postgres-server.ts';
 
 /**
  * The PostgreSQL store through fogbank: GET one ClusterRole by name and create an

@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleItems, writeZip, zeros } from '../src/services/publisher/artifact-builder.fixture.ts';
-import { startPostgres } from '../src/store/postgres-server.fixture.ts';
+import { startPostgres } from '../src/testing/postgres-server.ts';
 import { ensureBuilt, rssMb, startProcess, type Started } from './lib/processes.ts';
 import { type Bench, interleaved, metricOf, ratioAtLeast, runAlone } from './lib/report.ts';
 

@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryStore } from '../src/store/memory-store.ts';
-import { startPostgres } from '../src/store/postgres-server.fixture.ts';
+import { startPostgres } from '../src/testing/postgres-server.ts';
 import { PostgresStore } from '../src/store/postgres-store.ts';
 import { SqliteStore } from '../src/store/sqlite-store.ts';
 import type { Store } from '../src/store/store.ts';

@@ -26,7 +26,7 @@ import { cryptoIds, hexId, type IdSource } from './lib/ids.ts';
 import { Faults } from './core/faults/faults.ts';
 import { type FamilyStartOptions, SERVICES } from './services/registry.ts';
 import { withConsole } from './console/index.ts';
-import { fromFiles, generatedMaterial, hasKeptCertificates, keepSharedCa, type TlsMaterial, type TlsSetting } from './core/tls/tls-material.ts';
+import { fromFiles, generatedMaterial, keepSharedCa, type TlsMaterial, type TlsSetting } from './core/tls/tls-material.ts';
 import { prepareDataDir } from './store/data-dir.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
 import { openStore } from './store/open-store.ts';
@@ -85,13 +85,6 @@ export interface CoreStartOptions {
    * (PEM text) serves the caller's own.
    */
   readonly tls?: TlsSetting;
-  /**
-   * false lets a data directory's first start make its certificates after listening (about
-   * 0.2 s, once): the client files are written at once with plain HTTP only, and written again
-   * with HTTPS when the certificates are ready. `fogbank start` does this (start-up time); the
-   * default (true) has the kubeconfig complete when start resolves.
-   */
-  readonly awaitCertificates?: boolean;
 }
 
 /** StartOptions are every setting of one fogbank server: core's and each family's own (ServiceDefinition.options). */
@@ -225,10 +218,12 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     // Before the families start: they read the state they begin from (and sweep files no record names).
     if (options.snapshot !== undefined) await snapshots.restore(await openSnapshotFile(options.snapshot));
     // With a data directory the kubeconfig written below needs them (read from files after the
-    // first start); the user's own are checked now, so a mistake fails the start.
-    const later =
-      options.awaitCertificates === false && typeof tlsSetting !== 'object' && !store.leases.shared && dataDir !== undefined && !hasKeptCertificates(dataDir);
-    if (tls !== undefined && (dataDir !== undefined || typeof tlsSetting === 'object') && !later) await tls();
+    // first start, made on a new one), and the user's own are checked now, so a mistake fails the
+    // start. They are made while the families register and the port opens, and the start waits
+    // for them: everything the ready line announces exists when it is printed.
+    const material = tls !== undefined && (dataDir !== undefined || typeof tlsSetting === 'object') ? tls() : undefined;
+    // Awaited below; a failure meanwhile is that await's, not an unhandled rejection.
+    material?.catch(() => undefined);
     const app = await buildServer(
       {
         store,
@@ -261,6 +256,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     );
     built = app;
     await app.listen({ host, port: options.port ?? 8780 });
+    await material;
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : (options.port ?? 8780);
     const urlHost = host.includes(':') ? `[${host}]` : host;
@@ -269,18 +265,6 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     const site = { url, dataDir, adminToken, adminTokenFile };
     const clientFiles = writeClientFiles(services, { ...site, ...tlsSite(httpsUrl, tls?.ready()) });
     let closing: Promise<void> | undefined;
-    if (tls !== undefined && later) {
-      // Made after listening: the client files get their HTTPS part once the certificates are there.
-      tls().then(
-        (material) => {
-          if (closing === undefined) writeClientFiles(services, { ...site, ...tlsSite(httpsUrl, material) });
-        },
-        (error: unknown) => {
-          if (logLevel !== 'silent')
-            process.stderr.write(`fogbank: cannot make the TLS certificates: ${String((error as Error | undefined)?.message ?? error)}\n`);
-        },
-      );
-    }
     return {
       warmUp: () => app.warmUp(),
       services,
@@ -342,7 +326,7 @@ export function writeClientFiles(services: readonly ServiceDefinition[] = SERVIC
   mkdirSync(site.dataDir, { recursive: true, mode: 0o700 });
   for (const file of services.flatMap((service) => service.clientFiles?.(site) ?? [])) {
     const path = join(site.dataDir, file.name);
-    // Whole or not at all (a client reading it meanwhile sees the old file or the new one): the HTTPS part may be added after start.
+    // Whole or not at all: a client reading it meanwhile (a restart rewrites it) sees the old file or the new one.
     const temporary = `${path}.${process.pid}.tmp`;
     writeFileSync(temporary, file.text, { mode: 0o600 });
     renameSync(temporary, path);

@@ -11,6 +11,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { request as httpRequest } from 'node:http';
 import { join, resolve } from 'node:path';
+import { EFFECTS } from '../core/faults/rule.ts';
 import { parseGoDuration } from '../lib/duration.ts';
 import { UsageError } from './args.ts';
 
@@ -203,9 +204,7 @@ export const FAULTS_USAGE = `usage: fogbank faults add RULE | list [--json] | cl
 function describeRule(rule: Record<string, unknown>): string {
   const matchers = ['family', 'method', 'path', 'principal'].filter((key) => rule[key] !== undefined).map((key) => `${key}=${String(rule[key])}`);
   const chance = ['probability', 'after'].filter((key) => rule[key] !== undefined).map((key) => `${key}=${String(rule[key])}`);
-  const effects = ['status', 'operationError', 'latencyMs', 'reset', 'watch', 'dropAfterBytes']
-    .filter((key) => rule[key] !== undefined)
-    .map((key) => `${key}=${JSON.stringify(rule[key])}`);
+  const effects = EFFECTS.filter((key) => rule[key] !== undefined).map((key) => `${key}=${JSON.stringify(rule[key])}`);
   const left = rule['times'] === undefined ? 'until cleared' : `${String(rule['times'])} left`;
   return [String(rule['id']), matchers.join(' ') || 'every request', ...chance, effects.join(' '), left].join('  ');
 }

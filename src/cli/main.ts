@@ -116,8 +116,6 @@ async function runStart(args: StartArgs): Promise<number> {
     ...(args.uploadDeadlineSeconds === undefined ? {} : { uploadDeadlineMs: args.uploadDeadlineSeconds * 1000 }),
     ...(args.snapshot === undefined ? {} : { snapshot: args.snapshot }),
     ...(args.tls === undefined ? {} : { tls: args.tls === false ? false : readTlsFiles(args.tls) }),
-    // A new data directory's certificates are made after the banner, not before (start-up time).
-    awaitCertificates: false,
     ...(args.journalSize === undefined ? {} : { journalSize: args.journalSize }),
     ...(args.journalBodies === undefined ? {} : { journalBodies: args.journalBodies }),
     ...args.familyOptions,

@@ -27,6 +27,7 @@ export const POLICY_TEST_USAGE = `usage: fogbank policy test --policy NAME (--re
 
 /** GUARD_USAGE is `fogbank guard --help`. */
 export const GUARD_USAGE = `usage: fogbank guard --policy NAME --upstream URL [--port PORT] [--host HOST] [--trust-xff N]
+                     [--body-timeout SECONDS] [--upstream-timeout SECONDS] [--concurrency N] [--queue N]
                      [--waf-unknown no-match|match] [--url URL] [--token TOKEN] [--data-dir DIR]
 
   a reverse proxy on HOST:PORT (default 127.0.0.1:8080; --port 0 for any free port) in front of
@@ -34,7 +35,11 @@ export const GUARD_USAGE = `usage: fogbank guard --policy NAME --upstream URL [-
   request and follows its changes live. Prints "guard listening on http://HOST:PORT", then one
   JSON line per request in Cloud Armor's request-log shape; decisions also go to the server's
   request journal (family guard). --trust-xff N takes the client's address from the Nth
-  X-Forwarded-For entry from the right (N proxies in front of the guard append to it).`;
+  X-Forwarded-For entry from the right (N proxies in front of the guard append to it).
+  Limits: a request body must arrive within --body-timeout (default 30 s, else 408), the upstream
+  must begin its answer within --upstream-timeout (default 30 s, else 504; a streamed answer may
+  then last as long as it likes), at most --concurrency requests (default 1024) wait on the
+  upstream's answer at once and --queue more (default 1024) wait for their turn; past that, 503.`;
 
 /** Flags are parsed `--name value` pairs (a repeatable one keeps every value) and switches. */
 interface Flags {
@@ -286,7 +291,25 @@ export async function runGuardCommand(argv: readonly string[]): Promise<number> 
     process.stdout.write(`${GUARD_USAGE}\n`);
     return 0;
   }
-  const flags = parseFlags(argv, ['--policy', '--upstream', '--port', '--host', '--trust-xff', '--waf-unknown', '--url', '--token', '--data-dir'], []);
+  const flags = parseFlags(
+    argv,
+    [
+      '--policy',
+      '--upstream',
+      '--port',
+      '--host',
+      '--trust-xff',
+      '--body-timeout',
+      '--upstream-timeout',
+      '--concurrency',
+      '--queue',
+      '--waf-unknown',
+      '--url',
+      '--token',
+      '--data-dir',
+    ],
+    [],
+  );
   if (flags.words.length > 0) throw new UsageError(`unexpected argument '${flags.words[0]}'`);
   const policy = policyFlag(flags);
   const upstreamText = one(flags, '--upstream');
@@ -305,13 +328,24 @@ export async function runGuardCommand(argv: readonly string[]): Promise<number> 
   if (isIP(host) === 0 && host !== 'localhost') throw new UsageError(`--host must be an IP address to listen on such as 127.0.0.1, not '${host}'`);
   const trustText = one(flags, '--trust-xff') ?? '0';
   if (!/^\d{1,2}$/.test(trustText) || Number(trustText) > 16) throw new UsageError(`--trust-xff must be a number of proxies from 0 to 16, not '${trustText}'`);
+  const bodyTimeout = secondsFlag(flags, '--body-timeout');
+  const upstreamTimeout = secondsFlag(flags, '--upstream-timeout');
+  const concurrency = countFlag(flags, '--concurrency', 1);
+  const queue = countFlag(flags, '--queue', 0);
   const wafUnknown = wafUnknownFlag(flags);
   const server = serverOf(flags);
   const { startGuardProcess, GuardStartError } = await import('../guard/run-guard.ts');
+  const { DEFAULT_LIMITS } = await import('../guard/guard-server.ts');
+  const limits = {
+    bodyTimeoutMs: bodyTimeout === undefined ? DEFAULT_LIMITS.bodyTimeoutMs : bodyTimeout * 1000,
+    upstreamTimeoutMs: upstreamTimeout === undefined ? DEFAULT_LIMITS.upstreamTimeoutMs : upstreamTimeout * 1000,
+    concurrency: concurrency ?? DEFAULT_LIMITS.concurrency,
+    queue: queue ?? DEFAULT_LIMITS.queue,
+  };
   let guard: Awaited<ReturnType<typeof startGuardProcess>>;
   try {
     guard = await startGuardProcess(
-      { policy, upstream, host, port: Number(portText), trustedProxies: Number(trustText), url: server.url, token: server.token, wafUnknown },
+      { policy, upstream, host, port: Number(portText), trustedProxies: Number(trustText), url: server.url, token: server.token, wafUnknown, limits },
       { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) },
     );
   } catch (error) {
@@ -328,4 +362,22 @@ export async function runGuardCommand(argv: readonly string[]): Promise<number> 
   process.stderr.write(`guard: ${signal}, shutting down\n`);
   await guard.close();
   return 0;
+}
+
+/** secondsFlag reads a duration flag in seconds (0.001 to 86400, decimals allowed), undefined when absent. */
+function secondsFlag(flags: Flags, name: string): number | undefined {
+  const text = one(flags, name);
+  if (text === undefined) return undefined;
+  const seconds = /^\d{1,5}(?:\.\d{1,3})?$/.test(text) ? Number(text) : Number.NaN;
+  if (!(seconds >= 0.001 && seconds <= 86_400)) throw new UsageError(`${name} must be a number of seconds from 0.001 to 86400, not '${text}'`);
+  return seconds;
+}
+
+/** countFlag reads a count flag (min to 1,000,000), undefined when absent. */
+function countFlag(flags: Flags, name: string, min: number): number | undefined {
+  const text = one(flags, name);
+  if (text === undefined) return undefined;
+  if (!/^\d{1,7}$/.test(text) || Number(text) < min || Number(text) > 1_000_000)
+    throw new UsageError(`${name} must be a number from ${min} to 1000000, not '${text}'`);
+  return Number(text);
 }

@@ -6,7 +6,7 @@
  * memory do not change.
  */
 import type { ServiceDefinition } from '../core/service.ts';
-import { controlErrorProblem } from '../services/control/error-serializer.ts';
+import { controlErrorProblem } from '../services/control/public.ts';
 import { renderConsoleError } from './server/errors.ts';
 import { signInTicket } from './server/ticket.ts';
 

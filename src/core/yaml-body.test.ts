@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { MAX_JSON_DEPTH } from './json-body.ts';
-import { loadYamlBodyParser, nestsDeeperThan, yamlBodies, YamlAliasingError, YamlBusyError, YamlTooDeepError } from './yaml-body.ts';
+import { loadYamlBodyParser, nestsDeeperThan, yamlBodies } from './yaml-body.ts';
+import { YamlAliasingError, YamlBusyError, YamlTooDeepError } from './yaml-errors.ts';
 
 const nested = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 

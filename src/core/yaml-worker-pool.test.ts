@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { loadYamlBodyParser, YamlAliasingError, YamlBusyError, YamlDecodeLimitError, YamlTooDeepError } from './yaml-body.ts';
+import { loadYamlBodyParser } from './yaml-body.ts';
+import { YamlAliasingError, YamlBusyError, YamlDecodeLimitError, YamlTooDeepError } from './yaml-errors.ts';
 import { YamlWorkerPool } from './yaml-worker-pool.ts';
 
 /** bigMapping is a block mapping of `keys` plain scalars: YAML that is not JSON, about 22 bytes a key. */

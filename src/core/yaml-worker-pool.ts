@@ -11,7 +11,8 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { YAML_DEADLINE_MS, YamlBusyError, YamlDecodeLimitError, YamlDecoderFailure, type YamlBodyOptions } from './yaml-body.ts';
+import { YAML_DEADLINE_MS, type YamlBodyOptions } from './yaml-body.ts';
+import { YamlBusyError, YamlDecodeLimitError, YamlDecoderFailure } from './yaml-errors.ts';
 import { replyValue, type YamlWorkerReply, type YamlWorkerRequest } from './yaml-worker-protocol.ts';
 
 /** YAML_WORKER_HEAP_MB caps a decoding thread's heap: a 1 MiB body peaks near 100 MB (60,000 keys) to 200 MB (a 250,000-item sequence). */

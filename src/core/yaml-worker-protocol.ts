@@ -4,7 +4,7 @@
  * refusal travels as its kind and is rebuilt as the same typed error on the requesting thread:
  * the family words it exactly as when the body parsed inline.
  */
-import { YamlAliasingError, YamlTooDeepError } from './yaml-body.ts';
+import { YamlAliasingError, YamlTooDeepError } from './yaml-errors.ts';
 
 /** YamlWorkerRequest is one body to decode. */
 export interface YamlWorkerRequest {

@@ -1,15 +1,18 @@
 /**
  * The evaluation engine the guard enforces with: compute's pure security-policy evaluation
- * (services/compute/security-policies/evaluation/), the same code the what-if API runs, so the
+ * (through the family's face, services/compute/public-evaluation.ts), the same code the what-if API runs, so the
  * guard and `fogbank policy test` never disagree. Loaded only by `fogbank guard`.
  */
 export {
   compilePolicy,
   type CompiledPolicy,
+  type EvaluatorOptions,
   type Decision,
   DENY_PAGE_CONTENT_TYPE,
   denyPage,
+  headerActionProblem,
   RateLimitState,
+  readLatin1Utf8,
   TrafficRequestError,
   type TrafficRequest,
-} from '../services/compute/security-policies/evaluation/index.ts';
+} from '../services/compute/public-evaluation.ts';

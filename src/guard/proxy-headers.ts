@@ -7,7 +7,7 @@
  * `requestHeadersToAdds` added or overwriting).
  */
 import ipaddr from 'ipaddr.js';
-import { BoundedMap } from '../lib/bounded-map.ts';
+import { readLatin1Utf8 } from './engine.ts';
 
 /** HOP_BY_HOP are the headers meaningful only for one connection (RFC 9110 §7.6.1), never forwarded as they came. */
 const HOP_BY_HOP = new Set([
@@ -32,11 +32,17 @@ export function pairsOf(rawHeaders: readonly string[]): HeaderPair[] {
   return pairs;
 }
 
-/** policyHeaders are the headers as a policy sees them: names lower-case, a repeated header one value joined with ", " (rules-language reference). */
+/**
+ * policyHeaders are the headers as a policy sees them: names lower-case, a repeated header one
+ * value joined with ", " (rules-language reference), each value's bytes (node's one character
+ * per byte) read as UTF-8 text as the engine reads bytes, so a header reads as the same text
+ * given to the what-if API does.
+ */
 export function policyHeaders(pairs: readonly HeaderPair[]): Record<string, string> {
   const headers: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const [name, value] of pairs) {
+  for (const [name, raw] of pairs) {
     const key = name.toLowerCase();
+    const value = readLatin1Utf8(raw);
     const previous = headers[key];
     headers[key] = previous === undefined ? value : `${previous}, ${value}`;
   }
@@ -83,8 +89,9 @@ export interface HeaderToAdd {
 
 /**
  * upstreamHeaders are the headers sent to the upstream, as a flat raw list: hop-by-hop headers
- * and those the Connection header names are dropped (for an upgrade, `Connection: Upgrade` and
- * `Upgrade` are kept), the peer's address is appended to X-Forwarded-For, and each header to add
+ * and those the Connection header names (except Host and Content-Length) are dropped (for an
+ * upgrade, `Connection: Upgrade` and `Upgrade` are kept), a chunked body keeps its
+ * Transfer-Encoding, the peer's address is appended to X-Forwarded-For, and each header to add
  * replaces any the client sent under that name.
  */
 export function upstreamHeaders(pairs: readonly HeaderPair[], peer: string, add: readonly HeaderToAdd[], upgrade: boolean): string[] {
@@ -93,6 +100,11 @@ export function upstreamHeaders(pairs: readonly HeaderPair[], peer: string, add:
     if (name.toLowerCase() !== 'connection') continue;
     for (const token of value.split(',')) named.add(token.trim().toLowerCase());
   }
+  // The Host decided on is the Host forwarded, and the body is framed as it was read: a Connection
+  // header naming Host or Content-Length does not drop them (without a length, a GET's body would
+  // go upstream unframed, read there as the next request).
+  named.delete('host');
+  named.delete('content-length');
   const replaced = new Set(add.map((header) => header.name.toLowerCase()));
   const out: string[] = [];
   const forwarded: string[] = [];
@@ -106,6 +118,10 @@ export function upstreamHeaders(pairs: readonly HeaderPair[], peer: string, add:
     out.push(name, value);
   }
   if (!replaced.has('x-forwarded-for')) out.push('X-Forwarded-For', [...forwarded, peer].join(', '));
+  // A chunked body is sent on chunked, whatever the method (node frames only some methods' bodies
+  // by default): the codings as the client sent them, so the upstream reads the body as it was meant.
+  const codings = pairs.filter(([name]) => name.toLowerCase() === 'transfer-encoding').map(([, value]) => value.trim());
+  if (codings.length > 0 && !upgrade) out.push('Transfer-Encoding', codings.join(', '));
   for (const header of add) out.push(header.name, header.value);
   if (upgrade) {
     const upgradeTo = pairs.find(([name]) => name.toLowerCase() === 'upgrade');
@@ -126,49 +142,4 @@ export function downstreamHeaders(rawHeaders: readonly string[]): string[] {
     out.push(name, value);
   }
   return out;
-}
-
-/**
- * requestUrl is the absolute URL the policy sees for a request line's target, or undefined when
- * it cannot be one (no Host, a target that is neither a path nor an absolute http URL, a URL
- * that does not parse): such a request is answered 400.
- */
-export function requestUrl(target: string, host: string | undefined): string | undefined {
-  let url: string;
-  if (target.startsWith('/')) {
-    if (host === undefined || host === '' || /[\s/?#@\\]/.test(host)) return undefined;
-    url = `http://${host}${target}`;
-    // Past the Host, a path without spaces or controls never fails to parse: whether the URL
-    // parses is whether its host does, asked once per Host.
-    if (hasControlOrSpace(url)) return undefined;
-    let parses = hostParses.get(host);
-    if (parses === undefined) {
-      parses = URL.canParse(`http://${host}/`);
-      if (host.length <= 256) hostParses.set(host, parses);
-    }
-    return parses ? url : undefined;
-  } else if (/^https?:\/\//i.test(target)) {
-    url = target;
-  } else {
-    return undefined;
-  }
-  if (hasControlOrSpace(url)) return undefined;
-  try {
-    new URL(url);
-  } catch {
-    return undefined;
-  }
-  return url;
-}
-
-/** hostParses remembers whether `http://HOST/` parses, per Host header (bounded). */
-const hostParses = new BoundedMap<string, boolean>(1024);
-
-/** hasControlOrSpace says whether the text holds whitespace or a control character (no URL on the wire does). */
-function hasControlOrSpace(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code <= 0x20 || code === 0x7f) return true;
-  }
-  return /\s/.test(text);
 }

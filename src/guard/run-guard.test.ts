@@ -65,6 +65,8 @@ before(async () => {
     await compute('POST', '/edge/addRule', { priority: 1000, action: 'deny(403)', match: { expr: { expression: "request.path.startsWith('/admin')" } } }),
     200,
   );
+  const unicode = "has(request.headers['cookie']) && request.headers['cookie'].utf8ToUnicode() == 'q=%u00ac%u1f600'";
+  assert.equal(await compute('POST', '/edge/addRule', { priority: 500, action: 'deny(404)', match: { expr: { expression: unicode } } }), 200);
   const throttle = {
     priority: 2000,
     action: 'throttle',
@@ -156,6 +158,30 @@ describe('fogbank guard, in process', () => {
     assert.match(blocked, /403 Forbidden$/);
   });
 
+  it('reads header bytes as UTF-8, so utf8ToUnicode() decides as the what-if API does for the same text', async () => {
+    const port = Number(new URL(guard.url).port);
+    const statusOf = (cookie: Buffer): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1');
+        let seen = '';
+        socket.on('data', (data: Buffer) => (seen += data.toString('latin1')));
+        socket.on('close', () => resolve(seen.slice(0, 12)));
+        socket.on('error', reject);
+        // Written, not ended: the guard answers an allowed request after the upstream does, then closes (Connection: close).
+        socket.write(Buffer.concat([Buffer.from('GET /page HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\nCookie: '), cookie, Buffer.from('\r\n\r\n')]));
+      });
+    // The UTF-8 bytes of "q=¬😀" match; the same characters in Latin-1 bytes are not UTF-8 and do not.
+    assert.equal(await statusOf(Buffer.from('q=¬😀', 'utf8')), 'HTTP/1.1 404');
+    assert.equal(await statusOf(Buffer.from('q=\u00ac', 'latin1')), 'HTTP/1.1 200');
+    const response = await fetch(`${fb.url}/_fogbank/securityPolicies:evaluate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${fb.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ policy: POLICY, requests: [{ url: 'http://example.com/page', sourceIp: '127.0.0.1', headers: { cookie: 'q=¬😀' } }] }),
+    });
+    const whatIf = (await response.json()) as { results: { enforcedSecurityPolicy: { priority: number } }[] };
+    assert.equal(whatIf.results[0]?.enforcedSecurityPolicy.priority, 500);
+  });
+
   it('answers 400 to a request it cannot read, and keeps serving', async () => {
     const port = Number(new URL(guard.url).port);
     const raw = (text: string): Promise<string> =>
@@ -169,7 +195,7 @@ describe('fogbank guard, in process', () => {
         socket.end(text);
       });
     assert.match(await raw('GARBAGE\r\n\r\n'), /^HTTP\/1\.1 400 Bad Request\r\n[\s\S]*guard: the request cannot be read \(HPE_INVALID_METHOD\)\n$/);
-    assert.match(await raw('GET /x HTTP/1.0\r\n\r\n'), /^HTTP\/1\.1 400 Bad Request\r\n[\s\S]*guard: cannot read '\/x' with Host '' as a URL\n$/);
+    assert.match(await raw('GET /x HTTP/1.0\r\n\r\n'), /^HTTP\/1\.1 400 Bad Request\r\n[\s\S]*guard: the request has no Host, so '\/x' is no URL\n$/);
     assert.equal((await through('/fine')).status, 200);
   });
 
@@ -225,6 +251,60 @@ describe('fogbank guard, in process', () => {
       stderr.join(''),
       /guard: the security policy projects\/p\/regions\/us-central1\/securityPolicies\/edge does not exist; answering 502 until it does\n/,
     );
+  });
+
+  it('enforces a policy stored before the API refused its header action: that rule answers 502 with the reason, all else is served', async () => {
+    const created = await fetch(`${fb.url}/compute/v1/projects/p/global/securityPolicies`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${fb.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'stored',
+        rules: [
+          {
+            priority: 500,
+            action: 'allow',
+            match: { expr: { expression: "request.path.startsWith('/team')" } },
+            headerAction: { requestHeadersToAdds: [{ headerName: 'X-Team', headerValue: 'ok' }] },
+          },
+        ],
+      }),
+    });
+    assert.equal(created.status, 200, await created.text());
+    // What an older fogbank let through: the value the API now refuses, written into the store as
+    // it was then (the guard, above the families, knows compute's record only as the store holds it).
+    const kind = 'compute.securityPolicies';
+    const record = await fb.store.get<{ rules: { priority: number }[] }>(kind, 'p/global/stored');
+    assert.ok(record !== undefined);
+    const rules = record.value.rules.map((rule) =>
+      rule.priority === 500 ? { ...rule, headerAction: { requestHeadersToAdds: [{ headerName: 'X-Team', headerValue: 'café €' }] } } : rule,
+    );
+    await fb.store.transact((tx) => tx.put(kind, record.key, { ...record.value, rules }));
+    const lines: string[] = [];
+    const stored = await startGuardProcess(
+      {
+        policy: 'projects/p/global/securityPolicies/stored',
+        upstream: new URL(upstreamUrl),
+        host: '127.0.0.1',
+        port: 0,
+        trustedProxies: 0,
+        url: fb.url,
+        token: fb.adminToken,
+        wafUnknown: 'no-match',
+      },
+      { stdout: () => undefined, stderr: (text) => lines.push(text) },
+    );
+    try {
+      const team = await fetch(`${stored.url}/team`);
+      assert.equal(team.status, 502);
+      assert.match(
+        await team.text(),
+        /^guard: the rule at priority 500 cannot be enforced: its header action adds "X-Team": "café €", which cannot be written/,
+      );
+      assert.equal((await fetch(`${stored.url}/elsewhere`)).status, 200);
+      assert.match(lines.join(''), /guard: the rule at priority 500 cannot be enforced: .*; the requests it forwards are answered 502\n/);
+    } finally {
+      await stored.close();
+    }
   });
 
   it('answers 502 naming the upstream when the upstream is down', async () => {

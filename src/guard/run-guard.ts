@@ -8,8 +8,10 @@
  */
 import type { Server } from 'node:http';
 import type { Clock } from '../lib/clock.ts';
-import { compilePolicy, type CompiledPolicy, RateLimitState, TrafficRequestError } from './engine.ts';
-import { startGuard, type Verdict } from './guard-server.ts';
+import { compileEnforceable, decideOn, type EnforceablePolicy } from './enforceable-policy.ts';
+import { RateLimitState, type TrafficRequest } from './engine.ts';
+import { errorText } from './guard-answers.ts';
+import { DEFAULT_LIMITS, type GuardLimits, startGuard, type Verdict } from './guard-server.ts';
 import { JournalSink } from './journal-sink.ts';
 import { jsonPayloadOf, logLineOf, type Exchange } from './log-record.ts';
 import { PolicyStream } from './policy-stream.ts';
@@ -26,6 +28,8 @@ export interface GuardConfig {
   readonly url: string;
   readonly token: string | undefined;
   readonly wafUnknown: 'match' | 'no-match';
+  /** limits bound request bodies, upstream answers and the queue (`--body-timeout`, `--upstream-timeout`, `--concurrency`, `--queue`); DEFAULT_LIMITS when absent. */
+  readonly limits?: GuardLimits;
 }
 
 /** GuardOutput is where the guard writes: decision lines, and lines about itself. */
@@ -61,7 +65,7 @@ export interface RunningGuard {
 }
 
 /** PolicyState is what the guard enforces now. */
-type PolicyState = { readonly compiled: CompiledPolicy } | { readonly missing: string } | undefined;
+type PolicyState = EnforceablePolicy | { readonly missing: string } | undefined;
 
 /** startGuardProcess follows the policy, starts the proxy once the policy has been read, and prints the listening line. */
 export async function startGuardProcess(config: GuardConfig, output: GuardOutput): Promise<RunningGuard> {
@@ -102,9 +106,12 @@ export async function startGuardProcess(config: GuardConfig, output: GuardOutput
           state = { missing: `guard: the security policy ${config.policy} does not exist (deleted?); waiting for it to return` };
         } else {
           try {
-            const compiled = compilePolicy(event.policy, { clock, wafUnknown: config.wafUnknown, rateLimits, explain: false });
-            output.stderr(`guard: enforcing ${config.policy} (${compiled.rules.length} rules, fingerprint ${String(event.policy['fingerprint'] ?? '-')})\n`);
-            state = { compiled };
+            const enforceable = compileEnforceable(event.policy, { clock, wafUnknown: config.wafUnknown, rateLimits, explain: false });
+            output.stderr(
+              `guard: enforcing ${config.policy} (${enforceable.compiled.rules.length} rules, fingerprint ${String(event.policy['fingerprint'] ?? '-')})\n`,
+            );
+            for (const reason of enforceable.unenforceable.values()) output.stderr(`${reason}; the requests it forwards are answered 502\n`);
+            state = enforceable;
           } catch (error) {
             const message = error instanceof Error ? error.message : String(error);
             output.stderr(`guard: cannot enforce ${config.policy}: ${message}\n`);
@@ -154,16 +161,11 @@ export async function startGuardProcess(config: GuardConfig, output: GuardOutput
     clearTimeout(timer);
   }
 
-  const decide = (traffic: Parameters<CompiledPolicy['evaluate']>[0]): Verdict => {
+  const decide = (traffic: TrafficRequest): Verdict => {
     const now = state;
     if (now === undefined) return { unavailable: `guard: no policy read from fogbank yet` };
     if ('missing' in now) return { unavailable: now.missing };
-    try {
-      return { decision: now.compiled.evaluate(traffic) };
-    } catch (error) {
-      if (error instanceof TrafficRequestError) return { unreadable: `guard: the request cannot be evaluated: ${error.message}` };
-      throw error;
-    }
+    return decideOn(now, traffic);
   };
   const report = (exchange: Exchange): void => {
     const payloadJson = JSON.stringify(jsonPayloadOf(exchange));
@@ -187,7 +189,18 @@ export async function startGuardProcess(config: GuardConfig, output: GuardOutput
   };
   let server: Server;
   try {
-    server = await startGuard({ upstream: config.upstream, trustedProxies: config.trustedProxies, decide, report }, config.host, config.port);
+    server = await startGuard(
+      {
+        upstream: config.upstream,
+        trustedProxies: config.trustedProxies,
+        limits: config.limits ?? DEFAULT_LIMITS,
+        decide,
+        report,
+        failed: (error) => output.stderr(`guard: a request failed inside the guard and was answered 502: ${errorText(error)}\n`),
+      },
+      config.host,
+      config.port,
+    );
   } catch (error) {
     stream.close();
     await journal.close();

@@ -5,7 +5,7 @@ import { StepTimers } from '../lib/testing/step-timers.ts';
 import { HeldLease } from './held-lease.ts';
 import { Leader, type StartSingleton } from './leader.ts';
 import { LocalLeases } from './local-leases.ts';
-import { startPostgres, type PostgresServer } from './postgres-server.fixture.ts';
+import { startPostgres, type PostgresServer } from '../testing/postgres-server.ts';
 import { PostgresStore } from './postgres-store.ts';
 import type { Leases } from './store.ts';
 

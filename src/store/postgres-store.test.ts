@@ -4,7 +4,7 @@ import pg from 'pg';
 import { Readable } from 'node:stream';
 import { SchemaTooNewError } from './migrations.ts';
 import { migratePostgres, POSTGRES_MIGRATIONS } from './postgres-migrations.ts';
-import { startPostgres, type PostgresServer } from './postgres-server.fixture.ts';
+import { startPostgres, type PostgresServer } from '../testing/postgres-server.ts';
 import { PostgresStore } from './postgres-store.ts';
 import { ConflictError, StoreUnavailableError, type Change, type Store } from './store.ts';
 

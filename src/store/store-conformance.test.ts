@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, describe, it } from 'node:test';
 import { MemoryStore } from './memory-store.ts';
-import { startPostgres, type PostgresServer } from './postgres-server.fixture.ts';
+import { startPostgres, type PostgresServer } from '../testing/postgres-server.ts';
 import { PostgresStore } from './postgres-store.ts';
 import { SqliteStore } from './sqlite-store.ts';
 import { CompactedError, ConflictError, StoreClosedError, type Change, type Store } from './store.ts';

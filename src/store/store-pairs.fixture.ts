@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryStore } from './memory-store.ts';
-import { startPostgres, type PostgresServer } from './postgres-server.fixture.ts';
+import { startPostgres, type PostgresServer } from '../testing/postgres-server.ts';
 import { PostgresStore } from './postgres-store.ts';
 import { SqliteStore } from './sqlite-store.ts';
 import type { Store } from './store.ts';

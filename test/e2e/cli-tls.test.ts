@@ -1,6 +1,6 @@
 // `fogbank start` and HTTPS: the banner names both addresses; a new data directory's certificates
-// are made after the banner (the kubeconfig gains its HTTPS contexts a moment later) and kept,
-// so a restart trusts the same CA at once; --no-tls serves plain HTTP only; a certificate of the
+// are made before the banner (the kubeconfig has its HTTPS contexts at the ready line,
+// cli-ready-files.test.ts) and kept, so a restart trusts the same CA; --no-tls serves plain HTTP only; a certificate of the
 // user's that cannot be served is refused at start with exit 2.
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -13,19 +13,13 @@ import { runToEnd } from '../harness/process.ts';
 
 const TOKEN = 'cli-tls-admin';
 
-/** waitFor polls `check` until it holds (bounded at 10 s). */
-async function waitFor(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-  assert.ok(check(), `timed out waiting for ${what}`);
-}
-
 describe('fogbank start serves HTTPS on its port', () => {
   const started: FogbankProcess[] = [];
   after(async () => {
     for (const proc of started) await proc.stop('SIGTERM');
   });
 
-  it('prints both addresses, makes the certificates after the banner and keeps them for the next start', { skip: skipUnless('kubectl') }, async () => {
+  it('prints both addresses, makes the certificates before the banner and keeps them for the next start', { skip: skipUnless('kubectl') }, async () => {
     const dataDir = join(tempDir('cli-tls'), '.fogbank');
     const kubeconfig = join(dataDir, 'kubeconfig');
     const first = await startFogbankProcess(['--port', '0', '--data-dir', dataDir, '--admin-token', TOKEN]);
@@ -33,7 +27,7 @@ describe('fogbank start serves HTTPS on its port', () => {
     const https = first.url.replace(/^http:/, 'https:');
     assert.match(first.lines[0]!, new RegExp(`listening on ${first.url} and ${https} \\(store: sqlite, data: `));
     assert.ok(first.lines.includes(`  cluster over HTTPS        ${https}`), first.lines.join('\n'));
-    await waitFor(() => readFileSync(kubeconfig, 'utf8').includes('certificate-authority-data'), 'the HTTPS kubeconfig');
+    assert.ok(readFileSync(kubeconfig, 'utf8').includes('certificate-authority-data'));
     const env = { PATH: process.env['PATH'], HOME: dataDir };
     const whoami = await runToEnd(clientPath('kubectl'), ['--kubeconfig', kubeconfig, 'auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}'], { env });
     assert.equal(whoami.stdout, 'system:admin\n', whoami.stderr);

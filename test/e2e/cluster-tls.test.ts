@@ -19,7 +19,8 @@ import { REPO } from '../harness/paths.ts';
 import { spawnOwned, withTimeout } from '../harness/process.ts';
 
 const ADMIN = 'cluster-tls-admin';
-const UNAUTHORIZED_BODY = '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}';
+// As the apiserver writes it (json.Encoder): one line and its newline.
+const UNAUTHORIZED_BODY = '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}\n';
 
 /** whoamiTable is `kubectl auth whoami`'s table: attribute names padded to the longest plus three spaces. */
 function whoamiTable(rows: readonly (readonly [string, string])[]): string {

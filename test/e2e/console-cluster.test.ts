@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { startFogbank, type RunningFogbank } from '../../src/testing/fogbank.ts';
 import { assertAccessible, launchBrowser, screenshot, signedInPage, type watchInert } from '../harness/browser.ts';
 import { ensureConsoleBuilt } from '../harness/console-build.ts';
@@ -14,6 +14,13 @@ import { Kubectl } from '../harness/kubectl.ts';
 
 const TOKEN = 'console-cluster-admin';
 const HOSTILE = '<img src=x onerror=alert(1)><script>alert(2)</script>';
+
+/** inView says whether an element lies wholly inside the viewport (not merely rendered somewhere on the page). */
+async function inView(locator: Locator): Promise<boolean> {
+  const box = await locator.boundingBox();
+  const height = locator.page().viewportSize()?.height ?? 0;
+  return box !== null && box.y >= 0 && box.y + box.height <= height;
+}
 
 describe('the web console in headless Chromium: cluster', () => {
   let server: RunningFogbank;
@@ -152,6 +159,66 @@ describe('the web console in headless Chromium: cluster', () => {
     assert.deepEqual(inert.dialogs, []);
     assert.deepEqual(inert.errors, []);
     assert.deepEqual(inert.navigations, []);
+  });
+
+  it('lists each kind once (subresources and versions are on its page), filters the list, and shows a kind chosen far down at once', async () => {
+    await page.goto(`${consoleUrl}#/cluster/kind/apps/deployments`);
+    await page.locator('[data-kind-facts]').waitFor();
+    const api = (await (await fetch(`${server.url}/_fogbank/console/api/cluster/kinds`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as {
+      kinds: { group: string; resource: string; kind: string }[];
+    };
+    const listed = await page.locator('[data-kind]').evaluateAll((links) => links.map((link) => link.getAttribute('data-kind')));
+    assert.deepEqual(listed, [...new Set(listed)], 'no kind twice');
+    // The same kinds the console API lists (grouped by API group on the page).
+    assert.deepEqual([...listed].sort(), api.kinds.map((kind) => `${kind.group}/${kind.resource}`).sort());
+    assert.ok(listed.length >= 40, `every served kind: ${listed.length}`);
+    const labels = await page.locator('[data-kind]').allTextContents();
+    assert.ok(!labels.some((label) => label.startsWith('Scale ')), 'a scale subresource is not a kind');
+    assert.equal(labels.filter((label) => label.startsWith('Deployment ')).length, 1);
+    assert.match(
+      (await page.locator('[data-kind-facts]').textContent()) ?? '',
+      /^apps\/v1 · deployments \(deploy\) · namespaced · subresources: (scale, status|status, scale)$/,
+    );
+
+    // The filter: by kind, plural, short name or group, any case; Enter opens the first match.
+    const filter = page.getByLabel('Filter kinds');
+    const visible = () => page.locator('[data-kind]').evaluateAll((links) => links.map((link) => link.getAttribute('data-kind')));
+    await filter.fill('DEPLOY');
+    assert.deepEqual(await visible(), ['apps/deployments']);
+    await filter.fill('rbac role');
+    assert.deepEqual((await visible()).sort(), [
+      'rbac.authorization.k8s.io/clusterrolebindings',
+      'rbac.authorization.k8s.io/clusterroles',
+      'rbac.authorization.k8s.io/rolebindings',
+      'rbac.authorization.k8s.io/roles',
+    ]);
+    await filter.fill('cm');
+    assert.deepEqual(await visible(), ['/configmaps']);
+    await filter.press('Enter');
+    await page.waitForURL(/#\/cluster\/kind\/-\/configmaps$/);
+    await filter.fill('no-such-kind');
+    await page.getByText('No kind matches.').waitFor();
+    await filter.fill('');
+    assert.equal((await visible()).length, listed.length);
+
+    // The list scrolls on its own: choosing its last kind leaves the page where it is, the kind's objects in view.
+    const last = page.locator('[data-kind]').last();
+    await last.scrollIntoViewIfNeeded();
+    await last.click();
+    await page.locator('#objects-title', { hasText: labels.at(-1)?.split(' ')[0] ?? '' }).waitFor();
+    assert.ok(await inView(page.locator('#objects-title')), "the kind's title is in view");
+    assert.ok(await inView(last), 'and so is the kind chosen');
+    assert.equal(await last.getAttribute('aria-current'), 'page');
+    // A deep link to a kind down the list: the list shows it chosen, the page is not scrolled.
+    const made = await kubectl.run(['create', 'deployment', 'web', '--image=nginx', '--replicas=2']);
+    assert.equal(made.code, 0, made.stderr);
+    await page.goto(`${consoleUrl}#/cluster/events`);
+    await page.evaluate('window.scrollTo(0, 0)');
+    await page.goto(`${consoleUrl}#/cluster/kind/apps/deployments/default`);
+    await page.locator('[data-object="web"]').waitFor();
+    assert.equal(await page.evaluate('window.scrollY'), 0);
+    assert.ok(await inView(page.locator('[data-kind="apps/deployments"]')));
+    await screenshot(page, 'cluster-kinds');
   });
 
   it('axe-core finds no serious or critical violation on the cluster views', async () => {

@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type RunningFogbank, startFogbank } from '../../src/testing/fogbank.ts';
+import { storageVersionHash } from '../../src/services/cluster/crd/version-facts.ts';
 import { Kubectl } from '../harness/kubectl.ts';
 
 const TOKEN = 'crd-kubectl-admin';
@@ -186,9 +187,12 @@ describe('CustomResourceDefinitions with the real kubectl: real-world CRDs appli
     assert.equal(badPort.stderr, 'The Widget "bad-port" is invalid: spec.ports[1].port: Invalid value: "object": port admin must be between 1 and 65535\n');
     const negative = await kubectl.run(['apply', '-f', file('negative.yaml', widget('negative', '  replicas: -1\n  maxReplicas: 3\n'))]);
     assert.equal(negative.code, 1);
+    // The schema's minimum and the scale subresource's ValidateScaleSpec both refuse it.
     assert.equal(
       negative.stderr,
-      'The Widget "negative" is invalid: spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal to 0\n',
+      'The Widget "negative" is invalid: \n' +
+        '* spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal to 0\n' +
+        '* .spec.replicas: Invalid value: -1: should be a non-negative integer\n',
     );
     const updated = await kubectl.run(['patch', 'widget', 'w1', '-n', 'default', '--type=merge', '-p', '{"spec":{"maxReplicas":4}}']);
     assert.equal(updated.code, 1);
@@ -309,6 +313,90 @@ describe('CustomResourceDefinitions with the real kubectl: real-world CRDs appli
     } finally {
       await clock({ freeze: false });
     }
+  });
+
+  it('writes through a version that is not stored, ratchets unchanged invalid values, validates /status and the scale paths, as kubectl sees them', async () => {
+    const gadgetCrd = (colors: string) => `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gadgets.fixtures.fogbank.dev
+spec:
+  group: fixtures.fogbank.dev
+  scope: Namespaced
+  names: {plural: gadgets, singular: gadget, kind: Gadget, listKind: GadgetList}
+  versions:
+${['v1', 'v1beta1', 'v1alpha1']
+  .map(
+    (name) => `    - name: ${name}
+      served: true
+      storage: ${name === 'v1'}
+      deprecated: ${name === 'v1alpha1'}
+      subresources:
+        status: {}
+        scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                replicas: {type: integer}
+                color: {type: string${colors}}
+${['v1', 'v1beta1', 'v1alpha1'].map((field) => `                ${field}Field: {type: string${field === name ? `, default: set-by-${name}` : ''}}\n`).join('')}            status:
+              type: object
+              properties:
+                num: {type: integer, maximum: 10}
+`,
+  )
+  .join('')}`;
+    assert.equal(
+      await ok(['apply', '-f', file('gadget-crd.yaml', gadgetCrd(''))]),
+      'customresourcedefinition.apiextensions.k8s.io/gadgets.fixtures.fogbank.dev created\n',
+    );
+    await ok(['wait', '--for=condition=Established', '--timeout=10s', 'crd/gadgets.fixtures.fogbank.dev']);
+    const gadget = 'apiVersion: fixtures.fogbank.dev/v1beta1\nkind: Gadget\nmetadata: {name: g1, namespace: default}\nspec: {replicas: 1, color: mauve}\n';
+    assert.equal(await ok(['apply', '-f', file('g1.yaml', gadget)]), 'gadget.fixtures.fogbank.dev/g1 created\n');
+    // Written through v1beta1: its default; read through storage (v1): the storage version's default too.
+    const read = JSON.parse(await ok(['get', 'gadgets.v1beta1.fixtures.fogbank.dev', 'g1', '-n', 'default', '-o', 'json']));
+    assert.deepEqual(read.spec, { replicas: 1, color: 'mauve', v1beta1Field: 'set-by-v1beta1', v1Field: 'set-by-v1' });
+
+    // A stricter schema: the stored color stays acceptable while it is left as it is.
+    assert.equal(
+      await ok(['apply', '-f', file('gadget-crd-enum.yaml', gadgetCrd(', enum: [red, blue]'))]),
+      'customresourcedefinition.apiextensions.k8s.io/gadgets.fixtures.fogbank.dev configured\n',
+    );
+    assert.equal(await ok(['label', 'gadget', 'g1', '-n', 'default', 'touched=yes']), 'gadget.fixtures.fogbank.dev/g1 labeled\n');
+    assert.equal(await ok(['apply', '-f', file('g1-more.yaml', gadget.replace('replicas: 1', 'replicas: 2'))]), 'gadget.fixtures.fogbank.dev/g1 configured\n');
+    const recolor = await kubectl.run(['patch', 'gadget', 'g1', '-n', 'default', '--type=merge', '-p', '{"spec":{"color":"teal"}}']);
+    assert.equal(recolor.code, 1);
+    assert.equal(recolor.stderr, 'The Gadget "g1" is invalid: spec.color: Unsupported value: "teal": supported values: "red", "blue"\n');
+
+    const status = await kubectl.run(['patch', 'gadget', 'g1', '-n', 'default', '--subresource=status', '--type=merge', '-p', '{"status":{"num":15}}']);
+    assert.equal(status.code, 1);
+    assert.equal(status.stderr, 'The Gadget "g1" is invalid: status.num: Invalid value: 15: num in body should be less than or equal to 10\n');
+    const huge = await kubectl.run(['patch', 'gadget', 'g1', '-n', 'default', '--type=merge', '-p', '{"spec":{"replicas":2147483648}}']);
+    assert.equal(huge.code, 1);
+    assert.equal(huge.stderr, 'The Gadget "g1" is invalid: .spec.replicas: Invalid value: 2147483648: should be less than or equal to 2147483647\n');
+
+    // A deprecated version without its own warning names the version to use instead.
+    const alpha = await kubectl.run(['get', 'gadgets.v1alpha1.fixtures.fogbank.dev', '-n', 'default', '-o', 'name']);
+    assert.equal(alpha.stdout, 'gadget.fixtures.fogbank.dev/g1\n');
+    assert.equal(alpha.stderr, 'Warning: fixtures.fogbank.dev/v1alpha1 Gadget is deprecated; use fixtures.fogbank.dev/v1 Gadget\n');
+    const discovery = JSON.parse(await ok(['get', '--raw', '/apis/fixtures.fogbank.dev/v1beta1']));
+    const gadgets = discovery.resources.filter((entry: { name: string }) => entry.name.startsWith('gadgets'));
+    assert.deepEqual(
+      gadgets.map((entry: { name: string; storageVersionHash?: string }) => [entry.name, entry.storageVersionHash]),
+      [
+        ['gadgets', storageVersionHash('fixtures.fogbank.dev', 'v1', 'Gadget')],
+        ['gadgets/status', undefined],
+        ['gadgets/scale', undefined],
+      ],
+    );
+    assert.equal(
+      await ok(['delete', 'crd', 'gadgets.fixtures.fogbank.dev']),
+      'customresourcedefinition.apiextensions.k8s.io "gadgets.fixtures.fogbank.dev" deleted\n',
+    );
   });
 
   it('deleting a CRD removes its instances and its resource', async () => {

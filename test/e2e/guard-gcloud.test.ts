@@ -228,6 +228,22 @@ describe('fogbank guard enforcing gcloud-made policies', { skip: skipUnless('gcl
         ['--policy', REGIONAL, '--upstream', upstreamUrl, '--trust-xff', 'x'],
         "fogbank: --trust-xff must be a number of proxies from 0 to 16, not 'x' (see: fogbank guard --help)\n",
       ],
+      [
+        ['--policy', REGIONAL, '--upstream', upstreamUrl, '--body-timeout', '0'],
+        "fogbank: --body-timeout must be a number of seconds from 0.001 to 86400, not '0' (see: fogbank guard --help)\n",
+      ],
+      [
+        ['--policy', REGIONAL, '--upstream', upstreamUrl, '--upstream-timeout', '1s'],
+        "fogbank: --upstream-timeout must be a number of seconds from 0.001 to 86400, not '1s' (see: fogbank guard --help)\n",
+      ],
+      [
+        ['--policy', REGIONAL, '--upstream', upstreamUrl, '--concurrency', '0'],
+        "fogbank: --concurrency must be a number from 1 to 1000000, not '0' (see: fogbank guard --help)\n",
+      ],
+      [
+        ['--policy', REGIONAL, '--upstream', upstreamUrl, '--queue', '-1'],
+        "fogbank: --queue must be a number from 0 to 1000000, not '-1' (see: fogbank guard --help)\n",
+      ],
     ];
     for (const [args, stderr] of cases) {
       const spawned = spawnFogbank(['guard', ...args, '--url', server.url, '--token', TOKEN], { entry: BUNDLE });

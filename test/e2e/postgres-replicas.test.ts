@@ -4,7 +4,7 @@ import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import { startPostgres, type PostgresServer } from '../../src/store/postgres-server.fixture.ts';
+import { startPostgres, type PostgresServer } from '../../src/testing/postgres-server.ts';
 import { FOGBANK_VERSION } from '../../src/lib/version.ts';
 import { startFogbankProcess, type FogbankProcess } from '../harness/process.ts';
 import { Gcloud } from '../harness/gcloud.ts';

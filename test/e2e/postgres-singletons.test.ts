@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startPostgres, type PostgresServer } from '../../src/store/postgres-server.fixture.ts';
+import { startPostgres, type PostgresServer } from '../../src/testing/postgres-server.ts';
 import { PostgresStore } from '../../src/store/postgres-store.ts';
 import { OPERATIONS_KIND, operationKey, type StoredOperation } from '../../src/services/compute/operations/operation.ts';
 import { GLOBAL } from '../../src/services/compute/shared/locations.ts';

@@ -60,6 +60,11 @@ export class FuzzServer {
     });
   }
 
+  /** pid is the current process's id (for the /healthz probe's CPU reading), undefined before the first start. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   /** alive is true while the current process runs. */
   get alive(): boolean {
     return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { startPostgres, type PostgresServer } from '../../src/store/postgres-server.fixture.ts';
+import { startPostgres, type PostgresServer } from '../../src/testing/postgres-server.ts';
 import { startFogbankProcess, type FogbankProcess } from './process.ts';
 import { removeTempDir, tempDir } from '../../src/testing/temp.ts';
 

@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Store } from '../../store/store.ts';
 import { CONSOLE_PREFIX } from '../index.ts';
 import { loadOnFirstUse } from '../../core/lazy.ts';
-import { clusterUserOf } from '../../services/cluster/cluster-auth.ts';
+import { clusterUserOf } from '../../services/cluster/public.ts';
 import type { SubjectRef } from './cluster-view.ts';
 import { ConsoleError } from './errors.ts';
 import type { Sessions } from './sessions.ts';

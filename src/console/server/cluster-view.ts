@@ -1,10 +1,11 @@
 /**
- * The cluster views, generic over what the family serves: every view of its registry
- * (`CLUSTER_VIEWS`, the list discovery is built from, and the stored CRDs' custom resources) as group → kind → namespace → object, each
- * object as YAML with managedFields folded apart; Events; and RBAC both ways — what a subject may
- * do (the authorizer's grants for it), and who may do a verb on a resource (each subject any
- * binding names, asked of the authorizer, with the binding and role it answers with). A kind or
- * binding type the family adds later shows here without a change.
+ * The cluster views, generic over what the family serves (read through its faces,
+ * services/cluster/public.ts and public-views.ts): every view of its registry (`CLUSTER_VIEWS`,
+ * the list discovery is built from, and the stored CRDs' custom resources) as group → kind →
+ * namespace → object, each object as YAML with managedFields folded apart; Events; and RBAC both
+ * ways — what a subject may do (the authorizer's grants for it), and who may do a verb on a
+ * resource (each subject any binding names, asked of the authorizer, with the binding and role it
+ * answers with). A kind or binding type the family adds later shows here without a change.
  *
  * The browser shows a viewer (the cluster user a signed-in token acts as) what the cluster's RBAC
  * authorizer lets it `list` (kinds, namespaces, objects, Events) and `get` (one object): a kind
@@ -13,26 +14,41 @@
  */
 import { stringify } from 'yaml';
 import { CLUSTER_GROUP_PREFIXES } from '../../services/cluster/index.ts';
-import { apiGroupVocabulary } from '../../services/cluster/identifiers.ts';
-import { apiVersionOf, type AnyView } from '../../services/cluster/apimachinery/strategy.ts';
-import type { KubeObject } from '../../services/cluster/apimachinery/object-meta.ts';
-import type { UserInfo } from '../../services/cluster/cluster-auth.ts';
-import { Authorizer, MASTERS_GROUP } from '../../services/cluster/rbac/authorizer.ts';
-import { forbidden, forbiddenMessage } from '../../services/cluster/rbac/authorize-requests.ts';
-import type { Attributes } from '../../services/cluster/rbac/policy-rules.ts';
-import type { Subject } from '../../services/cluster/resources/cluster-role-bindings.ts';
-import { NAMESPACE_STORE_KIND } from '../../services/cluster/resources/namespaces.ts';
-import { storedCustomResourceViews } from '../../services/cluster/crd/catalog.ts';
-import { CLUSTER_VIEWS } from '../../services/cluster/runtime.ts';
+import {
+  apiGroupVocabulary,
+  type Attributes,
+  Authorizer,
+  forbidden,
+  forbiddenMessage,
+  MASTERS_GROUP,
+  type Subject,
+  type UserInfo,
+} from '../../services/cluster/public.ts';
+import {
+  type AnyView,
+  apiVersionOf,
+  CLUSTER_VIEWS,
+  clusterNamespaces,
+  type DiscoveryResource,
+  discoveryResourcesOf,
+  type KubeObject,
+  storedCustomResourceViews,
+} from '../../services/cluster/public-views.ts';
 import type { StoredRecord, Store } from '../../store/store.ts';
 import { ConsoleError } from './errors.ts';
 
-/** KindSummary is one served resource, as discovery lists it. */
+/** KindSummary is one served resource, once whatever its versions and subresources, as discovery folds them. */
 export interface KindSummary {
   readonly group: string;
+  /** The version the console shows it in: the first discovery lists (the group's preferred one where it is served). */
   readonly version: string;
+  /** Every version it is served in, in discovery order. */
+  readonly versions: readonly string[];
   readonly resource: string;
   readonly kind: string;
+  readonly shortNames: readonly string[];
+  /** Its subresources (`status`, `scale`), part of its page rather than kinds of their own. */
+  readonly subresources: readonly string[];
   readonly namespaced: boolean;
   /** Where the viewer may list it: null everywhere, else these namespaces. */
   readonly namespaces: readonly string[] | null;
@@ -99,8 +115,8 @@ export class ClusterView {
     return namespaces.filter((namespace) => this.#allows(user, 'list', view, namespace));
   }
 
-  async #namespaces(): Promise<string[]> {
-    return (await this.store.list(NAMESPACE_STORE_KIND)).map((record) => record.key);
+  #namespaces(): Promise<string[]> {
+    return clusterNamespaces(this.store);
   }
 
   /** #views are the served views: the fixed ones and those of the stored CRDs. */
@@ -109,29 +125,47 @@ export class ClusterView {
     return custom.length === 0 ? CLUSTER_VIEWS : [...CLUSTER_VIEWS, ...custom];
   }
 
-  /** kinds lists every served resource `user` may list somewhere, in discovery order, with where (null: everywhere). */
+  /**
+   * kinds lists every served resource `user` may list somewhere, once (its versions and its
+   * subresources folded into it, as discovery folds them: discoveryResourcesOf), in discovery
+   * order, with where (null: everywhere).
+   */
   async kinds(user: UserInfo): Promise<KindSummary[]> {
     await this.#authorizer.refresh();
     const namespaces = await this.#namespaces();
+    const views = await this.#views();
+    const byResource = new Map<string, { first: DiscoveryResource; versions: string[]; subresources: string[] }>();
+    for (const entry of discoveryResourcesOf(views)) {
+      const key = `${entry.group}/${entry.resource}`;
+      const known = byResource.get(key) ?? { first: entry, versions: [], subresources: [] };
+      known.versions.push(entry.version);
+      for (const sub of entry.subresources ?? []) if (!known.subresources.includes(sub.name)) known.subresources.push(sub.name);
+      byResource.set(key, known);
+    }
     const kinds: KindSummary[] = [];
-    for (const view of await this.#views()) {
+    for (const { first, versions, subresources } of byResource.values()) {
+      const view = resourceView(views, first.group, first.resource);
+      if (view === undefined) continue;
       const scope = this.#scope(user, view, namespaces);
       if (scope !== 'all' && scope.length === 0) continue;
       kinds.push({
-        group: view.group,
-        version: view.version,
-        resource: view.resource,
-        kind: view.kind,
-        namespaced: view.strategy.namespaced,
+        group: first.group,
+        version: first.version,
+        versions,
+        resource: first.resource,
+        kind: first.kind,
+        shortNames: first.shortNames,
+        subresources,
+        namespaced: first.namespaced,
         namespaces: scope === 'all' ? null : scope,
       });
     }
     return kinds;
   }
 
-  /** view finds a served resource by group and plural name (404 otherwise). */
+  /** view finds a served resource by group and plural name, in its first version (404 otherwise). */
   async view(group: string, resource: string): Promise<AnyView> {
-    const view = (await this.#views()).find((each) => each.group === group && each.resource === resource);
+    const view = resourceView(await this.#views(), group, resource);
     if (view === undefined) throw new ConsoleError(404, `The cluster serves no resource ${JSON.stringify(resource)} in group ${JSON.stringify(group)}.`);
     return view;
   }
@@ -248,12 +282,17 @@ export class ClusterView {
     if (user.groups.includes(MASTERS_GROUP)) return { everything: true, grants: [] };
     const cluster = this.#authorizer.grantsFor(user, '').granted;
     const granted = [...cluster];
-    for (const record of await this.store.list(NAMESPACE_STORE_KIND)) {
+    for (const namespace of await this.#namespaces()) {
       // A namespace's grants are the cluster-wide ones followed by its RoleBindings' own.
-      granted.push(...this.#authorizer.grantsFor(user, record.key).granted.slice(cluster.length));
+      granted.push(...this.#authorizer.grantsFor(user, namespace).granted.slice(cluster.length));
     }
     return { everything: false, grants: granted.map((each) => ({ source: each.source, rules: each.rules })) };
   }
+}
+
+/** resourceView is a resource's own view (not one of its subresources') in the first version served. */
+function resourceView(views: readonly AnyView[], group: string, resource: string): AnyView | undefined {
+  return views.find((each) => each.group === group && each.resource === resource && each.subresource === undefined);
 }
 
 /** present is a stored object as the API answers it: the view's form with apiVersion, kind and resourceVersion. */

@@ -2,7 +2,8 @@
  * The activity and control views' routes, for the admin's session: the request journal, fault
  * rules, the clock, snapshot download and restore, reset. The same operations as the admin API
  * (`/_fogbank/...`), reached with the session cookie (and, for changes, the page's Origin and
- * CSRF token) instead of a bearer token, and validated by the admin API's own readers.
+ * CSRF token) instead of a bearer token, and validated by the admin API's own readers (its face,
+ * services/control/public.ts).
  */
 import type { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
@@ -10,10 +11,7 @@ import type { ControlPlane } from '../../core/control-plane.ts';
 import { FaultRuleError } from '../../core/faults/rule.ts';
 import { advanceFiring } from '../../lib/controlled-clock.ts';
 import { SnapshotError } from '../../store/snapshot-format.ts';
-import { readClockChange } from '../../services/control/clock-body.ts';
-import { clockState } from '../../services/control/clock-routes.ts';
-import { ControlError } from '../../services/control/errors.ts';
-import { readRequestsQuery } from '../../services/control/requests-query.ts';
+import { clockState, ControlError, readClockChange, readRequestsQuery } from '../../services/control/public.ts';
 import { CONSOLE_PREFIX } from '../index.ts';
 import type { Sessions } from './sessions.ts';
 

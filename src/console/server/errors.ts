@@ -4,10 +4,10 @@
  */
 import { transportProblemOf } from '../../core/errors.ts';
 import type { ErrorResponse, ErrorSite } from '../../core/service.ts';
-import { ControlError } from '../../services/control/errors.ts';
+import { ControlError } from '../../services/control/public.ts';
 
 /** ConsoleError is a console API error (the admin API's error type). */
-export { ControlError as ConsoleError } from '../../services/control/errors.ts';
+export { ControlError as ConsoleError } from '../../services/control/public.ts';
 
 /** renderConsoleError is the console's one error serializer (ServiceDefinition.renderError). */
 export function renderConsoleError(error: unknown, site: ErrorSite): ErrorResponse {

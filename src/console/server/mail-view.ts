@@ -1,27 +1,27 @@
 /**
- * The console's mail view over the mail family's own reading code (MailboxService: the same
- * messages, the same `q` syntax, the same paging as the API): which mailboxes a principal may
- * open, their unread counts, a page of messages, one message with its bodies, headers, attachments
- * and thread. The family's errors become the console's.
+ * The console's mail view over the mail family's own reading code, through its face
+ * (services/mail/public.ts: the same messages, the same `q` syntax, the same paging as the API):
+ * which mailboxes a principal may open, their unread counts, a page of messages, one message with
+ * its bodies, headers, attachments and thread. The family's errors become the console's.
  */
-import { ALL_MAILBOXES_PERMISSION } from '../../services/mail/access.ts';
-import { MailError } from '../../services/mail/errors.ts';
-import { MailboxService } from '../../services/mail/mailbox-service.ts';
-import { MessageFiles } from '../../services/mail/message-files.ts';
-import type { StoredPart } from '../../services/mail/mime/parse-message.ts';
-import { KINDS, type MessageRecord } from '../../services/mail/model.ts';
-import { attachmentIdOf } from '../../services/mail/render.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Store } from '../../store/store.ts';
+import {
+  attachmentIdOf,
+  type MailboxCount,
+  type MailboxReader,
+  mailboxCounts,
+  MailError,
+  type MailMessage,
+  type MailMessagePart,
+  openMailboxReader,
+} from '../../services/mail/public.ts';
 import { ConsoleError } from './errors.ts';
+import { mailReach, mailRefusal, mayReadMailbox } from './mail-access.ts';
 import type { SignedIn } from './sessions.ts';
 
-/** MailboxSummary is one mailbox in the side list. */
-export interface MailboxSummary {
-  readonly address: string;
-  readonly total: number;
-  readonly unread: number;
-}
+/** MailboxSummary is one mailbox in the side list: its address, how many messages, how many unread in the inbox. */
+export type MailboxSummary = MailboxCount;
 
 /** MessageSummary is one row of the message list. */
 export interface MessageSummary {
@@ -59,40 +59,26 @@ const TEXT_VIEW_LIMIT = 512 * 1024;
 
 /** MailView answers the console's mail requests for one store. */
 export class MailView {
-  readonly #mailboxes: MailboxService;
+  readonly #mailboxes: MailboxReader;
 
   constructor(
     private readonly store: Store,
     clock: Clock,
   ) {
-    this.#mailboxes = new MailboxService(store, clock, new MessageFiles(store));
+    this.#mailboxes = openMailboxReader(store, clock);
   }
 
-  /** mayOpen says whether a principal may read a mailbox: its own, or any with the all-mailboxes permission (the admin). */
-  mayOpen(signedIn: SignedIn, mailbox: string): boolean {
-    return mailbox === signedIn.principal.email.toLowerCase() || signedIn.principal.hasPermission(ALL_MAILBOXES_PERMISSION);
-  }
-
-  /** check throws 403 unless the principal may read the mailbox. */
+  /** check throws 403 unless the principal may read the mailbox as the Gmail API decides it (scopes included: mail-access.ts). */
   check(signedIn: SignedIn, mailbox: string): void {
-    if (!this.mayOpen(signedIn, mailbox)) throw new ConsoleError(403, `${signedIn.principal.email} may not read the mailbox ${mailbox}.`);
+    if (!mayReadMailbox(signedIn.principal, mailbox)) throw new ConsoleError(403, mailRefusal(signedIn.principal, mailbox));
   }
 
-  /** mailboxes lists the mailboxes the principal may read that hold messages (its own always), with counts. */
+  /** mailboxes lists the mailboxes the principal may read that hold messages (its own always), with counts; 403 when its token reads no mail. */
   async mailboxes(signedIn: SignedIn): Promise<MailboxSummary[]> {
     const own = signedIn.principal.email.toLowerCase();
-    const all = signedIn.principal.hasPermission(ALL_MAILBOXES_PERMISSION);
-    const records = await this.store.list<MessageRecord>(KINDS.messages, all ? {} : { prefix: `${own}/` });
-    const counts = new Map<string, { total: number; unread: number }>();
-    if (!all) counts.set(own, { total: 0, unread: 0 });
-    for (const record of records) {
-      const address = record.key.slice(0, record.key.indexOf('/'));
-      const count = counts.get(address) ?? { total: 0, unread: 0 };
-      count.total++;
-      if (record.value.labelIds.includes('UNREAD') && record.value.labelIds.includes('INBOX')) count.unread++;
-      counts.set(address, count);
-    }
-    return [...counts].map(([address, count]) => ({ address, ...count })).sort((a, b) => (a.address < b.address ? -1 : 1));
+    const reach = mailReach(signedIn.principal);
+    if (reach === 'none') throw new ConsoleError(403, mailRefusal(signedIn.principal, own));
+    return mailboxCounts(this.store, reach === 'all' ? 'every' : { only: own });
   }
 
   /** list is one page of a mailbox's messages, newest first, filtered by `q` (Gmail's syntax). */
@@ -136,7 +122,7 @@ export class MailView {
   }
 
   /** partInfo finds a leaf part's name and type. */
-  async partInfo(mailbox: string, id: string, partId: string): Promise<StoredPart> {
+  async partInfo(mailbox: string, id: string, partId: string): Promise<MailMessagePart> {
     const message = await mailErrors(() => this.#mailboxes.message(mailbox, id));
     const part = leaves(message.payload).find((each) => each.partId === partId);
     if (part === undefined) throw new ConsoleError(404, `Message ${id} has no part ${partId}.`);
@@ -152,7 +138,7 @@ export class MailView {
 }
 
 /** summaryOf is a message's list row. */
-function summaryOf(message: MessageRecord): MessageSummary {
+function summaryOf(message: MailMessage): MessageSummary {
   const header = (name: string): string => message.payload.headers.find((each) => each.name.toLowerCase() === name)?.value ?? '';
   return {
     id: message.id,
@@ -168,7 +154,7 @@ function summaryOf(message: MessageRecord): MessageSummary {
 }
 
 /** leaves lists a payload's leaf parts in order. */
-function leaves(part: StoredPart): StoredPart[] {
+function leaves(part: MailMessagePart): MailMessagePart[] {
   return part.parts === undefined ? [part] : part.parts.flatMap(leaves);
 }
 

@@ -1,20 +1,16 @@
 /**
  * The publisher view: internal-sharing artifacts per package — version code and name, the
  * signing certificate's SHA-256 fingerprint and subject, the bytes' SHA-256 and size, upload
- * time, and the download page fogbank serves for each. A principal sees the packages it may
+ * time, and the download page fogbank serves for each, read through the publisher family's face
+ * (services/publisher/public.ts). A principal sees the packages it may
  * publish (its `apps`, or every one without a list) when it holds the androidpublisher scope.
  */
 import type { FastifyInstance } from 'fastify';
-import { REAL_SCOPE_BASE } from '../../core/identifiers.ts';
-import { ARTIFACT_KIND, type ArtifactRecord } from '../../services/publisher/artifacts.ts';
-import { DOWNLOAD_PREFIX } from '../../services/publisher/download-page.ts';
+import { downloadLinks, internalSharingArtifacts, PUBLISHER_SCOPE } from '../../services/publisher/public.ts';
 import type { Store } from '../../store/store.ts';
 import { CONSOLE_PREFIX } from '../index.ts';
 import { ConsoleError } from './errors.ts';
 import type { Sessions } from './sessions.ts';
-
-/** PUBLISHER_SCOPE is the scope the publisher's API asks for. */
-const PUBLISHER_SCOPE = `${REAL_SCOPE_BASE}/androidpublisher`;
 
 /** registerPublisherRoutes adds the publisher view's route. */
 export function registerPublisherRoutes(app: FastifyInstance, store: Store, sessions: Sessions): void {
@@ -22,11 +18,9 @@ export function registerPublisherRoutes(app: FastifyInstance, store: Store, sess
     const { principal } = sessions.require(request);
     if (!principal.hasAnyScope([PUBLISHER_SCOPE]))
       throw new ConsoleError(403, `${principal.email} may not see artifacts: it needs the androidpublisher scope.`);
-    const records = (await store.list<ArtifactRecord>(ARTIFACT_KIND)).map((record) => record.value);
-    const visible = principal.apps === undefined ? records : records.filter((artifact) => principal.apps?.includes(artifact.packageName) === true);
     const packages = new Map<string, unknown[]>();
-    for (const artifact of visible.sort((a, b) => (a.createTime < b.createTime ? 1 : a.createTime > b.createTime ? -1 : 0))) {
-      const page = `${DOWNLOAD_PREFIX}/apps/test/${encodeURIComponent(artifact.packageName)}/${encodeURIComponent(artifact.id)}`;
+    for (const artifact of await internalSharingArtifacts(store, principal.apps)) {
+      const links = downloadLinks('', artifact);
       const list = packages.get(artifact.packageName) ?? [];
       list.push({
         id: artifact.id,
@@ -39,8 +33,8 @@ export function registerPublisherRoutes(app: FastifyInstance, store: Store, sess
         sha256: artifact.sha256,
         size: artifact.size,
         createTime: artifact.createTime,
-        page,
-        download: `${page}/download`,
+        page: links.page,
+        download: links.file,
       });
       packages.set(artifact.packageName, list);
     }

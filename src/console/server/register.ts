@@ -13,7 +13,8 @@ import { registerControlRoutes } from './control-routes.ts';
 import { ConsoleError } from './errors.ts';
 import { registerMailRoutes } from './mail-routes.ts';
 import { registerPublisherRoutes } from './publisher-routes.ts';
-import { checkOrigin, Sessions } from './sessions.ts';
+import { checkOrigin } from './origin.ts';
+import { Sessions } from './sessions.ts';
 import { JournalRing, LiveStreams } from './stream.ts';
 import { sameSecret, signInTicket } from './ticket.ts';
 
@@ -55,7 +56,7 @@ export async function registerConsole(app: FastifyInstance, context: ServiceCont
       throw new ConsoleError(401, 'This sign-in link is not this server’s: sign in with a token on the console page.');
     if (ticketUsed) throw new ConsoleError(401, 'This sign-in link was used already: sign in with a token on the console page.');
     ticketUsed = true;
-    sessions.open(context.auth.adminToken, reply, CONSOLE_PREFIX);
+    sessions.open(context.auth.adminToken, request, reply, CONSOLE_PREFIX);
     return reply.redirect(`${CONSOLE_PREFIX}/`, 303);
   });
 
@@ -69,10 +70,10 @@ export async function registerConsole(app: FastifyInstance, context: ServiceCont
     const body = request.body;
     const token = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>)['token'] : undefined;
     if (typeof token !== 'string' || token === '' || token.length > 4096) throw new ConsoleError(400, 'Send {"token": "<a token this server issued>"}.');
-    return reply.code(201).send(describe(sessions.open(token, reply, CONSOLE_PREFIX)));
+    return reply.code(201).send(describe(sessions.open(token, request, reply, CONSOLE_PREFIX)));
   });
   app.delete(`${CONSOLE_PREFIX}/api/session`, async (request, reply) => {
-    sessions.close(sessions.requireMutation(request, false), reply, CONSOLE_PREFIX);
+    sessions.close(sessions.requireMutation(request, false), request, reply, CONSOLE_PREFIX);
     return reply.code(204).send();
   });
 

@@ -3,11 +3,16 @@
  * cookie; the server keeps, per id, the token it signed in with (re-identified on every request,
  * so a token the tokens file no longer grants stops working) and the CSRF token its mutating
  * requests must echo. Kept in this process's memory: a restart signs everyone out.
+ *
+ * Sessions are bounded per token (each token is one principal): a token signed in more than
+ * MAX_SESSIONS_PER_TOKEN times loses its own oldest session, never another token's, so the
+ * whole table is bounded by the tokens the server issued.
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ADMIN_EMAIL, type Authenticator, type Principal } from '../../core/auth.ts';
 import { ConsoleError } from './errors.ts';
+import { checkOrigin, overTls } from './origin.ts';
 import { sameSecret } from './ticket.ts';
 
 /** SESSION_COOKIE is the cookie's name. */
@@ -16,8 +21,8 @@ export const SESSION_COOKIE = 'fogbank_console';
 /** CSRF_HEADER carries the session's CSRF token on mutating requests. */
 export const CSRF_HEADER = 'x-fogbank-csrf';
 
-/** MAX_SESSIONS bounds the sessions kept; the oldest goes first. */
-const MAX_SESSIONS = 1000;
+/** MAX_SESSIONS_PER_TOKEN bounds the sessions one token keeps (browsers, tabs signed in apart); its oldest goes first. */
+export const MAX_SESSIONS_PER_TOKEN = 32;
 
 /** Session is one signed-in browser. */
 export interface Session {
@@ -39,25 +44,49 @@ export interface SignedIn {
 /** Sessions holds the console's sessions. */
 export class Sessions {
   readonly #byId = new Map<string, Session>();
+  /** Each token's session ids, oldest first. */
+  readonly #byToken = new Map<string, Set<string>>();
 
   constructor(private readonly auth: Authenticator) {}
 
-  /** open starts a session for a token the server issued (or throws 401) and sets its cookie. */
-  open(token: string, reply: FastifyReply, path: string): SignedIn {
+  /**
+   * open starts a session for a token the server issued (or throws 401) and sets its cookie
+   * (`Secure` when it came over HTTPS, so the browser never sends it over plain HTTP).
+   */
+  open(token: string, request: FastifyRequest, reply: FastifyReply, path: string): SignedIn {
     const identity = this.auth.identify(`Bearer ${token}`);
     if (identity.kind !== 'principal') throw new ConsoleError(401, 'The token is not one this server issued.');
     const session: Session = { id: randomBytes(24).toString('base64url'), token, csrf: randomBytes(24).toString('base64url') };
-    if (this.#byId.size >= MAX_SESSIONS) this.#byId.delete(this.#byId.keys().next().value as string);
+    const own = this.#byToken.get(token) ?? new Set<string>();
+    for (const oldest of own) {
+      if (own.size < MAX_SESSIONS_PER_TOKEN) break;
+      own.delete(oldest);
+      this.#byId.delete(oldest);
+    }
+    own.add(session.id);
+    this.#byToken.set(token, own);
     this.#byId.set(session.id, session);
-    reply.header('set-cookie', `${SESSION_COOKIE}=${session.id}; Path=${path}; HttpOnly; SameSite=Strict`);
+    reply.header('set-cookie', `${SESSION_COOKIE}=${session.id}; Path=${path}; HttpOnly; SameSite=Strict${overTls(request) ? '; Secure' : ''}`);
     return { session, principal: identity.principal, admin: identity.principal.email === ADMIN_EMAIL, bearer: false };
   }
 
   /** close ends a session and clears its cookie. */
-  close(signedIn: SignedIn, reply: FastifyReply, path: string): void {
+  close(signedIn: SignedIn, request: FastifyRequest, reply: FastifyReply, path: string): void {
     if (signedIn.bearer) throw new ConsoleError(400, 'There is no console session to end: this request carries its token itself.');
-    this.#byId.delete(signedIn.session.id);
-    reply.header('set-cookie', `${SESSION_COOKIE}=; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=0`);
+    this.#forget(signedIn.session);
+    reply.header('set-cookie', `${SESSION_COOKIE}=; Path=${path}; HttpOnly; SameSite=Strict${overTls(request) ? '; Secure' : ''}; Max-Age=0`);
+  }
+
+  /** size is how many sessions are kept (all tokens together). */
+  get size(): number {
+    return this.#byId.size;
+  }
+
+  #forget(session: Session): void {
+    this.#byId.delete(session.id);
+    const own = this.#byToken.get(session.token);
+    own?.delete(session.id);
+    if (own?.size === 0) this.#byToken.delete(session.token);
   }
 
   /**
@@ -78,7 +107,7 @@ export class Sessions {
     if (session === undefined) throw new ConsoleError(401, 'Sign in to the console first: open the link the banner printed, or send a token.');
     const identity = this.auth.identify(`Bearer ${session.token}`);
     if (identity.kind !== 'principal') {
-      this.#byId.delete(session.id);
+      this.#forget(session);
       throw new ConsoleError(401, 'The token this session signed in with is no longer granted: sign in again.');
     }
     return { session, principal: identity.principal, admin: identity.principal.email === ADMIN_EMAIL, bearer: false };
@@ -111,17 +140,6 @@ export class Sessions {
       throw new ConsoleError(403, `A console change needs the session's CSRF token in the ${CSRF_HEADER} header.`);
     return signedIn;
   }
-}
-
-/** checkOrigin refuses a browser request sent from another origin (a page elsewhere posting to this server). */
-export function checkOrigin(request: FastifyRequest): void {
-  const origin = request.headers.origin;
-  const host = request.headers.host;
-  if (typeof origin !== 'string' || host === undefined || origin !== `http://${host}`)
-    throw new ConsoleError(
-      403,
-      `A console change must come from the console's own page (Origin http://${host ?? 'HOST'}), not ${origin === undefined ? 'a request without an Origin' : JSON.stringify(origin)}.`,
-    );
 }
 
 /** cookieValue reads one cookie from a Cookie header. */

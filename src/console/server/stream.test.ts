@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { startFogbank, type RunningFogbank } from '../../testing/fogbank.ts';
-import { parseEventId } from './stream.ts';
+import { Principal } from '../../core/auth.ts';
+import type { Change } from '../../store/store.ts';
+import type { SignedIn } from './sessions.ts';
+import { parseEventId, visibleChange } from './stream.ts';
 
 const TOKEN = 'stream-admin';
 
@@ -80,6 +83,19 @@ describe('the console stream', () => {
     });
     assert.equal(response.status, 200);
   };
+
+  it("passes a non-admin its own mailbox's changes only while its token may read mail (a Gmail read scope)", () => {
+    const change: Change = { type: 'created', kind: 'mail.messages', key: 'dana@example.com/m1', value: {}, revision: 2, createRevision: 2 };
+    const as = (scopes: string[]): SignedIn => ({
+      session: { id: 'x', token: 't', csrf: 'c' },
+      principal: new Principal('dana@example.com', scopes, []),
+      admin: false,
+      bearer: false,
+    });
+    assert.equal(visibleChange(change, as(['gmail.readonly']), 'dana@example.com'), true);
+    assert.equal(visibleChange(change, as(['androidpublisher']), 'dana@example.com'), false, 'the Gmail API would refuse the token');
+    assert.equal(visibleChange({ ...change, key: 'erin@example.com/m2' }, as(['gmail.readonly']), 'dana@example.com'), false);
+  });
 
   it('reads REVISION.SEQUENCE ids only', () => {
     assert.deepEqual(parseEventId('12.3'), { revision: 12, seq: 3 });

@@ -18,6 +18,7 @@ import type { JournalEntry, JournalReader } from '../../core/journal-view.ts';
 import type { JournalRecord } from '../../core/journal.ts';
 import type { Change, Store } from '../../store/store.ts';
 import type { SignedIn } from './sessions.ts';
+import { mayReadMailbox } from './mail-access.ts';
 
 /** HEARTBEAT_MS is how often an idle stream sends a comment, so proxies and browsers keep it open. */
 const HEARTBEAT_MS = 15_000;
@@ -73,10 +74,10 @@ export class JournalRing {
   }
 }
 
-/** visibleChange says whether a principal may hear of a change: the admin all, anyone else their own mailbox. */
+/** visibleChange says whether a principal may hear of a change: the admin all, anyone else its own mailbox's, when its token may read it (mail-access.ts). */
 export function visibleChange(change: Change, signedIn: SignedIn, mailbox: string): boolean {
   if (signedIn.admin) return true;
-  return change.kind.startsWith('mail.') && (change.key === mailbox || change.key.startsWith(`${mailbox}/`));
+  return change.kind.startsWith('mail.') && (change.key === mailbox || change.key.startsWith(`${mailbox}/`)) && mayReadMailbox(signedIn.principal, mailbox);
 }
 
 /** LiveStreams are the open console streams, ended when the server closes. */

@@ -1,18 +1,19 @@
 /**
  * Issuing fogbank's X.509 certificates: a CA, the serving certificate it signs (SANs for every
  * name a client may dial) and client certificates (CN = user, O = groups, as the apiserver reads
- * them). ECDSA P-256 keys through WebCrypto, the certificates built with pkijs/asn1js (node:crypto
- * parses certificates but issues none). Both libraries load here only, and this module is
- * imported only when a certificate has to be made: a start that finds its certificates pays
- * nothing for them.
+ * them). ECDSA P-256 keys made by node:crypto off the main thread (generateKeyPair), the
+ * certificate written as DER here (der.ts) and signed with node:crypto: no X.509 library loads,
+ * so a new data directory's certificates cost a few milliseconds of the start, which waits for
+ * them (everything the ready line announces exists when it is printed).
  *
  * The extensions are the ones strict verifiers ask for (Python 3.13's VERIFY_X509_STRICT, Go's
  * crypto/x509): a critical basicConstraints and keyUsage everywhere, a subjectKeyIdentifier on
  * the CA, an authorityKeyIdentifier on what it signs, extKeyUsage serverAuth or clientAuth.
  */
-import { createHash, createPrivateKey, KeyObject, X509Certificate, type webcrypto } from 'node:crypto';
+import { createHash, createPrivateKey, generateKeyPair, type KeyObject, sign, X509Certificate } from 'node:crypto';
+import { promisify } from 'node:util';
 import ipaddr from 'ipaddr.js';
-import { commonJs } from '../lazy.ts';
+import { bitString, children, contextTag, integer, octetString, oid, readElement, sequence, set, time, TRUE, utf8String } from './der.ts';
 
 /** CertificateAndKey is a certificate and its private key, both PEM (the key PKCS #8). */
 export interface CertificateAndKey {
@@ -40,6 +41,7 @@ const OID = {
   extKeyUsage: '2.5.29.37',
   serverAuth: '1.3.6.1.5.5.7.3.1',
   clientAuth: '1.3.6.1.5.5.7.3.2',
+  ecdsaWithSha256: '1.2.840.10045.4.3.2',
 } as const;
 
 /** KeyUsage bits (RFC 5280 4.2.1.3), numbered from the most significant bit of the first byte. */
@@ -58,25 +60,10 @@ export interface IssueSettings {
   readonly serial: Uint8Array;
 }
 
-type Asn1 = typeof import('asn1js');
-type Pki = typeof import('pkijs');
+const newKeyPair = promisify(generateKeyPair);
 
-/** libraries loads asn1js and pkijs (CommonJS under the bundle: commonJs picks the right export). */
-async function libraries(): Promise<{ asn1: Asn1; pki: Pki }> {
-  const [asn1, pki] = await Promise.all([import('asn1js'), import('pkijs')]);
-  return { asn1: commonJs(asn1), pki: commonJs(pki) };
-}
-
-/** newKeyPair makes an ECDSA P-256 key pair. */
-async function newKeyPair(): Promise<webcrypto.CryptoKeyPair> {
-  return globalThis.crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify']);
-}
-
-/** signingKey imports a PEM private key (as this module writes them) for signing. */
-async function signingKey(pem: string): Promise<webcrypto.CryptoKey> {
-  const der = createPrivateKey(pem).export({ type: 'pkcs8', format: 'der' });
-  return globalThis.crypto.subtle.importKey('pkcs8', der, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign']);
-}
+/** ECDSA_WITH_SHA256 is the AlgorithmIdentifier of the signature (RFC 5758 3.2: no parameters). */
+const ECDSA_WITH_SHA256 = sequence(oid(OID.ecdsaWithSha256));
 
 /** keyUsageBits encodes the named keyUsage bits as a DER BIT STRING's bytes and unused-bit count. */
 function keyUsageBits(bits: readonly number[]): { bytes: Uint8Array; unused: number } {
@@ -87,9 +74,32 @@ function keyUsageBits(bits: readonly number[]): { bytes: Uint8Array; unused: num
   return { bytes, unused: 7 - (highest % 8) };
 }
 
-/** keyIdentifier is the SHA-1 of the subject public key's bits (RFC 5280 4.2.1.2, method 1), as Go and OpenSSL compute it. */
-function keyIdentifier(certificate: InstanceType<Pki['Certificate']>): Uint8Array {
-  return createHash('sha1').update(certificate.subjectPublicKeyInfo.subjectPublicKey.valueBlock.valueHexView).digest();
+/** keyIdentifier is the SHA-1 of a SubjectPublicKeyInfo's key bits (RFC 5280 4.2.1.2, method 1), as Go and OpenSSL compute it. */
+function keyIdentifier(spki: Uint8Array): Buffer {
+  const [, key] = children(spki, readElement(spki, 0));
+  if (key === undefined || key.tag !== 0x03) throw new Error('DER: a SubjectPublicKeyInfo without its key');
+  // The BIT STRING's content after its unused-bits byte.
+  return createHash('sha1')
+    .update(spki.subarray(key.contentStart + 1, key.end))
+    .digest();
+}
+
+/** subjectOf is a certificate's subject Name as it is encoded (the issuer of what it signs, byte for byte). */
+function subjectOf(certificate: X509Certificate): Buffer {
+  const der = certificate.raw;
+  const [tbs] = children(der, readElement(der, 0));
+  if (tbs === undefined) throw new Error('DER: a certificate without its TBSCertificate');
+  // version [0], serialNumber, signature, issuer, validity, subject.
+  const fields = children(der, tbs);
+  const offset = fields[0]?.tag === 0xa0 ? 1 : 0;
+  const subject = fields[offset + 4];
+  if (subject === undefined) throw new Error('DER: a TBSCertificate without its subject');
+  return der.subarray(subject.start, subject.end);
+}
+
+/** extension is one Extension: its OID, critical when it is, and its value's DER in an OCTET STRING. */
+function extension(id: string, value: Uint8Array, critical = false): Buffer {
+  return sequence(oid(id), ...(critical ? [TRUE] : []), octetString(value));
 }
 
 /** CertificateProfile is what distinguishes the three kinds of certificate fogbank issues. */
@@ -108,89 +118,72 @@ interface CertificateProfile {
  * signed by the issuer's key with the issuer's subject and key identifier.
  */
 async function issue(profile: CertificateProfile, settings: IssueSettings, issuer: CertificateAndKey | undefined): Promise<CertificateAndKey> {
-  const { asn1, pki } = await libraries();
-  const keys = await newKeyPair();
-  const certificate = new pki.Certificate();
-  certificate.version = 2;
+  const keys = await newKeyPair('ec', { namedCurve: 'prime256v1' });
+  const spki = keys.publicKey.export({ type: 'spki', format: 'der' });
   // A positive, minimally encoded serial: DER integers are signed, so the top bit is cleared, and
   // a leading zero byte would be a non-minimal encoding OpenSSL refuses (1 in 128 random serials).
   const serial = Uint8Array.from(settings.serial);
   serial[0] = serial[0]! & 0x7f || 0x01;
-  certificate.serialNumber = new asn1.Integer({ valueHex: serial });
-  certificate.subject = distinguishedName(asn1, pki, profile.subject);
-  certificate.notBefore.value = new Date(settings.now - BACKDATE_MS);
-  certificate.notAfter.value = new Date(settings.now + profile.validityMs);
-  await certificate.subjectPublicKeyInfo.importKey(keys.publicKey);
-
-  let issuerKeyId: Uint8Array;
+  const subject = distinguishedName(profile.subject);
+  let issuerName: Buffer;
+  let issuerKeyId: Buffer;
+  let signer: KeyObject;
   if (issuer === undefined) {
-    certificate.issuer = distinguishedName(asn1, pki, profile.subject);
-    issuerKeyId = keyIdentifier(certificate);
+    issuerName = subject;
+    issuerKeyId = keyIdentifier(spki);
+    signer = keys.privateKey;
   } else {
-    const issuerCertificate = pki.Certificate.fromBER(new X509Certificate(issuer.certificate).raw);
-    certificate.issuer = issuerCertificate.subject;
-    issuerKeyId = keyIdentifier(issuerCertificate);
+    const issuerCertificate = new X509Certificate(issuer.certificate);
+    issuerName = subjectOf(issuerCertificate);
+    issuerKeyId = keyIdentifier(issuerCertificate.publicKey.export({ type: 'spki', format: 'der' }));
+    signer = createPrivateKey(issuer.key);
   }
 
   const usage = keyUsageBits(profile.keyUsage);
   const extensions = [
-    new pki.Extension({
-      extnID: OID.basicConstraints,
-      critical: true,
-      extnValue: new pki.BasicConstraints({ cA: profile.ca }).toSchema().toBER(false),
-    }),
-    new pki.Extension({
-      extnID: OID.keyUsage,
-      critical: true,
-      extnValue: new asn1.BitString({ valueHex: usage.bytes, unusedBits: usage.unused }).toBER(false),
-    }),
+    extension(OID.basicConstraints, sequence(...(profile.ca ? [TRUE] : [])), true),
+    extension(OID.keyUsage, bitString(usage.bytes, usage.unused), true),
   ];
-  if (profile.extKeyUsage !== undefined) {
-    extensions.push(
-      new pki.Extension({ extnID: OID.extKeyUsage, extnValue: new pki.ExtKeyUsage({ keyPurposes: [profile.extKeyUsage] }).toSchema().toBER(false) }),
-    );
-  }
-  if (profile.ca) {
-    extensions.push(new pki.Extension({ extnID: OID.subjectKeyIdentifier, extnValue: new asn1.OctetString({ valueHex: issuerKeyId }).toBER(false) }));
-  } else {
-    extensions.push(
-      new pki.Extension({
-        extnID: OID.authorityKeyIdentifier,
-        extnValue: new pki.AuthorityKeyIdentifier({ keyIdentifier: new asn1.OctetString({ valueHex: issuerKeyId }) }).toSchema().toBER(false),
-      }),
-    );
-  }
+  if (profile.extKeyUsage !== undefined) extensions.push(extension(OID.extKeyUsage, sequence(oid(profile.extKeyUsage))));
+  if (profile.ca) extensions.push(extension(OID.subjectKeyIdentifier, octetString(issuerKeyId)));
+  // keyIdentifier [0] IMPLICIT OCTET STRING.
+  else extensions.push(extension(OID.authorityKeyIdentifier, sequence(contextTag(0, issuerKeyId, false))));
   if (profile.hosts !== undefined && profile.hosts.length > 0) {
+    // iPAddress [7] and dNSName [2], both IMPLICIT (OCTET STRING, IA5String).
     const altNames = profile.hosts.map((host) =>
-      ipaddr.isValid(host)
-        ? new pki.GeneralName({ type: 7, value: new asn1.OctetString({ valueHex: Uint8Array.from(ipaddr.parse(host).toByteArray()) }) })
-        : new pki.GeneralName({ type: 2, value: host }),
+      ipaddr.isValid(host) ? contextTag(7, Uint8Array.from(ipaddr.parse(host).toByteArray()), false) : contextTag(2, Buffer.from(host, 'latin1'), false),
     );
-    extensions.push(new pki.Extension({ extnID: OID.subjectAltName, extnValue: new pki.AltName({ altNames }).toSchema().toBER(false) }));
+    extensions.push(extension(OID.subjectAltName, sequence(...altNames)));
   }
-  certificate.extensions = extensions;
 
-  await certificate.sign(issuer === undefined ? keys.privateKey : await signingKey(issuer.key), 'SHA-256');
-  const der = Buffer.from(certificate.toSchema(true).toBER(false));
+  const tbs = sequence(
+    contextTag(0, integer(2), true),
+    integer(serial),
+    ECDSA_WITH_SHA256,
+    issuerName,
+    sequence(time(new Date(settings.now - BACKDATE_MS)), time(new Date(settings.now + profile.validityMs))),
+    subject,
+    spki,
+    contextTag(3, sequence(...extensions), true),
+  );
+  const der = sequence(tbs, ECDSA_WITH_SHA256, bitString(sign('sha256', tbs, signer)));
   return {
     certificate: new X509Certificate(der).toString(),
-    key: KeyObject.from(keys.privateKey).export({ type: 'pkcs8', format: 'pem' }).toString(),
+    key: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
   };
 }
 
 /**
  * distinguishedName is the subject's name: each O, then the CN, each attribute its own RDN (as
- * kubeadm and openssl write them; pkijs alone would put them all in one multi-valued RDN). The
- * apiserver reads groups from the O values in order.
+ * kubeadm and openssl write them), each value a UTF8String. The apiserver reads groups from the O
+ * values in order.
  */
-function distinguishedName(asn1: Asn1, pki: Pki, subject: Subject): InstanceType<Pki['RelativeDistinguishedNames']> {
-  const attributes = [
-    ...(subject.organizations ?? []).map((o) => new pki.AttributeTypeAndValue({ type: OID.organization, value: new asn1.Utf8String({ value: o }) })),
-    new pki.AttributeTypeAndValue({ type: OID.commonName, value: new asn1.Utf8String({ value: subject.commonName }) }),
-  ];
-  const name = new asn1.Sequence({ value: attributes.map((attribute) => new asn1.Set({ value: [attribute.toSchema()] })) });
-  // Parsed from its encoding, the name keeps that encoding (valueBeforeDecode) when written again.
-  return pki.RelativeDistinguishedNames.fromBER(name.toBER(false));
+function distinguishedName(subject: Subject): Buffer {
+  const attribute = (type: string, value: string) => set(sequence(oid(type), utf8String(value)));
+  return sequence(
+    ...(subject.organizations ?? []).map((organization) => attribute(OID.organization, organization)),
+    attribute(OID.commonName, subject.commonName),
+  );
 }
 
 /** FOGBANK_CA_SUBJECT names fogbank's CA (kubeadm's is CN=kubernetes). */

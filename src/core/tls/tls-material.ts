@@ -8,7 +8,7 @@
  * `--host`) or it is about to expire; without a data directory everything is made in memory, once
  * per process.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -63,11 +63,6 @@ export interface MaterialSite {
   /** The time certificates are checked and issued at (the server's clock). */
   readonly now: number;
   readonly ids: IdSource;
-}
-
-/** hasKeptCertificates is true when the data directory holds certificates from an earlier start (reading them is cheap; making them is not). */
-export function hasKeptCertificates(dataDir: string): boolean {
-  return ['ca', 'serving', 'admin'].every((name) => existsSync(join(dataDir, TLS_DIR, `${name}.crt`)) && existsSync(join(dataDir, TLS_DIR, `${name}.key`)));
 }
 
 /** tlsHosts are the names the serving certificate covers: loopback in every spelling and the configured host (the machine's name too when listening on every address). */
@@ -126,30 +121,38 @@ export async function generatedMaterial(site: MaterialSite): Promise<TlsMaterial
   }
   if (site.store.leases.shared) ca = await keepShared(site.store, ca);
   const hosts = tlsHosts(site.host);
-  let serving = readPair(dir, 'serving');
-  if (serving === undefined || !usable(serving, ca, site.now, RENEW_BEFORE_MS) || !covers(serving, hosts)) {
-    const issuer = ca;
-    serving = await once(
+  const issuer = ca;
+  // The serving and the admin certificate are made side by side (each key pair is generated off the main thread).
+  const [serving, admin] = await Promise.all([
+    keptOr(
+      readPair(dir, 'serving'),
+      (kept) => usable(kept, issuer, site.now, RENEW_BEFORE_MS) && covers(kept, hosts),
       `serving ${issuer.certificate} ${hosts.join(' ')}`,
-      (kept) => usable(kept, issuer, site.now, RENEW_BEFORE_MS),
       async () => (await certificates()).issueServing(issuer, hosts, settings()),
-    );
-  }
-  let admin = readPair(dir, 'admin');
-  if (admin === undefined || !usable(admin, ca, site.now, RENEW_BEFORE_MS)) {
-    const issuer = ca;
-    admin = await once(
-      `admin ${issuer.certificate}`,
+    ),
+    keptOr(
+      readPair(dir, 'admin'),
       (kept) => usable(kept, issuer, site.now, RENEW_BEFORE_MS),
+      `admin ${issuer.certificate}`,
       async () => (await certificates()).issueClient(issuer, ADMIN_SUBJECT, settings()),
-    );
-  }
+    ),
+  ]);
   if (dir !== undefined) {
     writePair(dir, 'ca', ca);
     writePair(dir, 'serving', serving);
     writePair(dir, 'admin', admin);
   }
   return { serving, trust: ca.certificate, clientCa: ca.certificate, admin, ca };
+}
+
+/** keptOr is the kept pair when it fits, else one made (shared in this process while it fits, see once). */
+function keptOr(
+  kept: CertificateAndKey | undefined,
+  fits: (pair: CertificateAndKey) => boolean,
+  key: string,
+  make: () => Promise<CertificateAndKey>,
+): Promise<CertificateAndKey> {
+  return kept !== undefined && fits(kept) ? Promise.resolve(kept) : once(key, fits, make);
 }
 
 /** once shares what is made among the servers of this process while it still fits (valid long enough): tests start many. */

@@ -10,7 +10,7 @@ import type { AnyView } from './apimachinery/strategy.ts';
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
 /** DiscoveryResource is one resource as discovery lists it: a stored view, or a create-only virtual resource such as an access review. */
-export type DiscoveryResource = Pick<AnyView, 'group' | 'version' | 'resource' | 'singular' | 'kind' | 'shortNames' | 'categories'> & {
+export type DiscoveryResource = Pick<AnyView, 'group' | 'version' | 'resource' | 'singular' | 'kind' | 'shortNames' | 'categories' | 'storageVersionHash'> & {
   readonly namespaced: boolean;
   readonly verbs: readonly string[];
   /** The subresources served under it (`scale`, `status`), each with get, patch and update. */
@@ -52,9 +52,10 @@ export function discoveryResourceOf(view: AnyView): DiscoveryResource {
     singular: view.singular,
     kind: view.kind,
     namespaced: view.strategy.namespaced,
-    verbs: view.resource === 'namespaces' ? ALL_VERBS.filter((verb) => verb !== 'deletecollection') : ALL_VERBS,
+    verbs: view.discoveryVerbs ?? (view.resource === 'namespaces' ? ALL_VERBS.filter((verb) => verb !== 'deletecollection') : ALL_VERBS),
     shortNames: view.shortNames,
     categories: view.categories,
+    ...(view.storageVersionHash === undefined ? {} : { storageVersionHash: view.storageVersionHash }),
   };
 }
 
@@ -180,6 +181,7 @@ export class Discovery {
           verbs: entry.verbs,
           ...(entry.shortNames.length === 0 ? {} : { shortNames: entry.shortNames }),
           ...(entry.categories.length === 0 ? {} : { categories: entry.categories }),
+          ...(entry.storageVersionHash === undefined ? {} : { storageVersionHash: entry.storageVersionHash }),
         },
         // The legacy list names each subresource as `<resource>/<subresource>`, with an empty singular name.
         ...(entry.subresources ?? []).map((subresource) => ({

@@ -9,7 +9,7 @@ import { apiGroupVocabulary, DEFAULT_API_DOMAIN } from './identifiers.ts';
 import type { ServiceDefinition } from '../../core/service.ts';
 import type { YamlBodyOptions } from '../../core/yaml-body.ts';
 import { clusterErrorBodyProblem, renderClusterError } from './apimachinery/error-serializer.ts';
-import { indentLikeGo, wantsPretty } from './apimachinery/send-serialized.ts';
+import { negotiatedJson, wantsPretty } from './apimachinery/send-serialized.ts';
 import type { WatchSettings } from './apimachinery/watch.ts';
 import { clusterBanner } from './banner.ts';
 import { ServedCustomResourceNames } from './crd/served-names.ts';
@@ -64,10 +64,7 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
     name: 'cluster',
     pathPrefixes: CLUSTER_PATH_PREFIXES,
     renderError: renderClusterError,
-    encodeError(body, request) {
-      const text = JSON.stringify(body);
-      return wantsPretty(request) ? indentLikeGo(text) : text;
-    },
+    encodeError: (body, request) => negotiatedJson(JSON.stringify(body), wantsPretty(request)),
     errorBodyProblem: clusterErrorBodyProblem,
     banner: clusterBanner,
     options: [EVENT_TTL_OPTION],

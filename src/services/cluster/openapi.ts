@@ -206,6 +206,7 @@ export class OpenApiDocuments {
         ...ext(action),
       });
       const ok = (name: string) => ({ description: 'OK', content: jsonContent(name) });
+      const deleted = view.returnsDeletedObject === true ? view.schemaName : `${META}.Status`;
       paths[collection] = {
         get: op('list', { description: `list or watch objects of kind ${kindName}`, parameters: LIST_PARAMS }, 'list', {
           '200': ok(view.listSchemaName),
@@ -263,8 +264,9 @@ export class OpenApiDocuments {
           { description: `delete a ${kindName}`, parameters: DELETE_PARAMS, requestBody: { content: { '*/*': { schema: ref(`${META}.DeleteOptions`) } } } },
           'delete',
           {
-            '200': ok(`${META}.Status`),
-            '202': { description: 'Accepted', content: jsonContent(`${META}.Status`) },
+            // The installer documents what the storage answers: the kind where it returns the deleted object.
+            '200': ok(deleted),
+            '202': { description: 'Accepted', content: jsonContent(deleted) },
             '401': { description: 'Unauthorized' },
           },
         ),

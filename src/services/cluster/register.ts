@@ -118,7 +118,12 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
   for (const path of ['/livez', '/readyz'])
     app.get(path, async (_request, reply) => reply.code(200).header('content-type', 'text/plain; charset=utf-8').send('ok'));
 
-  app.get('/openapi/v3', async (_request, reply) => json(reply, (await runtime()).openapi.index()));
+  // kube-openapi writes the index as json.Marshal gives it: never indented, no trailing newline.
+  app.get('/openapi/v3', async (_request, reply) =>
+    sendSerialized(reply.code(200).header('cache-control', 'no-cache, private'), 'application/json', JSON.stringify((await runtime()).openapi.index()), {
+      negotiated: false,
+    }),
+  );
   app.get('/openapi/v3/*', async (request, reply) => {
     const path = ((request.params as { '*': string })['*'] ?? '').replace(/\/$/, '');
     const document = (await runtime()).openapi.document(path);

@@ -4,6 +4,7 @@
  * generic registry over the store, the served views, discovery, OpenAPI documents, event expiry,
  * and the namespaces every cluster starts with.
  */
+import { builtinGoStructs } from './builtin/go-json-fields.ts';
 import type { Spelling, Vocabulary } from '../../core/identifiers.ts';
 import type { ServiceContext } from '../../core/service.ts';
 import type { Store, Transaction } from '../../store/index.ts';
@@ -204,15 +205,21 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
       .finally(() => finalizing.delete(run));
     finalizing.add(run);
   };
-  const registry = new GenericRegistry(context.store, context.clock, context.ids, {
-    ...registryHooks(context.store, { namespacedStoreKinds: () => catalog.storeKinds(true), finalize }),
-    beforeWrite: async (tx, scope, object, old) => {
-      await options.rbac.beforeWrite(tx, scope, object, old);
-      if (scope.view.storeKind === SERVICES_STORE_KIND) await allocateServiceAddresses(tx, object, old);
-      // The naming and establishing controllers' status, written with the CRD (not for its own /status writes).
-      if (scope.view === (crdView as unknown as AnyView)) await settleNames(tx, object as CustomResourceDefinition, context.clock.now());
+  const registry = new GenericRegistry(
+    context.store,
+    context.clock,
+    context.ids,
+    {
+      ...registryHooks(context.store, { namespacedStoreKinds: () => catalog.storeKinds(true), finalize }),
+      beforeWrite: async (tx, scope, object, old) => {
+        await options.rbac.beforeWrite(tx, scope, object, old);
+        if (scope.view.storeKind === SERVICES_STORE_KIND) await allocateServiceAddresses(tx, object, old);
+        // The naming and establishing controllers' status, written with the CRD (not for its own /status writes).
+        if (scope.view === (crdView as unknown as AnyView)) await settleNames(tx, object as CustomResourceDefinition, context.clock.now());
+      },
     },
-  });
+    builtinGoStructs,
+  );
   const index = new ViewIndex(CLUSTER_VIEWS, options.groups);
   // Discovery and OpenAPI are rebuilt on first use after the served CRDs change.
   let discovery: Discovery | undefined;

@@ -1,11 +1,9 @@
 import { isUnderPrefix, versionlessPrefix } from '../../core/path-aliases.ts';
 import type { ServiceDefinition } from '../../core/service.ts';
 import { computeBanner } from './banner.ts';
+import { COMPUTE_PREFIX } from './prefixes.ts';
 import { authenticateCompute } from './shared/authorize.ts';
 import { computeErrorBodyProblem, renderComputeError } from './shared/error-serializer.ts';
-
-/** COMPUTE_PREFIX is where the compute API lives; requests without it are served too (an override with no path). */
-export const COMPUTE_PREFIX = '/compute/v1';
 
 /** UNPREFIXED is the compute API without its prefix: every resource path starts `projects/`. */
 const UNPREFIXED = { alias: '/projects', canonical: `${COMPUTE_PREFIX}/projects` };

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
 import { registerCatalogRoutes } from './catalog/index.ts';
-import { COMPUTE_PREFIX } from './index.ts';
+import { COMPUTE_PREFIX } from './prefixes.ts';
 import { registerInstanceTemplateRoutes, TemplateService } from './instance-templates/index.ts';
 import { MEMORY_MAX_RETAINED_OPERATIONS, OperationService, registerOperationRoutes } from './operations/index.ts';
 import { useInjectedOperationErrors } from './operations/injected-failure.ts';

@@ -3,12 +3,7 @@ import { googleEnvelopeProblem } from '../../core/google-error-envelope.ts';
 import { loadOnFirstUse } from '../../core/lazy.ts';
 import type { ServiceDefinition } from '../../core/service.ts';
 import { renderDiscoveryError } from './errors.ts';
-
-/** DIRECTORY_PREFIX is the Discovery service's own address, as on www.googleapis.com. */
-export const DIRECTORY_PREFIX = '/discovery/v1';
-
-/** HOST_DISCOVERY_PREFIX is the per-API address (`https://gmail.googleapis.com/$discovery/rest?version=v1`). */
-export const HOST_DISCOVERY_PREFIX = '/$discovery';
+import { DIRECTORY_PREFIX, HOST_DISCOVERY_PREFIX } from './prefixes.ts';
 
 /**
  * discoveryService is the Discovery service over the families given (registry.ts passes every

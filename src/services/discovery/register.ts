@@ -5,7 +5,7 @@ import type { Spelling } from '../../core/identifiers.ts';
 import { FOGBANK_VERSION } from '../../lib/version.ts';
 import { renderDirectory, renderDocument, type Address } from './document.ts';
 import { entityNotFound } from './errors.ts';
-import { DIRECTORY_PREFIX, HOST_DISCOVERY_PREFIX } from './index.ts';
+import { DIRECTORY_PREFIX, HOST_DISCOVERY_PREFIX } from './prefixes.ts';
 
 /** REVISION stands where Google puts the document's date: the documents change with fogbank's version. */
 const REVISION = `fogbank-${FOGBANK_VERSION}`;

@@ -1,4 +1,5 @@
 import { ApiError } from '../../core/errors.ts';
+import { authChallengeHeaders, type CredentialProblem, credentialErrorFields, INSUFFICIENT_SCOPES, scopeErrorInfo } from '../../core/google-auth-errors.ts';
 
 /**
  * MailError is an error of the mail family with what Google puts on the wire:
@@ -22,7 +23,7 @@ export class MailError extends ApiError {
   }
 
   override headers(): Record<string, string> {
-    return this.httpStatus === 401 ? { 'www-authenticate': 'Bearer realm="https://accounts.google.com/"' } : {};
+    return authChallengeHeaders(this.httpStatus);
   }
 }
 
@@ -54,33 +55,24 @@ export function delegationDenied(userId: string): MailError {
   return new MailError(403, 'forbidden', 'PERMISSION_DENIED', `Delegation denied for ${userId}`);
 }
 
-const CREDENTIAL_HELP =
-  'Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.';
-
 /** missingCredential is Google's 401 for a request with no credential. */
 export function missingCredential(): MailError {
-  return new MailError(401, 'required', 'UNAUTHENTICATED', `Request is missing required authentication credential. ${CREDENTIAL_HELP}`, {
-    location: 'Authorization',
-    locationType: 'header',
-  });
+  return credentialError('missing');
 }
 
 /** invalidCredential is Google's 401 for a token it does not recognise. */
 export function invalidCredential(): MailError {
-  return new MailError(401, 'authError', 'UNAUTHENTICATED', `Request had invalid authentication credentials. ${CREDENTIAL_HELP}`, {
-    location: 'Authorization',
-    locationType: 'header',
-  });
+  return credentialError('invalid');
+}
+
+/** credentialError is Google's 401 (core/google-auth-errors.ts) as a mail error. */
+function credentialError(problem: CredentialProblem): MailError {
+  const { httpStatus, reason, status, message, extra } = credentialErrorFields(problem);
+  return new MailError(httpStatus, reason, status, message, extra);
 }
 
 /** insufficientScopes is Google's 403 for a token whose scopes do not cover the method, with its ErrorInfo detail. */
 export function insufficientScopes(method: string): MailError {
-  return new MailError(403, 'insufficientPermissions', 'PERMISSION_DENIED', 'Request had insufficient authentication scopes.', {}, [
-    {
-      '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
-      reason: 'ACCESS_TOKEN_SCOPE_INSUFFICIENT',
-      domain: 'googleapis.com',
-      metadata: { service: 'gmail.googleapis.com', method },
-    },
-  ]);
+  const { httpStatus, reason, status, message } = INSUFFICIENT_SCOPES;
+  return new MailError(httpStatus, reason, status, message, {}, [scopeErrorInfo('gmail.googleapis.com', method)]);
 }

@@ -5,15 +5,11 @@ import { googleEnvelopeProblem } from '../../core/google-error-envelope.ts';
 import type { ServiceDefinition } from '../../core/service.ts';
 import { renderMailError } from './error-serializer.ts';
 import { MAIL_MAX_RECIPIENTS_OPTION, MAIL_RELAY_OPTION } from './options.ts';
-
-const API_BASE = '/gmail/v1';
-
-/** MAIL_PREFIXES are the metadata, upload and resumable-upload addresses, in the real spelling. */
-export const MAIL_PREFIXES = { metadata: API_BASE, upload: `/upload${API_BASE}`, resumable: `/resumable/upload${API_BASE}` };
+import { MAIL_API_BASE, MAIL_PREFIXES } from './prefixes.ts';
 
 /** MAIL_ALIASES are the same addresses in the spec's spelling (`/mail/v1`, identifiers.ts). */
 const MAIL_ALIASES = Object.values(MAIL_PREFIXES).map((canonical) => ({
-  alias: canonical.replace(API_BASE, MAIL_API_PATH.spell(API_BASE, 'spec')),
+  alias: canonical.replace(MAIL_API_BASE, MAIL_API_PATH.spell(MAIL_API_BASE, 'spec')),
   canonical,
 }));
 

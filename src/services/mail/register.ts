@@ -3,7 +3,7 @@ import { optionValue } from '../../core/family-options.ts';
 import { loadOnFirstUse } from '../../core/lazy.ts';
 import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
 import { openFileArea, UploadEngine } from '../../core/uploads/index.ts';
-import { MAIL_PREFIXES } from './index.ts';
+import { MAIL_PREFIXES } from './prefixes.ts';
 import { MailboxService } from './mailbox-service.ts';
 import { MessageFiles } from './message-files.ts';
 import { MAIL_MAX_RECIPIENTS_OPTION, MAIL_RELAY_OPTION } from './options.ts';

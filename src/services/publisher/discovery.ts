@@ -9,7 +9,7 @@
 import type { DiscoveryApi, DiscoveryMediaUpload, DiscoveryMethod } from '../../core/discovery.ts';
 import { discoveryMethod } from '../../core/discovery-method.ts';
 import { PUBLISHER_SCOPE_TERMS } from './identifiers.ts';
-import { APK_UPLOAD_LIMIT } from './index.ts';
+import { APK_UPLOAD_LIMIT } from './options.ts';
 
 const PUBLISHER_SCOPE = PUBLISHER_SCOPE_TERMS[0]?.real ?? '';
 const SCOPES = [PUBLISHER_SCOPE];

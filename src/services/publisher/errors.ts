@@ -1,4 +1,5 @@
 import { ApiError } from '../../core/errors.ts';
+import { authChallengeHeaders, type CredentialProblem, credentialErrorFields, INSUFFICIENT_SCOPES, scopeErrorInfo } from '../../core/google-auth-errors.ts';
 
 /**
  * PublisherError is an error of the publisher family, carrying what Google's JSON front end puts
@@ -23,39 +24,30 @@ export class PublisherError extends ApiError {
   }
 
   override headers(): Record<string, string> {
-    return this.httpStatus === 401 ? { 'www-authenticate': 'Bearer realm="https://accounts.google.com/"' } : {};
+    return authChallengeHeaders(this.httpStatus);
   }
 }
 
-const CREDENTIAL_HELP =
-  'Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.';
-
 /** missingCredential is Google's 401 for a request that carries no credential. */
 export function missingCredential(): PublisherError {
-  return new PublisherError(401, 'UNAUTHENTICATED', 'required', `Request is missing required authentication credential. ${CREDENTIAL_HELP}`, {
-    location: 'Authorization',
-    locationType: 'header',
-  });
+  return credentialError('missing');
 }
 
 /** invalidCredential is Google's 401 for a token it does not recognise. */
 export function invalidCredential(): PublisherError {
-  return new PublisherError(401, 'UNAUTHENTICATED', 'authError', `Request had invalid authentication credentials. ${CREDENTIAL_HELP}`, {
-    location: 'Authorization',
-    locationType: 'header',
-  });
+  return credentialError('invalid');
+}
+
+/** credentialError is Google's 401 (core/google-auth-errors.ts) as a publisher error. */
+function credentialError(problem: CredentialProblem): PublisherError {
+  const { httpStatus, status, reason, message, extra } = credentialErrorFields(problem);
+  return new PublisherError(httpStatus, status, reason, message, extra);
 }
 
 /** insufficientScopes is Google's 403 for a token whose scopes do not include the publisher scope. */
 export function insufficientScopes(): PublisherError {
-  return new PublisherError(403, 'PERMISSION_DENIED', 'insufficientPermissions', 'Request had insufficient authentication scopes.', {}, [
-    {
-      '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
-      reason: 'ACCESS_TOKEN_SCOPE_INSUFFICIENT',
-      domain: 'googleapis.com',
-      metadata: { service: 'androidpublisher.googleapis.com' },
-    },
-  ]);
+  const { httpStatus, status, reason, message } = INSUFFICIENT_SCOPES;
+  return new PublisherError(httpStatus, status, reason, message, {}, [scopeErrorInfo('androidpublisher.googleapis.com')]);
 }
 
 /** packageNotFound is the Play Developer API's 404 for a package no developer account holds. */

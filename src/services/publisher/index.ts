@@ -7,18 +7,7 @@ import { DOWNLOAD_PREFIX } from './download-page.ts';
 import { authenticatePublisher } from './authorize.ts';
 import { renderPublisherError } from './error-serializer.ts';
 import { UPLOAD_LIMIT_OPTION } from './options.ts';
-
-/** DEFAULT_UPLOAD_LIMIT is the largest bundle accepted when none is configured: 2 GiB, well below Play's 10 GiB. */
-export const DEFAULT_UPLOAD_LIMIT = 2 * 1024 ** 3;
-
-/** APK_UPLOAD_LIMIT is Play's own limit for uploadapk (discovery `maxSize` 1073741824). */
-export const APK_UPLOAD_LIMIT = 1024 ** 3;
-
-/** API_BASE is the API base path in the real spelling. */
-export const API_BASE = '/androidpublisher/v3';
-
-/** BASE_FORMS are the metadata, upload and resumable-upload addresses, each under API_BASE. */
-const BASE_FORMS = [API_BASE, `/upload${API_BASE}`, `/resumable/upload${API_BASE}`];
+import { API_BASE, BASE_FORMS } from './prefixes.ts';
 
 /** PUBLISHER_ALIASES are the same addresses in the spec's spelling (`/publisher/v3`, identifiers.ts). */
 const PUBLISHER_ALIASES = BASE_FORMS.map((canonical) => ({ alias: canonical.replace(API_BASE, PUBLISHER_API_PATH.spell(API_BASE, 'spec')), canonical }));

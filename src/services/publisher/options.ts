@@ -2,6 +2,12 @@
 import { type FamilyOption, OptionError } from '../../core/family-options.ts';
 import { parseByteSize } from '../../lib/byte-size.ts';
 
+/** DEFAULT_UPLOAD_LIMIT is the largest bundle accepted when none is configured: 2 GiB, well below Play's 10 GiB. */
+export const DEFAULT_UPLOAD_LIMIT = 2 * 1024 ** 3;
+
+/** APK_UPLOAD_LIMIT is Play's own limit for uploadapk (discovery `maxSize` 1073741824). */
+export const APK_UPLOAD_LIMIT = 1024 ** 3;
+
 /** UPLOAD_LIMIT_OPTION is `--upload-limit` (start() option `uploadLimit`, in bytes). */
 export const UPLOAD_LIMIT_OPTION: FamilyOption<number> = {
   key: 'uploadLimit',

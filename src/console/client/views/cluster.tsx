@@ -4,7 +4,7 @@
  * resource, what a subject may do), with the bindings and roles that grant it. A non-admin sees
  * the kinds and namespaces the cluster's RBAC lets it list, and may ask only what it may do itself.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, type Session } from '../api.ts';
 import { href, type Route } from '../route.ts';
 import { useLiveRefresh } from './use-live.ts';
@@ -12,8 +12,12 @@ import { useLiveRefresh } from './use-live.ts';
 interface Kind {
   readonly group: string;
   readonly version: string;
+  readonly versions: readonly string[];
   readonly resource: string;
   readonly kind: string;
+  readonly shortNames: readonly string[];
+  /** Its subresources (`status`, `scale`): part of its page, not kinds of their own. */
+  readonly subresources: readonly string[];
   readonly namespaced: boolean;
   /** Where the signed-in principal may list it: null everywhere, else these namespaces. */
   readonly namespaces: readonly string[] | null;
@@ -85,15 +89,38 @@ function Problem({ text }: { text: string }) {
   );
 }
 
+/** matches says whether a kind answers a filter: a word of its kind, plural, short names or group, any case. */
+function matches(kind: Kind, filter: string): boolean {
+  const words = filter
+    .trim()
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((word) => word !== '');
+  const text = [kind.kind, kind.resource, ...kind.shortNames, kind.group === '' ? 'core' : kind.group].join(' ').toLowerCase();
+  return words.every((word) => text.includes(word));
+}
+
 /** ClusterView is `#/cluster/…`. */
 export function ClusterView({ route, session }: { route: Route; session: Session }) {
   const { data } = useLoad<{ kinds: Kind[] }>('/cluster/kinds');
+  const [filter, setFilter] = useState('');
   const section = route[1] ?? 'events';
+  const selected = section === 'kind' || section === 'object' ? `${route[2] === ANY ? '' : (route[2] ?? '')}/${route[3] ?? ''}` : undefined;
+  const shown = (data?.kinds ?? []).filter((kind) => matches(kind, filter));
   const groups = new Map<string, Kind[]>();
-  for (const kind of data?.kinds ?? []) groups.set(kind.group, [...(groups.get(kind.group) ?? []), kind]);
+  for (const kind of shown) groups.set(kind.group, [...(groups.get(kind.group) ?? []), kind]);
+  // A deep link to a kind far down the list: the sidebar (not the page) scrolls its entry into view.
+  const nav = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const list = nav.current;
+    const entry = list?.querySelector<HTMLElement>('[aria-current="page"][data-kind]');
+    if (list === null || list === undefined || entry === null || entry === undefined) return;
+    const top = entry.getBoundingClientRect().top - list.getBoundingClientRect().top;
+    if (top < 0 || top + entry.offsetHeight > list.clientHeight) list.scrollTop += top - list.clientHeight / 3;
+  }, [selected, data]);
   return (
     <div class="cluster">
-      <nav class="kinds" aria-label="Cluster">
+      <nav class="kinds" aria-label="Cluster" ref={nav}>
         <ul class="plain">
           <li>
             <a href={href('cluster', 'events')} aria-current={section === 'events' ? 'page' : undefined}>
@@ -106,17 +133,38 @@ export function ClusterView({ route, session }: { route: Route; session: Session
             </a>
           </li>
         </ul>
+        <form
+          class="kind-filter"
+          onSubmit={(event) => {
+            // Enter opens the first kind that matches.
+            event.preventDefault();
+            const first = shown[0];
+            if (first !== undefined) location.hash = href('cluster', 'kind', first.group || ANY, first.resource);
+          }}
+        >
+          <label for="kind-filter" class="visually-hidden">
+            Filter kinds
+          </label>
+          <input
+            id="kind-filter"
+            type="search"
+            placeholder={`Filter ${data?.kinds.length ?? ''} kinds`}
+            autocomplete="off"
+            value={filter}
+            onInput={(event) => setFilter((event.target as HTMLInputElement).value)}
+            data-kind-filter=""
+          />
+        </form>
+        {data !== undefined && shown.length === 0 && <p class="empty">No kind matches.</p>}
         {[...groups].map(([group, kinds]) => (
           <section key={group} aria-label={`Group ${group === '' ? 'core' : group}`}>
             <h2>{group === '' ? 'core' : group}</h2>
             <ul class="plain">
               {kinds.map((kind) => (
-                <li key={`${kind.group}/${kind.version}/${kind.resource}`}>
+                <li key={`${kind.group}/${kind.resource}`}>
                   <a
                     href={href('cluster', 'kind', kind.group || ANY, kind.resource)}
-                    aria-current={
-                      section !== 'events' && section !== 'rbac' && route[2] === (kind.group || ANY) && route[3] === kind.resource ? 'page' : undefined
-                    }
+                    aria-current={selected === `${kind.group}/${kind.resource}` ? 'page' : undefined}
                     data-kind={`${kind.group}/${kind.resource}`}
                   >
                     {kind.kind} <span class="muted">{kind.version}</span>
@@ -160,9 +208,23 @@ function Objects({ group, resource, namespace, kinds }: { group: string; resourc
     kind?.namespaced === true && kind.namespaces === null ? '/cluster/objects?resource=namespaces' : undefined,
   ).data;
   const namespaces = kind?.namespaces ?? listed?.objects.map((each) => each.name) ?? [];
+  // The page scrolled down (a long list before): the newly chosen kind's objects start in view.
+  const title = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if ((title.current?.getBoundingClientRect().top ?? 0) < 0) title.current?.scrollIntoView({ block: 'start' });
+  }, [group, resource]);
   return (
     <section aria-labelledby="objects-title">
-      <h1 id="objects-title">{kind?.kind ?? resource}</h1>
+      <h1 id="objects-title" ref={title}>
+        {kind?.kind ?? resource}
+      </h1>
+      {kind !== undefined && (
+        <p class="muted kind-facts" data-kind-facts="">
+          {kind.group === '' ? kind.versions.join(', ') : kind.versions.map((version) => `${kind.group}/${version}`).join(', ')} · {kind.resource}
+          {kind.shortNames.length > 0 && ` (${kind.shortNames.join(', ')})`} · {kind.namespaced ? 'namespaced' : 'cluster-scoped'}
+          {kind.subresources.length > 0 && ` · subresources: ${kind.subresources.join(', ')}`}
+        </p>
+      )}
       {kind?.namespaced === true && (
         <label>
           Namespace{' '}

@@ -55,14 +55,15 @@ export function MailView({ route, session }: { route: Route; session: Session })
   };
   useEffect(loadMailboxes, []);
   useLiveRefresh(isMail, loadMailboxes);
-  const mailbox = route[1] ?? mailboxes[0]?.address ?? (session.admin ? undefined : session.principal.toLowerCase());
+  // Refused (a token with no Gmail read scope): no mailbox to open.
+  const mailbox = problem !== '' ? undefined : (route[1] ?? mailboxes[0]?.address ?? (session.admin ? undefined : session.principal.toLowerCase()));
   const messageId = route[2];
   return (
     <div class={messageId === undefined ? 'mail' : 'mail reading'}>
       <nav class="mailboxes" aria-label="Mailboxes">
         <h2>Mailboxes</h2>
         {problem !== '' && <p role="alert">{problem}</p>}
-        {mailboxes.length === 0 && <p class="empty">No mail yet.</p>}
+        {mailboxes.length === 0 && problem === '' && <p class="empty">No mail yet.</p>}
         <ul>
           {mailboxes.map((each) => (
             <li key={each.address}>

@@ -4,8 +4,20 @@
  * sorted, `<`, `>`, `&`, U+2028 and U+2029 escaped, and a trailing newline.
  */
 export function encodeLikeGoEncoder(value: unknown): string {
-  const text = JSON.stringify(sortKeys(value)).replace(/[<>&\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return `${text}\n`;
+  return `${escapeLikeGo(JSON.stringify(sortKeys(value)))}\n`;
+}
+
+const GO_ESCAPED = /[<>&\u2028\u2029]/;
+const GO_ESCAPED_ALL = /[<>&\u2028\u2029]/g;
+
+/**
+ * escapeLikeGo escapes in JSON text what Go's encoding/json escapes and JSON.stringify does not:
+ * `<`, `>` and `&` (HTML-safe, the default of json.Marshal, MarshalIndent and json.Encoder) and
+ * U+2028, U+2029. Text without them (the usual case) is returned unchanged.
+ */
+export function escapeLikeGo(text: string): string {
+  if (!GO_ESCAPED.test(text)) return text;
+  return text.replace(GO_ESCAPED_ALL, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 function sortKeys(value: unknown): unknown {

@@ -10,6 +10,7 @@ import type { UserInfo } from '../cluster-auth.ts';
 import { ConflictError, type Store, type StoredRecord, type Transaction } from '../../../store/index.ts';
 import { decodeContinue, encodeContinue } from './continue-token.ts';
 import { EncodedObjects } from './encoded-objects.ts';
+import { GoStructEncoder } from './go-structs.ts';
 import type { FieldSelector } from './field-selector.ts';
 import type { LabelSelector } from './label-selector.ts';
 import { fieldsOf, recordUpdate, startingManagedFields } from './managed-fields.ts';
@@ -141,6 +142,8 @@ export class GenericRegistry {
     readonly clock: Clock,
     readonly ids: IdSource,
     readonly hooks: RegistryHooks,
+    /** How objects of Go types are written (members Go always writes, empty ones it leaves out); objects of other types are written as stored. */
+    readonly goStructs: GoStructEncoder = new GoStructEncoder(() => ({})),
   ) {}
 
   /** groupResource names the resource in messages, in the request's spelling. */
@@ -158,9 +161,19 @@ export class GenericRegistry {
     const external = scope.view.toExternal(record.value as KubeObject);
     const metadata = orderMeta({ ...external.metadata, resourceVersion: String(record.revision) });
     const { apiVersion: _a, kind: _k, metadata: _m, ...rest } = external;
-    if (!options.typeMeta) return { metadata, ...rest };
+    if (!options.typeMeta) return this.#asGoWrites(scope.view, { metadata, ...rest });
     const apiVersion = apiVersionOf(scope.view.responseKind ?? { group: scope.group, version: scope.view.version });
-    return { kind: scope.view.kind, apiVersion, metadata, ...rest };
+    return this.#asGoWrites(scope.view, { kind: scope.view.kind, apiVersion, metadata, ...rest });
+  }
+
+  /** wireForm is a stored object as the view writes it (Go's members included), for comparing and tracking fields as the apiserver sees them. */
+  wireForm(view: AnyView, object: KubeObject): KubeObject {
+    return this.#asGoWrites(view, view.toExternal(object));
+  }
+
+  /** asGoWrites applies Go's encoding to the objects of typed views; a view that decodes unstructured JSON (custom resources) writes them as stored. */
+  #asGoWrites(view: AnyView, object: KubeObject): KubeObject {
+    return view.decode === undefined ? this.goStructs.encode(view.schemaName, object) : object;
   }
 
   /**
@@ -414,9 +427,10 @@ export class GenericRegistry {
       warnings = strategy.warnings(object, oldObject);
       strategy.canonicalize(object);
       // A subresource of another wire type (Scale) changes fields of its parent, tracked in the parent's form.
+      // Both in the form Go writes them: members an answer added (`"status":{}`) are no change of the writer's.
       const tracked = view.parent ?? view;
-      const externalNext = tracked.toExternal(object);
-      const externalOld = tracked.toExternal(oldObject);
+      const externalNext = this.wireForm(tracked, object);
+      const externalOld = this.wireForm(tracked, oldObject);
       object.metadata.managedFields =
         options.managedFields?.() ??
         recordUpdate(
@@ -429,7 +443,7 @@ export class GenericRegistry {
         );
       await this.hooks.beforeWrite?.(tx, scope, object, oldObject);
       // Unchanged but for the manager's timestamp: the real server skips the write.
-      if (sameIgnoringTimes(object, oldObject)) return { record: old, deleted: false };
+      if (sameIgnoringTimes(this.wireForm(tracked, object), this.wireForm(tracked, oldObject))) return { record: old, deleted: false };
       if (options.dryRun) return { record: { ...old, value: object }, deleted: false };
       // The last finalizer removed from an object being deleted: it goes now.
       if (object.metadata.deletionTimestamp !== undefined && (object.metadata.finalizers ?? []).length === 0) {

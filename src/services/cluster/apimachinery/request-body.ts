@@ -7,7 +7,8 @@ import type { Vocabulary } from '../../../core/identifiers.ts';
 import type { KubeObject } from './object-meta.ts';
 import type { FieldValidation } from './query-options.ts';
 import { decodeWithSchema, type SchemaSet } from './schema.ts';
-import { badRequest } from './status.ts';
+import { invalid } from './field-errors.ts';
+import { badRequest, invalidObject, type StatusError } from './status.ts';
 import { apiVersionOf, type AnyView } from './strategy.ts';
 
 /** DecodedBody is an object ready for the registry, plus the warnings decoding produced. */
@@ -116,12 +117,24 @@ function decodeCustomBody(
   }
   const kind = typeof record['kind'] === 'string' && record['kind'] !== '' ? record['kind'] : undefined;
   const cannotHandle = `${target.kind} in version "${target.version}" cannot be handled as a ${target.kind}`;
-  if (kind !== undefined && kind !== target.kind) throw badRequest(`${cannotHandle}: no kind "${kind}" is registered for version "${target.apiVersion}"`);
+  if (kind !== undefined && kind !== target.kind) throw otherKind(record, view, kind);
   const decoded = view.decode!(record);
   if (decoded.typeError !== undefined) throw badRequest(`${cannotHandle}: ${decoded.typeError}`);
   const unknown = decoded.unknownFields.map((field) => `unknown field ${JSON.stringify(field)}`);
   if (unknown.length > 0 && validation === 'Strict') throw badRequest(`${cannotHandle}: strict decoding error: ${unknown.join(', ')}`);
   return { value: decoded.value, warnings: validation === 'Warn' ? unknown : [] };
+}
+
+/**
+ * otherKind is the answer to a custom resource body of another kind: the unstructured decoder
+ * reads any kind, and the custom resource strategy's TypeMeta validation refuses it with a 422
+ * naming the body's kind (`kind: Invalid value: "X": must be Widget`).
+ */
+function otherKind(record: Record<string, unknown>, view: AnyView, kind: string): StatusError {
+  const metadata = record['metadata'];
+  const name =
+    typeof metadata === 'object' && metadata !== null && typeof (metadata as { name?: unknown }).name === 'string' ? (metadata as { name: string }).name : '';
+  return invalidObject({ group: view.group, kind }, name, [invalid('kind', kind, `must be ${view.kind}`)]);
 }
 
 /** canonicalApiVersion maps `group/version` in either spelling of the group to the real one. */

@@ -14,7 +14,7 @@ import { dryRunOf, parseInteger, parseListQuery, parseWriteQuery, single, type Q
 import type { DeleteRequest, GenericRegistry, ListResult, RequestScope } from './registry.ts';
 import { decodeBody } from './request-body.ts';
 import { sendSerialized } from './send-serialized.ts';
-import { badRequest, invalidObject, methodNotSupported, StatusError } from './status.ts';
+import { badRequest, deletedStatus, invalidObject, methodNotSupported, StatusError } from './status.ts';
 import { notSupported, type FieldError } from './field-errors.ts';
 import { FieldSelector } from './field-selector.ts';
 import { apiVersionOf, type AnyView } from './strategy.ts';
@@ -277,19 +277,9 @@ export async function serveResource(
       const form = negotiateOutput(request.headers.accept);
       const deletion = deleteRequestOf(query, request.body);
       const outcome = await registry.delete(scope, name, deletion);
-      if (outcome.kind === 'pending') return respond(200, outcome.object, form);
-      return send(
-        reply,
-        200,
-        {
-          kind: 'Status',
-          apiVersion: 'v1',
-          metadata: {},
-          status: 'Success',
-          details: { name, group: scope.group, kind: view.resource, uid: outcome.object.metadata.uid ?? '' },
-        },
-        'application/json',
-      );
+      // Kept by finalizers (or moved to Terminating), or gone from a store that returns what it deleted: the object.
+      if (outcome.kind === 'pending' || view.returnsDeletedObject === true) return respond(200, outcome.object, form);
+      return send(reply, 200, deletedStatus(gr, name, outcome.object.metadata.uid ?? ''), 'application/json');
     }
     default:
       throw methodNotSupported(gr, request.method.toLowerCase());

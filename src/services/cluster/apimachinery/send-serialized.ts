@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseAccept } from './content-negotiation.ts';
+import { escapeLikeGo } from './go-json.ts';
 import { goParseBool } from './query-values.ts';
 
 const asIs = (text: string): string => text;
@@ -23,7 +24,16 @@ export function wantsPretty(request: FastifyRequest): boolean {
 
 /** indentLikeGo re-indents JSON text as Go's json.MarshalIndent(v, "", "  ") writes it (no trailing newline). */
 export function indentLikeGo(text: string): string {
-  return JSON.stringify(JSON.parse(text) as unknown, null, 2);
+  return escapeLikeGo(JSON.stringify(JSON.parse(text) as unknown, null, 2));
+}
+
+/**
+ * negotiatedJson is JSON text as the apiserver's JSON serializer writes it (runtime/serializer/json
+ * doEncode): pretty, json.MarshalIndent's text; otherwise json.NewEncoder(w).Encode's, which ends
+ * with a newline. Both escape as Go does.
+ */
+export function negotiatedJson(text: string, pretty: boolean): string {
+  return pretty ? indentLikeGo(text) : `${escapeLikeGo(text)}\n`;
 }
 
 /**
@@ -31,10 +41,11 @@ export function indentLikeGo(text: string): string {
  * the media type given (Fastify would append a charset to a JSON type sent as a string, and
  * quote the parameters of `…;as=Table`), and as a string, which Node writes in one piece with
  * the headers (a Buffer goes out as a second chunk). A negotiated answer (objects, lists, tables,
- * discovery, Status errors) is indented when the request asks for pretty output (wantsPretty);
- * `negotiated: false` is for documents the apiserver serves as they are (OpenAPI).
+ * discovery, reviews) is written as the apiserver's serializer writes it (negotiatedJson): indented
+ * when the request asks for pretty output (wantsPretty), else compact with a trailing newline;
+ * `negotiated: false` is for documents the apiserver serves as they are (OpenAPI, /version).
  */
 export function sendSerialized(reply: FastifyReply, contentType: string, text: string, options: { readonly negotiated?: boolean } = {}): FastifyReply {
-  const body = options.negotiated !== false && contentType.startsWith('application/json') && wantsPretty(reply.request) ? indentLikeGo(text) : text;
+  const body = options.negotiated !== false && contentType.startsWith('application/json') ? negotiatedJson(text, wantsPretty(reply.request)) : text;
   return reply.header('content-type', contentType).serializer(asIs).send(body);
 }

@@ -55,18 +55,64 @@ export class StatusError extends ApiError {
   }
 }
 
-/** statusBody renders a StatusError as the wire `Status` (field order as the real server writes it). */
+/**
+ * statusBody renders a StatusError as the wire `Status`, as Go's encoding/json writes metav1.Status:
+ * fields in declaration order, `metadata` (a struct) always, and every omitempty field left out
+ * when empty (a core resource's details carry no `"group":""`, a Status without a reason no `reason`).
+ */
 export function statusBody(error: StatusError): Record<string, unknown> {
-  return {
+  return encodeStatus('Failure', error.message, error.reason, error.details, error.httpStatus, error.listMeta);
+}
+
+/**
+ * deletedStatus is the Status a DELETE answers when the object is gone at once and its storage does
+ * not return the deleted object (genericregistry.Store.finalizeDelete): Success, no code, details
+ * naming the object with the resource in `kind`.
+ */
+export function deletedStatus(gr: GroupResource, name: string, uid: string): Record<string, unknown> {
+  return encodeStatus('Success', '', '', { name, group: gr.group, kind: gr.resource, uid }, 0, undefined);
+}
+
+/** encodeStatus writes a metav1.Status in Go's field order with its omitempty rules. */
+function encodeStatus(
+  status: string,
+  message: string,
+  reason: string,
+  details: StatusDetails | undefined,
+  code: number,
+  listMeta: { readonly continue?: string } | undefined,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {
     kind: 'Status',
     apiVersion: 'v1',
-    metadata: error.listMeta ?? {},
-    status: 'Failure',
-    message: error.message,
-    ...(error.reason === '' ? {} : { reason: error.reason }),
-    ...(error.details === undefined ? {} : { details: error.details }),
-    code: error.httpStatus,
+    metadata: listMeta?.continue === undefined || listMeta.continue === '' ? {} : { continue: listMeta.continue },
+    status,
   };
+  if (message !== '') out['message'] = message;
+  if (reason !== '') out['reason'] = reason;
+  if (details !== undefined) out['details'] = encodeDetails(details);
+  if (code !== 0) out['code'] = code;
+  return out;
+}
+
+/** encodeDetails writes metav1.StatusDetails: every field omitempty, in declaration order. */
+function encodeDetails(details: StatusDetails): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (details.name !== undefined && details.name !== '') out['name'] = details.name;
+  if (details.group !== undefined && details.group !== '') out['group'] = details.group;
+  if (details.kind !== undefined && details.kind !== '') out['kind'] = details.kind;
+  if (details.uid !== undefined && details.uid !== '') out['uid'] = details.uid;
+  if (details.causes !== undefined && details.causes.length > 0) {
+    out['causes'] = details.causes.map((cause) => {
+      const encoded: Record<string, unknown> = {};
+      if (cause.reason !== undefined && cause.reason !== '') encoded['reason'] = cause.reason;
+      if (cause.message !== undefined && cause.message !== '') encoded['message'] = cause.message;
+      if (cause.field !== undefined && cause.field !== '') encoded['field'] = cause.field;
+      return encoded;
+    });
+  }
+  if (details.retryAfterSeconds !== undefined && details.retryAfterSeconds !== 0) out['retryAfterSeconds'] = details.retryAfterSeconds;
+  return out;
 }
 
 /** notFound is `<resource.group> "<name>" not found`. */

@@ -109,8 +109,18 @@ export interface ResourceView<S extends KubeObject = KubeObject, E extends KubeO
   readonly openApiSchemas?: Readonly<Record<string, unknown>>;
   /** typedListItems: list items carry `apiVersion` and `kind`, as unstructured lists of custom resources do (typed lists' items omit them). */
   readonly typedListItems?: boolean;
+  /**
+   * returnsDeletedObject: a DELETE that removes the object at once answers the object, not a
+   * Status (the registry store's ReturnDeletedObject, set for Pods, Services, ServiceAccounts,
+   * StorageClasses and the other kinds listed in kinds.ts), and OpenAPI says so.
+   */
+  readonly returnsDeletedObject?: boolean;
   /** deprecationWarning, when present, is sent as a `Warning:` header with every answer through this view (a deprecated CRD version). */
   readonly deprecationWarning?: string;
+  /** storageVersionHash, when present, is listed for the resource in legacy discovery (a custom resource whose storage version is served). */
+  readonly storageVersionHash?: string;
+  /** discoveryVerbs, when present, are the verbs discovery lists, in its order (a custom resource's, fewer while its CRD terminates). */
+  readonly discoveryVerbs?: readonly string[];
 }
 
 /** AnyView is a view over any object type, as the generic registry handles it. */

@@ -3,6 +3,7 @@
  * virtual resource answering the user the request authenticated as (after impersonation). Every
  * authenticated user may create one (the default policy's `system:basic-user`).
  */
+import { builtinGoStructs } from '../builtin/go-json-fields.ts';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../../lib/clock.ts';
 import type { DiscoveryResource } from '../discovery.ts';
@@ -11,6 +12,7 @@ import { sendSerialized } from '../apimachinery/send-serialized.ts';
 import { badRequest } from '../apimachinery/status.ts';
 import { rethrowUndecodedBody } from '../apimachinery/undecoded-body.ts';
 import { userOf, type UserInfo } from '../cluster-auth.ts';
+import { SELF_SUBJECT_REVIEW_SCHEMA_NAME } from './self-subject-review-schemas.ts';
 
 /** AUTHENTICATION_GROUP is the API group of SelfSubjectReview. */
 export const AUTHENTICATION_GROUP = 'authentication.k8s.io';
@@ -60,7 +62,11 @@ export function registerSelfSubjectReview(app: FastifyInstance, clock: Clock, gr
         metadata: { creationTimestamp: formatCreationTime(clock.now()) },
         status: { userInfo: userInfoBody(user) },
       };
-      return sendSerialized(reply.code(201).header('cache-control', 'no-cache, private'), 'application/json', JSON.stringify(body));
+      return sendSerialized(
+        reply.code(201).header('cache-control', 'no-cache, private'),
+        'application/json',
+        JSON.stringify(builtinGoStructs.encode(SELF_SUBJECT_REVIEW_SCHEMA_NAME, body)),
+      );
     });
   }
 }

@@ -6,6 +6,7 @@
  * `status.expirationTimestamp`. Nothing is stored. Who may ask is RBAC's `create` on
  * `serviceaccounts/token`, checked for every request before this runs.
  */
+import { builtinGoStructs } from '../builtin/go-json-fields.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../../../lib/clock.ts';
 import type { Vocabulary } from '../../../core/identifiers.ts';
@@ -187,6 +188,6 @@ export function registerTokenRequest(app: FastifyInstance, deps: TokenRequestDep
         'warning',
         warnings.map((text) => `299 - ${JSON.stringify(text)}`),
       );
-    return sendSerialized(reply, 'application/json', JSON.stringify(answer));
+    return sendSerialized(reply, 'application/json', JSON.stringify(builtinGoStructs.encode(TOKEN_REQUEST_SCHEMA_NAME, answer)));
   });
 }

@@ -8,6 +8,7 @@
  * and the audiences, or `status.error` with the authenticator's text; `authenticated: false` is
  * omitted, as Go's encoder omits it. Callers need `create` on `tokenreviews` (system:auth-delegator).
  */
+import { builtinGoStructs } from '../builtin/go-json-fields.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Authenticator } from '../../../core/auth.ts';
 import { ADMIN_EMAIL } from '../../../core/auth.ts';
@@ -118,7 +119,7 @@ export function registerTokenReview(app: FastifyInstance, deps: TokenReviewDeps,
           'warning',
           warnings.map((text) => `299 - ${JSON.stringify(text)}`),
         );
-      return sendSerialized(reply, 'application/json', JSON.stringify(body));
+      return sendSerialized(reply, 'application/json', JSON.stringify(builtinGoStructs.encode(TOKEN_REVIEW_SCHEMA_NAME, body)));
     });
   }
 }

@@ -23,6 +23,8 @@ export interface BuiltinKind {
   readonly scale: boolean;
   /** Whether `metadata.generation` tracks changes outside metadata and status (kinds with a spec). */
   readonly generation: boolean;
+  /** Whether a DELETE that removes the object at once answers it rather than a Status (the storage's ReturnDeletedObject). */
+  readonly returnsDeletedObject: boolean;
 }
 
 /** DEDICATED_KINDS are `group/Kind`s served by a strategy of their own (namespaces, events, RBAC, service accounts). */
@@ -39,20 +41,23 @@ export const DEDICATED_KINDS: ReadonlySet<string> = new Set([
 
 type Row = [group: string, version: string, resource: string, kind: string, namespaced: boolean, shortNames: string, categories: string, flags: string];
 
-// flags: s = status subresource, c = scale subresource, g = generation tracks spec changes.
+// flags: s = status subresource, c = scale subresource, g = generation tracks spec changes,
+// d = a DELETE answers the deleted object: the kinds whose 1.32 REST storage sets
+// ReturnDeletedObject, read off the 1.32 OpenAPI document (its DELETE answers that kind, not Status;
+// kubernetes-client/python v32.0.1 kubernetes/swagger.json.unprocessed).
 const ROWS: readonly Row[] = [
   ['', 'v1', 'configmaps', 'ConfigMap', true, 'cm', '', ''],
   ['', 'v1', 'endpoints', 'Endpoints', true, 'ep', '', ''],
   ['', 'v1', 'limitranges', 'LimitRange', true, 'limits', '', ''],
   ['', 'v1', 'nodes', 'Node', false, 'no', '', 's'],
-  ['', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', true, 'pvc', '', 's'],
-  ['', 'v1', 'persistentvolumes', 'PersistentVolume', false, 'pv', '', 's'],
-  ['', 'v1', 'pods', 'Pod', true, 'po', 'all', 's'],
-  ['', 'v1', 'podtemplates', 'PodTemplate', true, '', '', ''],
+  ['', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim', true, 'pvc', '', 'sd'],
+  ['', 'v1', 'persistentvolumes', 'PersistentVolume', false, 'pv', '', 'sd'],
+  ['', 'v1', 'pods', 'Pod', true, 'po', 'all', 'sd'],
+  ['', 'v1', 'podtemplates', 'PodTemplate', true, '', '', 'd'],
   ['', 'v1', 'replicationcontrollers', 'ReplicationController', true, 'rc', 'all', 'scg'],
-  ['', 'v1', 'resourcequotas', 'ResourceQuota', true, 'quota', '', 's'],
+  ['', 'v1', 'resourcequotas', 'ResourceQuota', true, 'quota', '', 'sd'],
   ['', 'v1', 'secrets', 'Secret', true, '', '', ''],
-  ['', 'v1', 'services', 'Service', true, 'svc', 'all', 's'],
+  ['', 'v1', 'services', 'Service', true, 'svc', 'all', 'sd'],
   ['admissionregistration.k8s.io', 'v1', 'mutatingwebhookconfigurations', 'MutatingWebhookConfiguration', false, '', 'api-extensions', 'g'],
   ['admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies', 'ValidatingAdmissionPolicy', false, '', 'api-extensions', 'sg'],
   ['admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicybindings', 'ValidatingAdmissionPolicyBinding', false, '', 'api-extensions', 'g'],
@@ -77,11 +82,11 @@ const ROWS: readonly Row[] = [
   ['node.k8s.io', 'v1', 'runtimeclasses', 'RuntimeClass', false, '', '', ''],
   ['policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget', true, 'pdb', '', 'sg'],
   ['scheduling.k8s.io', 'v1', 'priorityclasses', 'PriorityClass', false, 'pc', '', ''],
-  ['storage.k8s.io', 'v1', 'csidrivers', 'CSIDriver', false, '', '', ''],
-  ['storage.k8s.io', 'v1', 'csinodes', 'CSINode', false, '', '', ''],
+  ['storage.k8s.io', 'v1', 'csidrivers', 'CSIDriver', false, '', '', 'd'],
+  ['storage.k8s.io', 'v1', 'csinodes', 'CSINode', false, '', '', 'd'],
   ['storage.k8s.io', 'v1', 'csistoragecapacities', 'CSIStorageCapacity', true, '', '', ''],
-  ['storage.k8s.io', 'v1', 'storageclasses', 'StorageClass', false, 'sc', '', ''],
-  ['storage.k8s.io', 'v1', 'volumeattachments', 'VolumeAttachment', false, '', '', 's'],
+  ['storage.k8s.io', 'v1', 'storageclasses', 'StorageClass', false, 'sc', '', 'd'],
+  ['storage.k8s.io', 'v1', 'volumeattachments', 'VolumeAttachment', false, '', '', 'sd'],
 ];
 
 /** BUILTIN_KINDS are the kinds the generic strategy serves, in discovery order. */
@@ -96,6 +101,7 @@ export const BUILTIN_KINDS: readonly BuiltinKind[] = ROWS.map(([group, version, 
   status: flags.includes('s'),
   scale: flags.includes('c'),
   generation: flags.includes('g'),
+  returnsDeletedObject: flags.includes('d'),
 })).filter((entry) => !DEDICATED_KINDS.has(`${entry.group}/${entry.kind}`));
 
 /** schemaNameOf is a kind's OpenAPI component name (`io.k8s.api.apps.v1.Deployment`; kube-aggregator's own for APIService). */

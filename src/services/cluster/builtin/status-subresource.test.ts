@@ -23,7 +23,7 @@ describe('built-in kinds: the status subresource, generation, finalizers', () =>
 
   it('drops status on create and keeps it on main-resource writes; /status writes status alone', async () => {
     const fresh = await h.call('GET', `${DEPLOYMENTS}/web`);
-    assert.equal(fresh.body.status, undefined);
+    assert.deepEqual(fresh.body.status, {}, 'a DeploymentStatus is a struct: written empty');
     assert.equal(fresh.body.metadata.generation, 1);
     const status = await h.call(
       'PATCH',

@@ -74,6 +74,7 @@ export function builtinView(entry: BuiltinKind): ResourceView<BuiltinObject, Bui
     shortNames: entry.shortNames,
     categories: entry.categories,
     storeKind: storeKindOf(entry),
+    ...(entry.returnsDeletedObject ? { returnsDeletedObject: true } : {}),
     strategy: genericStrategy(entry, schemaName, schemas, behaviour),
     schemas,
     schemaName,

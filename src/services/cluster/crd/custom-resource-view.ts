@@ -3,10 +3,12 @@
  * the objects kept in the storage version's form — with `conversion: None` only `apiVersion`
  * differs, and the registry writes the request's), each with its `/status` and `/scale` views
  * when the version declares them. Bodies decode as the apiextensions apiserver decodes custom
- * resources: unstructured JSON, pruned and defaulted by the version's structural schema
- * (crd/schema), then validated by the schema's value rules and `x-kubernetes-validations`
- * (crd/cel); reads from storage are pruned and defaulted again, so objects stored under an older
- * schema read with its new defaults.
+ * resources: unstructured JSON, pruned and defaulted by the request version's structural schema
+ * (crd/schema), then validated by the schema's value rules (ratcheted against the stored object
+ * on updates), the scale paths and `x-kubernetes-validations` (crd/cel); a `/status` write is
+ * validated by the status sub-schema. Reads from storage are pruned and defaulted by the storage
+ * version's schema, then pruned by the version read, so objects stored under an older schema
+ * read with the storage version's new defaults.
  */
 import type { FieldError } from '../apimachinery/field-errors.ts';
 import type { KubeObject } from '../apimachinery/object-meta.ts';
@@ -14,11 +16,18 @@ import { decodeWithSchema, type SchemaSet } from '../apimachinery/schema.ts';
 import { methodNotSupported, StatusError } from '../apimachinery/status.ts';
 import type { AnyView, ResourceStrategy, ResourceView } from '../apimachinery/strategy.ts';
 import { listSchema, META_SCHEMAS, OBJECT_META } from '../resources/meta-schemas.ts';
-import { compileSchemaRules, type SchemaRules } from './cel/index.ts';
-import { printerCells, printerColumns } from './definition/index.ts';
+import { compileSchemaRules, hasValidationRules, type SchemaRules } from './cel/index.ts';
+import { printerCells, printerColumns, validateScaleSpec, validateScaleStatus } from './definition/index.ts';
 import { customScaleView } from './custom-scale.ts';
-import { defaultCustomObject, pruneCustomObject, ssaSchemaSet, validateCustomObject } from './schema/index.ts';
-import type { CustomResourceDefinition, CustomResourceDefinitionNames, CustomResourceDefinitionVersion, JSONSchemaProps } from './types.ts';
+import { defaultCustomObject, pruneCustomObject, ssaSchemaSet, validateCustomObject, validateCustomStatus } from './schema/index.ts';
+import type {
+  CustomResourceDefinition,
+  CustomResourceDefinitionNames,
+  CustomResourceDefinitionVersion,
+  CustomResourceSubresourceScale,
+  JSONSchemaProps,
+} from './types.ts';
+import { crdStorageVersionHash, customResourceVerbs, defaultDeprecationWarning, versionPriority } from './version-facts.ts';
 import { keepStatusOnly } from '../builtin/generic-strategy.ts';
 
 /** CustomObject is a stored custom resource: metadata plus whatever its schema allows. */
@@ -119,8 +128,11 @@ interface CustomResourceParts {
   readonly version: CustomResourceDefinitionVersion;
   readonly schema: JSONSchemaProps;
   readonly rules: SchemaRules;
+  /** hasRules: the schema has `x-kubernetes-validations` (the apiserver has a CEL validator for it). */
+  readonly hasRules: boolean;
   readonly statusSubresource: boolean;
-  /** readStored is a stored object as a read sees it (pruned and defaulted by today's schema): what `oldSelf` is. */
+  readonly scale: CustomResourceSubresourceScale | undefined;
+  /** readStored is a stored object as a read through this version sees it (the storage version's schema, then this one's): the old object of an update, what `oldSelf` is. */
   readonly readStored: (stored: CustomObject) => CustomObject;
 }
 
@@ -141,25 +153,69 @@ const RULES_NOT_CHECKED: FieldError = {
   detail: 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
 };
 
-/** customStrategy is one version's behaviour in the generic registry. */
-function customStrategy(parts: CustomResourceParts): ResourceStrategy<CustomObject> {
-  const { crd, names, version, schema, rules, statusSubresource, readStored } = parts;
-  const group = crd.spec.group;
-  const apiVersion = `${group}/${version.name}`;
-  // The CEL rules' warnings (ratcheted errors) of an object just validated, for `warnings`.
+/** CustomChecks are one version's validations of a written object: the main resource's and the `/status` subresource's. */
+interface CustomChecks {
+  readonly object: (object: CustomObject, old: CustomObject | undefined) => FieldError[];
+  readonly status: (object: CustomObject, old: CustomObject) => FieldError[];
+  /** warnings are the CEL rules' warnings (ratcheted errors) of an object just checked. */
+  readonly warnings: (object: CustomObject) => string[];
+}
+
+/**
+ * customChecks validates as the apiserver's custom resource strategy does, in its order: the
+ * schema (ratcheted against the stored object on updates), the scale paths, embedded resources
+ * and list types, then the `x-kubernetes-validations` rules — unless an error already blocks
+ * them, which is reported only when the schema has rules at all. A `/status` write checks the
+ * status sub-schema and the scale status paths instead of the whole schema.
+ */
+function customChecks(parts: CustomResourceParts): CustomChecks {
+  const { names, version, schema, rules, hasRules, scale, readStored } = parts;
+  const apiVersion = `${parts.crd.spec.group}/${version.name}`;
   const ruleWarnings = new WeakMap<object, string[]>();
-  const check = (object: CustomObject, old: CustomObject | undefined): FieldError[] => {
-    const typed = { ...object, apiVersion, kind: names.kind };
-    const errors = validateCustomObject(schema, typed);
+  const typed = (object: CustomObject): CustomObject => ({ ...object, apiVersion, kind: names.kind });
+  const withRules = (
+    object: CustomObject,
+    errors: FieldError[],
+    typedObject: CustomObject,
+    typedOld: CustomObject | undefined,
+    ratcheting = true,
+  ): FieldError[] => {
+    if (!hasRules) {
+      ruleWarnings.set(object, []);
+      return errors;
+    }
     // As the apiserver's hasBlockingErr: rules are not run on an object whose shape is already wrong.
     if (errors.some((error) => BLOCKING_ERRORS.has(error.type))) {
       ruleWarnings.set(object, []);
       return [...errors, RULES_NOT_CHECKED];
     }
-    const ruled = rules.validate(typed, old === undefined ? undefined : { ...readStored(old), apiVersion, kind: names.kind });
+    const ruled = rules.validate(typedObject, typedOld, { ratcheting });
     ruleWarnings.set(object, ruled.warnings);
     return [...errors, ...ruled.errors];
   };
+  return {
+    object(object, old) {
+      const typedObject = typed(object);
+      const typedOld = old === undefined ? undefined : typed(readStored(old));
+      const scaleErrors = scale === undefined ? [] : [...validateScaleSpec(scale, typedObject), ...validateScaleStatus(scale, typedObject)];
+      return withRules(object, validateCustomObject(schema, typedObject, typedOld, scaleErrors), typedObject, typedOld);
+    },
+    status(object, old) {
+      const typedObject = typed(object);
+      const typedOld = typed(readStored(old));
+      const scaleErrors = scale === undefined ? [] : validateScaleStatus(scale, typedObject);
+      // The status strategy runs the rules without ratcheting (no correlated object is given to them).
+      return withRules(object, validateCustomStatus(schema, typedObject, typedOld, scaleErrors), typedObject, typedOld, false);
+    },
+    warnings: (object) => ruleWarnings.get(object) ?? [],
+  };
+}
+
+/** customStrategy is one version's behaviour in the generic registry. */
+function customStrategy(parts: CustomResourceParts, checks: CustomChecks): ResourceStrategy<CustomObject> {
+  const { crd, names, version, statusSubresource, readStored } = parts;
+  const group = crd.spec.group;
+  const apiVersion = `${group}/${version.name}`;
   const columns = printerColumns(version);
   return {
     namespaced: crd.spec.scope === 'Namespaced',
@@ -174,30 +230,34 @@ function customStrategy(parts: CustomResourceParts): ResourceStrategy<CustomObje
       object.metadata.generation = 1;
     },
     prepareForUpdate(object, old) {
+      // The old status as storage reads it (the storage version's defaults), as the apiserver copies it.
       if (statusSubresource) {
-        if (old['status'] === undefined) delete object['status'];
-        else object['status'] = old['status'];
+        const status = readStored(old)['status'];
+        if (status === undefined) delete object['status'];
+        else object['status'] = structuredClone(status);
       }
       const generation = old.metadata.generation ?? 1;
       // The old object as storage reads it (today's defaults), as the apiserver compares them.
       const before = generationText(readStored(old), statusSubresource);
       object.metadata.generation = generationText(object, statusSubresource) === before ? generation : generation + 1;
     },
-    validate: (object) => check(object, undefined),
-    validateUpdate: (object, old) => check(object, old),
-    warnings: (object) => ruleWarnings.get(object) ?? [],
+    validate: (object) => checks.object(object, undefined),
+    validateUpdate: (object, old) => checks.object(object, old),
+    warnings: (object) => checks.warnings(object),
     canonicalize: () => undefined,
     tableColumns: columns,
     tableRow: (object, now) => printerCells(version, { ...object, apiVersion, kind: names.kind }, now),
   };
 }
 
-/** customStatusStrategy is the `/status` subresource's: only `status` changes (the rest is the stored object's), `generation` never. */
-function customStatusStrategy(main: ResourceStrategy<CustomObject>): ResourceStrategy<CustomObject> {
+/** customStatusStrategy is the `/status` subresource's: only `status` changes (the rest is the stored object's), `generation` never, and only status is validated. */
+function customStatusStrategy(main: ResourceStrategy<CustomObject>, checks: CustomChecks, parts: CustomResourceParts): ResourceStrategy<CustomObject> {
   return {
     ...main,
     prepareForCreate: () => undefined,
-    prepareForUpdate: keepStatusOnly,
+    // The rest of the object is the stored one as storage reads it (the storage version's defaults), as the apiserver copies it.
+    prepareForUpdate: (object, old) => keepStatusOnly(object, parts.readStored(old)),
+    validateUpdate: (object, old) => checks.status(object, old),
   };
 }
 
@@ -227,23 +287,32 @@ function decoderOf(schema: JSONSchemaProps) {
   };
 }
 
-/** versionPriority orders Kubernetes versions as discovery does: GA, then beta, then alpha, newer first; others last by name. */
-export function versionPriority(a: string, b: string): number {
-  const parse = (name: string): [number, number, number, string] => {
-    const match = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(name);
-    if (match === null) return [3, 0, 0, name];
-    const stage = match[2] === undefined ? 0 : match[2] === 'beta' ? 1 : 2;
-    return [stage, -Number(match[1]), -Number(match[3] ?? 0), name];
+/**
+ * readerOf is how one served version reads a stored object, as the apiserver's storage codec and
+ * converter do: the object (kept in the storage version's form) pruned and defaulted by the
+ * storage version's schema, then converted to this version (`conversion: None`: the same fields)
+ * and pruned by its schema. A version's own defaults apply to what is written through it, not to
+ * reads. Each stored object is read once per view.
+ */
+function readerOf(schema: JSONSchemaProps, storageSchema: JSONSchemaProps): (stored: CustomObject) => CustomObject {
+  const read = new WeakMap<object, CustomObject>();
+  return (stored) => {
+    let external = read.get(stored);
+    if (external === undefined) {
+      const { metadata, ...rest } = stored;
+      const inStorage = defaultCustomObject(storageSchema, pruneCustomObject(storageSchema, rest).object);
+      const converted = schema === storageSchema ? inStorage : pruneCustomObject(schema, inStorage).object;
+      external = { ...converted, metadata } as CustomObject;
+      read.set(stored, external);
+    }
+    return external;
   };
-  const [x, y] = [parse(a), parse(b)];
-  for (let index = 0; index < 3; index++) if (x[index] !== y[index]) return (x[index] as number) - (y[index] as number);
-  return x[3] < y[3] ? -1 : x[3] > y[3] ? 1 : 0;
 }
 
 /**
  * customResourceViews are the views one accepted CRD serves (none for a CRD whose names are not
- * accepted): per served version, in discovery's version order, the resource, then its scale and
- * status subresources.
+ * accepted): per served version, in discovery's version order, the resource, then its status and
+ * scale subresources (the order discovery lists them in).
  */
 export function customResourceViews(crd: CustomResourceDefinition): AnyView[] {
   const established = (crd.status?.conditions ?? []).some((condition) => condition.type === 'Established' && condition.status === 'True');
@@ -251,24 +320,31 @@ export function customResourceViews(crd: CustomResourceDefinition): AnyView[] {
   if (!established || names === undefined || names.plural === '' || names.kind === '') return [];
   const group = crd.spec.group;
   const served = crd.spec.versions.filter((version) => version.served).sort((a, b) => versionPriority(a.name, b.name));
+  const storageVersion = crd.spec.versions.find((version) => version.storage);
+  const storageSchema = storageVersion?.schema?.openAPIV3Schema ?? PERMISSIVE_SCHEMA;
+  const hash = crdStorageVersionHash(crd.spec);
+  const verbs = customResourceVerbs(crd.status?.conditions ?? []);
   return served.flatMap((version) => {
-    const schema = version.schema?.openAPIV3Schema ?? PERMISSIVE_SCHEMA;
+    const ownSchema = version.schema?.openAPIV3Schema ?? PERMISSIVE_SCHEMA;
+    // The storage version's own views read with the very schema object, so nothing is pruned twice.
+    const schema = version === storageVersion ? storageSchema : ownSchema;
     const compiled = compileSchemaRules(schema, `spec.versions[${crd.spec.versions.indexOf(version)}].schema.openAPIV3Schema`);
     const statusSubresource = version.subresources?.status !== undefined && version.subresources.status !== null;
-    // Reads prune and default the stored object again (the schema may have changed since it was written), once per stored object.
-    const read = new WeakMap<object, CustomObject>();
-    const toExternal = (stored: CustomObject): CustomObject => {
-      let external = read.get(stored);
-      if (external === undefined) {
-        const { metadata, ...rest } = stored;
-        const pruned = pruneCustomObject(schema, rest).object;
-        external = { ...defaultCustomObject(schema, pruned), metadata } as CustomObject;
-        read.set(stored, external);
-      }
-      return external;
+    const scale = version.subresources?.scale ?? undefined;
+    const toExternal = readerOf(schema, storageSchema);
+    const parts: CustomResourceParts = {
+      crd,
+      names,
+      version,
+      schema,
+      rules: compiled.rules,
+      hasRules: hasValidationRules(schema),
+      statusSubresource,
+      scale,
+      readStored: toExternal,
     };
-    const parts: CustomResourceParts = { crd, names, version, schema, rules: compiled.rules, statusSubresource, readStored: toExternal };
-    const strategy = customStrategy(parts);
+    const checks = customChecks(parts);
+    const strategy = customStrategy(parts, checks);
     const kind = names.kind;
     const listKind = names.listKind ?? `${kind}List`;
     const schemaName = schemaNameOf(group, version.name, kind);
@@ -307,12 +383,13 @@ export function customResourceViews(crd: CustomResourceDefinition): AnyView[] {
       patchTypes: CUSTOM_PATCH_TYPES,
       typedListItems: true,
       openApiSchemas: { [schemaName]: openApiSchemaOf(schema, { group, version: version.name, kind }) },
-      ...(deprecated ? { deprecationWarning: version.deprecationWarning ?? `${group}/${version.name} ${kind} is deprecated` } : {}),
+      ...(deprecated ? { deprecationWarning: version.deprecationWarning ?? defaultDeprecationWarning(version.name, crd.spec) } : {}),
+      ...(hash === undefined ? {} : { storageVersionHash: hash }),
+      discoveryVerbs: verbs,
     };
     const views: AnyView[] = [main as unknown as AnyView];
-    const scale = version.subresources?.scale;
-    if (scale !== undefined && scale !== null) views.push(customScaleView(main, scale) as unknown as AnyView);
-    if (statusSubresource) views.push({ ...main, subresource: 'status', strategy: customStatusStrategy(strategy) } as unknown as AnyView);
+    if (statusSubresource) views.push({ ...main, subresource: 'status', strategy: customStatusStrategy(strategy, checks, parts) } as unknown as AnyView);
+    if (scale !== undefined) views.push(customScaleView(main, scale) as unknown as AnyView);
     return views;
   });
 }

@@ -99,7 +99,7 @@ describe('CustomResourceDefinitions: serving custom resources', () => {
     assert.equal(legacy.status, 200);
     assert.deepEqual(
       legacy.body.resources.map((r: { name: string }) => r.name),
-      ['widgets', 'widgets/scale', 'widgets/status'],
+      ['widgets', 'widgets/status', 'widgets/scale'],
     );
     assert.deepEqual(legacy.body.resources[0].shortNames, ['wd']);
     assert.deepEqual(legacy.body.resources[0].categories, ['all']);
@@ -147,7 +147,7 @@ describe('CustomResourceDefinitions: serving custom resources', () => {
     const read = await h.call('GET', '/apis/example.com/v1beta1/namespaces/default/widgets/w1');
     assert.equal(read.status, 200);
     assert.equal(read.body.apiVersion, 'example.com/v1beta1');
-    assert.deepEqual(read.headers['warning'], ['299 - "example.com/v1beta1 Widget is deprecated"']);
+    assert.deepEqual(read.headers['warning'], ['299 - "example.com/v1beta1 Widget is deprecated; use example.com/v1 Widget"']);
   });
 
   it('prunes unknown fields with Warn warnings, and refuses them under Strict', async () => {
@@ -264,7 +264,7 @@ describe('CustomResourceDefinitions: serving custom resources', () => {
     const watch = await openWatch(`${base}/apis/example.com/v1beta1/namespaces/default/widgets?watch=true&fieldSelector=metadata.name%3Dw5`, ADMIN_TOKEN);
     try {
       assert.equal(watch.status, 200);
-      assert.equal(watch.headers.get('warning'), '299 - "example.com/v1beta1 Widget is deprecated"');
+      assert.equal(watch.headers.get('warning'), '299 - "example.com/v1beta1 Widget is deprecated; use example.com/v1 Widget"');
       const created = await h.call('POST', WIDGETS, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w5' }, spec: { color: 'red' } });
       assert.equal(created.status, 201);
       await h.call('PATCH', `${WIDGETS}/w5`, { spec: { color: 'blue' } }, MERGE);
@@ -346,6 +346,9 @@ describe('CustomResourceDefinitions: serving custom resources', () => {
     assert.deepEqual(held.body.metadata.finalizers, ['example.org/hold']);
     const terminating = held.body.status.conditions.find((c: { type: string }) => c.type === 'Terminating');
     assert.equal(terminating.reason, 'InstanceDeletionCompleted');
+    // Terminating is False once the instances are gone, so discovery lists every verb again (in the discovery controller's order).
+    const listed = await h.call('GET', '/apis/example.org/v1');
+    assert.deepEqual(listed.body.resources[0].verbs, ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch']);
     assert.equal((await h.store.list('cluster/customresources/gadgets.example.org')).length, 0);
     await h.call('PATCH', `${CRDS}/gadgets.example.org`, { metadata: { finalizers: null } }, MERGE);
     assert.equal((await h.call('GET', `${CRDS}/gadgets.example.org`)).status, 404);

@@ -10,6 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { invalid, type FieldError } from '../apimachinery/field-errors.ts';
 import type { DiscoveryResource } from '../discovery.ts';
 import { sendSerialized } from '../apimachinery/send-serialized.ts';
+import { builtinGoStructs } from '../builtin/go-json-fields.ts';
 import { badRequest, invalidObject } from '../apimachinery/status.ts';
 import { checkTypeMeta } from '../apimachinery/request-body.ts';
 import { rethrowUndecodedBody } from '../apimachinery/undecoded-body.ts';
@@ -45,8 +46,10 @@ function bodyOf(request: FastifyRequest, kind: string, apiVersion: string): Json
   return body;
 }
 
-function answer(reply: FastifyReply, body: unknown): FastifyReply {
-  return sendSerialized(reply.code(201).header('cache-control', 'no-cache, private'), 'application/json', JSON.stringify(body));
+/** answer writes a review as Go writes its struct (`"metadata":{"creationTimestamp":null}`, `"allowed":false`). */
+function answer(reply: FastifyReply, body: Json & { readonly kind: string }): FastifyReply {
+  const encoded = builtinGoStructs.encode(`io.k8s.api.authorization.v1.${body.kind}`, body);
+  return sendSerialized(reply.code(201).header('cache-control', 'no-cache, private'), 'application/json', JSON.stringify(encoded));
 }
 
 /** specAttributes checks that exactly one kind of attributes is given (`ValidateSelfSubjectAccessReviewSpec`) and reads them. */

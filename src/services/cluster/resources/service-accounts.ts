@@ -120,6 +120,8 @@ export const serviceAccountsView = {
   shortNames: ['sa'],
   categories: [],
   storeKind: SERVICE_ACCOUNT_STORE_KIND,
+  // As the 1.32 ServiceAccount storage (ReturnDeletedObject): a DELETE answers the ServiceAccount.
+  returnsDeletedObject: true,
   strategy: serviceAccountStrategy,
   schemas: SERVICE_ACCOUNT_SCHEMAS,
   schemaName: SERVICE_ACCOUNT_SCHEMA_NAME,

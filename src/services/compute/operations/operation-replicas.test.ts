@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ManualClock, type Timers } from '../../../lib/clock.ts';
 import { seededIds } from '../../../lib/ids.ts';
-import { startPostgres, type PostgresServer } from '../../../store/postgres-server.fixture.ts';
+import { startPostgres, type PostgresServer } from '../../../testing/postgres-server.ts';
 import { PostgresStore } from '../../../store/postgres-store.ts';
 import { GLOBAL } from '../shared/locations.ts';
 import { OPERATIONS_KIND, type StoredOperation } from './operation.ts';

@@ -2,27 +2,17 @@ import type { PagedSource } from '../shared/list-query.ts';
 import type { Clock, Timers } from '../../../lib/clock.ts';
 import type { OperationsMode } from '../../../core/config.ts';
 import { hexId, uint64Id, type IdSource } from '../../../lib/ids.ts';
-import type { RunSingleton, Singleton } from '../../../core/singletons.ts';
-import { HeldLease } from '../../../store/held-lease.ts';
+import type { RunSingleton } from '../../../core/singletons.ts';
 import type { Change, Store, StoredRecord, Subscription, Transaction } from '../../../store/store.ts';
-import { ComputeError, internalError, notFound } from '../shared/errors.ts';
+import { notFound } from '../shared/errors.ts';
 import { scopePath, type Scope } from '../shared/locations.ts';
+import { BackgroundWork } from './background-work.ts';
 import { OPERATIONS_KIND, operationKey, operationPath, type OperationWork, type StoredOperation } from './operation.ts';
 import { newOperationName } from './operation-names.ts';
-import { INJECTED_FAILURE_ACTION, InjectedOperationFailure, injectedFailure, injectedOperationError } from './injected-failure.ts';
+import { OperationRetention } from './operation-retention.ts';
+import { type Executor, OperationRunner, WorkFailure } from './operation-runner.ts';
+import { INJECTED_FAILURE_ACTION, injectedOperationError } from './injected-failure.ts';
 import { operationForRequestId, REQUEST_IDS_KIND, requestIdKey, type RequestIdRef } from './request-id.ts';
-
-/** ExecutorResult is what finished work reports back to its Operation. */
-export interface ExecutorResult {
-  readonly targetId?: string;
-}
-
-/**
- * Executor performs an Operation's work inside the transaction that marks it DONE, so the change
- * and the Operation's completion commit together. Throwing a ComputeError fails the Operation
- * (DONE with `error`) and rolls the work back.
- */
-export type Executor = (tx: Transaction, payload: unknown, op: StoredOperation) => Promise<ExecutorResult | void>;
 
 /** StartRequest describes a new Operation. */
 export interface StartRequest {
@@ -69,15 +59,6 @@ export interface OperationServiceOptions {
   readonly singleton?: RunSingleton;
 }
 
-/** RETENTION_SWEEP_MS is how often the elected replica deletes Operations past their retention. */
-const RETENTION_SWEEP_MS = 10 * 60 * 1000;
-
-/** MEMORY_MAX_RETAINED_OPERATIONS is the count limit for completed Operations when the store is in memory (`--ephemeral`). */
-export const MEMORY_MAX_RETAINED_OPERATIONS = 10_000;
-
-/** DEFAULT_RETENTION_MS keeps completed Operations for a day. */
-export const DEFAULT_RETENTION_MS = 24 * 60 * 60 * 1000;
-
 /**
  * OperationService owns every compute Operation: it creates them, moves them through
  * PENDING → RUNNING → DONE (running their work through registered executors), answers wait
@@ -85,37 +66,22 @@ export const DEFAULT_RETENTION_MS = 24 * 60 * 60 * 1000;
  * a restart, and forgets completed Operations after the retention period.
  */
 export class OperationService {
-  readonly #executors = new Map<string, Executor>();
   readonly #waiters = new Map<string, Set<() => void>>();
-  readonly #inFlight = new Set<Promise<unknown>>();
+  readonly #background = new BackgroundWork();
+  readonly #runner: OperationRunner;
+  readonly #retention: OperationRetention;
   #subscription: Subscription | undefined;
-  #retention: Singleton | undefined;
   #adopter: NodeJS.Timeout | undefined;
-  /** Keys of the Operations this process is driving now. */
-  readonly #driving = new Set<string>();
-  /** Who this process is among the replicas sharing the store (only they need telling apart). */
-  readonly #holder: string;
-  /** Keys of completed Operations in completion order, for the count limit (a queue: `#doneHead` is its front). */
-  #doneQueue: string[] = [];
-  #doneHead = 0;
-  readonly #doneKeys = new Set<string>();
-  #evicting = false;
-  #closed = false;
-  /** Resolves when close() is called, so work sleeping on a timer does not hold shutdown open. */
-  #closing: () => void = () => undefined;
-  readonly #closedSignal = new Promise<void>((resolve) => (this.#closing = resolve));
 
   constructor(readonly options: OperationServiceOptions) {
-    this.#holder = options.store.leases.shared ? `replica-${hexId(options.ids, 8)}` : 'this-process';
-    // An injected operationError replaces the work: the Operation ends DONE with that error (injected-failure.ts).
-    this.#executors.set(INJECTED_FAILURE_ACTION, async (_tx, payload) => {
-      throw injectedFailure(payload);
-    });
+    const holder = options.store.leases.shared ? `replica-${hexId(options.ids, 8)}` : 'this-process';
+    this.#runner = new OperationRunner(options, this.#background, holder);
+    this.#retention = new OperationRetention(options, this.#background);
   }
 
   /** register names the executor for one kind of work (`instanceTemplates.insert`). */
   register(action: string, executor: Executor): void {
-    this.#executors.set(action, executor);
+    this.#runner.register(action, executor);
   }
 
   /** open attaches to the change feed (for wait), resumes unfinished Operations and runs the retention sweep (on the replica elected for it). */
@@ -124,39 +90,28 @@ export class OperationService {
     await this.#follow();
     // One read of every Operation serves both a first sweep here and the resumption of unfinished ones.
     const all = await store.list<StoredOperation>(OPERATIONS_KIND);
-    let unswept: readonly StoredRecord<StoredOperation>[] | undefined = all;
-    this.#retention = await (this.options.singleton ?? runHere)('compute/operation-retention', () => {
-      const records = unswept;
-      unswept = undefined;
-      return this.#sweepPeriodically(records);
-    });
-    // A replica elected later reads afresh.
-    unswept = undefined;
-    const cutoff = this.options.clock.now() - (this.options.retentionMs ?? DEFAULT_RETENTION_MS);
-    const done = all
-      .filter((r) => r.value.status === 'DONE' && (r.value.endTime ?? 0) >= cutoff)
-      .sort((a, b) => (a.value.endTime ?? 0) - (b.value.endTime ?? 0));
-    for (const record of done) this.#completed(record.key);
+    await this.#retention.start(all);
+    const cutoff = this.#retention.cutoff();
+    this.#retention.recall(all.filter((r) => r.value.status === 'DONE' && (r.value.endTime ?? 0) >= cutoff));
     for (const record of all) {
-      if (record.value.status !== 'DONE') this.#track(this.#drive(record.value));
+      if (record.value.status !== 'DONE') this.#background.track(this.#runner.drive(record.value));
     }
     // Replicas sharing the store adopt the unfinished Operations of one that died (its leases lapse).
     if (store.leases.shared) {
-      this.#adopter = setInterval(() => void this.#adopt().catch(() => undefined), this.#leaseMs / 2);
+      this.#adopter = setInterval(() => void this.#runner.adopt().catch(() => undefined), this.#runner.leaseMs / 2);
       this.#adopter.unref();
     }
   }
 
   /** close stops background work and releases every waiting `wait` call. */
   async close(): Promise<void> {
-    this.#closed = true;
-    this.#closing();
-    await this.#retention?.stop();
+    this.#background.close();
+    await this.#retention.stop();
     if (this.#adopter) clearInterval(this.#adopter);
     this.#subscription?.close();
     for (const waiters of this.#waiters.values()) for (const wake of waiters) wake();
     this.#waiters.clear();
-    await Promise.allSettled([...this.#inFlight]);
+    await this.#background.settled();
   }
 
   /** byRequestId returns the Operation an earlier request with this requestId started, if any. */
@@ -171,7 +126,7 @@ export class OperationService {
    */
   async start(request: StartRequest): Promise<StoredOperation> {
     const { store, clock, ids } = this.options;
-    if (!this.#executors.has(request.work.action)) throw new Error(`no executor for ${request.work.action}`);
+    if (!this.#runner.has(request.work.action)) throw new Error(`no executor for ${request.work.action}`);
     const injected = injectedOperationError();
     const now = clock.now();
     const op: StoredOperation = {
@@ -207,15 +162,15 @@ export class OperationService {
       });
     if (!instant) {
       const created = await record(async () => op);
-      if (created.fresh) this.#track(this.#drive(op));
+      if (created.fresh) this.#background.track(this.#runner.drive(op));
       return created.op;
     }
     // Instant: the Operation is born DONE, in the same transaction as its work.
     try {
-      return (await record((tx) => this.#runWork(tx, op))).op;
+      return (await record((tx) => this.#runner.runWork(tx, op))).op;
     } catch (error) {
       if (!(error instanceof WorkFailure)) throw error;
-      return (await record(async () => this.#failed(op, error.error))).op;
+      return (await record(async () => this.#runner.failed(op, error.error))).op;
     }
   }
 
@@ -263,7 +218,7 @@ export class OperationService {
     let timer: NodeJS.Timeout | undefined;
     try {
       const op = await this.get(project, scope, name);
-      if (op.status === 'DONE' || this.#closed) return op;
+      if (op.status === 'DONE' || this.#background.closed) return op;
       await Promise.race([signal, new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.waitCapMs ?? 120_000)))]);
       return await this.get(project, scope, name);
     } finally {
@@ -274,37 +229,8 @@ export class OperationService {
   }
 
   /** sweep deletes completed Operations (and their requestId entries) older than the retention period; `records` saves the read when the caller has them. */
-  async sweep(records?: readonly StoredRecord<StoredOperation>[]): Promise<number> {
-    const { store, clock } = this.options;
-    const cutoff = clock.now() - (this.options.retentionMs ?? DEFAULT_RETENTION_MS);
-    const expired = (records ?? (await store.list<StoredOperation>(OPERATIONS_KIND))).filter(
-      (r) => r.value.status === 'DONE' && (r.value.endTime ?? 0) < cutoff,
-    );
-    if (expired.length === 0) return 0;
-    await store.transact(async (tx) => {
-      for (const record of expired) {
-        await tx.delete(OPERATIONS_KIND, record.key, { expectRevision: record.revision }).catch(() => undefined);
-        const op = record.value;
-        if (op.clientOperationId !== undefined) await tx.delete(REQUEST_IDS_KIND, requestIdKey(op.project, op.scope, op.clientOperationId));
-      }
-    });
-    return expired.length;
-  }
-
-  /** sweepPeriodically sweeps now (a new leader may take over from one that died) and every RETENTION_SWEEP_MS until stopped. */
-  async #sweepPeriodically(records?: readonly StoredRecord<StoredOperation>[]): Promise<{ stop(): Promise<void> }> {
-    let sweeping: Promise<unknown> = this.sweep(records).catch(() => undefined);
-    await sweeping;
-    const timer = setInterval(() => {
-      sweeping = sweeping.then(() => this.sweep()).catch(() => undefined);
-    }, RETENTION_SWEEP_MS);
-    timer.unref();
-    return {
-      stop: async () => {
-        clearInterval(timer);
-        await sweeping;
-      },
-    };
+  sweep(records?: readonly StoredRecord<StoredOperation>[]): Promise<number> {
+    return this.#retention.sweep(records);
   }
 
   /** follow attaches to the change feed from now; when the store's state is replaced (a snapshot restored, a reset) it attaches again and re-reads. */
@@ -322,15 +248,12 @@ export class OperationService {
    * looks again (its Operation may be done, or gone).
    */
   async #afterReset(): Promise<void> {
-    if (this.#closed) return;
+    if (this.#background.closed) return;
     await this.#follow();
     const all = await this.options.store.list<StoredOperation>(OPERATIONS_KIND);
-    this.#doneQueue = [];
-    this.#doneHead = 0;
-    this.#doneKeys.clear();
-    for (const record of all.filter((r) => r.value.status === 'DONE').sort((a, b) => (a.value.endTime ?? 0) - (b.value.endTime ?? 0)))
-      this.#completed(record.key);
-    for (const record of all) if (record.value.status !== 'DONE') this.#track(this.#drive(record.value));
+    this.#retention.forget();
+    this.#retention.recall(all.filter((r) => r.value.status === 'DONE'));
+    for (const record of all) if (record.value.status !== 'DONE') this.#background.track(this.#runner.drive(record.value));
     for (const waiters of this.#waiters.values()) for (const wake of waiters) wake();
   }
 
@@ -339,196 +262,12 @@ export class OperationService {
     if (change.type === 'deleted' || op.status === 'DONE') {
       for (const wake of this.#waiters.get(change.key) ?? []) wake();
     }
-    if (change.type === 'deleted') this.#doneKeys.delete(change.key);
-    else if (op.status === 'DONE') this.#completed(change.key);
+    if (change.type === 'deleted') this.#retention.deleted(change.key);
+    else if (op.status === 'DONE') this.#retention.completed(change.key);
   }
 
   /** retainedCount is how many completed Operations the count limit is tracking (for tests and diagnostics). */
   get retainedCount(): number {
-    return this.#doneKeys.size;
-  }
-
-  /** #completed records a completion and, past the count limit, forgets the oldest completions. */
-  #completed(key: string): void {
-    if (this.#doneKeys.has(key)) return;
-    this.#doneKeys.add(key);
-    this.#doneQueue.push(key);
-    const max = this.options.maxRetained;
-    // Evict in batches (a tenth of the limit at a time) so one insert does not pay one delete.
-    if (max !== undefined && this.#doneKeys.size > max + Math.max(1, Math.floor(max / 10)) && !this.#evicting && !this.#closed) {
-      this.#track(this.#evictOldest(max));
-    }
-  }
-
-  async #evictOldest(max: number): Promise<void> {
-    this.#evicting = true;
-    try {
-      const victims: string[] = [];
-      while (this.#doneKeys.size - victims.length > max && this.#doneHead < this.#doneQueue.length) {
-        const key = this.#doneQueue[this.#doneHead++]!;
-        if (this.#doneKeys.has(key)) victims.push(key);
-      }
-      if (this.#doneHead > 1024 && this.#doneHead * 2 > this.#doneQueue.length) {
-        this.#doneQueue = this.#doneQueue.slice(this.#doneHead);
-        this.#doneHead = 0;
-      }
-      await this.options.store.transact(async (tx) => {
-        for (const key of victims) {
-          const removed = await tx.delete<StoredOperation>(OPERATIONS_KIND, key);
-          const op = removed?.value;
-          if (op?.clientOperationId !== undefined) await tx.delete(REQUEST_IDS_KIND, requestIdKey(op.project, op.scope, op.clientOperationId));
-        }
-      });
-      for (const key of victims) this.#doneKeys.delete(key);
-    } finally {
-      this.#evicting = false;
-    }
-  }
-
-  #track(work: Promise<unknown>): void {
-    const tracked = work.catch(() => undefined).finally(() => this.#inFlight.delete(tracked));
-    this.#inFlight.add(tracked);
-  }
-
-  get #leaseMs(): number {
-    return this.options.leaseMs ?? 5_000;
-  }
-
-  /**
-   * drive advances an Operation while holding its lease, so exactly one replica works on it;
-   * when another replica holds the lease (it is driving it), this one leaves it alone.
-   */
-  async #drive(op: StoredOperation): Promise<void> {
-    const key = operationKey(op.project, op.scope, op.name);
-    if (this.#driving.has(key) || this.#closed) return;
-    this.#driving.add(key);
-    let lease: HeldLease | undefined;
-    try {
-      lease = await HeldLease.take(this.options.store.leases, `${OPERATIONS_KIND}/${key}`, this.#holder, this.#leaseMs);
-      if (lease !== undefined) await this.#advance(op, lease);
-    } finally {
-      await lease?.release();
-      this.#driving.delete(key);
-    }
-  }
-
-  /** adopt drives every unfinished Operation that no live replica holds (its driver died). */
-  async #adopt(): Promise<void> {
-    const all = await this.options.store.list<StoredOperation>(OPERATIONS_KIND);
-    for (const record of all) {
-      if (this.#closed) return;
-      if (record.value.status !== 'DONE' && !this.#driving.has(record.key)) this.#track(this.#drive(record.value));
-    }
-  }
-
-  /** advance walks a realistic Operation through its states from wherever it is, while `lease` holds. */
-  async #advance(op: StoredOperation, lease: HeldLease): Promise<void> {
-    const { timers } = this.options;
-    if (op.status === 'PENDING') {
-      await Promise.race([timers.delay(this.options.pendingMs ?? 100), this.#closedSignal]);
-      if (this.#closed || lease.lost) return;
-      const running = await this.#update(op, (current) =>
-        current.status === 'PENDING' ? { ...current, status: 'RUNNING', startTime: this.options.clock.now() } : undefined,
-      );
-      if (running === undefined) return;
-      op = running;
-    }
-    await Promise.race([timers.delay(this.options.runningMs ?? 300), this.#closedSignal]);
-    if (this.#closed || lease.lost) return;
-    await this.#finish(op);
-  }
-
-  /** update rewrites an Operation if `change` returns a new value; undefined when gone or unchanged. */
-  async #update(op: StoredOperation, change: (current: StoredOperation) => StoredOperation | undefined): Promise<StoredOperation | undefined> {
-    const key = operationKey(op.project, op.scope, op.name);
-    return this.options.store.transact(async (tx) => {
-      const current = await tx.get<StoredOperation>(OPERATIONS_KIND, key);
-      if (current === undefined) return undefined;
-      const next = change(current.value);
-      if (next === undefined) return undefined;
-      await tx.put(OPERATIONS_KIND, key, next, { expectRevision: current.revision });
-      return next;
-    });
-  }
-
-  /** runWork runs an Operation's work inside `tx` and returns it DONE; a failing work throws WorkFailure. */
-  async #runWork(tx: Transaction, op: StoredOperation): Promise<StoredOperation> {
-    const work = op.work;
-    let result: ExecutorResult | void = undefined;
-    if (work !== undefined) {
-      const executor = this.#executors.get(work.action);
-      try {
-        if (executor === undefined) throw internalError(`Internal error: no executor for ${work.action}.`);
-        result = await executor(tx, work.payload, op);
-      } catch (error) {
-        throw new WorkFailure(error instanceof ComputeError ? error : internalError('Internal error. Please try again or contact Google Support.'));
-      }
-    }
-    return { ...this.#done(op), ...(result?.targetId === undefined ? {} : { targetId: result.targetId }) };
-  }
-
-  /** done is an Operation moved to DONE now, its work dropped (it ran, or was abandoned). */
-  #done(op: StoredOperation): StoredOperation {
-    const now = this.options.clock.now();
-    const { work: _finished, ...rest } = op;
-    return { ...rest, status: 'DONE', progress: 100, startTime: op.startTime ?? now, endTime: now };
-  }
-
-  /** failed is the DONE form of an Operation whose work failed. */
-  #failed(op: StoredOperation, failure: ComputeError): StoredOperation {
-    return {
-      ...this.#done(op),
-      errors: [
-        {
-          code: failure.operationCode,
-          ...(failure.location === undefined ? {} : { location: failure.location }),
-          message: failure.message,
-          ...(failure instanceof InjectedOperationFailure && failure.errorDetails !== undefined ? { errorDetails: failure.errorDetails } : {}),
-        },
-      ],
-      httpErrorStatusCode: failure.httpStatus,
-      httpErrorMessage: failure.httpErrorMessage,
-    };
-  }
-
-  /** finish runs the work of a realistic Operation and marks it DONE, with `error` when the work failed. */
-  async #finish(op: StoredOperation): Promise<StoredOperation> {
-    const key = operationKey(op.project, op.scope, op.name);
-    try {
-      const done = await this.options.store.transact(async (tx) => {
-        const current = await tx.get<StoredOperation>(OPERATIONS_KIND, key);
-        if (current === undefined || current.value.status === 'DONE') return current?.value;
-        const next = await this.#runWork(tx, current.value);
-        await tx.put(OPERATIONS_KIND, key, next, { expectRevision: current.revision });
-        return next;
-      });
-      return done ?? op;
-    } catch (error) {
-      if (!(error instanceof WorkFailure)) throw error;
-      const failed = await this.#update(op, (current) => (current.status === 'DONE' ? undefined : this.#failed(current, error.error)));
-      return failed ?? (await this.get(op.project, op.scope, op.name));
-    }
-  }
-}
-
-/** runHere runs singleton work in this process without an election (a lone OperationService). */
-const runHere: RunSingleton = async (_name, start) => {
-  const work = await start();
-  let running = true;
-  return {
-    get running() {
-      return running;
-    },
-    stop: async () => {
-      running = false;
-      await work.stop();
-    },
-  };
-};
-
-/** WorkFailure carries a failed work's error out of the transaction it rolled back. */
-class WorkFailure extends Error {
-  constructor(readonly error: ComputeError) {
-    super(error.message);
+    return this.#retention.retainedCount;
   }
 }

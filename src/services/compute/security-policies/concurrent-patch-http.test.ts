@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startFogbank, type RunningFogbank } from '../../../testing/fogbank.ts';
-import { ComputeClient } from './testing/http-client.ts';
+import { ComputeClient } from '../../../testing/compute-client.ts';
 
 const TOKEN = 'concurrent';
 const POLICY = 'p/regions/us-central1/securityPolicies/pol';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startFogbank, type RunningFogbank } from '../../../testing/fogbank.ts';
-import { ComputeClient, errorMessage } from './testing/http-client.ts';
+import { ComputeClient, errorMessage } from '../../../testing/compute-client.ts';
 
 const TOKEN = 'expression-limits-http';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startFogbank, type RunningFogbank } from '../../../testing/fogbank.ts';
-import { ComputeClient, errorMessage } from './testing/http-client.ts';
+import { ComputeClient, errorMessage } from '../../../testing/compute-client.ts';
 import { ACCEPTED_PATCHES, ALLOW_RULE, RULE_VALIDATION_CASES, type RuleValidationCase } from './testing/rule-validation-cases.ts';
 
 const TOKEN = 'patch-rule-http';

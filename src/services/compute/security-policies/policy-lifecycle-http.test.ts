@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startFogbank, type RunningFogbank } from '../../../testing/fogbank.ts';
-import { ComputeClient, errorMessage } from './testing/http-client.ts';
+import { ComputeClient, errorMessage } from '../../../testing/compute-client.ts';
 
 const ADMIN = 'lifecycle-admin';
 const BASE = 'http://localhost:80/compute/v1/projects';

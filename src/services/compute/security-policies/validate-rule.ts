@@ -1,3 +1,4 @@
+import { headerActionProblem } from './check-header-action.ts';
 import { fieldSizeTooLarge, invalidFieldValue, requiredField } from '../shared/errors.ts';
 import { DENY_STATUSES, MAX_DESCRIPTION_LENGTH, MAX_PRIORITY, MAX_SRC_IP_RANGES, MESSAGES, MIN_PRIORITY } from './constants.ts';
 import type { SecurityPolicyRule } from './model.ts';
@@ -36,6 +37,11 @@ export function validateRule(rule: SecurityPolicyRule, context: RuleContext): vo
     (rule.headerAction.requestHeadersToAdds ?? []).forEach((header, i) => {
       if (header.headerName === undefined || header.headerName === '') {
         throw requiredField(fieldOf(context, `headerAction.requestHeadersToAdds[${i}].headerName`));
+      }
+      const problem = headerActionProblem(header.headerName, header.headerValue ?? '');
+      if (problem !== undefined) {
+        const shown = problem.part === 'headerName' ? header.headerName : (header.headerValue ?? '');
+        throw invalidFieldValue(fieldOf(context, `headerAction.requestHeadersToAdds[${i}].${problem.part}`), shown, problem.reason);
       }
     });
   }

@@ -31,7 +31,13 @@ const BODY_FIELDS = ['policy', 'requests', 'wafUnknown'];
 const REQUEST_FIELDS = ['method', 'url', 'headers', 'sourceIp', 'regionCode', 'asn', 'tlsJa3Fingerprint', 'tlsJa4Fingerprint', 'sni'];
 const POLICY_NAME = /^projects\/([a-z][-a-z0-9.:]{0,62})\/(?:global|regions\/([a-z][-a-z0-9]{0,62}))\/securityPolicies\/([a-z](?:[-a-z0-9]{0,61}[a-z0-9])?)$/;
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/**
+ * NOT_IN_HEADER_VALUE finds what a header value, as text, cannot hold: a control character other
+ * than tab, or a lone surrogate (no UTF-8 can carry one). On the wire a value is its UTF-8, which
+ * the guard reads back to the same text.
+ */
+const NOT_IN_HEADER_VALUE = /[^\t\x20-\x7e\u{80}-\u{10ffff}]|\p{Cs}/u;
 
 /** badInput is the 400 of the evaluation. */
 export function badInput(message: string): PolicyEvaluationError {
@@ -114,7 +120,7 @@ function readHeaders(value: unknown, at: string): Record<string, string> {
     if (!TOKEN.test(name)) throw badInput(`"${at}": ${JSON.stringify(name)} is not a header name.`);
     const values = typeof raw === 'string' ? [raw] : Array.isArray(raw) && raw.every((item) => typeof item === 'string') ? (raw as string[]) : undefined;
     if (values === undefined) throw badInput(`"${at}.${name}" must be a string or a list of strings.`);
-    for (const each of values) if (!HEADER_VALUE.test(each)) throw badInput(`"${at}.${name}" holds a character a header value cannot carry.`);
+    for (const each of values) if (NOT_IN_HEADER_VALUE.test(each)) throw badInput(`"${at}.${name}" holds a character a header value cannot carry.`);
     const key = name.toLowerCase();
     const previous = headers[key];
     headers[key] = previous === undefined ? values.join(', ') : [previous, ...values].join(', ');

@@ -1,4 +1,5 @@
 import { ApiError, HTTP_REASON_PHRASES } from '../../../core/errors.ts';
+import { authChallengeHeaders, type CredentialProblem, credentialErrorFields, INSUFFICIENT_SCOPES } from '../../../core/google-auth-errors.ts';
 
 /**
  * ComputeError is an error of the compute family, carrying exactly what the real service puts
@@ -26,7 +27,7 @@ export class ComputeError extends ApiError {
   }
 
   override headers(): Record<string, string> {
-    return this.httpStatus === 401 ? { 'www-authenticate': 'Bearer realm="https://accounts.google.com/"' } : {};
+    return authChallengeHeaders(this.httpStatus);
   }
 
   /** httpErrorMessage is the upper-case reason phrase Operations carry (`BAD REQUEST`). */
@@ -80,15 +81,8 @@ export function permissionDenied(permission: string, resourcePath: string): Comp
 
 /** insufficientScopes is Google's 403 for a token whose OAuth scopes do not cover the method. */
 export function insufficientScopes(): ComputeError {
-  return new ComputeError(
-    403,
-    'insufficientPermissions',
-    'Request had insufficient authentication scopes.',
-    'PERMISSIONS_ERROR',
-    undefined,
-    {},
-    'PERMISSION_DENIED',
-  );
+  const { httpStatus, reason, message, status } = INSUFFICIENT_SCOPES;
+  return new ComputeError(httpStatus, reason, message, 'PERMISSIONS_ERROR', undefined, {}, status);
 }
 
 /** conditionNotMet is a 412 (stale fingerprint and the like). */
@@ -101,28 +95,18 @@ export function internalError(message: string): ComputeError {
   return new ComputeError(500, 'backendError', message, 'INTERNAL_ERROR');
 }
 
-/** unauthenticated is Google's 401 for a request with no credential. */
+/** missingCredential is Google's 401 for a request with no credential. */
 export function missingCredential(): ComputeError {
-  return new ComputeError(
-    401,
-    'required',
-    'Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.',
-    'UNAUTHENTICATED',
-    undefined,
-    { location: 'Authorization', locationType: 'header' },
-    'UNAUTHENTICATED',
-  );
+  return credentialError('missing');
 }
 
 /** invalidCredential is Google's 401 for a token it does not recognise. */
 export function invalidCredential(): ComputeError {
-  return new ComputeError(
-    401,
-    'authError',
-    'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.',
-    'UNAUTHENTICATED',
-    undefined,
-    { location: 'Authorization', locationType: 'header' },
-    'UNAUTHENTICATED',
-  );
+  return credentialError('invalid');
+}
+
+/** credentialError is Google's 401 (core/google-auth-errors.ts) as a compute error, `UNAUTHENTICATED` inside an Operation too. */
+function credentialError(problem: CredentialProblem): ComputeError {
+  const { httpStatus, reason, message, status, extra } = credentialErrorFields(problem);
+  return new ComputeError(httpStatus, reason, message, status, undefined, extra, status);
 }

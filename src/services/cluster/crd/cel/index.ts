@@ -12,8 +12,16 @@ import { validateWithRules } from './validate.ts';
 
 /** SchemaRules are the compiled rules of one schema, ready to validate objects against it. */
 export interface SchemaRules {
-  /** validate runs every rule of the schema on `object` (with `oldObject` on updates) and returns the failures and the ratcheting warnings. */
-  validate(object: Record<string, unknown>, oldObject: Record<string, unknown> | undefined): { errors: FieldError[]; warnings: string[] };
+  /**
+   * validate runs every rule of the schema on `object` (with `oldObject` on updates) and returns
+   * the failures and the ratcheting warnings; `ratcheting: false` (a `/status` write) reports
+   * failures of unchanged values too.
+   */
+  validate(
+    object: Record<string, unknown>,
+    oldObject: Record<string, unknown> | undefined,
+    options?: { readonly ratcheting?: boolean },
+  ): { errors: FieldError[]; warnings: string[] };
 }
 
 const cache = new BoundedMap<string, { errors: FieldError[]; rules: SchemaRules }>(256);
@@ -24,7 +32,27 @@ export function compileSchemaRules(schema: JSONSchemaProps, fieldPath: string): 
   const cached = cache.get(key);
   if (cached !== undefined) return { errors: [...cached.errors], rules: cached.rules };
   const { errors, root } = compileTree(schema, fieldPath);
-  const rules: SchemaRules = { validate: (object, oldObject) => validateWithRules(root, object, oldObject) };
+  const rules: SchemaRules = {
+    validate: (object, oldObject, options) => validateWithRules(root, object, oldObject, undefined, options?.ratcheting ?? true),
+  };
   cache.set(key, { errors, rules });
   return { errors: [...errors], rules };
+}
+
+/**
+ * hasValidationRules is the apiserver's hasXValidations: whether any node of the schema reachable
+ * through properties, items and additionalProperties carries `x-kubernetes-validations`. Without
+ * one there is no CEL validator, so nothing is reported about rules left unchecked.
+ */
+export function hasValidationRules(schema: JSONSchemaProps): boolean {
+  const pending: JSONSchemaProps[] = [schema];
+  while (pending.length > 0) {
+    const node = pending.pop()!;
+    const rules = node['x-kubernetes-validations'];
+    if (Array.isArray(rules) && rules.length > 0) return true;
+    if (node.items !== undefined && !Array.isArray(node.items)) pending.push(node.items);
+    if (node.additionalProperties !== undefined && typeof node.additionalProperties === 'object') pending.push(node.additionalProperties);
+    for (const property of Object.values(node.properties ?? {})) pending.push(property);
+  }
+  return false;
 }

@@ -181,6 +181,34 @@ describe('transition rules and ratcheting', () => {
     assert.deepEqual(run(immutable, { spec: { replicas: 8 } }, stored).errors, ['spec.replicas: Invalid value: "integer": at most 5']);
   });
 
+  it('ratchets what is below an uncorrelated list item with its nearest correlated ancestor, and nothing without ratcheting', () => {
+    const schema: JSONSchemaProps = {
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            other: { type: 'string' },
+            items: {
+              type: 'array',
+              items: { type: 'object', properties: { size: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self <= 5', message: 'at most 5' }] } } },
+            },
+          },
+        },
+      },
+    };
+    const stored = { spec: { items: [{ size: 9 }] } };
+    // The atomic list is unchanged: its items' failures ratchet with it (ratcheting_test.go "ArrayItems do not correlate by index").
+    assert.deepEqual(run(schema, { spec: { items: [{ size: 9 }], other: 'x' } }, stored), {
+      errors: [],
+      warnings: ['spec.items[0].size: Invalid value: "integer": at most 5'],
+    });
+    assert.deepEqual(run(schema, { spec: { items: [{ size: 9 }, { size: 1 }] } }, stored).errors, ['spec.items[0].size: Invalid value: "integer": at most 5']);
+    // A /status write validates without ratcheting: the unchanged failure is an error.
+    const unratcheted = rulesOf(schema).validate({ spec: { items: [{ size: 9 }] } }, stored, { ratcheting: false });
+    assert.deepEqual(unratcheted.errors.map(fieldErrorText), ['spec.items[0].size: Invalid value: "integer": at most 5']);
+  });
+
   it('correlates list-type=map items by their keys, and runs optionalOldSelf rules on create', () => {
     const schema: JSONSchemaProps = {
       type: 'object',

@@ -8,6 +8,7 @@
  */
 import { duplicate, type FieldError, forbidden, invalid, required } from '../../apimachinery/field-errors.ts';
 import { fieldErrorText } from '../../apimachinery/field-errors.ts';
+import { correlatedEqual, listCorrelation } from '../schema/correlation.ts';
 import type { JSONSchemaProps, ValidationRule } from '../types.ts';
 import type { CompiledRule, RuleNode } from './compile.ts';
 import { MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET } from './cost-limits.ts';
@@ -20,22 +21,12 @@ interface State {
   errors: FieldError[];
   warnings: string[];
   perCallLimit: number;
+  /** ratcheting: failures of unchanged values become warnings (every update but a `/status` write, which the apiserver validates without ratcheting). */
+  ratcheting: boolean;
 }
 
 function ruleErrorString(rule: ValidationRule): string {
   return typeof rule.message === 'string' && rule.message.length > 0 ? rule.message.trim() : rule.rule.trim();
-}
-
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((v, i) => deepEqual(v, (b as unknown[])[i]));
-  const ka = Object.keys(a as object);
-  const kb = Object.keys(b as object);
-  return (
-    ka.length === kb.length && ka.every((k) => Object.hasOwn(b as object, k) && deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
-  );
 }
 
 function typeValue(schema: JSONSchemaProps): string {
@@ -185,31 +176,23 @@ function visibleResource(value: unknown): unknown {
   return { ...(value as Record<string, unknown>), metadata: visible };
 }
 
-function mapListKey(item: unknown, keys: readonly string[]): string | undefined {
-  if (item === null || typeof item !== 'object' || Array.isArray(item)) return undefined;
-  return JSON.stringify(keys.map((k) => (item as Record<string, unknown>)[k] ?? null));
-}
-
+/**
+ * walk runs the rules of a node and its descendants. `ratchet` is whether this node's failures
+ * ratchet: the node, correlated with its old value (`correlation.ts`), is unchanged — or, for a
+ * node that does not correlate (an item of a list that is not a map list, and what is below it),
+ * its nearest correlated ancestor is.
+ */
 function walk(node: RuleNode, path: string, value: unknown, old: unknown, ratchet: boolean, state: State, depth: number): void {
   if (value === null || value === undefined || state.stopped || depth > 512) return;
   evaluateRules(node, path, value, old, ratchet, state);
   if (state.stopped) return;
   if (Array.isArray(value)) {
     if (node.items === undefined) return;
-    const keys = node.schema['x-kubernetes-list-type'] === 'map' ? (node.schema['x-kubernetes-list-map-keys'] ?? []) : undefined;
-    const oldByKey = new Map<string, unknown>();
-    if (keys !== undefined && Array.isArray(old)) {
-      for (const item of old) {
-        const key = mapListKey(item, keys);
-        if (key !== undefined) oldByKey.set(key, item);
-      }
-    }
+    const correlate = state.ratcheting ? listCorrelation(node.schema, old) : () => undefined;
     for (const [i, item] of value.entries()) {
-      const key = keys === undefined ? undefined : mapListKey(item, keys);
-      const oldItem = key === undefined ? undefined : oldByKey.get(key);
-      // Items of lists that cannot be correlated ratchet with their list (the nearest correlatable ancestor).
-      const itemRatchet = keys === undefined ? ratchet : oldItem !== undefined && deepEqual(item, oldItem);
-      walk(node.items, `${path}[${i}]`, item, oldItem, itemRatchet, state, depth + 1);
+      const oldItem = correlate(item);
+      const itemRatchet = oldItem === undefined ? ratchet : correlatedEqual(node.items.schema, item, oldItem.value);
+      walk(node.items, `${path}[${i}]`, item, oldItem?.value, itemRatchet, state, depth + 1);
       if (state.stopped) return;
     }
     return;
@@ -221,7 +204,8 @@ function walk(node: RuleNode, path: string, value: unknown, old: unknown, ratche
     if (sub === undefined) continue;
     const oldChild = oldMap !== undefined && Object.hasOwn(oldMap, key) ? oldMap[key] : undefined;
     const childPath = node.properties.has(key) ? (path === '' ? key : `${path}.${key}`) : `${path}[${key}]`;
-    walk(sub, childPath, child, oldChild, oldChild !== undefined && deepEqual(child, oldChild), state, depth + 1);
+    const childRatchet = state.ratcheting && (oldChild === undefined ? ratchet : correlatedEqual(sub.schema, child, oldChild));
+    walk(sub, childPath, child, oldChild, childRatchet, state, depth + 1);
     if (state.stopped) return;
   }
 }
@@ -232,9 +216,10 @@ export function validateWithRules(
   object: Record<string, unknown>,
   oldObject: Record<string, unknown> | undefined,
   perCallLimit = PER_CALL_LIMIT,
+  ratcheting = true,
 ): { errors: FieldError[]; warnings: string[] } {
-  const state: State = { budget: RUNTIME_CEL_COST_BUDGET, stopped: false, errors: [], warnings: [], perCallLimit };
+  const state: State = { budget: RUNTIME_CEL_COST_BUDGET, stopped: false, errors: [], warnings: [], perCallLimit, ratcheting };
   if (root === undefined) return { errors: [], warnings: [] };
-  walk(root, '', object, oldObject, oldObject !== undefined && deepEqual(object, oldObject), state, 0);
+  walk(root, '', object, oldObject, ratcheting && oldObject !== undefined && correlatedEqual(root.schema, object, oldObject), state, 0);
   return { errors: state.errors, warnings: state.warnings };
 }

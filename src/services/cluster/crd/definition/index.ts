@@ -9,5 +9,5 @@ export { acceptNames } from './accept-names.ts';
 export { defaultCustomResourceDefinition } from './defaults.ts';
 export { evaluateJsonPath, executeJsonPath, JsonPathError, parseJsonPath, printJsonPathResults } from './jsonpath.ts';
 export { printerCells, printerColumns } from './printer-columns.ts';
-export { ScaleError, type ScaleValues, scaleOf, withSpecReplicas } from './scale.ts';
+export { ScaleError, type ScaleValues, scaleOf, validateScaleSpec, validateScaleStatus, withSpecReplicas } from './scale.ts';
 export { validateCustomResourceDefinition, validateCustomResourceDefinitionStatus } from './validate-definition.ts';

@@ -4,6 +4,7 @@
  * and written to the CRD's `specReplicasPath`, `statusReplicasPath` and `labelSelectorPath`
  * (simple `.a.b` paths), with the apiserver's error words.
  */
+import { type FieldError, invalid } from '../../apimachinery/field-errors.ts';
 import type { CustomResourceSubresourceScale } from '../types.ts';
 
 /** ScaleValues are what an autoscaling/v1 Scale shows of a custom resource. */
@@ -44,21 +45,65 @@ function nestedField(object: unknown, path: string): { found: boolean; value: un
   return { found: true, value: current };
 }
 
-/** nestedInt64 reads an integer as unstructured.NestedInt64 does, with its error texts. */
-function nestedInt64(object: unknown, path: string): { found: boolean; value: number } {
+/** nestedInt64 reads an integer as unstructured.NestedInt64 does (0 when absent), with its error texts. */
+function nestedInt64(object: unknown, path: string): number {
   const { found, value } = nestedField(object, path);
-  if (!found) return { found: false, value: 0 };
+  if (!found) return 0;
   if (typeof value !== 'number' || !Number.isInteger(value)) {
     throw new ScaleError(`${dotted(path)} accessor error: ${goValueText(value)} is of the type ${goTypeOf(value)}, expected int64`);
   }
-  // autoscaling/v1 Scale holds int32s: Go's conversion wraps.
-  return { found: true, value: Number(BigInt.asIntN(32, BigInt(value))) };
+  return value;
+}
+
+/** int32Replicas is an int64 count as autoscaling/v1 Scale holds it: Go's int32 conversion wraps. */
+function int32Replicas(value: number): number {
+  return Number(BigInt.asIntN(32, BigInt(value)));
+}
+
+/** MAX_INT32 is Go's math.MaxInt32, the largest replica count a custom resource may hold. */
+const MAX_INT32 = 2147483647;
+
+/** replicaErrors checks one replica path as the validator does: an int64 there, not negative, at most MaxInt32; errors at the path as the CRD spells it (`.spec.replicas`). */
+function replicaErrors(path: string, object: unknown): FieldError[] {
+  let replicas: number;
+  try {
+    replicas = nestedInt64(object, path);
+  } catch (error) {
+    if (error instanceof ScaleError) return [invalid(path, 0, error.message)];
+    throw error;
+  }
+  if (replicas < 0) return [invalid(path, replicas, 'should be a non-negative integer')];
+  if (replicas > MAX_INT32) return [invalid(path, replicas, `should be less than or equal to ${MAX_INT32}`)];
+  return [];
+}
+
+/** validateScaleSpec is the custom resource validator's ValidateScaleSpec: the spec replicas path of an object written to the main resource. */
+export function validateScaleSpec(scale: CustomResourceSubresourceScale, object: unknown): FieldError[] {
+  return replicaErrors(scale.specReplicasPath, object);
+}
+
+/** validateScaleStatus is its ValidateScaleStatus: the status replicas path, and the label selector path holding a string. */
+export function validateScaleStatus(scale: CustomResourceSubresourceScale, object: unknown): FieldError[] {
+  const errors = replicaErrors(scale.statusReplicasPath, object);
+  const selectorPath = scale.labelSelectorPath;
+  if (selectorPath !== undefined) {
+    try {
+      const { found, value } = nestedField(object, selectorPath);
+      if (found && typeof value !== 'string') {
+        throw new ScaleError(`${dotted(selectorPath)} accessor error: ${goValueText(value)} is of the type ${goTypeOf(value)}, expected string`);
+      }
+    } catch (error) {
+      if (!(error instanceof ScaleError)) throw error;
+      errors.push(invalid(selectorPath, '', error.message));
+    }
+  }
+  return errors;
 }
 
 /** scaleOf reads a custom resource's replica counts and selector (absent values are 0 and ""). */
 export function scaleOf(scale: CustomResourceSubresourceScale, object: unknown): ScaleValues {
-  const spec = nestedInt64(object, scale.specReplicasPath);
-  const status = nestedInt64(object, scale.statusReplicasPath);
+  const spec = int32Replicas(nestedInt64(object, scale.specReplicasPath));
+  const status = int32Replicas(nestedInt64(object, scale.statusReplicasPath));
   let selector = '';
   if (scale.labelSelectorPath !== undefined && scale.labelSelectorPath !== '') {
     const { found, value } = nestedField(object, scale.labelSelectorPath);
@@ -69,7 +114,7 @@ export function scaleOf(scale: CustomResourceSubresourceScale, object: unknown):
       selector = value;
     }
   }
-  return { specReplicas: spec.value, statusReplicas: status.value, selector };
+  return { specReplicas: spec, statusReplicas: status, selector };
 }
 
 /**

@@ -8,4 +8,4 @@ export { defaultCustomObject } from './defaulting.ts';
 export { pruneCustomObject } from './pruning.ts';
 export { ssaSchemaSet } from './ssa-schema.ts';
 export { validateStructuralSchema } from './structural.ts';
-export { validateCustomObject } from './value-validation.ts';
+export { validateCustomObject, validateCustomStatus } from './value-validation.ts';

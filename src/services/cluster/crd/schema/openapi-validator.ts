@@ -8,6 +8,7 @@
  */
 import { ownValue } from '../../../../core/own.ts';
 import type { JSONSchemaProps } from '../types.ts';
+import { correlatedEqual, listCorrelation } from './correlation.ts';
 import { formatValid, supportedFormat } from './formats.ts';
 import { goFloat, goNumber, isInt64, isJsonInteger, isJsonObject, jsonEqual } from './json-values.ts';
 import { compilePattern, patternMatches } from './regex.ts';
@@ -122,12 +123,13 @@ export interface Old {
 
 /**
  * validateValue runs one schema node's validators over `data` at `path` (dotted, `''` at the root).
- * With `old`, errors of a node whose value did not change are dropped (1.32's validation
- * ratcheting: they become warnings the apiserver does not return).
+ * With `old`, errors of a node whose value did not change from its correlated old value are
+ * dropped (1.32's validation ratcheting: they become warnings the apiserver does not return);
+ * `correlation.ts` says what correlates and what counts as unchanged.
  */
 export function validateValue(schema: JSONSchemaProps, data: unknown, path: string, old?: Old): Result {
   const result = validateNode(schema, data, path, old);
-  if (old === undefined || result.valid || !jsonEqual(data, old.value)) return result;
+  if (old === undefined || result.valid || !correlatedEqual(schema, data, old.value)) return result;
   const ratcheted = new Result();
   ratcheted.matchCount = result.matchCount;
   return ratcheted;
@@ -247,18 +249,6 @@ function junctorCheck(schema: JSONSchemaProps, data: unknown, path: string, old:
   return main;
 }
 
-/** correlator finds an item's old counterpart: in a map list the old item with the same keys; items of other lists have none. */
-function correlator(schema: JSONSchemaProps, old: Old | undefined): (item: unknown) => Old | undefined {
-  const keys = schema['x-kubernetes-list-map-keys'] ?? [];
-  if (old === undefined || !Array.isArray(old.value) || schema['x-kubernetes-list-type'] !== 'map' || keys.length === 0) return () => undefined;
-  const previous = old.value;
-  return (item) => {
-    if (!isJsonObject(item)) return undefined;
-    const match = previous.find((candidate) => isJsonObject(candidate) && keys.every((key) => jsonEqual(candidate[key], item[key])));
-    return match === undefined ? undefined : { value: match };
-  };
-}
-
 /** runeCount is Go's utf8.RuneCountInString. */
 function runeCount(text: string): number {
   let count = 0;
@@ -347,7 +337,7 @@ function numberCheck(schema: JSONSchemaProps, data: number, kind: Kind, path: st
 
 function sliceCheck(schema: JSONSchemaProps, data: unknown[], path: string, old: Old | undefined): Result {
   const result = new Result();
-  const correlate = correlator(schema, old);
+  const correlate = old === undefined ? () => undefined : listCorrelation(schema, old.value);
   const items = schema.items;
   if (items !== undefined && !Array.isArray(items)) {
     for (let index = 0; index < data.length; index++) result.merge(validateValue(items, data[index], `${path}[${index}]`, correlate(data[index])));

@@ -24,4 +24,7 @@ export { RateLimitState, DEFAULT_RATE_LIMIT_KEYS } from './rate-limit-state.ts';
 export { readTrafficRequest } from './read-traffic-request.ts';
 export { TrafficRequestError } from './request-view.ts';
 export type { RecaptchaTokens, TrafficRequest } from './traffic-request.ts';
+export { readLatin1Utf8 } from './utf8-text.ts';
 export type { WafUnknown } from './unevaluated-calls.ts';
+// What a proxy can write of a rule's header action: the API's own check, for a policy stored before it refused the rest.
+export { headerActionProblem, type HeaderActionProblem } from '../check-header-action.ts';

@@ -13,7 +13,8 @@ describe('the rules-language string functions', () => {
   it('base64Decode accepts the URL-safe alphabet and missing padding, and gives "" for invalid input', () => {
     assert.equal(base64Decode('bXlWYWx1ZQ=='), 'myValue');
     assert.equal(base64Decode('bXlWYWx1ZQ'), 'myValue');
-    assert.equal(base64Decode('_-8'), Buffer.from('/+8=', 'base64').toString('latin1'));
+    assert.equal(base64Decode('_-8'), '\ufffd\ufffd');
+    assert.equal(base64Decode('w6k'), 'é');
     assert.equal(base64Decode('!!not base64'), '');
     assert.equal(base64Decode('a'), '');
     assert.equal(base64Decode('YQ=x'), '');
@@ -34,10 +35,39 @@ describe('the rules-language string functions', () => {
     assert.equal(urlDecodeUni('%u00g1'), '%u00g1');
   });
 
-  it('utf8ToUnicode writes non-ASCII characters as lower-case %uXXXX', () => {
-    assert.equal(utf8ToUnicode('¬'), '%u00ac');
-    assert.equal(utf8ToUnicode('a€b'), 'a%u20acb');
-    assert.equal(utf8ToUnicode('plain'), 'plain');
-    assert.equal(utf8ToUnicode('😀'), '%ud83d%ude00');
+  it('utf8ToUnicode writes each non-ASCII code point as one lower-case %u with all its hex digits (cel-expr/cloud-armor-rules)', () => {
+    const table: readonly (readonly [input: string, output: string])[] = [
+      ['plain', 'plain'],
+      ['', ''],
+      ['¬', '%u00ac'],
+      ['a€b', 'a%u20acb'],
+      // The upstream engine's own case (cloudarmor_test.go, "query decode utf8 to unicode success").
+      ['Ā ā Ă ă Ѐ Ё Ā\\nā a\\x83t', '%u0100 %u0101 %u0102 %u0103 %u0400 %u0401 %u0100\\n%u0101 a\\x83t'],
+      ['\u0080\u07ff\u0800\uffff', '%u0080%u07ff%u0800%uffff'],
+      ['😀', '%u1f600'],
+      ['\u{10000}\u{fffff}\u{100000}\u{10ffff}', '%u10000%ufffff%u100000%u10ffff'],
+      // A lone surrogate has no UTF-8: it is U+FFFD, as an invalid byte is.
+      ['x\ud800y\udfff', 'x%ufffdy%ufffd'],
+      ['\ufffd', '%ufffd'],
+      ['\x7f\x00', '\x7f\x00'],
+    ];
+    for (const [input, output] of table) assert.equal(utf8ToUnicode(input), output, JSON.stringify(input));
+  });
+
+  it('the decoders read the bytes they produce as UTF-8, so utf8ToUnicode sees the characters', () => {
+    const table: readonly (readonly [decoded: string, output: string])[] = [
+      [urlDecode('%C2%AC'), '%u00ac'],
+      [urlDecode('%F0%9F%98%80'), '%u1f600'],
+      [urlDecode('%AC'), '%ufffd'],
+      [urlDecode('%E2%82A'), '%ufffd%ufffdA'],
+      [urlDecode('é%41'), '%u00e9A'],
+      [urlDecodeUni('%u00ac'), '%u00ac'],
+      [urlDecodeUni('%uD83D'), '%uD83D'],
+      [base64Decode(Buffer.from('¬').toString('base64')), '%u00ac'],
+      [base64Decode('/w=='), '%ufffd'],
+    ];
+    for (const [decoded, output] of table) assert.equal(utf8ToUnicode(decoded), output, JSON.stringify(decoded));
+    assert.equal(urlDecode('%C2%AC'), '¬');
+    assert.equal(urlDecode('%C2%AC').length, 1);
   });
 });

@@ -1,4 +1,5 @@
 import type { PolicyScope, PolicyType } from '../constants.ts';
+import { HEADER_ACTION_MESSAGES } from '../check-header-action.ts';
 
 /**
  * RULE_VALIDATION_CASES is the table of rejected patchRule calls, one row per validation rule,
@@ -327,6 +328,27 @@ export const RULE_VALIDATION_CASES: readonly RuleValidationCase[] = [
     body: { priority: 1000, headerAction: { requestHeadersToAdds: [{ headerValue: 'v' }] } },
     message: "Required field 'resource.headerAction.requestHeadersToAdds[0].headerName' not specified",
   },
+  // Headers a proxy cannot write, or that would reframe the forwarded request (issue 44).
+  ...(
+    [
+      ['a header name with a space', 'X Team', 'v', 'headerName', 'X Team', 'name'],
+      ['a header name with a colon', 'X-Team:', 'v', 'headerName', 'X-Team:', 'name'],
+      ['a non-ASCII header name', 'X-Équipe', 'v', 'headerName', 'X-Équipe', 'name'],
+      ['a header action setting Content-Length', 'Content-Length', '0', 'headerName', 'Content-Length', 'reserved'],
+      ['a header action setting Transfer-Encoding', 'transfer-encoding', 'chunked', 'headerName', 'transfer-encoding', 'reserved'],
+      ['a header action setting Host', 'Host', 'admin.local', 'headerName', 'Host', 'reserved'],
+      ['a header action setting Connection', 'Connection', 'close', 'headerName', 'Connection', 'reserved'],
+      ['a header value outside ASCII', 'X-Team', 'café €', 'headerValue', 'café €', 'value'],
+      ['a header value with CR LF', 'X-Team', 'a\r\nX-Admin: 1', 'headerValue', 'a\r\nX-Admin: 1', 'value'],
+      ['a header value with a control character', 'X-Team', 'a\u0000b', 'headerValue', 'a\u0000b', 'value'],
+      ['a header value ending in a space', 'X-Team', 'a ', 'headerValue', 'a ', 'value'],
+    ] as const
+  ).map(([name, headerName, headerValue, part, shown, reason]) => ({
+    name,
+    scope: 'global' as const,
+    body: { priority: 1000, headerAction: { requestHeadersToAdds: [{ headerName, headerValue }] } },
+    message: `Invalid value for field 'resource.headerAction.requestHeadersToAdds[0].${part}': '${shown}'. ${HEADER_ACTION_MESSAGES[reason]}`,
+  })),
   // Network match.
   {
     name: 'networkMatch outside network policies',
@@ -517,6 +539,19 @@ export const RULE_VALIDATION_CASES: readonly RuleValidationCase[] = [
 
 /** ACCEPTED_PATCHES are patches every policy of the given kind accepts (the happy side of the same rules). */
 export const ACCEPTED_PATCHES: readonly Omit<RuleValidationCase, 'message'>[] = [
+  {
+    name: 'header actions a proxy can write (tokens, visible ASCII with inner spaces, an empty value)',
+    scope: 'global',
+    body: {
+      priority: 1000,
+      headerAction: {
+        requestHeadersToAdds: [
+          { headerName: 'X-Goog-Team', headerValue: 'edge team; v=1' },
+          { headerName: "x-a!#$%&'*+.^_`|~", headerValue: '' },
+        ],
+      },
+    },
+  },
   { name: 'deny-403 as gcloud sends it', body: { priority: 1000, action: 'deny(403)' }, updateMask: 'redirect_options,rate_limit_options' },
   { name: 'output-only kind is ignored', body: { priority: 1000, kind: 'compute#somethingElse', description: 'd' } },
   {

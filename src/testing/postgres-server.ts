@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { onTestProcessExit } from '../testing/exit.ts';
+import { onTestProcessExit } from './exit.ts';
 
 /**
  * A real, throw-away PostgreSQL server for tests and benchmarks: initdb in a temporary

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import pg from 'pg';
-import { startPostgres } from './postgres-server.fixture.ts';
+import { startPostgres } from './postgres-server.ts';
 
 /**
  * The throw-away PostgreSQL server of the suite starts whatever directory the suite runs from:

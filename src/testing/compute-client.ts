@@ -1,4 +1,4 @@
-import type { RunningFogbank } from '../../../../testing/fogbank.ts';
+import type { RunningFogbank } from './fogbank.ts';
 
 /** Reply is one HTTP answer, body parsed as JSON. */
 export interface Reply {

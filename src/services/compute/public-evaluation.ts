@@ -1,0 +1,21 @@
+/**
+ * The compute family's second face: the security-policy evaluation engine (pure: a compiled
+ * policy decides a traffic request), as fogbank guard and the admin API's what-if evaluation
+ * run it. A face of its own because it loads the rules language (public.ts does not).
+ */
+export {
+  compilePolicy,
+  type CompiledPolicy,
+  type Decision,
+  DENY_PAGE_CONTENT_TYPE,
+  denyPage,
+  headerActionProblem,
+  type HeaderActionProblem,
+  type EvaluatorOptions,
+  PolicyNotEvaluableError,
+  RateLimitState,
+  readLatin1Utf8,
+  readTrafficRequest,
+  TrafficRequestError,
+  type TrafficRequest,
+} from './security-policies/evaluation/index.ts';
