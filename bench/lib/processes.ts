@@ -1,49 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
 
+export { BARE_SERVER, type Started, startProcess } from '../../src/testing/server-process.ts';
+
 /** ROOT is the repository root. */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-/** Started is a server process that has printed its `listening on` line. */
-export interface Started {
-  readonly url: string;
-  readonly child: ChildProcess;
-  /** Milliseconds from spawn to the `listening on` line. */
-  readonly readyMs: number;
-  stop(): Promise<void>;
-}
-
-/**
- * startProcess spawns `node ARGS` and resolves once it prints `listening on URL`. With
- * `BENCH_CPU_PROF=DIR` in the environment the server writes a V8 CPU profile into DIR when it stops.
- */
-export function startProcess(args: readonly string[]): Promise<Started> {
-  const began = performance.now();
-  const profileDir = process.env['BENCH_CPU_PROF'];
-  const profile = profileDir === undefined || profileDir === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
-  const child = spawn(process.execPath, [...profile, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  return new Promise((resolve, reject) => {
-    const reader = createInterface({ input: child.stdout! });
-    reader.on('line', (line) => {
-      const match = /listening on (http:\/\/\S+)/.exec(line);
-      if (match === null) return;
-      resolve({
-        url: match[1]!,
-        child,
-        readyMs: performance.now() - began,
-        stop: async () => {
-          child.kill('SIGTERM');
-          await closed;
-        },
-      });
-    });
-    void closed.then(() => reject(new Error(`node ${args.join(' ')} exited before listening`)));
-  });
-}
 
 /** rssMb reads a process's resident set size from /proc, in MiB. */
 export function rssMb(pid: number): number {
@@ -71,9 +33,6 @@ export function ensureBuilt(): string {
   if (process.env['BENCH_BUILT'] !== '1') execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
   return `${ROOT}dist/fogbank.mjs`;
 }
-
-/** BARE_SERVER is the baseline server (plain JavaScript, no loader): the arguments to `node`. */
-export const BARE_SERVER = [fileURLToPath(new URL('./bare-http-server.mjs', import.meta.url))];
 
 /** median of a list of numbers. */
 export function median(values: readonly number[]): number {

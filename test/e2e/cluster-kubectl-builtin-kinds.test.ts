@@ -108,6 +108,7 @@ describe('built-in kinds with the real kubectl: discovery, create, apply, tables
     for (const groupVersion of [
       'v1',
       'admissionregistration.k8s.io/v1',
+      'apiregistration.k8s.io/v1',
       'apps/v1',
       'autoscaling/v2',
       'batch/v1',
@@ -120,12 +121,13 @@ describe('built-in kinds with the real kubectl: discovery, create, apply, tables
       'node.k8s.io/v1',
       'policy/v1',
       'rbac.authorization.k8s.io/v1',
-      'resource.k8s.io/v1beta1',
       'scheduling.k8s.io/v1',
       'storage.k8s.io/v1',
     ]) {
       assert.ok(versions.has(groupVersion), `${groupVersion} listed`);
     }
+    // Beta APIs are off in a default 1.32 apiserver.
+    assert.ok(![...versions].some((groupVersion) => groupVersion?.includes('beta')), 'no beta group-version');
     assert.deepEqual(
       all.find((row) => row[0] === 'deployments'),
       ['deployments', 'deploy', 'apps/v1', 'true', 'Deployment'],

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { BARE_SERVER, startProcess } from '../../bench/lib/processes.ts';
+import { BARE_SERVER, startProcess } from '../../src/testing/server-process.ts';
 import { judgeStalls, type ProbeRecord, type ProbeSample, type Stall, worstWait } from './stall-judge.ts';
 
 /** ProbeResult is what the concurrent /healthz probe saw, beside the heartbeat's. */
@@ -88,7 +88,7 @@ function probeLoop(target: ProbeTarget, path: string): { stop(): Promise<ProbeRe
 /**
  * startHealthProbe probes fogbank's /healthz while the fuzz run goes on, and beside it, the same
  * way, a bare node:http heartbeat server in a process of its own (the benches' baseline,
- * bench/lib/bare-http-server.mjs): a request that blocks fogbank's event loop shows up as a
+ * src/testing/bare-http-server.mjs): a request that blocks fogbank's event loop shows up as a
  * fogbank probe that waited that long, and a busy machine as both waiting. Each fogbank probe
  * also reads the CPU time fogbank's main thread (`server.pid`) used meanwhile. `stop` ends both
  * loops (the heartbeat's last, so it covers fogbank's last probe) and judges the difference

@@ -52,28 +52,28 @@ describe('discovery, OpenAPI, representations and the api domain', () => {
     assert.deepEqual(
       groups.body.items.map((item: { metadata: { name: string } }) => item.metadata.name),
       [
-        'rbac.authorization.k8s.io',
-        'events.k8s.io',
-        'admissionregistration.k8s.io',
+        'apiregistration.k8s.io',
         'apps',
+        'events.k8s.io',
+        'authentication.k8s.io',
+        'authorization.k8s.io',
         'autoscaling',
         'batch',
         'certificates.k8s.io',
+        'networking.k8s.io',
+        'policy',
+        'rbac.authorization.k8s.io',
+        'storage.k8s.io',
+        'admissionregistration.k8s.io',
+        'apiextensions.k8s.io',
+        'scheduling.k8s.io',
         'coordination.k8s.io',
+        'node.k8s.io',
         'discovery.k8s.io',
         'flowcontrol.apiserver.k8s.io',
-        'networking.k8s.io',
-        'node.k8s.io',
-        'policy',
-        'resource.k8s.io',
-        'scheduling.k8s.io',
-        'storage.k8s.io',
-        'apiextensions.k8s.io',
-        'authentication.k8s.io',
-        'authorization.k8s.io',
       ],
     );
-    const reviews = groups.body.items[18].versions[0].resources;
+    const reviews = groups.body.items[4].versions[0].resources;
     assert.deepEqual(
       reviews.map(
         (r: { resource: string; scope: string; verbs: string[]; responseKind: { kind: string } }) =>
@@ -86,7 +86,7 @@ describe('discovery, OpenAPI, representations and the api domain', () => {
         'subjectaccessreviews:Cluster:create:SubjectAccessReview',
       ],
     );
-    const rbac = groups.body.items[0].versions[0].resources;
+    const rbac = groups.body.items[10].versions[0].resources;
     assert.deepEqual(
       rbac.map((r: { resource: string; scope: string }) => `${r.resource}:${r.scope}`),
       ['clusterrolebindings:Cluster', 'clusterroles:Cluster', 'rolebindings:Namespaced', 'roles:Namespaced'],
@@ -194,25 +194,25 @@ describe('a configured api domain', () => {
     assert.deepEqual(
       groups.body.groups.map((group: { name: string }) => group.name),
       [
-        'rbac.authorization.example.io',
-        'events.example.io',
-        'admissionregistration.example.io',
+        'apiregistration.example.io',
         'apps',
+        'events.example.io',
+        'authentication.example.io',
+        'authorization.example.io',
         'autoscaling',
         'batch',
         'certificates.example.io',
+        'networking.example.io',
+        'policy',
+        'rbac.authorization.example.io',
+        'storage.example.io',
+        'admissionregistration.example.io',
+        'apiextensions.example.io',
+        'scheduling.example.io',
         'coordination.example.io',
+        'node.example.io',
         'discovery.example.io',
         'flowcontrol.apiserver.example.io',
-        'networking.example.io',
-        'node.example.io',
-        'policy',
-        'resource.example.io',
-        'scheduling.example.io',
-        'storage.example.io',
-        'apiextensions.example.io',
-        'authentication.example.io',
-        'authorization.example.io',
       ],
     );
   });

@@ -26,13 +26,13 @@ export const CLUSTER_GROUP_PREFIXES: readonly string[] = [
   'apiextensions',
   // The built-in kinds' groups (builtin/kinds.ts).
   'admissionregistration',
+  'apiregistration',
   'certificates',
   'coordination',
   'discovery',
   'flowcontrol.apiserver',
   'networking',
   'node',
-  'resource',
   'scheduling',
   'storage',
 ];

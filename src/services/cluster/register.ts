@@ -26,6 +26,7 @@ import type { KubeObject } from './apimachinery/object-meta.ts';
 import { useClusterAuth, userOf } from './cluster-auth.ts';
 import type { ServedCustomResourceNames } from './crd/served-names.ts';
 import { aggregatedFormOf } from './discovery.ts';
+import { negotiateSwagger, notModified, PROTOBUF_MEDIA_TYPE, swaggerAnswerOf } from './openapi-v2/swagger-answer.ts';
 import { optionValue } from '../../core/family-options.ts';
 import type { ClusterOptions } from './index.ts';
 import { DEFAULT_EVENT_TTL_SECONDS, EVENT_TTL_OPTION } from './options.ts';
@@ -135,6 +136,24 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
     reply.header('cache-control', hash === undefined ? 'no-cache, private' : 'public, immutable');
     if (hash !== undefined) reply.header('expires', new Date(context.clock.now() + 365 * 86400_000).toUTCString());
     return sendSerialized(reply.code(200), 'application/json', document.json, { negotiated: false });
+  });
+
+  // The Swagger 2.0 document, derived from the v3 ones (openapi-v2/): what kubectl validates a `kind: List` with.
+  app.get('/openapi/v2', async (request, reply) => {
+    const { openapi } = await runtime();
+    // The apiserver's WithCacheControl filter marks every answer `no-cache, private`: clients revalidate with the Etag.
+    reply.header('vary', 'Accept').header('cache-control', 'no-cache, private');
+    const form = negotiateSwagger(request.headers.accept);
+    if (form === undefined) return reply.code(406).send();
+    const documents = () => openapi.paths().map((path) => JSON.parse(openapi.document(path)?.json ?? '{}') as unknown);
+    const answer = swaggerAnswerOf(openapi, documents, SERVED_VERSION.gitVersion, context.clock.now());
+    reply.header('content-type', form === 'json' ? 'application/json' : PROTOBUF_MEDIA_TYPE);
+    reply.header('etag', `"${answer.etag}"`).header('last-modified', answer.lastModified);
+    const ifNoneMatch = request.headers['if-none-match'];
+    const ifModifiedSince = request.headers['if-modified-since'];
+    if (notModified(answer, ifNoneMatch, ifModifiedSince)) return reply.code(304).removeHeader('content-type').send();
+    const body = answer.body(form);
+    return typeof body === 'string' ? sendSerialized(reply.code(200), 'application/json', body, { negotiated: false }) : reply.code(200).send(body);
   });
 
   // Aggregated discovery carries an ETag, so kubectl's disk cache revalidates with If-None-Match (304) instead of refetching.

@@ -38,6 +38,8 @@ import { coreEventsView, eventsV1View } from './resources/events.ts';
 import { INITIAL_NAMESPACES, NAMESPACE_STORE_KIND, type Namespace, namespacesView, PROTECTED_NAMESPACES } from './resources/namespaces.ts';
 import { roleBindingsView } from './resources/role-bindings.ts';
 import { rolesView } from './resources/roles.ts';
+import { ApiServiceController } from './resources/apiservice-controller.ts';
+import { inDiscoveryOrder } from './resources/apiservice-registration.ts';
 import { ServiceAccountController } from './resources/service-account-controller.ts';
 import { serviceAccountsView } from './resources/service-accounts.ts';
 
@@ -55,6 +57,18 @@ export const CLUSTER_VIEWS: readonly AnyView[] = [
   crdView as unknown as AnyView,
   crdStatusView as unknown as AnyView,
 ];
+
+/** API_SERVICE_VIEWS are the APIService views the APIService controllers write through. */
+const API_SERVICE_VIEWS = {
+  main: CLUSTER_VIEWS.find((view) => view.group === 'apiregistration.k8s.io' && view.resource === 'apiservices' && view.subresource === undefined)!,
+  status: CLUSTER_VIEWS.find((view) => view.group === 'apiregistration.k8s.io' && view.resource === 'apiservices' && view.subresource === 'status')!,
+};
+
+/** SERVED_GROUP_VERSIONS are the built-in group-versions served: every fixed view's and the create-only reviews'. */
+const SERVED_GROUP_VERSIONS = [...CLUSTER_VIEWS, SELF_SUBJECT_REVIEW_RESOURCE, TOKEN_REVIEW_RESOURCE, ...ACCESS_REVIEW_RESOURCES].map(({ group, version }) => ({
+  group,
+  version,
+}));
 
 /** NAMESPACED_STORE_KINDS are where namespaced objects of every built-in kind live (keys `ns/name`), which a namespace's deletion empties. */
 const NAMESPACED_STORE_KINDS: readonly string[] = [...new Set(CLUSTER_VIEWS.filter((view) => view.strategy.namespaced).map((view) => view.storeKind))];
@@ -215,7 +229,9 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     options.customResourceNames?.replace(views.map((view) => view.resource));
     discovery = undefined;
     openapi = undefined;
+    apiServices?.customResourcesChanged();
   });
+  let apiServices: ApiServiceController | undefined;
   await catalog.start();
   const active = new ActiveWatches();
   const handlers: HandlerContext = {
@@ -236,6 +252,19 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     await controller.start();
     return controller;
   });
+  const apiServicesLeader = await context.singleton('cluster/apiservice-controller', async () => {
+    const controller = new ApiServiceController(
+      context.store,
+      registry,
+      API_SERVICE_VIEWS,
+      SERVED_GROUP_VERSIONS,
+      () => catalog.views.filter((view) => view.subresource === undefined),
+      () => context.clock.now(),
+    );
+    apiServices = controller;
+    controller.startInBackground();
+    return controller;
+  });
   const expiry = await context.singleton('cluster/event-expiry', () => {
     const sweeper = new EventExpiry(context.store, context.clock, options.eventTtlSeconds, undefined, context.timers);
     sweeper.start();
@@ -247,7 +276,7 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     serveResource,
     get discovery() {
       discovery ??= new Discovery(
-        [...discoveryResourcesOf(index.views), SELF_SUBJECT_REVIEW_RESOURCE, TOKEN_REVIEW_RESOURCE, ...ACCESS_REVIEW_RESOURCES],
+        inDiscoveryOrder([...discoveryResourcesOf(index.views), SELF_SUBJECT_REVIEW_RESOURCE, TOKEN_REVIEW_RESOURCE, ...ACCESS_REVIEW_RESOURCES]),
         options.groups,
         options.spelling,
       );
@@ -276,12 +305,14 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     },
     async idle() {
       await accounts?.idle();
+      await apiServices?.idle();
     },
     async close() {
       stopped = true;
       catalog.stop();
       await Promise.all(finalizing);
       await accountsLeader.stop();
+      await apiServicesLeader.stop();
       await expiry.stop();
       await options.rbac.stop();
       active.closeAll();

@@ -14,6 +14,8 @@ export type BuiltinObject = KubeObject & Record<string, unknown>;
 export interface KindBehaviour {
   /** nameRule overrides the default DNS-subdomain rule for `metadata.name`. */
   readonly nameRule?: NameRule;
+  /** allowUnconditionalUpdate false makes a PUT without `metadata.resourceVersion` a 422, as the kind's upstream strategy says (default true). */
+  readonly allowUnconditionalUpdate?: boolean;
   /** prepareForCreate fills defaults and server-owned fields of a new object (after the generic preparation). */
   prepareForCreate?(object: BuiltinObject, request: RequestInfo): void;
   /** prepareForUpdate carries server-owned fields over and fills defaults (after the generic preparation). */

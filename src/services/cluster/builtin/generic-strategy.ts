@@ -10,6 +10,7 @@ import type { ResourceStrategy } from '../apimachinery/strategy.ts';
 import { AGE_COLUMN, type BuiltinObject, type KindBehaviour, NAME_COLUMN } from './behaviour.ts';
 import type { BuiltinKind } from './kinds.ts';
 import { validateSchemaRules } from './schema-validation.ts';
+import { applyTypeDefaults } from './type-defaults.ts';
 
 /** specOf is everything outside metadata and status, whose change bumps `generation`. */
 function specOf(object: BuiltinObject): string {
@@ -40,7 +41,7 @@ export function genericStrategy(entry: BuiltinKind, schemaName: string, schemas:
     namespaced: entry.namespaced,
     nameRule: behaviour.nameRule ?? 'dns-subdomain',
     allowCreateOnUpdate: false,
-    allowUnconditionalUpdate: true,
+    allowUnconditionalUpdate: behaviour.allowUnconditionalUpdate ?? true,
     invalidKind: { group: entry.group, kind: entry.kind },
     prepareForCreate(object, request) {
       ownNested(object);
@@ -48,6 +49,7 @@ export function genericStrategy(entry: BuiltinKind, schemaName: string, schemas:
       if (entry.status) delete object['status'];
       if (entry.generation) object.metadata.generation = 1;
       behaviour.prepareForCreate?.(object, request);
+      applyTypeDefaults(object, schemaName, schemas);
     },
     prepareForUpdate(object, old, request) {
       ownNested(object);
@@ -59,6 +61,7 @@ export function genericStrategy(entry: BuiltinKind, schemaName: string, schemas:
       if (generation !== undefined) object.metadata.generation = generation;
       else delete object.metadata.generation;
       behaviour.prepareForUpdate?.(object, old, request);
+      applyTypeDefaults(object, schemaName, schemas);
       if (entry.generation && specOf(object) !== specOf(old)) object.metadata.generation = (generation ?? 0) + 1;
     },
     validate,

@@ -33,6 +33,7 @@ const MINIMAL: Readonly<Record<string, Record<string, unknown>>> = {
   'admissionregistration.k8s.io/validatingadmissionpolicies': { spec: { validations: [{ expression: 'true' }] } },
   'admissionregistration.k8s.io/validatingadmissionpolicybindings': { spec: { policyName: 'p', validationActions: ['Deny'] } },
   'admissionregistration.k8s.io/validatingwebhookconfigurations': {},
+  'apiregistration.k8s.io/apiservices': { spec: { group: 'example.com', version: 'v1', groupPriorityMinimum: 100, versionPriority: 10 } },
   'apps/controllerrevisions': { revision: 1 },
   'apps/daemonsets': { spec: { selector: { matchLabels: labels }, template: podTemplate } },
   'apps/deployments': { spec: { selector: { matchLabels: labels }, template: podTemplate } },
@@ -66,10 +67,6 @@ const MINIMAL: Readonly<Record<string, Record<string, unknown>>> = {
   'rbac.authorization.k8s.io/clusterroles': {},
   'rbac.authorization.k8s.io/rolebindings': { roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'r' } },
   'rbac.authorization.k8s.io/roles': {},
-  'resource.k8s.io/deviceclasses': { spec: {} },
-  'resource.k8s.io/resourceclaims': { spec: {} },
-  'resource.k8s.io/resourceclaimtemplates': { spec: { spec: {} } },
-  'resource.k8s.io/resourceslices': { spec: { driver: 'dra.example.com', pool: { name: 'p', resourceSliceCount: 1, generation: 0 }, nodeName: 'n' } },
   'scheduling.k8s.io/priorityclasses': { value: 10 },
   'storage.k8s.io/csidrivers': { spec: {} },
   'storage.k8s.io/csinodes': { spec: { drivers: [] } },
@@ -92,18 +89,17 @@ const RETURNS_DELETED_OBJECT: ReadonlySet<string> = new Set([
   '/resourcequotas',
   '/serviceaccounts',
   '/services',
-  'resource.k8s.io/deviceclasses',
-  'resource.k8s.io/resourceclaims',
-  'resource.k8s.io/resourceclaimtemplates',
-  'resource.k8s.io/resourceslices',
   'storage.k8s.io/csidrivers',
   'storage.k8s.io/csinodes',
   'storage.k8s.io/storageclasses',
   'storage.k8s.io/volumeattachments',
 ]);
 
-/** nameOf is the object's name: core and events.k8s.io Events are one stored kind, so they need two. */
-const nameOf = (key: string): string => (key === 'events.k8s.io/events' ? 'y' : 'x');
+/**
+ * nameOf is the object's name: core and events.k8s.io Events are one stored kind, so they need
+ * two; an APIService is named `<version>.<group>`.
+ */
+const nameOf = (key: string): string => (key === 'events.k8s.io/events' ? 'y' : key === 'apiregistration.k8s.io/apiservices' ? 'v1.example.com' : 'x');
 
 const SERVED = CLUSTER_VIEWS.filter((view) => view.subresource === undefined && view.group !== 'apiextensions.k8s.io');
 

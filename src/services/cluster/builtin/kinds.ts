@@ -1,7 +1,9 @@
 /**
  * The built-in kinds of a default Kubernetes 1.32 apiserver that the generic, schema-driven
  * strategy serves: scope, names, short names, categories and subresources as discovery lists
- * them (kubernetes-breadth reference §6). Kinds with a dedicated strategy of their own are in
+ * them (kubernetes-breadth reference §6). Only the group-versions a default 1.32 apiserver
+ * enables: its beta APIs (resource.k8s.io/v1beta1, …) are off unless `--runtime-config` turns
+ * them on, so they are not served here. Kinds with a dedicated strategy of their own are in
  * DEDICATED_KINDS and never served from here, so one list decides who owns a kind.
  */
 
@@ -60,6 +62,7 @@ const ROWS: readonly Row[] = [
   ['admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies', 'ValidatingAdmissionPolicy', false, '', 'api-extensions', 'sg'],
   ['admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicybindings', 'ValidatingAdmissionPolicyBinding', false, '', 'api-extensions', 'g'],
   ['admissionregistration.k8s.io', 'v1', 'validatingwebhookconfigurations', 'ValidatingWebhookConfiguration', false, '', 'api-extensions', 'g'],
+  ['apiregistration.k8s.io', 'v1', 'apiservices', 'APIService', false, '', 'api-extensions', 's'],
   ['apps', 'v1', 'controllerrevisions', 'ControllerRevision', true, '', '', ''],
   ['apps', 'v1', 'daemonsets', 'DaemonSet', true, 'ds', 'all', 'sg'],
   ['apps', 'v1', 'deployments', 'Deployment', true, 'deploy', 'all', 'scg'],
@@ -78,10 +81,6 @@ const ROWS: readonly Row[] = [
   ['networking.k8s.io', 'v1', 'networkpolicies', 'NetworkPolicy', true, 'netpol', '', 'g'],
   ['node.k8s.io', 'v1', 'runtimeclasses', 'RuntimeClass', false, '', '', ''],
   ['policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget', true, 'pdb', '', 'sg'],
-  ['resource.k8s.io', 'v1beta1', 'deviceclasses', 'DeviceClass', false, '', '', 'gd'],
-  ['resource.k8s.io', 'v1beta1', 'resourceclaims', 'ResourceClaim', true, '', '', 'sgd'],
-  ['resource.k8s.io', 'v1beta1', 'resourceclaimtemplates', 'ResourceClaimTemplate', true, '', '', 'gd'],
-  ['resource.k8s.io', 'v1beta1', 'resourceslices', 'ResourceSlice', false, '', '', 'gd'],
   ['scheduling.k8s.io', 'v1', 'priorityclasses', 'PriorityClass', false, 'pc', '', ''],
   ['storage.k8s.io', 'v1', 'csidrivers', 'CSIDriver', false, '', '', 'd'],
   ['storage.k8s.io', 'v1', 'csinodes', 'CSINode', false, '', '', 'd'],
@@ -105,8 +104,9 @@ export const BUILTIN_KINDS: readonly BuiltinKind[] = ROWS.map(([group, version, 
   returnsDeletedObject: flags.includes('d'),
 })).filter((entry) => !DEDICATED_KINDS.has(`${entry.group}/${entry.kind}`));
 
-/** schemaNameOf is a kind's OpenAPI component name (`io.k8s.api.apps.v1.Deployment`). */
+/** schemaNameOf is a kind's OpenAPI component name (`io.k8s.api.apps.v1.Deployment`; kube-aggregator's own for APIService). */
 export function schemaNameOf(entry: Pick<BuiltinKind, 'group' | 'version' | 'kind'>): string {
+  if (entry.group === 'apiregistration.k8s.io') return `io.k8s.kube-aggregator.pkg.apis.apiregistration.${entry.version}.${entry.kind}`;
   const pkg =
     entry.group === ''
       ? 'core'

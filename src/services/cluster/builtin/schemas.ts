@@ -6,13 +6,14 @@
  */
 import type { Schema, SchemaSet } from '../apimachinery/schema.ts';
 import { listSchema, META_SCHEMAS } from '../resources/meta-schemas.ts';
+import { APIREGISTRATION_SCHEMAS } from './apiregistration-schemas.ts';
 import { KUBE_SCHEMAS_JSON } from './kube-schemas.generated.ts';
 
 let parsed: Readonly<Record<string, Schema>> | undefined;
 
-/** kubeSchemas are every generated schema by component name, parsed once. */
+/** kubeSchemas are every generated schema by component name, parsed once, with the apiregistration.k8s.io types described by hand. */
 export function kubeSchemas(): Readonly<Record<string, Schema>> {
-  parsed ??= JSON.parse(KUBE_SCHEMAS_JSON) as Record<string, Schema>;
+  parsed ??= { ...(JSON.parse(KUBE_SCHEMAS_JSON) as Record<string, Schema>), ...APIREGISTRATION_SCHEMAS };
   return parsed;
 }
 

@@ -3,6 +3,7 @@
  * strategy, the kind's behaviour file if it has one, and its schema set from the generated data.
  */
 import type { ResourceView } from '../apimachinery/strategy.ts';
+import { apiServiceBehaviour } from '../resources/apiservices.ts';
 import { configMapBehaviour } from '../resources/configmaps.ts';
 import { deploymentBehaviour, replicaSetBehaviour, workloadBehaviour } from '../resources/workloads.ts';
 import { jobBehaviour } from '../resources/jobs.ts';
@@ -27,6 +28,7 @@ const BEHAVIOURS: Readonly<Record<string, KindBehaviour>> = {
   '/PodTemplate': podTemplateBehaviour,
   '/ReplicationController': workloadBehaviour('rc'),
   '/Node': nodeBehaviour,
+  'apiregistration.k8s.io/APIService': apiServiceBehaviour,
   'apps/Deployment': deploymentBehaviour,
   'apps/ReplicaSet': replicaSetBehaviour,
   'apps/StatefulSet': workloadBehaviour('sts'),

@@ -28,16 +28,27 @@ function generateSelector(job: BuiltinObject): void {
   spec['selector'] = { matchLabels: { 'batch.kubernetes.io/controller-uid': uid } };
 }
 
+/** labelsFromTemplate is SetDefaults_Job's: a Job without labels carries its pod template's. */
+function labelsFromTemplate(job: BuiltinObject): void {
+  const labels = recordAt(job, 'spec', 'template', 'metadata')?.['labels'];
+  if (labels !== undefined && Object.keys(job.metadata.labels ?? {}).length === 0) job.metadata.labels = { ...(labels as Record<string, string>) };
+}
+
 function defaults(job: BuiltinObject): void {
   const spec = recordAt(job, 'spec');
   if (spec === undefined) return;
+  // SetDefaults_Job: a job with neither completions nor parallelism runs one pod to completion.
+  if (spec['completions'] === undefined && spec['parallelism'] === undefined) spec['completions'] = 1;
   spec['parallelism'] ??= 1;
-  spec['completions'] ??= spec['parallelism'] === 1 ? 1 : undefined;
-  if (spec['completions'] === undefined) delete spec['completions'];
   spec['backoffLimit'] ??= 6;
+  labelsFromTemplate(job);
   spec['completionMode'] ??= 'NonIndexed';
   spec['suspend'] ??= false;
-  spec['podReplacementPolicy'] ??= 'TerminatingOrFailed';
+  const podFailurePolicy = recordAt(spec, 'podFailurePolicy');
+  for (const rule of listOf(podFailurePolicy?.['rules'])) {
+    for (const condition of listOf(rule['onPodConditions'])) if ((condition['status'] ?? '') === '') condition['status'] = 'True';
+  }
+  spec['podReplacementPolicy'] ??= podFailurePolicy === undefined ? 'TerminatingOrFailed' : 'Failed';
   defaultPodSpec(recordAt(spec, 'template', 'spec'));
 }
 
@@ -52,6 +63,10 @@ function jobStatus(job: BuiltinObject): string {
 /** jobBehaviour is Job's part of the generic strategy. */
 export const jobBehaviour: KindBehaviour = {
   prepareForCreate(job) {
+    // Defaulting runs on the decoded body, before the selector is generated, and again when the
+    // stored object is read back: a Job without labels of its own or in its template ends up
+    // with the generated ones.
+    labelsFromTemplate(job);
     generateSelector(job);
     defaults(job);
   },

@@ -14,6 +14,12 @@ function defaults(service: BuiltinObject): void {
   if (spec === undefined) return;
   spec['type'] ??= 'ClusterIP';
   spec['sessionAffinity'] ??= 'None';
+  if (spec['sessionAffinity'] === 'None') delete spec['sessionAffinityConfig'];
+  if (spec['sessionAffinity'] === 'ClientIP') {
+    const clientIp = recordAt(spec, 'sessionAffinityConfig', 'clientIP');
+    if (clientIp?.['timeoutSeconds'] === undefined) spec['sessionAffinityConfig'] = { clientIP: { timeoutSeconds: 10800 } };
+  }
+  if (spec['type'] === 'LoadBalancer') spec['allocateLoadBalancerNodePorts'] ??= true;
   if (spec['type'] !== 'ExternalName') {
     spec['internalTrafficPolicy'] ??= 'Cluster';
     if (spec['clusterIP'] !== 'None' || spec['selector'] !== undefined) {

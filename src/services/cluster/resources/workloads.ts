@@ -34,17 +34,44 @@ function defaults(object: BuiltinObject, short: WorkloadShort): void {
     spec['strategy'] ??= {};
     const strategy = spec['strategy'] as Record<string, unknown>;
     if ((strategy['type'] ?? '') === '') strategy['type'] = 'RollingUpdate';
-    if (strategy['type'] === 'RollingUpdate') strategy['rollingUpdate'] ??= { maxUnavailable: '25%', maxSurge: '25%' };
+    if (strategy['type'] === 'RollingUpdate') {
+      strategy['rollingUpdate'] ??= {};
+      const rollingUpdate = strategy['rollingUpdate'] as Record<string, unknown>;
+      rollingUpdate['maxUnavailable'] ??= '25%';
+      rollingUpdate['maxSurge'] ??= '25%';
+    }
     spec['revisionHistoryLimit'] ??= 10;
     spec['progressDeadlineSeconds'] ??= 600;
   }
   if (short === 'sts') {
     spec['podManagementPolicy'] ??= 'OrderedReady';
-    spec['updateStrategy'] ??= { type: 'RollingUpdate', rollingUpdate: { partition: 0 } };
+    spec['updateStrategy'] ??= {};
+    const strategy = spec['updateStrategy'] as Record<string, unknown>;
+    if ((strategy['type'] ?? '') === '') {
+      strategy['type'] = 'RollingUpdate';
+      strategy['rollingUpdate'] ??= {};
+    }
+    const rollingUpdate = strategy['rollingUpdate'];
+    if (strategy['type'] === 'RollingUpdate' && typeof rollingUpdate === 'object' && rollingUpdate !== null) {
+      (rollingUpdate as Record<string, unknown>)['partition'] ??= 0;
+    }
+    // StatefulSetAutoDeletePVC is beta and on in 1.32.
+    spec['persistentVolumeClaimRetentionPolicy'] ??= {};
+    const retention = spec['persistentVolumeClaimRetentionPolicy'] as Record<string, unknown>;
+    if ((retention['whenDeleted'] ?? '') === '') retention['whenDeleted'] = 'Retain';
+    if ((retention['whenScaled'] ?? '') === '') retention['whenScaled'] = 'Retain';
     spec['revisionHistoryLimit'] ??= 10;
   }
   if (short === 'ds') {
-    spec['updateStrategy'] ??= { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } };
+    spec['updateStrategy'] ??= {};
+    const strategy = spec['updateStrategy'] as Record<string, unknown>;
+    if ((strategy['type'] ?? '') === '') strategy['type'] = 'RollingUpdate';
+    if (strategy['type'] === 'RollingUpdate') {
+      strategy['rollingUpdate'] ??= {};
+      const rollingUpdate = strategy['rollingUpdate'] as Record<string, unknown>;
+      rollingUpdate['maxUnavailable'] ??= 1;
+      rollingUpdate['maxSurge'] ??= 0;
+    }
     spec['revisionHistoryLimit'] ??= 10;
   }
   if (short === 'cj') {
@@ -57,6 +84,8 @@ function defaults(object: BuiltinObject, short: WorkloadShort): void {
     // A ReplicationController without a selector selects its template's labels.
     const labels = recordAt(object, 'spec', 'template', 'metadata')?.['labels'];
     if (spec['selector'] === undefined && labels !== undefined) spec['selector'] = { ...(labels as Record<string, string>) };
+    // …and, without labels of its own, carries them (SetDefaults_ReplicationController).
+    if (labels !== undefined && Object.keys(object.metadata.labels ?? {}).length === 0) object.metadata.labels = { ...(labels as Record<string, string>) };
   }
   defaultPodSpec(recordAt(object, ...templatePath(short), 'spec'));
 }
