@@ -1,8 +1,11 @@
 /**
- * The cluster API family (spec area C): a Kubernetes-compatible API server for ClusterRole,
- * Event (events.k8s.io/v1 and core v1) and Namespace, with discovery, OpenAPI v3, /version and
- * health endpoints. Everything resource-specific is a view + strategy under `resources/`; the
- * behaviour is the generic registry's under `apimachinery/`.
+ * The cluster API family's definition (spec area C): a Kubernetes 1.32-compatible API server
+ * with RBAC, Namespaces, Events, ServiceAccounts and their tokens, the built-in kinds of a default
+ * apiserver (`builtin/`), CustomResourceDefinitions (`crd/`), discovery, OpenAPI v2 and v3,
+ * `/version`, health and OIDC discovery. This file holds only what core needs before the ready
+ * line (prefixes, error dialect, banner, client files); the routes and the working parts load
+ * with the first request, through `register.ts`. Kinds with a strategy of their own are a view +
+ * strategy under `resources/`; the behaviour is the generic registry's under `apimachinery/`.
  */
 import type { Vocabulary } from '../../core/identifiers.ts';
 import { apiGroupVocabulary, DEFAULT_API_DOMAIN } from './identifiers.ts';
