@@ -15,6 +15,7 @@ import { clusterErrorBodyProblem, renderClusterError } from './apimachinery/erro
 import { negotiatedJson, wantsPretty } from './apimachinery/send-serialized.ts';
 import type { WatchSettings } from './apimachinery/watch.ts';
 import { clusterBanner } from './banner.ts';
+import { BUILTIN_GROUP_PREFIXES } from './builtin/kinds.ts';
 import { ServedCustomResourceNames } from './crd/served-names.ts';
 import { KUBECONFIG_FILE_NAME, kubeconfigText } from './kubeconfig.ts';
 import { EVENT_TTL_OPTION } from './options.ts';
@@ -27,17 +28,7 @@ export const CLUSTER_GROUP_PREFIXES: readonly string[] = [
   'authorization',
   'authentication',
   'apiextensions',
-  // The built-in kinds' groups (builtin/kinds.ts).
-  'admissionregistration',
-  'apiregistration',
-  'certificates',
-  'coordination',
-  'discovery',
-  'flowcontrol.apiserver',
-  'networking',
-  'node',
-  'scheduling',
-  'storage',
+  ...BUILTIN_GROUP_PREFIXES,
 ];
 
 /** CLUSTER_PATH_PREFIXES are the URL prefixes the family answers under. */
