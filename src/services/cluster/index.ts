@@ -10,16 +10,16 @@
 import type { Vocabulary } from '../../core/identifiers.ts';
 import { apiGroupVocabulary, DEFAULT_API_DOMAIN } from './identifiers.ts';
 import type { ServiceDefinition } from '../../core/service.ts';
-import type { YamlBodyOptions } from '../../core/yaml-body.ts';
 import { clusterErrorBodyProblem, renderClusterError } from './apimachinery/error-serializer.ts';
 import { negotiatedJson, wantsPretty } from './apimachinery/send-serialized.ts';
-import type { WatchSettings } from './apimachinery/watch.ts';
 import { clusterBanner } from './banner.ts';
 import { BUILTIN_GROUP_PREFIXES } from './builtin/kinds.ts';
 import { ServedCustomResourceNames } from './crd/served-names.ts';
 import { KUBECONFIG_FILE_NAME, kubeconfigText } from './kubeconfig.ts';
-import { EVENT_TTL_OPTION } from './options.ts';
+import { type ClusterOptions, EVENT_TTL_OPTION } from './options.ts';
 import { requestVerb } from './request-verb.ts';
+
+export type { ClusterOptions } from './options.ts';
 
 /** CLUSTER_GROUP_PREFIXES are the named groups served, without their domain. */
 export const CLUSTER_GROUP_PREFIXES: readonly string[] = [
@@ -33,19 +33,6 @@ export const CLUSTER_GROUP_PREFIXES: readonly string[] = [
 
 /** CLUSTER_PATH_PREFIXES are the URL prefixes the family answers under. */
 export const CLUSTER_PATH_PREFIXES: readonly string[] = ['/api', '/apis', '/version', '/openapi', '/livez', '/readyz', '/openid', '/.well-known'];
-
-/** ClusterOptions configure the family. */
-export interface ClusterOptions {
-  /** The `{api_domain}` of group names (default `k8s.io`); both spellings are accepted. */
-  readonly apiDomain?: string;
-  /** How long events live, in seconds; when absent, `--event-ttl` (EVENT_TTL_OPTION) or its default. */
-  readonly eventTtlSeconds?: number;
-  readonly watch?: Partial<WatchSettings>;
-  /** Whether the default RBAC policy is reconciled at start (default true, as on a real cluster). */
-  readonly bootstrapPolicy?: boolean;
-  /** How YAML bodies are decoded off the event loop (core/yaml-body.ts); tests shrink the deadline. */
-  readonly yamlBodies?: YamlBodyOptions;
-}
 
 /** createClusterService builds the family with its options. */
 export function createClusterService(options: ClusterOptions = {}): ServiceDefinition {
