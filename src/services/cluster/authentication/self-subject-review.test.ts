@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
-import { startHarness, type ClusterHarness } from '../testing/harness.ts';
+import { startHarness, type ClusterHarness } from '../../../testing/cluster-harness.ts';
 
 const REVIEWS = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
 const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
