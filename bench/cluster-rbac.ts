@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type autocannon from 'autocannon';
 import { CLUSTER_GROUP_PREFIXES } from '../src/services/cluster/index.ts';
 import { apiGroupVocabulary, attributesOf, Authorizer, DEFAULT_API_DOMAIN } from '../src/services/cluster/public.ts';
-import { startHarness } from '../src/services/cluster/testing/harness.ts';
+import { startHarness } from '../src/testing/cluster-harness.ts';
 import { loadSeconds, runLoad } from './lib/load.ts';
 import { BARE_SERVER, ensureBuilt, startProcess } from './lib/processes.ts';
 import { atMost, type Bench, interleaved, median, metricOf, ratioAtLeast, runAlone } from './lib/report.ts';

@@ -1,7 +1,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { INLINE_YAML_LIMIT, loadYamlBodyParser } from '../src/core/yaml-body.ts';
-import { startHarness, type ClusterHarness } from '../src/services/cluster/testing/harness.ts';
+import { startHarness, type ClusterHarness } from '../src/testing/cluster-harness.ts';
 import { type Bench, type BenchMetric, interleaved, metricOf, runAlone } from './lib/report.ts';
 
 /**

@@ -7,20 +7,8 @@
  * `requestHeadersToAdds` added or overwriting).
  */
 import ipaddr from 'ipaddr.js';
+import { HOP_BY_HOP } from '../lib/hop-by-hop.ts';
 import { readLatin1Utf8 } from './engine.ts';
-
-/** HOP_BY_HOP are the headers meaningful only for one connection (RFC 9110 §7.6.1), never forwarded as they came. */
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
 
 /** HeaderPair is one header as sent: name in the client's case, value. */
 export type HeaderPair = readonly [name: string, value: string];

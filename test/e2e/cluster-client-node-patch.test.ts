@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
-import { ADMIN_TOKEN, startHarness, type ClusterHarness } from '../../src/services/cluster/testing/harness.ts';
+import { ADMIN_TOKEN, startHarness, type ClusterHarness } from '../../src/testing/cluster-harness.ts';
 import { kubeConfigFor } from '../harness/client-node.ts';
 
 describe('PATCH and server-side apply with @kubernetes/client-node', () => {

@@ -9,13 +9,19 @@ import { startFogbankProcess, type FogbankProcess } from '../harness/process.ts'
 import { tempDir } from '../../src/testing/temp.ts';
 
 // Run-once background work (Event TTL expiry, the ClusterRole aggregation controller, Operation
-// retention) with two `fogbank start --store postgres://…` replicas on one database: each runs on
-// exactly one replica, and a kill -9 of that replica hands it to the other. Each replica says in
-// its log which of that work it runs. And the real kubectl watching through one replica prints
+// retention, the ServiceAccount and APIService controllers) with two `fogbank start --store
+// postgres://…` replicas on one database: each runs on exactly one replica, and a kill -9 of that
+// replica hands it to the other. Each replica says in its log which of that work it runs. And the real kubectl watching through one replica prints
 // what is written through the other.
 
 const TOKEN = 'e2e-singletons';
-const SINGLETONS = ['compute/operation-retention', 'cluster/clusterrole-aggregation', 'cluster/event-expiry', 'cluster/serviceaccount-controller'];
+const SINGLETONS = [
+  'compute/operation-retention',
+  'cluster/clusterrole-aggregation',
+  'cluster/event-expiry',
+  'cluster/serviceaccount-controller',
+  'cluster/apiservice-controller',
+];
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 45_000, seen: () => string = () => ''): Promise<void> {

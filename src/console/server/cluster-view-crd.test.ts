@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MASTERS_GROUP } from '../../services/cluster/public.ts';
-import { type ClusterHarness, startHarness } from '../../services/cluster/testing/harness.ts';
+import { type ClusterHarness, startHarness } from '../../testing/cluster-harness.ts';
 import { ClusterView } from './cluster-view.ts';
 
 const ADMIN = { name: 'admin', groups: [MASTERS_GROUP] };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startHarness, type ClusterHarness } from './testing/harness.ts';
+import { startHarness, type ClusterHarness } from '../../testing/cluster-harness.ts';
 
 const AGGREGATED =
   'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';

@@ -1,21 +1,25 @@
 /**
- * The cluster API family (spec area C): a Kubernetes-compatible API server for ClusterRole,
- * Event (events.k8s.io/v1 and core v1) and Namespace, with discovery, OpenAPI v3, /version and
- * health endpoints. Everything resource-specific is a view + strategy under `resources/`; the
- * behaviour is the generic registry's under `apimachinery/`.
+ * The cluster API family's definition (spec area C): a Kubernetes 1.32-compatible API server
+ * with RBAC, Namespaces, Events, ServiceAccounts and their tokens, the built-in kinds of a default
+ * apiserver (`builtin/`), CustomResourceDefinitions (`crd/`), discovery, OpenAPI v2 and v3,
+ * `/version`, health and OIDC discovery. This file holds only what core needs before the ready
+ * line (prefixes, error dialect, banner, client files); the routes and the working parts load
+ * with the first request, through `register.ts`. Kinds with a strategy of their own are a view +
+ * strategy under `resources/`; the behaviour is the generic registry's under `apimachinery/`.
  */
 import type { Vocabulary } from '../../core/identifiers.ts';
 import { apiGroupVocabulary, DEFAULT_API_DOMAIN } from './identifiers.ts';
 import type { ServiceDefinition } from '../../core/service.ts';
-import type { YamlBodyOptions } from '../../core/yaml-body.ts';
 import { clusterErrorBodyProblem, renderClusterError } from './apimachinery/error-serializer.ts';
 import { negotiatedJson, wantsPretty } from './apimachinery/send-serialized.ts';
-import type { WatchSettings } from './apimachinery/watch.ts';
 import { clusterBanner } from './banner.ts';
+import { BUILTIN_GROUP_PREFIXES } from './builtin/kinds.ts';
 import { ServedCustomResourceNames } from './crd/served-names.ts';
 import { KUBECONFIG_FILE_NAME, kubeconfigText } from './kubeconfig.ts';
-import { EVENT_TTL_OPTION } from './options.ts';
+import { type ClusterOptions, EVENT_TTL_OPTION } from './options.ts';
 import { requestVerb } from './request-verb.ts';
+
+export type { ClusterOptions } from './options.ts';
 
 /** CLUSTER_GROUP_PREFIXES are the named groups served, without their domain. */
 export const CLUSTER_GROUP_PREFIXES: readonly string[] = [
@@ -24,34 +28,11 @@ export const CLUSTER_GROUP_PREFIXES: readonly string[] = [
   'authorization',
   'authentication',
   'apiextensions',
-  // The built-in kinds' groups (builtin/kinds.ts).
-  'admissionregistration',
-  'apiregistration',
-  'certificates',
-  'coordination',
-  'discovery',
-  'flowcontrol.apiserver',
-  'networking',
-  'node',
-  'scheduling',
-  'storage',
+  ...BUILTIN_GROUP_PREFIXES,
 ];
 
 /** CLUSTER_PATH_PREFIXES are the URL prefixes the family answers under. */
 export const CLUSTER_PATH_PREFIXES: readonly string[] = ['/api', '/apis', '/version', '/openapi', '/livez', '/readyz', '/openid', '/.well-known'];
-
-/** ClusterOptions configure the family. */
-export interface ClusterOptions {
-  /** The `{api_domain}` of group names (default `k8s.io`); both spellings are accepted. */
-  readonly apiDomain?: string;
-  /** How long events live, in seconds; when absent, `--event-ttl` (EVENT_TTL_OPTION) or its default. */
-  readonly eventTtlSeconds?: number;
-  readonly watch?: Partial<WatchSettings>;
-  /** Whether the default RBAC policy is reconciled at start (default true, as on a real cluster). */
-  readonly bootstrapPolicy?: boolean;
-  /** How YAML bodies are decoded off the event loop (core/yaml-body.ts); tests shrink the deadline. */
-  readonly yamlBodies?: YamlBodyOptions;
-}
 
 /** createClusterService builds the family with its options. */
 export function createClusterService(options: ClusterOptions = {}): ServiceDefinition {

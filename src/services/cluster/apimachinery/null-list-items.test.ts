@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startHarness, type ClusterHarness } from '../testing/harness.ts';
+import { startHarness, type ClusterHarness } from '../../../testing/cluster-harness.ts';
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 const ROLE_REF = { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' };

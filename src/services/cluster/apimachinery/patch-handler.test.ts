@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startHarness, type ClusterHarness } from '../testing/harness.ts';
+import { startHarness, type ClusterHarness } from '../../../testing/cluster-harness.ts';
 
 const ROLES = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
 const JSON_PATCH = { 'content-type': 'application/json-patch+json' };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type ClusterHarness, startHarness } from '../testing/harness.ts';
+import { type ClusterHarness, startHarness } from '../../../testing/cluster-harness.ts';
 
 // The bodies a 1.32 apiserver writes, byte for byte: metav1.Status through json.NewEncoder(w).Encode
 // (a trailing newline; `<`, `>`, `&` escaped), StatusDetails' members all omitempty (no

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
-import { startHarness, type ClusterHarness } from '../testing/harness.ts';
+import { startHarness, type ClusterHarness } from '../../../testing/cluster-harness.ts';
 
 const REVIEWS = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
 const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
@@ -159,8 +159,9 @@ describe('a protobuf body is decoded only on a route that is served', () => {
     const unknownRoute = await post(h, '/api/v1/namespaces/default/bindings', binding, PROTOBUF);
     assert.equal(unknownRoute.status, 404);
     assert.equal(unknownRoute.body.message, 'the server could not find the requested resource');
-    const service = protobufBody('apiregistration.k8s.io/v1', 'APIService', new Uint8Array());
-    const unknownGroup = await post(h, '/apis/apiregistration.k8s.io/v1/apiservices', service, PROTOBUF);
+    // resource.k8s.io/v1beta1 is a beta API, off in a default 1.32 apiserver.
+    const deviceClass = protobufBody('resource.k8s.io/v1beta1', 'DeviceClass', new Uint8Array());
+    const unknownGroup = await post(h, '/apis/resource.k8s.io/v1beta1/deviceclasses', deviceClass, PROTOBUF);
     assert.equal(unknownGroup.status, 404);
     const garbage = await post(h, '/apis/authentication.k8s.io/v1/widgets', Buffer.from('not protobuf'), PROTOBUF);
     assert.equal(garbage.status, 404);

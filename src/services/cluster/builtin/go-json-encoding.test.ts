@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { GoStructTable } from '../apimachinery/go-structs.ts';
 import { CLUSTER_VIEWS } from '../runtime.ts';
-import { type ClusterHarness, type HarnessResponse, startHarness } from '../testing/harness.ts';
+import { type ClusterHarness, type HarnessResponse, startHarness } from '../../../testing/cluster-harness.ts';
 import { GO_JSON_FIELDS_JSON } from './go-json-fields.generated.ts';
 
 const TABLE = JSON.parse(GO_JSON_FIELDS_JSON) as GoStructTable;

@@ -6,6 +6,7 @@
  * them on, so they are not served here. Kinds with a dedicated strategy of their own are in
  * DEDICATED_KINDS and never served from here, so one list decides who owns a kind.
  */
+import { DEFAULT_API_DOMAIN } from '../identifiers.ts';
 
 /** BuiltinKind is one resource of the table. */
 export interface BuiltinKind {
@@ -103,6 +104,17 @@ export const BUILTIN_KINDS: readonly BuiltinKind[] = ROWS.map(([group, version, 
   generation: flags.includes('g'),
   returnsDeletedObject: flags.includes('d'),
 })).filter((entry) => !DEDICATED_KINDS.has(`${entry.group}/${entry.kind}`));
+
+/**
+ * BUILTIN_GROUP_PREFIXES are the named groups of the built-in kinds under the API domain, without
+ * it (`storage` for `storage.k8s.io`), in discovery order: the ones a configured `{api_domain}`
+ * renames. Legacy groups without the domain (`apps`, `batch`, …) and core are not among them.
+ */
+export const BUILTIN_GROUP_PREFIXES: readonly string[] = [
+  ...new Set(
+    BUILTIN_KINDS.filter((entry) => entry.group.endsWith(`.${DEFAULT_API_DOMAIN}`)).map((entry) => entry.group.slice(0, -(DEFAULT_API_DOMAIN.length + 1))),
+  ),
+];
 
 /** schemaNameOf is a kind's OpenAPI component name (`io.k8s.api.apps.v1.Deployment`; kube-aggregator's own for APIService). */
 export function schemaNameOf(entry: Pick<BuiltinKind, 'group' | 'version' | 'kind'>): string {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type ClusterHarness, startHarness } from '../testing/harness.ts';
+import { type ClusterHarness, startHarness } from '../../../testing/cluster-harness.ts';
 
 const DEPLOYMENTS = '/apis/apps/v1/namespaces/default/deployments';
 const MERGE = { 'content-type': 'application/merge-patch+json' };

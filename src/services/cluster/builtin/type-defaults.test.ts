@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type ClusterHarness, startHarness } from '../testing/harness.ts';
+import { type ClusterHarness, startHarness } from '../../../testing/cluster-harness.ts';
 
 /**
  * One row: an object created through the API and the fields the apiserver's defaulting functions

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { applyMergePatch } from '../apimachinery/merge-patch.ts';
-import { type ClusterHarness, startHarness } from '../testing/harness.ts';
+import { type ClusterHarness, startHarness } from '../../../testing/cluster-harness.ts';
 
 const CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/mycrds.mygroup.example.com';
 const INSTANCES = '/apis/mygroup.example.com/v1beta1/namespaces/default/mycrds';

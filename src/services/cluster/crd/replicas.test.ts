@@ -6,7 +6,7 @@ import { seededIds } from '../../../lib/ids.ts';
 import { MemoryStore, type StoredRecord } from '../../../store/index.ts';
 import { startFogbank } from '../../../testing/fogbank.ts';
 import { createClusterService } from '../index.ts';
-import { ADMIN_TOKEN } from '../testing/harness.ts';
+import { ADMIN_TOKEN } from '../../../testing/cluster-harness.ts';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const THINGS = '/apis/example.net/v1/things';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fromBinary } from '@bufbuild/protobuf';
-import { type ClusterHarness, startHarness } from '../testing/harness.ts';
+import { type ClusterHarness, startHarness } from '../../../testing/cluster-harness.ts';
 import { DocumentSchema, type Schema } from './openapi-v2_pb.ts';
 import { negotiateSwagger } from './swagger-answer.ts';
 import { swaggerDocumentOf, swaggerSchemaOf } from './swagger.ts';

@@ -40,7 +40,7 @@ describe('aggregation algorithm (reference §6)', () => {
 
 describe('aggregation controller beside the server', () => {
   it('answers requests while a long sync is writing aggregated roles', async () => {
-    const { startHarness } = await import('../testing/harness.ts');
+    const { startHarness } = await import('../../../testing/cluster-harness.ts');
     const h = await startHarness();
     try {
       const ROLES = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
@@ -84,7 +84,7 @@ describe('aggregation controller settles', () => {
   }
 
   it('converges when match-all aggregated roles select each other and plain roles, and stays bounded as roles are added', async () => {
-    const { startHarness } = await import('../testing/harness.ts');
+    const { startHarness } = await import('../../../testing/cluster-harness.ts');
     const h = await startHarness();
     try {
       const N = 12;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type ClusterHarness, type HarnessResponse, startHarness } from '../testing/harness.ts';
+import { type ClusterHarness, type HarnessResponse, startHarness } from '../../../testing/cluster-harness.ts';
 
 const BASE = '/apis/apiregistration.k8s.io/v1/apiservices';
 

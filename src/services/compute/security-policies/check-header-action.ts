@@ -8,6 +8,7 @@
  * spaces and tabs, with no whitespace at either end (a receiver would trim it). The API refuses
  * the rest, and the guard refuses to enforce a stored rule that holds one (src/guard/).
  */
+import { HOP_BY_HOP } from '../../../lib/hop-by-hop.ts';
 
 /** TOKEN is an RFC 9110 §5.6.2 token, the grammar of a field name. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -16,19 +17,7 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const FIELD_VALUE = /^(?:[\x21-\x7e](?:[\t\x20-\x7e]*[\x21-\x7e])?)?$/;
 
 /** UNADDABLE_HEADERS frame or route the request, or belong to one connection: a header action cannot set them. */
-export const UNADDABLE_HEADERS: ReadonlySet<string> = new Set([
-  'connection',
-  'content-length',
-  'host',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
+export const UNADDABLE_HEADERS: ReadonlySet<string> = new Set([...HOP_BY_HOP, 'content-length', 'host']);
 
 /** HEADER_ACTION_MESSAGES are the reasons of the API's INVALID_FIELD_VALUE for a header it refuses. */
 export const HEADER_ACTION_MESSAGES = {

@@ -4,12 +4,12 @@
  * so answers are stable.
  */
 import type { HTTPMethods, LightMyRequestResponse } from 'fastify';
-import type { FogbankServer } from '../../../core/server.ts';
-import { ManualClock } from '../../../lib/clock.ts';
-import { seededIds } from '../../../lib/ids.ts';
-import { MemoryStore, type MemoryStoreOptions } from '../../../store/index.ts';
-import { startFogbank } from '../../../testing/fogbank.ts';
-import { createClusterService, type ClusterOptions } from '../index.ts';
+import type { FogbankServer } from '../core/server.ts';
+import { ManualClock } from '../lib/clock.ts';
+import { seededIds } from '../lib/ids.ts';
+import { MemoryStore, type MemoryStoreOptions } from '../store/index.ts';
+import { startFogbank } from './fogbank.ts';
+import { createClusterService, type ClusterOptions } from '../services/cluster/index.ts';
 
 /** ADMIN_TOKEN is the harness's admin bearer token. */
 export const ADMIN_TOKEN = 'cluster-admin-token';
