@@ -93,7 +93,15 @@ export const bench: Bench = async ({ rounds, quick }) => {
       };
     };
     const walks: { growth: number; p50: number; p99: number }[] = [];
-    await interleaved(rounds, [{ label: 'walk', measure: async () => (walks.push(await walk()), 0) }]);
+    await interleaved(rounds, [
+      {
+        label: 'walk',
+        measure: async () => {
+          walks.push(await walk());
+          return 0;
+        },
+      },
+    ]);
     return [
       metricOf({
         metric: `RSS growth over a walk of ${events.toLocaleString('en-US')} Events in pages of 500 (SQLite)`,

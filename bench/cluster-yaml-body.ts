@@ -131,7 +131,17 @@ export const bench: Bench = async ({ rounds }) => {
         // The first round warms the code up (and starts the worker thread); it is not counted.
         await next();
         const runs: Run[] = [];
-        return { runs, side: { label, measure: async () => (runs.push(await next()), runs.at(-1)!.maxDelayMs) } };
+        return {
+          runs,
+          side: {
+            label,
+            measure: async () => {
+              const run = await next();
+              runs.push(run);
+              return run.maxDelayMs;
+            },
+          },
+        };
       };
       const inline = await side('YAML inline (before)', true, yaml);
       const worker = await side('YAML on a worker (now)', false, yaml);

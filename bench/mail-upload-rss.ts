@@ -63,7 +63,15 @@ async function uploadOnce(main: string): Promise<{ growth: number; rate: number 
 export const bench: Bench = async ({ rounds }) => {
   const main = ensureBuilt();
   const runs: { growth: number; rate: number }[] = [];
-  await interleaved(rounds, [{ label: 'upload', measure: async () => (runs.push(await uploadOnce(main)), 0) }]);
+  await interleaved(rounds, [
+    {
+      label: 'upload',
+      measure: async () => {
+        runs.push(await uploadOnce(main));
+        return 0;
+      },
+    },
+  ]);
   return [
     metricOf({
       metric: '30 MiB media message upload, server RSS growth (SQLite)',

@@ -18,6 +18,7 @@ describe('own-property helpers', () => {
 
   it('dictionary has no prototype to reach', () => {
     const map = dictionary<string>();
+    // biome-ignore lint/suspicious/noProto: the test is about a key named __proto__ kept as an own, plain key
     map['__proto__'] = 'x';
     assert.equal(Object.getPrototypeOf(map), null);
     assert.equal(map['constructor'], undefined);

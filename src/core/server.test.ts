@@ -229,7 +229,13 @@ describe('each family is built by its first request', () => {
         app.get(`${prefix}/ping`, async () => ({ from: name }));
       });
       const register = definition.register.bind(definition);
-      return { ...definition, register: async (app, ctx) => (built.push(name), register(app, ctx)) };
+      return {
+        ...definition,
+        register: async (app, ctx) => {
+          built.push(name);
+          return register(app, ctx);
+        },
+      };
     };
     const server = await buildServer(context(), [counted('first', '/first', true), counted('second', '/second', false)], {
       logLevel: 'silent',

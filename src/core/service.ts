@@ -172,6 +172,7 @@ export interface ServiceDefinition {
    */
   errorBodyProblem?(status: number, body: unknown): string | undefined;
   /** register adds the family's routes, hooks and background work to its app (called once, when the family is first called). */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a family with nothing to hand back registers with an async function that returns nothing
   register(app: FastifyInstance, context: ServiceContext): Promise<ServiceHandle | void>;
   /**
    * screenUnknownPath runs before the family's app answers 404 to a request under its prefixes (or,

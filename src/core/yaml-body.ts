@@ -20,9 +20,6 @@ import { findTooDeep, MAX_JSON_DEPTH } from './json-body.ts';
 import { commonJs, loadOnFirstUse } from './lazy.ts';
 import { YamlAliasingError, YamlBusyError, YamlTooDeepError } from './yaml-errors.ts';
 
-// The typed errors are in yaml-errors.ts; re-exported here for the importers that still name this file (the cluster's error serializer).
-export { YamlAliasingError, YamlBusyError, YamlDecodeLimitError, YamlDecoderFailure, YamlTooDeepError } from './yaml-errors.ts';
-
 /** MAX_YAML_ALIAS_COUNT is the `yaml` library's maxAliasCount: how many nodes one alias may stand for, weighted by its uses. */
 export const MAX_YAML_ALIAS_COUNT = 100;
 

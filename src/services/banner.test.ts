@@ -45,6 +45,6 @@ test('the banner lists each family’s APIs and client setup lines, in registry 
 
 test('without a token file, the gcloud lines write the token to a file first', () => {
   const text = renderBanner({ url: 'http://h:1', dataDir: undefined, adminToken: 'tok', adminTokenFile: undefined, storeBackend: 'memory' }, [computeService]);
-  assert.match(text, /^fogbank \S+ listening on http:\/\/h:1 \(store: memory\)\n  admin token: tok\n/);
+  assert.match(text, /^fogbank \S+ listening on http:\/\/h:1 \(store: memory\)\n {2}admin token: tok\n/);
   assert.ok(text.includes(`      printf '%s' 'tok' > token && gcloud config set auth/access_token_file "$PWD/token"\n`));
 });

@@ -86,7 +86,7 @@ describe('fogbank requests', () => {
     const got = await fogbank('requests', '--method', 'gmail.users.labels.create', '--limit', '1', '--bodies', '--data-dir', dir);
     assert.equal(got.exit, 0, got.stderr);
     const [line, ...bodies] = got.stdout.split('\n');
-    assert.match(line ?? '', /  200  mail  gmail\.users\.labels\.create  admin@fogbank\.local  /);
+    assert.match(line ?? '', / {2}200 {2}mail {2}gmail\.users\.labels\.create {2}admin@fogbank\.local {2}/);
     assert.deepEqual(bodies, ['    > {"name":"from-the-cli-test"}', ...answer.split('\n').map((text) => `    < ${text}`)]);
   });
 

@@ -30,7 +30,7 @@ describe('fogbank command line', () => {
     const help = await fogbank('help');
     assert.equal(help.exit, 0);
     assert.match(help.stdout, /^usage: fogbank <command> \[flags\]\n/);
-    assert.match(help.stdout, /^  start +serve every API on one port/m);
+    assert.match(help.stdout, /^ {2}start +serve every API on one port/m);
     const start = await fogbank('start', '--help');
     assert.equal(start.exit, 0);
     assert.equal((await fogbank('help', 'start')).stdout, start.stdout);

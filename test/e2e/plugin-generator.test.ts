@@ -80,8 +80,8 @@ test('protoc 36.2 output for compute.proto and the corpus compiles with tsc --st
   const out = newestTree();
   const compute = readFileSync(join(out, 'google/cloud/compute/v1/compute.fogbank.ts'), 'utf8');
   assert.match(compute, /^export class InstanceTemplatesClient \{$/m);
-  assert.match(compute, /^  insert\(request: InsertInstanceTemplateRequest, options\?: \$rest\.CallOptions\): Promise<Operation> \{$/m);
-  assert.match(compute, /^  versionedExpr\?: SecurityPolicyRuleMatcher_VersionedExpr \| \(string & \{\}\);$/m);
+  assert.match(compute, /^ {2}insert\(request: InsertInstanceTemplateRequest, options\?: \$rest\.CallOptions\): Promise<Operation> \{$/m);
+  assert.match(compute, /^ {2}versionedExpr\?: SecurityPolicyRuleMatcher_VersionedExpr \| \(string & \{\}\);$/m);
   assert.match(compute, /\/\/ @@protoc_insertion_point\(message_scope:google\.cloud\.compute\.v1\.InstanceTemplate\)/);
   assert.match(compute, /\/\/ @@protoc_insertion_point\(service_scope:google\.cloud\.compute\.v1\.InstanceTemplates\)/);
   const tsc = typecheck(out);

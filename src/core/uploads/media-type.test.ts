@@ -38,6 +38,7 @@ describe('parseContentType', () => {
   it('never lets a parameter name reach a prototype', () => {
     const { params } = parseContentType('a/b; __proto__=x; constructor=y');
     assert.equal(Object.getPrototypeOf(params), null);
+    // biome-ignore lint/suspicious/noProto: the test is about a key named __proto__ kept as an own, plain key
     assert.equal(params['__proto__'], 'x');
     assert.equal(params['constructor'], 'y');
     assert.equal(parseContentType('a/b').params['constructor'], undefined);

@@ -338,7 +338,14 @@ describe('upload metadata', () => {
 describe('the processing deadline', () => {
   /** stalling is a method that never answers; it records the signal it was given. */
   function stalling(signals: AbortSignal[]): UploadMethod<{ who: string }> {
-    return { ...echo, id: 'test.stall', complete: (upload) => (signals.push(upload.signal), new Promise<never>(() => undefined)) };
+    return {
+      ...echo,
+      id: 'test.stall',
+      complete: (upload) => {
+        signals.push(upload.signal);
+        return new Promise<never>(() => undefined);
+      },
+    };
   }
   // One store for the block: each MemoryStore registers a process exit hook.
   const store = new MemoryStore();

@@ -20,7 +20,12 @@ async function drive(argv: string[], stdin: Uint8Array[]) {
     stdin: (async function* () {
       yield* stdin;
     })(),
-    stdout: { write: (chunk, cb) => (out.push(chunk), cb()) },
+    stdout: {
+      write: (chunk, cb) => {
+        out.push(chunk);
+        cb();
+      },
+    },
     stderr: { write: (text) => err.push(text) },
   });
   return { code, stdout: Buffer.concat(out), stderr: err.join('') };

@@ -2,15 +2,8 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Vocabulary } from '../../core/identifiers.ts';
 import { loadOnFirstUse } from '../../core/lazy.ts';
-import {
-  yamlBodies,
-  YamlAliasingError,
-  YamlBusyError,
-  YamlDecodeLimitError,
-  YamlDecoderFailure,
-  YamlTooDeepError,
-  type YamlBodies,
-} from '../../core/yaml-body.ts';
+import { yamlBodies, type YamlBodies } from '../../core/yaml-body.ts';
+import { YamlAliasingError, YamlBusyError, YamlDecodeLimitError, YamlDecoderFailure, YamlTooDeepError } from '../../core/yaml-errors.ts';
 import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
 import { YamlBodyError } from './apimachinery/error-serializer.ts';
 import { sendSerialized } from './apimachinery/send-serialized.ts';

@@ -186,7 +186,10 @@ describe('an upload answered without the method (deadline, shutdown)', () => {
     assert.equal(await store.count(KINDS.messages), 0);
     assert.equal(await store.count(KINDS.drafts), 0);
     const kept: string[] = [];
-    await store.files.sweep('mail/raw/', async (ids) => (kept.push(...ids), new Set()));
+    await store.files.sweep('mail/raw/', async (ids) => {
+      kept.push(...ids);
+      return new Set();
+    });
     assert.deepEqual(kept, [], 'a raw file was left behind');
   });
 });

@@ -8,7 +8,7 @@ import { InjectedFault } from '../../../core/faults/injected-fault.ts';
 import { injectedStatus } from './injected-status.ts';
 import { JsonTooDeepError, MAX_JSON_DEPTH, MalformedJsonError } from '../../../core/json-body.ts';
 import type { ErrorResponse, ErrorSite } from '../../../core/service.ts';
-import { YamlAliasingError, YamlBusyError, YamlDecodeLimitError, YamlTooDeepError } from '../../../core/yaml-body.ts';
+import { YamlAliasingError, YamlBusyError, YamlDecodeLimitError, YamlTooDeepError } from '../../../core/yaml-errors.ts';
 import { badRequest, internalError, methodNotSupported, notFoundPath, requestEntityTooLarge, StatusError, statusBody, unsupportedMediaType } from './status.ts';
 
 /** ACCEPTED_BODY_TYPES are the body media types writes accept. */

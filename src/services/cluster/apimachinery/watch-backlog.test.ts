@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { get, type IncomingMessage } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN_TOKEN, startHarness, type ClusterHarness } from '../../../testing/cluster-harness.ts';
-import { openWatch } from '../testing/watch-reader.ts';
+import { openWatch } from '../../../testing/watch-reader.ts';
 
 const ROLES = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
 const LIMIT = 256 * 1024;

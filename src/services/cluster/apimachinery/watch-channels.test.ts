@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN_TOKEN, startHarness, type ClusterHarness } from '../../../testing/cluster-harness.ts';
-import { openWatch, type ReceivedEvent } from '../testing/watch-reader.ts';
+import { openWatch, type ReceivedEvent } from '../../../testing/watch-reader.ts';
 
 const ROLES = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN_TOKEN, startHarness, type ClusterHarness } from '../../../testing/cluster-harness.ts';
-import { openWatch, type ReceivedEvent } from '../testing/watch-reader.ts';
+import { openWatch, type ReceivedEvent } from '../../../testing/watch-reader.ts';
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 const summary = (events: readonly ReceivedEvent[]) => events.map((event) => `${event.type}:${event.object.metadata?.name ?? ''}`);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN_TOKEN, type ClusterHarness, startHarness } from '../../../testing/cluster-harness.ts';
-import { openWatch } from '../testing/watch-reader.ts';
+import { openWatch } from '../../../testing/watch-reader.ts';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const MERGE = { 'content-type': 'application/merge-patch+json' };

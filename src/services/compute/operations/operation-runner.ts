@@ -16,6 +16,7 @@ export interface ExecutorResult {
  * and the Operation's completion commit together. Throwing a ComputeError fails the Operation
  * (DONE with `error`) and rolls the work back.
  */
+// biome-ignore lint/suspicious/noConfusingVoidType: an executor with no result is an async function that returns nothing
 export type Executor = (tx: Transaction, payload: unknown, op: StoredOperation) => Promise<ExecutorResult | void>;
 
 /** RunnerOptions are the Operation service's options the runner reads. */

@@ -7,7 +7,7 @@
 import { celList, celMap, isCelError, isCelList, isCelMap, isCelUint, type CelValue } from '@bufbuild/cel';
 import type { Expr } from './ast.ts';
 import { overloadsNamed, qualifiedName } from './analyze.ts';
-import { type CelT } from './cel-types.ts';
+import type { CelT } from './cel-types.ts';
 import { TYPE_NAMES } from './overloads.ts';
 import { OPT_INDEX, OPT_SELECT } from './optional-syntax.ts';
 import {

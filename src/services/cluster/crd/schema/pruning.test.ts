@@ -138,6 +138,7 @@ describe('pruneCustomObject: unknown fields dropped and named as the apiserver n
     const preserving: JSONSchemaProps = { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } };
     const kept = pruneCustomObject(preserving, body).object.spec as Record<string, unknown>;
     assert.ok(Object.hasOwn(kept, '__proto__'));
+    // biome-ignore lint/suspicious/noProto: the test is about a key named __proto__ kept as an own, plain key
     assert.deepEqual(kept.__proto__, { polluted: true });
     assert.equal(Object.getPrototypeOf(kept), Object.prototype);
   });
