@@ -130,6 +130,20 @@ describe('SMTP submission as smtp.gmail.com', () => {
     dialogue.end();
     const [sent] = await messages('ann-token', 'rfc822msgid:smtp-1@example.com');
     assert.deepEqual(sent!.labelIds, ['SENT']);
+    for (const recipient of ['bob', 'carol', 'dave']) {
+      const inbox = (await (
+        await fetch(`${server.url}/gmail/v1/users/${recipient}@example.com/messages?q=rfc822msgid:smtp-1@example.com`, {
+          headers: { authorization: `Bearer ${server.adminToken}` },
+        })
+      ).json()) as { messages: { id: string }[] };
+      const copy = (await (
+        await fetch(`${server.url}/gmail/v1/users/${recipient}@example.com/messages/${inbox.messages[0]!.id}?format=raw`, {
+          headers: { authorization: `Bearer ${server.adminToken}` },
+        })
+      ).json()) as { labelIds: string[]; raw: string };
+      assert.deepEqual(copy.labelIds, ['INBOX', 'UNREAD']);
+      assert.doesNotMatch(Buffer.from(copy.raw, 'base64url').toString(), /^Bcc:/im);
+    }
     const senderRaw = Buffer.from(sent!.raw, 'base64url').toString();
     assert.match(senderRaw, /\r\nBcc: dave@example\.com\r\n/);
     assert.match(senderRaw, /\r\n\.a dot-stuffed line\r\n/);
@@ -137,6 +151,21 @@ describe('SMTP submission as smtp.gmail.com', () => {
     assert.equal(journal[0]?.family, 'mail');
     assert.equal(journal[0]?.status, 250);
     assert.equal(journal[0]?.principal, 'ann@example.com');
+  });
+
+  test('a message that came by SMTP is in a snapshot, gone after a reset, and back when the snapshot is restored', async () => {
+    const dialogue = await authenticated();
+    await dialogue.send('MAIL FROM:<ann@example.com>');
+    await dialogue.send('RCPT TO:<erin@example.com>');
+    await dialogue.send('DATA');
+    assert.match(await dialogue.send('Subject: kept\r\nMessage-ID: <smtp-kept@example.com>\r\n\r\nkept\r\n.'), /^250 /);
+    dialogue.end();
+    const snapshot = await server.snapshots.bytes();
+    await server.control.reset();
+    assert.deepEqual(await messages('ann-token', 'rfc822msgid:smtp-kept@example.com'), []);
+    await server.snapshots.restore(snapshot);
+    const [restored] = await messages('ann-token', 'rfc822msgid:smtp-kept@example.com');
+    assert.deepEqual(restored?.labelIds, ['SENT']);
   });
 
   test('the recipient limit (--mail-max-recipients) refuses RCPT past it with 452 4.5.3', async () => {
