@@ -106,7 +106,7 @@ function wrapConnection(connection: SMTPConnection, settings: DialectSettings): 
   let ehlo = false;
   let dataDeadline: NodeJS.Timeout | undefined;
   connection.send = (code: number, data?: string | string[] | null, context?: string | false) => {
-    if (code === 334 || code === 214) return send(code, data, false);
+    if (code === 334) return send(code, data, false);
     if (dataDeadline !== undefined && code !== 354) {
       clearTimeout(dataDeadline);
       dataDeadline = undefined;
@@ -128,6 +128,11 @@ function wrapConnection(connection: SMTPConnection, settings: DialectSettings): 
   connection.handler_HELO = (command, callback) => {
     ehlo = true;
     handleHelo(command, callback);
+  };
+  // The library answers HELP twice (214, then 250), which puts a pipelining client one reply behind; Gmail answers once.
+  connection.handler_HELP = (_command, callback) => {
+    connection.send(GMAIL.help.code, GMAIL.help.lines[0]);
+    callback();
   };
   const handleData = connection.handler_DATA.bind(connection);
   connection.handler_DATA = (command, callback) => {

@@ -53,6 +53,7 @@ export const GMAIL = {
   accepted: (unixSeconds: number): GmailReply => reply(250, `2.0.0 OK  ${unixSeconds}`),
   flushed: reply(250, '2.1.5 Flushed'),
   ok: reply(250, '2.0.0 OK'),
+  help: reply(214, '2.0.0 https://www.google.com/search?btnI&q=RFC+5321'),
   closing: reply(221, '2.0.0 closing connection'),
   badCredentials: reply(
     535,
