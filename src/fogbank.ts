@@ -39,6 +39,7 @@ export { SERVICES };
 export { Faults } from './core/faults/faults.ts';
 export { FaultRuleError, type FaultRule, type FaultRuleInput } from './core/faults/rule.ts';
 export type { JournalEntry, JournalFilter };
+export type { ListenerAddress } from './core/family-listeners.ts';
 
 /** CoreStartOptions are the settings of one fogbank server that belong to no family (the CLI flags, as values). */
 export interface CoreStartOptions {

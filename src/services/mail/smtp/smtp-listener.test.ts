@@ -168,6 +168,26 @@ describe('SMTP submission as smtp.gmail.com', () => {
     assert.deepEqual(restored?.labelIds, ['SENT']);
   });
 
+  test('PIPELINING, 8BITMIME and SMTPUTF8: a pipelined transaction to an internationalised address, an 8-bit body kept byte for byte', async () => {
+    const dialogue = await authenticated();
+    dialogue.write('MAIL FROM:<ann@example.com> BODY=8BITMIME SMTPUTF8\r\nRCPT TO:<jörg@example.com>\r\nDATA\r\n');
+    assert.match(await dialogue.reply(), /^250 2\.1\.0 OK /);
+    assert.match(await dialogue.reply(), /^250 2\.1\.5 OK /);
+    assert.match(await dialogue.reply(), /^354 Go ahead /);
+    const body =
+      'From: ann@example.com\r\nDate: Tue, 1 Dec 2026 10:00:00 +0000\r\nSubject: Grüße\r\nTo: jörg@example.com\r\nMessage-ID: <smtp-utf8@example.com>\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\nÄpfel und Öl\r\n';
+    assert.match(await dialogue.send(`${body}.`), /^250 2\.0\.0 OK {2}/);
+    dialogue.end();
+    const [sent] = await messages('ann-token', 'rfc822msgid:smtp-utf8@example.com');
+    assert.equal(Buffer.from(sent!.raw, 'base64url').toString('utf8'), body);
+    const inbox = (await (
+      await fetch(`${server.url}/gmail/v1/users/${encodeURIComponent('jörg@example.com')}/messages`, {
+        headers: { authorization: `Bearer ${server.adminToken}` },
+      })
+    ).json()) as { messages?: unknown[] };
+    assert.equal(inbox.messages?.length, 1);
+  });
+
   test('the recipient limit (--mail-max-recipients) refuses RCPT past it with 452 4.5.3', async () => {
     const dialogue = await authenticated();
     await dialogue.send('MAIL FROM:<ann@example.com>');
@@ -245,6 +265,16 @@ describe('implicit TLS and the catch-all', () => {
     } finally {
       await catcher.close();
     }
+  });
+
+  test('shutting down ends an idle connection at once with 421 and closes', async () => {
+    const closing = await startFogbank({ ephemeral: true, tokens: TOKENS, smtpPort: 0, tls: false });
+    const { dialogue } = await SmtpDialogue.open(closing.listeners[0]!.port);
+    await dialogue.send('EHLO client.example');
+    const closed = closing.close();
+    assert.match(await dialogue.reply(), withSid('421 4.3.0 Service not available, closing transmission channel <sid>'));
+    await dialogue.waitClosed();
+    await closed;
   });
 
   test('--smtp-auth none refuses to start on an address other than loopback', async () => {
