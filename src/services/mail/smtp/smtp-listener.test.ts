@@ -267,6 +267,40 @@ describe('implicit TLS and the catch-all', () => {
     }
   });
 
+  test('--mail-relay applies to SMTP mail: relayed to another fogbank listening as a catch-all', async () => {
+    const catcher = await startFogbank({ ephemeral: true, smtpPort: 0, smtpAuth: 'none', tls: false });
+    const relaying = await startFogbank({ ephemeral: true, tokens: TOKENS, smtpPort: 0, tls: false, mailRelay: catcher.listeners[0]!.url });
+    // The relay runs after the answer: the catcher's journal says when its listener took the message.
+    const caught = new Promise<void>((resolve) => {
+      const stop = catcher.control.requests.journal.subscribe((record) => {
+        if (record.url === '/smtp/DATA') {
+          stop();
+          resolve();
+        }
+      });
+    });
+    try {
+      const { dialogue } = await SmtpDialogue.open(relaying.listeners[0]!.port);
+      await dialogue.send('EHLO client.example');
+      assert.equal(await dialogue.send(`AUTH PLAIN ${plain('ann@example.com', 'ann-token')}`), '235 2.7.0 Accepted');
+      await dialogue.send('MAIL FROM:<ann@example.com>');
+      await dialogue.send('RCPT TO:<bob@example.com>');
+      await dialogue.send('DATA');
+      assert.match(await dialogue.send('Subject: relayed\r\nMessage-ID: <relayed@example.com>\r\n\r\nonwards\r\n.'), /^250 /);
+      dialogue.end();
+      await caught;
+      const inbox = (await (
+        await fetch(`${catcher.url}/gmail/v1/users/bob@example.com/messages?q=rfc822msgid:relayed@example.com`, {
+          headers: { authorization: `Bearer ${catcher.adminToken}` },
+        })
+      ).json()) as { messages?: unknown[] };
+      assert.equal(inbox.messages?.length, 1);
+    } finally {
+      await relaying.close();
+      await catcher.close();
+    }
+  });
+
   test('shutting down ends an idle connection at once with 421 and closes', async () => {
     const closing = await startFogbank({ ephemeral: true, tokens: TOKENS, smtpPort: 0, tls: false });
     const { dialogue } = await SmtpDialogue.open(closing.listeners[0]!.port);
