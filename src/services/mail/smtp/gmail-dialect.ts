@@ -11,7 +11,7 @@
  * `connections.add`, which the library calls right before init), as a wrapper of the
  * connection's send() and EHLO/DATA handlers: nothing of the library is copied or patched globally.
  */
-import type { SMTPServer, SMTPServerSession } from 'smtp-server';
+import type { SMTPServer } from 'smtp-server';
 import type { SMTPConnection } from 'smtp-server/lib/smtp-connection.js';
 import { GMAIL, type GmailReply, gsmtp, MAX_MESSAGE_BYTES } from './gmail-replies.ts';
 
@@ -25,13 +25,6 @@ export interface DialectSettings {
   sessionId(): string;
   /** How long one DATA may take from its 354 to its final dot, in milliseconds. */
   readonly dataTimeoutMs: number;
-}
-
-const sids = new WeakMap<SMTPServerSession, string>();
-
-/** sessionIdOf is the Gmail session id a connection's replies end with. */
-export function sessionIdOf(session: SMTPServerSession): string {
-  return sids.get(session) ?? '';
 }
 
 /** ENHANCED is a reply's own enhanced status code at its start (our replies always carry one). */
@@ -102,7 +95,6 @@ export function speakGmail(server: SMTPServer, settings: DialectSettings): void 
 function wrapConnection(connection: SMTPConnection, settings: DialectSettings): void {
   const send = connection.send.bind(connection);
   const sid = settings.sessionId();
-  sids.set(connection.session, sid);
   let ehlo = false;
   let dataDeadline: NodeJS.Timeout | undefined;
   connection.send = (code: number, data?: string | string[] | null, context?: string | false) => {
