@@ -25,6 +25,7 @@ import { JournalReader } from './core/journal-view.ts';
 import { cryptoIds, hexId, type IdSource } from './lib/ids.ts';
 import { Faults } from './core/faults/faults.ts';
 import { type FamilyStartOptions, SERVICES } from './services/registry.ts';
+import { type ListenerAddress, type OpenListeners, openFamilyListeners } from './core/family-listeners.ts';
 import { withConsole } from './console/index.ts';
 import { fromFiles, generatedMaterial, keepSharedCa, type TlsMaterial, type TlsSetting } from './core/tls/tls-material.ts';
 import { prepareDataDir } from './store/data-dir.ts';
@@ -38,6 +39,7 @@ export { SERVICES };
 export { Faults } from './core/faults/faults.ts';
 export { FaultRuleError, type FaultRule, type FaultRuleInput } from './core/faults/rule.ts';
 export type { JournalEntry, JournalFilter };
+export type { ListenerAddress } from './core/family-listeners.ts';
 
 /** CoreStartOptions are the settings of one fogbank server that belong to no family (the CLI flags, as values). */
 export interface CoreStartOptions {
@@ -118,6 +120,8 @@ export interface RunningFogbank {
   readonly app: FogbankServer;
   /** The families this server serves (the console among them), in banner order. */
   readonly services: readonly ServiceDefinition[];
+  /** The families' own listeners beside the HTTP port (mail's SMTP submission, `smtpPort`), open before start resolved. */
+  readonly listeners: readonly ListenerAddress[];
   /** faults are the fault rules requests are matched against (core/faults/): add, list, remove, clear. */
   readonly faults: Faults;
   /** The test controls: the clock every family reads, and the request journal. */
@@ -170,6 +174,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     throw error;
   }
   let built: FogbankServer | undefined;
+  let listeners: OpenListeners | undefined;
   // Every family reads this clock; untouched it is the given clock plus nothing.
   const clock = new ControlledClock(options.clock ?? systemClock);
   const auth = new Authenticator(
@@ -257,6 +262,21 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     built = app;
     await app.listen({ host, port: options.port ?? 8780 });
     await material;
+    // The families' own listeners (mail's SMTP) accept before the ready line (core/family-listeners.ts).
+    listeners = await openFamilyListeners(services, {
+      store,
+      faults,
+      clock,
+      timers,
+      ids,
+      auth,
+      control,
+      operations: options.operations ?? 'realistic',
+      options: familyOptions,
+      ...(dataDir === undefined ? {} : { dataDir }),
+      host,
+      tls: tls === undefined ? undefined : async () => listenerTls(await tls()),
+    });
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : (options.port ?? 8780);
     const urlHost = host.includes(':') ? `[${host}]` : host;
@@ -268,6 +288,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     return {
       warmUp: () => app.warmUp(),
       services,
+      listeners: listeners.addresses,
       url,
       httpsUrl,
       tlsMaterial: async () => tls?.(),
@@ -285,6 +306,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
       control,
       close: () =>
         (closing ??= (async () => {
+          await listeners?.close();
           await app.close();
           await store.close();
           lock?.release();
@@ -293,11 +315,17 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
   } catch (error) {
     // A start that fails after the families registered (the port is taken, say) stops their
     // background work and removes their temporary files before the store closes.
+    await listeners?.close().catch(() => undefined);
     await built?.close().catch(() => undefined);
     await store.close();
     lock?.release();
     throw error;
   }
+}
+
+/** listenerTls is what a family's listener serves TLS with (ListenerTls): the serving certificate and what clients trust. */
+function listenerTls(material: TlsMaterial): { cert: string; key: string; trust: string } {
+  return { cert: material.serving.certificate, key: material.serving.key, trust: material.trust };
 }
 
 /** tlsSite is the HTTPS part of a BannerSite: the address and what to trust (and the admin's client certificate). */
@@ -378,6 +406,8 @@ export interface Fogbank {
   readonly httpsUrl: string | undefined;
   /** The PEM certificates an HTTPS client should trust (fogbank's CA), undefined with `tls: false`. */
   readonly ca: string | undefined;
+  /** The families' own listeners (mail's SMTP submission with `smtpPort`), e.g. `smtp://127.0.0.1:41235`. */
+  readonly listeners: readonly ListenerAddress[];
   readonly adminToken: string;
   /** The kubeconfig that points kubectl and the Kubernetes clients here, as the admin. */
   readonly kubeconfig: string;
@@ -444,6 +474,7 @@ export async function start(options: StartOptions = {}): Promise<Fogbank> {
       url: server.url,
       httpsUrl: server.httpsUrl,
       ca: tls?.trust,
+      listeners: server.listeners,
       adminToken: server.adminToken,
       kubeconfig,
       tokenFile,

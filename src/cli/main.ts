@@ -123,7 +123,7 @@ async function runStart(args: StartArgs): Promise<number> {
   if (received === undefined) {
     const { url, dataDir, adminToken, adminTokenFile } = server;
     // Only the HTTPS address: the certificates of an --ephemeral server are made on first need.
-    const site = { url, dataDir, adminToken, adminTokenFile, ...tlsSite(server.httpsUrl, undefined) };
+    const site = { url, dataDir, adminToken, adminTokenFile, listeners: server.listeners, ...tlsSite(server.httpsUrl, undefined) };
     process.stdout.write(renderBanner({ ...site, storeBackend: storeLabel(server.store.backend, args.store) }, server.services));
     // Each family's first request would otherwise load and build it (100 ms and more); done now,
     // after the ready line and yielding to requests, the first one finds it built.

@@ -14,6 +14,7 @@ import type { FaultMethods } from './faults/methods.ts';
 import type { FaultEffect } from './faults/rule.ts';
 import type { ControlPlane } from './control-plane.ts';
 import type { PolicyEvaluationFactory } from './policy-evaluation.ts';
+import type { FamilyListener, ListenerAddress, ListenerContext } from './family-listeners.ts';
 
 /** ServiceContext is everything core hands a service: state, time, ids, identity and options. */
 export interface ServiceContext {
@@ -90,6 +91,8 @@ export interface BannerSite {
   readonly httpsUrl?: string;
   /** What HTTPS clients trust (PEM) and the admin's client certificate, when fogbank's own CA made one; absent when TLS is off. */
   readonly tls?: BannerTls;
+  /** The families' own listeners (ServiceDefinition.listen), when any is open. */
+  readonly listeners?: readonly ListenerAddress[];
 }
 
 /** BannerTls is what a family's client files need to reach fogbank over HTTPS. */
@@ -220,6 +223,13 @@ export interface ServiceDefinition {
    * Loaded on the first such request, never at start-up.
    */
   policyEvaluation?(): Promise<PolicyEvaluationFactory>;
+  /**
+   * listen opens the family's own listeners beside the HTTP port (mail's SMTP submission) when its
+   * options ask for them (core/family-listeners.ts): called before the ready line, so what the
+   * banner announces accepts; undefined when none is asked for. It should bring its code in with
+   * `import()`, and only when asked.
+   */
+  listen?(context: ListenerContext): Promise<FamilyListener | undefined>;
   /** clientFiles are written (0600) into the data directory once fogbank listens, when it has one; each is rewritten at every start. */
   clientFiles?(site: BannerSite): readonly ClientFile[];
 }

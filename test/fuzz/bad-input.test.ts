@@ -12,6 +12,7 @@ import { batchAnswers, errorDialectProblem, headPartIds } from './dialect.ts';
 import { FAMILY_ATTACKS } from './family-attacks.ts';
 import { FuzzServer, type ServerState } from './fuzz-server.ts';
 import { guardLaneTest } from './guard-lane.ts';
+import { smtpLaneTest } from './smtp-lane.ts';
 import { startHealthProbe } from './health-probe.ts';
 import type { Stall } from './stall-judge.ts';
 import { Random } from './random.ts';
@@ -361,3 +362,6 @@ describe('bad-input fuzzer', () => {
 
 // The guard's lane (issue 44): hostile HTTP through `fogbank guard` to an upstream, in a process of its own.
 describe('bad-input fuzzer: the guard', () => guardLaneTest(SEED, PER_FAMILY, MAX_FAILURES));
+
+// The SMTP submission listener's lane (issue 40): hostile SMTP sessions, a quarter of a family's count in commands.
+describe('bad-input fuzzer: SMTP submission', () => smtpLaneTest(SEED, Math.ceil(PER_FAMILY / 4), MAX_FAILURES));

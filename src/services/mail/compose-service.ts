@@ -2,7 +2,6 @@ import type { Clock } from '../../lib/clock.ts';
 import type { IdSource } from '../../lib/ids.ts';
 import type { Store, Transaction } from '../../store/store.ts';
 import { notFound } from './errors.ts';
-import { allRecipients } from './mime/addresses.ts';
 import type { MessageFiles, RawSource, StoredRaw } from './message-files.ts';
 import { addMessage, addMessages, removeMessage, shareFile } from './mailbox-writes.ts';
 import { key, KINDS, newDraftId, newMessageId, type DraftRecord, type MessageRecord } from './model.ts';
@@ -35,7 +34,7 @@ const DRAFT: ComposeMode = { kind: 'draft' };
  * that fails are removed again.
  */
 export class ComposeService {
-  readonly #send: ComposeMode;
+  readonly #send: Extract<ComposeMode, { kind: 'send' }>;
 
   constructor(
     private readonly store: Store,
@@ -53,6 +52,16 @@ export class ComposeService {
   async send(mailbox: string, source: RawSource, threadId: string | undefined, signal?: AbortSignal): Promise<MinimalMessage> {
     const outgoing = await composeOutgoing(source, mailbox, this.#send, this.files, this.clock, this.ids);
     return this.#deliver(mailbox, outgoing, threadId, undefined, signal);
+  }
+
+  /**
+   * submit delivers a message submitted over SMTP from `mailbox` to its envelope recipients
+   * (RCPT TO), through the same delivery as send: the sender's copy, one per recipient, one
+   * transaction.
+   */
+  async submit(mailbox: string, source: RawSource, envelope: readonly string[], signal?: AbortSignal): Promise<MinimalMessage> {
+    const outgoing = await composeOutgoing(source, mailbox, { ...this.#send, envelope }, this.files, this.clock, this.ids);
+    return this.#deliver(mailbox, outgoing, undefined, undefined, signal);
   }
 
   /** createDraft stores a raw message as a draft (label DRAFT); no recipient is needed yet. */
@@ -161,7 +170,7 @@ export class ComposeService {
     alsoInTransaction: ((tx: Transaction) => Promise<void>) | undefined,
     signal?: AbortSignal,
   ): Promise<MinimalMessage> {
-    const everyone = allRecipients(outgoing.recipients);
+    const everyone = outgoing.delivery;
     const recipients = everyone.filter((address) => address !== mailbox);
     const toSelf = recipients.length !== everyone.length;
     const separate = outgoing.deliveryFile.name !== outgoing.senderFile.name;

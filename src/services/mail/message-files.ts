@@ -145,6 +145,25 @@ export class MessageFiles {
   }
 }
 
+const opened = new WeakMap<Store, Promise<MessageFiles>>();
+
+/**
+ * openMessageFiles is the one MessageFiles of a store in this process, swept once before its first
+ * use: the family's app and its SMTP listener write through it, so neither's sweep can remove a
+ * file the other is about to commit.
+ */
+export function openMessageFiles(store: Store): Promise<MessageFiles> {
+  let files = opened.get(store);
+  if (files === undefined) {
+    const made = new MessageFiles(store);
+    files = made.sweep().then(() => made);
+    // A failed sweep is the caller's error now and is tried again by the next one.
+    files.catch(() => opened.delete(store));
+    opened.set(store, files);
+  }
+  return files;
+}
+
 async function* concat(head: Buffer, rest: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
   yield head;
   yield* rest;

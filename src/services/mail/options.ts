@@ -1,5 +1,6 @@
 /** The mail family's settings (core/family-options.ts): where delivered mail is also relayed. */
 import { type FamilyOption, OptionError } from '../../core/family-options.ts';
+import type { SmtpStartOptions } from './smtp/smtp-options.ts';
 
 const SMTP_URL = /^smtps?:\/\/[^/:]+(:\d+)?\/?$/;
 
@@ -32,8 +33,8 @@ export const MAIL_MAX_RECIPIENTS_OPTION: FamilyOption<number> = {
   accepts: (value): value is number => Number.isSafeInteger(value) && (value as number) >= 1 && (value as number) <= 100_000,
 };
 
-/** MailStartOptions are the mail family's start() options. */
-export interface MailStartOptions {
+/** MailStartOptions are the mail family's start() options (the SMTP listener's among them). */
+export interface MailStartOptions extends SmtpStartOptions {
   /** Forward every delivered mail message to this SMTP server (`smtp://host:port`). */
   readonly mailRelay?: string;
   /** The most recipients a sent mail message may have (default 100, the Gmail API's). */

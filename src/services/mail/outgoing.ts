@@ -14,6 +14,8 @@ import { checkRecipientCount } from './recipient-limit.ts';
 /** OutgoingMessage is a message written as its sender's copy, ready to be stored (and delivered). */
 export interface OutgoingMessage {
   readonly recipients: Recipients;
+  /** Who gets a copy: every To, Cc and Bcc address, or an SMTP envelope's RCPT TO addresses. */
+  readonly delivery: readonly string[];
   /** The sender's copy (Bcc kept). */
   readonly senderFile: StoredRaw;
   /** The recipients' copy: the same raw, or one without Bcc when the message has Bcc. */
@@ -30,9 +32,12 @@ export interface OutgoingMessage {
 
 /**
  * ComposeMode says what the message is for: sending needs recipients, and at most
- * `maxRecipients` of them; a draft needs neither (the limits apply when it is sent).
+ * `maxRecipients` of them; a draft needs neither (the limits apply when it is sent). A message
+ * submitted over SMTP is sent to its `envelope` (RCPT TO, lower-cased), not to its headers:
+ * envelope addresses no To, Cc or Bcc header names are Bcc, written into the sender's copy only,
+ * as Gmail's Sent Mail shows them.
  */
-export type ComposeMode = { readonly kind: 'send'; readonly maxRecipients: number } | { readonly kind: 'draft' };
+export type ComposeMode = { readonly kind: 'send'; readonly maxRecipients: number; readonly envelope?: readonly string[] } | { readonly kind: 'draft' };
 
 /**
  * composeOutgoing does to a raw message what Gmail does before storing it: checks To, Cc and
@@ -52,14 +57,23 @@ export async function composeOutgoing(
 ): Promise<OutgoingMessage> {
   const block = source.kind === 'bytes' ? readHeaderBlock(source.bytes) : await readHeaderBlockFrom(files.stream(source));
   const { headers, bodyOffset } = block;
-  const recipients = readRecipients(headers);
+  let recipients = readRecipients(headers);
+  const envelope = mode.kind === 'send' ? mode.envelope : undefined;
   if (mode.kind === 'send') {
-    const count = allRecipients(recipients).length;
+    const count = envelope?.length ?? allRecipients(recipients).length;
     if (count === 0) throw invalidArgument('Recipient address required');
     checkRecipientCount(count, mode.maxRecipients);
   }
   const original = source.kind === 'bytes' ? source.bytes.subarray(0, bodyOffset) : undefined;
   const lineEnd = usesBareLf(original ?? headers.build()) ? '\n' : '\r\n';
+  if (envelope !== undefined) {
+    const named = new Set(allRecipients(recipients));
+    const blind = envelope.filter((address) => !named.has(address));
+    if (blind.length > 0) {
+      append(headers, 'Bcc', blind.join(', '));
+      recipients = { ...recipients, bcc: [...recipients.bcc, ...blind] };
+    }
+  }
   fillFrom(headers, sender);
   if (!headers.hasHeader('message-id')) append(headers, 'Message-ID', `<${ids.bytes(16).toString('base64url')}@mail.gmail.com>`);
   if (!headers.hasHeader('date')) append(headers, 'Date', rfc2822Date(clock.now()));
@@ -80,6 +94,7 @@ export async function composeOutgoing(
   const messageId = stripBrackets(headerValue(headers, 'message-id') ?? '');
   return {
     recipients,
+    delivery: envelope ?? allRecipients(recipients),
     senderFile,
     deliveryFile,
     parsed,

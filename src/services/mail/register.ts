@@ -5,7 +5,7 @@ import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
 import { openFileArea, UploadEngine } from '../../core/uploads/index.ts';
 import { MAIL_PREFIXES } from './prefixes.ts';
 import { MailboxService } from './mailbox-service.ts';
-import { MessageFiles } from './message-files.ts';
+import { openMessageFiles } from './message-files.ts';
 import { MAIL_MAX_RECIPIENTS_OPTION, MAIL_RELAY_OPTION } from './options.ts';
 import { Relay } from './relay.ts';
 import { registerMetadataRoutes, registerUploadRoutes, type MailRoutes } from './routes.ts';
@@ -26,8 +26,7 @@ export async function registerMail(app: FastifyInstance, context: ServiceContext
     ...(context.uploadDeadlineMs === undefined ? {} : { completionDeadlineMs: context.uploadDeadlineMs }),
   });
   await engine.open();
-  const files = new MessageFiles(context.store);
-  await files.sweep();
+  const files = await openMessageFiles(context.store);
   const relayUrl = optionValue(MAIL_RELAY_OPTION, context.options);
   const relay = relayUrl === undefined ? undefined : new Relay(relayUrl, context.store);
   const routes: MailRoutes = {
