@@ -21,6 +21,8 @@ import type { ServedCustomResourceNames } from './crd/served-names.ts';
 import type { CustomResourceDefinition } from './crd/types.ts';
 import { Discovery, discoveryResourcesOf } from './discovery.ts';
 import { EventExpiry } from './event-expiry.ts';
+import { EventRecorder } from './event-recorder.ts';
+import { GARBAGE_COLLECTOR_COMPONENT, GarbageCollector } from './garbage-collector/garbage-collector.ts';
 import { OpenApiDocuments } from './openapi.ts';
 import { ACCESS_REVIEW_SCHEMA_NAMES, AUTHORIZATION_V1_SCHEMAS } from './rbac/access-review-schemas.ts';
 import { ACCESS_REVIEW_RESOURCES } from './rbac/access-reviews.ts';
@@ -230,8 +232,10 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     discovery = undefined;
     openapi = undefined;
     apiServices?.customResourcesChanged();
+    garbageCollector?.viewsChanged();
   });
   let apiServices: ApiServiceController | undefined;
+  let garbageCollector: GarbageCollector | undefined;
   await catalog.start();
   const active = new ActiveWatches();
   const handlers: HandlerContext = {
@@ -264,6 +268,19 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     apiServices = controller;
     controller.startInBackground();
     return controller;
+  });
+  const garbageCollectorLeader = await context.singleton('cluster/garbage-collector', async () => {
+    const collector = new GarbageCollector(
+      context.store,
+      registry,
+      () => index.views,
+      options.groups,
+      new EventRecorder(registry, context.clock, GARBAGE_COLLECTOR_COMPONENT),
+    );
+    garbageCollector = collector;
+    // The relist runs behind the first request (idle() waits for it).
+    void collector.start().catch(() => undefined);
+    return collector;
   });
   const expiry = await context.singleton('cluster/event-expiry', () => {
     const sweeper = new EventExpiry(context.store, context.clock, options.eventTtlSeconds, undefined, context.timers);
@@ -306,6 +323,7 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     async idle() {
       await accounts?.idle();
       await apiServices?.idle();
+      await garbageCollector?.idle();
     },
     async close() {
       stopped = true;
@@ -313,6 +331,7 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
       await Promise.all(finalizing);
       await accountsLeader.stop();
       await apiServicesLeader.stop();
+      await garbageCollectorLeader.stop();
       await expiry.stop();
       await options.rbac.stop();
       active.closeAll();
