@@ -22,6 +22,7 @@ import type { CustomResourceDefinition } from './crd/types.ts';
 import { Discovery, discoveryResourcesOf } from './discovery.ts';
 import { EventExpiry } from './event-expiry.ts';
 import { EventRecorder } from './event-recorder.ts';
+import { EndpointsController } from './endpoints/endpoints-controller.ts';
 import { GARBAGE_COLLECTOR_COMPONENT, GarbageCollector } from './garbage-collector/garbage-collector.ts';
 import { OpenApiDocuments } from './openapi.ts';
 import { ACCESS_REVIEW_SCHEMA_NAMES, AUTHORIZATION_V1_SCHEMAS } from './rbac/access-review-schemas.ts';
@@ -64,6 +65,12 @@ export const CLUSTER_VIEWS: readonly AnyView[] = [
 const API_SERVICE_VIEWS = {
   main: CLUSTER_VIEWS.find((view) => view.group === 'apiregistration.k8s.io' && view.resource === 'apiservices' && view.subresource === undefined)!,
   status: CLUSTER_VIEWS.find((view) => view.group === 'apiregistration.k8s.io' && view.resource === 'apiservices' && view.subresource === 'status')!,
+};
+
+/** ENDPOINTS_VIEWS are the views the endpoints and endpointslice controllers write through. */
+const ENDPOINTS_VIEWS = {
+  endpoints: CLUSTER_VIEWS.find((view) => view.group === '' && view.resource === 'endpoints' && view.subresource === undefined)!,
+  endpointSlices: CLUSTER_VIEWS.find((view) => view.group === 'discovery.k8s.io' && view.resource === 'endpointslices' && view.subresource === undefined)!,
 };
 
 /** SERVED_GROUP_VERSIONS are the built-in group-versions served: every fixed view's and the create-only reviews'. */
@@ -167,7 +174,7 @@ export interface ClusterRuntime {
   readonly customResources: () => readonly AnyView[];
   /** reseed creates again, after the store's state was replaced, the namespaces and default policy a cluster starts with. */
   reseed(): Promise<void>;
-  /** idle resolves once the ServiceAccount controller (when it runs here) has made every namespace's default account. */
+  /** idle resolves once the controllers running here (ServiceAccounts, APIServices, the garbage collector, endpoints) have nothing left to do. */
   idle(): Promise<void>;
   /** close ends every watch, stops event expiry and the aggregation controller (handing them to another replica). */
   close(): Promise<void>;
@@ -282,6 +289,13 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     void collector.start().catch(() => undefined);
     return collector;
   });
+  let endpoints: EndpointsController | undefined;
+  const endpointsLeader = await context.singleton('cluster/endpoints-controller', () => {
+    const controller = new EndpointsController(context.store, registry, ENDPOINTS_VIEWS, context.clock);
+    endpoints = controller;
+    void controller.start().catch(() => undefined);
+    return controller;
+  });
   const expiry = await context.singleton('cluster/event-expiry', () => {
     const sweeper = new EventExpiry(context.store, context.clock, options.eventTtlSeconds, undefined, context.timers);
     sweeper.start();
@@ -321,9 +335,16 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
       if (options.bootstrapPolicy) await options.rbac.reconcile(registry);
     },
     async idle() {
-      await accounts?.idle();
-      await apiServices?.idle();
-      await garbageCollector?.idle();
+      // One controller's writes are another's work (a deleted Service's slices for the collector): until a round writes nothing
+      // (a bounded number of rounds, so writes from elsewhere cannot hold it).
+      for (let round = 0; round < 20; round++) {
+        const before = await context.store.currentRevision();
+        await accounts?.idle();
+        await apiServices?.idle();
+        await garbageCollector?.idle();
+        await endpoints?.idle();
+        if ((await context.store.currentRevision()) === before) return;
+      }
     },
     async close() {
       stopped = true;
@@ -332,6 +353,7 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
       await accountsLeader.stop();
       await apiServicesLeader.stop();
       await garbageCollectorLeader.stop();
+      await endpointsLeader.stop();
       await expiry.stop();
       await options.rbac.stop();
       active.closeAll();
