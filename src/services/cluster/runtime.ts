@@ -43,6 +43,7 @@ import { roleBindingsView } from './resources/role-bindings.ts';
 import { rolesView } from './resources/roles.ts';
 import { ApiServiceController } from './resources/apiservice-controller.ts';
 import { inDiscoveryOrder } from './resources/apiservice-registration.ts';
+import { servePodStream } from './resources/pod-streams.ts';
 import { ServiceAccountController } from './resources/service-account-controller.ts';
 import { serviceAccountsView } from './resources/service-accounts.ts';
 
@@ -167,6 +168,8 @@ export interface ClusterRuntime {
   readonly handlers: HandlerContext;
   readonly resolveTarget: typeof resolveTarget;
   readonly serveResource: typeof serveResource;
+  /** servePodStream answers a Pod's log, exec and attach (no container runs here). */
+  readonly servePodStream: typeof servePodStream;
   /** discovery and openapi describe what is served now (rebuilt when the served CRDs change). */
   readonly discovery: Discovery;
   readonly openapi: OpenApiDocuments;
@@ -305,6 +308,7 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     handlers,
     resolveTarget,
     serveResource,
+    servePodStream,
     get discovery() {
       discovery ??= new Discovery(
         inDiscoveryOrder([...discoveryResourcesOf(index.views), SELF_SUBJECT_REVIEW_RESOURCE, TOKEN_REVIEW_RESOURCE, ...ACCESS_REVIEW_RESOURCES]),
