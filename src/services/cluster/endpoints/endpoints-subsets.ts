@@ -124,17 +124,23 @@ function truncate(subsets: EndpointSubset[]): { subsets: EndpointSubset[]; trunc
   const total = subsets.reduce((sum, subset) => sum + (subset.addresses?.length ?? 0) + (subset.notReadyAddresses?.length ?? 0), 0);
   if (total <= MAX_ENDPOINT_ADDRESSES) return { subsets, truncated: false };
   let room = MAX_ENDPOINT_ADDRESSES;
-  const kept: EndpointSubset[] = subsets.map((subset) => {
-    const addresses = (subset.addresses ?? []).slice(0, room);
-    room -= addresses.length;
-    return { ...subset, ...(addresses.length === 0 ? { addresses: undefined } : { addresses }) };
+  const take = (list: EndpointAddress[] | undefined): EndpointAddress[] => {
+    const kept = (list ?? []).slice(0, room);
+    room -= kept.length;
+    return kept;
+  };
+  const ready = subsets.map((subset) => take(subset.addresses));
+  const notReady = subsets.map((subset) => take(subset.notReadyAddresses));
+  const kept: EndpointSubset[] = [];
+  subsets.forEach((subset, index) => {
+    const addresses = ready[index]!;
+    const notReadyAddresses = notReady[index]!;
+    if (addresses.length === 0 && notReadyAddresses.length === 0) return;
+    kept.push({
+      ...(addresses.length === 0 ? {} : { addresses }),
+      ...(notReadyAddresses.length === 0 ? {} : { notReadyAddresses }),
+      ...(subset.ports === undefined ? {} : { ports: subset.ports }),
+    });
   });
-  for (const subset of kept) {
-    const notReady = (subset.notReadyAddresses ?? []).slice(0, room);
-    room -= notReady.length;
-    if (notReady.length === 0) delete subset.notReadyAddresses;
-    else subset.notReadyAddresses = notReady;
-    if (subset.addresses === undefined) delete subset.addresses;
-  }
-  return { subsets: kept.filter((subset) => subset.addresses !== undefined || subset.notReadyAddresses !== undefined), truncated: true };
+  return { subsets: kept, truncated: true };
 }
