@@ -204,6 +204,35 @@ describe('the garbage collector', () => {
     assert.equal(clusterScoped.message, `ownerRef [v1/ConfigMap, namespace: , name: ns-owner, uid: ${owner.metadata.uid}] does not exist in namespace ""`);
   });
 
+  it('custom resources as owners: deleting the CRD removes its instances, and their dependents are collected though the kind is no longer served', async () => {
+    const crd = await h.call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      metadata: { name: 'widgets.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      },
+    });
+    assert.equal(crd.status, 201, JSON.stringify(crd.body));
+    const widgets = '/apis/example.com/v1/namespaces/default/widgets';
+    let widget = await h.call('POST', widgets, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } });
+    for (let attempt = 0; widget.status !== 201 && attempt < 100; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      widget = await h.call('POST', widgets, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } });
+    }
+    assert.equal(widget.status, 201, JSON.stringify(widget.body));
+    await configMap('widget-child', [{ apiVersion: 'example.com/v1', kind: 'Widget', name: 'w', uid: widget.body.metadata.uid }]);
+    await settle();
+    assert.equal(await status(`${CM}/widget-child`), 200);
+    assert.equal((await h.call('DELETE', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com')).status, 200);
+    for (let attempt = 0; (await status('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com')) !== 404 && attempt < 200; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await settle();
+    assert.equal(await status(`${CM}/widget-child`), 404);
+  });
+
   it('a Job DELETE without a policy orphans, with the storage warning; ReplicationControllers orphan too', async () => {
     const job = await h.call('POST', '/apis/batch/v1/namespaces/default/jobs', {
       metadata: { name: 'gc-job' },

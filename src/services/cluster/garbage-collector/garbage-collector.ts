@@ -56,6 +56,8 @@ export class GarbageCollector {
   #buffered: Parameters<Parameters<Store['subscribe']>[1]>[0][] | undefined;
   #starting: Promise<void> | undefined;
   #stopped = false;
+  /** `namespace/uid` of owners seen deleted (bounded), whose references dangle whatever their kind. */
+  readonly #absentOwners = new Set<string>();
   /** Dependent/owner pairs already reported in an OwnerRefInvalidNamespace event. */
   readonly #reported = new Set<string>();
 
@@ -145,7 +147,8 @@ export class GarbageCollector {
       from,
       (change) => {
         this.#revisionSeen = Math.max(this.#revisionSeen, change.revision);
-        if (!this.#byStoreKind.has(change.kind)) return;
+        // A deletion counts even for a kind no longer served (a CRD's instances removed as it goes): its node leaves the graph.
+        if (!this.#byStoreKind.has(change.kind) && change.type !== 'deleted') return;
         if (this.#buffered !== undefined) this.#buffered.push(change);
         else this.#apply(change);
       },
@@ -187,13 +190,24 @@ export class GarbageCollector {
     const uid = value?.metadata?.uid;
     if (uid === undefined) return;
     if (change.type === 'deleted') {
-      this.#enqueue(this.graph.remove(uid));
+      // Only the object observed under this key (another kind's record may carry a uid too).
+      const observed = this.graph.get(uid);
+      if (observed?.key !== change.key) return;
+      const work = this.graph.remove(uid);
+      // Seen gone: its dependents' references dangle even once its kind is no longer served (upstream's absentOwnerCache).
+      if (this.graph.dependentsOf(uid).length > 0) this.#absent(`${observed.namespace ?? ''}/${uid}`);
+      this.#enqueue(work);
       return;
     }
     const view = this.#byStoreKind.get(change.kind);
     if (view === undefined) return;
     const object = observedObjectOf(change.kind, change.key, value, view.strategy.namespaced);
     if (object !== undefined) this.#enqueue(this.graph.observe(object));
+  }
+
+  #absent(key: string): void {
+    if (this.#absentOwners.size >= 10_000) this.#absentOwners.clear();
+    this.#absentOwners.add(key);
   }
 
   #enqueue(work: Work): void {
@@ -278,6 +292,9 @@ export class GarbageCollector {
 
   /** classify is upstream's isDangling plus the waiting check for one owner reference. */
   async #classify(ref: OwnerReference, dependent: ObservedObject): Promise<'solid' | 'dangling' | 'waiting' | 'unknown'> {
+    // Keyed by the owner's namespace, so a cluster-scoped dependent of a namespaced owner is still never collected.
+    if (this.#absentOwners.has(`/${ref.uid}`) || (dependent.namespace !== undefined && this.#absentOwners.has(`${dependent.namespace}/${ref.uid}`)))
+      return 'dangling';
     const ownerView = this.#byKind.get(`${this.groups.canonical(groupOf(ref.apiVersion))}/${ref.kind}`);
     // No such kind served: a REST-mapping error upstream, retried; the dependent stays.
     if (ownerView === undefined) return 'unknown';
