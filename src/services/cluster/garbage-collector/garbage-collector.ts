@@ -192,7 +192,7 @@ export class GarbageCollector {
     if (change.type === 'deleted') {
       // Only the object observed under this key (another kind's record may carry a uid too).
       const observed = this.graph.get(uid);
-      if (observed?.key !== change.key) return;
+      if (observed === undefined || observed.key !== change.key || observed.storeKind !== change.kind) return;
       const work = this.graph.remove(uid);
       // Seen gone: its dependents' references dangle even once its kind is no longer served (upstream's absentOwnerCache).
       if (this.graph.dependentsOf(uid).length > 0) this.#absent(`${observed.namespace ?? ''}/${uid}`);
