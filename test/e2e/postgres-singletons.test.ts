@@ -21,6 +21,8 @@ const SINGLETONS = [
   'cluster/event-expiry',
   'cluster/serviceaccount-controller',
   'cluster/apiservice-controller',
+  'cluster/garbage-collector',
+  'cluster/endpoints-controller',
 ];
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -201,8 +203,17 @@ describe('replicas on one PostgreSQL: singleton background work, and watches acr
       const old = await insertTemplate(b.url, 'made-yesterday');
       await ageOperation(store, old);
 
+      // An owner and its dependent, written through A while it collects garbage.
+      const owner = await request(a.url, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'gc-owner' } });
+      assert.equal(owner.status, 201);
+      const ownerRef = { apiVersion: 'v1', kind: 'ConfigMap', name: 'gc-owner', uid: (owner.json['metadata'] as { uid: string }).uid };
+      const dependent = { metadata: { name: 'gc-dependent', ownerReferences: [ownerRef] } };
+      assert.equal((await request(a.url, 'POST', '/api/v1/namespaces/default/configmaps', dependent)).status, 201);
+
       await a.stop('SIGKILL');
       const killedAt = performance.now();
+      // The owner goes while no collector runs: the next one finds its dependent on its start.
+      assert.equal((await request(b.url, 'DELETE', '/api/v1/namespaces/default/configmaps/gc-owner')).status, 200);
       // With no controller running anywhere, a new part arrives, and a new event.
       assert.equal((await request(b.url, 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', part('team-secrets', 'secrets'))).status, 201);
       assert.equal((await request(b.url, 'POST', '/api/v1/namespaces/default/events', event('second'))).status, 201);
@@ -211,6 +222,10 @@ describe('replicas on one PostgreSQL: singleton background work, and watches acr
       // The new leader re-listed the roles and reconciled; it swept the old Operation; it expires events.
       await waitFor('team-aggregate to gather secrets', async () => (await aggregatedResources(b.url)).join() === 'pods,secrets');
       assert.equal((await request(b.url, 'GET', `/compute/v1/projects/p/global/operations/${old}`)).status, 404);
+      await waitFor(
+        'the new collector to delete the dependent',
+        async () => (await request(b.url, 'GET', '/api/v1/namespaces/default/configmaps/gc-dependent')).status === 404,
+      );
       await waitFor('the second DELETED line', () => /^DELETED\s.*\ssecond lives two seconds$/m.test(watchB.output()));
       // Every deletion was seen once, and no replica logged a failure.
       assert.equal(watchB.output().match(/^DELETED\s/gm)?.length, 2, watchB.output());

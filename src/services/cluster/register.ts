@@ -25,6 +25,7 @@ import { type ClusterOptions, DEFAULT_EVENT_TTL_SECONDS, EVENT_TTL_OPTION } from
 import { Rbac } from './rbac/rbac-service.ts';
 import type { ClusterRuntime } from './runtime.ts';
 import { SERVED_VERSION } from './version.ts';
+import { isPodStreamPath } from './resources/pod-stream-paths.ts';
 
 /** ClusterFamily is what createClusterService settled: the options and the group names in both spellings. */
 export interface ClusterFamily {
@@ -186,6 +187,8 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
       return json(reply, list);
     }
     const watchPath = isWatchPath(rest);
+    // A Pod's log, exec and attach reach a container: answered as when none runs (resources/pod-streams.ts).
+    if (version === 'v1' && isPodStreamPath(rest)) return runtimeNow.servePodStream(handlers, rest, request, reply);
     const target = runtimeNow.resolveTarget(handlers.index, '', version, watchPath ? rest.slice(1) : rest, userOf(request));
     if (target === undefined) throw notFoundPath();
     rethrowUndecodedBody(request.body);

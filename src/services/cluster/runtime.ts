@@ -21,6 +21,9 @@ import type { ServedCustomResourceNames } from './crd/served-names.ts';
 import type { CustomResourceDefinition } from './crd/types.ts';
 import { Discovery, discoveryResourcesOf } from './discovery.ts';
 import { EventExpiry } from './event-expiry.ts';
+import { EventRecorder } from './event-recorder.ts';
+import { EndpointsController } from './endpoints/endpoints-controller.ts';
+import { GARBAGE_COLLECTOR_COMPONENT, GarbageCollector } from './garbage-collector/garbage-collector.ts';
 import { OpenApiDocuments } from './openapi.ts';
 import { ACCESS_REVIEW_SCHEMA_NAMES, AUTHORIZATION_V1_SCHEMAS } from './rbac/access-review-schemas.ts';
 import { ACCESS_REVIEW_RESOURCES } from './rbac/access-reviews.ts';
@@ -40,6 +43,7 @@ import { roleBindingsView } from './resources/role-bindings.ts';
 import { rolesView } from './resources/roles.ts';
 import { ApiServiceController } from './resources/apiservice-controller.ts';
 import { inDiscoveryOrder } from './resources/apiservice-registration.ts';
+import { servePodStream } from './resources/pod-streams.ts';
 import { ServiceAccountController } from './resources/service-account-controller.ts';
 import { serviceAccountsView } from './resources/service-accounts.ts';
 
@@ -62,6 +66,12 @@ export const CLUSTER_VIEWS: readonly AnyView[] = [
 const API_SERVICE_VIEWS = {
   main: CLUSTER_VIEWS.find((view) => view.group === 'apiregistration.k8s.io' && view.resource === 'apiservices' && view.subresource === undefined)!,
   status: CLUSTER_VIEWS.find((view) => view.group === 'apiregistration.k8s.io' && view.resource === 'apiservices' && view.subresource === 'status')!,
+};
+
+/** ENDPOINTS_VIEWS are the views the endpoints and endpointslice controllers write through. */
+const ENDPOINTS_VIEWS = {
+  endpoints: CLUSTER_VIEWS.find((view) => view.group === '' && view.resource === 'endpoints' && view.subresource === undefined)!,
+  endpointSlices: CLUSTER_VIEWS.find((view) => view.group === 'discovery.k8s.io' && view.resource === 'endpointslices' && view.subresource === undefined)!,
 };
 
 /** SERVED_GROUP_VERSIONS are the built-in group-versions served: every fixed view's and the create-only reviews'. */
@@ -158,6 +168,8 @@ export interface ClusterRuntime {
   readonly handlers: HandlerContext;
   readonly resolveTarget: typeof resolveTarget;
   readonly serveResource: typeof serveResource;
+  /** servePodStream answers a Pod's log, exec and attach (no container runs here). */
+  readonly servePodStream: typeof servePodStream;
   /** discovery and openapi describe what is served now (rebuilt when the served CRDs change). */
   readonly discovery: Discovery;
   readonly openapi: OpenApiDocuments;
@@ -165,7 +177,7 @@ export interface ClusterRuntime {
   readonly customResources: () => readonly AnyView[];
   /** reseed creates again, after the store's state was replaced, the namespaces and default policy a cluster starts with. */
   reseed(): Promise<void>;
-  /** idle resolves once the ServiceAccount controller (when it runs here) has made every namespace's default account. */
+  /** idle resolves once the controllers running here (ServiceAccounts, APIServices, the garbage collector, endpoints) have nothing left to do. */
   idle(): Promise<void>;
   /** close ends every watch, stops event expiry and the aggregation controller (handing them to another replica). */
   close(): Promise<void>;
@@ -230,8 +242,10 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     discovery = undefined;
     openapi = undefined;
     apiServices?.customResourcesChanged();
+    garbageCollector?.viewsChanged();
   });
   let apiServices: ApiServiceController | undefined;
+  let garbageCollector: GarbageCollector | undefined;
   await catalog.start();
   const active = new ActiveWatches();
   const handlers: HandlerContext = {
@@ -265,6 +279,26 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     controller.startInBackground();
     return controller;
   });
+  const garbageCollectorLeader = await context.singleton('cluster/garbage-collector', async () => {
+    const collector = new GarbageCollector(
+      context.store,
+      registry,
+      () => index.views,
+      options.groups,
+      new EventRecorder(registry, context.clock, GARBAGE_COLLECTOR_COMPONENT),
+    );
+    garbageCollector = collector;
+    // The relist runs behind the first request (idle() waits for it).
+    void collector.start().catch(() => undefined);
+    return collector;
+  });
+  let endpoints: EndpointsController | undefined;
+  const endpointsLeader = await context.singleton('cluster/endpoints-controller', () => {
+    const controller = new EndpointsController(context.store, registry, ENDPOINTS_VIEWS, context.clock);
+    endpoints = controller;
+    void controller.start().catch(() => undefined);
+    return controller;
+  });
   const expiry = await context.singleton('cluster/event-expiry', () => {
     const sweeper = new EventExpiry(context.store, context.clock, options.eventTtlSeconds, undefined, context.timers);
     sweeper.start();
@@ -274,6 +308,7 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     handlers,
     resolveTarget,
     serveResource,
+    servePodStream,
     get discovery() {
       discovery ??= new Discovery(
         inDiscoveryOrder([...discoveryResourcesOf(index.views), SELF_SUBJECT_REVIEW_RESOURCE, TOKEN_REVIEW_RESOURCE, ...ACCESS_REVIEW_RESOURCES]),
@@ -304,8 +339,16 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
       if (options.bootstrapPolicy) await options.rbac.reconcile(registry);
     },
     async idle() {
-      await accounts?.idle();
-      await apiServices?.idle();
+      // One controller's writes are another's work (a deleted Service's slices for the collector): until a round writes nothing
+      // (a bounded number of rounds, so writes from elsewhere cannot hold it).
+      for (let round = 0; round < 20; round++) {
+        const before = await context.store.currentRevision();
+        await accounts?.idle();
+        await apiServices?.idle();
+        await garbageCollector?.idle();
+        await endpoints?.idle();
+        if ((await context.store.currentRevision()) === before) return;
+      }
     },
     async close() {
       stopped = true;
@@ -313,6 +356,8 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
       await Promise.all(finalizing);
       await accountsLeader.stop();
       await apiServicesLeader.stop();
+      await garbageCollectorLeader.stop();
+      await endpointsLeader.stop();
       await expiry.stop();
       await options.rbac.stop();
       active.closeAll();

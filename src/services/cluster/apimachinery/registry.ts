@@ -15,6 +15,7 @@ import type { FieldSelector } from './field-selector.ts';
 import type { LabelSelector } from './label-selector.ts';
 import { fieldsOf, recordUpdate, startingManagedFields } from './managed-fields.ts';
 import { validateObjectMeta, validateObjectMetaUpdate, type KubeObject, type ManagedFieldsEntry, type ObjectMeta } from './object-meta.ts';
+import { finalizersForDeletion, type Propagation } from './deletion-propagation.ts';
 import { listAtRevision, RevisionCompactedError, type SnapshotPage } from './snapshot.ts';
 import { goQuote, uint64Problem } from './query-values.ts';
 import {
@@ -73,6 +74,8 @@ export interface ListResult {
 export interface DeleteRequest {
   readonly dryRun: boolean;
   readonly preconditions: { readonly uid?: string; readonly resourceVersion?: string } | undefined;
+  /** What becomes of the dependents (absent: the object's finalizers, then the kind's default, decide). */
+  readonly propagation?: Propagation;
 }
 
 /** DeleteOutcome is what a delete answers: a Status (gone at once) or the object (kept by finalizers). */
@@ -487,9 +490,21 @@ export class GenericRegistry {
       if (request.dryRun) return { kind: 'pending', object: this.present(scope, { ...old, value: instead }) };
       return { kind: 'pending', object: this.present(scope, await tx.put(view.storeKind, old.key, instead, { expectRevision: old.revision })) };
     }
-    if ((old.value.metadata.finalizers ?? []).length > 0) {
-      if (old.value.metadata.deletionTimestamp !== undefined) return { kind: 'pending', object: this.present(scope, old) };
-      const marked: KubeObject = { ...old.value, metadata: { ...old.value.metadata, deletionTimestamp: formatTime(now), deletionGracePeriodSeconds: 0 } };
+    // The propagation adds or removes the garbage collector's finalizers (also on an object already being deleted).
+    const finalizers = old.value.metadata.finalizers ?? [];
+    const propagated = finalizersForDeletion(view, finalizers, request.propagation ?? {});
+    if ((propagated ?? finalizers).length > 0) {
+      if (old.value.metadata.deletionTimestamp !== undefined && propagated === undefined) return { kind: 'pending', object: this.present(scope, old) };
+      const meta = old.value.metadata;
+      const marked: KubeObject = {
+        ...old.value,
+        metadata: {
+          ...meta,
+          ...(propagated === undefined ? {} : { finalizers: propagated }),
+          deletionTimestamp: meta.deletionTimestamp ?? formatTime(now),
+          deletionGracePeriodSeconds: meta.deletionGracePeriodSeconds ?? 0,
+        },
+      };
       if (request.dryRun) return { kind: 'pending', object: this.present(scope, { ...old, value: marked }) };
       const record = await tx.put(view.storeKind, old.key, marked, { expectRevision: old.revision });
       return { kind: 'pending', object: this.present(scope, record) };

@@ -10,7 +10,8 @@ import { contentTypeOf, negotiateOutput, type OutputForm } from './content-negot
 import { managerFromUserAgent } from './managed-fields.ts';
 import type { KubeObject } from './object-meta.ts';
 import { servePatch } from './patch-handler.ts';
-import { dryRunOf, parseInteger, parseListQuery, parseWriteQuery, single, type Query } from './query-options.ts';
+import { defaultOrphanWarning, PROPAGATION_POLICIES, type PropagationPolicy } from './deletion-propagation.ts';
+import { dryRunOf, parseBool, parseInteger, parseListQuery, parseWriteQuery, single, type Query } from './query-options.ts';
 import type { DeleteRequest, GenericRegistry, ListResult, RequestScope } from './registry.ts';
 import { decodeBody } from './request-body.ts';
 import { sendSerialized } from './send-serialized.ts';
@@ -242,7 +243,8 @@ export async function serveResource(
         const listQuery = parseListQuery(query, fieldLabels(view));
         const deletion = deleteRequestOf(query, request.body);
         const result = await registry.deleteCollection(scope, listQuery, deletion);
-        return send(reply, 200, listBody(result, form), contentTypeOf(form, true));
+        const warning = defaultOrphanWarning(view, deletion.propagation ?? {});
+        return send(reply, 200, listBody(result, form), contentTypeOf(form, true), warning === undefined ? [] : [warning]);
       }
       default:
         throw methodNotSupported(gr, request.method.toLowerCase());
@@ -277,9 +279,13 @@ export async function serveResource(
       const form = negotiateOutput(request.headers.accept);
       const deletion = deleteRequestOf(query, request.body);
       const outcome = await registry.delete(scope, name, deletion);
-      // Kept by finalizers (or moved to Terminating), or gone from a store that returns what it deleted: the object.
-      if (outcome.kind === 'pending' || view.returnsDeletedObject === true) return respond(200, outcome.object, form);
-      return send(reply, 200, deletedStatus(gr, name, outcome.object.metadata.uid ?? ''), 'application/json');
+      const warning = defaultOrphanWarning(view, deletion.propagation ?? {});
+      const warnings = warning === undefined ? [] : [warning];
+      // Kept by finalizers (or moved to Terminating), or gone from a store that returns what it deleted: the object;
+      // 202 when kept and the deprecated orphanDependents=false asked for cascading (the delete handler's rule).
+      if (outcome.kind === 'pending') return respond(deletion.propagation?.orphanDependents === false ? 202 : 200, outcome.object, form, warnings);
+      if (view.returnsDeletedObject === true) return respond(200, outcome.object, form, warnings);
+      return send(reply, 200, deletedStatus(gr, name, outcome.object.metadata.uid ?? ''), 'application/json', warnings);
     }
     default:
       throw methodNotSupported(gr, request.method.toLowerCase());
@@ -306,8 +312,6 @@ function checkUrlMatch(scope: RequestScope, name: string, object: KubeObject): v
   if (bodyName !== name) throw badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
 }
 
-const PROPAGATION_POLICIES = ['Foreground', 'Background', 'Orphan'];
-
 /** deleteRequestOf reads DeleteOptions from the query and the optional body, with the real checks. */
 export function deleteRequestOf(query: Query, body: unknown): DeleteRequest {
   // DeleteOptions decode from the query first (a gracePeriodSeconds strconv cannot read is a 400
@@ -325,8 +329,10 @@ export function deleteRequestOf(query: Query, body: unknown): DeleteRequest {
     dryRun ||= values.length > 0;
   }
   const policy = (options['propagationPolicy'] as string | undefined) ?? single(query, 'propagationPolicy');
-  if (policy !== undefined && !PROPAGATION_POLICIES.includes(policy)) errors.push(notSupported('propagationPolicy', policy, PROPAGATION_POLICIES));
-  const orphan = options['orphanDependents'] ?? single(query, 'orphanDependents');
+  if (policy !== undefined && !(PROPAGATION_POLICIES as readonly string[]).includes(policy))
+    errors.push(notSupported('propagationPolicy', policy, PROPAGATION_POLICIES));
+  const orphanOption = options['orphanDependents'];
+  const orphan = typeof orphanOption === 'boolean' ? orphanOption : parseBool(query, 'orphanDependents');
   if (orphan !== undefined && policy !== undefined)
     errors.push({
       type: 'FieldValueInvalid',
@@ -338,6 +344,7 @@ export function deleteRequestOf(query: Query, body: unknown): DeleteRequest {
   const pre = options['preconditions'] as { uid?: string; resourceVersion?: string } | undefined;
   return {
     dryRun,
+    propagation: { ...(policy === undefined ? {} : { policy: policy as PropagationPolicy }), ...(orphan === undefined ? {} : { orphanDependents: orphan }) },
     preconditions:
       pre === undefined
         ? undefined

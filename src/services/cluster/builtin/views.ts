@@ -5,6 +5,7 @@
 import type { ResourceView } from '../apimachinery/strategy.ts';
 import { apiServiceBehaviour } from '../resources/apiservices.ts';
 import { configMapBehaviour } from '../resources/configmaps.ts';
+import { endpointSliceBehaviour, endpointsBehaviour } from '../resources/endpoints.ts';
 import { deploymentBehaviour, replicaSetBehaviour, workloadBehaviour } from '../resources/workloads.ts';
 import { jobBehaviour } from '../resources/jobs.ts';
 import { leaseBehaviour } from '../resources/leases.ts';
@@ -28,6 +29,8 @@ const BEHAVIOURS: Readonly<Record<string, KindBehaviour>> = {
   '/PodTemplate': podTemplateBehaviour,
   '/ReplicationController': workloadBehaviour('rc'),
   '/Node': nodeBehaviour,
+  '/Endpoints': endpointsBehaviour,
+  'discovery.k8s.io/EndpointSlice': endpointSliceBehaviour,
   'apiregistration.k8s.io/APIService': apiServiceBehaviour,
   'apps/Deployment': deploymentBehaviour,
   'apps/ReplicaSet': replicaSetBehaviour,
