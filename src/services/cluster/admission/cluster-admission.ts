@@ -15,6 +15,7 @@ import { NAMESPACE_STORE_KIND } from '../resources/namespaces.ts';
 import type { AdmissionAttributes, AdmissionChain, AdmissionOutcome } from './attributes.ts';
 import { type PolicyContext, selectParams, ValidatingPolicies } from './policy/validating-policies.ts';
 import { StoredConfigurations } from './stored-configurations.ts';
+import { Webhooks } from './webhook/webhooks.ts';
 
 /** ClusterAdmission is the chain and its lifecycle. */
 export interface ClusterAdmission {
@@ -76,13 +77,15 @@ export function createClusterAdmission(store: Store, registry: () => GenericRegi
     },
   };
   const policies = new ValidatingPolicies(configurations, context);
+  const webhooks = new Webhooks(configurations, store, context);
   const chain: AdmissionChain = {
     active: () => !configurations.empty(),
-    async admit(_attributes: AdmissionAttributes, _outcome: AdmissionOutcome | undefined) {
-      return undefined;
+    async admit(attributes: AdmissionAttributes, outcome: AdmissionOutcome | undefined) {
+      return webhooks.active() ? webhooks.admit(attributes, outcome) : undefined;
     },
     async validate(attributes, outcome) {
       if (policies.active()) await policies.validate(attributes, outcome);
+      if (webhooks.active()) await webhooks.validate(attributes, outcome);
     },
   };
   return {
@@ -90,6 +93,9 @@ export function createClusterAdmission(store: Store, registry: () => GenericRegi
     configurations,
     policies,
     start: () => configurations.start(),
-    stop: () => configurations.stop(),
+    stop: () => {
+      configurations.stop();
+      webhooks.agents.close();
+    },
   };
 }

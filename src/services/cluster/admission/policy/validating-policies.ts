@@ -12,10 +12,11 @@ import type { KubeObject } from '../../apimachinery/object-meta.ts';
 import type { StatusError } from '../../apimachinery/status.ts';
 import type { AnyView } from '../../apimachinery/strategy.ts';
 import type { UserInfo } from '../../cluster-auth.ts';
-import { AuthorizerValue, type AuthzDecision, type AuthzRequest } from '../../crd/cel/library-authz.ts';
+import type { AuthzDecision, AuthzRequest } from '../../crd/cel/library-authz.ts';
 import { MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES } from '../../crd/cel/cost-limits.ts';
 import { selectorMatches } from '../../resources/label-selector-object.ts';
 import { admissionForbidden } from '../admission-errors.ts';
+import { authorizerValue, requestValue } from '../request-value.ts';
 import type { AdmissionAttributes, AdmissionOutcome } from '../attributes.ts';
 import { type MatchContext, type MatchResources, matches } from '../matching.ts';
 import type { StoredConfigurations } from '../stored-configurations.ts';
@@ -310,46 +311,6 @@ function failureMessage(validation: CompiledPolicy['validations'][number], activ
   const message = validation.message?.trim() ?? '';
   if (message !== '') return message;
   return `failed expression: ${validation.expression.text.trim()}`;
-}
-
-function kindOf(view: AnyView): { group: string; version: string; kind: string } {
-  return view.responseKind ?? { group: view.group, version: view.version, kind: view.kind };
-}
-
-/** requestValue is the `request` variable (AdmissionRequest without uid and objects). */
-function requestValue(attributes: AdmissionAttributes): Record<string, unknown> {
-  const { view, userInfo } = attributes;
-  const resource = { group: view.group, version: view.version, resource: view.resource };
-  return {
-    kind: kindOf(view),
-    resource,
-    subResource: view.subresource ?? '',
-    requestKind: kindOf(view),
-    requestResource: resource,
-    requestSubResource: view.subresource ?? '',
-    name: attributes.name,
-    namespace: attributes.namespace,
-    operation: attributes.operation,
-    userInfo: {
-      username: userInfo.name,
-      ...(userInfo.uid === undefined ? {} : { uid: userInfo.uid }),
-      groups: [...userInfo.groups],
-      ...(userInfo.extra === undefined ? {} : { extra: userInfo.extra }),
-    },
-    dryRun: attributes.dryRun,
-    options: attributes.options,
-  };
-}
-
-/** authorizerValue is the `authorizer` variable: checks for the requesting user, or a ServiceAccount named with serviceAccount(). */
-function authorizerValue(attributes: AdmissionAttributes, decide: (user: UserInfo, request: AuthzRequest) => AuthzDecision): AuthorizerValue {
-  const requester = attributes.userInfo;
-  return new AuthorizerValue(requester.name, (name, request) => {
-    if (name === requester.name) return decide(requester, request);
-    const parts = name.split(':');
-    const groups = parts.length === 4 ? ['system:serviceaccounts', `system:serviceaccounts:${parts[2]}`, 'system:authenticated'] : ['system:authenticated'];
-    return decide({ name, groups }, request);
-  });
 }
 
 /** selectParams filters listed param objects by a label selector (an empty one selects all). */
