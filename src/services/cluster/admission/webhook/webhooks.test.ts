@@ -30,7 +30,7 @@ describe('admission webhooks', () => {
   };
 
   it("applies a mutating webhook's JSONPatch before validation and stores it; a validating webhook refuses with its status", async () => {
-    server.handle('/mutate', (request) => ({ allowed: true, ...jsonPatch([{ op: 'add', path: '/metadata/labels', value: { defaulted: 'yes' } }]) }));
+    server.handle('/mutate', () => ({ allowed: true, ...jsonPatch([{ op: 'add', path: '/metadata/labels', value: { defaulted: 'yes' } }]) }));
     server.handle('/validate', (request) =>
       request.object?.data?.forbidden === undefined
         ? { allowed: true, warnings: ['checked by the test'] }
