@@ -62,7 +62,9 @@ export async function resolveTarget(store: Store, config: ClientConfig): Promise
     const host = parsed.hostname.replace(/^\[|\]$/g, '');
     const port = parsed.port === '' ? 443 : Number(parsed.port);
     const path = cleanPath(parsed.pathname);
-    return { host, port, serverName: host, path, url: `https://${parsed.host}${path}`, ca };
+    // The authority as written (URL drops a default :443 that Go's client keeps).
+    const authority = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/([^/?#]*)/.exec(config.url)?.[1] ?? parsed.host;
+    return { host, port, serverName: host, path, url: `https://${authority}${path}`, ca };
   }
   const reference = config.service ?? {};
   const namespace = reference.namespace ?? '';

@@ -126,7 +126,8 @@ export function callWebhook(agents: WebhookAgents, target: WebhookTarget, body: 
       agent: agents.agentFor(target),
       ...(isIp ? {} : { servername: target.serverName }),
       headers: {
-        host: target.port === 443 ? target.serverName : `${target.serverName}:${target.port}`,
+        // The URL's authority as written (`<svc>.<ns>.svc:443` for a Service), as Go's client sends it.
+        host: target.url.slice('https://'.length).split('/')[0]!,
         'content-type': 'application/json',
         accept: 'application/json, */*',
         'user-agent': 'kube-apiserver-admission',
