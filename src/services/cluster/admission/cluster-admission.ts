@@ -13,6 +13,7 @@ import { apiVersionOf, type AnyView } from '../apimachinery/strategy.ts';
 import type { Authorizer } from '../rbac/authorizer.ts';
 import { NAMESPACE_STORE_KIND } from '../resources/namespaces.ts';
 import type { AdmissionAttributes, AdmissionChain, AdmissionOutcome } from './attributes.ts';
+import { TypeChecking } from './policy/type-checking.ts';
 import { type PolicyContext, selectParams, ValidatingPolicies } from './policy/validating-policies.ts';
 import { StoredConfigurations } from './stored-configurations.ts';
 import { Webhooks } from './webhook/webhooks.ts';
@@ -22,6 +23,8 @@ export interface ClusterAdmission {
   readonly chain: AdmissionChain;
   readonly configurations: StoredConfigurations;
   readonly policies: ValidatingPolicies;
+  /** typeChecking writes the policies' status.typeChecking (the status controller). */
+  readonly typeChecking: TypeChecking;
   start(): Promise<void>;
   stop(): void;
 }
@@ -78,6 +81,8 @@ export function createClusterAdmission(store: Store, registry: () => GenericRegi
   };
   const policies = new ValidatingPolicies(configurations, context);
   const webhooks = new Webhooks(configurations, store, context);
+  const typeChecking = new TypeChecking(registry, () => index().views);
+  configurations.onPolicy((policy) => typeChecking.policyChanged(policy));
   const chain: AdmissionChain = {
     active: () => !configurations.empty(),
     async admit(attributes: AdmissionAttributes, outcome: AdmissionOutcome | undefined) {
@@ -92,6 +97,7 @@ export function createClusterAdmission(store: Store, registry: () => GenericRegi
     chain,
     configurations,
     policies,
+    typeChecking,
     start: () => configurations.start(),
     stop: () => {
       configurations.stop();

@@ -29,6 +29,7 @@ export class StoredConfigurations {
   #stopped = false;
   /** generation counts changes, so compiled forms can be kept until the next one. */
   generation = 0;
+  readonly #policyListeners = new Set<(policy: KubeObject) => void>();
 
   constructor(readonly store: Store) {}
 
@@ -44,6 +45,7 @@ export class StoredConfigurations {
         else next.set(change.key, change.value as KubeObject);
         this.#sets.set(change.kind, next);
         this.generation++;
+        if (change.kind === ADMISSION_STORE_KINDS.policies && change.type !== 'deleted') this.#tellPolicy(change.value as KubeObject);
       },
       {
         kinds: Object.values(ADMISSION_STORE_KINDS),
@@ -57,6 +59,16 @@ export class StoredConfigurations {
       this.#sets.set(kind, new Map(records.map((record) => [record.key, record.value])));
     }
     this.generation++;
+    for (const policy of this.policies.values()) this.#tellPolicy(policy);
+  }
+
+  /** onPolicy hears every stored policy as it is written (and each one once at start): the type-checking controller. */
+  onPolicy(listener: (policy: KubeObject) => void): void {
+    this.#policyListeners.add(listener);
+  }
+
+  #tellPolicy(policy: KubeObject): void {
+    for (const listener of this.#policyListeners) listener(policy);
   }
 
   /** stop detaches from the change feed. */

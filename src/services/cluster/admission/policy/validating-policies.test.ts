@@ -207,4 +207,30 @@ describe('ValidatingAdmissionPolicy', () => {
     assert.equal((await h.call('DELETE', `${CONFIGMAPS}/x`)).status, 200);
     await remove(h, `${BINDINGS}/keep-protected-binding`, `${POLICIES}/keep-protected`, `${CONFIGMAPS}/p`);
   });
+
+  it('stores a policy that does not compile with its type-checking warnings, and refuses or admits per failurePolicy', async () => {
+    await policy(h, 'broken', { validations: [{ expression: 'params.max > 1' }] });
+    await binding(h, 'broken-binding', { policyName: 'broken', validationActions: ['Deny'] });
+    let status: Record<string, unknown> | undefined;
+    for (let i = 0; i < 50 && status?.['observedGeneration'] === undefined; i++) {
+      status = (await h.call('GET', `${POLICIES}/broken`)).body.status;
+      if (status?.['observedGeneration'] === undefined) await new Promise((resolve) => setImmediate(resolve));
+    }
+    const compileError = "ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n | params.max > 1\n | ^";
+    assert.deepEqual(status, {
+      observedGeneration: 1,
+      typeChecking: { expressionWarnings: [{ fieldRef: 'spec.validations[0].expression', warning: `apps/v1, Kind=Deployment: ${compileError}\n` }] },
+    });
+    const refused = await h.call('POST', DEPLOYMENTS, deployment('c1'));
+    assert.equal(refused.status, 422);
+    assert.equal(
+      refused.body.message,
+      `deployments.apps "c1" is forbidden: ValidatingAdmissionPolicy 'broken' with binding 'broken-binding' denied request: expression 'params.max > 1' resulted in error: compilation error: compilation failed: ${compileError}`,
+    );
+    const ignoring = (await h.call('GET', `${POLICIES}/broken`)).body;
+    ignoring.spec.failurePolicy = 'Ignore';
+    assert.equal((await h.call('PUT', `${POLICIES}/broken`, ignoring)).status, 200);
+    assert.equal((await h.call('POST', DEPLOYMENTS, deployment('c1'))).status, 201);
+    await remove(h, `${BINDINGS}/broken-binding`, `${POLICIES}/broken`, `${DEPLOYMENTS}/c1`);
+  });
 });
