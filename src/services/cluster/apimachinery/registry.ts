@@ -302,6 +302,10 @@ export class GenericRegistry {
     const admission = this.#admissionOf(scope);
     if (admission !== undefined) {
       const namespace = this.#admissionNamespace(scope, metaIn.namespace, metaIn.name ?? '');
+      // NamespaceLifecycle runs first in the mutating phase: a missing namespace is the 404 before any webhook is called.
+      if (strategy.namespaced && !(await this.store.transact((tx) => this.hooks.namespaceExists(tx, namespace)))) {
+        throw notFound({ group: '', resource: 'namespaces' }, namespace);
+      }
       const attributes = this.#attributes(scope, 'CREATE', metaIn.name ?? '', namespace, this.#typed(scope, body), undefined, options, 'CreateOptions');
       input = (await admission.admit(attributes, scope.admission)) ?? body;
     }

@@ -93,6 +93,10 @@ describe('admission webhooks', () => {
     const down = await startWebhookServer();
     await down.close();
     await configure(VALIDATING, 'down', [webhook('down.example.com', { url: `${down.base}/x`, caBundle: down.caBundle }, { failurePolicy: 'Fail' })]);
+    // NamespaceLifecycle comes first: a missing namespace is the 404, whatever the webhooks.
+    const missing = await h.call('POST', '/api/v1/namespaces/nope/configmaps', { metadata: { name: 'f0' } });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.body.message, 'namespaces "nope" not found');
     const refused = await h.call('POST', CONFIGMAPS, { metadata: { name: 'f1' } });
     assert.equal(refused.status, 500);
     assert.equal(
