@@ -79,6 +79,18 @@ describe('ValidatingAdmissionPolicy', () => {
       { 'content-type': 'application/merge-patch+json' },
     );
     assert.equal(applied.status, 422);
+    // Server-side apply that creates is a CREATE, refused the same way; strategic merge patch too.
+    const appliedNew = await h.call('PATCH', `${DEPLOYMENTS}/applied?fieldManager=ssa`, JSON.stringify(deployment('applied')), {
+      'content-type': 'application/apply-patch+yaml',
+    });
+    assert.equal(appliedNew.status, 422, JSON.stringify(appliedNew.body));
+    const strategic = await h.call(
+      'PATCH',
+      `${DEPLOYMENTS}/web`,
+      { metadata: { labels: { team: null } } },
+      { 'content-type': 'application/strategic-merge-patch+json' },
+    );
+    assert.equal(strategic.status, 422);
     // Dry-run requests are admitted as well (and refused the same way).
     const dry = await h.call('POST', `${DEPLOYMENTS}?dryRun=All`, deployment('dry'));
     assert.equal(dry.status, 422);
@@ -232,5 +244,29 @@ describe('ValidatingAdmissionPolicy', () => {
     assert.equal((await h.call('PUT', `${POLICIES}/broken`, ignoring)).status, 200);
     assert.equal((await h.call('POST', DEPLOYMENTS, deployment('c1'))).status, 201);
     await remove(h, `${BINDINGS}/broken-binding`, `${POLICIES}/broken`, `${DEPLOYMENTS}/c1`);
+  });
+
+  it('admits subresource writes as the subresource: a scale update is UPDATE of deployments/scale with an autoscaling/v1 Scale', async () => {
+    await h.call('POST', POLICIES, {
+      metadata: { name: 'scale-limit' },
+      spec: {
+        matchConstraints: { resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['deployments/scale'] }] },
+        validations: [
+          { expression: "request.kind.kind == 'Scale' && request.subResource == 'scale' && object.spec.replicas <= 4", message: 'scale at most 4' },
+        ],
+      },
+    });
+    await binding(h, 'scale-limit-binding', { policyName: 'scale-limit', validationActions: ['Deny'] });
+    assert.equal((await h.call('POST', DEPLOYMENTS, deployment('s1'))).status, 201);
+    const scale = (await h.call('GET', `${DEPLOYMENTS}/s1/scale`)).body;
+    const refused = await h.call('PUT', `${DEPLOYMENTS}/s1/scale`, { ...scale, spec: { replicas: 9 } });
+    assert.equal(refused.status, 422);
+    assert.match(refused.body.message, /^deployments\.apps "s1" is forbidden: .* denied request: scale at most 4$/);
+    const patched = await h.call('PATCH', `${DEPLOYMENTS}/s1/scale`, { spec: { replicas: 3 } }, { 'content-type': 'application/merge-patch+json' });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    // The main resource is not its subresource: a replicas change through the Deployment itself is not matched.
+    const whole = (await h.call('GET', `${DEPLOYMENTS}/s1`)).body;
+    assert.equal((await h.call('PUT', `${DEPLOYMENTS}/s1`, { ...whole, spec: { ...whole.spec, replicas: 9 } })).status, 200);
+    await remove(h, `${BINDINGS}/scale-limit-binding`, `${POLICIES}/scale-limit`, `${DEPLOYMENTS}/s1`);
   });
 });
