@@ -36,6 +36,8 @@ export interface AdmissionAttributes {
 export interface AdmissionChain {
   /** active is false when no policy binding or webhook is configured at all (the registry then skips admission). */
   active(): boolean;
+  /** mutates is false when the mutating phase has nothing to run (no mutating webhook): the registry then skips it. */
+  mutates(): boolean;
   /** admit runs the mutating phase: the object as mutated, or undefined when unchanged (may throw a StatusError). */
   admit(attributes: AdmissionAttributes, outcome: AdmissionOutcome | undefined): Promise<KubeObject | undefined>;
   /** validate runs the validating phase (throws the first refusal as a StatusError). */

@@ -85,6 +85,7 @@ export function createClusterAdmission(store: Store, registry: () => GenericRegi
   configurations.onPolicy((policy) => typeChecking.policyChanged(policy));
   const chain: AdmissionChain = {
     active: () => !configurations.empty(),
+    mutates: () => configurations.mutatingWebhooks.size > 0,
     async admit(attributes: AdmissionAttributes, outcome: AdmissionOutcome | undefined) {
       return webhooks.active() ? webhooks.admit(attributes, outcome) : undefined;
     },

@@ -302,12 +302,12 @@ export class GenericRegistry {
     const admission = this.#admissionOf(scope);
     if (admission !== undefined) {
       const namespace = this.#admissionNamespace(scope, metaIn.namespace, metaIn.name ?? '');
-      // NamespaceLifecycle runs first in the mutating phase: a missing namespace is the 404 before any webhook is called.
+      // NamespaceLifecycle leads admission: a missing namespace is the 404 before any policy or webhook.
       if (strategy.namespaced && !(await this.store.transact((tx) => this.hooks.namespaceExists(tx, namespace)))) {
         throw notFound({ group: '', resource: 'namespaces' }, namespace);
       }
       const attributes = this.#attributes(scope, 'CREATE', metaIn.name ?? '', namespace, this.#typed(scope, body), undefined, options, 'CreateOptions');
-      input = (await admission.admit(attributes, scope.admission)) ?? body;
+      if (admission.mutates()) input = (await admission.admit(attributes, scope.admission)) ?? body;
     }
     // `body` is this request's own freshly decoded object: a shallow copy (hooks replace top-level
     // fields, never mutate nested ones) keeps it intact for a retry with another generated name.
@@ -435,10 +435,12 @@ export class GenericRegistry {
       let body = next(oldWire);
       this.#checkUpdateBody(scope, name, old, body);
       const namespace = this.#admissionNamespace(scope, oldWire.metadata.namespace, name);
-      const mutated = await admission.admit(
-        this.#attributes(scope, 'UPDATE', name, namespace, this.#typed(scope, body), oldWire, options, 'UpdateOptions'),
-        scope.admission,
-      );
+      const mutated = !admission.mutates()
+        ? undefined
+        : await admission.admit(
+            this.#attributes(scope, 'UPDATE', name, namespace, this.#typed(scope, body), oldWire, options, 'UpdateOptions'),
+            scope.admission,
+          );
       if (mutated !== undefined) body = mutated;
       const prepared = this.#prepareUpdate(scope, name, old.value, body, options, info);
       const wire = this.#wire(scope, prepared.object);
@@ -585,7 +587,7 @@ export class GenericRegistry {
     const namespace = this.#admissionNamespace(scope, oldWire.metadata.namespace, old.value.metadata.name ?? name);
     const attributes = this.#attributes(scope, 'DELETE', name, namespace, undefined, oldWire, { dryRun, fieldManager: '' }, 'DeleteOptions');
     // A mutating webhook's patch on a DELETE is refused by the webhook plugin itself: the result is not used.
-    await admission.admit(attributes, scope.admission);
+    if (admission.mutates()) await admission.admit(attributes, scope.admission);
     await admission.validate(attributes, scope.admission);
   }
 

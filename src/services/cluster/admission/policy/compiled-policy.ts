@@ -44,6 +44,10 @@ export interface CompiledPolicy {
   readonly variables: ReadonlyMap<string, Compiled>;
   readonly validations: readonly CompiledValidation[];
   readonly auditAnnotations: readonly { readonly key: string; readonly compiled: Compiled }[];
+  /** usesAuthorizer: some expression reads `authorizer` (only then is RBAC readied for an evaluation). */
+  readonly usesAuthorizer: boolean;
+  /** usesNamespaceObject: some expression reads `namespaceObject` (only then is the namespace read). */
+  readonly usesNamespaceObject: boolean;
 }
 
 const compiledPolicies = new WeakMap<KubeObject, CompiledPolicy>();
@@ -59,7 +63,16 @@ export function compilePolicy(policy: KubeObject): CompiledPolicy {
   const messages: Declarations = { params, authorizer: false, namespaceObject: true, variables: true };
   const variables = new Map<string, Compiled>();
   for (const variable of spec.variables ?? []) variables.set(variable.name ?? '', compileExpression(variable.expression ?? '', full, 'any'));
+  const texts = [
+    ...(spec.matchConditions ?? []).map((condition) => condition.expression ?? ''),
+    ...(spec.variables ?? []).map((variable) => variable.expression ?? ''),
+    ...(spec.validations ?? []).map((validation) => validation.expression ?? ''),
+    ...(spec.auditAnnotations ?? []).map((annotation) => annotation.valueExpression ?? ''),
+    ...(spec.validations ?? []).map((validation) => validation.messageExpression ?? ''),
+  ];
   const compiled: CompiledPolicy = {
+    usesAuthorizer: texts.some((text) => /\bauthorizer\b/.test(text)),
+    usesNamespaceObject: texts.some((text) => /\bnamespaceObject\b/.test(text)),
     name: policy.metadata.name ?? '',
     spec,
     failurePolicy: spec.failurePolicy ?? 'Fail',

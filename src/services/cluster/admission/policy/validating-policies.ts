@@ -57,6 +57,9 @@ interface PolicyDecision {
 
 const EXEMPT = new Set(['validatingadmissionpolicies', 'validatingadmissionpolicybindings', 'mutatingadmissionpolicies', 'mutatingadmissionpolicybindings']);
 
+/** UNREADY answers checks of a policy that reads no `authorizer` (never asked). */
+const UNREADY = (): AuthzDecision => ({ allowed: false, reason: '', error: 'the authorizer is not available' });
+
 const AUDIT_FAILURE_KEY = 'validation.policy.admission.k8s.io/validation_failure';
 
 /** ValidatingPolicies evaluates the stored policies and bindings. */
@@ -112,10 +115,10 @@ export class ValidatingPolicies {
         if (failClosed) deny({ message: `failed to configure binding: ${collected.bindingError}`, reason: undefined });
         continue;
       }
-      decide ??= await this.context.authorizer();
-      const namespaceObject = await this.#namespaceObject(attributes);
+      if (policy.usesAuthorizer) decide ??= await this.context.authorizer();
+      const namespaceObject = policy.usesNamespaceObject ? await this.#namespaceObject(attributes) : null;
       for (const param of collected.params) {
-        const outcome = this.#evaluate(policy, attributes, param, namespaceObject, decide, failClosed);
+        const outcome = this.#evaluate(policy, attributes, param, namespaceObject, decide ?? UNREADY, failClosed);
         for (const [key, value] of outcome.annotations) {
           const values = annotations.get(key) ?? [];
           if (!values.includes(value)) values.push(value);
