@@ -12,7 +12,7 @@ import type { ServiceContext, ServiceDefinition, ServiceHandle } from './service
 import { drainUnreadBody } from './unread-body.ts';
 import { useFaults } from './faults/hook.ts';
 import { capturedBodiesOf, useBodyCapture } from './journal-bodies.ts';
-import { faultOf, type RequestJournal } from './journal.ts';
+import { faultOf, payloadOf, type RequestJournal } from './journal.ts';
 import type { Clock } from '../lib/clock.ts';
 
 /**
@@ -129,6 +129,7 @@ function useJournal(app: FastifyInstance, journal: RequestJournal, family: strin
       status: reply.statusCode,
       latencyMs: Math.round(reply.elapsedTime * 1000) / 1000,
       fault: faultOf(request.raw),
+      ...payloadOf(request.raw),
       ...(journal.bodyLimit > 0 ? capturedBodiesOf(request.raw) : {}),
     });
     done();

@@ -57,6 +57,20 @@ export function faultOf(rawRequest: object): unknown {
   return faults.get(rawRequest) ?? null;
 }
 
+/** payloads are what a family noted about requests in flight for their journal entries (notePayload). */
+const payloads = new WeakMap<object, Record<string, unknown>>();
+
+/** notePayload adds members to a request's journal `jsonPayload` (the cluster's admission audit annotations). */
+export function notePayload(rawRequest: object, members: Readonly<Record<string, unknown>>): void {
+  payloads.set(rawRequest, { ...payloads.get(rawRequest), ...members });
+}
+
+/** payloadOf is what was noted for a request's journal entry, as the record's optional member. */
+export function payloadOf(rawRequest: object): { jsonPayload?: unknown } {
+  const payload = payloads.get(rawRequest);
+  return payload === undefined ? {} : { jsonPayload: payload };
+}
+
 /** JournalListener hears each record as it is added. */
 export type JournalListener = (record: JournalRecord) => void;
 

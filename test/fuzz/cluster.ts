@@ -30,7 +30,11 @@ interface Collection {
     | 'Secret'
     | 'Lease'
     | 'CustomResourceDefinition'
-    | 'Widget';
+    | 'Widget'
+    | 'ValidatingAdmissionPolicy'
+    | 'ValidatingAdmissionPolicyBinding'
+    | 'ValidatingWebhookConfiguration'
+    | 'MutatingWebhookConfiguration';
   /** The object's subresources served (`status`): get, put and patch. */
   readonly subresources?: readonly string[];
 }
@@ -53,7 +57,23 @@ const COLLECTIONS: readonly Collection[] = [
   // CustomResourceDefinitions, and the custom resource of the one the seed installs (seed-state.ts).
   { path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', item: ':crd', kind: 'CustomResourceDefinition', subresources: ['status'] },
   { path: '/apis/fuzz.example.com/v1/namespaces/:namespace/widgets', item: ':object', kind: 'Widget', subresources: ['scale', 'status'] },
+  // Admission configuration (issue 37): stored, and enforced on the writes they match.
+  ...(
+    [
+      ['validatingadmissionpolicies', 'ValidatingAdmissionPolicy', ['status']],
+      ['validatingadmissionpolicybindings', 'ValidatingAdmissionPolicyBinding', []],
+      ['validatingwebhookconfigurations', 'ValidatingWebhookConfiguration', []],
+      ['mutatingwebhookconfigurations', 'MutatingWebhookConfiguration', []],
+    ] as const
+  ).map(([resource, kind, subresources]) => ({ path: `/apis/admissionregistration.k8s.io/v1/${resource}`, item: ':object', kind, subresources })),
 ];
+
+/**
+ * ADMISSION_GATE is the label the fuzzer's admission configurations select objects by: no fuzzed
+ * body carries it, so a policy or webhook the fuzzer stores (with whatever values) is compiled,
+ * matched and skipped on every write, without refusing the other lanes' requests.
+ */
+const ADMISSION_GATE = { matchLabels: { 'fuzz-admission': 'on' } };
 
 /** FUZZ_CRD is the CRD the seed installs, whose custom resource the fuzzer aims at: status and scale subresources, a list-map, printer columns, a deprecated second version. */
 export function fuzzCrd(plural: string): Json {
@@ -278,6 +298,59 @@ function objectOf(kind: Collection['kind'], name: string): Json {
       };
     case 'CustomResourceDefinition':
       return fuzzCrd(name);
+    case 'ValidatingAdmissionPolicy':
+      return {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind,
+        metadata: { name },
+        spec: {
+          failurePolicy: 'Fail',
+          paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+          matchConstraints: {
+            objectSelector: ADMISSION_GATE,
+            resourceRules: [{ apiGroups: ['*'], apiVersions: ['*'], operations: ['CREATE', 'UPDATE'], resources: ['*'], scope: '*' }],
+          },
+          matchConditions: [{ name: 'always', expression: 'true' }],
+          variables: [{ name: 'n', expression: 'object.metadata.name' }],
+          validations: [{ expression: "variables.n != ''", messageExpression: "'named ' + variables.n", reason: 'Forbidden' }],
+          auditAnnotations: [{ key: 'name', valueExpression: 'variables.n' }],
+        },
+      };
+    case 'ValidatingAdmissionPolicyBinding':
+      return {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind,
+        metadata: { name },
+        spec: {
+          policyName: 'fuzz-object',
+          paramRef: { selector: { matchLabels: { fuzz: 'yes' } }, namespace: 'fuzz-ns', parameterNotFoundAction: 'Allow' },
+          matchResources: { objectSelector: ADMISSION_GATE },
+          validationActions: ['Warn', 'Audit'],
+        },
+      };
+    case 'ValidatingWebhookConfiguration':
+    case 'MutatingWebhookConfiguration':
+      return {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind,
+        metadata: { name },
+        webhooks: [
+          {
+            name: 'fuzz.example.com',
+            // Port 1 refuses at once; the gate keeps it from being called for the other lanes anyway.
+            clientConfig: { url: 'https://127.0.0.1:1/never', caBundle: Buffer.from('not a certificate').toString('base64') },
+            rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'], scope: 'Namespaced' }],
+            objectSelector: ADMISSION_GATE,
+            namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: ['fuzz-ns'] }] },
+            matchConditions: [{ name: 'always', expression: 'true' }],
+            failurePolicy: 'Ignore',
+            sideEffects: 'None',
+            timeoutSeconds: 1,
+            admissionReviewVersions: ['v1'],
+            ...(kind === 'MutatingWebhookConfiguration' ? { reinvocationPolicy: 'IfNeeded' } : {}),
+          },
+        ],
+      };
     case 'Widget':
       return {
         apiVersion: 'fuzz.example.com/v1',

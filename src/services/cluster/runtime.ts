@@ -15,6 +15,7 @@ import { resolveTarget, serveResource, ViewIndex, type HandlerContext } from './
 import type { AnyView } from './apimachinery/strategy.ts';
 import { ActiveWatches, DEFAULT_WATCH_SETTINGS, type WatchSettings } from './apimachinery/watch.ts';
 import { CustomResourceCatalog } from './crd/catalog.ts';
+import { createClusterAdmission } from './admission/cluster-admission.ts';
 import { CRD_STORE_KIND, crdStatusView, crdView } from './crd/crd-resource.ts';
 import { finalizeCrd, markTerminating, settleNames, terminatingCrds } from './crd/lifecycle.ts';
 import type { ServedCustomResourceNames } from './crd/served-names.ts';
@@ -217,12 +218,19 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
       .finally(() => finalizing.delete(run));
     finalizing.add(run);
   };
+  const admission = createClusterAdmission(
+    context.store,
+    () => registry,
+    () => index,
+    options.rbac.authorizer,
+  );
   const registry = new GenericRegistry(
     context.store,
     context.clock,
     context.ids,
     {
       ...registryHooks(context.store, { namespacedStoreKinds: () => catalog.storeKinds(true), finalize }),
+      admission: admission.chain,
       beforeWrite: async (tx, scope, object, old) => {
         await options.rbac.beforeWrite(tx, scope, object, old);
         if (scope.view.storeKind === SERVICES_STORE_KIND) await allocateServiceAddresses(tx, object, old);
@@ -247,6 +255,7 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
   let apiServices: ApiServiceController | undefined;
   let garbageCollector: GarbageCollector | undefined;
   await catalog.start();
+  await admission.start();
   const active = new ActiveWatches();
   const handlers: HandlerContext = {
     registry,
@@ -353,6 +362,7 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     async close() {
       stopped = true;
       catalog.stop();
+      admission.stop();
       await Promise.all(finalizing);
       await accountsLeader.stop();
       await apiServicesLeader.stop();

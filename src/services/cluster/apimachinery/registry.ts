@@ -7,6 +7,7 @@
 import type { Clock } from '../../../lib/clock.ts';
 import type { IdSource } from '../../../lib/ids.ts';
 import type { UserInfo } from '../cluster-auth.ts';
+import type { AdmissionAttributes, AdmissionChain, AdmissionOperation, AdmissionOutcome } from '../admission/attributes.ts';
 import { ConflictError, type Store, type StoredRecord, type Transaction } from '../../../store/index.ts';
 import { decodeContinue, encodeContinue } from './continue-token.ts';
 import { EncodedObjects } from './encoded-objects.ts';
@@ -42,6 +43,8 @@ export interface RequestScope {
   readonly namespace: string | undefined;
   /** The user a client's request acts for; undefined for the server's own writes (bootstrap policy, controllers), which no hook restricts. */
   readonly requester?: UserInfo;
+  /** Where admission's warnings and audit annotations for this request go (a client's write); admission runs only for a requester. */
+  readonly admission?: AdmissionOutcome;
 }
 
 /** WriteOptions are the query options every write shares. */
@@ -98,7 +101,17 @@ export interface RegistryHooks {
   namespaceTerminating?(tx: Transaction, namespace: string): Promise<boolean>;
   /** beforeWrite may refuse a validated create (old undefined) or update by throwing (e.g. RBAC escalation prevention). */
   beforeWrite?(tx: Transaction, scope: RequestScope, object: KubeObject, old: KubeObject | undefined): Promise<void>;
+  /**
+   * admission is the chain every client write passes (mutating, then the strategy's validation,
+   * then validating, then storage); its async steps run outside the store transaction, which then
+   * stores only if the object did not change meanwhile (else the write is retried, as the
+   * apiserver's GuaranteedUpdate does).
+   */
+  readonly admission?: AdmissionChain;
 }
+
+/** MAX_ADMITTED_ATTEMPTS bounds the retries of an admitted update or delete whose object changed while admission ran. */
+const MAX_ADMITTED_ATTEMPTS = 5;
 
 const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 const MAX_GENERATE_ATTEMPTS = 8;
@@ -288,10 +301,21 @@ export class GenericRegistry {
     if (metaIn.resourceVersion !== undefined && metaIn.resourceVersion !== '') {
       throw new StatusError(500, '', 'resourceVersion should not be set on objects to be created');
     }
+    let input = body;
+    const admission = this.#admissionOf(scope);
+    if (admission !== undefined) {
+      const namespace = this.#admissionNamespace(scope, metaIn.namespace, metaIn.name ?? '');
+      // NamespaceLifecycle leads admission: a missing namespace is the 404 before any policy or webhook.
+      if (strategy.namespaced && !(await this.store.transact((tx) => this.hooks.namespaceExists(tx, namespace)))) {
+        throw notFound({ group: '', resource: 'namespaces' }, namespace);
+      }
+      const attributes = this.#attributes(scope, 'CREATE', metaIn.name ?? '', namespace, this.#typed(scope, body), undefined, options, 'CreateOptions');
+      if (admission.mutates()) input = (await admission.admit(attributes, scope.admission)) ?? body;
+    }
     // `body` is this request's own freshly decoded object: a shallow copy (hooks replace top-level
     // fields, never mutate nested ones) keeps it intact for a retry with another generated name.
     for (let attempt = 0; ; attempt++) {
-      const object = view.toInternal({ ...body });
+      const object = view.toInternal({ ...input });
       const meta: ObjectMeta = { ...object.metadata };
       if (strategy.namespaced) meta.namespace = scope.namespace ?? meta.namespace ?? '';
       else delete meta.namespace;
@@ -325,6 +349,11 @@ export class GenericRegistry {
           undefined,
         );
       const name = object.metadata.name!;
+      if (admission !== undefined) {
+        const namespace = this.#admissionNamespace(scope, object.metadata.namespace, name);
+        const wire = this.#wire(scope, object);
+        await admission.validate(this.#attributes(scope, 'CREATE', name, namespace, wire, undefined, options, 'CreateOptions'), scope.admission);
+      }
       try {
         const record = await this.store.transact(async (tx) => {
           if (strategy.namespaced && !(await this.hooks.namespaceExists(tx, meta.namespace!))) {
@@ -386,77 +415,144 @@ export class GenericRegistry {
     }
     const now = this.clock.now();
     const info: RequestInfo = { view, now };
-    let warnings: string[] = [];
-    const outcome = await this.store.transact(async (tx) => {
-      const old = await tx.get<KubeObject>(view.storeKind, key);
+    const admission = this.#admissionOf(scope);
+    if (admission === undefined) {
+      let warnings: string[] = [];
+      const outcome = await this.store.transact(async (tx) => {
+        const old = await tx.get<KubeObject>(view.storeKind, key);
+        if (old === undefined) throw notFound(gr, name);
+        const body = next(this.present(scope, old));
+        this.#checkUpdateBody(scope, name, old, body);
+        const prepared = this.#prepareUpdate(scope, name, old.value, body, options, info);
+        warnings = prepared.warnings;
+        return this.#commitUpdate(tx, scope, key, old, prepared.object, options);
+      });
+      return { object: this.present(scope, outcome.record), created: false, warnings };
+    }
+    // Admitted: mutating and validating admission run outside the transaction, which stores only
+    // over the object they saw; a change meanwhile runs the update again on the new state.
+    for (let attempt = 1; ; attempt++) {
+      const old = await this.store.get<KubeObject>(view.storeKind, key);
       if (old === undefined) throw notFound(gr, name);
-      const body = next(this.present(scope, old));
-      const bodyMeta = body.metadata ?? {};
-      this.checkNamespace(scope, bodyMeta);
-      if ((bodyMeta.name ?? '') !== name) throw badRequest(`the name of the object (${bodyMeta.name ?? ''}) does not match the name on the URL (${name})`);
-      const requested = bodyMeta.resourceVersion;
-      if (requested === undefined || requested === '') {
-        if (!strategy.allowUnconditionalUpdate)
-          throw invalidObject(strategy.invalidKind, name, [
-            { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: '', detail: 'must be specified for an update' },
-          ]);
-      } else if (parseResourceVersion(requested) !== BigInt(old.revision)) {
-        throw conflict(gr, name, OPTIMISTIC_LOCK_MESSAGE);
-      }
-      // `next` hands over a freshly decoded object; a shallow copy is enough (see create).
-      const object = view.toInternal({ ...body });
-      const oldObject = old.value;
-      const meta: ObjectMeta = { ...object.metadata };
-      if (strategy.namespaced) meta.namespace = scope.namespace ?? oldObject.metadata.namespace ?? '';
-      else delete meta.namespace;
-      if (meta.uid === undefined || meta.uid === '') meta.uid = oldObject.metadata.uid!;
-      meta.creationTimestamp = oldObject.metadata.creationTimestamp!;
-      delete meta.resourceVersion;
-      if (oldObject.metadata.deletionTimestamp !== undefined) {
-        meta.deletionTimestamp = oldObject.metadata.deletionTimestamp;
-        meta.deletionGracePeriodSeconds = oldObject.metadata.deletionGracePeriodSeconds ?? 0;
-      } else {
-        delete meta.deletionTimestamp;
-        delete meta.deletionGracePeriodSeconds;
-      }
-      meta.managedFields = startingManagedFields(body.metadata?.managedFields, oldObject.metadata.managedFields);
-      object.metadata = meta;
-      strategy.prepareForUpdate(object, oldObject, info);
-      const errors = [
-        ...strategy.validateUpdate(object, oldObject, info),
-        ...validateObjectMetaUpdate(object.metadata, oldObject.metadata, { namespaced: strategy.namespaced, nameRule: strategy.nameRule }),
-      ];
-      if (errors.length > 0) throw invalidObject(strategy.invalidKind, name, errors);
-      warnings = strategy.warnings(object, oldObject);
-      strategy.canonicalize(object);
-      // A subresource of another wire type (Scale) changes fields of its parent, tracked in the parent's form.
-      // Both in the form Go writes them: members an answer added (`"status":{}`) are no change of the writer's.
-      const tracked = view.parent ?? view;
-      const externalNext = this.wireForm(tracked, object);
-      const externalOld = this.wireForm(tracked, oldObject);
-      object.metadata.managedFields =
-        options.managedFields?.() ??
-        recordUpdate(
-          object.metadata.managedFields,
-          options.fieldManager,
-          apiVersionOf(tracked),
-          formatTime(now),
-          { object: externalNext, fields: fieldsOf(externalNext, tracked.schemaName, tracked.schemas) },
-          { object: externalOld, fields: fieldsOf(externalOld, tracked.schemaName, tracked.schemas) },
-        );
-      await this.hooks.beforeWrite?.(tx, scope, object, oldObject);
-      // Unchanged but for the manager's timestamp: the real server skips the write.
-      if (sameIgnoringTimes(this.wireForm(tracked, object), this.wireForm(tracked, oldObject))) return { record: old, deleted: false };
-      if (options.dryRun) return { record: { ...old, value: object }, deleted: false };
-      // The last finalizer removed from an object being deleted: it goes now.
-      if (object.metadata.deletionTimestamp !== undefined && (object.metadata.finalizers ?? []).length === 0) {
-        const removed = await tx.delete<KubeObject>(view.storeKind, key, { expectRevision: old.revision });
-        await this.hooks.afterDelete(tx, view, object);
-        return { record: { ...removed!, value: object }, deleted: true };
-      }
-      return { record: await tx.put(view.storeKind, key, object, { expectRevision: old.revision }), deleted: false };
-    });
-    return { object: this.present(scope, outcome.record), created: false, warnings };
+      const oldWire = this.present(scope, old);
+      let body = next(oldWire);
+      this.#checkUpdateBody(scope, name, old, body);
+      const namespace = this.#admissionNamespace(scope, oldWire.metadata.namespace, name);
+      const mutated = !admission.mutates()
+        ? undefined
+        : await admission.admit(
+            this.#attributes(scope, 'UPDATE', name, namespace, this.#typed(scope, body), oldWire, options, 'UpdateOptions'),
+            scope.admission,
+          );
+      if (mutated !== undefined) body = mutated;
+      const prepared = this.#prepareUpdate(scope, name, old.value, body, options, info);
+      const wire = this.#wire(scope, prepared.object);
+      await admission.validate(this.#attributes(scope, 'UPDATE', name, namespace, wire, oldWire, options, 'UpdateOptions'), scope.admission);
+      const outcome = await this.store.transact(async (tx) => {
+        const current = await tx.get<KubeObject>(view.storeKind, key);
+        if (current === undefined) throw notFound(gr, name);
+        if (current.revision !== old.revision) return undefined;
+        return this.#commitUpdate(tx, scope, key, current, prepared.object, options);
+      });
+      if (outcome !== undefined) return { object: this.present(scope, outcome.record), created: false, warnings: prepared.warnings };
+      if (attempt >= MAX_ADMITTED_ATTEMPTS) throw conflict(gr, name, OPTIMISTIC_LOCK_MESSAGE);
+    }
+  }
+
+  /** checkUpdateBody holds an update's body to its URL and to the stored object's resourceVersion. */
+  #checkUpdateBody(scope: RequestScope, name: string, old: StoredRecord<KubeObject>, body: KubeObject): void {
+    const bodyMeta = body.metadata ?? {};
+    this.checkNamespace(scope, bodyMeta);
+    if ((bodyMeta.name ?? '') !== name) throw badRequest(`the name of the object (${bodyMeta.name ?? ''}) does not match the name on the URL (${name})`);
+    const requested = bodyMeta.resourceVersion;
+    if (requested === undefined || requested === '') {
+      if (!scope.view.strategy.allowUnconditionalUpdate)
+        throw invalidObject(scope.view.strategy.invalidKind, name, [
+          { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', value: '', detail: 'must be specified for an update' },
+        ]);
+    } else if (parseResourceVersion(requested) !== BigInt(old.revision)) {
+      throw conflict(this.groupResource(scope), name, OPTIMISTIC_LOCK_MESSAGE);
+    }
+  }
+
+  /** prepareUpdate is BeforeUpdate: the object to store made of the body and the stored object (server-owned fields, validation, managedFields). */
+  #prepareUpdate(
+    scope: RequestScope,
+    name: string,
+    oldObject: KubeObject,
+    body: KubeObject,
+    options: WriteOptions,
+    info: RequestInfo,
+  ): { object: KubeObject; warnings: string[] } {
+    const { view } = scope;
+    const strategy = view.strategy;
+    const now = info.now;
+    // `next` hands over a freshly decoded object; a shallow copy is enough (see create).
+    const object = view.toInternal({ ...body });
+    const meta: ObjectMeta = { ...object.metadata };
+    if (strategy.namespaced) meta.namespace = scope.namespace ?? oldObject.metadata.namespace ?? '';
+    else delete meta.namespace;
+    if (meta.uid === undefined || meta.uid === '') meta.uid = oldObject.metadata.uid!;
+    meta.creationTimestamp = oldObject.metadata.creationTimestamp!;
+    delete meta.resourceVersion;
+    if (oldObject.metadata.deletionTimestamp !== undefined) {
+      meta.deletionTimestamp = oldObject.metadata.deletionTimestamp;
+      meta.deletionGracePeriodSeconds = oldObject.metadata.deletionGracePeriodSeconds ?? 0;
+    } else {
+      delete meta.deletionTimestamp;
+      delete meta.deletionGracePeriodSeconds;
+    }
+    meta.managedFields = startingManagedFields(body.metadata?.managedFields, oldObject.metadata.managedFields);
+    object.metadata = meta;
+    strategy.prepareForUpdate(object, oldObject, info);
+    const errors = [
+      ...strategy.validateUpdate(object, oldObject, info),
+      ...validateObjectMetaUpdate(object.metadata, oldObject.metadata, { namespaced: strategy.namespaced, nameRule: strategy.nameRule }),
+    ];
+    if (errors.length > 0) throw invalidObject(strategy.invalidKind, name, errors);
+    const warnings = strategy.warnings(object, oldObject);
+    strategy.canonicalize(object);
+    // A subresource of another wire type (Scale) changes fields of its parent, tracked in the parent's form.
+    // Both in the form Go writes them: members an answer added (`"status":{}`) are no change of the writer's.
+    const tracked = view.parent ?? view;
+    const externalNext = this.wireForm(tracked, object);
+    const externalOld = this.wireForm(tracked, oldObject);
+    object.metadata.managedFields =
+      options.managedFields?.() ??
+      recordUpdate(
+        object.metadata.managedFields,
+        options.fieldManager,
+        apiVersionOf(tracked),
+        formatTime(now),
+        { object: externalNext, fields: fieldsOf(externalNext, tracked.schemaName, tracked.schemas) },
+        { object: externalOld, fields: fieldsOf(externalOld, tracked.schemaName, tracked.schemas) },
+      );
+    return { object, warnings };
+  }
+
+  /** commitUpdate stores a prepared update over `old` in the transaction (or not, when nothing changed or it is a dry run). */
+  async #commitUpdate(
+    tx: Transaction,
+    scope: RequestScope,
+    key: string,
+    old: StoredRecord<KubeObject>,
+    object: KubeObject,
+    options: WriteOptions,
+  ): Promise<{ record: StoredRecord; deleted: boolean }> {
+    const { view } = scope;
+    const tracked = view.parent ?? view;
+    const oldObject = old.value;
+    await this.hooks.beforeWrite?.(tx, scope, object, oldObject);
+    // Unchanged but for the manager's timestamp: the real server skips the write.
+    if (sameIgnoringTimes(this.wireForm(tracked, object), this.wireForm(tracked, oldObject))) return { record: old, deleted: false };
+    if (options.dryRun) return { record: { ...old, value: object }, deleted: false };
+    // The last finalizer removed from an object being deleted: it goes now.
+    if (object.metadata.deletionTimestamp !== undefined && (object.metadata.finalizers ?? []).length === 0) {
+      const removed = await tx.delete<KubeObject>(view.storeKind, key, { expectRevision: old.revision });
+      await this.hooks.afterDelete(tx, view, object);
+      return { record: { ...removed!, value: object }, deleted: true };
+    }
+    return { record: await tx.put(view.storeKind, key, object, { expectRevision: old.revision }), deleted: false };
   }
 
   /** delete removes an object, or marks it for deletion while finalizers remain. */
@@ -465,11 +561,82 @@ export class GenericRegistry {
     const gr = this.groupResource(scope);
     const key = this.keyOf(scope, scope.namespace, name);
     const now = this.clock.now();
-    return this.store.transact(async (tx) => {
-      const old = await tx.get<KubeObject>(view.storeKind, key);
+    const admission = this.#admissionOf(scope);
+    if (admission === undefined) {
+      return this.store.transact(async (tx) => {
+        const old = await tx.get<KubeObject>(view.storeKind, key);
+        if (old === undefined) throw notFound(gr, name);
+        return this.deleteRecord(tx, scope, old, request, now);
+      });
+    }
+    for (let attempt = 1; ; attempt++) {
+      const old = await this.store.get<KubeObject>(view.storeKind, key);
       if (old === undefined) throw notFound(gr, name);
-      return this.deleteRecord(tx, scope, old, request, now);
-    });
+      await this.#admitDelete(admission, scope, name, old, request.dryRun);
+      const outcome = await this.store.transact(async (tx) => {
+        const current = await tx.get<KubeObject>(view.storeKind, key);
+        if (current === undefined) throw notFound(gr, name);
+        if (current.revision !== old.revision) return undefined;
+        return this.deleteRecord(tx, scope, current, request, now);
+      });
+      if (outcome !== undefined) return outcome;
+      if (attempt >= MAX_ADMITTED_ATTEMPTS) throw conflict(gr, name, OPTIMISTIC_LOCK_MESSAGE);
+    }
+  }
+
+  /** admitDelete runs both admission phases for a DELETE: no object, the stored one as oldObject. */
+  async #admitDelete(admission: AdmissionChain, scope: RequestScope, name: string, old: StoredRecord<KubeObject>, dryRun: boolean): Promise<void> {
+    const oldWire = this.present(scope, old);
+    const namespace = this.#admissionNamespace(scope, oldWire.metadata.namespace, old.value.metadata.name ?? name);
+    const attributes = this.#attributes(scope, 'DELETE', name, namespace, undefined, oldWire, { dryRun, fieldManager: '' }, 'DeleteOptions');
+    // A mutating webhook's patch on a DELETE is refused by the webhook plugin itself: the result is not used.
+    if (admission.mutates()) await admission.admit(attributes, scope.admission);
+    await admission.validate(attributes, scope.admission);
+  }
+
+  /** admissionOf is the chain a request passes: client writes only (the server's own writes are not admitted), and only when something is configured. */
+  #admissionOf(scope: RequestScope): AdmissionChain | undefined {
+    const chain = this.hooks.admission;
+    if (chain === undefined || scope.requester === undefined || !chain.active()) return undefined;
+    return chain;
+  }
+
+  /** admissionNamespace is the request's namespace as admission sees it: a Namespace's own name for namespaces, `''` for other cluster-scoped objects. */
+  #admissionNamespace(scope: RequestScope, objectNamespace: string | undefined, name: string): string {
+    const { view } = scope;
+    if (view.strategy.namespaced) return scope.namespace ?? objectNamespace ?? '';
+    return view.group === '' && view.resource === 'namespaces' ? name : '';
+  }
+
+  /** typed is a request body with the view's apiVersion and kind (as the apiserver's decoded object carries them). */
+  #typed(scope: RequestScope, body: KubeObject): KubeObject {
+    const { view } = scope;
+    const apiVersion = apiVersionOf(view.responseKind ?? { group: view.group, version: view.version });
+    return { ...body, apiVersion, kind: view.responseKind?.kind ?? view.kind };
+  }
+
+  /** wire is an object about to be stored in the wire form admission sees (no resourceVersion yet on a create). */
+  #wire(scope: RequestScope, object: KubeObject): KubeObject {
+    const presented = this.present(scope, { kind: scope.view.storeKind, key: '', value: object, revision: 0, createRevision: 0 });
+    if (presented.metadata.resourceVersion === '0') delete presented.metadata.resourceVersion;
+    return presented;
+  }
+
+  /** attributes are one admission request's attributes; `options` becomes the review's options object. */
+  #attributes(
+    scope: RequestScope,
+    operation: AdmissionOperation,
+    name: string,
+    namespace: string,
+    object: KubeObject | undefined,
+    oldObject: KubeObject | undefined,
+    options: WriteOptions | { readonly dryRun: boolean; readonly fieldManager: string },
+    optionsKind: 'CreateOptions' | 'UpdateOptions' | 'DeleteOptions',
+  ): AdmissionAttributes {
+    const reviewOptions: Record<string, unknown> = { kind: optionsKind, apiVersion: 'meta.k8s.io/v1' };
+    if (options.dryRun) reviewOptions['dryRun'] = ['All'];
+    if (optionsKind !== 'DeleteOptions' && options.fieldManager !== '') reviewOptions['fieldManager'] = options.fieldManager;
+    return { operation, view: scope.view, name, namespace, object, oldObject, dryRun: options.dryRun, options: reviewOptions, userInfo: scope.requester! };
   }
 
   private async deleteRecord(tx: Transaction, scope: RequestScope, old: StoredRecord<KubeObject>, request: DeleteRequest, now: number): Promise<DeleteOutcome> {
@@ -524,9 +691,18 @@ export class GenericRegistry {
       const namespaced = scope.view.strategy.namespaced;
       const key = this.keyOf(scope, namespaced ? item.metadata.namespace : undefined, item.metadata.name ?? '');
       const itemScope = { ...scope, namespace: namespaced ? item.metadata.namespace : undefined };
+      const admission = this.#admissionOf(scope);
+      let admitted: StoredRecord<KubeObject> | undefined;
+      if (admission !== undefined) {
+        admitted = await this.store.get<KubeObject>(scope.view.storeKind, key);
+        if (admitted === undefined) continue;
+        // DELETECOLLECTION admits each item with the collection's (empty) name.
+        await this.#admitDelete(admission, itemScope, '', admitted, request.dryRun);
+      }
       const outcome = await this.store.transact(async (tx) => {
         const old = await tx.get<KubeObject>(scope.view.storeKind, key);
         if (old === undefined) return undefined;
+        if (admitted !== undefined && old.revision !== admitted.revision) return undefined;
         return this.deleteRecord(tx, itemScope, old, request, now);
       });
       if (outcome !== undefined) {

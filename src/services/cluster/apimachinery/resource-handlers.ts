@@ -6,6 +6,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Vocabulary } from '../../../core/identifiers.ts';
 import type { UserInfo } from '../cluster-auth.ts';
+import { notePayload } from '../../../core/journal.ts';
+import { AdmissionOutcome } from '../admission/attributes.ts';
 import { contentTypeOf, negotiateOutput, type OutputForm } from './content-negotiation.ts';
 import { managerFromUserAgent } from './managed-fields.ts';
 import type { KubeObject } from './object-meta.ts';
@@ -166,7 +168,9 @@ export async function serveResource(
   if (target.scope.view.deprecationWarning !== undefined) reply.header('warning', warningHeader([target.scope.view.deprecationWarning]));
   if (watchPath) return serveWatchPath(context, target, request, reply);
   const { registry } = context;
-  const { scope, name } = target;
+  const { name } = target;
+  const scope =
+    request.method === 'GET' || target.scope.requester === undefined ? target.scope : { ...target.scope, admission: admissionOutcomeOf(request, reply) };
   const { view } = scope;
   const query = (request.query ?? {}) as Query;
   const gr = registry.groupResource(scope);
@@ -290,6 +294,25 @@ export async function serveResource(
     default:
       throw methodNotSupported(gr, request.method.toLowerCase());
   }
+}
+
+/**
+ * admissionOutcomeOf passes what admission says about a write on as it is said: warnings as
+ * `Warning` headers (sent whether or not the write is admitted), audit annotations into the
+ * request's journal entry (`jsonPayload.annotations`, the audit event's member).
+ */
+function admissionOutcomeOf(request: FastifyRequest, reply: FastifyReply): AdmissionOutcome {
+  const annotations: Record<string, string> = {};
+  return new AdmissionOutcome({
+    warning: (text) => {
+      const earlier = reply.getHeader('warning');
+      reply.header('warning', [...(Array.isArray(earlier) ? earlier : earlier === undefined ? [] : [String(earlier)]), ...warningHeader([text])]);
+    },
+    annotate: (key, value) => {
+      annotations[key] = value;
+      notePayload(request.raw, { annotations });
+    },
+  });
 }
 
 /** methodNotAllowedRoute is the apiserver's 405 for a method its route table lacks on a served path (go-restful's refusal as a Status). */

@@ -1,8 +1,9 @@
 /**
  * Every function a CRD validation rule may call (Kubernetes 1.32's environment for new rules):
  * CEL's standard library, extended strings, optional types, lists, sets, regex, url, quantity,
- * ip/cidr and named formats.
+ * ip/cidr, named formats and authz (whose `authorizer` only admission expressions declare).
  */
+import { AUTHZ_OVERLOADS } from './library-authz.ts';
 import { FORMAT_OVERLOADS } from './library-format.ts';
 import { IP_OVERLOADS } from './library-ip.ts';
 import { LISTS_OVERLOADS, SETS_OVERLOADS } from './library-lists.ts';
@@ -25,4 +26,5 @@ export const ALL_OVERLOADS: readonly Overload[] = [
   ...QUANTITY_OVERLOADS,
   ...IP_OVERLOADS,
   ...FORMAT_OVERLOADS,
+  ...AUTHZ_OVERLOADS,
 ];
