@@ -42,6 +42,8 @@ import { ApiServiceController } from './resources/apiservice-controller.ts';
 import { inDiscoveryOrder } from './resources/apiservice-registration.ts';
 import { ServiceAccountController } from './resources/service-account-controller.ts';
 import { serviceAccountsView } from './resources/service-accounts.ts';
+import { podGracePeriodSeconds } from './simulation/graceful-deletion.ts';
+import type { SimulationSettings } from './simulation/settings.ts';
 
 /** CLUSTER_VIEWS are every fixed resource view served, in discovery order: the dedicated strategies, the built-in kinds of the generic one, CustomResourceDefinitions. */
 export const CLUSTER_VIEWS: readonly AnyView[] = [
@@ -183,6 +185,8 @@ export interface RuntimeOptions {
   readonly bootstrapPolicy: boolean;
   /** Where the served custom resources' plurals are kept for the family's parts outside the runtime (fault rules). */
   readonly customResourceNames?: ServedCustomResourceNames;
+  /** The workload simulation's settings with `--workloads simulate`; undefined runs none (envtest's behaviour). */
+  readonly workloads?: SimulationSettings;
 }
 
 function randomFrom(context: ServiceContext): () => number {
@@ -211,6 +215,7 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     context.ids,
     {
       ...registryHooks(context.store, { namespacedStoreKinds: () => catalog.storeKinds(true), finalize }),
+      ...(options.workloads === undefined ? {} : { gracePeriodSeconds: podGracePeriodSeconds }),
       beforeWrite: async (tx, scope, object, old) => {
         await options.rbac.beforeWrite(tx, scope, object, old);
         if (scope.view.storeKind === SERVICES_STORE_KIND) await allocateServiceAddresses(tx, object, old);
@@ -265,6 +270,18 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     controller.startInBackground();
     return controller;
   });
+  // --workloads simulate: fake Nodes, the scheduler, the kubelet and the workload controllers, loaded only then.
+  let simulation: { idle(): Promise<void> } | undefined;
+  const workloads = options.workloads;
+  const simulationLeader =
+    workloads === undefined
+      ? undefined
+      : await context.singleton('cluster/workload-simulation', async () => {
+          const { startWorkloadSimulation } = await import('./simulation/start.ts');
+          const started = await startWorkloadSimulation(context, registry, CLUSTER_VIEWS, workloads);
+          simulation = started;
+          return started;
+        });
   const expiry = await context.singleton('cluster/event-expiry', () => {
     const sweeper = new EventExpiry(context.store, context.clock, options.eventTtlSeconds, undefined, context.timers);
     sweeper.start();
@@ -306,6 +323,7 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     async idle() {
       await accounts?.idle();
       await apiServices?.idle();
+      await simulation?.idle();
     },
     async close() {
       stopped = true;
@@ -313,6 +331,7 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
       await Promise.all(finalizing);
       await accountsLeader.stop();
       await apiServicesLeader.stop();
+      await simulationLeader?.stop();
       await expiry.stop();
       await options.rbac.stop();
       active.closeAll();
