@@ -166,7 +166,13 @@ export class Kubelet implements Reconciler {
       const runFor = parseRunDuration(pod.metadata.annotations?.[RUN_DURATION_ANNOTATION]) ?? (ownedByJob(pod) ? this.settings.jobDurationMs : undefined);
       if (runFor === undefined) return;
       const startTime = Date.parse(String(recordAt(pod, 'status')?.['startTime'] ?? ''));
-      times.started ??= Number.isNaN(startTime) ? now : Math.min(now, startTime);
+      const lastStart = Math.max(
+        Number.isNaN(startTime) ? 0 : startTime,
+        ...listOf(recordAt(pod, 'status')?.['containerStatuses']).map(
+          (entry) => Date.parse(String(recordAt(entry, 'state', 'running')?.['startedAt'] ?? '')) || 0,
+        ),
+      );
+      times.started ??= lastStart === 0 ? now : Math.min(now, lastStart);
       const due = times.started + runFor;
       if (due > now) return this.queue.after(due - now, this, key);
       return this.#exit(pod, now);
@@ -258,11 +264,17 @@ export class Kubelet implements Reconciler {
     );
   }
 
-  /** #exit is kwok's pod-complete stage, with the kubelet's terminal conditions: every container exits with the asked code. */
+  /**
+   * #exit is kwok's pod-complete stage, with the kubelet's terminal conditions: every container
+   * exits with the asked code. A restartPolicy that restarts it (Always; OnFailure after a failure)
+   * runs it again at once, counting the restart, with the exit as its lastState.
+   */
   async #exit(pod: BuiltinObject, now: number): Promise<void> {
     const uid = pod.metadata.uid ?? '';
     const exitCode = Number(pod.metadata.annotations?.[EXIT_CODE_ANNOTATION] ?? '0') || 0;
     const time = formatTime(now);
+    const policy = String(recordAt(pod, 'spec')?.['restartPolicy'] ?? 'Always');
+    if (policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0)) return this.#restart(pod, exitCode, now);
     await this.access.updateStatus(
       PODS,
       pod.metadata.namespace,
@@ -288,6 +300,38 @@ export class Kubelet implements Reconciler {
       },
       KUBELET_MANAGER,
     );
+  }
+
+  /** #restart is the kubelet restarting every container of a running Pod after it exited with `exitCode`. */
+  async #restart(pod: BuiltinObject, exitCode: number, now: number): Promise<void> {
+    const uid = pod.metadata.uid ?? '';
+    const time = formatTime(now);
+    const times = this.#times.get(uid);
+    if (times !== undefined) times.started = now;
+    await this.access.updateStatus(
+      PODS,
+      pod.metadata.namespace,
+      pod.metadata.name ?? '',
+      (object) => {
+        if (object.metadata.uid !== uid || phaseOf(object) !== 'Running' || object.metadata.deletionTimestamp !== undefined) return;
+        const status = (object['status'] ?? {}) as Json;
+        status['containerStatuses'] = listOf(status['containerStatuses']).map((entry) => ({
+          ...entry,
+          lastState: {
+            terminated: {
+              exitCode,
+              reason: exitCode === 0 ? 'Completed' : 'Error',
+              startedAt: recordAt(entry, 'state', 'running')?.['startedAt'] ?? time,
+              finishedAt: time,
+            },
+          },
+          state: { running: { startedAt: time } },
+          restartCount: Number(entry['restartCount'] ?? 0) + 1,
+        }));
+      },
+      KUBELET_MANAGER,
+    );
+    this.queue.add(this, `${pod.metadata.namespace}/${pod.metadata.name}`);
   }
 
   /** #terminate is kwok's pod-delete stage, after the grace period the deletion set. */

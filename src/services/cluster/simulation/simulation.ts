@@ -3,15 +3,17 @@
  * does, inside fogbank, on its clock. One singleton among replicas (like the other controllers)
  * follows the store's change feed and feeds one work queue: the fake Nodes and their kubelet
  * (kubelet.ts), the scheduler (scheduler.ts), and the workload controllers (replica-sets.ts,
- * deployments.ts). Every timed step waits on fogbank's timers, so a frozen clock holds the
+ * deployments.ts, jobs.ts, cron-jobs.ts). Every timed step waits on fogbank's timers, so a frozen clock holds the
  * simulation and `clock advance` moves it.
  */
 import type { Timers } from '../../../lib/clock.ts';
 import type { Change, Store, Subscription } from '../../../store/index.ts';
 import type { KubeObject } from '../apimachinery/object-meta.ts';
 import { recordAt } from '../resources/pod-spec.ts';
-import { type ClusterAccess, DEPLOYMENTS, NODES, PODS, REPLICA_SETS, REPLICATION_CONTROLLERS } from './cluster-access.ts';
+import { type ClusterAccess, CRON_JOBS, DEPLOYMENTS, JOBS, NODES, PODS, REPLICA_SETS, REPLICATION_CONTROLLERS } from './cluster-access.ts';
+import { CronJobController } from './cron-jobs.ts';
 import { DeploymentController } from './deployments.ts';
+import { JobController } from './jobs.ts';
 import { ensureFakeNodes } from './fake-nodes.ts';
 import { Kubelet } from './kubelet.ts';
 import { REPLICA_SET_KIND, REPLICATION_CONTROLLER_KIND, ReplicaController } from './replica-sets.ts';
@@ -50,10 +52,14 @@ export class WorkloadSimulation {
     const replicaSets = new ReplicaController(REPLICA_SET_KIND, access, this.queue);
     const replicationControllers = new ReplicaController(REPLICATION_CONTROLLER_KIND, access, this.queue);
     const deployments = new DeploymentController(access, this.queue);
+    const jobs = new JobController(access, this.queue);
+    const cronJobs = new CronJobController(access, this.queue);
     this.#owners = new Map<string, Reconciler>([
       ['ReplicaSet', replicaSets],
       ['ReplicationController', replicationControllers],
       ['Deployment', deployments],
+      ['Job', jobs],
+      ['CronJob', cronJobs],
     ]);
     const owner = (object: KubeObject): void => {
       const ref = controllerRefOf(object);
@@ -87,6 +93,14 @@ export class WorkloadSimulation {
       ],
       [access.storeKind(REPLICATION_CONTROLLERS), (change) => this.queue.add(replicationControllers, keyOf(change.value as KubeObject))],
       [access.storeKind(DEPLOYMENTS), (change) => this.queue.add(deployments, keyOf(change.value as KubeObject))],
+      [
+        access.storeKind(JOBS),
+        (change) => {
+          this.queue.add(jobs, keyOf(change.value as KubeObject));
+          owner(change.value as KubeObject);
+        },
+      ],
+      [access.storeKind(CRON_JOBS), (change) => this.queue.add(cronJobs, keyOf(change.value as KubeObject))],
     ]);
   }
 
