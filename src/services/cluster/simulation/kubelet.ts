@@ -97,7 +97,7 @@ function ownedByJob(pod: KubeObject): boolean {
   return ((pod.metadata.ownerReferences ?? []) as Json[]).some((ref) => ref['kind'] === 'Job');
 }
 
-/** PodTimes are when the kubelet saw a Pod bound and started, by uid (in memory; after a restart the status's times stand in). */
+/** PodTimes are when the kubelet saw a Pod bound and started it, by uid, in milliseconds (in memory: after a restart a step waits its whole time again). */
 interface PodTimes {
   bound?: number;
   started?: number;
@@ -156,8 +156,8 @@ export class Kubelet implements Reconciler {
     if (pod.metadata.deletionTimestamp !== undefined) return this.#terminate(pod, key, now);
     const phase = phaseOf(pod);
     if (phase === 'Pending') {
-      const scheduled = Date.parse(String(conditionOf(pod, 'PodScheduled')?.['lastTransitionTime'] ?? ''));
-      times.bound ??= Number.isNaN(scheduled) ? now : Math.min(now, scheduled);
+      // Status times are whole seconds: a delay counts from when this kubelet first saw the Pod bound (it syncs on the binding).
+      times.bound ??= now;
       const due = times.bound + this.settings.podReadyDelayMs;
       if (due > now) return this.queue.after(due - now, this, key);
       return this.#run(pod, node, now);
@@ -165,14 +165,7 @@ export class Kubelet implements Reconciler {
     if (phase === 'Running') {
       const runFor = parseRunDuration(pod.metadata.annotations?.[RUN_DURATION_ANNOTATION]) ?? (ownedByJob(pod) ? this.settings.jobDurationMs : undefined);
       if (runFor === undefined) return;
-      const startTime = Date.parse(String(recordAt(pod, 'status')?.['startTime'] ?? ''));
-      const lastStart = Math.max(
-        Number.isNaN(startTime) ? 0 : startTime,
-        ...listOf(recordAt(pod, 'status')?.['containerStatuses']).map(
-          (entry) => Date.parse(String(recordAt(entry, 'state', 'running')?.['startedAt'] ?? '')) || 0,
-        ),
-      );
-      times.started ??= lastStart === 0 ? now : Math.min(now, lastStart);
+      times.started ??= now;
       const due = times.started + runFor;
       if (due > now) return this.queue.after(due - now, this, key);
       return this.#exit(pod, now);
@@ -207,6 +200,8 @@ export class Kubelet implements Reconciler {
       }
     }
     const time = formatTime(now);
+    const times = this.#times.get(uid);
+    if (times !== undefined) times.started = now;
     const spec = recordAt(pod, 'spec');
     const containerStatus = (container: Json): Json => ({
       name: container['name'],
