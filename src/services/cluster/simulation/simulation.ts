@@ -3,21 +3,34 @@
  * does, inside fogbank, on its clock. One singleton among replicas (like the other controllers)
  * follows the store's change feed and feeds one work queue: the fake Nodes and their kubelet
  * (kubelet.ts), the scheduler (scheduler.ts), and the workload controllers (replica-sets.ts,
- * deployments.ts, jobs.ts, cron-jobs.ts). Every timed step waits on fogbank's timers, so a frozen clock holds the
+ * deployments.ts, jobs.ts, cron-jobs.ts, stateful-sets.ts, daemon-sets.ts). Every timed step waits on fogbank's timers, so a frozen clock holds the
  * simulation and `clock advance` moves it.
  */
 import type { Timers } from '../../../lib/clock.ts';
 import type { Change, Store, Subscription } from '../../../store/index.ts';
 import type { KubeObject } from '../apimachinery/object-meta.ts';
 import { recordAt } from '../resources/pod-spec.ts';
-import { type ClusterAccess, CRON_JOBS, DEPLOYMENTS, JOBS, NODES, PODS, REPLICA_SETS, REPLICATION_CONTROLLERS } from './cluster-access.ts';
+import {
+  type ClusterAccess,
+  CRON_JOBS,
+  DAEMON_SETS,
+  DEPLOYMENTS,
+  JOBS,
+  NODES,
+  PODS,
+  REPLICA_SETS,
+  REPLICATION_CONTROLLERS,
+  STATEFUL_SETS,
+} from './cluster-access.ts';
 import { CronJobController } from './cron-jobs.ts';
+import { ALL_DAEMON_SETS_KEY, DaemonSetController } from './daemon-sets.ts';
 import { DeploymentController } from './deployments.ts';
 import { JobController } from './jobs.ts';
 import { ensureFakeNodes } from './fake-nodes.ts';
 import { Kubelet } from './kubelet.ts';
 import { REPLICA_SET_KIND, REPLICATION_CONTROLLER_KIND, ReplicaController } from './replica-sets.ts';
 import { SCHEDULER_KEY, Scheduler } from './scheduler.ts';
+import { StatefulSetController } from './stateful-sets.ts';
 import type { SimulationSettings } from './settings.ts';
 import { type Reconciler, WorkQueue } from './work-queue.ts';
 
@@ -54,12 +67,16 @@ export class WorkloadSimulation {
     const deployments = new DeploymentController(access, this.queue);
     const jobs = new JobController(access, this.queue);
     const cronJobs = new CronJobController(access, this.queue);
+    const statefulSets = new StatefulSetController(access, this.queue);
+    const daemonSets = new DaemonSetController(access, this.queue);
     this.#owners = new Map<string, Reconciler>([
       ['ReplicaSet', replicaSets],
       ['ReplicationController', replicationControllers],
       ['Deployment', deployments],
       ['Job', jobs],
       ['CronJob', cronJobs],
+      ['StatefulSet', statefulSets],
+      ['DaemonSet', daemonSets],
     ]);
     const owner = (object: KubeObject): void => {
       const ref = controllerRefOf(object);
@@ -82,6 +99,7 @@ export class WorkloadSimulation {
         (change) => {
           if (change.type !== 'deleted') this.queue.add(this.kubelet, Kubelet.nodeKey((change.value as KubeObject).metadata.name ?? ''));
           this.queue.add(this.scheduler, SCHEDULER_KEY);
+          this.queue.add(daemonSets, ALL_DAEMON_SETS_KEY);
         },
       ],
       [
@@ -101,6 +119,8 @@ export class WorkloadSimulation {
         },
       ],
       [access.storeKind(CRON_JOBS), (change) => this.queue.add(cronJobs, keyOf(change.value as KubeObject))],
+      [access.storeKind(STATEFUL_SETS), (change) => this.queue.add(statefulSets, keyOf(change.value as KubeObject))],
+      [access.storeKind(DAEMON_SETS), (change) => this.queue.add(daemonSets, keyOf(change.value as KubeObject))],
     ]);
   }
 
