@@ -57,7 +57,7 @@ describe('--workloads simulate: StatefulSets and DaemonSets', () => {
     assert.deepEqual([first[0]?.spec['hostname'], first[0]?.spec['subdomain']], ['db-0', 'db']);
     assert.equal(first[0]?.metadata.labels['apps.kubernetes.io/pod-index'], '0');
     assert.equal(first[0]?.metadata.labels['statefulset.kubernetes.io/pod-name'], 'db-0');
-    assert.deepEqual((first[0]?.spec['volumes'] as unknown[])[0], { name: 'data', persistentVolumeClaim: { claimName: 'data-db-0' } });
+    assert.deepEqual(((first[0]?.spec['volumes'] ?? []) as unknown[])[0], { name: 'data', persistentVolumeClaim: { claimName: 'data-db-0' } });
     assert.equal((await h.call('GET', '/api/v1/namespaces/default/persistentvolumeclaims/data-db-0')).status, 200);
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal((await podsOf('app=db')).length, 1, 'db-1 waits for db-0 to be Ready');
