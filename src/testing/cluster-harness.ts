@@ -4,6 +4,7 @@
  * so answers are stable.
  */
 import type { HTTPMethods, LightMyRequestResponse } from 'fastify';
+import type { ControlPlane } from '../core/control-plane.ts';
 import type { FogbankServer } from '../core/server.ts';
 import { ManualClock } from '../lib/clock.ts';
 import { seededIds } from '../lib/ids.ts';
@@ -19,6 +20,8 @@ export interface ClusterHarness {
   readonly app: FogbankServer;
   readonly store: MemoryStore;
   readonly clock: ManualClock;
+  /** control is the server's test controls: its controllable clock and the timers measured on it (advancing it fires them). */
+  readonly control: ControlPlane;
   /** call sends a request as the admin (unless headers override) and parses a JSON answer. */
   call(method: HTTPMethods, url: string, body?: unknown, headers?: Record<string, string>): Promise<HarnessResponse>;
   /** listen gives the loopback base URL it serves on (for streaming tests). */
@@ -58,6 +61,7 @@ export async function startHarness(
     app,
     store,
     clock,
+    control: server.control,
     async call(method, url, body, headers = {}): Promise<HarnessResponse> {
       const raw: LightMyRequestResponse = await app.inject({
         method,

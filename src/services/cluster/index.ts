@@ -16,7 +16,7 @@ import { clusterBanner } from './banner.ts';
 import { BUILTIN_GROUP_PREFIXES } from './builtin/kinds.ts';
 import { ServedCustomResourceNames } from './crd/served-names.ts';
 import { KUBECONFIG_FILE_NAME, kubeconfigText } from './kubeconfig.ts';
-import { type ClusterOptions, EVENT_TTL_OPTION } from './options.ts';
+import { type ClusterOptions, EVENT_TTL_OPTION, JOB_DURATION_OPTION, NODES_OPTION, POD_READY_DELAY_OPTION, WORKLOADS_OPTION } from './options.ts';
 import { requestVerb } from './request-verb.ts';
 
 export type { ClusterOptions } from './options.ts';
@@ -48,7 +48,7 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
     encodeError: (body, request) => negotiatedJson(JSON.stringify(body), wantsPretty(request)),
     errorBodyProblem: clusterErrorBodyProblem,
     banner: clusterBanner,
-    options: [EVENT_TTL_OPTION],
+    options: [EVENT_TTL_OPTION, WORKLOADS_OPTION, NODES_OPTION, POD_READY_DELAY_OPTION, JOB_DURATION_OPTION],
     requestMethodId: requestVerb,
     clientFiles: (site) => [
       {

@@ -22,6 +22,7 @@ import { aggregatedFormOf } from './discovery.ts';
 import { negotiateSwagger, notModified, PROTOBUF_MEDIA_TYPE, swaggerAnswerOf } from './openapi-v2/swagger-answer.ts';
 import { optionValue } from '../../core/family-options.ts';
 import { type ClusterOptions, DEFAULT_EVENT_TTL_SECONDS, EVENT_TTL_OPTION } from './options.ts';
+import { simulationSettings } from './simulation/settings-from-options.ts';
 import { Rbac } from './rbac/rbac-service.ts';
 import type { ClusterRuntime } from './runtime.ts';
 import { SERVED_VERSION } from './version.ts';
@@ -80,6 +81,7 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
       watch: options.watch,
       rbac,
       bootstrapPolicy: options.bootstrapPolicy ?? true,
+      ...simulationSettings(options, context.options),
       ...(family.customResources === undefined ? {} : { customResourceNames: family.customResources }),
     }),
   );

@@ -47,6 +47,8 @@ import { inDiscoveryOrder } from './resources/apiservice-registration.ts';
 import { servePodStream } from './resources/pod-streams.ts';
 import { ServiceAccountController } from './resources/service-account-controller.ts';
 import { serviceAccountsView } from './resources/service-accounts.ts';
+import { podGracePeriodSeconds } from './simulation/graceful-deletion.ts';
+import type { SimulationSettings } from './simulation/settings.ts';
 
 /** CLUSTER_VIEWS are every fixed resource view served, in discovery order: the dedicated strategies, the built-in kinds of the generic one, CustomResourceDefinitions. */
 export const CLUSTER_VIEWS: readonly AnyView[] = [
@@ -196,6 +198,8 @@ export interface RuntimeOptions {
   readonly bootstrapPolicy: boolean;
   /** Where the served custom resources' plurals are kept for the family's parts outside the runtime (fault rules). */
   readonly customResourceNames?: ServedCustomResourceNames;
+  /** The workload simulation's settings with `--workloads simulate`; undefined runs none (envtest's behaviour). */
+  readonly workloads?: SimulationSettings;
 }
 
 function randomFrom(context: ServiceContext): () => number {
@@ -231,6 +235,7 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     {
       ...registryHooks(context.store, { namespacedStoreKinds: () => catalog.storeKinds(true), finalize }),
       admission: admission.chain,
+      ...(options.workloads === undefined ? {} : { gracePeriodSeconds: podGracePeriodSeconds }),
       beforeWrite: async (tx, scope, object, old) => {
         await options.rbac.beforeWrite(tx, scope, object, old);
         if (scope.view.storeKind === SERVICES_STORE_KIND) await allocateServiceAddresses(tx, object, old);
@@ -308,6 +313,18 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
     void controller.start().catch(() => undefined);
     return controller;
   });
+  // --workloads simulate: fake Nodes, the scheduler, the kubelet and the workload controllers, loaded only then.
+  let simulation: { idle(): Promise<void> } | undefined;
+  const workloads = options.workloads;
+  const simulationLeader =
+    workloads === undefined
+      ? undefined
+      : await context.singleton('cluster/workload-simulation', async () => {
+          const { startWorkloadSimulation } = await import('./simulation/start.ts');
+          const started = await startWorkloadSimulation(context, registry, CLUSTER_VIEWS, workloads);
+          simulation = started;
+          return started;
+        });
   const expiry = await context.singleton('cluster/event-expiry', () => {
     const sweeper = new EventExpiry(context.store, context.clock, options.eventTtlSeconds, undefined, context.timers);
     sweeper.start();
@@ -356,6 +373,7 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
         await apiServices?.idle();
         await garbageCollector?.idle();
         await endpoints?.idle();
+        await simulation?.idle();
         if ((await context.store.currentRevision()) === before) return;
       }
     },
@@ -368,6 +386,7 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
       await apiServicesLeader.stop();
       await garbageCollectorLeader.stop();
       await endpointsLeader.stop();
+      await simulationLeader?.stop();
       await expiry.stop();
       await options.rbac.stop();
       active.closeAll();

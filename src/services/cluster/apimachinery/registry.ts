@@ -75,6 +75,8 @@ export interface ListResult {
 
 /** DeleteOptionsBody is the parsed DeleteOptions body. */
 export interface DeleteRequest {
+  /** DeleteOptions' gracePeriodSeconds, when given (only kinds with graceful deletion read it). */
+  readonly gracePeriodSeconds?: number;
   readonly dryRun: boolean;
   readonly preconditions: { readonly uid?: string; readonly resourceVersion?: string } | undefined;
   /** What becomes of the dependents (absent: the object's finalizers, then the kind's default, decide). */
@@ -99,6 +101,12 @@ export interface RegistryHooks {
   deleteInstead?(tx: Transaction, view: AnyView, object: KubeObject, now: number, dryRun: boolean): Promise<KubeObject | undefined>;
   /** namespaceTerminating is checked after namespaceExists on create: content may not be created in a namespace being deleted. */
   namespaceTerminating?(tx: Transaction, namespace: string): Promise<boolean>;
+  /**
+   * gracePeriodSeconds is the grace a DELETE of `object` gets (the strategy's CheckGracefulDelete):
+   * above zero the object is marked with `deletionTimestamp` = now + grace and kept until its kubelet
+   * removes it; zero or undefined deletes as usual.
+   */
+  gracePeriodSeconds?(view: AnyView, object: KubeObject, requested: number | undefined): number | undefined;
   /** beforeWrite may refuse a validated create (old undefined) or update by throwing (e.g. RBAC escalation prevention). */
   beforeWrite?(tx: Transaction, scope: RequestScope, object: KubeObject, old: KubeObject | undefined): Promise<void>;
   /**
@@ -123,6 +131,17 @@ function namespaceTerminating(gr: GroupResource, name: string, namespace: string
     ...error.details,
     causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }],
   });
+}
+
+/**
+ * gracefullyDeleted is `object` marked for deletion `grace` seconds from `now` (rest.BeforeDelete's
+ * graceful path); undefined when it is already due sooner (a second DELETE only shortens the grace).
+ */
+function gracefullyDeleted(object: KubeObject, grace: number, now: number): KubeObject | undefined {
+  const due = now + grace * 1000;
+  const current = object.metadata.deletionTimestamp;
+  if (current !== undefined && !(due < Date.parse(current))) return undefined;
+  return { ...object, metadata: { ...object.metadata, deletionTimestamp: formatTime(due), deletionGracePeriodSeconds: grace } };
 }
 
 /** formatTime renders a millisecond instant as a Kubernetes `Time` (RFC 3339, seconds). */
@@ -652,6 +671,13 @@ export class GenericRegistry {
     }
     const reason = this.hooks.beforeDelete(view, old.value);
     if (reason !== undefined) throw forbiddenError(gr, name, reason);
+    const grace = this.hooks.gracePeriodSeconds?.(view, old.value, request.gracePeriodSeconds) ?? 0;
+    if (grace > 0) {
+      const marked = gracefullyDeleted(old.value, grace, now);
+      if (marked === undefined) return { kind: 'pending', object: this.present(scope, old) };
+      if (request.dryRun) return { kind: 'pending', object: this.present(scope, { ...old, value: marked }) };
+      return { kind: 'pending', object: this.present(scope, await tx.put(view.storeKind, old.key, marked, { expectRevision: old.revision })) };
+    }
     const instead = await this.hooks.deleteInstead?.(tx, view, old.value, now, request.dryRun);
     if (instead !== undefined) {
       if (request.dryRun) return { kind: 'pending', object: this.present(scope, { ...old, value: instead }) };

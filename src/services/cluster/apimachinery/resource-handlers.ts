@@ -338,8 +338,8 @@ function checkUrlMatch(scope: RequestScope, name: string, object: KubeObject): v
 /** deleteRequestOf reads DeleteOptions from the query and the optional body, with the real checks. */
 export function deleteRequestOf(query: Query, body: unknown): DeleteRequest {
   // DeleteOptions decode from the query first (a gracePeriodSeconds strconv cannot read is a 400
-  // before any check); fogbank deletes at once, so the value itself is not used.
-  parseInteger(query, 'gracePeriodSeconds');
+  // before any check); the body's value wins, and only kinds with graceful deletion read it (Pods).
+  const queryGrace = parseInteger(query, 'gracePeriodSeconds');
   const errors: FieldError[] = [];
   let dryRun = dryRunOf(query, errors);
   const options = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
@@ -365,7 +365,10 @@ export function deleteRequestOf(query: Query, body: unknown): DeleteRequest {
     });
   if (errors.length > 0) throw invalidObject({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', errors);
   const pre = options['preconditions'] as { uid?: string; resourceVersion?: string } | undefined;
+  const bodyGrace = options['gracePeriodSeconds'];
+  const grace = typeof bodyGrace === 'number' ? bodyGrace : queryGrace === undefined ? undefined : Number(queryGrace);
   return {
+    ...(grace === undefined ? {} : { gracePeriodSeconds: grace }),
     dryRun,
     propagation: { ...(policy === undefined ? {} : { policy: policy as PropagationPolicy }), ...(orphan === undefined ? {} : { orphanDependents: orphan }) },
     preconditions:
