@@ -2,10 +2,12 @@
  * fogbank as a library: startFogbank opens the store, assembles every family of
  * services/registry.ts and listens; `start` is the same for tests, with the test controls typed
  * (issue 28: a free port and memory by default, the clock, the request journal, client env). The command line (cli/) parses flags into these options and
- * prints; tests, benches and programs call it directly.
+ * prints; tests, benches and programs call it directly. This file keeps the options and the two
+ * doors; the parts of a start live in src/start/: the admin token (admin-token.ts), the control
+ * plane (control-plane.ts), the client files and the site they describe (client-files.ts), the
+ * seed snapshot (snapshot-file.ts).
  */
-import { createReadStream, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Authenticator, type TokenGrant } from './core/auth.ts';
@@ -14,28 +16,31 @@ import { pickOptionValues } from './core/family-options.ts';
 import { loadOnFirstUse } from './core/lazy.ts';
 import type { LogFormat, LogLevel } from './core/log.ts';
 import { buildServer, DEFAULT_BODY_LIMIT, type FogbankServer } from './core/server.ts';
-import type { BannerSite, ServiceDefinition } from './core/service.ts';
+import type { ServiceDefinition } from './core/service.ts';
 import { type Clock, systemClock, type Timers } from './lib/clock.ts';
 import { advanceFiring, ClockTimers, ControlledClock } from './lib/controlled-clock.ts';
 import { parseGoDuration } from './lib/duration.ts';
 import type { JournalEntry, JournalFilter } from './core/journal-view.ts';
 import type { ControlPlane } from './core/control-plane.ts';
 import { RequestJournal } from './core/journal.ts';
-import { JournalReader } from './core/journal-view.ts';
-import { cryptoIds, hexId, type IdSource } from './lib/ids.ts';
+import { cryptoIds, type IdSource } from './lib/ids.ts';
 import { Faults } from './core/faults/faults.ts';
 import { type FamilyStartOptions, SERVICES } from './services/registry.ts';
 import { type ListenerAddress, type OpenListeners, openFamilyListeners } from './core/family-listeners.ts';
 import { withConsole } from './console/index.ts';
 import { fromFiles, generatedMaterial, keepSharedCa, type TlsMaterial, type TlsSetting } from './core/tls/tls-material.ts';
+import { resolveAdminToken } from './start/admin-token.ts';
+import { tlsSite, writeClientFiles } from './start/client-files.ts';
+import { controlPlaneOf } from './start/control-plane.ts';
+import { openSnapshotFile } from './start/snapshot-file.ts';
 import { prepareDataDir } from './store/data-dir.ts';
 import { lockDataDir } from './store/data-dir-lock.ts';
 import { openStore } from './store/open-store.ts';
-import { SnapshotError } from './store/snapshot-format.ts';
 import { type RestoreSummary, Snapshots } from './store/snapshots.ts';
 import type { Store } from './store/store.ts';
 
 export { SERVICES };
+export { tlsSite, writeClientFiles } from './start/client-files.ts';
 export { Faults } from './core/faults/faults.ts';
 export { FaultRuleError, type FaultRule, type FaultRuleInput } from './core/faults/rule.ts';
 export type { JournalEntry, JournalFilter };
@@ -200,25 +205,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
       await built?.stateReplaced();
     },
   });
-  const resetListeners = new Set<() => void>();
-  const control: ControlPlane = {
-    clock,
-    timers: timers instanceof ClockTimers ? timers : undefined,
-    requests: new JournalReader(journal, services, auth),
-    snapshots,
-    faults,
-    async reset() {
-      const revision = await snapshots.reset();
-      faults.clear();
-      journal.clear();
-      for (const listener of resetListeners) listener();
-      return revision;
-    },
-    onReset(listener) {
-      resetListeners.add(listener);
-      return () => resetListeners.delete(listener);
-    },
-  };
+  const control: ControlPlane = controlPlaneOf({ clock, timers, journal, services, auth, snapshots, faults });
   try {
     // Before the families start: they read the state they begin from (and sweep files no record names).
     if (options.snapshot !== undefined) await snapshots.restore(await openSnapshotFile(options.snapshot));
@@ -326,57 +313,6 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
 /** listenerTls is what a family's listener serves TLS with (ListenerTls): the serving certificate and what clients trust. */
 function listenerTls(material: TlsMaterial): { cert: string; key: string; trust: string } {
   return { cert: material.serving.certificate, key: material.serving.key, trust: material.trust };
-}
-
-/** tlsSite is the HTTPS part of a BannerSite: the address and what to trust (and the admin's client certificate). */
-export function tlsSite(httpsUrl: string | undefined, material: TlsMaterial | undefined): Pick<BannerSite, 'httpsUrl' | 'tls'> {
-  if (httpsUrl === undefined) return {};
-  if (material === undefined) return { httpsUrl };
-  return { httpsUrl, tls: { trust: material.trust, ...(material.admin === undefined ? {} : { adminCertificate: material.admin }) } };
-}
-
-/** openSnapshotFile opens a seed snapshot for reading; one that cannot be opened is a SnapshotError naming it. */
-async function openSnapshotFile(path: string): Promise<NodeJS.ReadableStream & AsyncIterable<Buffer>> {
-  const stream = createReadStream(path);
-  try {
-    await once(stream, 'open');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new SnapshotError(`cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message}`);
-  }
-  return stream;
-}
-
-/** writeClientFiles writes every family's client files (the kubeconfig) into the data directory, if there is one, and names their paths. */
-export function writeClientFiles(services: readonly ServiceDefinition[] = SERVICES, site: BannerSite): ReadonlyMap<string, string> {
-  const written = new Map<string, string>();
-  if (site.dataDir === undefined) return written;
-  mkdirSync(site.dataDir, { recursive: true, mode: 0o700 });
-  for (const file of services.flatMap((service) => service.clientFiles?.(site) ?? [])) {
-    const path = join(site.dataDir, file.name);
-    // Whole or not at all: a client reading it meanwhile (a restart rewrites it) sees the old file or the new one.
-    const temporary = `${path}.${process.pid}.tmp`;
-    writeFileSync(temporary, file.text, { mode: 0o600 });
-    renameSync(temporary, path);
-    written.set(file.name, path);
-  }
-  return written;
-}
-
-/** resolveAdminToken takes the given token, else the one kept in the data directory, else makes and keeps one. */
-function resolveAdminToken(given: string | undefined, dataDir: string | undefined, ids: IdSource): { token: string; file: string | undefined } {
-  if (given !== undefined) return { token: given, file: undefined };
-  if (dataDir === undefined) return { token: `fogbank-${hexId(ids, 16)}`, file: undefined };
-  const file = join(dataDir, 'admin-token');
-  try {
-    const kept = readFileSync(file, 'utf8').trim();
-    if (kept !== '') return { token: kept, file };
-  } catch {
-    // No token yet: make one below.
-  }
-  const token = `fogbank-${hexId(ids, 16)}`;
-  writeFileSync(file, `${token}\n`, { mode: 0o600 });
-  return { token, file };
 }
 
 // ── start(): fogbank for tests, in-process (the programmatic door of issue 28). It defaults to a

@@ -12,7 +12,8 @@ import type { ServiceContext, ServiceDefinition, ServiceHandle } from './service
 import { drainUnreadBody } from './unread-body.ts';
 import { useFaults } from './faults/hook.ts';
 import { capturedBodiesOf, useBodyCapture } from './journal-bodies.ts';
-import { faultOf, payloadOf, type RequestJournal } from './journal.ts';
+import type { RequestJournal } from './journal.ts';
+import { firedFaultOf, journalPayloadOf, useRequestInfo } from './request-info.ts';
 import type { Clock } from '../lib/clock.ts';
 
 /**
@@ -74,6 +75,8 @@ export async function buildFamilyApp(service: ServiceDefinition, settings: Famil
     for (const method of Array.isArray(route.method) ? route.method : [route.method])
       routes.push({ method: String(method), url: route.url, family: service.name });
   });
+  // Each request's one RequestInfo (request-info.ts): a slot every request has, filled by its first reader.
+  useRequestInfo(app);
   if (settings.logLevel !== 'silent') useRequestLog(app);
   const journal = context.control?.requests.journal;
   // A journal of size 0 is off: no hook at all.
@@ -128,8 +131,8 @@ function useJournal(app: FastifyInstance, journal: RequestJournal, family: strin
       authorization: request.headers.authorization,
       status: reply.statusCode,
       latencyMs: Math.round(reply.elapsedTime * 1000) / 1000,
-      fault: faultOf(request.raw),
-      ...payloadOf(request.raw),
+      fault: firedFaultOf(request) ?? null,
+      ...journalPayloadOf(request),
       ...(journal.bodyLimit > 0 ? capturedBodiesOf(request.raw) : {}),
     });
     done();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Authenticator } from './auth.ts';
-import { faultOf, noteFault, RequestJournal, type JournalRecord } from './journal.ts';
+import { RequestJournal, type JournalRecord } from './journal.ts';
 import { discoveryRoutes, JournalReader, routePattern } from './journal-view.ts';
 import type { ServiceDefinition } from './service.ts';
 
@@ -115,14 +115,5 @@ describe('JournalReader', () => {
     assert.equal(idOf('/upload/gmail/v1/users/me/messages/send/'), 'gmail.users.messages.send');
     assert.equal(idOf('/gmail/v1/users/me/messages/a/b'), undefined);
     assert.equal(routePattern('v1/{+name}').test('v1/a/b'), true);
-  });
-});
-
-describe('noteFault', () => {
-  it('remembers the fault applied to a request until the request is gone, and is null otherwise', () => {
-    const request = {};
-    assert.equal(faultOf(request), null);
-    noteFault(request, { id: 'f1', status: 429 });
-    assert.deepEqual(faultOf(request), { id: 'f1', status: 429 });
   });
 });

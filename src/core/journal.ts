@@ -34,7 +34,7 @@ export interface JournalRecord {
   readonly authorization: string | undefined;
   readonly status: number;
   readonly latencyMs: number;
-  /** The fault applied to this request (noteFault), or null. */
+  /** The fault that fired on this request (its RequestInfo's, core/request-info.ts), or null. */
   readonly fault: unknown;
   /** The request's body, when the journal records bodies and the request had one. */
   readonly requestBody?: CapturedBody;
@@ -42,33 +42,6 @@ export interface JournalRecord {
   readonly responseBody?: CapturedBody;
   /** What decided a request journaled from outside the server (`fogbank guard`: Cloud Armor's request-log payload). */
   readonly jsonPayload?: unknown;
-}
-
-/** faults are the faults applied to requests in flight, by their raw request (noteFault). */
-const faults = new WeakMap<object, unknown>();
-
-/** noteFault records the fault applied to a request, for its journal entry (the fault injector calls it). */
-export function noteFault(rawRequest: object, fault: unknown): void {
-  faults.set(rawRequest, fault);
-}
-
-/** faultOf is the fault noted for a request, or null. */
-export function faultOf(rawRequest: object): unknown {
-  return faults.get(rawRequest) ?? null;
-}
-
-/** payloads are what a family noted about requests in flight for their journal entries (notePayload). */
-const payloads = new WeakMap<object, Record<string, unknown>>();
-
-/** notePayload adds members to a request's journal `jsonPayload` (the cluster's admission audit annotations). */
-export function notePayload(rawRequest: object, members: Readonly<Record<string, unknown>>): void {
-  payloads.set(rawRequest, { ...payloads.get(rawRequest), ...members });
-}
-
-/** payloadOf is what was noted for a request's journal entry, as the record's optional member. */
-export function payloadOf(rawRequest: object): { jsonPayload?: unknown } {
-  const payload = payloads.get(rawRequest);
-  return payload === undefined ? {} : { jsonPayload: payload };
 }
 
 /** JournalListener hears each record as it is added. */

@@ -42,6 +42,8 @@ function layerOf(path: string): Layer {
   if (parts[0] !== 'src') return { kind: 'other' };
   if (parts.length === 2) return parts[1] === 'fogbank.ts' ? { kind: 'fogbank' } : { kind: 'other' };
   const top = parts[1];
+  // src/start/: the parts of startFogbank (admin token, control plane, client files, seed snapshot), src/fogbank.ts's own layer.
+  if (top === 'start') return { kind: 'fogbank' };
   if (top === 'services') return parts.length === 3 ? { kind: 'services' } : { kind: 'family', name: parts[2] ?? '' };
   if (top === 'lib' || top === 'store' || top === 'core' || top === 'plugin' || top === 'console' || top === 'guard' || top === 'cli' || top === 'testing')
     return { kind: top };

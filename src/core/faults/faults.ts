@@ -110,7 +110,7 @@ export class Faults {
       if (rule.family !== undefined && rule.family !== family) continue;
       if (live.path !== undefined && !live.path.test(target.path)) continue;
       if (rule.method !== undefined) {
-        method ??= this.#methods.get(family)?.methodOf(target.method, target.url) ?? '';
+        method ??= this.#methods.get(family)?.methodOf(target.method, target.url, target.request) ?? '';
         if (method !== rule.method) continue;
       }
       if (rule.principal !== undefined) {

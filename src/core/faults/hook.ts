@@ -1,7 +1,6 @@
 import { Readable, Transform, pipeline } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext, ServiceDefinition } from '../service.ts';
-import { noteFault } from '../journal.ts';
 import { markFault } from './applied.ts';
 import { InjectedFault } from './injected-fault.ts';
 import type { FaultRule } from './rule.ts';
@@ -12,7 +11,8 @@ import type { FaultRule } from './rule.ts';
  * before the handler: a status rule answers the family's error instead (InjectedFault, phrased by
  * its renderError), latency waits on the injected timers, a reset ends the connection. Rules whose
  * effect only the handler can apply (an Operation error, a watch ending) are left on the request
- * (applied.ts). With no rule a request pays one property read.
+ * (applied.ts: the rule is kept in the request's RequestInfo, the one record of what fired, which the
+ * journal reads too). With no rule a request pays one property read.
  */
 export function useFaults(app: FastifyInstance, service: ServiceDefinition, context: ServiceContext): void {
   const faults = context.faults;
@@ -30,7 +30,6 @@ export function useFaults(app: FastifyInstance, service: ServiceDefinition, cont
       return;
     }
     markFault(request, rule);
-    noteFault(request.raw, rule);
     apply(rule, request, reply, context, done);
   });
 }

@@ -9,8 +9,12 @@ import type { DiscoveryApi } from '../discovery.ts';
  * Kubernetes verb and resource (`get clusterroles`).
  */
 export interface FaultMethods {
-  /** methodOf names the method of a request by its HTTP method and routed URL (with its query); undefined when none matches. */
-  methodOf(method: string, url: string): string | undefined;
+  /**
+   * methodOf names the method of a request by its HTTP method and routed URL (with its query);
+   * undefined when none matches. Given the request in flight, a family may read the name from
+   * what it already read of the request (its RequestInfo: the cluster's).
+   */
+  methodOf(method: string, url: string, request?: FastifyRequest): string | undefined;
   /** problem says why `id` names none of the family's methods, or undefined when it names one. */
   problem(id: string): string | undefined;
   /** principalOf is the caller a rule's `principal` is compared with; undefined for an anonymous one. */

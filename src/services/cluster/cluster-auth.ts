@@ -18,6 +18,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ADMIN_EMAIL, type Authenticator, type Principal } from '../../core/auth.ts';
 import { clientCertificateOf } from '../../core/tls/client-certificate.ts';
 import { unauthorized } from './apimachinery/status.ts';
+import { clusterRequestIfRead, clusterRequestOf } from './request-info.ts';
 
 /** UserInfo is an authenticated Kubernetes user. */
 export interface UserInfo {
@@ -38,16 +39,14 @@ export const CREDENTIAL_ID = 'authentication.kubernetes.io/credential-id';
 /** PUBLIC_PATHS answer without credentials (the real server's `system:public-info-viewer`). */
 export const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/version', '/livez', '/readyz', '/healthz']);
 
-const users = new WeakMap<FastifyRequest, UserInfo>();
-
-/** userOf is the authenticated user of a request (undefined on public paths without a token). */
+/** userOf is the authenticated user of a request (undefined on public paths without a token), kept in its ClusterRequestInfo. */
 export function userOf(request: FastifyRequest): UserInfo | undefined {
-  return users.get(request);
+  return clusterRequestIfRead(request)?.user;
 }
 
-/** setUserOf replaces the user a request acts as (impersonation). */
+/** setUserOf sets the user a request acts as (authentication, then impersonation). */
 export function setUserOf(request: FastifyRequest, user: UserInfo): void {
-  users.set(request, user);
+  clusterRequestOf(request).user = user;
 }
 
 /** clusterUserOf is the cluster user a fogbank token's principal acts as: its email (the admin is `system:admin` in `system:masters`). */
@@ -74,7 +73,7 @@ export function useClusterAuth(app: FastifyInstance, auth: Authenticator, tokens
     // As the apiserver's authenticators run: a client certificate first, then a bearer token.
     const certificate = clientCertificateOf(request.raw.socket);
     if (certificate.kind === 'user') {
-      users.set(request, {
+      setUserOf(request, {
         name: certificate.name,
         groups: [...certificate.groups, 'system:authenticated'],
         extra: { [CREDENTIAL_ID]: [certificate.credentialId] },
@@ -85,7 +84,7 @@ export function useClusterAuth(app: FastifyInstance, auth: Authenticator, tokens
     const authorization = bearerOf(request.headers.authorization);
     const identity = auth.identify(authorization);
     if (identity.kind === 'principal') {
-      users.set(request, clusterUserOf(identity.principal));
+      setUserOf(request, clusterUserOf(identity.principal));
       done();
       return;
     }
@@ -93,12 +92,12 @@ export function useClusterAuth(app: FastifyInstance, auth: Authenticator, tokens
     if (token !== undefined) {
       tokens!(token).then((user) => {
         if (user === undefined) return done(unauthorized());
-        users.set(request, user);
+        setUserOf(request, user);
         done();
       }, done);
       return;
     }
-    const path = request.url.split('?')[0] ?? '';
+    const { path } = clusterRequestOf(request);
     // A token nobody issued, or a client certificate that does not verify, is refused even on public paths, as the real server does.
     if (identity.kind === 'unknown-token' || certificate.kind === 'invalid' || !PUBLIC_PATHS.has(path.replace(/\/$/, ''))) done(unauthorized());
     else done();

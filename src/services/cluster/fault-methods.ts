@@ -9,7 +9,7 @@ import type { Vocabulary } from '../../core/identifiers.ts';
 import { userOf } from './cluster-auth.ts';
 import { BUILTIN_KINDS } from './builtin/kinds.ts';
 import type { ServedCustomResourceNames } from './crd/served-names.ts';
-import { attributesOf } from './rbac/authorize-requests.ts';
+import { ClusterRequestInfo, clusterRequestOf } from './request-info.ts';
 
 /** CLUSTER_VERBS are the request verbs a rule may name. */
 const CLUSTER_VERBS: readonly string[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
@@ -39,10 +39,10 @@ const CLUSTER_RESOURCES: ReadonlySet<string> = new Set([
  */
 export function clusterFaultMethods(groups: Vocabulary, custom?: ServedCustomResourceNames): FaultMethods {
   return {
-    methodOf(method, url) {
-      const attributes = attributesOf(method, url, groups);
-      if (!attributes.resourceRequest) return undefined;
-      return `${attributes.verb} ${attributes.resource}${attributes.subresource === '' ? '' : `/${attributes.subresource}`}`;
+    methodOf(method, url, request) {
+      // A request in flight is named from its one ClusterRequestInfo (request-info.ts).
+      const info = request === undefined ? new ClusterRequestInfo(method, url) : clusterRequestOf(request);
+      return info.resourceRequest ? info.methodId(groups) : undefined;
     },
     problem(id) {
       // Custom resource plurals are DNS labels (`cron-tabs`, `v1things`).

@@ -17,7 +17,7 @@ import { BUILTIN_GROUP_PREFIXES } from './builtin/kinds.ts';
 import { ServedCustomResourceNames } from './crd/served-names.ts';
 import { KUBECONFIG_FILE_NAME, kubeconfigText } from './kubeconfig.ts';
 import { type ClusterOptions, EVENT_TTL_OPTION, JOB_DURATION_OPTION, NODES_OPTION, POD_READY_DELAY_OPTION, WORKLOADS_OPTION } from './options.ts';
-import { requestVerb } from './request-verb.ts';
+import { requestVerb } from './request-info.ts';
 
 export type { ClusterOptions } from './options.ts';
 
@@ -49,7 +49,7 @@ export function createClusterService(options: ClusterOptions = {}): ServiceDefin
     errorBodyProblem: clusterErrorBodyProblem,
     banner: clusterBanner,
     options: [EVENT_TTL_OPTION, WORKLOADS_OPTION, NODES_OPTION, POD_READY_DELAY_OPTION, JOB_DURATION_OPTION],
-    requestMethodId: requestVerb,
+    requestMethodId: requestVerb(groups),
     clientFiles: (site) => [
       {
         name: KUBECONFIG_FILE_NAME,

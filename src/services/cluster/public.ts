@@ -12,7 +12,8 @@
 export { type UserInfo, clusterUserOf } from './cluster-auth.ts';
 export { apiGroupVocabulary, DEFAULT_API_DOMAIN } from './identifiers.ts';
 export { Authorizer, type Decision, type Grants, type GrantedRules, MASTERS_GROUP } from './rbac/authorizer.ts';
-export { attributesOf, forbidden, forbiddenMessage } from './rbac/authorize-requests.ts';
+export { forbidden, forbiddenMessage } from './rbac/authorize-requests.ts';
+export { attributesOf } from './request-info.ts';
 export type { Attributes } from './rbac/policy-rules.ts';
 export type { PolicyRule } from './resources/cluster-roles.ts';
 export type { Subject } from './resources/cluster-role-bindings.ts';

@@ -18,6 +18,7 @@ import { registerTokenReview } from './authentication/token-review.ts';
 import type { KubeObject } from './apimachinery/object-meta.ts';
 import { useClusterAuth, userOf } from './cluster-auth.ts';
 import type { ServedCustomResourceNames } from './crd/served-names.ts';
+import { clusterRequestOf } from './request-info.ts';
 import { aggregatedFormOf } from './discovery.ts';
 import { negotiateSwagger, notModified, PROTOBUF_MEDIA_TYPE, swaggerAnswerOf } from './openapi-v2/swagger-answer.ts';
 import { optionValue } from '../../core/family-options.ts';
@@ -181,42 +182,43 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
   app.all('/api/*', async (request, reply) => {
     const runtimeNow = runtime.ready() ?? (await runtime());
     const { discovery, handlers } = runtimeNow;
-    const [version, ...rest] = splitPath((request.params as { '*': string })['*']);
+    // What the path names was read once, with the request (request-info.ts).
+    const info = clusterRequestOf(request);
+    const { version } = info;
     if (version === undefined) throw notFoundPath();
-    if (rest.length === 0 && request.method === 'GET') {
+    if (info.target.length === 0 && request.method === 'GET') {
       const list = discovery.apiResourceList('', version);
       if (list === undefined) throw notFoundPath();
       return json(reply, list);
     }
-    const watchPath = isWatchPath(rest);
     // A Pod's log, exec and attach reach a container: answered as when none runs (resources/pod-streams.ts).
-    if (version === 'v1' && isPodStreamPath(rest)) return runtimeNow.servePodStream(handlers, rest, request, reply);
-    const target = runtimeNow.resolveTarget(handlers.index, '', version, watchPath ? rest.slice(1) : rest, userOf(request));
+    if (version === 'v1' && !info.watchPath && isPodStreamPath(info.target)) return runtimeNow.servePodStream(handlers, info.target, request, reply);
+    const target = runtimeNow.resolveTarget(handlers.index, '', version, info.target, info.user);
     if (target === undefined) throw notFoundPath();
     rethrowUndecodedBody(request.body);
-    return runtimeNow.serveResource(handlers, target, request, reply, watchPath);
+    return runtimeNow.serveResource(handlers, target, request, reply, info.watchPath);
   });
   app.all('/apis/*', async (request, reply) => {
     const runtimeNow = runtime.ready() ?? (await runtime());
     const { discovery, handlers } = runtimeNow;
-    const [group, version, ...rest] = splitPath((request.params as { '*': string })['*']);
-    if (group === undefined) throw notFoundPath();
+    const info = clusterRequestOf(request);
+    const { group, version } = info;
+    if (group === '') throw notFoundPath();
     if (version === undefined && request.method === 'GET') {
       const answer = discovery.apiGroup(group);
       if (answer === undefined) throw notFoundPath();
       return json(reply, answer);
     }
     if (version === undefined) throw notFoundPath();
-    if (rest.length === 0 && request.method === 'GET') {
+    if (info.target.length === 0 && request.method === 'GET') {
       const list = discovery.apiResourceList(group, version);
       if (list === undefined) throw notFoundPath();
       return json(reply, list);
     }
-    const watchPath = isWatchPath(rest);
-    const target = runtimeNow.resolveTarget(handlers.index, group, version, watchPath ? rest.slice(1) : rest, userOf(request));
+    const target = runtimeNow.resolveTarget(handlers.index, group, version, info.target, info.user);
     if (target === undefined) throw notFoundPath();
     rethrowUndecodedBody(request.body);
-    return runtimeNow.serveResource(handlers, target, request, reply, watchPath);
+    return runtimeNow.serveResource(handlers, target, request, reply, info.watchPath);
   });
   return {
     close: async () => {
@@ -236,22 +238,6 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
       await keys.stateReplaced();
     },
   };
-}
-
-/**
- * isWatchPath tells a deprecated watch path (`…/{version}/watch/{resource}…`, still served by the
- * apiserver and used by older clients such as ruby-kubeclient) from the rest. No resource is
- * called `watch`, so the segment is unambiguous.
- */
-function isWatchPath(rest: readonly string[]): boolean {
-  return rest.length >= 2 && rest[0] === 'watch';
-}
-
-function splitPath(path: string | undefined): string[] {
-  return (path ?? '')
-    .split('/')
-    .filter((segment) => segment !== '')
-    .map((segment) => (segment.includes('%') ? decodeURIComponent(segment) : segment));
 }
 
 /**

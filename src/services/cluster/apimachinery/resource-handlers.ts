@@ -6,7 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Vocabulary } from '../../../core/identifiers.ts';
 import type { UserInfo } from '../cluster-auth.ts';
-import { notePayload } from '../../../core/journal.ts';
+import { noteJournalPayload } from '../../../core/request-info.ts';
 import { AdmissionOutcome } from '../admission/attributes.ts';
 import { contentTypeOf, negotiateOutput, type OutputForm } from './content-negotiation.ts';
 import { managerFromUserAgent } from './managed-fields.ts';
@@ -310,7 +310,7 @@ function admissionOutcomeOf(request: FastifyRequest, reply: FastifyReply): Admis
     },
     annotate: (key, value) => {
       annotations[key] = value;
-      notePayload(request.raw, { annotations });
+      noteJournalPayload(request, { annotations });
     },
   });
 }

@@ -1,95 +1,17 @@
 /**
  * Authorization of every cluster request, after authentication: the request's attributes are
- * read from its URL the way the apiserver's RequestInfoFactory does, impersonation headers are
+ * its ClusterRequestInfo's (request-info.ts, read once per request as the apiserver's
+ * RequestInfoFactory reads them), impersonation headers are
  * honoured for principals allowed to `impersonate`, and a refusal is the real 403 with the
  * `forbiddenMessage` text.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Vocabulary } from '../../../core/identifiers.ts';
 import { setUserOf, userOf, type UserInfo } from '../cluster-auth.ts';
-import { queryFlag } from '../apimachinery/query-values.ts';
+import { clusterRequestOf } from '../request-info.ts';
 import { badRequest, StatusError } from '../apimachinery/status.ts';
 import { MASTERS_GROUP, type Authorizer } from './authorizer.ts';
 import type { Attributes } from './policy-rules.ts';
-
-const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
-
-/** attributesOf reads the request attributes of a method and URL (`RequestInfoFactory.NewRequestInfo`). */
-export function attributesOf(method: string, url: string, groups: Vocabulary): Attributes {
-  const mark = url.indexOf('?');
-  const rawPath = mark === -1 ? url : url.slice(0, mark);
-  const rawQuery = mark === -1 ? '' : url.slice(mark + 1);
-  const path = rawPath === '' ? '/' : rawPath;
-  // Every request passes here: decode only segments that need it, read the query only for lists.
-  const parts = path
-    .split('/')
-    .filter((part) => part !== '')
-    .map((part) => (part.includes('%') ? decodeURIComponent(part) : part));
-  const nonResource: Attributes = {
-    verb: method.toLowerCase(),
-    resourceRequest: false,
-    apiGroup: '',
-    apiGroupSpelled: '',
-    resource: '',
-    subresource: '',
-    name: '',
-    namespace: '',
-    path,
-  };
-  let group: string;
-  let rest: string[];
-  if (parts[0] === 'api' && parts.length >= 2) {
-    group = '';
-    rest = parts.slice(2);
-  } else if (parts[0] === 'apis' && parts.length >= 3) {
-    group = parts[1]!;
-    rest = parts.slice(3);
-  } else {
-    return nonResource;
-  }
-  if (rest.length === 0) return nonResource;
-  // A deprecated `/watch/` path is a watch whatever the method (RequestInfoFactory's special verb).
-  const watchPath = rest[0] === 'watch' && rest.length >= 2;
-  if (watchPath) rest = rest.slice(1);
-  let namespace = '';
-  if (rest[0] === 'namespaces' && rest.length > 1) {
-    namespace = rest[1]!;
-    if (rest.length > 2 && !NAMESPACE_SUBRESOURCES.has(rest[2]!)) rest = rest.slice(2);
-  }
-  const [resource = '', name = '', subresource = ''] = rest;
-  const query = rawQuery === '' ? undefined : new URLSearchParams(rawQuery);
-  let verb: string;
-  switch (watchPath ? 'WATCH' : method.toUpperCase()) {
-    case 'WATCH':
-      verb = 'watch';
-      break;
-    case 'POST':
-      verb = 'create';
-      break;
-    case 'PUT':
-      verb = 'update';
-      break;
-    case 'PATCH':
-      verb = 'patch';
-      break;
-    case 'DELETE':
-      verb = name === '' ? 'deletecollection' : 'delete';
-      break;
-    case 'GET':
-    case 'HEAD':
-      verb = name !== '' ? 'get' : queryFlag(query?.get('watch') ?? undefined) === true ? 'watch' : 'list';
-      break;
-    default:
-      verb = method.toLowerCase();
-  }
-  let itemName = name;
-  // A list or watch narrowed to one name by field selector is authorized as that name.
-  if ((verb === 'list' || verb === 'watch') && itemName === '') {
-    const selector = /^metadata\.name==?([^,]+)$/.exec(query?.get('fieldSelector') ?? '');
-    if (selector !== null) itemName = selector[1]!;
-  }
-  return { verb, resourceRequest: true, apiGroup: groups.canonical(group), apiGroupSpelled: group, resource, subresource, name: itemName, namespace, path };
-}
 
 /** forbiddenMessage is the apiserver's text for a refused request. */
 export function forbiddenMessage(user: UserInfo, attributes: Attributes): string {
@@ -192,7 +114,7 @@ function authorizeRequest(request: FastifyRequest, authorizer: Authorizer, authe
   if (user !== authenticated) setUserOf(request, user);
   // system:masters is allowed everything (Authorizer.decide): no attributes to read.
   if (user.groups.includes(MASTERS_GROUP)) return;
-  const attributes = attributesOf(request.method, request.url, groups);
+  const attributes = clusterRequestOf(request).attributes(groups);
   const decision = authorizer.decide(user, attributes);
   if (decision.allowed) return;
   throw forbidden(

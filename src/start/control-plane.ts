@@ -1,0 +1,50 @@
+/**
+ * The test controls of one server, assembled for the admin API and `start()` (core/control-plane.ts's
+ * ControlPlane): the clock and its timers, the request journal's reader, snapshots, the fault
+ * rules, and the reset that empties the store and drops the rules and the journal, then tells its
+ * listeners (the what-if counters).
+ */
+import type { Authenticator } from '../core/auth.ts';
+import type { ControlPlane } from '../core/control-plane.ts';
+import type { Faults } from '../core/faults/faults.ts';
+import type { RequestJournal } from '../core/journal.ts';
+import { JournalReader } from '../core/journal-view.ts';
+import type { ServiceDefinition } from '../core/service.ts';
+import type { Timers } from '../lib/clock.ts';
+import { ClockTimers, type ControlledClock } from '../lib/controlled-clock.ts';
+import type { Snapshots } from '../store/snapshots.ts';
+
+/** ControlPlaneParts are what a start made that the control plane drives. */
+export interface ControlPlaneParts {
+  readonly clock: ControlledClock;
+  readonly timers: Timers;
+  readonly journal: RequestJournal;
+  readonly services: readonly ServiceDefinition[];
+  readonly auth: Authenticator;
+  readonly snapshots: Snapshots;
+  readonly faults: Faults;
+}
+
+/** controlPlaneOf assembles the server's ControlPlane. */
+export function controlPlaneOf(parts: ControlPlaneParts): ControlPlane {
+  const { clock, timers, journal, snapshots, faults } = parts;
+  const resetListeners = new Set<() => void>();
+  return {
+    clock,
+    timers: timers instanceof ClockTimers ? timers : undefined,
+    requests: new JournalReader(journal, parts.services, parts.auth),
+    snapshots,
+    faults,
+    async reset() {
+      const revision = await snapshots.reset();
+      faults.clear();
+      journal.clear();
+      for (const listener of resetListeners) listener();
+      return revision;
+    },
+    onReset(listener) {
+      resetListeners.add(listener);
+      return () => resetListeners.delete(listener);
+    },
+  };
+}
