@@ -10,9 +10,16 @@
 // family's first request, so removing them would break a server started before this build (the
 // test suite rebuilds dist/ while other tests run it, and `npm start` builds beside a running one).
 import { build } from 'esbuild';
+import { existsSync, writeFileSync } from 'node:fs';
 import { BUNDLE_OPTIONS } from './bundle-options.mjs';
 import { buildConsole } from './console-build.mjs';
+import { staleChunksIgnore } from './package-chunks.mjs';
+import { packageTypes } from './package-types.mjs';
 
-await build(BUNDLE_OPTIONS);
+const { metafile } = await build({ ...BUNDLE_OPTIONS, metafile: true });
+// The package leaves out earlier builds' chunks, which stay on disk for servers still running.
+writeFileSync('dist/chunks/.npmignore', staleChunksIgnore(metafile, 'dist/chunks'));
 // The web console's browser files (dist/console/), served by the running server on first use.
 await buildConsole();
+// The declarations of the package's exports, when tsc has written them (`npm run build` does).
+if (existsSync('dist/declarations/fogbank.d.ts')) packageTypes();
