@@ -4,7 +4,7 @@
 // for later steps and as outputs. The collect action (collect/action.yml) reads what it leaves.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { exportEnv, input, mask, setOutputs } from './github.mjs';
@@ -55,11 +55,14 @@ while (url === undefined) {
 const health = await fetch(`${url}/healthz`);
 if (!health.ok) throw new Error(`${url}/healthz answered ${health.status}`);
 
+// gcloud reads the token from a file: fogbank keeps one in its data directory only for a token it made.
+const tokenFile = join(home, 'admin-token');
+writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
 const values = {
   url,
   token,
   kubeconfig: join(dataDir, 'kubeconfig'),
-  'token-file': join(dataDir, 'admin-token'),
+  'token-file': tokenFile,
   'data-dir': dataDir,
   log,
   pid: String(child.pid),

@@ -22,6 +22,13 @@ const suffix = randomBytes(4).toString('hex');
 const image = `localhost/fogbank-test:${suffix}`;
 const volume = `fogbank-test-state-${suffix}`;
 const containers: string[] = [];
+/** danglingBefore are the untagged images there before the build: the build stage's image, left untagged by it, is removed after. */
+let danglingBefore: Set<string> | undefined;
+
+/** danglingImages lists the untagged images' ids. */
+async function danglingImages(): Promise<string[]> {
+  return (await podman(['images', '--quiet', '--no-trunc', '--filter', 'dangling=true'])).stdout.split('\n').filter((id) => id !== '');
+}
 
 before(async () => {
   await ensureNodeBaseImage();
@@ -32,6 +39,7 @@ before(async () => {
   cpSync(packed.tarball, join(context, 'fogbank-0.1.0.tgz'));
   cpSync(prebuilds, join(context, 'prebuilds'), { recursive: true });
   assert.ok(readdirSync(join(context, 'prebuilds')).length === 1);
+  danglingBefore = new Set(await danglingImages());
   const npmCache = process.env['npm_config_cache'] ?? join(process.env['HOME'] ?? '/root', '.npm');
   await podman(
     [
@@ -66,6 +74,8 @@ after(async () => {
   for (const name of containers) await podman(['rm', '--force', '--time', '0', name], { allowFailure: true });
   await podman(['volume', 'rm', '--force', volume], { allowFailure: true });
   await podman(['rmi', '--force', image], { allowFailure: true });
+  if (danglingBefore !== undefined)
+    for (const id of await danglingImages()) if (!danglingBefore.has(id)) await podman(['rmi', '--force', id], { allowFailure: true });
 });
 
 /** runContainer starts the image on the state volume with its port published on a free loopback port. */

@@ -86,22 +86,29 @@ export async function npm(args: readonly string[], cwd: string, env: NodeJS.Proc
   return r;
 }
 
-/**
- * withNpxCacheCleaned runs `run` (an `npx TARBALL …`) and then removes the install npx made for
- * that tarball in the cache's `_npx` folder (the one whose package.json names it), so the test
- * leaves the machine's npm cache as it found it.
- */
-export async function withNpxCacheCleaned<T>(tarball: string, run: () => Promise<T>): Promise<T> {
+/** removeNpxInstallsOfPackedTarballs removes npx's installs (in the cache's `_npx` folder) of tarballs packFogbank made. */
+function removeNpxInstallsOfPackedTarballs(): void {
   const npxDir = join(userNpmCache(), '_npx');
-  mkdirSync(npxDir, { recursive: true });
-  const before = new Set(readdirSync(npxDir));
+  if (!existsSync(npxDir)) return;
+  for (const name of readdirSync(npxDir)) {
+    const manifest = join(npxDir, name, 'package.json');
+    if (!existsSync(manifest)) continue;
+    const spec = (JSON.parse(readFileSync(manifest, 'utf8')) as { dependencies?: Record<string, string> }).dependencies?.['fogbank'] ?? '';
+    if (/^file:.*\/fogbank-pack-[^/]+\/fogbank-[\d.]+\.tgz$/.test(spec)) rmSync(join(npxDir, name), { recursive: true, force: true });
+  }
+}
+
+/**
+ * withNpxCacheCleaned runs `run` (an `npx ./fogbank-*.tgz …`) with no npx install of an earlier
+ * packed tarball in the cache (npx keys its installs by the spec, the same `./fogbank-0.1.0.tgz`
+ * each time, and could run an old one), and removes its own afterwards, so the test leaves the
+ * machine's npm cache as it found it.
+ */
+export async function withNpxCacheCleaned<T>(run: () => Promise<T>): Promise<T> {
+  removeNpxInstallsOfPackedTarballs();
   try {
     return await run();
   } finally {
-    for (const name of readdirSync(npxDir)) {
-      const manifest = join(npxDir, name, 'package.json');
-      if (!before.has(name) && existsSync(manifest) && readFileSync(manifest, 'utf8').includes(tarball))
-        rmSync(join(npxDir, name), { recursive: true, force: true });
-    }
+    removeNpxInstallsOfPackedTarballs();
   }
 }
