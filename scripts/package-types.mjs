@@ -4,8 +4,9 @@
 // exports and not of the whole tree. tsc keeps the sources' `.ts` import specifiers in its
 // declarations; they are written as `.js` here, which every consumer's TypeScript resolves to the
 // `.d.ts` beside it, whatever its allowImportingTsExtensions.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { writeIfChanged } from './write-unchanged.mjs';
 
 /** TYPE_ENTRIES are the declarations of the package's exports, under the declarations folder. */
 export const TYPE_ENTRIES = ['fogbank.d.ts', 'plugin/runtime/index.d.ts', 'plugin/host/index.d.ts', 'plugin/generators/index.d.ts'];
@@ -14,7 +15,6 @@ const SPECIFIER = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])(\.{1,2}\/[^'"]
 
 /** packageTypes copies the declarations reachable from TYPE_ENTRIES into `to` and returns how many. */
 export function packageTypes({ from = 'dist/declarations', to = 'dist/types' } = {}) {
-  rmSync(to, { recursive: true, force: true });
   const pending = [...TYPE_ENTRIES];
   const seen = new Set();
   while (pending.length > 0) {
@@ -28,8 +28,10 @@ export function packageTypes({ from = 'dist/declarations', to = 'dist/types' } =
       pending.push(relative(from, join(dirname(source), declaration)));
       return `${lead}${quote}${specifier.replace(/\.ts$/, '.js')}${quote}`;
     });
-    mkdirSync(dirname(join(to, file)), { recursive: true });
-    writeFileSync(join(to, file), text);
+    writeIfChanged(join(to, file), text);
   }
+  // Declarations no export reaches any more go (unchanged ones were not touched: a pack reading them meanwhile sees whole files).
+  for (const file of readdirSync(to, { recursive: true, withFileTypes: true }))
+    if (file.isFile() && !seen.has(relative(to, join(file.parentPath ?? file.path, file.name)))) rmSync(join(file.parentPath ?? file.path, file.name));
   return seen.size;
 }
