@@ -2,7 +2,7 @@
 // user runs it, from a directory outside the checkout (nothing of the repository reachable), with
 // the npm registry's packages from this machine's npm cache.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../../src/testing/temp.ts';
 import { REPO } from './paths.ts';
