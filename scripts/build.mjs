@@ -10,9 +10,18 @@
 // family's first request, so removing them would break a server started before this build (the
 // test suite rebuilds dist/ while other tests run it, and `npm start` builds beside a running one).
 import { build } from 'esbuild';
+import { existsSync } from 'node:fs';
 import { BUNDLE_OPTIONS } from './bundle-options.mjs';
 import { buildConsole } from './console-build.mjs';
+import { staleChunksIgnore } from './package-chunks.mjs';
+import { packageTypes } from './package-types.mjs';
+import { writeIfChanged } from './write-unchanged.mjs';
 
-await build(BUNDLE_OPTIONS);
+const { metafile, outputFiles } = await build({ ...BUNDLE_OPTIONS, metafile: true, write: false });
+for (const file of outputFiles) writeIfChanged(file.path, file.contents);
+// The package leaves out earlier builds' chunks, which stay on disk for servers still running.
+writeIfChanged('dist/chunks/.npmignore', staleChunksIgnore(metafile, 'dist/chunks'));
 // The web console's browser files (dist/console/), served by the running server on first use.
 await buildConsole();
+// The declarations of the package's exports, when tsc has written them (`npm run build` does).
+if (existsSync('dist/declarations/fogbank.d.ts')) packageTypes();

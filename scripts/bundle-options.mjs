@@ -10,6 +10,12 @@ export const BUNDLE_OPTIONS = {
     // The YAML decoding thread: core/yaml-worker-pool.ts (a chunk) starts it from beside itself,
     // so it is built into chunks/ under a name without a hash.
     'chunks/yaml-worker': 'src/core/yaml-worker.ts',
+    // The package's exports (package.json): the library door and the plugin toolkit, bundled
+    // like the executables (sharing their chunks), typed by dist/types/ (scripts/package-types.mjs).
+    index: 'src/fogbank.ts',
+    'plugin/runtime': 'src/plugin/runtime/index.ts',
+    'plugin/host': 'src/plugin/host/index.ts',
+    'plugin/generators': 'src/plugin/generators/index.ts',
   },
   outdir: 'dist',
   outExtension: { '.js': '.mjs' },

@@ -73,6 +73,25 @@ describe('fogbank start flags', () => {
     assert.equal(parseStartArgs([], { FOGBANK_STORE: '' }).store, 'sqlite');
   });
 
+  it('takes every valued flag from FOGBANK_<FLAG>, checked as the flag and overridden by it', () => {
+    const env = {
+      FOGBANK_ADMIN_TOKEN: 'from-env',
+      FOGBANK_PORT: '9999',
+      FOGBANK_HOST: '0.0.0.0',
+      FOGBANK_DATA_DIR: '/var/lib/fogbank',
+      FOGBANK_LOG_FORMAT: 'json',
+    };
+    const args = parseStartArgs([], env);
+    assert.deepEqual([args.adminToken, args.port, args.host, args.dataDir, args.logFormat], ['from-env', 9999, '0.0.0.0', '/var/lib/fogbank', 'json']);
+    assert.equal(parseStartArgs(['--port', '0'], env).port, 0);
+    assert.throws(
+      () => parseStartArgs([], { FOGBANK_PORT: 'eighty' }),
+      (error: Error) => error instanceof UsageError && error.message.startsWith('FOGBANK_PORT: --port '),
+    );
+    // Switches stay flags: an environment variable cannot turn on --ephemeral or --no-tls.
+    assert.equal(parseStartArgs([], { FOGBANK_EPHEMERAL: 'true' }).ephemeral, false);
+  });
+
   const bad: [string[], string][] = [
     [['--store-pool-size', '1'], "--store-pool-size must be a number from 2 to 1000, not '1'"],
     [['--store-pool-size=many'], "--store-pool-size must be a number from 2 to 1000, not 'many'"],

@@ -262,13 +262,30 @@ function defaultStartArgs(): StartArgs {
   };
 }
 
+/** envVariableOf is the environment variable that gives a flag's value: `--admin-token` is FOGBANK_ADMIN_TOKEN. */
+export function envVariableOf(flag: string): string {
+  return `FOGBANK_${flag.toUpperCase().replaceAll('-', '_')}`;
+}
+
 /**
  * parseStartArgs reads `fogbank start` flags (`--flag value` or `--flag=value`), refusing repeats
- * and contradictions; `env` supplies FOGBANK_STORE, which `--store` overrides.
+ * and contradictions. Every flag that takes a value may come from `env` as FOGBANK_<FLAG>
+ * (envVariableOf: FOGBANK_STORE, FOGBANK_ADMIN_TOKEN, FOGBANK_PORT, …; an empty one is unset),
+ * checked as the flag is and overridden by the flag; switches (`--ephemeral`, `--no-tls`) are flags only.
  */
 export function parseStartArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = {}): StartArgs {
   const args = defaultStartArgs();
-  if (env['FOGBANK_STORE']) args.store = env['FOGBANK_STORE'];
+  for (const flag of FLAGS) {
+    const variable = envVariableOf(flag.name);
+    const value = env[variable];
+    if (flag.value === undefined || value === undefined || value === '') continue;
+    try {
+      flag.apply(args, value);
+    } catch (error) {
+      if (error instanceof UsageError) throw new UsageError(`${variable}: ${error.message}`);
+      throw error;
+    }
+  }
   const given = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;

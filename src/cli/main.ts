@@ -10,6 +10,7 @@ import { startFogbank, tlsSite } from '../fogbank.ts';
 import { SnapshotError } from '../store/snapshot-format.ts';
 import { parseStartArgs, START_USAGE, UsageError, type StartArgs } from './args.ts';
 import { renderBanner } from '../core/banner.ts';
+import { missingSqliteBindingHint } from './native-binding.ts';
 
 const USAGE = `usage: fogbank <command> [flags]
 
@@ -197,7 +198,9 @@ function describeFailure(error: unknown, argv: readonly string[]): string {
       return `not allowed to listen on ${where} (ports below 1024 need privileges); choose another port with --port, or --port 0 for any free one`;
     return `cannot listen on ${where}: the address is not one of this machine's; choose another with --host`;
   }
-  return error instanceof Error ? error.message : String(error);
+  const message = error instanceof Error ? error.message : String(error);
+  const hint = missingSqliteBindingHint(message);
+  return hint === undefined ? message : `${message}\n${hint}`;
 }
 
 const argv = process.argv.slice(2);

@@ -8,6 +8,10 @@
 //   replicas      steps that need a PostgreSQL server of the reader's: test/e2e/postgres-replicas.test.ts
 //                 performs the same steps against a real temporary PostgreSQL (the equivalent
 //                 script); here every `fogbank start` line of the block must parse as written
+//   package       installing the packed tarball: test/e2e/package-install.test.ts performs those
+//                 installs (npm install -g, npx, npm install --save-dev) from an empty prefix and project
+//   container     building and running the image: test/e2e/container-image.test.ts does (podman)
+//   action        the CI action's scripts: test/e2e/package-install.test.ts runs them as a runner does
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,6 +54,24 @@ const FILES = [
 ];
 const BLOCKS = FILES.flatMap(shBlocks);
 
+/** PERFORMED_BY names, for the install and image blocks, the end-to-end test that performs them and the commands it performs. */
+const PERFORMED_BY: Readonly<Record<string, { readonly test: string; readonly commands: RegExp }>> = {
+  package: {
+    test: 'test/e2e/package-install.test.ts',
+    commands:
+      /^(npm pack|npm install --global \.\/fogbank-[\d.]+\.tgz( && fogbank start .*)?|npx --yes \.\/fogbank-[\d.]+\.tgz start.*|npm install --save-dev \.\/fogbank-[\d.]+\.tgz)$/,
+  },
+  action: {
+    test: 'test/e2e/package-install.test.ts',
+    commands: /^((INPUT_[A-Z_]+=\S+ )+GITHUB_(ENV|OUTPUT)=\S+ (GITHUB_OUTPUT=\S+ )?node action\/(start|collect)\.mjs|set -a && \. \.\/github-env && set \+a)$/,
+  },
+  container: {
+    test: 'test/e2e/container-image.test.ts',
+    commands:
+      /^(npm pack|podman build --format docker -t fogbank \.|podman run --rm -p 8780:8780 -v fogbank-state:\/var\/lib\/fogbank( -e FOGBANK_[A-Z_]+=\S+)* fogbank.*)$/,
+  },
+};
+
 /** sandbox is a scratch directory that links what a reader's checkout has, so commands run as written but write here. */
 function sandbox(): string {
   const dir = tempDir('docs');
@@ -71,7 +93,10 @@ describe('documentation commands', () => {
   it('every block says how it is checked', () => {
     assert.ok(BLOCKS.length >= 6, `found only ${BLOCKS.length} sh blocks`);
     for (const block of BLOCKS)
-      assert.ok(['run', 'with-fogbank', 'serves', 'ci', 'bench', 'replicas'].includes(block.mode), `${block.file}:${block.line}: unknown mode '${block.mode}'`);
+      assert.ok(
+        ['run', 'with-fogbank', 'serves', 'ci', 'bench', 'replicas', ...Object.keys(PERFORMED_BY)].includes(block.mode),
+        `${block.file}:${block.line}: unknown mode '${block.mode}'`,
+      );
   });
 
   for (const block of BLOCKS) {
@@ -120,6 +145,19 @@ describe('documentation commands', () => {
           for (const line of block.body.split('\n')) {
             const start = /fogbank start (.*?)\s*&?$/.exec(line);
             if (start !== null) assert.doesNotThrow(() => parseStartArgs(shellWords(start[1]!)), line);
+          }
+        });
+        break;
+      case 'package':
+      case 'container':
+      case 'action':
+        it(name, () => {
+          const performer = PERFORMED_BY[block.mode]!;
+          assert.ok(existsSync(join(REPO, performer.test)), `${performer.test}, which performs this block, is gone`);
+          for (const line of block.body.trim().split('\n')) {
+            assert.ok(performer.commands.test(line), `${performer.test} performs no such command: ${line}`);
+            for (const start of line.matchAll(/fogbank(?:-[\d.]+\.tgz)? start((?: --?[\w-]+(?: [^-&\s]\S*)?)*)/g))
+              assert.doesNotThrow(() => parseStartArgs(shellWords(start[1]!)), line);
           }
         });
         break;

@@ -17,7 +17,7 @@ function readmeSnippet(): string {
 }
 
 it("README's startFogbank example runs as written against the built package", async () => {
-  assert.ok(existsSync(join(REPO, 'dist/fogbank.js')), 'dist/fogbank.js is missing: run npm ci (or npm run build)');
+  assert.ok(existsSync(join(REPO, 'dist/index.mjs')), 'dist/index.mjs is missing: run npm ci (or npm run build)');
   const program = `${readmeSnippet()}\nconsole.log(JSON.stringify({ url: fogbank.url, token: fogbank.adminToken }));\n`;
   // The example closes fogbank before the extra line runs; the line only reads what it printed.
   const { exit, stdout, stderr } = await runToEnd(process.execPath, ['--input-type=module', '-e', program], { cwd: REPO });
