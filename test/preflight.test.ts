@@ -14,3 +14,11 @@ test('a missing Kubernetes client is named with the Debian package that provides
   assert.match(missingClientMessage('python3-kubernetes'), /^python3-kubernetes is not installed: .*apt-get install python3-kubernetes.*\/usr\/bin\/python3/);
   assert.match(missingClientMessage('ruby-kubeclient'), /^ruby-kubeclient is not installed: .*apt-get install ruby-kubeclient/);
 });
+
+// The preconfigured WAF sets run on Debian's libmodsecurity3 and modsecurity-crs (issue 39): a
+// missing engine fails here, loudly, never as a WAF that silently matches nothing.
+test('the WAF engine (libmodsecurity3 with the OWASP Core Rule Set) runs', async () => {
+  const { wafEngineProblem } = await import('../src/services/compute/public-evaluation.ts');
+  const problem = await wafEngineProblem();
+  assert.equal(problem, undefined, `${problem}: apt-get install libmodsecurity3 modsecurity-crs`);
+});
