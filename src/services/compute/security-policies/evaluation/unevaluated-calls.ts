@@ -2,11 +2,11 @@ import { BoundedMap } from '../../../../lib/bounded-map.ts';
 import type { WafCall } from '../waf/waf-call.ts';
 
 /**
- * The functions fogbank cannot evaluate on a laptop: Google's preconfigured WAF signature sets
- * (no maintained OWASP CRS engine runs in Node here, and Google's sets are not a CRS release),
- * threat-intelligence feeds and address groups (Google-managed lists). Each call decides as the
- * caller's `wafUnknown` says and is noted on the evaluation's trace, so a decision never rests
- * silently on a guess.
+ * The calls evaluation cannot answer by itself. Preconfigured WAF sets are answered from the WAF
+ * engine's findings for the request (waf/: the OWASP Core Rule Set through libmodsecurity3) when
+ * the caller has them; without them, for the sets CRS 3.3 lacks, and for threat-intelligence feeds
+ * and address groups (Google-managed lists), each call decides as the caller's `wafUnknown` says
+ * and is noted on the evaluation's trace, so a decision never rests silently on a guess.
  */
 
 /** WafUnknown is how a call that cannot be evaluated locally decides: `match` (true) or `no-match` (false). */
