@@ -105,3 +105,21 @@ test('the engine reads the raw target without the fragment, the headers, and the
   assert.equal(read.clientIp, '2001:db8::1');
   assert.equal(engineRequestOf({ ...request, url: 'http://example.com' }, 4).target, '/');
 });
+
+test('requestBodyInspectionSize takes 8KB to 64KB, case-insensitive, and refuses anything else', () => {
+  const compile = (size: string) =>
+    compilePolicy(
+      {
+        name: 'waf',
+        advancedOptionsConfig: { requestBodyInspectionSize: size },
+        rules: [{ priority: 1000, action: 'deny(403)', match: { expr: { expression: "evaluatePreconfiguredWaf('sqli-v33-stable')" } } }],
+      },
+      { clock: new ManualClock(0), wafUnknown: 'no-match', rateLimits: new RateLimitState() },
+    );
+  assert.equal(compile('16kb').wafPlan?.inspectionLimit, 16 * 1024);
+  assert.equal(compile('64KB').wafPlan?.inspectionLimit, 64 * 1024);
+  assert.throws(
+    () => compile('10KB'),
+    /Invalid value for field 'resource\.advancedOptionsConfig\.requestBodyInspectionSize': '10KB'\. Supported values are "8KB", "16KB", "32KB", "48KB", "64KB"\./,
+  );
+});
