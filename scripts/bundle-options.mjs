@@ -16,6 +16,8 @@ export const BUNDLE_OPTIONS = {
     'plugin/runtime': 'src/plugin/runtime/index.ts',
     'plugin/host': 'src/plugin/host/index.ts',
     'plugin/generators': 'src/plugin/generators/index.ts',
+    // The WAF engine's thread, started the same way by compute's waf/waf-pool.ts.
+    'chunks/waf-worker': 'src/services/compute/security-policies/waf/waf-worker.ts',
   },
   outdir: 'dist',
   outExtension: { '.js': '.mjs' },
@@ -40,7 +42,8 @@ export const BUNDLE_OPTIONS = {
   // compilers (Ajv, fast-json-stringify) are required from node_modules if a route ever declares
   // a schema, which none does (src/core/schema-compilers.ts): bundled, they were ~300 KB parsed at
   // every start.
-  external: ['better-sqlite3', '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler'],
+  // koffi (the WAF engine's FFI) loads its native binary from its own package, as better-sqlite3 does.
+  external: ['better-sqlite3', 'koffi', '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler'],
   // Bundled CommonJS dependencies call require(); give the ES module one.
   banner: { js: "import { createRequire as __fogbankCreateRequire } from 'node:module'; const require = __fogbankCreateRequire(import.meta.url);" },
   logLevel: 'warning',

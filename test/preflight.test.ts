@@ -36,3 +36,11 @@ test('podman, runc and debootstrap run, for the container image', async () => {
   assert.equal(info.exit, 0, `podman cannot run (apt-get install podman runc): ${info.stderr}`);
   assert.equal(info.stdout.trim(), 'runc cgroupfs');
 });
+
+// The preconfigured WAF sets run on Debian's libmodsecurity3 and modsecurity-crs (issue 39): a
+// missing engine fails here, loudly, never as a WAF that silently matches nothing.
+test('the WAF engine (libmodsecurity3 with the OWASP Core Rule Set) runs', async () => {
+  const { wafEngineProblem } = await import('../src/services/compute/public-evaluation.ts');
+  const problem = await wafEngineProblem();
+  assert.equal(problem, undefined, `${problem}: apt-get install libmodsecurity3 modsecurity-crs`);
+});

@@ -7,7 +7,15 @@
  * named here, so the requests it decides to forward are answered 502 with the reason, and every
  * other request is served as the policy says.
  */
-import { type CompiledPolicy, compilePolicy, type EvaluatorOptions, headerActionProblem, TrafficRequestError, type TrafficRequest } from './engine.ts';
+import {
+  type CompiledPolicy,
+  compilePolicy,
+  type EvaluatorOptions,
+  headerActionProblem,
+  TrafficRequestError,
+  type TrafficRequest,
+  type WafFindings,
+} from './engine.ts';
 import type { Verdict } from './guard-server.ts';
 
 /** EnforceablePolicy is a compiled policy and the rules (by priority) the guard cannot enforce, each with its reason. */
@@ -51,12 +59,12 @@ function headerActionReason(headerAction: unknown): string | undefined {
 
 /**
  * decideOn is the guard's verdict on one request: the policy's decision, marked when its rule
- * cannot be enforced; a request the engine cannot read is unreadable (400). Anything else the
+ * cannot be enforced (with `waf`, the WAF engine's findings for it); a request the engine cannot read is unreadable (400). Anything else the
  * engine throws is thrown (the proxy answers it 502 and goes on).
  */
-export function decideOn(policy: EnforceablePolicy, traffic: TrafficRequest): Verdict {
+export function decideOn(policy: EnforceablePolicy, traffic: TrafficRequest, waf?: WafFindings): Verdict {
   try {
-    const decision = policy.compiled.evaluate(traffic);
+    const decision = policy.compiled.evaluate(traffic, waf);
     const unenforceable = policy.unenforceable.size === 0 ? undefined : policy.unenforceable.get(decision.rule.priority);
     return unenforceable === undefined ? { decision } : { decision, unenforceable };
   } catch (error) {

@@ -15,4 +15,6 @@ export {
   readLatin1Utf8,
   TrafficRequestError,
   type TrafficRequest,
+  WafEngine,
+  type WafFindings,
 } from '../services/compute/public-evaluation.ts';

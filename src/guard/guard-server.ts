@@ -63,8 +63,17 @@ export interface GuardOptions {
   readonly trustedProxies: number;
   /** limits default to DEFAULT_LIMITS. */
   readonly limits?: GuardLimits;
-  /** decide evaluates one request against the policy as it is now. */
-  decide(request: TrafficRequest): Verdict;
+  /**
+   * decide evaluates one request against the policy as it is now; a promise when the policy's WAF
+   * calls need the request inspected first (the engine runs on threads).
+   */
+  decide(request: TrafficRequest): Verdict | Promise<Verdict>;
+  /**
+   * inspectedBody is how many body bytes the policy as it is now inspects (its WAF calls read the
+   * body), undefined when it reads none: the proxy then buffers that much of a body, and no more,
+   * before deciding, and forwards what it buffered followed by the rest.
+   */
+  inspectedBody?(): number | undefined;
   /** report hears every exchange once it is over. */
   report(exchange: Exchange): void;
   /** failed hears what threw while a request was handled (the request itself was answered 502). */
@@ -75,6 +84,48 @@ export interface GuardOptions {
 type Prepared =
   | { readonly traffic: TrafficRequest; readonly pairs: HeaderPair[]; readonly peer: string; readonly forward: string }
   | { readonly unreadable: string };
+
+/** BufferedBody is the start of a request body read before deciding: at least the inspected bytes, or all of it (`ended`). */
+interface BufferedBody {
+  readonly bytes: Buffer;
+  readonly ended: boolean;
+}
+
+/**
+ * bufferBody reads a request body until `limit` bytes or its end, then pauses it; undefined when it
+ * did not get that far within `timeoutMs`. At most one read past the limit is held (a socket read).
+ */
+function bufferBody(request: IncomingMessage, limit: number, timeoutMs: number): Promise<BufferedBody | undefined> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (ended: boolean | undefined): void => {
+      clearTimeout(timer);
+      request.off('data', onData);
+      request.off('end', onEnd);
+      request.off('error', onError);
+      request.off('aborted', onError);
+      if (ended === undefined) {
+        resolve(undefined);
+        return;
+      }
+      if (!ended) request.pause();
+      resolve({ bytes: Buffer.concat(chunks, size), ended });
+    };
+    const onData = (chunk: Buffer): void => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= limit) done(false);
+    };
+    const onEnd = (): void => done(true);
+    const onError = (): void => done(undefined);
+    const timer = setTimeout(() => done(undefined), timeoutMs);
+    request.on('data', onData);
+    request.once('end', onEnd);
+    request.once('error', onError);
+    request.once('aborted', onError);
+  });
+}
 
 /** CONNECTION_SCHEME is the scheme of the guard's connections: `request.scheme` is the connection's, never the request line's. */
 const CONNECTION_SCHEME = 'http';
@@ -202,7 +253,34 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
         own(400, 'request_unreadable_by_guard', prepared.unreadable);
         return;
       }
-      const verdict = options.decide(prepared.traffic);
+      const limit = options.inspectedBody?.();
+      const hasBody = request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined;
+      if (limit === undefined || !hasBody) {
+        const decided = options.decide(prepared.traffic);
+        if (decided instanceof Promise) decided.then((verdict) => safely(() => act(verdict, undefined), fail), fail);
+        else act(decided, undefined);
+        return;
+      }
+      const ready = prepared;
+      bufferBody(request, limit, limits.bodyTimeoutMs).then(
+        (buffered) =>
+          safely(() => {
+            if (buffered === undefined) {
+              response.shouldKeepAlive = false;
+              own(408, 'request_body_timeout', `guard: the request body did not arrive within ${limits.bodyTimeoutMs / 1000} s`);
+              request.socket.destroySoon();
+              return;
+            }
+            const traffic: TrafficRequest = { ...ready.traffic, body: buffered.bytes.subarray(0, limit) };
+            Promise.resolve(options.decide(traffic)).then((verdict) => safely(() => act(verdict, buffered), fail), fail);
+          }, fail),
+        fail,
+      );
+    }, fail);
+
+    /** act does what the verdict says; `buffered` is the body's start the guard read to decide, if it did. */
+    function act(verdict: Verdict, buffered: BufferedBody | undefined): void {
+      if (!('traffic' in prepared)) return;
       if ('unreadable' in verdict) {
         request.resume();
         own(400, 'request_unreadable_by_guard', verdict.unreadable);
@@ -249,8 +327,8 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
         return;
       }
       const headers = upstreamHeaders(prepared.pairs, prepared.peer, decision.headersToAdd, false);
-      forward(request, response, prepared, headers, own, fail);
-    }, fail);
+      forward(request, response, prepared, headers, own, fail, buffered);
+    }
   });
 
   /** forward sends an allowed request upstream (once a slot is free) and streams the answer back. */
@@ -261,11 +339,13 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
     headers: string[],
     own: (status: number, details: string, line: string) => void,
     fail: (error: unknown) => void,
+    buffered?: BufferedBody,
   ): void => {
     let outgoing: ClientRequest | undefined;
     let ticket: Ticket | undefined;
     let answered = false;
     const hasBody = request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined;
+    const bodyEnded = buffered?.ended === true;
     const upstreamTimer = setTimeout(() => {
       ticket?.release();
       outgoing?.destroy();
@@ -273,16 +353,17 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
       own(504, 'backend_timeout', `guard: the upstream ${upstreamOrigin} did not answer within ${limits.upstreamTimeoutMs / 1000} s`);
     }, limits.upstreamTimeoutMs);
     // A body must arrive in full in time: a client trickling one cannot hold its place for ever.
-    const bodyTimer = hasBody
-      ? setTimeout(() => {
-          clearTimeout(upstreamTimer);
-          ticket?.release();
-          outgoing?.destroy();
-          response.shouldKeepAlive = false;
-          own(408, 'request_body_timeout', `guard: the request body did not arrive within ${limits.bodyTimeoutMs / 1000} s`);
-          request.socket.destroySoon();
-        }, limits.bodyTimeoutMs)
-      : undefined;
+    const bodyTimer =
+      hasBody && !bodyEnded
+        ? setTimeout(() => {
+            clearTimeout(upstreamTimer);
+            ticket?.release();
+            outgoing?.destroy();
+            response.shouldKeepAlive = false;
+            own(408, 'request_body_timeout', `guard: the request body did not arrive within ${limits.bodyTimeoutMs / 1000} s`);
+            request.socket.destroySoon();
+          }, limits.bodyTimeoutMs)
+        : undefined;
     if (bodyTimer !== undefined) request.once('end', () => clearTimeout(bodyTimer));
     const settle = (): void => {
       clearTimeout(upstreamTimer);
@@ -339,6 +420,13 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
         if (!hasBody) {
           request.resume();
           sent.end();
+        } else if (buffered !== undefined) {
+          // What was read to decide goes first, then the rest as it comes.
+          if (bodyEnded) sent.end(buffered.bytes);
+          else {
+            sent.write(buffered.bytes);
+            request.pipe(sent);
+          }
         } else request.pipe(sent);
       }, fail);
     ticket = slots.acquire(start);
@@ -373,138 +461,142 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
       rawAnswer(socket, status, { 'content-type': 'text/plain; charset=utf-8' }, `${line}\n`);
       upgradeReport(status, details, decision);
     };
-    safely(
-      () => {
-        prepared = prepare(request);
-        if ('unreadable' in prepared) {
-          ownRaw(400, 'request_unreadable_by_guard', prepared.unreadable);
-          return;
-        }
-        const verdict = options.decide(prepared.traffic);
-        if ('unreadable' in verdict) {
-          ownRaw(400, 'request_unreadable_by_guard', verdict.unreadable);
-          return;
-        }
-        if ('unavailable' in verdict) {
-          ownRaw(502, 'no_security_policy', verdict.unavailable);
-          return;
-        }
-        const { decision } = verdict;
-        const answer = decision.response;
-        if (answer.kind !== 'forward') {
-          // A denied upgrade is blocked; nothing of the connection reaches the upstream.
-          if (answer.kind === 'deny') rawAnswer(socket, answer.status, { 'content-type': DENY_PAGE_CONTENT_TYPE }, denyPage(answer.status));
-          else if (answer.location !== undefined) rawAnswer(socket, 302, { location: answer.location }, '');
-          else rawAnswer(socket, 403, { 'content-type': 'text/plain; charset=utf-8' }, 'guard: reCAPTCHA assessment cannot run locally\n');
-          upgradeReport(
-            answer.kind === 'deny' ? answer.status : answer.location !== undefined ? 302 : 403,
-            decision.statusDetails ?? 'denied_by_security_policy',
-            decision,
-          );
-          return;
-        }
-        if (verdict.unenforceable !== undefined) {
-          ownRaw(502, 'rule_unenforceable_by_guard', verdict.unenforceable, decision);
-          return;
-        }
-        const cannotWrite = unwritableAdded(decision.headersToAdd);
-        if (cannotWrite !== undefined) {
-          ownRaw(502, 'rule_unenforceable_by_guard', `guard: the request cannot be forwarded with the policy's headers (${cannotWrite})`, decision);
-          return;
-        }
-        const headers = upstreamHeaders(prepared.pairs, prepared.peer, decision.headersToAdd, true);
-        const outgoing = httpRequest({ host: upstreamHost, port: upstreamPort, method: request.method, path: prepared.forward, headers });
-        const timer = setTimeout(() => {
-          outgoing.destroy();
-          ownRaw(504, 'backend_timeout', `guard: the upstream ${upstreamOrigin} did not answer within ${limits.upstreamTimeoutMs / 1000} s`, decision);
-        }, limits.upstreamTimeoutMs);
-        socket.once('close', () => {
-          clearTimeout(timer);
-          outgoing.destroy();
-        });
-        outgoing.on('upgrade', (upstream, upstreamSocket, upstreamHead) =>
-          safely(
-            () => {
-              clearTimeout(timer);
-              const raw = upstream.rawHeaders;
-              const problem = unwritable(raw);
-              if (problem !== undefined) {
-                upstreamSocket.destroy();
-                ownRaw(
-                  502,
-                  'backend_response_unrelayable_by_guard',
-                  `guard: the upstream ${upstreamOrigin} answered what cannot be relayed (${problem})`,
-                  decision,
-                );
-                return;
-              }
-              const lines = [`HTTP/1.1 101 Switching Protocols`];
-              for (let i = 0; i + 1 < raw.length; i += 2) lines.push(`${raw[i]}: ${raw[i + 1]}`);
-              socket.write(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
-              if (upstreamHead.length > 0) socket.write(upstreamHead);
-              if (head.length > 0) upstreamSocket.write(head);
-              // Either side closing ends the other: no half of a tunnel outlives its peer.
-              upstreamSocket.on('error', () => socket.destroy());
-              socket.on('error', () => upstreamSocket.destroy());
-              upstreamSocket.once('close', () => socket.destroy());
-              socket.once('close', () => upstreamSocket.destroy());
-              upstreamSocket.pipe(socket);
-              socket.pipe(upstreamSocket);
-              upgradeReport(101, 'response_sent_by_backend', decision);
-            },
-            () => {
+    const fail = (error: unknown): void => ownRaw(502, 'guard_internal_error', `guard: the request could not be handled (${errorText(error)})`);
+    safely(() => {
+      prepared = prepare(request);
+      if ('unreadable' in prepared) {
+        ownRaw(400, 'request_unreadable_by_guard', prepared.unreadable);
+        return;
+      }
+      const decided = options.decide(prepared.traffic);
+      if (decided instanceof Promise) decided.then((verdict) => safely(() => upgradeOn(verdict), fail), fail);
+      else upgradeOn(decided);
+    }, fail);
+    /** upgradeOn does what the verdict says of an upgrade request. */
+    function upgradeOn(verdict: Verdict): void {
+      if (!('traffic' in prepared)) return;
+      if ('unreadable' in verdict) {
+        ownRaw(400, 'request_unreadable_by_guard', verdict.unreadable);
+        return;
+      }
+      if ('unavailable' in verdict) {
+        ownRaw(502, 'no_security_policy', verdict.unavailable);
+        return;
+      }
+      const { decision } = verdict;
+      const answer = decision.response;
+      if (answer.kind !== 'forward') {
+        // A denied upgrade is blocked; nothing of the connection reaches the upstream.
+        if (answer.kind === 'deny') rawAnswer(socket, answer.status, { 'content-type': DENY_PAGE_CONTENT_TYPE }, denyPage(answer.status));
+        else if (answer.location !== undefined) rawAnswer(socket, 302, { location: answer.location }, '');
+        else rawAnswer(socket, 403, { 'content-type': 'text/plain; charset=utf-8' }, 'guard: reCAPTCHA assessment cannot run locally\n');
+        upgradeReport(
+          answer.kind === 'deny' ? answer.status : answer.location !== undefined ? 302 : 403,
+          decision.statusDetails ?? 'denied_by_security_policy',
+          decision,
+        );
+        return;
+      }
+      if (verdict.unenforceable !== undefined) {
+        ownRaw(502, 'rule_unenforceable_by_guard', verdict.unenforceable, decision);
+        return;
+      }
+      const cannotWrite = unwritableAdded(decision.headersToAdd);
+      if (cannotWrite !== undefined) {
+        ownRaw(502, 'rule_unenforceable_by_guard', `guard: the request cannot be forwarded with the policy's headers (${cannotWrite})`, decision);
+        return;
+      }
+      const headers = upstreamHeaders(prepared.pairs, prepared.peer, decision.headersToAdd, true);
+      const outgoing = httpRequest({ host: upstreamHost, port: upstreamPort, method: request.method, path: prepared.forward, headers });
+      const timer = setTimeout(() => {
+        outgoing.destroy();
+        ownRaw(504, 'backend_timeout', `guard: the upstream ${upstreamOrigin} did not answer within ${limits.upstreamTimeoutMs / 1000} s`, decision);
+      }, limits.upstreamTimeoutMs);
+      socket.once('close', () => {
+        clearTimeout(timer);
+        outgoing.destroy();
+      });
+      outgoing.on('upgrade', (upstream, upstreamSocket, upstreamHead) =>
+        safely(
+          () => {
+            clearTimeout(timer);
+            const raw = upstream.rawHeaders;
+            const problem = unwritable(raw);
+            if (problem !== undefined) {
               upstreamSocket.destroy();
-              socket.destroy();
-            },
-          ),
-        );
-        outgoing.on('response', (upstream) =>
-          safely(
-            () => {
-              clearTimeout(timer);
-              // The upstream declined the upgrade: its answer goes back as it is, and the connection ends.
-              const status = upstream.statusCode ?? 0;
-              const raw = downstreamHeaders(upstream.rawHeaders);
-              const problem = status < 200 || status > 599 ? `status ${String(status).padStart(3, '0')}` : unwritable(raw);
-              if (problem !== undefined) {
-                upstream.resume();
-                outgoing.destroy();
-                ownRaw(
-                  502,
-                  'backend_response_unrelayable_by_guard',
-                  `guard: the upstream ${upstreamOrigin} answered what cannot be relayed (${problem})`,
-                  decision,
-                );
-                return;
-              }
-              const message = upstream.statusMessage ?? '';
-              const lines = [`HTTP/1.1 ${status} ${unwritable(['x', message]) === undefined ? message : (REASONS[status] ?? '')}`];
-              for (let i = 0; i + 1 < raw.length; i += 2) lines.push(`${raw[i]}: ${raw[i + 1]}`);
-              lines.push('connection: close');
-              socket.write(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
-              upstream.pipe(socket);
-              upgradeReport(status, 'response_sent_by_backend', decision);
-            },
-            () => socket.destroy(),
-          ),
-        );
-        outgoing.on('error', (error: NodeJS.ErrnoException) =>
-          safely(
-            () => {
-              clearTimeout(timer);
-              if (!socket.writable) return;
-              const code = error.code ?? error.message;
-              if (code.startsWith('HPE_'))
-                ownRaw(502, 'backend_response_unrelayable_by_guard', `guard: the upstream ${upstreamOrigin} answered what cannot be read (${code})`, decision);
-              else ownRaw(502, 'failed_to_connect_to_backend', `guard: the upstream ${upstreamOrigin} cannot be reached (${code})`, decision);
-            },
-            () => socket.destroy(),
-          ),
-        );
-        outgoing.end();
-      },
-      (error) => ownRaw(502, 'guard_internal_error', `guard: the request could not be handled (${errorText(error)})`),
-    );
+              ownRaw(
+                502,
+                'backend_response_unrelayable_by_guard',
+                `guard: the upstream ${upstreamOrigin} answered what cannot be relayed (${problem})`,
+                decision,
+              );
+              return;
+            }
+            const lines = [`HTTP/1.1 101 Switching Protocols`];
+            for (let i = 0; i + 1 < raw.length; i += 2) lines.push(`${raw[i]}: ${raw[i + 1]}`);
+            socket.write(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
+            if (upstreamHead.length > 0) socket.write(upstreamHead);
+            if (head.length > 0) upstreamSocket.write(head);
+            // Either side closing ends the other: no half of a tunnel outlives its peer.
+            upstreamSocket.on('error', () => socket.destroy());
+            socket.on('error', () => upstreamSocket.destroy());
+            upstreamSocket.once('close', () => socket.destroy());
+            socket.once('close', () => upstreamSocket.destroy());
+            upstreamSocket.pipe(socket);
+            socket.pipe(upstreamSocket);
+            upgradeReport(101, 'response_sent_by_backend', decision);
+          },
+          () => {
+            upstreamSocket.destroy();
+            socket.destroy();
+          },
+        ),
+      );
+      outgoing.on('response', (upstream) =>
+        safely(
+          () => {
+            clearTimeout(timer);
+            // The upstream declined the upgrade: its answer goes back as it is, and the connection ends.
+            const status = upstream.statusCode ?? 0;
+            const raw = downstreamHeaders(upstream.rawHeaders);
+            const problem = status < 200 || status > 599 ? `status ${String(status).padStart(3, '0')}` : unwritable(raw);
+            if (problem !== undefined) {
+              upstream.resume();
+              outgoing.destroy();
+              ownRaw(
+                502,
+                'backend_response_unrelayable_by_guard',
+                `guard: the upstream ${upstreamOrigin} answered what cannot be relayed (${problem})`,
+                decision,
+              );
+              return;
+            }
+            const message = upstream.statusMessage ?? '';
+            const lines = [`HTTP/1.1 ${status} ${unwritable(['x', message]) === undefined ? message : (REASONS[status] ?? '')}`];
+            for (let i = 0; i + 1 < raw.length; i += 2) lines.push(`${raw[i]}: ${raw[i + 1]}`);
+            lines.push('connection: close');
+            socket.write(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
+            upstream.pipe(socket);
+            upgradeReport(status, 'response_sent_by_backend', decision);
+          },
+          () => socket.destroy(),
+        ),
+      );
+      outgoing.on('error', (error: NodeJS.ErrnoException) =>
+        safely(
+          () => {
+            clearTimeout(timer);
+            if (!socket.writable) return;
+            const code = error.code ?? error.message;
+            if (code.startsWith('HPE_'))
+              ownRaw(502, 'backend_response_unrelayable_by_guard', `guard: the upstream ${upstreamOrigin} answered what cannot be read (${code})`, decision);
+            else ownRaw(502, 'failed_to_connect_to_backend', `guard: the upstream ${upstreamOrigin} cannot be reached (${code})`, decision);
+          },
+          () => socket.destroy(),
+        ),
+      );
+      outgoing.end();
+    }
   });
 
   // CONNECT asks for a tunnel to any host: a reverse proxy in front of one upstream never opens one.

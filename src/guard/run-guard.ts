@@ -9,7 +9,7 @@
 import type { Server } from 'node:http';
 import type { Clock } from '../lib/clock.ts';
 import { compileEnforceable, decideOn, type EnforceablePolicy } from './enforceable-policy.ts';
-import { RateLimitState, type TrafficRequest } from './engine.ts';
+import { RateLimitState, type TrafficRequest, WafEngine } from './engine.ts';
 import { errorText } from './guard-answers.ts';
 import { DEFAULT_LIMITS, type GuardLimits, startGuard, type Verdict } from './guard-server.ts';
 import { JournalSink } from './journal-sink.ts';
@@ -161,11 +161,29 @@ export async function startGuardProcess(config: GuardConfig, output: GuardOutput
     clearTimeout(timer);
   }
 
-  const decide = (traffic: TrafficRequest): Verdict => {
+  // The WAF engine's threads start with the first request a policy's WAF calls need inspected.
+  let waf: WafEngine | undefined;
+  const wafFailures = new Set<string>();
+  const decide = (traffic: TrafficRequest): Verdict | Promise<Verdict> => {
     const now = state;
     if (now === undefined) return { unavailable: `guard: no policy read from fogbank yet` };
     if ('missing' in now) return { unavailable: now.missing };
-    return decideOn(now, traffic);
+    const plan = now.compiled.wafPlan;
+    if (plan === undefined) return decideOn(now, traffic);
+    waf ??= new WafEngine();
+    return waf.inspect(plan, traffic).then((findings) => {
+      // Each kind of engine failure once on stderr: the decision's explanation names it on every request.
+      const kind = findings.failure?.replace(/\d+/g, 'N');
+      if (kind !== undefined && !wafFailures.has(kind)) {
+        wafFailures.add(kind);
+        output.stderr(`guard: ${findings.failure}; WAF calls decide as --waf-unknown says (${config.wafUnknown})\n`);
+      }
+      return decideOn(now, traffic, findings);
+    });
+  };
+  const inspectedBody = (): number | undefined => {
+    const now = state;
+    return now === undefined || 'missing' in now ? undefined : now.compiled.wafPlan?.inspectionLimit;
   };
   const report = (exchange: Exchange): void => {
     const payloadJson = JSON.stringify(jsonPayloadOf(exchange));
@@ -195,6 +213,7 @@ export async function startGuardProcess(config: GuardConfig, output: GuardOutput
         trustedProxies: config.trustedProxies,
         limits: config.limits ?? DEFAULT_LIMITS,
         decide,
+        inspectedBody,
         report,
         failed: (error) => output.stderr(`guard: a request failed inside the guard and was answered 502: ${errorText(error)}\n`),
       },
@@ -222,6 +241,7 @@ export async function startGuardProcess(config: GuardConfig, output: GuardOutput
       });
       if (pending !== '') flushOut();
       await journal.close();
+      await waf?.close();
     },
   };
 }

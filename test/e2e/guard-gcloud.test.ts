@@ -205,7 +205,7 @@ describe('fogbank guard enforcing gcloud-made policies', { skip: skipUnless('gcl
     assert.equal(await refused.exited, 2);
     assert.equal(
       refused.stderr(),
-      'fogbank: "requests[0]" has unknown member "port": a request takes method, url, headers, sourceIp, regionCode, asn, tlsJa3Fingerprint, tlsJa4Fingerprint, sni.\n',
+      'fogbank: "requests[0]" has unknown member "port": a request takes method, url, headers, sourceIp, regionCode, asn, tlsJa3Fingerprint, tlsJa4Fingerprint, sni, body, bodyBase64.\n',
     );
   });
 

@@ -10,7 +10,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ManualClock } from '../../lib/clock.ts';
 import { compileEnforceable, decideOn } from '../enforceable-policy.ts';
-import { RateLimitState, type TrafficRequest } from '../engine.ts';
+import { RateLimitState, type TrafficRequest, WafEngine } from '../engine.ts';
 import { type GuardLimits, startGuard, type Verdict } from '../guard-server.ts';
 import type { Exchange } from '../log-record.ts';
 
@@ -20,6 +20,8 @@ export interface Arrival {
   readonly url: string;
   readonly headers: IncomingHttpHeaders;
   readonly rawHeaders: readonly string[];
+  /** body collects the request body's chunks as they arrive. */
+  readonly body: Buffer[];
 }
 
 /** RecordingUpstream is a test upstream and what reached it. */
@@ -33,7 +35,8 @@ export interface RecordingUpstream {
 export async function startRecordingUpstream(): Promise<RecordingUpstream> {
   const arrivals: Arrival[] = [];
   const server = createServer((request, response) => {
-    arrivals.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, rawHeaders: request.rawHeaders });
+    const body: Buffer[] = [];
+    arrivals.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, rawHeaders: request.rawHeaders, body });
     const path = (request.url ?? '').split('?')[0];
     if (path === '/hang') return;
     if (path === '/stream') {
@@ -47,15 +50,15 @@ export async function startRecordingUpstream(): Promise<RecordingUpstream> {
       );
       return;
     }
-    request.resume();
+    request.on('data', (chunk: Buffer) => body.push(chunk));
     request.on('end', () => {
-      const body = JSON.stringify({ url: request.url });
-      response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-      response.end(body);
+      const answer = JSON.stringify({ url: request.url });
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer) });
+      response.end(answer);
     });
   });
   server.on('upgrade', (request, socket) => {
-    arrivals.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, rawHeaders: request.rawHeaders });
+    arrivals.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, rawHeaders: request.rawHeaders, body: [] });
     socket.end('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -79,7 +82,7 @@ export interface InlineGuardOptions {
   readonly policy: Readonly<Record<string, unknown>>;
   readonly upstream: URL;
   readonly limits?: GuardLimits;
-  readonly wrapDecide?: (decide: (request: TrafficRequest) => Verdict) => (request: TrafficRequest) => Verdict;
+  readonly wrapDecide?: (decide: (request: TrafficRequest) => Verdict | Promise<Verdict>) => (request: TrafficRequest) => Verdict | Promise<Verdict>;
   /** failed hears what threw inside the guard (besides being kept in `failures`). */
   readonly failed?: (error: unknown) => void;
 }
@@ -92,7 +95,13 @@ export async function startInlineGuard(options: InlineGuardOptions): Promise<Inl
     rateLimits: new RateLimitState(),
     explain: false,
   });
-  const decide = (request: TrafficRequest): Verdict => decideOn(enforceable, request);
+  // A policy calling preconfigured WAF sets is inspected by the engine first, as fogbank guard does.
+  const plan = enforceable.compiled.wafPlan;
+  const waf = plan === undefined ? undefined : new WafEngine();
+  const decide = (request: TrafficRequest): Verdict | Promise<Verdict> =>
+    plan === undefined || waf === undefined
+      ? decideOn(enforceable, request)
+      : waf.inspect(plan, request).then((findings) => decideOn(enforceable, request, findings));
   const exchanges: Exchange[] = [];
   const failures: unknown[] = [];
   const server = await startGuard(
@@ -101,6 +110,7 @@ export async function startInlineGuard(options: InlineGuardOptions): Promise<Inl
       trustedProxies: 0,
       ...(options.limits === undefined ? {} : { limits: options.limits }),
       decide: options.wrapDecide?.(decide) ?? decide,
+      inspectedBody: () => plan?.inspectionLimit,
       report: (exchange) => exchanges.push(exchange),
       failed: (error) => {
         failures.push(error);
@@ -110,7 +120,15 @@ export async function startInlineGuard(options: InlineGuardOptions): Promise<Inl
     '127.0.0.1',
     0,
   );
-  return { port: (server.address() as AddressInfo).port, exchanges, failures, close: () => closeServer(server) };
+  return {
+    port: (server.address() as AddressInfo).port,
+    exchanges,
+    failures,
+    close: async () => {
+      await closeServer(server);
+      await waf?.close();
+    },
+  };
 }
 
 function closeServer(server: Server): Promise<void> {

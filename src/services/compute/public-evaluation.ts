@@ -19,3 +19,7 @@ export {
   TrafficRequestError,
   type TrafficRequest,
 } from './security-policies/evaluation/index.ts';
+// The WAF engine (libmodsecurity3 with Debian's Core Rule Set, on worker threads) that answers preconfigured WAF calls.
+export { WafEngine, wafEngineProblem } from './security-policies/waf/waf-engine.ts';
+export type { WafFindings } from './security-policies/waf/findings.ts';
+export { MAX_INSPECTION_LIMIT } from './security-policies/waf/inspection-limit.ts';

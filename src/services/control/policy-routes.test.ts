@@ -136,7 +136,7 @@ describe('POST /_fogbank/securityPolicies:evaluate', () => {
       [
         { policy: POLICY, requests: [{ url: 'https://e/', sourceIp: '1.2.3.4', port: 1 }] },
         400,
-        '"requests[0]" has unknown member "port": a request takes method, url, headers, sourceIp, regionCode, asn, tlsJa3Fingerprint, tlsJa4Fingerprint, sni.',
+        '"requests[0]" has unknown member "port": a request takes method, url, headers, sourceIp, regionCode, asn, tlsJa3Fingerprint, tlsJa4Fingerprint, sni, body, bodyBase64.',
       ],
       [
         { policy: POLICY, requests: [{ url: 'https://e/', sourceIp: '1.2.3.4', regionCode: 'fr' }] },

@@ -128,6 +128,7 @@ export const PolicySchema = PMessage('SecurityPolicy', {
     jsonParsing: PEnum('SecurityPolicyAdvancedOptionsConfig.JsonParsing', ['DISABLED', 'STANDARD', 'STANDARD_WITH_GRAPHQL']),
     jsonCustomConfig: PMessage('SecurityPolicyAdvancedOptionsConfigJsonCustomConfig', { contentTypes: PRepeated(PString()) }),
     logLevel: PEnum('SecurityPolicyAdvancedOptionsConfig.LogLevel', ['NORMAL', 'VERBOSE']),
+    requestBodyInspectionSize: PString(),
     userIpRequestHeaders: PRepeated(PString()),
   }),
   ddosProtectionConfig: PMessage('SecurityPolicyDdosProtectionConfig', {

@@ -15,6 +15,7 @@ import { ComputeError } from '../shared/errors.ts';
 import type { Links } from '../shared/links.ts';
 import { compilePolicy, type CompiledPolicy, PolicyNotEvaluableError, RateLimitState, TrafficRequestError } from './evaluation/index.ts';
 import { policyKey, renderPolicy, SECURITY_POLICIES_KIND, storedPolicy, type StoredPolicy } from './policy.ts';
+import { WafEngine } from './waf/waf-engine.ts';
 import { badInput, parsePolicyName, type PolicyName, readWhatIfBody } from './what-if-body.ts';
 
 /** LINKS are the links a policy read for evaluation carries: the real service's, as no request gives an address. */
@@ -44,6 +45,8 @@ function refusal(error: unknown, what: string): unknown {
 /** securityPolicyEvaluation is the PolicyEvaluation over the context's store and clock. */
 export function securityPolicyEvaluation(context: ServiceContext): PolicyEvaluation {
   const counted = new BoundedMap<string, Counted>(MAX_POLICIES);
+  // The WAF engine's threads start with the first request a policy's WAF calls need inspected.
+  let engine: WafEngine | undefined;
 
   const load = async (name: PolicyName): Promise<StoredPolicy | undefined> => {
     const record = await context.store.get<StoredPolicy>(SECURITY_POLICIES_KIND, policyKey(name.project, name.scope, name.name));
@@ -82,9 +85,17 @@ export function securityPolicyEvaluation(context: ServiceContext): PolicyEvaluat
         if (policy === undefined) throw new PolicyEvaluationError(404, `The security policy '${path}' was not found.`);
         compiled = compiledNamed(path, policy, input.wafUnknown);
       }
+      // Inspections run side by side on the engine's threads; decisions then go in order (rate limits count in order).
+      const plan = compiled.wafPlan;
+      let findings: Awaited<ReturnType<WafEngine['inspect']>>[] | undefined;
+      if (plan !== undefined) {
+        engine ??= new WafEngine();
+        const inspector = engine;
+        findings = await Promise.all(input.requests.map((request) => inspector.inspect(plan, request)));
+      }
       const results = input.requests.map((request, i) => {
         try {
-          return compiled.evaluate(request);
+          return compiled.evaluate(request, findings?.[i]);
         } catch (error) {
           if (error instanceof TrafficRequestError) throw badInput(`"requests[${i}]": ${error.message}`);
           throw error;

@@ -1,3 +1,4 @@
+import { INSPECTION_SIZES } from './waf/inspection-limit.ts';
 import type { Reading } from '../../../core/identifiers.ts';
 import { SECURITY_POLICY_TYPES } from '../identifiers.ts';
 import { decodeResource } from '../shared/decode-resource.ts';
@@ -183,6 +184,15 @@ function decodePolicy(body: unknown): SecurityPolicyBody {
 function settingsOf(body: SecurityPolicyBody): Record<string, unknown> {
   const settings: Record<string, unknown> = {};
   for (const name of SETTINGS) if (body[name] !== undefined) settings[name] = body[name];
+  const size = body.advancedOptionsConfig?.requestBodyInspectionSize;
+  // "Values supported are "8KB", "16KB, "32KB", "48KB" and "64KB". Values are case insensitive." (API doc; the refusal's reason is unverified).
+  if (size !== undefined && !INSPECTION_SIZES.has(size.toUpperCase())) {
+    throw invalidFieldValue(
+      'resource.advancedOptionsConfig.requestBodyInspectionSize',
+      size,
+      `Supported values are ${[...INSPECTION_SIZES.keys()].map((value) => `"${value}"`).join(', ')}.`,
+    );
+  }
   return settings;
 }
 

@@ -28,7 +28,7 @@ export interface WhatIfBody {
 }
 
 const BODY_FIELDS = ['policy', 'requests', 'wafUnknown'];
-const REQUEST_FIELDS = ['method', 'url', 'headers', 'sourceIp', 'regionCode', 'asn', 'tlsJa3Fingerprint', 'tlsJa4Fingerprint', 'sni'];
+const REQUEST_FIELDS = ['method', 'url', 'headers', 'sourceIp', 'regionCode', 'asn', 'tlsJa3Fingerprint', 'tlsJa4Fingerprint', 'sni', 'body', 'bodyBase64'];
 const POLICY_NAME = /^projects\/([a-z][-a-z0-9.:]{0,62})\/(?:global|regions\/([a-z][-a-z0-9]{0,62}))\/securityPolicies\/([a-z](?:[-a-z0-9]{0,61}[a-z0-9])?)$/;
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
 
@@ -107,6 +107,19 @@ export function readTrafficRequest(value: unknown, at: string): TrafficRequest {
     if (typeof text !== 'string' || text.length > 256 || !/^[\x21-\x7e]*$/.test(text))
       throw badInput(`"${at}.${field}" must be printable text of at most 256 characters.`);
     request[field] = text;
+  }
+  // The body only preconfigured WAF calls read: text (sent as its UTF-8) or bytes in base64.
+  const text = value['body'];
+  const base64 = value['bodyBase64'];
+  if (text !== undefined && base64 !== undefined) throw badInput(`"${at}" gives both body and bodyBase64: a request has one body.`);
+  if (text !== undefined) {
+    if (typeof text !== 'string') throw badInput(`"${at}.body" must be a string (the body as text; bodyBase64 for bytes).`);
+    request.body = Buffer.from(text, 'utf8');
+  }
+  if (base64 !== undefined) {
+    if (typeof base64 !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(base64) || base64.length % 4 === 1)
+      throw badInput(`"${at}.bodyBase64" must be the body's bytes in base64.`);
+    request.body = Buffer.from(base64, 'base64');
   }
   return request;
 }

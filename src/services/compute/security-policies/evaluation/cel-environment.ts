@@ -4,7 +4,7 @@ import { RE2JS } from 're2js';
 import { ATTRIBUTES, FUNCTIONS, type CelType, type Overload } from '../rules-language.ts';
 import { inRange, parseIp, parseIpRange } from './ip-match.ts';
 import { base64Decode, lowerAscii, upperAscii, urlDecode, urlDecodeUni, utf8ToUnicode } from './string-functions.ts';
-import { noteOnTrace, UNEVALUATED_FUNCTIONS, unevaluatedCall } from './unevaluated-calls.ts';
+import { noteOnTrace, UNEVALUATED_FUNCTIONS, unevaluatedCall, WAF_CALL, wafCallResult } from './unevaluated-calls.ts';
 
 /**
  * The run-time environment of the rules language for `@bufbuild/cel`: the attributes and the
@@ -135,6 +135,7 @@ function functions(): CelFunc[] {
     if (impl === undefined) continue;
     for (const overload of overloads) funcs.push(binding(name, overload, impl));
   }
+  funcs.push(celFunc(WAF_CALL, [CelScalar.STRING], CelScalar.BOOL, (key) => wafCallResult(String(key))));
   funcs.push(celFunc(HAS_KEY, [mapType(CelScalar.STRING, CelScalar.DYN), CelScalar.STRING], CelScalar.BOOL, (map, key) => isCelMap(map) && map.has(key)));
   return funcs;
 }

@@ -3,7 +3,8 @@ import { BoundedMap } from '../../../../lib/bounded-map.ts';
 import { parseExpression, type Expr } from '../check-expression.ts';
 import { armorEnvironment, HAS_KEY } from './cel-environment.ts';
 import { fastExpression, type FastExpression } from './fast-expression.ts';
-import { NOTED_FUNCTIONS, UNEVALUATED_FUNCTIONS, withTrace, WAF_FUNCTIONS, type EvaluationTrace } from './unevaluated-calls.ts';
+import { NOTED_FUNCTIONS, UNEVALUATED_FUNCTIONS, WAF_CALL, withTrace, WAF_FUNCTIONS, type EvaluationTrace } from './unevaluated-calls.ts';
+import { readWafCall, type WafCall } from '../waf/waf-call.ts';
 
 /**
  * A rule's `match.expr.expression` compiled once for the `@bufbuild/cel` runtime: parsed, with
@@ -31,6 +32,8 @@ export interface CompiledExpression {
   terms(): readonly Term[];
   /** wafSets are the preconfigured sets the expression names (`sqli-v33-stable`), for preconfiguredExprIds. */
   readonly wafSets: readonly string[];
+  /** wafCalls are its WAF calls with a literal set, compiled to `@armor_waf` and answered from the engine's findings. */
+  readonly wafCalls: readonly WafCall[];
   /** traced: the expression calls a function that cannot be evaluated locally or may add a note, so evaluation needs a trace. */
   readonly traced: boolean;
   /** fast is the expression as a plain closure over the request view when its shape allows (fast-expression.ts); undefined otherwise. */
@@ -56,7 +59,9 @@ export function compileExpression(text: string): CompiledExpression {
   const { operator, operands } = topLevelTerms(parsed.expr);
   // Term texts are taken before the rewrite, so they read as the user wrote them.
   const termTexts = operands.map((operand) => unparse(operand));
-  const root = rewriteHas(parsed.expr);
+  const wafSets = wafSetsOf(parsed.expr);
+  const wafCalls: WafCall[] = [];
+  const root = rewriteWaf(rewriteHas(parsed.expr), wafCalls);
   compilations++;
   const traced = callsAny(root, [...UNEVALUATED_FUNCTIONS, ...NOTED_FUNCTIONS]);
   let terms: readonly Term[] | undefined;
@@ -68,7 +73,8 @@ export function compileExpression(text: string): CompiledExpression {
       terms ??= operands.map((operand, i) => ({ text: termTexts[i] ?? '', evaluate: planned(operand) }));
       return terms;
     },
-    wafSets: wafSetsOf(root),
+    wafSets,
+    wafCalls,
     traced,
     fast: traced ? undefined : fastExpression(root),
   };
@@ -141,6 +147,39 @@ function rewriteHas(expr: Expr): Expr {
         if (entry.keyKind.case === 'mapKey') rewriteHas(entry.keyKind.value);
         if (entry.value !== undefined) rewriteHas(entry.value);
       }
+      return expr;
+    default:
+      return expr;
+  }
+}
+
+/**
+ * rewriteWaf turns every WAF call with a string-literal set into `@armor_waf('<the call as JSON>')`,
+ * in place, collecting the calls: their options are literals (the API checks), read once here.
+ */
+function rewriteWaf(expr: Expr, calls: WafCall[]): Expr {
+  const kind = expr.exprKind;
+  switch (kind.case) {
+    case 'callExpr': {
+      const call = kind.value;
+      const read = WAF_FUNCTIONS.includes(call.function) && call.target === undefined ? readWafCall(call.function, call.args) : undefined;
+      const first = call.args[0];
+      if (read !== undefined && first?.exprKind.case === 'constExpr' && first.exprKind.value.constantKind.case === 'stringValue') {
+        calls.push(read);
+        first.exprKind.value.constantKind.value = JSON.stringify(read);
+        call.function = WAF_CALL;
+        call.args = [first];
+        return expr;
+      }
+      if (call.target !== undefined) rewriteWaf(call.target, calls);
+      for (const a of call.args) rewriteWaf(a, calls);
+      return expr;
+    }
+    case 'selectExpr':
+      if (kind.value.operand !== undefined) rewriteWaf(kind.value.operand, calls);
+      return expr;
+    case 'listExpr':
+      for (const element of kind.value.elements) rewriteWaf(element, calls);
       return expr;
     default:
       return expr;

@@ -8,16 +8,22 @@ import type { Decision, RuleExplanation, SecurityPolicyRequestData } from './dec
 import { matchRule, type RuleMatch } from './match-rule.ts';
 import { applyRateLimit } from './apply-rate-limit.ts';
 import { recordOf, type RuleVerdict } from './rule-verdict.ts';
+import type { Effect } from './rule-action.ts';
 import type { RateLimitState } from './rate-limit-state.ts';
 import { viewRequest, type RequestView } from './request-view.ts';
 import type { TrafficRequest } from './traffic-request.ts';
 import type { WafUnknown } from './unevaluated-calls.ts';
+import { resolverFor, type WafFindings } from '../waf/findings.ts';
+import { wafPlanOf, type WafPlan } from '../waf/policy-plan.ts';
+import { blockEffect } from './rule-action.ts';
 
 /**
  * compilePolicy and the evaluation loop: rules in ascending priority, the first matching
  * non-preview rule decides and no rule below it is evaluated; a matching preview rule is
  * reported (the first one only, as `previewSecurityPolicy`) and evaluation goes on
- * (docs: security-policy-overview). Only the header phase is modelled: requests have no body.
+ * (docs: security-policy-overview). Preconfigured WAF calls are answered from the WAF engine's
+ * findings when the caller has them (`waf`, from WafEngine.inspect over `wafPlan`); with a body, the
+ * body phase follows (bodyPhase below).
  */
 
 /** EvaluatorOptions are what evaluation needs besides the policy. */
@@ -46,8 +52,13 @@ export interface CompiledPolicy {
   readonly type: PolicyType;
   /** rules are the compiled rules in evaluation order. */
   readonly rules: readonly CompiledRule[];
-  /** evaluate decides one request (counting it against rate limits); throws TrafficRequestError on a request it cannot read. */
-  evaluate(request: TrafficRequest): Decision;
+  /** wafPlan is what the policy asks of the WAF engine; undefined when no rule calls a set the engine evaluates. */
+  readonly wafPlan: WafPlan | undefined;
+  /**
+   * evaluate decides one request (counting it against rate limits); throws TrafficRequestError on a
+   * request it cannot read. Without `waf` findings, WAF calls decide as `wafUnknown` says.
+   */
+  evaluate(request: TrafficRequest, waf?: WafFindings): Decision;
 }
 
 // The API's verdicts on expressions, kept across compilations: a live policy is recompiled on every change.
@@ -69,7 +80,15 @@ export function compilePolicy(policy: unknown, options: EvaluatorOptions): Compi
   if (stored.type === 'CLOUD_ARMOR_NETWORK') {
     throw new PolicyNotEvaluableError(`Security policy ${stored.name} is of type CLOUD_ARMOR_NETWORK: it matches packets, not HTTP requests.`);
   }
-  const rules = [...stored.rules].sort((a, b) => a.priority - b.priority).map(compileRule);
+  const sorted = [...stored.rules].sort((a, b) => a.priority - b.priority);
+  const rules = sorted.map(compileRule);
+  const wafPlan = wafPlanOf(
+    sorted.map((rule, i) => {
+      const matcher = rules[i]?.matcher;
+      return { stored: rule, calls: matcher?.kind === 'expr' ? matcher.expression.wafCalls : [] };
+    }),
+    stored.settings['advancedOptionsConfig'],
+  );
   const userIpHeaders = readUserIpHeaders(stored.settings['advancedOptionsConfig']);
   const name = stored.name;
   const identity = identityOf(policy, name);
@@ -79,13 +98,16 @@ export function compilePolicy(policy: unknown, options: EvaluatorOptions): Compi
     name,
     type: stored.type,
     rules,
-    evaluate(request) {
+    wafPlan,
+    evaluate(request, waf) {
       const view = viewRequest(request, userIpHeaders);
       const now = options.clock.now();
       const explanation: RuleExplanation[] = [];
       let preview: RuleVerdict | undefined;
+      const resolver = (rule: CompiledRule) =>
+        waf === undefined || wafPlan === undefined ? undefined : resolverFor(waf.header, wafPlan.ruleKeys.get(rule.priority), waf.failure);
       for (const rule of rules) {
-        const match: RuleMatch = matchRule(rule, view, options.wafUnknown, explain, fast);
+        const match: RuleMatch = matchRule(rule, view, options.wafUnknown, explain, fast, resolver(rule));
         if (!match.matched) {
           explanation.push(match.explanation);
           continue;
@@ -99,7 +121,40 @@ export function compilePolicy(policy: unknown, options: EvaluatorOptions): Compi
           preview ??= verdict;
           continue;
         }
+        if (waf?.body !== undefined && wafPlan !== undefined && verdict.effect.response.kind === 'forward') {
+          const body = bodyPhase(rule.priority, view, waf.body, waf.failure);
+          if (body !== undefined) return decide(name, view, body.verdict, preview ?? body.preview, [...explanation, ...body.explanation]);
+        }
         return decide(name, view, verdict, preview, explanation);
+      }
+      /**
+       * bodyPhase: the header pass let the request through (rule `decidedAt` forwards it); the rules
+       * above that rule which call preconfigured sets are evaluated again with the body inspected,
+       * and the first non-preview one that matches with a deny or redirect blocks the body: a deny
+       * with its status, a redirect as 403 (docs: security-policy-overview), `statusDetails`
+       * body_denied_by_security_policy. Rate-limited rules count in the header pass only.
+       */
+      function bodyPhase(decidedAt: number, view: RequestView, phase: NonNullable<WafFindings['body']>, failure: string | undefined) {
+        const plan = wafPlan as WafPlan;
+        const seen: RuleExplanation[] = [];
+        let bodyPreview: RuleVerdict | undefined;
+        for (const rule of rules) {
+          if (rule.priority >= decidedAt) break;
+          const key = plan.ruleKeys.get(rule.priority);
+          if (key === undefined || rule.rateLimit !== undefined) continue;
+          const match = matchRule(rule, view, options.wafUnknown, explain, fast, resolverFor(phase, key, failure));
+          const blocked = match.matched ? bodyEffect(rule) : undefined;
+          if (blocked === undefined) continue;
+          const phased = { ...match.explanation, detail: `body phase: ${match.explanation.detail}` };
+          seen.push(phased);
+          const verdict: RuleVerdict = { rule, match: { ...match, explanation: phased }, effect: blocked };
+          if (rule.preview) {
+            bodyPreview ??= verdict;
+            continue;
+          }
+          return { verdict, preview: bodyPreview, explanation: seen };
+        }
+        return undefined;
       }
       // Unreachable for a validated policy (its default rule matches everything); allow, as the API's default rule would.
       const fallback = compileRule({ kind: 'compute#securityPolicyRule', description: '', preview: false, priority: MAX_PRIORITY, action: 'allow' });
@@ -119,6 +174,13 @@ export function compilePolicy(policy: unknown, options: EvaluatorOptions): Compi
       );
     },
   };
+}
+
+/** bodyEffect is what a rule matched in the body phase does: its deny, or 403 for a redirect; undefined for an allow. */
+function bodyEffect(rule: CompiledRule): Effect | undefined {
+  const effect =
+    rule.effect.response.kind === 'deny' ? rule.effect : rule.effect.response.kind === 'redirect' ? blockEffect('deny(403)', undefined) : undefined;
+  return effect === undefined ? undefined : { ...effect, statusDetails: 'body_denied_by_security_policy' };
 }
 
 function decide(name: string, view: RequestView, verdict: RuleVerdict, preview: RuleVerdict | undefined, explanation: RuleExplanation[]): Decision {

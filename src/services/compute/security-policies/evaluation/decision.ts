@@ -30,7 +30,7 @@ export interface SecurityPolicyRecord {
   readonly priority: number;
   readonly configuredAction: ConfiguredAction;
   readonly outcome: Outcome;
-  /** preconfiguredExprIds names the WAF sets a matching expression called (sets, not signatures: not evaluated locally). */
+  /** preconfiguredExprIds names the WAF signatures that matched (`owasp-crs-v030301-id942100-sqli`), and sets decided by wafUnknown=match. */
   readonly preconfiguredExprIds?: readonly string[];
   readonly rateLimitAction?: RateLimitAction;
 }

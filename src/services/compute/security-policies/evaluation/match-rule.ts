@@ -3,7 +3,7 @@ import type { CompiledRule } from './compile-rule.ts';
 import type { RuleExplanation } from './decision.ts';
 import { inRange } from './ip-match.ts';
 import type { RequestView } from './request-view.ts';
-import type { EvaluationTrace, WafUnknown } from './unevaluated-calls.ts';
+import type { EvaluationTrace, WafResolver, WafUnknown } from './unevaluated-calls.ts';
 import { WAF_FUNCTIONS } from './unevaluated-calls.ts';
 
 /**
@@ -17,7 +17,10 @@ import { WAF_FUNCTIONS } from './unevaluated-calls.ts';
 export interface RuleMatch {
   readonly matched: boolean;
   readonly explanation: RuleExplanation;
-  /** wafSets are the preconfigured sets whose unevaluated calls the evaluation reached. */
+  /**
+   * wafSets are the log's preconfiguredExprIds: the WAF signatures that matched (Cloud Armor's
+   * spelling) and, with wafUnknown=match, the names of sets whose calls could not be evaluated.
+   */
   readonly wafSets?: readonly string[];
 }
 
@@ -26,7 +29,7 @@ export interface RuleMatch {
  * address to an IP-range verdict; `fast` lets plain-JavaScript closures decide the expressions
  * they cover (fast-expression.ts; false runs the CEL runtime for every expression, for tests).
  */
-export function matchRule(rule: CompiledRule, view: RequestView, wafUnknown: WafUnknown, explain: boolean, fast = true): RuleMatch {
+export function matchRule(rule: CompiledRule, view: RequestView, wafUnknown: WafUnknown, explain: boolean, fast = true, waf?: WafResolver): RuleMatch {
   const matcher = rule.matcher;
   switch (matcher.kind) {
     case 'ips': {
@@ -46,7 +49,7 @@ export function matchRule(rule: CompiledRule, view: RequestView, wafUnknown: Waf
     case 'none':
       return rule.plain.unmatched;
     case 'expr':
-      return matchExpression(rule, matcher.expression, view, wafUnknown, explain, fast);
+      return matchExpression(rule, matcher.expression, view, wafUnknown, explain, fast, waf);
   }
 }
 
@@ -57,6 +60,7 @@ function matchExpression(
   wafUnknown: WafUnknown,
   explain: boolean,
   fast: boolean,
+  waf: WafResolver | undefined,
 ): RuleMatch {
   if (fast && expression.fast !== undefined && (!explain || expression.operator === undefined)) {
     // undefined is a run-time error: the CEL runtime below evaluates again and words it.
@@ -70,7 +74,7 @@ function matchExpression(
     if ('value' in result && (!explain || expression.operator === undefined)) return result.value ? rule.plain.matched : rule.plain.unmatched;
     return explained(rule, expression, bindings, result, { wafUnknown, unevaluated: [] }, explain);
   }
-  const trace: EvaluationTrace = { wafUnknown, unevaluated: [], notes: [] };
+  const trace: EvaluationTrace = { wafUnknown, unevaluated: [], notes: [], signatures: [], ...(waf === undefined ? {} : { waf }) };
   const result = evaluateTraced(expression.evaluate, bindings, trace);
   return explained(rule, expression, bindings, result, trace, explain);
 }
@@ -89,7 +93,12 @@ function explained(
   if ('error' in result) parts.push(`evaluation error, so the rule does not match: ${result.error}`);
   else parts.push(`expression is ${result.value}`);
   if (explain && expression.operator !== undefined) {
-    const shown = expression.terms().map((term) => `${term.text} → ${describe(evaluateTraced(term.evaluate, bindings, { wafUnknown, unevaluated: [] }))}`);
+    const shown = expression
+      .terms()
+      .map(
+        (term) =>
+          `${term.text} → ${describe(evaluateTraced(term.evaluate, bindings, { wafUnknown, unevaluated: [], ...(trace.waf === undefined ? {} : { waf: trace.waf }) }))}`,
+      );
     parts.push(shown.join(` ${expression.operator} `));
   }
   for (const note of new Set(trace.notes ?? [])) parts.push(note);
@@ -106,7 +115,8 @@ function explained(
     detail: parts.join('; '),
   };
   // The sets are named only when their calls answered true (wafUnknown=match): the log lists what matched.
-  const wafSets = wafUnknown === 'match' ? unevaluated.filter((call) => WAF_FUNCTIONS.includes(call.function)).map((call) => call.argument) : [];
+  const unevaluatedSets = wafUnknown === 'match' ? unevaluated.filter((call) => WAF_FUNCTIONS.includes(call.function)).map((call) => call.argument) : [];
+  const wafSets = matched ? [...(trace.signatures ?? []), ...unevaluatedSets] : [];
   return { matched, explanation, ...(wafSets.length > 0 ? { wafSets: [...new Set(wafSets)] } : {}) };
 }
 

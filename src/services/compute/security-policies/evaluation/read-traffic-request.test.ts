@@ -50,10 +50,19 @@ describe('readTrafficRequest', () => {
     fails({ url: 'https://e.com/', sourceIp: '1.2.3.4', regionCode: 'fra' }, 'requests[0].regionCode: must be a two-letter ISO 3166-1 alpha-2 code');
     fails(
       { url: 'https://e.com/', sourceIp: '1.2.3.4', ip: 'x' },
-      'requests[0].ip: unknown field (known: method, url, headers, sourceIp, regionCode, asn, tlsJa3Fingerprint, tlsJa4Fingerprint, sni, httpVersion, recaptcha)',
+      'requests[0].ip: unknown field (known: method, url, headers, sourceIp, regionCode, asn, tlsJa3Fingerprint, tlsJa4Fingerprint, sni, httpVersion, recaptcha, body, bodyBase64)',
     );
     fails({ url: 'https://e.com/', sourceIp: '1.2.3.4', recaptcha: { exemptionValid: 'yes' } }, 'requests[0].recaptcha.exemptionValid: must be a boolean');
     fails({ url: '/admin', sourceIp: '1.2.3.4' }, 'requests[0]: url must be an absolute http or https URL: "/admin"');
     fails({ url: 'https://e.com/', sourceIp: 'host' }, 'requests[0]: sourceIp is not an IPv4 or IPv6 address: "host"');
+    fails({ url: 'https://e.com/', sourceIp: '1.2.3.4', body: 'a', bodyBase64: 'YQ==' }, 'requests[0].bodyBase64: cannot be given with body');
+    fails({ url: 'https://e.com/', sourceIp: '1.2.3.4', bodyBase64: 'not base64!' }, 'requests[0].bodyBase64: is not base64');
+  });
+
+  it('reads a body as text (its UTF-8) or as base64 bytes', () => {
+    const text = readTrafficRequest({ url: 'https://e.com/', sourceIp: '1.2.3.4', body: 'q=é' }, 'requests[0]');
+    assert.deepEqual([...(text.body ?? [])], [...Buffer.from('q=é', 'utf8')]);
+    const bytes = readTrafficRequest({ url: 'https://e.com/', sourceIp: '1.2.3.4', bodyBase64: '/wA=' }, 'requests[0]');
+    assert.deepEqual([...(bytes.body ?? [])], [0xff, 0x00]);
   });
 });

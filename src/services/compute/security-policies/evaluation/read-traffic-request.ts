@@ -6,7 +6,8 @@ import { TrafficRequestError, viewRequest } from './request-view.ts';
  * `fogbank policy test --requests FILE.jsonl`) into a TrafficRequest, or throws
  * TrafficRequestError naming the first bad field (`requests[2].headers.x-a: must be a string`).
  * Header names are lower-cased; a header given as a list of strings is joined by ", ", as
- * Cloud Armor joins a repeated header. `method` defaults to GET.
+ * Cloud Armor joins a repeated header. `method` defaults to GET. `body` (text, sent as its UTF-8)
+ * or `bodyBase64` (bytes) is the request body, which only preconfigured WAF calls read.
  */
 export function readTrafficRequest(value: unknown, field = 'request'): TrafficRequest {
   const object = record(value, field);
@@ -22,6 +23,8 @@ export function readTrafficRequest(value: unknown, field = 'request'): TrafficRe
     'sni',
     'httpVersion',
     'recaptcha',
+    'body',
+    'bodyBase64',
   ]);
   for (const name of Object.keys(object)) if (!known.has(name)) fail(`${field}.${name}`, `unknown field (known: ${[...known].join(', ')})`);
   const method = optionalString(object['method'], `${field}.method`) ?? 'GET';
@@ -49,6 +52,11 @@ export function readTrafficRequest(value: unknown, field = 'request'): TrafficRe
   const regionCode = optionalString(object['regionCode'], `${field}.regionCode`);
   if (regionCode !== undefined && regionCode !== '' && !/^[A-Z]{2}$/.test(regionCode))
     fail(`${field}.regionCode`, 'must be a two-letter ISO 3166-1 alpha-2 code');
+  const text = optionalString(object['body'], `${field}.body`);
+  const base64 = optionalString(object['bodyBase64'], `${field}.bodyBase64`);
+  if (text !== undefined && base64 !== undefined) fail(`${field}.bodyBase64`, 'cannot be given with body');
+  if (base64 !== undefined && !/^[A-Za-z0-9+/]*={0,2}$/.test(base64)) fail(`${field}.bodyBase64`, 'is not base64');
+  const body = text !== undefined ? Buffer.from(text, 'utf8') : base64 !== undefined ? Buffer.from(base64, 'base64') : undefined;
   const request: TrafficRequest = {
     method,
     url,
@@ -58,6 +66,7 @@ export function readTrafficRequest(value: unknown, field = 'request'): TrafficRe
     ...(asn === undefined ? {} : { asn: asn as number }),
     ...optionalStrings(object, field, ['tlsJa3Fingerprint', 'tlsJa4Fingerprint', 'sni', 'httpVersion']),
     ...(object['recaptcha'] === undefined ? {} : { recaptcha: readRecaptcha(object['recaptcha'], `${field}.recaptcha`) }),
+    ...(body === undefined ? {} : { body }),
   };
   // The URL and address checks of evaluation itself, reported against this field.
   try {

@@ -1,7 +1,7 @@
 /**
  * TrafficRequest is one HTTP request as a Cloud Armor policy sees it at the load balancer: what
  * the what-if API receives as JSON and what the guard proxy builds from each incoming request.
- * Only the header phase is modelled: no body (see docs/compute.md, "Evaluating policies").
+ * Only preconfigured WAF calls read the body, through the WAF engine (docs/compute.md, "Evaluating policies").
  */
 export interface TrafficRequest {
   /** method is the HTTP method as sent (`GET`). */
@@ -22,6 +22,12 @@ export interface TrafficRequest {
   readonly tlsJa4Fingerprint?: string;
   /** sni is the TLS server name, the SNI rate-limit key; absent for plain HTTP. */
   readonly sni?: string;
+  /**
+   * body is the request body's bytes, as far as they were read: a proxy buffers at most the
+   * policy's inspection limit (a longer body is judged on its first bytes). Only the WAF engine
+   * reads it (`evaluatePreconfiguredWaf` is the one function that sees the body).
+   */
+  readonly body?: Uint8Array;
   /** httpVersion is informational (`1.1`, `2`). */
   readonly httpVersion?: string;
   /**
