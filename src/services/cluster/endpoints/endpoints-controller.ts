@@ -10,14 +10,14 @@
  * syncs every Service and removes Endpoints whose Service is gone, as upstream's start does.
  */
 import type { Clock } from '../../../lib/clock.ts';
-import type { Change, Store, Subscription } from '../../../store/index.ts';
+import type { Change, Store } from '../../../store/index.ts';
 import type { KubeObject } from '../apimachinery/object-meta.ts';
 import type { GenericRegistry, RequestScope } from '../apimachinery/registry.ts';
 import { StatusError } from '../apimachinery/status.ts';
 import type { AnyView } from '../apimachinery/strategy.ts';
 import type { BuiltinObject } from '../builtin/behaviour.ts';
 import { storeKindOf } from '../builtin/store-kinds.ts';
-import { ControllerQueue } from '../controller-queue.ts';
+import { FeedController } from '../feed-controller.ts';
 import { listOf, recordAt } from '../resources/pod-spec.ts';
 import { type DesiredSlice, desiredSlices, portsKey, type SliceEndpoint, type SlicePort, zonesOf } from './endpoint-slices.ts';
 import { endpointsSubsets, type ServiceShape } from './endpoints-subsets.ts';
@@ -107,81 +107,41 @@ function serviceKeyOfSlice(slice: KubeObject): string | undefined {
 }
 
 /** EndpointsController keeps every selector Service's Endpoints and EndpointSlices. */
-export class EndpointsController {
-  readonly #queue = new ControllerQueue<string>((key) => this.#sync(key));
+export class EndpointsController extends FeedController<string> {
   /** Services with a selector, per namespace, by name. */
   readonly #selectors = new Map<string, Map<string, Labels>>();
   /** The labels each Pod had when last seen (a relabelled Pod leaves the Services it matched). */
   readonly #podLabels = new Map<string, Labels | undefined>();
   /** `kind key@revision` of the controllers' own writes, which trigger nothing. */
   readonly #ours = new Set<string>();
-  #subscription: Subscription | undefined;
-  #starting: Promise<void> | undefined;
-  #stopped = false;
-  #revisionSeen = 0;
 
   constructor(
-    readonly store: Store,
+    store: Store,
     readonly registry: GenericRegistry,
     readonly views: EndpointsViews,
     readonly clock: Clock,
-  ) {}
-
-  /** lastError is the last failure of a sync (a later change retries it). */
-  get lastError(): unknown {
-    return this.#queue.lastError;
+  ) {
+    super(store);
   }
 
-  /** start follows the change feed and syncs every Service (in the background; idle() waits for it). */
-  start(): Promise<void> {
-    this.#starting = this.#start().finally(() => {
-      this.#starting = undefined;
-    });
-    return this.#starting;
+  protected handle(key: string): Promise<void> {
+    return this.#sync(key);
   }
 
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    this.#subscription?.close();
-    await this.#starting?.catch(() => undefined);
-    await this.#queue.stop();
+  protected observe(change: Change): void {
+    if (FOLLOWED.has(change.kind)) this.#observe(change);
   }
 
-  /** idle resolves once every change seen has been synced. */
-  async idle(): Promise<void> {
-    for (;;) {
-      await this.#starting;
-      await this.#queue.idle();
-      await new Promise((resolve) => setImmediate(resolve));
-      if (this.#starting === undefined && this.#queue.length === 0 && (await this.store.currentRevision()) <= this.#revisionSeen) return;
-    }
-  }
-
-  async #start(): Promise<void> {
-    this.#stopped = false;
-    const from = await this.store.currentRevision();
-    this.#revisionSeen = from;
-    const onReset = (): void => {
-      if (!this.#stopped) void this.start().catch((error: unknown) => (this.#queue.lastError = error));
-    };
-    this.#subscription = await this.store.subscribe(
-      from,
-      (change) => {
-        // Every kind's changes move the revision seen (idle() compares it with the store's); these kinds' are work.
-        this.#revisionSeen = Math.max(this.#revisionSeen, change.revision);
-        if (FOLLOWED.has(change.kind)) this.#observe(change);
-      },
-      { onReset },
-    );
+  protected async relist(): Promise<void> {
     for (const record of await this.store.list<BuiltinObject>(PODS)) this.#podLabels.set(record.key, record.value.metadata.labels);
     const services = await this.store.list<BuiltinObject>(SERVICES);
     for (const record of services) {
       this.#index(record.key, record.value);
-      this.#queue.add(record.key);
+      this.queue.add(record.key);
     }
     // Endpoints whose Service is gone (deleted while no controller ran) are removed by their sync.
     const live = new Set(services.map((record) => record.key));
-    for (const record of await this.store.list(ENDPOINTS)) if (!live.has(record.key)) this.#queue.add(record.key);
+    for (const record of await this.store.list(ENDPOINTS)) if (!live.has(record.key)) this.queue.add(record.key);
   }
 
   #index(key: string, service: BuiltinObject | undefined): void {
@@ -206,7 +166,7 @@ export class EndpointsController {
     switch (change.kind) {
       case SERVICES:
         this.#index(change.key, change.type === 'deleted' ? undefined : value);
-        this.#queue.add(change.key);
+        this.queue.add(change.key);
         return;
       case PODS: {
         const namespace = change.key.slice(0, change.key.indexOf('/'));
@@ -215,21 +175,21 @@ export class EndpointsController {
         if (change.type === 'deleted') this.#podLabels.delete(change.key);
         else this.#podLabels.set(change.key, after);
         for (const [name, selector] of this.#selectors.get(namespace) ?? []) {
-          if (matches(selector, after) || matches(selector, before)) this.#queue.add(`${namespace}/${name}`);
+          if (matches(selector, after) || matches(selector, before)) this.queue.add(`${namespace}/${name}`);
         }
         return;
       }
       case NODES:
         // A Node that appears or goes changes which Pods the slices may list.
         if (change.type !== 'updated')
-          for (const [namespace, services] of this.#selectors) for (const name of services.keys()) this.#queue.add(`${namespace}/${name}`);
+          for (const [namespace, services] of this.#selectors) for (const name of services.keys()) this.queue.add(`${namespace}/${name}`);
         return;
       case ENDPOINTS:
-        this.#queue.add(change.key);
+        this.queue.add(change.key);
         return;
       case SLICES: {
         const service = serviceKeyOfSlice(value);
-        if (service !== undefined) this.#queue.add(service);
+        if (service !== undefined) this.queue.add(service);
         return;
       }
     }
@@ -246,7 +206,7 @@ export class EndpointsController {
   }
 
   async #sync(key: string): Promise<void> {
-    if (this.#stopped) return;
+    if (this.stopped) return;
     const [namespace = '', name = ''] = key.split('/');
     const service = (await this.store.get<BuiltinObject>(SERVICES, key))?.value;
     if (service === undefined) {

@@ -11,13 +11,13 @@
  * reset) relists everything and checks what the feed would have told it.
  */
 import type { Vocabulary } from '../../../core/identifiers.ts';
-import type { Store, Subscription } from '../../../store/index.ts';
+import type { Change, Store } from '../../../store/index.ts';
 import { FINALIZER_FOREGROUND, FINALIZER_ORPHAN, type PropagationPolicy } from '../apimachinery/deletion-propagation.ts';
 import type { KubeObject } from '../apimachinery/object-meta.ts';
 import type { GenericRegistry, RequestScope } from '../apimachinery/registry.ts';
 import { StatusError } from '../apimachinery/status.ts';
 import { type AnyView, apiVersionOf } from '../apimachinery/strategy.ts';
-import { ControllerQueue } from '../controller-queue.ts';
+import { FeedController } from '../feed-controller.ts';
 import type { EventRecorder } from '../event-recorder.ts';
 import { EVENT_STORE_KIND } from '../resources/events.ts';
 import { type ObservedObject, type OwnerReference, OwnerGraph, observedObjectOf, ownerReferencesOf, type Work } from './owner-graph.ts';
@@ -45,63 +45,28 @@ function groupOf(apiVersion: string): string {
 }
 
 /** GarbageCollector deletes dependents whose owners are gone, and finishes foreground and orphan deletions. */
-export class GarbageCollector {
+export class GarbageCollector extends FeedController<Job> {
   readonly graph = new OwnerGraph();
-  readonly #queue = new ControllerQueue<Job>((job) => this.#handle(job));
   /** The main view of each store kind followed, and the view of each `group/Kind` an owner reference may name. */
   #byStoreKind = new Map<string, AnyView>();
   #byKind = new Map<string, AnyView>();
-  #subscription: Subscription | undefined;
   /** Changes that arrive while a relist runs wait for it, then apply in order (so the graph ends at the latest state). */
-  #buffered: Parameters<Parameters<Store['subscribe']>[1]>[0][] | undefined;
-  #starting: Promise<void> | undefined;
-  #stopped = false;
+  #buffered: Change[] | undefined;
   /** `namespace/uid` of owners seen deleted (bounded), whose references dangle whatever their kind. */
   readonly #absentOwners = new Set<string>();
   /** Dependent/owner pairs already reported in an OwnerRefInvalidNamespace event. */
   readonly #reported = new Set<string>();
 
   constructor(
-    readonly store: Store,
+    store: Store,
     readonly registry: GenericRegistry,
     /** views are every view served now (the fixed ones and the custom resources'). */
     readonly views: () => readonly AnyView[],
     readonly groups: Vocabulary,
     readonly events: EventRecorder,
   ) {
+    super(store);
     this.#indexViews();
-  }
-
-  /** lastError is the last failure of a piece of work (a later change retries it), for diagnostics. */
-  get lastError(): unknown {
-    return this.#queue.lastError;
-  }
-
-  /** start relists every followed kind, then follows the change feed. */
-  start(): Promise<void> {
-    this.#starting = this.#start().finally(() => {
-      this.#starting = undefined;
-    });
-    return this.#starting;
-  }
-
-  /** stop detaches from the change feed and waits for the work in progress. */
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    this.#subscription?.close();
-    await this.#starting?.catch(() => undefined);
-    await this.#queue.stop();
-  }
-
-  /** idle resolves once the relist is done and no work waits (tests wait on it). */
-  async idle(): Promise<void> {
-    for (;;) {
-      await this.#starting;
-      await this.#queue.idle();
-      // A write of the work just done may still be on its way through the feed.
-      await new Promise((resolve) => setImmediate(resolve));
-      if (this.#starting === undefined && this.#queue.length === 0 && (await this.#caughtUp())) return;
-    }
   }
 
   /** viewsChanged takes the served custom resources as they are now; kinds newly served are listed. */
@@ -109,15 +74,9 @@ export class GarbageCollector {
     const known = new Set(this.#byStoreKind.keys());
     this.#indexViews();
     const added = [...this.#byStoreKind.keys()].filter((storeKind) => !known.has(storeKind));
-    if (added.length > 0 && this.#subscription !== undefined) {
-      void this.#relist(added).catch((error: unknown) => (this.#queue.lastError = error));
+    if (added.length > 0 && this.following) {
+      void this.#relist(added).catch((error: unknown) => (this.queue.lastError = error));
     }
-  }
-
-  #revisionSeen = 0;
-
-  async #caughtUp(): Promise<boolean> {
-    return (await this.store.currentRevision()) <= this.#revisionSeen;
   }
 
   #indexViews(): void {
@@ -133,28 +92,25 @@ export class GarbageCollector {
     this.#byKind = byKind;
   }
 
-  async #start(): Promise<void> {
-    this.#stopped = false;
+  protected handle(job: Job): Promise<void> {
+    return this.#handle(job);
+  }
+
+  protected override forget(): void {
     this.graph.clear();
-    const from = await this.store.currentRevision();
-    this.#revisionSeen = from;
+    // Changes that arrive while the relist runs wait for it.
     this.#buffered = [];
-    // A replaced state (a restore, a reset) ends the subscription: attach again and relist.
-    const onReset = (): void => {
-      if (!this.#stopped) void this.start().catch((error: unknown) => (this.#queue.lastError = error));
-    };
-    this.#subscription = await this.store.subscribe(
-      from,
-      (change) => {
-        this.#revisionSeen = Math.max(this.#revisionSeen, change.revision);
-        // A deletion counts even for a kind no longer served (a CRD's instances removed as it goes): its node leaves the graph.
-        if (!this.#byStoreKind.has(change.kind) && change.type !== 'deleted') return;
-        if (this.#buffered !== undefined) this.#buffered.push(change);
-        else this.#apply(change);
-      },
-      { onReset },
-    );
-    await this.#relist([...this.#byStoreKind.keys()]);
+  }
+
+  protected observe(change: Change): void {
+    // A deletion counts even for a kind no longer served (a CRD's instances removed as it goes): its node leaves the graph.
+    if (!this.#byStoreKind.has(change.kind) && change.type !== 'deleted') return;
+    if (this.#buffered !== undefined) this.#buffered.push(change);
+    else this.#apply(change);
+  }
+
+  protected relist(): Promise<void> {
+    return this.#relist([...this.#byStoreKind.keys()]);
   }
 
   /** relist observes every object of `storeKinds`, then checks every object whose owners need it. */
@@ -174,9 +130,9 @@ export class GarbageCollector {
       }
       // What the feed would have said while no collector ran: owners gone, foreground and orphan deletions under way.
       for (const object of observed) {
-        if (object.owners.length > 0 && this.graph.needsAttention(object)) this.#queue.add(`delete:${object.uid}`);
-        if (object.deletingDependents) this.#queue.add(`delete:${object.uid}`);
-        if (object.orphaning) this.#queue.add(`orphan:${object.uid}`);
+        if (object.owners.length > 0 && this.graph.needsAttention(object)) this.queue.add(`delete:${object.uid}`);
+        if (object.deletingDependents) this.queue.add(`delete:${object.uid}`);
+        if (object.orphaning) this.queue.add(`orphan:${object.uid}`);
       }
     } finally {
       const buffered = this.#buffered;
@@ -185,7 +141,7 @@ export class GarbageCollector {
     }
   }
 
-  #apply(change: Parameters<Parameters<Store['subscribe']>[1]>[0]): void {
+  #apply(change: Change): void {
     const value = change.value as KubeObject;
     const uid = value?.metadata?.uid;
     if (uid === undefined) return;
@@ -211,12 +167,12 @@ export class GarbageCollector {
   }
 
   #enqueue(work: Work): void {
-    for (const uid of work.attemptToDelete) this.#queue.add(`delete:${uid}`);
-    for (const uid of work.attemptToOrphan) this.#queue.add(`orphan:${uid}`);
+    for (const uid of work.attemptToDelete) this.queue.add(`delete:${uid}`);
+    for (const uid of work.attemptToOrphan) this.queue.add(`orphan:${uid}`);
   }
 
   async #handle(job: Job): Promise<void> {
-    if (this.#stopped) return;
+    if (this.stopped) return;
     const uid = job.slice(job.indexOf(':') + 1);
     if (job.startsWith('orphan:')) await this.#attemptToOrphan(uid);
     else await this.#attemptToDelete(uid);
@@ -249,7 +205,7 @@ export class GarbageCollector {
       // Deleting its dependents in the foreground: it goes once none blocks it.
       const blocking = this.graph.blockingDependentsOf(uid);
       if (blocking.length === 0) await this.#removeFinalizer(object, current.view, `delete:${uid}`, FINALIZER_FOREGROUND);
-      else for (const dependent of blocking) this.#queue.add(`delete:${dependent.uid}`);
+      else for (const dependent of blocking) this.queue.add(`delete:${dependent.uid}`);
       return;
     }
     const owners = ownerReferencesOf(current.value);
@@ -355,7 +311,7 @@ export class GarbageCollector {
     } catch (error) {
       if (!(error instanceof StatusError)) throw error;
       // Changed since it was read: look again (upstream retries without the resourceVersion when its references are the same).
-      if (error.reason === 'Conflict') this.#queue.add(`delete:${object.uid}`);
+      if (error.reason === 'Conflict') this.queue.add(`delete:${object.uid}`);
       else if (error.reason !== 'NotFound') throw error;
     }
   }
@@ -377,7 +333,7 @@ export class GarbageCollector {
     } catch (error) {
       if (error instanceof Changed) return;
       if (!(error instanceof StatusError)) throw error;
-      if (error.reason === 'Conflict') this.#queue.add(retry);
+      if (error.reason === 'Conflict') this.queue.add(retry);
       else if (error.reason !== 'NotFound') throw error;
     }
   }

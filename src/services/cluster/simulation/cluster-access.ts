@@ -120,6 +120,20 @@ export class ClusterAccess {
     return (await this.store.get<BuiltinObject>(this.storeKind(resource), key))?.value;
   }
 
+  /** getByKey reads the object a work-queue key names (`namespace/name`, as the controllers' informers key objects), with its namespace. */
+  async getByKey(resource: Resource, key: string): Promise<{ readonly namespace: string; readonly object: BuiltinObject } | undefined> {
+    const slash = key.indexOf('/');
+    const namespace = key.slice(0, slash);
+    const object = await this.get(resource, namespace, key.slice(slash + 1));
+    return object === undefined ? undefined : { namespace, object };
+  }
+
+  /** liveByKey is getByKey for a controller's own object: undefined also while it is being deleted (the garbage collector's turn). */
+  async liveByKey(resource: Resource, key: string): Promise<{ readonly namespace: string; readonly object: BuiltinObject } | undefined> {
+    const found = await this.getByKey(resource, key);
+    return found === undefined || found.object.metadata.deletionTimestamp !== undefined ? undefined : found;
+  }
+
   /** create writes a new object as `manager`; generateName names it. */
   async create(resource: Resource, namespace: string | undefined, body: KubeObject, manager: string): Promise<BuiltinObject> {
     const { object } = await this.registry.create(this.#scope(resource, namespace), body, { dryRun: false, fieldManager: manager });

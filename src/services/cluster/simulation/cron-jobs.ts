@@ -50,10 +50,9 @@ export class CronJobController implements Reconciler {
   ) {}
 
   async sync(key: string): Promise<void> {
-    const slash = key.indexOf('/');
-    const namespace = key.slice(0, slash);
-    const cronJob = await this.access.get(CRON_JOBS, namespace, key.slice(slash + 1));
-    if (cronJob === undefined || cronJob.metadata.deletionTimestamp !== undefined) return;
+    const live = await this.access.liveByKey(CRON_JOBS, key);
+    if (live === undefined) return;
+    const { namespace, object: cronJob } = live;
     const spec = recordAt(cronJob, 'spec') ?? {};
     const status = (recordAt(cronJob, 'status') ?? {}) as Json;
     const now = this.access.now();

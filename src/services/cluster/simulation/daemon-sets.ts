@@ -65,10 +65,9 @@ export class DaemonSetController implements Reconciler {
       for (const set of await this.access.list(DAEMON_SETS)) this.queue.add(this, `${set.metadata.namespace}/${set.metadata.name}`);
       return;
     }
-    const slash = key.indexOf('/');
-    const namespace = key.slice(0, slash);
-    const set = await this.access.get(DAEMON_SETS, namespace, key.slice(slash + 1));
-    if (set === undefined || set.metadata.deletionTimestamp !== undefined) return;
+    const live = await this.access.liveByKey(DAEMON_SETS, key);
+    if (live === undefined) return;
+    const { namespace, object: set } = live;
     const template = recordAt(set, 'spec', 'template');
     const hash = podTemplateHash(template, Number(recordAt(set, 'status')?.['collisionCount'] ?? 0));
     const tolerations = tolerationsFor(template);

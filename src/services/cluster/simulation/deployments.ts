@@ -84,10 +84,9 @@ export class DeploymentController implements Reconciler {
   ) {}
 
   async sync(key: string): Promise<void> {
-    const slash = key.indexOf('/');
-    const namespace = key.slice(0, slash);
-    const deployment = await this.access.get(DEPLOYMENTS, namespace, key.slice(slash + 1));
-    if (deployment === undefined || deployment.metadata.deletionTimestamp !== undefined) return;
+    const live = await this.access.liveByKey(DEPLOYMENTS, key);
+    if (live === undefined) return;
+    const { namespace, object: deployment } = live;
     const selector = recordAt(deployment, 'spec', 'selector');
     if (selector === undefined || Object.keys(selector).length === 0) return;
     const all = (await this.access.list(REPLICA_SETS, namespace)).filter((rs) => rs.metadata.deletionTimestamp === undefined);

@@ -81,10 +81,9 @@ export class JobController implements Reconciler {
   ) {}
 
   async sync(key: string): Promise<void> {
-    const slash = key.indexOf('/');
-    const namespace = key.slice(0, slash);
-    const job = await this.access.get(JOBS, namespace, key.slice(slash + 1));
-    if (job === undefined || job.metadata.deletionTimestamp !== undefined) return;
+    const live = await this.access.liveByKey(JOBS, key);
+    if (live === undefined) return;
+    const { namespace, object: job } = live;
     const uid = job.metadata.uid ?? '';
     const pods = (await this.access.list(PODS, namespace)).filter((pod) => controllerOf(pod) === uid);
     const now = this.access.now();

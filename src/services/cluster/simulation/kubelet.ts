@@ -142,8 +142,7 @@ export class Kubelet implements Reconciler {
 
   async sync(key: string): Promise<void> {
     if (key.startsWith('node:')) return this.#syncNode(key.slice('node:'.length));
-    const slash = key.indexOf('/');
-    const pod = await this.access.get(PODS, key.slice(0, slash), key.slice(slash + 1));
+    const pod = (await this.access.getByKey(PODS, key))?.object;
     if (pod === undefined) return;
     const nodeName = String(recordAt(pod, 'spec')?.['nodeName'] ?? '');
     if (nodeName === '') return;

@@ -114,10 +114,9 @@ export class ReplicaController implements Reconciler {
   }
 
   async sync(key: string): Promise<void> {
-    const slash = key.indexOf('/');
-    const namespace = key.slice(0, slash);
-    const owner = await this.access.get(this.kind.resource, namespace, key.slice(slash + 1));
-    if (owner === undefined || owner.metadata.deletionTimestamp !== undefined) return;
+    const live = await this.access.liveByKey(this.kind.resource, key);
+    if (live === undefined) return;
+    const { namespace, object: owner } = live;
     const uid = owner.metadata.uid ?? '';
     const pods = await this.access.list(PODS, namespace);
     const active: BuiltinObject[] = [];

@@ -52,10 +52,9 @@ export class StatefulSetController implements Reconciler {
   ) {}
 
   async sync(key: string): Promise<void> {
-    const slash = key.indexOf('/');
-    const namespace = key.slice(0, slash);
-    const set = await this.access.get(STATEFUL_SETS, namespace, key.slice(slash + 1));
-    if (set === undefined || set.metadata.deletionTimestamp !== undefined) return;
+    const found = await this.access.liveByKey(STATEFUL_SETS, key);
+    if (found === undefined) return;
+    const { namespace, object: set } = found;
     const spec = recordAt(set, 'spec') ?? {};
     const name = set.metadata.name ?? '';
     const replicas = Number(spec['replicas'] ?? 1);
