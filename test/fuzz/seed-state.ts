@@ -37,6 +37,7 @@ export function SEED_REQUESTS(known: typeof Known): SeedRequest[] {
     ...['global', `regions/${known.region}`].flatMap((scope) => [
       json('POST', `${project}/${scope}/instanceTemplates`, { name: known.template, properties: { machineType: 'e2-small' } }),
       json('POST', `${project}/${scope}/securityPolicies`, { name: known.policy, description: 'seeded' }),
+      json('POST', `${project}/${scope}/backendServices`, { name: known.backendService, loadBalancingScheme: 'EXTERNAL_MANAGED' }),
     ]),
     json('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
       apiVersion: 'rbac.authorization.k8s.io/v1',

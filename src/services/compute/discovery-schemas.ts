@@ -9,6 +9,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { DiscoverySchema } from '../../core/discovery.ts';
 import { SECURITY_POLICY_TYPES } from './identifiers.ts';
+import { BackendServiceSchema, SecurityPolicyReferenceSchema } from './backend-services/schema.ts';
 import { InstanceTemplateSchema } from './instance-templates/schema.ts';
 import { PolicySchema, RuleSchema, SetLabelsSchema } from './security-policies/model.ts';
 
@@ -85,7 +86,8 @@ const aggregated = (id: string, member: string, item: string): DiscoverySchema =
 /** computeSchemas lists every schema compute's served methods name, and the messages those reach. */
 export function computeSchemas(): Schemas {
   const schemas: Schemas = {};
-  for (const schema of [InstanceTemplateSchema, PolicySchema, RuleSchema, SetLabelsSchema]) fromTypeBox(schema, schemas);
+  for (const schema of [InstanceTemplateSchema, PolicySchema, RuleSchema, SetLabelsSchema, BackendServiceSchema, SecurityPolicyReferenceSchema])
+    fromTypeBox(schema, schemas);
   schemas['GlobalSetLabelsRequest'] = { ...schemas['RegionSetLabelsRequest'], id: 'GlobalSetLabelsRequest' };
   schemas['Operation'] = object('Operation', {
     kind: str,
@@ -145,6 +147,8 @@ export function computeSchemas(): Schemas {
       },
     },
   });
+  schemas['BackendServiceList'] = list('BackendServiceList', 'BackendService');
+  schemas['BackendServiceAggregatedList'] = aggregated('BackendServiceAggregatedList', 'backendServices', 'BackendService');
   schemas['Image'] = object('Image', {
     kind: str,
     id: uint64,

@@ -131,6 +131,27 @@ function securityPolicyMembers(policies: Collection, regional: boolean): Discove
   ];
 }
 
+/** backendServices are the backend service methods both scopes have (setEdgeSecurityPolicy is global only in v1). */
+function backendServices(resource: string, scope: string, global: boolean): DiscoveryMethod[] {
+  const services = collection(resource, scope, 'backendServices', 'backendService');
+  const write = (request?: string): MethodSpec => ({
+    parameters: REQUEST_ID,
+    ...(request === undefined ? {} : { request }),
+    response: 'Operation',
+    scopes: WRITE,
+  });
+  return [
+    services.onCollection('insert', 'POST', write('BackendService')),
+    services.list('BackendServiceList'),
+    services.get('BackendService'),
+    services.onMember('patch', 'PATCH', write('BackendService')),
+    services.onMember('update', 'PUT', write('BackendService')),
+    services.onMember('delete', 'DELETE', write()),
+    services.onMember('setSecurityPolicy', 'POST', { ...write('SecurityPolicyReference'), pathParametersFirst: !global }, 'setSecurityPolicy'),
+    ...(global ? [services.onMember('setEdgeSecurityPolicy', 'POST', write('SecurityPolicyReference'), 'setEdgeSecurityPolicy')] : []),
+  ];
+}
+
 const images = collection('images', GLOBAL, 'images', 'image');
 const networks = collection('networks', GLOBAL, 'networks', 'network');
 const subnetworks = collection('subnetworks', REGION, 'subnetworks', 'subnetwork');
@@ -168,6 +189,9 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
   regionSecurityPolicies.onCollection('insert', 'POST', insertSecurityPolicy),
   regionSecurityPolicies.list('SecurityPolicyList'),
   ...securityPolicyMembers(regionSecurityPolicies, true),
+  ...backendServices('backendServices', GLOBAL, true),
+  ...backendServices('regionBackendServices', REGION, false),
+  aggregatedList('backendServices', 'backendServices', 'BackendServiceAggregatedList'),
 ];
 
 /** COMPUTE_DISCOVERY is the compute v1 API fogbank serves. */

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
+import { BackendServiceService, registerBackendServiceRoutes } from './backend-services/index.ts';
 import { registerCatalogRoutes } from './catalog/index.ts';
 import { COMPUTE_PREFIX } from './prefixes.ts';
 import { registerInstanceTemplateRoutes, TemplateService } from './instance-templates/index.ts';
@@ -8,6 +9,7 @@ import { useInjectedOperationErrors } from './operations/injected-failure.ts';
 import { registerSecurityPolicyRoutes, SecurityPolicyService } from './security-policies/index.ts';
 import { useComputeAuth } from './shared/authorize.ts';
 import { useComputeBatch } from './shared/batch.ts';
+import { Usages } from './shared/in-use.ts';
 
 /**
  * registerCompute builds the compute family's app (computeService.register, loaded with the
@@ -26,7 +28,9 @@ export async function registerCompute(app: FastifyInstance, context: ServiceCont
     ...(context.store.backend === 'memory' ? { maxRetained: MEMORY_MAX_RETAINED_OPERATIONS } : {}),
   });
   const templates = new TemplateService(context.store, operations, context.clock, context.ids);
-  const securityPolicies = new SecurityPolicyService(context.store, operations, context.clock, context.ids);
+  const usages = new Usages();
+  const securityPolicies = new SecurityPolicyService(context.store, operations, context.clock, context.ids, usages);
+  const backendServices = new BackendServiceService(context.store, operations, context.clock, context.ids, usages);
   useInjectedOperationErrors(app);
   useComputeAuth(app, context.auth);
   await app.register(
@@ -35,6 +39,7 @@ export async function registerCompute(app: FastifyInstance, context: ServiceCont
       registerCatalogRoutes(scope);
       registerInstanceTemplateRoutes(scope, templates);
       registerSecurityPolicyRoutes(scope, securityPolicies);
+      registerBackendServiceRoutes(scope, backendServices);
     },
     { prefix: COMPUTE_PREFIX },
   );
