@@ -15,6 +15,7 @@ export const KNOWN = {
   event: 'fuzz-event',
   object: 'fuzz-object',
   backendService: 'fuzz-backend',
+  instance: 'fuzz-vm',
 } as const;
 
 /** Plausible values for each kind of path parameter, by the parameter's name. */
@@ -48,6 +49,7 @@ const PLAUSIBLE: Readonly<Record<string, readonly string[]>> = {
   file: ['main.js', 'missing.css'],
   // compute's backend services (issue 43).
   backendService: [KNOWN.backendService, 'missing-backend', 'Bad_Name'],
+  instance: [KNOWN.instance, 'missing-vm', 'Bad_Name'],
 };
 
 /** Path values that reach Object.prototype when a table is indexed with them carelessly (zones are `<region>-<letter>`). */

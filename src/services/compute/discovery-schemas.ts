@@ -11,6 +11,7 @@ import type { DiscoverySchema } from '../../core/discovery.ts';
 import { SECURITY_POLICY_TYPES } from './identifiers.ts';
 import { BackendServiceSchema, SecurityPolicyReferenceSchema } from './backend-services/schema.ts';
 import { InstanceTemplateSchema } from './instance-templates/schema.ts';
+import { InstanceSchema, InstancesSetLabelsSchema } from './instances/schema.ts';
 import { PolicySchema, RuleSchema, SetLabelsSchema } from './security-policies/model.ts';
 
 type Schemas = Record<string, DiscoverySchema>;
@@ -86,7 +87,16 @@ const aggregated = (id: string, member: string, item: string): DiscoverySchema =
 /** computeSchemas lists every schema compute's served methods name, and the messages those reach. */
 export function computeSchemas(): Schemas {
   const schemas: Schemas = {};
-  for (const schema of [InstanceTemplateSchema, PolicySchema, RuleSchema, SetLabelsSchema, BackendServiceSchema, SecurityPolicyReferenceSchema])
+  for (const schema of [
+    InstanceTemplateSchema,
+    PolicySchema,
+    RuleSchema,
+    SetLabelsSchema,
+    BackendServiceSchema,
+    SecurityPolicyReferenceSchema,
+    InstanceSchema,
+    InstancesSetLabelsSchema,
+  ])
     fromTypeBox(schema, schemas);
   schemas['GlobalSetLabelsRequest'] = { ...schemas['RegionSetLabelsRequest'], id: 'GlobalSetLabelsRequest' };
   schemas['Operation'] = object('Operation', {
@@ -149,6 +159,8 @@ export function computeSchemas(): Schemas {
   });
   schemas['BackendServiceList'] = list('BackendServiceList', 'BackendService');
   schemas['BackendServiceAggregatedList'] = aggregated('BackendServiceAggregatedList', 'backendServices', 'BackendService');
+  schemas['InstanceList'] = list('InstanceList', 'Instance');
+  schemas['InstanceAggregatedList'] = aggregated('InstanceAggregatedList', 'instances', 'Instance');
   schemas['Image'] = object('Image', {
     kind: str,
     id: uint64,

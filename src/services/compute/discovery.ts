@@ -152,6 +152,34 @@ function backendServices(resource: string, scope: string, global: boolean): Disc
   ];
 }
 
+/** instanceMethods are the zonal instance methods fogbank serves. */
+function instanceMethods(): DiscoveryMethod[] {
+  const instances = collection('instances', ZONE, 'instances', 'instance');
+  const write = (request?: string, parameters: DiscoveryParameters = REQUEST_ID): MethodSpec => ({
+    parameters,
+    ...(request === undefined ? {} : { request }),
+    response: 'Operation',
+    scopes: WRITE,
+  });
+  return [
+    instances.onCollection('insert', 'POST', write('Instance', { ...REQUEST_ID, sourceInstanceTemplate: QUERY_STRING, sourceMachineImage: QUERY_STRING })),
+    instances.list('InstanceList'),
+    instances.get('Instance'),
+    instances.onMember('delete', 'DELETE', write()),
+    ...(['start', 'stop', 'suspend', 'resume', 'reset'] as const).map((verb) =>
+      instances.onMember(
+        verb,
+        'POST',
+        write(undefined, verb === 'stop' || verb === 'suspend' ? { ...REQUEST_ID, discardLocalSsd: QUERY_BOOLEAN } : REQUEST_ID),
+        verb,
+      ),
+    ),
+    instances.onMember('setLabels', 'POST', write('InstancesSetLabelsRequest'), 'setLabels'),
+    instances.onMember('setMetadata', 'POST', write('Metadata'), 'setMetadata'),
+    instances.onMember('setTags', 'POST', write('Tags'), 'setTags'),
+  ];
+}
+
 const images = collection('images', GLOBAL, 'images', 'image');
 const networks = collection('networks', GLOBAL, 'networks', 'network');
 const subnetworks = collection('subnetworks', REGION, 'subnetworks', 'subnetwork');
@@ -192,6 +220,8 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
   ...backendServices('backendServices', GLOBAL, true),
   ...backendServices('regionBackendServices', REGION, false),
   aggregatedList('backendServices', 'backendServices', 'BackendServiceAggregatedList'),
+  ...instanceMethods(),
+  aggregatedList('instances', 'instances', 'InstanceAggregatedList'),
 ];
 
 /** COMPUTE_DISCOVERY is the compute v1 API fogbank serves. */

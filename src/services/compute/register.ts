@@ -3,6 +3,7 @@ import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
 import { BackendServiceService, registerBackendServiceRoutes } from './backend-services/index.ts';
 import { registerCatalogRoutes } from './catalog/index.ts';
 import { COMPUTE_PREFIX } from './prefixes.ts';
+import { InstanceService, registerInstanceRoutes } from './instances/index.ts';
 import { registerInstanceTemplateRoutes, TemplateService } from './instance-templates/index.ts';
 import { MEMORY_MAX_RETAINED_OPERATIONS, OperationService, registerOperationRoutes } from './operations/index.ts';
 import { useInjectedOperationErrors } from './operations/injected-failure.ts';
@@ -31,6 +32,7 @@ export async function registerCompute(app: FastifyInstance, context: ServiceCont
   const usages = new Usages();
   const securityPolicies = new SecurityPolicyService(context.store, operations, context.clock, context.ids, usages);
   const backendServices = new BackendServiceService(context.store, operations, context.clock, context.ids, usages);
+  const instances = new InstanceService(context.store, operations, context.clock, context.ids, templates);
   useInjectedOperationErrors(app);
   useComputeAuth(app, context.auth);
   await app.register(
@@ -40,6 +42,7 @@ export async function registerCompute(app: FastifyInstance, context: ServiceCont
       registerInstanceTemplateRoutes(scope, templates);
       registerSecurityPolicyRoutes(scope, securityPolicies);
       registerBackendServiceRoutes(scope, backendServices);
+      registerInstanceRoutes(scope, instances);
     },
     { prefix: COMPUTE_PREFIX },
   );
