@@ -16,6 +16,7 @@ export const KNOWN = {
   object: 'fuzz-object',
   backendService: 'fuzz-backend',
   instance: 'fuzz-vm',
+  instanceGroupManager: 'fuzz-mig',
 } as const;
 
 /** Plausible values for each kind of path parameter, by the parameter's name. */
@@ -50,6 +51,7 @@ const PLAUSIBLE: Readonly<Record<string, readonly string[]>> = {
   // compute's backend services (issue 43).
   backendService: [KNOWN.backendService, 'missing-backend', 'Bad_Name'],
   instance: [KNOWN.instance, 'missing-vm', 'Bad_Name'],
+  instanceGroupManager: [KNOWN.instanceGroupManager, 'missing-mig', 'Bad_Name'],
 };
 
 /** Path values that reach Object.prototype when a table is indexed with them carelessly (zones are `<region>-<letter>`). */

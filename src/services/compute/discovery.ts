@@ -180,6 +180,62 @@ function instanceMethods(): DiscoveryMethod[] {
   ];
 }
 
+/** The request schemas of the methods on some of a group's instances, as Google names them per scope. */
+const ZONAL_MEMBER_REQUESTS = {
+  deleteInstances: 'InstanceGroupManagersDeleteInstancesRequest',
+  recreateInstances: 'InstanceGroupManagersRecreateInstancesRequest',
+  abandonInstances: 'InstanceGroupManagersAbandonInstancesRequest',
+} as const;
+const REGIONAL_MEMBER_REQUESTS = {
+  deleteInstances: 'RegionInstanceGroupManagersDeleteInstancesRequest',
+  recreateInstances: 'RegionInstanceGroupManagersRecreateRequest',
+  abandonInstances: 'RegionInstanceGroupManagersAbandonInstancesRequest',
+} as const;
+
+/** managerMethods are the managed instance group methods both scopes have (regional ones list path parameters first where Google's do). */
+function managerMethods(resource: string, scope: string): DiscoveryMethod[] {
+  const groups = collection(resource, scope, 'instanceGroupManagers', 'instanceGroupManager');
+  const write = (request?: string, parameters: DiscoveryParameters = REQUEST_ID): MethodSpec => ({
+    parameters,
+    ...(request === undefined ? {} : { request }),
+    response: 'Operation',
+    scopes: WRITE,
+  });
+  return [
+    groups.onCollection('insert', 'POST', write('InstanceGroupManager')),
+    groups.list(resource === 'instanceGroupManagers' ? 'InstanceGroupManagerList' : 'RegionInstanceGroupManagerList'),
+    groups.get('InstanceGroupManager'),
+    groups.onMember('patch', 'PATCH', write('InstanceGroupManager')),
+    groups.onMember('delete', 'DELETE', write()),
+    groups.onMember(
+      'resize',
+      'POST',
+      write(undefined, { ...REQUEST_ID, size: { type: 'integer', location: 'query', format: 'int32', required: true } }),
+      'resize',
+    ),
+    groups.onMember(
+      'listManagedInstances',
+      'POST',
+      {
+        parameters: LIST_PARAMETERS,
+        response:
+          resource === 'instanceGroupManagers' ? 'InstanceGroupManagersListManagedInstancesResponse' : 'RegionInstanceGroupManagersListInstancesResponse',
+        scopes: READ,
+      },
+      'listManagedInstances',
+    ),
+    groups.onMember(
+      'setInstanceTemplate',
+      'POST',
+      write(resource === 'instanceGroupManagers' ? 'InstanceGroupManagersSetInstanceTemplateRequest' : 'RegionInstanceGroupManagersSetTemplateRequest'),
+      'setInstanceTemplate',
+    ),
+    ...(['deleteInstances', 'recreateInstances', 'abandonInstances'] as const).map((verb) =>
+      groups.onMember(verb, 'POST', write(resource === 'instanceGroupManagers' ? ZONAL_MEMBER_REQUESTS[verb] : REGIONAL_MEMBER_REQUESTS[verb]), verb),
+    ),
+  ];
+}
+
 const images = collection('images', GLOBAL, 'images', 'image');
 const networks = collection('networks', GLOBAL, 'networks', 'network');
 const subnetworks = collection('subnetworks', REGION, 'subnetworks', 'subnetwork');
@@ -222,6 +278,9 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
   aggregatedList('backendServices', 'backendServices', 'BackendServiceAggregatedList'),
   ...instanceMethods(),
   aggregatedList('instances', 'instances', 'InstanceAggregatedList'),
+  ...managerMethods('instanceGroupManagers', ZONE),
+  ...managerMethods('regionInstanceGroupManagers', REGION),
+  aggregatedList('instanceGroupManagers', 'instanceGroupManagers', 'InstanceGroupManagerAggregatedList'),
 ];
 
 /** COMPUTE_DISCOVERY is the compute v1 API fogbank serves. */

@@ -35,7 +35,27 @@ export interface InsertContext {
  */
 export function decodeInstance(body: unknown, template: StoredTemplate | undefined, ctx: InsertContext, ids: IdSource): DecodedInstance {
   const input = decodeResource<InstanceInput>(InstanceSchema, body);
-  const { kind: _k, id: _i, creationTimestamp: _c, zone: _z, status: _s, selfLink: _l, fingerprint: _f, labelFingerprint: _lf, name, labels, ...given } = input;
+  const {
+    kind: _k,
+    id: _i,
+    creationTimestamp: _c,
+    zone: _z,
+    status: _s,
+    selfLink: _l,
+    fingerprint: _f,
+    labelFingerprint: _lf,
+    startRestricted: _r,
+    cpuPlatform: _p,
+    statusMessage: _sm,
+    lastStartTimestamp: _ls,
+    lastStopTimestamp: _lt,
+    lastSuspendedTimestamp: _lu,
+    deletionProtection,
+    hostname,
+    name,
+    labels,
+    ...given
+  } = input;
   const checkedName = checkResourceName(name);
   const base = (template?.properties ?? {}) as Record<string, unknown>;
   const { labels: templateLabels, ...templateProperties } = base as { labels?: Record<string, string> } & Record<string, unknown>;
@@ -49,7 +69,8 @@ export function decodeInstance(body: unknown, template: StoredTemplate | undefin
     description: _d,
     ...properties
   } = normalizeProperties(merged, { project: ctx.project, checkPermission: ctx.checkPermission, fieldRoot: 'resource' }, ids);
-  return { name: checkedName, machineType, labels: allLabels, properties: { ...properties, description: merged.description ?? '' } };
+  const own = { deletionProtection: deletionProtection ?? false, ...(hostname === undefined ? {} : { hostname }) };
+  return { name: checkedName, machineType, labels: allLabels, properties: { ...properties, description: merged.description ?? '', ...own } };
 }
 
 /** decodeLabels reads a setLabels body, its fingerprint checked against the instance's. */

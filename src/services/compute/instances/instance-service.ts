@@ -3,7 +3,7 @@ import type { Clock } from '../../../lib/clock.ts';
 import { uint64Id, type IdSource } from '../../../lib/ids.ts';
 import type { Store, Transaction } from '../../../store/store.ts';
 import { subnetRange } from '../catalog/index.ts';
-import type { TemplateService } from '../instance-templates/index.ts';
+import type { StoredTemplate, TemplateService } from '../instance-templates/index.ts';
 import type { OperationService, StoredOperation } from '../operations/index.ts';
 import { EMPTY_LABEL_FINGERPRINT } from '../security-policies/policy.ts';
 import { requirePermission } from '../shared/authorize.ts';
@@ -271,12 +271,36 @@ export class InstanceService {
     });
   }
 
-  /** template reads `sourceInstanceTemplate` (global, or regional in the zone's region), or throws the real 404 / 400. */
-  async #template(
-    reference: string,
+  /**
+   * createManaged writes, inside `tx`, an instance a managed instance group makes from its template
+   * (RUNNING: the group's Operation is what brings it up); its path.
+   */
+  async createManaged(
+    tx: Transaction,
     project: string,
     zone: string,
-  ): Promise<{ readonly path: string; readonly value: import('../instance-templates/template.ts').StoredTemplate }> {
+    name: string,
+    templatePath: string,
+    template: StoredTemplate,
+    group: string,
+  ): Promise<string> {
+    const { decodeInstance } = await decoder();
+    const scope: Scope = { kind: 'zone', name: zone };
+    const decoded = decodeInstance({ name }, template, { project, zone, checkPermission: () => undefined }, this.ids);
+    const instance = await this.#materialise(tx, { project, scope, id: uint64Id(this.ids), decoded, template: templatePath, createdBy: group });
+    const now = this.clock.now();
+    await tx.put(INSTANCES_KIND, instanceKey(project, scope, name), { ...instance, status: 'RUNNING', lastStartTime: now }, { expectRevision: 0 });
+    return instancePath(project, scope, name);
+  }
+
+  /** removeManaged deletes, inside `tx`, an instance its group deletes or replaces (nothing when it is gone already). */
+  async removeManaged(tx: Transaction, path: string): Promise<void> {
+    const match = /^projects\/([^/]+)\/zones\/([^/]+)\/instances\/([^/]+)$/.exec(path);
+    if (match !== null) await tx.delete(INSTANCES_KIND, instanceKey(match[1]!, { kind: 'zone', name: match[2]! }, match[3]!));
+  }
+
+  /** template reads `sourceInstanceTemplate` (global, or regional in the zone's region), or throws the real 404 / 400. */
+  async #template(reference: string, project: string, zone: string): Promise<{ readonly path: string; readonly value: StoredTemplate }> {
     const path = resourcePathOf(reference, project);
     const match = path === undefined ? null : /^projects\/([^/]+)\/(?:global|regions\/([^/]+))\/instanceTemplates\/([^/]+)$/.exec(path);
     if (path === undefined || match === null) throw invalidFieldValue('sourceInstanceTemplate', reference, 'The URL is malformed.');
@@ -295,7 +319,7 @@ export class InstanceService {
   /** materialise gives a decoded instance its network addresses and its disks' names, reading which addresses are taken in `tx`. */
   async #materialise(
     tx: Transaction,
-    input: { project: string; scope: Scope; id: string; decoded: DecodedInstance; template?: string },
+    input: { project: string; scope: Scope; id: string; decoded: DecodedInstance; template?: string; createdBy?: string },
   ): Promise<StoredInstance> {
     const { project, scope, decoded } = input;
     const zone = scope.kind === 'zone' ? scope.name : '';
@@ -349,8 +373,9 @@ export class InstanceService {
     });
     const metadata = decoded.properties['metadata'] as { items?: { key: string; value: string }[] } & Record<string, unknown>;
     const items = [
-      ...(metadata.items ?? []).filter((item) => item.key !== 'instance-template'),
+      ...(metadata.items ?? []).filter((item) => item.key !== 'instance-template' && item.key !== 'created-by'),
       ...(input.template === undefined ? [] : [{ key: 'instance-template', value: input.template }]),
+      ...(input.createdBy === undefined ? [] : [{ key: 'created-by', value: input.createdBy }]),
     ];
     return {
       id: input.id,

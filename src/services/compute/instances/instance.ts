@@ -74,7 +74,7 @@ export function renderInstance(instance: StoredInstance, links: Links): Record<s
     labelFingerprint: instance.labelFingerprint,
     fingerprint: instance.fingerprint,
     startRestricted: false,
-    deletionProtection: false,
+    deletionProtection: instance.properties['deletionProtection'] ?? false,
     cpuPlatform: 'Intel Broadwell',
     ...(instance.lastStartTime === undefined ? {} : { lastStartTimestamp: rfc3339(instance.lastStartTime) }),
     ...(instance.lastStopTime === undefined ? {} : { lastStopTimestamp: rfc3339(instance.lastStopTime) }),

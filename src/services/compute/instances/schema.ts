@@ -1,5 +1,5 @@
 import { InstancePropertiesSchema } from '../instance-templates/schema.ts';
-import { PMap, PMessage, PString, PUint64, type Decoded } from '../shared/proto-schema.ts';
+import { PBool, PMap, PMessage, PString, PUint64, type Decoded } from '../shared/proto-schema.ts';
 
 /**
  * InstanceSchema is the Instance message as fogbank reads it: the fields it shares with a
@@ -18,6 +18,14 @@ export const InstanceSchema = PMessage('Instance', {
   fingerprint: PString(),
   labelFingerprint: PString(),
   labels: PMap(PString()),
+  deletionProtection: PBool(),
+  hostname: PString(),
+  startRestricted: PBool(),
+  cpuPlatform: PString(),
+  statusMessage: PString(),
+  lastStartTimestamp: PString(),
+  lastStopTimestamp: PString(),
+  lastSuspendedTimestamp: PString(),
 });
 /** InstanceInput is a decoded Instance body. */
 export type InstanceInput = Decoded<typeof InstanceSchema>;
