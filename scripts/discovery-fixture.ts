@@ -7,7 +7,8 @@
 //
 //   node --import tsx scripts/discovery-fixture.ts DOCUMENTS_DIR [GCLOUD_COMPUTE_V1_DIR]
 //
-// DOCUMENTS_DIR holds Google's published documents, as googleapis/google-api-go-client carries them
+// DOCUMENTS_DIR holds Google's published documents (an API whose document it lacks keeps the facts
+// the fixture already has, its new methods read from gcloud's client), as googleapis/google-api-go-client carries them
 // (compute/v1/compute-api.json, gmail/v1/gmail-api.json, androidpublisher/v3/androidpublisher-api.json)
 // or as discovery-artifact-manager does (compute.v1.json, …). The compute document grew past what
 // could be fetched here in mid-2023; methods and parameters Google added since (regional security
@@ -85,12 +86,19 @@ if (documentsDir === undefined) {
 }
 const OUT = resolve(dirname(fileURLToPath(import.meta.url)), '../test/fixtures/discovery/google-methods.json');
 
-function readDocument(api: DiscoveryApi): DiscoveryDocument {
+/** EARLIER is the fixture as it stands: an API whose document DOCUMENTS_DIR lacks keeps the facts written from it before. */
+const EARLIER = existsSync(OUT)
+  ? (JSON.parse(readFileSync(OUT, 'utf8')) as { apis: Record<string, { revision: string; servicePath: string; batchPath: string; methods: MethodFacts[] }> })
+      .apis
+  : {};
+
+function readDocument(api: DiscoveryApi): DiscoveryDocument | undefined {
   for (const candidate of [join(api.name, api.version, `${api.name}-api.json`), `${api.name}.${api.version}.json`]) {
     const path = join(documentsDir!, candidate);
     if (existsSync(path)) return JSON.parse(readFileSync(path, 'utf8')) as DiscoveryDocument;
   }
-  throw new Error(`no document for ${api.name} ${api.version} under ${documentsDir}`);
+  if (EARLIER[`${api.name}:${api.version}`] !== undefined) return undefined;
+  throw new Error(`no document for ${api.name} ${api.version} under ${documentsDir}, and none in the fixture`);
 }
 
 function findMethod(document: DiscoveryDocument, id: string): DiscoveryMethod | undefined {
@@ -197,10 +205,17 @@ const fixture: { note: string; apis: Record<string, { revision: string; serviceP
   apis: {},
 };
 for (const api of [COMPUTE_DISCOVERY, MAIL_DISCOVERY, PUBLISHER_DISCOVERY]) {
-  const document = readDocument(api);
+  const read = readDocument(api);
+  const earlier = EARLIER[`${api.name}:${api.version}`];
+  const document: DiscoveryDocument = read ?? { revision: earlier!.revision, servicePath: earlier!.servicePath, batchPath: earlier!.batchPath };
   const methods: MethodFacts[] = [];
   for (const { id } of api.methods) {
-    const found = findMethod(document, id);
+    const found = read === undefined ? undefined : findMethod(read, id);
+    const kept = read === undefined ? earlier?.methods.find((method) => method.id === id) : undefined;
+    if (kept !== undefined) {
+      methods.push(kept);
+      continue;
+    }
     let facts = found === undefined ? undefined : factsOf(found, String(document.revision));
     const newer = api.name === 'compute' ? gcloud?.method(id) : undefined;
     if (newer !== undefined) {

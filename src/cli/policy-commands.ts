@@ -26,7 +26,7 @@ export const POLICY_TEST_USAGE = `usage: fogbank policy test --policy NAME (--re
   --json prints the admin API's answer, {"results": [...]}`;
 
 /** GUARD_USAGE is `fogbank guard --help`. */
-export const GUARD_USAGE = `usage: fogbank guard --policy NAME --upstream URL [--port PORT] [--host HOST] [--trust-xff N]
+export const GUARD_USAGE = `usage: fogbank guard (--policy NAME | --backend-service NAME) --upstream URL [--port PORT] [--host HOST] [--trust-xff N]
                      [--body-timeout SECONDS] [--upstream-timeout SECONDS] [--concurrency N] [--queue N]
                      [--waf-unknown no-match|match] [--url URL] [--token TOKEN] [--data-dir DIR]
 
@@ -39,7 +39,9 @@ export const GUARD_USAGE = `usage: fogbank guard --policy NAME --upstream URL [-
   Limits: a request body must arrive within --body-timeout (default 30 s, else 408), the upstream
   must begin its answer within --upstream-timeout (default 30 s, else 504; a streamed answer may
   then last as long as it likes), at most --concurrency requests (default 1024) wait on the
-  upstream's answer at once and --queue more (default 1024) wait for their turn; past that, 503.`;
+  upstream's answer at once and --queue more (default 1024) wait for their turn; past that, 503.
+  --backend-service projects/P/global/backendServices/NAME (or regions/R) enforces whichever
+  policy is attached to that backend service now, none while it has none, following both.`;
 
 /** Flags are parsed `--name value` pairs (a repeatable one keeps every value) and switches. */
 interface Flags {
@@ -104,6 +106,19 @@ function policyFlag(flags: Flags): string {
   if (!POLICY_NAME.test(policy))
     throw new UsageError(`--policy must be projects/P/regions/R/securityPolicies/NAME or projects/P/global/securityPolicies/NAME, not '${policy}'`);
   return policy;
+}
+
+/** BACKEND_SERVICE_NAME is a backend service's resource name, global or regional. */
+const BACKEND_SERVICE_NAME = /^projects\/[a-z0-9-]+\/(?:global|regions\/[a-z0-9-]+)\/backendServices\/[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/** backendServiceFlag reads --backend-service (the guard's other way to name what it enforces), undefined when absent. */
+function backendServiceFlag(flags: Flags): string | undefined {
+  const name = one(flags, '--backend-service');
+  if (name === undefined) return undefined;
+  if (one(flags, '--policy') !== undefined) throw new UsageError('--policy and --backend-service name what to enforce two ways: give one');
+  if (!BACKEND_SERVICE_NAME.test(name))
+    throw new UsageError(`--backend-service must be projects/P/global/backendServices/NAME or projects/P/regions/R/backendServices/NAME, not '${name}'`);
+  return name;
 }
 
 /** wafUnknownFlag reads --waf-unknown. */
@@ -295,6 +310,7 @@ export async function runGuardCommand(argv: readonly string[]): Promise<number> 
     argv,
     [
       '--policy',
+      '--backend-service',
       '--upstream',
       '--port',
       '--host',
@@ -311,7 +327,8 @@ export async function runGuardCommand(argv: readonly string[]): Promise<number> 
     [],
   );
   if (flags.words.length > 0) throw new UsageError(`unexpected argument '${flags.words[0]}'`);
-  const policy = policyFlag(flags);
+  const backendService = backendServiceFlag(flags);
+  const policy = backendService ?? policyFlag(flags);
   const upstreamText = one(flags, '--upstream');
   if (upstreamText === undefined) throw new UsageError('--upstream is required: the URL to forward to, such as http://127.0.0.1:3000');
   let upstream: URL | undefined;
@@ -345,7 +362,18 @@ export async function runGuardCommand(argv: readonly string[]): Promise<number> 
   let guard: Awaited<ReturnType<typeof startGuardProcess>>;
   try {
     guard = await startGuardProcess(
-      { policy, upstream, host, port: Number(portText), trustedProxies: Number(trustText), url: server.url, token: server.token, wafUnknown, limits },
+      {
+        policy,
+        ...(backendService === undefined ? {} : { backendService }),
+        upstream,
+        host,
+        port: Number(portText),
+        trustedProxies: Number(trustText),
+        url: server.url,
+        token: server.token,
+        wafUnknown,
+        limits,
+      },
       { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) },
     );
   } catch (error) {

@@ -40,8 +40,11 @@ export function pathParameterNames(path: string): string[] {
 
 /** discoveryMethod is the method at `path`, its path parameters derived from the path. */
 export function discoveryMethod(id: string, httpMethod: DiscoveryMethod['httpMethod'], path: string, spec: MethodSpec): DiscoveryMethod {
-  const parameterOrder = pathParameterNames(path);
-  const all = { ...Object.fromEntries(parameterOrder.map((name) => [name, PATH_PARAMETER])), ...spec.parameters };
+  const pathNames = pathParameterNames(path);
+  const all = { ...Object.fromEntries(pathNames.map((name) => [name, PATH_PARAMETER])), ...spec.parameters };
+  // As in Google's documents: the path parameters, then the required query parameters (a resize's `size`).
+  const requiredQuery = Object.entries(spec.parameters ?? {}).filter(([name, parameter]) => parameter.required === true && !pathNames.includes(name));
+  const parameterOrder = [...pathNames, ...requiredQuery.map(([name]) => name)];
   const entries = Object.entries(all);
   if (spec.pathParametersFirst !== true) entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return {

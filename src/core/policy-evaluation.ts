@@ -24,8 +24,24 @@ export interface PolicyEvaluation {
    * exist. Resolves with the function that stops following; a bad name throws PolicyEvaluationError.
    */
   follow(name: string, listener: (policy: Readonly<Record<string, unknown>> | undefined) => void): Promise<() => void>;
+  /**
+   * followBackendService reads the named backend service (`projects/P/global/backendServices/N`)
+   * and calls `listener` with it and the policy attached to it now, then again whenever either
+   * changes (another policy attached, the policy detached, the attached policy's rules changed),
+   * and with `undefined` while the backend service does not exist. A bad name throws
+   * PolicyEvaluationError.
+   */
+  followBackendService(name: string, listener: (attachment: BackendAttachment | undefined) => void): Promise<() => void>;
+  /** readBackendService is the same reading once (undefined when the backend service does not exist). */
+  readBackendService(name: string): Promise<BackendAttachment | undefined>;
   /** reset forgets every rate-limit counter and ban (`POST /_fogbank/reset`). */
   reset(): void;
+}
+
+/** BackendAttachment is a backend service and the security policy attached to it, each in its wire form; no `policy` when none is attached. */
+export interface BackendAttachment {
+  readonly backendService: Readonly<Record<string, unknown>>;
+  readonly policy?: Readonly<Record<string, unknown>>;
 }
 
 /** PolicyEvaluationFactory builds the evaluation over a family's context. */

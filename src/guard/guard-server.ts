@@ -38,7 +38,12 @@ import { type Ticket, UpstreamSlots } from './upstream-slots.ts';
  * (answered 502 with the reason); why there is no policy to ask (502); or why the request cannot
  * be evaluated (400).
  */
-export type Verdict = { readonly decision: Decision; readonly unenforceable?: string } | { readonly unavailable: string } | { readonly unreadable: string };
+export type Verdict =
+  | { readonly decision: Decision; readonly unenforceable?: string }
+  /** No policy to consult (a backend service with none attached): forwarded as is. */
+  | { readonly open: true }
+  | { readonly unavailable: string }
+  | { readonly unreadable: string };
 
 /** GuardLimits bound what one client or a slow upstream can take from the others. */
 export interface GuardLimits {
@@ -291,6 +296,10 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
         own(502, 'no_security_policy', verdict.unavailable);
         return;
       }
+      if ('open' in verdict) {
+        forward(request, response, prepared, upstreamHeaders(prepared.pairs, prepared.peer, [], false), own, fail, buffered);
+        return;
+      }
       const decision = verdict.decision;
       enforced = decision.enforcedSecurityPolicy as unknown as Record<string, unknown>;
       preview = decision.previewSecurityPolicy as unknown as Record<string, unknown> | undefined;
@@ -483,8 +492,8 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
         ownRaw(502, 'no_security_policy', verdict.unavailable);
         return;
       }
-      const { decision } = verdict;
-      const answer = decision.response;
+      const decision = 'open' in verdict ? undefined : verdict.decision;
+      const answer = decision?.response ?? { kind: 'forward' as const };
       if (answer.kind !== 'forward') {
         // A denied upgrade is blocked; nothing of the connection reaches the upstream.
         if (answer.kind === 'deny') rawAnswer(socket, answer.status, { 'content-type': DENY_PAGE_CONTENT_TYPE }, denyPage(answer.status));
@@ -492,21 +501,21 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
         else rawAnswer(socket, 403, { 'content-type': 'text/plain; charset=utf-8' }, 'guard: reCAPTCHA assessment cannot run locally\n');
         upgradeReport(
           answer.kind === 'deny' ? answer.status : answer.location !== undefined ? 302 : 403,
-          decision.statusDetails ?? 'denied_by_security_policy',
+          decision?.statusDetails ?? 'denied_by_security_policy',
           decision,
         );
         return;
       }
-      if (verdict.unenforceable !== undefined) {
+      if ('unenforceable' in verdict && verdict.unenforceable !== undefined) {
         ownRaw(502, 'rule_unenforceable_by_guard', verdict.unenforceable, decision);
         return;
       }
-      const cannotWrite = unwritableAdded(decision.headersToAdd);
+      const cannotWrite = unwritableAdded(decision?.headersToAdd ?? []);
       if (cannotWrite !== undefined) {
         ownRaw(502, 'rule_unenforceable_by_guard', `guard: the request cannot be forwarded with the policy's headers (${cannotWrite})`, decision);
         return;
       }
-      const headers = upstreamHeaders(prepared.pairs, prepared.peer, decision.headersToAdd, true);
+      const headers = upstreamHeaders(prepared.pairs, prepared.peer, decision?.headersToAdd ?? [], true);
       const outgoing = httpRequest({ host: upstreamHost, port: upstreamPort, method: request.method, path: prepared.forward, headers });
       const timer = setTimeout(() => {
         outgoing.destroy();

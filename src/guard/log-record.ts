@@ -45,11 +45,13 @@ export function jsonPayloadOf(exchange: Exchange): Record<string, unknown> {
 
 /**
  * logLineOf is the whole log entry as one JSON line (no newline), with `payloadJson` the
- * JSON.stringify of its jsonPayload: the payload is serialised once and shared with the journal's
+ * JSON.stringify of its jsonPayload (and `resource` the monitored resource, the backend service's
+ * load balancer when the guard follows one): the payload is serialised once and shared with the journal's
  * batch, and the line is the same text as stringifying the whole entry.
  */
-export function logLineOf(exchange: Exchange, payloadJson: string): string {
+export function logLineOf(exchange: Exchange, payloadJson: string, resource?: Readonly<Record<string, unknown>>): string {
   const head = JSON.stringify({
+    ...(resource === undefined ? {} : { resource }),
     timestamp: new Date(exchange.time).toISOString(),
     severity: exchange.status >= 500 ? 'ERROR' : exchange.status >= 400 ? 'WARNING' : 'INFO',
     httpRequest: {

@@ -11,6 +11,8 @@ import { type ClientRequest, request as httpRequest } from 'node:http';
 export type PolicyEvent =
   | { readonly kind: 'policy'; readonly now: number; readonly policy: Readonly<Record<string, unknown>> }
   | { readonly kind: 'deleted'; readonly now: number }
+  /** detached: the backend service followed has no policy attached now (`--backend-service`). */
+  | { readonly kind: 'detached'; readonly now: number }
   | { readonly kind: 'clock'; readonly now: number };
 
 /** StreamTarget is where to follow which policy. */
@@ -19,6 +21,8 @@ export interface StreamTarget {
   readonly url: string;
   readonly token: string | undefined;
   readonly policy: string;
+  /** backendService, when given, is followed instead: the policy attached to it now (`fogbank guard --backend-service`). */
+  readonly backendService?: string;
 }
 
 /** StreamHandlers hear the events, and the stream's troubles. */
@@ -72,6 +76,7 @@ export function toPolicyEvent(event: string, data: string): PolicyEvent | undefi
   if (event === 'policy' && typeof parsed.policy === 'object' && parsed.policy !== null)
     return { kind: 'policy', now, policy: parsed.policy as Record<string, unknown> };
   if (event === 'deleted') return { kind: 'deleted', now };
+  if (event === 'detached') return { kind: 'detached', now };
   if (event === 'clock') return { kind: 'clock', now };
   return undefined;
 }
@@ -95,7 +100,9 @@ export class PolicyStream {
   /** open connects (and keeps reconnecting until close). */
   open(): void {
     if (this.#closed) return;
-    const path = `/_fogbank/securityPolicies:follow?policy=${encodeURIComponent(this.#target.policy)}`;
+    const { backendService } = this.#target;
+    const query = backendService === undefined ? `policy=${encodeURIComponent(this.#target.policy)}` : `backendService=${encodeURIComponent(backendService)}`;
+    const path = `/_fogbank/securityPolicies:follow?${query}`;
     const request = httpRequest(`${this.#target.url}${path}`, {
       headers: { accept: 'text/event-stream', ...(this.#target.token === undefined ? {} : { authorization: `Bearer ${this.#target.token}` }) },
     });

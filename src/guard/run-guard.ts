@@ -11,6 +11,7 @@ import type { Clock } from '../lib/clock.ts';
 import { compileEnforceable, decideOn, type EnforceablePolicy } from './enforceable-policy.ts';
 import { RateLimitState, type TrafficRequest, WafEngine } from './engine.ts';
 import { errorText } from './guard-answers.ts';
+import { logResourceOf, policyNameOf } from './backend-service-resource.ts';
 import { DEFAULT_LIMITS, type GuardLimits, startGuard, type Verdict } from './guard-server.ts';
 import { JournalSink } from './journal-sink.ts';
 import { jsonPayloadOf, logLineOf, type Exchange } from './log-record.ts';
@@ -18,8 +19,10 @@ import { PolicyStream } from './policy-stream.ts';
 
 /** GuardConfig is a parsed `fogbank guard` command line. */
 export interface GuardConfig {
-  /** policy is the policy's resource name, `projects/p/regions/r/securityPolicies/x`. */
+  /** policy is the policy's resource name, `projects/p/regions/r/securityPolicies/x` (the backend service's name with backendService). */
   readonly policy: string;
+  /** backendService, when given, is followed instead of one policy: whichever policy is attached to it now (`--backend-service`). */
+  readonly backendService?: string;
   readonly upstream: URL;
   readonly host: string;
   readonly port: number;
@@ -64,8 +67,8 @@ export interface RunningGuard {
   close(): Promise<void>;
 }
 
-/** PolicyState is what the guard enforces now. */
-type PolicyState = EnforceablePolicy | { readonly missing: string } | undefined;
+/** PolicyState is what the guard enforces now: a policy, nothing (a backend service with none attached), or nothing it can serve. */
+type PolicyState = EnforceablePolicy | { readonly open: true } | { readonly missing: string } | undefined;
 
 /** startGuardProcess follows the policy, starts the proxy once the policy has been read, and prints the listening line. */
 export async function startGuardProcess(config: GuardConfig, output: GuardOutput): Promise<RunningGuard> {
@@ -95,20 +98,25 @@ export async function startGuardProcess(config: GuardConfig, output: GuardOutput
     settle = (error) => (error === undefined ? resolve() : reject(error));
   });
   const stream = new PolicyStream(
-    { url: config.url, token: config.token, policy: config.policy },
+    { url: config.url, token: config.token, policy: config.policy, ...(config.backendService === undefined ? {} : { backendService: config.backendService }) },
     {
       event(event) {
         offset = event.now - Date.now();
         if (event.kind === 'clock') return;
+        const what = config.backendService === undefined ? `the security policy ${config.policy}` : `the backend service ${config.backendService}`;
         if (event.kind === 'deleted') {
-          if (state === undefined || 'compiled' in state)
-            output.stderr(`guard: the security policy ${config.policy} does not exist; answering 502 until it does\n`);
-          state = { missing: `guard: the security policy ${config.policy} does not exist (deleted?); waiting for it to return` };
+          if (state === undefined || !('missing' in state)) output.stderr(`guard: ${what} does not exist; answering 502 until it does\n`);
+          state = { missing: `guard: ${what} does not exist (deleted?); waiting for it to return` };
+        } else if (event.kind === 'detached') {
+          if (state === undefined || !('open' in state))
+            output.stderr(`guard: ${config.backendService} has no security policy attached; forwarding every request\n`);
+          state = { open: true };
         } else {
           try {
             const enforceable = compileEnforceable(event.policy, { clock, wafUnknown: config.wafUnknown, rateLimits, explain: false });
+            const enforcing = config.backendService === undefined ? config.policy : `${policyNameOf(event.policy)} attached to ${config.backendService}`;
             output.stderr(
-              `guard: enforcing ${config.policy} (${enforceable.compiled.rules.length} rules, fingerprint ${String(event.policy['fingerprint'] ?? '-')})\n`,
+              `guard: enforcing ${enforcing} (${enforceable.compiled.rules.length} rules, fingerprint ${String(event.policy['fingerprint'] ?? '-')})\n`,
             );
             for (const reason of enforceable.unenforceable.values()) output.stderr(`${reason}; the requests it forwards are answered 502\n`);
             state = enforceable;
@@ -168,6 +176,7 @@ export async function startGuardProcess(config: GuardConfig, output: GuardOutput
     const now = state;
     if (now === undefined) return { unavailable: `guard: no policy read from fogbank yet` };
     if ('missing' in now) return { unavailable: now.missing };
+    if ('open' in now) return now;
     const plan = now.compiled.wafPlan;
     if (plan === undefined) return decideOn(now, traffic);
     waf ??= new WafEngine();
@@ -183,11 +192,12 @@ export async function startGuardProcess(config: GuardConfig, output: GuardOutput
   };
   const inspectedBody = (): number | undefined => {
     const now = state;
-    return now === undefined || 'missing' in now ? undefined : now.compiled.wafPlan?.inspectionLimit;
+    return now === undefined || 'missing' in now || 'open' in now ? undefined : now.compiled.wafPlan?.inspectionLimit;
   };
+  const resource = config.backendService === undefined ? undefined : logResourceOf(config.backendService);
   const report = (exchange: Exchange): void => {
     const payloadJson = JSON.stringify(jsonPayloadOf(exchange));
-    printDecision(logLineOf(exchange, payloadJson));
+    printDecision(logLineOf(exchange, payloadJson, resource));
     let path = exchange.target;
     if (!path.startsWith('/')) {
       try {

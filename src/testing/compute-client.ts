@@ -17,7 +17,7 @@ export class ComputeClient {
   ) {}
 
   /** call sends one request. */
-  async call(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<Reply> {
+  async call(method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<Reply> {
     const response = await this.server.app.inject({
       method,
       url: `/compute/v1/projects/${path}`,
@@ -28,7 +28,7 @@ export class ComputeClient {
   }
 
   /** ok sends one request and fails unless it answered 200, returning the body. */
-  async ok(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<Record<string, unknown>> {
+  async ok(method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<Record<string, unknown>> {
     const reply = await this.call(method, path, body);
     if (reply.status !== 200) throw new Error(`${method} ${path} answered ${reply.status}: ${JSON.stringify(reply.body)}`);
     return reply.body;

@@ -14,6 +14,9 @@ export const KNOWN = {
   namespace: 'fuzz-ns',
   event: 'fuzz-event',
   object: 'fuzz-object',
+  backendService: 'fuzz-backend',
+  instance: 'fuzz-vm',
+  instanceGroupManager: 'fuzz-mig',
 } as const;
 
 /** Plausible values for each kind of path parameter, by the parameter's name. */
@@ -45,6 +48,10 @@ const PLAUSIBLE: Readonly<Record<string, readonly string[]>> = {
   mailbox: ['admin@fogbank.local', 'someone@example.com'],
   partId: ['0', '1', '0.1', '9'],
   file: ['main.js', 'missing.css'],
+  // compute's backend services (issue 43).
+  backendService: [KNOWN.backendService, 'missing-backend', 'Bad_Name'],
+  instance: [KNOWN.instance, 'missing-vm', 'Bad_Name'],
+  instanceGroupManager: [KNOWN.instanceGroupManager, 'missing-mig', 'Bad_Name'],
 };
 
 /** Path values that reach Object.prototype when a table is indexed with them carelessly (zones are `<region>-<letter>`). */

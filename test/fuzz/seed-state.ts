@@ -37,7 +37,14 @@ export function SEED_REQUESTS(known: typeof Known): SeedRequest[] {
     ...['global', `regions/${known.region}`].flatMap((scope) => [
       json('POST', `${project}/${scope}/instanceTemplates`, { name: known.template, properties: { machineType: 'e2-small' } }),
       json('POST', `${project}/${scope}/securityPolicies`, { name: known.policy, description: 'seeded' }),
+      json('POST', `${project}/${scope}/backendServices`, { name: known.backendService, loadBalancingScheme: 'EXTERNAL_MANAGED' }),
     ]),
+    json('POST', `${project}/zones/${known.zone}/instances?sourceInstanceTemplate=global/instanceTemplates/${known.template}`, { name: known.instance }),
+    json('POST', `${project}/zones/${known.zone}/instanceGroupManagers`, {
+      name: known.instanceGroupManager,
+      instanceTemplate: `global/instanceTemplates/${known.template}`,
+      targetSize: 1,
+    }),
     json('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',

@@ -9,7 +9,10 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { DiscoverySchema } from '../../core/discovery.ts';
 import { SECURITY_POLICY_TYPES } from './identifiers.ts';
+import { BackendServiceSchema, SecurityPolicyReferenceSchema } from './backend-services/schema.ts';
 import { InstanceTemplateSchema } from './instance-templates/schema.ts';
+import { InstanceSchema, InstancesSetLabelsSchema } from './instances/schema.ts';
+import { InstancesListSchema, ManagerSchema, SetTemplateSchema } from './instance-group-managers/schema.ts';
 import { PolicySchema, RuleSchema, SetLabelsSchema } from './security-policies/model.ts';
 
 type Schemas = Record<string, DiscoverySchema>;
@@ -85,7 +88,20 @@ const aggregated = (id: string, member: string, item: string): DiscoverySchema =
 /** computeSchemas lists every schema compute's served methods name, and the messages those reach. */
 export function computeSchemas(): Schemas {
   const schemas: Schemas = {};
-  for (const schema of [InstanceTemplateSchema, PolicySchema, RuleSchema, SetLabelsSchema]) fromTypeBox(schema, schemas);
+  for (const schema of [
+    InstanceTemplateSchema,
+    PolicySchema,
+    RuleSchema,
+    SetLabelsSchema,
+    BackendServiceSchema,
+    SecurityPolicyReferenceSchema,
+    InstanceSchema,
+    InstancesSetLabelsSchema,
+    ManagerSchema,
+    InstancesListSchema,
+    SetTemplateSchema,
+  ])
+    fromTypeBox(schema, schemas);
   schemas['GlobalSetLabelsRequest'] = { ...schemas['RegionSetLabelsRequest'], id: 'GlobalSetLabelsRequest' };
   schemas['Operation'] = object('Operation', {
     kind: str,
@@ -145,6 +161,38 @@ export function computeSchemas(): Schemas {
       },
     },
   });
+  schemas['BackendServiceList'] = list('BackendServiceList', 'BackendService');
+  schemas['BackendServiceAggregatedList'] = aggregated('BackendServiceAggregatedList', 'backendServices', 'BackendService');
+  schemas['InstanceList'] = list('InstanceList', 'Instance');
+  schemas['InstanceGroupManagerList'] = list('InstanceGroupManagerList', 'InstanceGroupManager');
+  schemas['RegionInstanceGroupManagerList'] = list('RegionInstanceGroupManagerList', 'InstanceGroupManager');
+  schemas['InstanceGroupManagerAggregatedList'] = aggregated('InstanceGroupManagerAggregatedList', 'instanceGroupManagers', 'InstanceGroupManager');
+  // One body for the three methods on some of a group's instances, under each name Google gives it.
+  const members = schemas['InstanceGroupManagersDeleteInstancesRequest']!;
+  for (const id of [
+    'InstanceGroupManagersRecreateInstancesRequest',
+    'InstanceGroupManagersAbandonInstancesRequest',
+    'RegionInstanceGroupManagersDeleteInstancesRequest',
+    'RegionInstanceGroupManagersRecreateRequest',
+    'RegionInstanceGroupManagersAbandonInstancesRequest',
+  ])
+    schemas[id] = { ...members, id };
+  schemas['RegionInstanceGroupManagersSetTemplateRequest'] = {
+    ...schemas['InstanceGroupManagersSetInstanceTemplateRequest']!,
+    id: 'RegionInstanceGroupManagersSetTemplateRequest',
+  };
+  const managedInstance = object('ManagedInstance', {
+    instance: str,
+    id: uint64,
+    name: str,
+    currentAction: str,
+    instanceStatus: str,
+    version: { type: 'object', properties: { instanceTemplate: str, name: str } },
+  });
+  schemas['ManagedInstance'] = managedInstance;
+  for (const id of ['InstanceGroupManagersListManagedInstancesResponse', 'RegionInstanceGroupManagersListInstancesResponse'])
+    schemas[id] = object(id, { managedInstances: { type: 'array', items: ref('ManagedInstance') }, nextPageToken: str });
+  schemas['InstanceAggregatedList'] = aggregated('InstanceAggregatedList', 'instances', 'Instance');
   schemas['Image'] = object('Image', {
     kind: str,
     id: uint64,

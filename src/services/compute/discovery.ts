@@ -131,6 +131,111 @@ function securityPolicyMembers(policies: Collection, regional: boolean): Discove
   ];
 }
 
+/** backendServices are the backend service methods both scopes have (setEdgeSecurityPolicy is global only in v1). */
+function backendServices(resource: string, scope: string, global: boolean): DiscoveryMethod[] {
+  const services = collection(resource, scope, 'backendServices', 'backendService');
+  const write = (request?: string): MethodSpec => ({
+    parameters: REQUEST_ID,
+    ...(request === undefined ? {} : { request }),
+    response: 'Operation',
+    scopes: WRITE,
+  });
+  return [
+    services.onCollection('insert', 'POST', write('BackendService')),
+    services.list('BackendServiceList'),
+    services.get('BackendService'),
+    services.onMember('patch', 'PATCH', write('BackendService')),
+    services.onMember('update', 'PUT', write('BackendService')),
+    services.onMember('delete', 'DELETE', write()),
+    services.onMember('setSecurityPolicy', 'POST', { ...write('SecurityPolicyReference'), pathParametersFirst: !global }, 'setSecurityPolicy'),
+    ...(global ? [services.onMember('setEdgeSecurityPolicy', 'POST', write('SecurityPolicyReference'), 'setEdgeSecurityPolicy')] : []),
+  ];
+}
+
+/** instanceMethods are the zonal instance methods fogbank serves. */
+function instanceMethods(): DiscoveryMethod[] {
+  const instances = collection('instances', ZONE, 'instances', 'instance');
+  const write = (request?: string, parameters: DiscoveryParameters = REQUEST_ID): MethodSpec => ({
+    parameters,
+    ...(request === undefined ? {} : { request }),
+    response: 'Operation',
+    scopes: WRITE,
+  });
+  return [
+    instances.onCollection('insert', 'POST', write('Instance', { ...REQUEST_ID, sourceInstanceTemplate: QUERY_STRING, sourceMachineImage: QUERY_STRING })),
+    instances.list('InstanceList'),
+    instances.get('Instance'),
+    instances.onMember('delete', 'DELETE', write()),
+    ...(['start', 'stop', 'suspend', 'resume', 'reset'] as const).map((verb) =>
+      instances.onMember(
+        verb,
+        'POST',
+        write(undefined, verb === 'stop' || verb === 'suspend' ? { ...REQUEST_ID, discardLocalSsd: QUERY_BOOLEAN } : REQUEST_ID),
+        verb,
+      ),
+    ),
+    instances.onMember('setLabels', 'POST', write('InstancesSetLabelsRequest'), 'setLabels'),
+    instances.onMember('setMetadata', 'POST', write('Metadata'), 'setMetadata'),
+    instances.onMember('setTags', 'POST', write('Tags'), 'setTags'),
+  ];
+}
+
+/** The request schemas of the methods on some of a group's instances, as Google names them per scope. */
+const ZONAL_MEMBER_REQUESTS = {
+  deleteInstances: 'InstanceGroupManagersDeleteInstancesRequest',
+  recreateInstances: 'InstanceGroupManagersRecreateInstancesRequest',
+  abandonInstances: 'InstanceGroupManagersAbandonInstancesRequest',
+} as const;
+const REGIONAL_MEMBER_REQUESTS = {
+  deleteInstances: 'RegionInstanceGroupManagersDeleteInstancesRequest',
+  recreateInstances: 'RegionInstanceGroupManagersRecreateRequest',
+  abandonInstances: 'RegionInstanceGroupManagersAbandonInstancesRequest',
+} as const;
+
+/** managerMethods are the managed instance group methods both scopes have (regional ones list path parameters first where Google's do). */
+function managerMethods(resource: string, scope: string): DiscoveryMethod[] {
+  const groups = collection(resource, scope, 'instanceGroupManagers', 'instanceGroupManager');
+  const write = (request?: string, parameters: DiscoveryParameters = REQUEST_ID): MethodSpec => ({
+    parameters,
+    ...(request === undefined ? {} : { request }),
+    response: 'Operation',
+    scopes: WRITE,
+  });
+  return [
+    groups.onCollection('insert', 'POST', write('InstanceGroupManager')),
+    groups.list(resource === 'instanceGroupManagers' ? 'InstanceGroupManagerList' : 'RegionInstanceGroupManagerList'),
+    groups.get('InstanceGroupManager'),
+    groups.onMember('patch', 'PATCH', write('InstanceGroupManager')),
+    groups.onMember('delete', 'DELETE', write()),
+    groups.onMember(
+      'resize',
+      'POST',
+      write(undefined, { ...REQUEST_ID, size: { type: 'integer', location: 'query', format: 'int32', required: true } }),
+      'resize',
+    ),
+    groups.onMember(
+      'listManagedInstances',
+      'POST',
+      {
+        parameters: LIST_PARAMETERS,
+        response:
+          resource === 'instanceGroupManagers' ? 'InstanceGroupManagersListManagedInstancesResponse' : 'RegionInstanceGroupManagersListInstancesResponse',
+        scopes: READ,
+      },
+      'listManagedInstances',
+    ),
+    groups.onMember(
+      'setInstanceTemplate',
+      'POST',
+      write(resource === 'instanceGroupManagers' ? 'InstanceGroupManagersSetInstanceTemplateRequest' : 'RegionInstanceGroupManagersSetTemplateRequest'),
+      'setInstanceTemplate',
+    ),
+    ...(['deleteInstances', 'recreateInstances', 'abandonInstances'] as const).map((verb) =>
+      groups.onMember(verb, 'POST', write(resource === 'instanceGroupManagers' ? ZONAL_MEMBER_REQUESTS[verb] : REGIONAL_MEMBER_REQUESTS[verb]), verb),
+    ),
+  ];
+}
+
 const images = collection('images', GLOBAL, 'images', 'image');
 const networks = collection('networks', GLOBAL, 'networks', 'network');
 const subnetworks = collection('subnetworks', REGION, 'subnetworks', 'subnetwork');
@@ -168,6 +273,14 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
   regionSecurityPolicies.onCollection('insert', 'POST', insertSecurityPolicy),
   regionSecurityPolicies.list('SecurityPolicyList'),
   ...securityPolicyMembers(regionSecurityPolicies, true),
+  ...backendServices('backendServices', GLOBAL, true),
+  ...backendServices('regionBackendServices', REGION, false),
+  aggregatedList('backendServices', 'backendServices', 'BackendServiceAggregatedList'),
+  ...instanceMethods(),
+  aggregatedList('instances', 'instances', 'InstanceAggregatedList'),
+  ...managerMethods('instanceGroupManagers', ZONE),
+  ...managerMethods('regionInstanceGroupManagers', REGION),
+  aggregatedList('instanceGroupManagers', 'instanceGroupManagers', 'InstanceGroupManagerAggregatedList'),
 ];
 
 /** COMPUTE_DISCOVERY is the compute v1 API fogbank serves. */

@@ -1,13 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
+import { BackendServiceService, registerBackendServiceRoutes } from './backend-services/index.ts';
 import { registerCatalogRoutes } from './catalog/index.ts';
 import { COMPUTE_PREFIX } from './prefixes.ts';
+import { ManagerService, registerManagerRoutes } from './instance-group-managers/index.ts';
+import { InstanceService, registerInstanceRoutes } from './instances/index.ts';
 import { registerInstanceTemplateRoutes, TemplateService } from './instance-templates/index.ts';
 import { MEMORY_MAX_RETAINED_OPERATIONS, OperationService, registerOperationRoutes } from './operations/index.ts';
 import { useInjectedOperationErrors } from './operations/injected-failure.ts';
 import { registerSecurityPolicyRoutes, SecurityPolicyService } from './security-policies/index.ts';
 import { useComputeAuth } from './shared/authorize.ts';
 import { useComputeBatch } from './shared/batch.ts';
+import { Usages } from './shared/in-use.ts';
 
 /**
  * registerCompute builds the compute family's app (computeService.register, loaded with the
@@ -25,8 +29,12 @@ export async function registerCompute(app: FastifyInstance, context: ServiceCont
     // In memory every kept Operation is heap: bound them by count as well as by age.
     ...(context.store.backend === 'memory' ? { maxRetained: MEMORY_MAX_RETAINED_OPERATIONS } : {}),
   });
-  const templates = new TemplateService(context.store, operations, context.clock, context.ids);
-  const securityPolicies = new SecurityPolicyService(context.store, operations, context.clock, context.ids);
+  const usages = new Usages();
+  const templates = new TemplateService(context.store, operations, context.clock, context.ids, usages);
+  const securityPolicies = new SecurityPolicyService(context.store, operations, context.clock, context.ids, usages);
+  const backendServices = new BackendServiceService(context.store, operations, context.clock, context.ids, usages);
+  const instances = new InstanceService(context.store, operations, context.clock, context.ids, templates);
+  const groups = new ManagerService(context.store, operations, context.clock, context.ids, instances, usages);
   useInjectedOperationErrors(app);
   useComputeAuth(app, context.auth);
   await app.register(
@@ -35,6 +43,9 @@ export async function registerCompute(app: FastifyInstance, context: ServiceCont
       registerCatalogRoutes(scope);
       registerInstanceTemplateRoutes(scope, templates);
       registerSecurityPolicyRoutes(scope, securityPolicies);
+      registerBackendServiceRoutes(scope, backendServices);
+      registerInstanceRoutes(scope, instances);
+      registerManagerRoutes(scope, groups);
     },
     { prefix: COMPUTE_PREFIX },
   );

@@ -9,7 +9,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../lib/clock.ts';
-import { type PolicyEvaluation, PolicyEvaluationError } from '../../core/policy-evaluation.ts';
+import { type BackendAttachment, type PolicyEvaluation, PolicyEvaluationError } from '../../core/policy-evaluation.ts';
 import { ControlError } from './errors.ts';
 import type { LiveStreams } from './request-routes.ts';
 
@@ -40,18 +40,18 @@ export function registerPolicyRoutes(
   });
 
   app.get('/_fogbank/securityPolicies::follow', async (request, reply) => {
-    const name = policyParameter(request.query as Record<string, unknown>);
+    const { name, backendService } = followParameter(request.query as Record<string, unknown>);
     const stream = /\btext\/event-stream\b/i.test(request.headers.accept ?? '');
     if (!stream) {
-      // One reading: the policy as it is now (404 when there is none).
-      let current: Readonly<Record<string, unknown>> | undefined;
+      // One reading: the policy (or the backend service and its policy) as it is now (404 when there is none).
+      let current: Readonly<Record<string, unknown>> | BackendAttachment | undefined;
       try {
-        current = await (await evaluation()).read(name);
+        current = backendService ? await (await evaluation()).readBackendService(name) : await (await evaluation()).read(name);
       } catch (error) {
         throw asControlError(error);
       }
-      if (current === undefined) throw new ControlError(404, `The security policy '${name}' was not found.`);
-      return { now: new Date(clock.now()).toISOString(), policy: current };
+      if (current === undefined) throw new ControlError(404, `The ${backendService ? 'backend service' : 'security policy'} '${name}' was not found.`);
+      return { now: new Date(clock.now()).toISOString(), ...(backendService ? current : { policy: current }) };
     }
     let stop: (() => void) | undefined;
     const pending: string[] = [];
@@ -61,12 +61,16 @@ export function registerPolicyRoutes(
       else if (!raw.writableEnded) raw.write(text);
     };
     try {
-      stop = await (await evaluation()).follow(name, (policy) => {
-        const now = new Date(clock.now()).toISOString();
-        send(
-          policy === undefined ? `event: deleted\ndata: ${JSON.stringify({ now, name })}\n\n` : `event: policy\ndata: ${JSON.stringify({ now, policy })}\n\n`,
-        );
-      });
+      const now = (): string => new Date(clock.now()).toISOString();
+      stop = backendService
+        ? await (await evaluation()).followBackendService(name, (attachment) => send(attachmentEvent(now(), name, attachment)))
+        : await (await evaluation()).follow(name, (policy) => {
+            send(
+              policy === undefined
+                ? `event: deleted\ndata: ${JSON.stringify({ now: now(), name })}\n\n`
+                : `event: policy\ndata: ${JSON.stringify({ now: now(), policy })}\n\n`,
+            );
+          });
     } catch (error) {
       throw asControlError(error);
     }
@@ -100,10 +104,34 @@ export function registerPolicyRoutes(
   };
 }
 
+/**
+ * attachmentEvent is one event of a backend service's stream: `policy` with the policy attached
+ * now and the backend service, `detached` when none is attached, `deleted` while the backend
+ * service does not exist.
+ */
+function attachmentEvent(now: string, name: string, attachment: BackendAttachment | undefined): string {
+  if (attachment === undefined) return `event: deleted\ndata: ${JSON.stringify({ now, name })}\n\n`;
+  if (attachment.policy === undefined) return `event: detached\ndata: ${JSON.stringify({ now, backendService: attachment.backendService })}\n\n`;
+  return `event: policy\ndata: ${JSON.stringify({ now, policy: attachment.policy, backendService: attachment.backendService })}\n\n`;
+}
+
+/** followParameter reads the one `policy` or `backendService` query parameter, or throws its 400. */
+function followParameter(query: Readonly<Record<string, unknown>>): { readonly name: string; readonly backendService: boolean } {
+  const value = query['backendService'];
+  if (value === undefined) return { name: policyParameter(query), backendService: false };
+  for (const name of Object.keys(query)) {
+    if (name !== 'backendService') throw new ControlError(400, `Unknown parameter ${JSON.stringify(name)}: following takes either policy or backendService.`);
+  }
+  if (value === '')
+    throw new ControlError(400, 'Parameter "backendService" is empty: projects/P/global/backendServices/NAME or projects/P/regions/R/backendServices/NAME.');
+  if (typeof value !== 'string') throw new ControlError(400, 'Parameter "backendService" is given more than once.');
+  return { name: value, backendService: true };
+}
+
 /** policyParameter reads the one `policy` query parameter, or throws its 400. */
 function policyParameter(query: Readonly<Record<string, unknown>>): string {
   for (const name of Object.keys(query)) {
-    if (name !== 'policy') throw new ControlError(400, `Unknown parameter ${JSON.stringify(name)}: following takes only policy.`);
+    if (name !== 'policy') throw new ControlError(400, `Unknown parameter ${JSON.stringify(name)}: following takes only policy (or backendService).`);
   }
   const value = query['policy'];
   if (value === undefined || value === '')

@@ -94,7 +94,7 @@ export const AUTO_MODE_SUBNET_RANGES: Readonly<Record<string, string>> = {
 };
 
 /** subnetRange gives a region's default subnetwork its auto-mode range. */
-function subnetRange(region: string): string {
+export function subnetRange(region: string): string {
   const range = AUTO_MODE_SUBNET_RANGES[region];
   // The catalog test keeps every region in the table; reaching this is a programming error.
   if (range === undefined) throw new Error(`no auto-mode subnet range for region ${region}`);

@@ -9,7 +9,7 @@ import type { InstancePropertiesInput, InstanceTemplateInput } from './schema.ts
 import { normalizeDisks } from './validate-disks.ts';
 import { normalizeNetworkInterfaces } from './validate-network-interfaces.ts';
 import { normalizeScheduling } from './validate-scheduling.ts';
-import type { ValidationContext } from './validation-context.ts';
+import { fieldRootOf, type ValidationContext } from './validation-context.ts';
 
 /** NormalizedTemplate is a validated template ready to store (without id and creation time). */
 export interface NormalizedTemplate {
@@ -49,8 +49,9 @@ export function normalizeTemplate(input: InstanceTemplateInput, ctx: ValidationC
   return { name, description: input.description ?? '', properties, machineTypeIsUrl: machineType.includes('/') };
 }
 
-function normalizeProperties(input: InstancePropertiesInput, ctx: ValidationContext, ids: IdSource): Record<string, unknown> {
-  const field = 'resource.properties';
+/** normalizeProperties validates instance properties (a template's, or an instance's own, `ctx.fieldRoot` naming them) and fills server defaults. */
+export function normalizeProperties(input: InstancePropertiesInput, ctx: ValidationContext, ids: IdSource): Record<string, unknown> {
+  const field = fieldRootOf(ctx);
   if (input.machineType === undefined || input.machineType === '') throw requiredField(`${field}.machineType`);
   if (!input.machineType.includes('/') && !/^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?$/.test(input.machineType)) {
     throw invalidFieldValue(`${field}.machineType`, input.machineType, 'Invalid machine type name.');
@@ -96,7 +97,7 @@ function normalizeProperties(input: InstancePropertiesInput, ctx: ValidationCont
       );
     }
   });
-  out['scheduling'] = normalizeScheduling(input.scheduling ?? {}, accelerators.length > 0);
+  out['scheduling'] = normalizeScheduling(input.scheduling ?? {}, accelerators.length > 0, field);
   const affinity = input.reservationAffinity;
   if (affinity !== undefined) {
     const specific = affinity.consumeReservationType === 'SPECIFIC_RESERVATION';

@@ -146,7 +146,8 @@ const Scheduling = PMessage('Scheduling', {
   onInstanceStopAction: PMessage('SchedulingOnInstanceStopAction', { discardLocalSsd: PBool() }),
 });
 
-const InstanceProperties = PMessage('InstanceProperties', {
+/** InstancePropertiesSchema is InstanceProperties: a template's properties, and the fields an instance shares with them. */
+export const InstancePropertiesSchema = PMessage('InstanceProperties', {
   description: PString(),
   tags: PMessage('Tags', { items: PRepeated(PString()), fingerprint: PString() }),
   resourceManagerTags: PMap(PString()),
@@ -212,7 +213,7 @@ export const InstanceTemplateSchema = PMessage('InstanceTemplate', {
   creationTimestamp: PString(),
   name: PString(),
   description: PString(),
-  properties: InstanceProperties,
+  properties: InstancePropertiesSchema,
   selfLink: PString(),
   selfLinkWithId: PString(),
   sourceInstance: PString(),

@@ -7,6 +7,7 @@ import type { Store } from '../../../store/store.ts';
 import type { OperationService, StoredOperation } from '../operations/index.ts';
 import { requirePermission } from '../shared/authorize.ts';
 import { alreadyExists, internalError, notFound } from '../shared/errors.ts';
+import { INSTANCE_TEMPLATE_USAGE, Usages } from '../shared/in-use.ts';
 import type { Scope } from '../shared/locations.ts';
 import type { NormalizedTemplate } from './normalize-template.ts';
 import { INSTANCE_TEMPLATES_KIND, templateKey, templatePath, type StoredTemplate } from './template.ts';
@@ -33,6 +34,8 @@ export class TemplateService {
     private readonly operations: OperationService,
     private readonly clock: Clock,
     private readonly ids: IdSource,
+    /** What refers to templates (managed instance groups): a template in use cannot be deleted. */
+    private readonly usages: Usages = new Usages(),
   ) {
     operations.register('instanceTemplates.insert', async (tx, payload) => {
       const work = payload as InsertWork;
@@ -56,6 +59,8 @@ export class TemplateService {
     });
     operations.register('instanceTemplates.delete', async (tx, payload) => {
       const work = payload as DeleteWork;
+      const [project = ''] = work.key.split('/');
+      await this.usages.refuseInUse(tx, INSTANCE_TEMPLATE_USAGE, project, work.path);
       if ((await tx.delete(INSTANCE_TEMPLATES_KIND, work.key)) === undefined) throw notFound(work.path);
     });
   }
@@ -118,6 +123,7 @@ export class TemplateService {
     if (earlier !== undefined) return earlier;
     const template = await this.get(project, scope, name);
     const path = templatePath(project, scope, name);
+    await this.usages.refuseInUse(this.store, INSTANCE_TEMPLATE_USAGE, project, path);
     return this.operations.start({
       project,
       scope,

@@ -4,7 +4,7 @@ import { invalidFieldValue, requiredField } from '../shared/errors.ts';
 import { isKnownZone } from '../shared/locations.ts';
 import { resourcePathOf } from '../shared/links.ts';
 import type { AttachedDiskInput, EncryptionKeyInput } from './schema.ts';
-import type { ValidationContext } from './validation-context.ts';
+import { type ValidationContext, fieldRootOf } from './validation-context.ts';
 
 /** MIN_DISK_SIZE_GB is the smallest persistent disk. */
 export const MIN_DISK_SIZE_GB = 10;
@@ -33,7 +33,7 @@ const DEVICE_NAME = /^[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?$/;
 
 /** normalizeDisks validates `properties.disks` and returns them with server-filled fields. */
 export function normalizeDisks(disks: readonly AttachedDiskInput[], ctx: ValidationContext): Record<string, unknown>[] {
-  const base = 'resource.properties.disks';
+  const base = `${fieldRootOf(ctx)}.disks`;
   const bootIndexes = disks.flatMap((disk, index) => (disk.boot === true ? [index] : []));
   if (bootIndexes.length > 1) throw invalidFieldValue(base, '', 'Only one boot disk may be specified.');
   if (bootIndexes.length === 1 && bootIndexes[0] !== 0)

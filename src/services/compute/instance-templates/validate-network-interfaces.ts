@@ -2,7 +2,7 @@ import ipaddr from 'ipaddr.js';
 import { networkPathExists, subnetworkPathExists } from '../catalog/index.ts';
 import { invalidFieldValue } from '../shared/errors.ts';
 import type { NetworkInterfaceInput } from './schema.ts';
-import { referencePath, type ValidationContext } from './validation-context.ts';
+import { referencePath, type ValidationContext, fieldRootOf } from './validation-context.ts';
 
 /** MAX_NETWORK_INTERFACES is nic0 … nic7. */
 export const MAX_NETWORK_INTERFACES = 8;
@@ -17,7 +17,7 @@ const NETWORK_ATTACHMENT = /^projects\/[^/]+\/regions\/[^/]+\/networkAttachments
  * when neither is given, output-only fields replaced.
  */
 export function normalizeNetworkInterfaces(interfaces: readonly NetworkInterfaceInput[], ctx: ValidationContext): Record<string, unknown>[] {
-  const base = 'resource.properties.networkInterfaces';
+  const base = `${fieldRootOf(ctx)}.networkInterfaces`;
   if (interfaces.length > MAX_NETWORK_INTERFACES) {
     throw invalidFieldValue(base, '', `At most ${MAX_NETWORK_INTERFACES} network interfaces are supported.`);
   }

@@ -9,8 +9,8 @@ export const HOST_ERROR_TIMEOUT_RANGE = [90, 330] as const;
  * on-host-maintenance MIGRATE and automatic restart for standard VMs; TERMINATE and no restart
  * for preemptible, Spot VMs and VMs with accelerators.
  */
-export function normalizeScheduling(scheduling: SchedulingInput, hasAccelerators: boolean): Record<string, unknown> {
-  const field = 'resource.properties.scheduling';
+export function normalizeScheduling(scheduling: SchedulingInput, hasAccelerators: boolean, root = 'resource.properties'): Record<string, unknown> {
+  const field = `${root}.scheduling`;
   const spot = scheduling.provisioningModel === 'SPOT';
   const preemptible = scheduling.preemptible ?? false;
   const interruptible = preemptible || spot;

@@ -142,6 +142,16 @@ export function securityPolicyEvaluation(context: ServiceContext): PolicyEvaluat
       };
     },
 
+    async followBackendService(text, listener) {
+      const { followAttachment } = await import('../backend-services/follow-attachment.ts');
+      return followAttachment(context.store, text, LINKS, listener);
+    },
+
+    async readBackendService(text) {
+      const { parseBackendServiceName, readAttachment } = await import('../backend-services/follow-attachment.ts');
+      return readAttachment(context.store, parseBackendServiceName(text), LINKS);
+    },
+
     reset() {
       counted.clear();
     },

@@ -6,6 +6,7 @@ import { uint64Id, type IdSource } from '../../../lib/ids.ts';
 import type { Store } from '../../../store/store.ts';
 import type { OperationService, StoredOperation } from '../operations/index.ts';
 import { alreadyExists, notFound } from '../shared/errors.ts';
+import { SECURITY_POLICY_USAGE, Usages } from '../shared/in-use.ts';
 import type { Scope } from '../shared/locations.ts';
 import { ExpressionCache } from './expression-cache.ts';
 import { forgetPolicyHistory, recordPolicyChange } from './history.ts';
@@ -81,6 +82,8 @@ export class SecurityPolicyService {
     private readonly operations: OperationService,
     private readonly clock: Clock,
     private readonly ids: IdSource,
+    /** What refers to policies (backend services): a policy in use cannot be deleted. */
+    private readonly usages: Usages = new Usages(),
   ) {
     operations.register(ACTIONS.insert, async (tx, payload, op) => {
       const policy = payload as StoredPolicy;
@@ -100,6 +103,7 @@ export class SecurityPolicyService {
     operations.register(ACTIONS.delete, async (tx, payload) => {
       const ref = payload as PolicyRef;
       const key = policyKey(ref.project, ref.scope, ref.name);
+      await this.usages.refuseInUse(tx, SECURITY_POLICY_USAGE, ref.project, policyPath(ref.project, ref.scope, ref.name));
       if ((await tx.delete(SECURITY_POLICIES_KIND, key)) === undefined) {
         throw notFound(policyPath(ref.project, ref.scope, ref.name));
       }
@@ -187,6 +191,7 @@ export class SecurityPolicyService {
     const earlier = await this.operations.byRequestId(ref.project, ref.scope, options.requestId);
     if (earlier !== undefined) return earlier;
     const policy = await this.get(ref);
+    await this.usages.refuseInUse(this.store, SECURITY_POLICY_USAGE, ref.project, policyPath(ref.project, ref.scope, ref.name));
     return this.operations.start({
       project: ref.project,
       scope: ref.scope,

@@ -1,0 +1,3 @@
+export { ManagerService, type ManagerRef } from './manager-service.ts';
+export { MANAGERS_KIND, renderManager, type StoredManager } from './manager.ts';
+export { registerManagerRoutes } from './routes.ts';
