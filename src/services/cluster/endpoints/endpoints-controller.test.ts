@@ -181,8 +181,12 @@ describe('the endpoints and endpointslice controllers', () => {
     assert.equal((await endpoints('empty')).subsets, undefined);
   });
 
-  it("a managed object written by someone else is put right; a deleted Service's Endpoints and slices go", async () => {
+  it("a managed object written by someone else is put right at the Service's next sync; a deleted Service's Endpoints and slices go", async () => {
     await h.call('PUT', `${NS}/endpoints/web`, { metadata: { name: 'web', resourceVersion: (await endpoints('web')).metadata.resourceVersion }, subsets: [] });
+    await settle();
+    // Upstream's controller does not watch Endpoints updates (only deletions): the edit stands until the Service is synced again.
+    assert.deepEqual((await endpoints('web')).subsets ?? [], []);
+    await h.call('PATCH', `${NS}/services/web`, { metadata: { annotations: { touched: 'yes' } } }, { 'content-type': 'application/merge-patch+json' });
     await settle();
     assert.deepEqual(
       (await endpoints('web')).subsets[0].addresses.map((address: { ip: string }) => address.ip),

@@ -185,7 +185,9 @@ export class EndpointsController extends FeedController<string> {
           for (const [namespace, services] of this.#selectors) for (const name of services.keys()) this.queue.add(`${namespace}/${name}`);
         return;
       case ENDPOINTS:
-        this.queue.add(change.key);
+        // Only a deletion is work (the Service's Endpoints are made again), as upstream's informer
+        // handler: an Endpoints written without a Service stays until that Service's next sync.
+        if (change.type === 'deleted') this.queue.add(change.key);
         return;
       case SLICES: {
         const service = serviceKeyOfSlice(value);
