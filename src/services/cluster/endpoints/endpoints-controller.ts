@@ -5,8 +5,8 @@
  * `endpointslice-controller.k8s.io`, one set per IP family) follow the Pods the selector matches
  * — their addresses, readiness, termination and the ports the Service reaches on them. A Service
  * without a selector keeps what its users write. A deleted Service's Endpoints are deleted (its
- * slices go with it by the garbage collector). A write by someone else to a managed object is
- * put right on the next sync, which it triggers. Runs as a singleton among replicas; on start it
+ * slices go with it by the garbage collector). A write by someone else to a managed slice is
+ * put right on the sync it triggers; to an Endpoints, on the Service's next sync (only its deletion triggers one). Runs as a singleton among replicas; on start it
  * syncs every Service and removes Endpoints whose Service is gone, as upstream's start does.
  */
 import type { Clock } from '../../../lib/clock.ts';
