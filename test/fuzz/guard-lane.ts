@@ -195,6 +195,9 @@ export function guardLaneTest(seed: number, requests: number, maxFailures: numbe
         const status = await exchange(guard.port, fuzz.bytes);
         const key = `${fuzz.attack} ${status ?? 'none'}`;
         tally.set(key, (tally.get(key) ?? 0) + 1);
+        // The upstream answers everything 200: a 5xx to a WAF-hostile body is the guard's own (issue 39).
+        if (status !== undefined && status >= 500 && fuzz.attack.startsWith('waf:'))
+          failures.push(`the guard answered ${status} to [${fuzz.attack}] ${JSON.stringify(fuzz.bytes.toString('latin1').slice(0, 200))}`);
         if (status === undefined && guard.child !== undefined) {
           stalls++;
           failures.push(`no answer within ${ANSWER_TIMEOUT_MS} ms to [${fuzz.attack}] ${JSON.stringify(fuzz.bytes.toString('latin1').slice(0, 200))}`);
