@@ -72,7 +72,7 @@ function hundredRules(): Record<string, unknown>[] {
  * read through a pipe by this process, the log would cost the load generator's CPU and slow the
  * guard's rows only. The address is read from the file's first line.
  */
-async function startGuard(args: readonly string[]): Promise<Started & { readonly logFile: string }> {
+export async function startGuard(args: readonly string[]): Promise<Started & { readonly logFile: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-guard-'));
   const logFile = join(dir, 'decisions.jsonl');
   const profileDir = process.env['BENCH_CPU_PROF'];

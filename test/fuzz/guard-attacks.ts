@@ -13,12 +13,18 @@ import type { Random } from './random.ts';
 /** TAG_HEADER carries a request's fuzz tag to the upstream (the guard forwards it as any header). */
 export const TAG_HEADER = 'x-fuzz-tag';
 
-/** GUARD_FUZZ_POLICY denies /admin (any case) and the admin.local host; anything else is allowed. */
+/**
+ * GUARD_FUZZ_POLICY denies /admin (any case), the admin.local host and what CRS's SQLi signatures
+ * at sensitivity 1 match (issue 39: every request goes through the WAF engine, JSON bodies parsed
+ * as JSON); anything else is allowed.
+ */
 export const GUARD_FUZZ_POLICY: Readonly<Record<string, unknown>> = {
   name: 'fuzz',
+  advancedOptionsConfig: { jsonParsing: 'STANDARD' },
   rules: [
     { priority: 100, action: 'deny(403)', match: { expr: { expression: "request.path.lower().startsWith('/admin')" } } },
     { priority: 110, action: 'deny(403)', match: { expr: { expression: "request.headers['host'].lower().startsWith('admin.local')" } } },
+    { priority: 120, action: 'deny(403)', match: { expr: { expression: "evaluatePreconfiguredWaf('sqli-v33-stable', {'sensitivity': 1})" } } },
     { priority: 2147483647, action: 'allow', match: { versionedExpr: 'SRC_IPS_V1', config: { srcIpRanges: ['*'] } } },
   ],
 };
@@ -207,13 +213,55 @@ const ATTACKS: Readonly<Record<string, Attack>> = {
     ]),
 };
 
+/** withBody is a POST of `body` as `type` (its length declared), tagged. */
+const withBody = (random: Random, tag: string, type: string, body: string): string =>
+  head(`POST ${random.pick(['/', '/search', '/api/items'])} HTTP/1.1`, [
+    'Host: public.local',
+    tagLine(tag),
+    `Content-Type: ${type}`,
+    `Content-Length: ${body.length}`,
+  ]) + body;
+
+/** REDOS_UNITS repeated make strings shaped to make backtracking regular expressions (CRS's among them) work hard. */
+const REDOS_UNITS = ['a', '((', '/*', "'", '"\'', '<a ', '1 or ', 'select(', '\\x', '%27', '-- ', '||', "='", 'char(', ' '];
+
+/** WAF_ATTACKS (issue 39) are bodies hostile to the WAF engine the policy's SQLi rule runs: the lane's judge holds them to no crash, no stall and no 5xx of the guard's own. */
+const WAF_ATTACKS: Readonly<Record<string, Attack>> = {
+  'waf: ReDoS-shaped body': (random, tag) => {
+    const unit = random.pick(REDOS_UNITS);
+    const text = unit.repeat(Math.ceil(random.pick([500, 4000, 9000, 30000]) / unit.length)) + random.pick(['!', '', 'x', ')']);
+    return random.chance(0.5)
+      ? withBody(random, tag, 'application/x-www-form-urlencoded', `q=${text}`)
+      : withBody(random, tag, 'application/json', JSON.stringify({ q: text }));
+  },
+  'waf: deeply nested JSON': (random, tag) => {
+    const depth = random.pick([100, 1000, 5000, 50000]);
+    const [open, close] = random.pick([
+      ['[', ']'],
+      ['{"a":', '}'],
+      ['[{"a":', '}]'],
+    ]);
+    // Now and then unclosed, or closed past the inspection limit only.
+    const body = open.repeat(depth) + random.pick(['1', '"x\' or 1=1--"', '']) + (random.chance(0.8) ? close.repeat(depth) : '');
+    return withBody(random, tag, random.pick(['application/json', 'application/json; charset=utf-8']), body);
+  },
+  'waf: large multipart body': (random, tag) => {
+    const boundary = `----fuzz${random.text(8)}`;
+    const part = (name: string, value: string): string => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+    const body = random.chance(0.5)
+      ? `${Array.from({ length: random.pick([200, 3000]) }, (_, i) => part(`f${i}`, random.text(random.int(8)))).join('')}--${boundary}--\r\n`
+      : part('file', 'x'.repeat(random.pick([20_000, 200_000, 600_000]))) + (random.chance(0.8) ? `--${boundary}--\r\n` : '');
+    return withBody(random, tag, `multipart/form-data; boundary=${random.chance(0.9) ? boundary : 'other'}`, body);
+  },
+};
+
 const NAMES = Object.keys(ATTACKS);
 /** WEIGHTED lists path spellings three times: the decision/forwarding comparison is the lane's point. */
-const WEIGHTED = [...NAMES, 'path spelling', 'path spelling'];
+const WEIGHTED = [...NAMES, 'path spelling', 'path spelling', ...Object.keys(WAF_ATTACKS)];
 
 /** guardAttack builds the lane's next hostile exchange. */
 export function guardAttack(random: Random, index: number): GuardFuzzRequest {
   const attack = random.pick(WEIGHTED);
   const tag = `t${index}`;
-  return { attack, tag, bytes: Buffer.from(ATTACKS[attack]!(random, tag), 'latin1') };
+  return { attack, tag, bytes: Buffer.from((ATTACKS[attack] ?? WAF_ATTACKS[attack]!)(random, tag), 'latin1') };
 }
