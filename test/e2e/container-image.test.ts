@@ -5,7 +5,7 @@
 // ending it with exit code 0 inside the grace period.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { cpSync, readdirSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { tempDir } from '../../src/testing/temp.ts';
@@ -25,6 +25,13 @@ const containers: string[] = [];
 /** danglingBefore are the untagged images there before the build: the build stage's image, left untagged by it, is removed after. */
 let danglingBefore: Set<string> | undefined;
 
+/** npmConfigFile is a file-valued setting of this machine's npm (`npm config get`), if it names a file that exists. */
+async function npmConfigFile(key: string): Promise<string | undefined> {
+  const answer = await runToEnd('npm', ['config', 'get', key]);
+  const value = answer.stdout.trim();
+  return answer.exit === 0 && value !== '' && value !== 'null' && value !== 'undefined' && existsSync(value) ? value : undefined;
+}
+
 /** danglingImages lists the untagged images' ids. */
 async function danglingImages(): Promise<string[]> {
   return (await podman(['images', '--quiet', '--no-trunc', '--filter', 'dangling=true'])).stdout.split('\n').filter((id) => id !== '');
@@ -41,6 +48,7 @@ before(async () => {
   assert.ok(readdirSync(join(context, 'prebuilds')).length === 1);
   danglingBefore = new Set(await danglingImages());
   const npmCache = process.env['npm_config_cache'] ?? join(process.env['HOME'] ?? '/root', '.npm');
+  const npmCafile = await npmConfigFile('cafile');
   await podman(
     [
       'build',
@@ -59,6 +67,10 @@ before(async () => {
       // The machine's npm cache, read through an overlay: what the build writes there is thrown away.
       '--volume',
       `${npmCache}:/root/.npm:O`,
+      // The CA file this machine's npm trusts, if it sets one (a registry behind its own CA): a package the cache lacks is fetched as npm here would.
+      ...(npmCafile === undefined
+        ? []
+        : ['--volume', `${npmCafile}:/etc/fogbank-build/npm-ca.crt:ro`, '--build-arg', 'npm_config_cafile=/etc/fogbank-build/npm-ca.crt']),
       '--file',
       join(REPO, 'Containerfile'),
       '--tag',

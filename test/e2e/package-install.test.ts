@@ -18,8 +18,14 @@ import { runToEnd, spawnOwned, type Spawned } from '../harness/process.ts';
 
 /** PACKED_BYTES_BOUND bounds the .tgz (4.5 MB when written: bundles with their source maps, declarations, the console). */
 const PACKED_BYTES_BOUND = 6 * 1024 * 1024;
-/** ENTRY_BOUND bounds its entries (425 when written; `npm pack` of `dist/` whole carried 1,874). */
-const ENTRY_BOUND = 600;
+/**
+ * ENTRY_BOUND bounds its entries: 425 when written, 495 once the SMTP listener, the WAF worker, the
+ * workload simulation and the compute resources added their lazily loaded chunks and declarations;
+ * `npm pack` of `dist/` whole carried 1,874. A checkout that built many commits keeps their chunks
+ * on disk for running servers, which `dist/chunks/.npmignore` leaves out; the margin is for what a
+ * build beside the pack adds meanwhile.
+ */
+const ENTRY_BOUND = 800;
 
 const repoVersions = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
 const typescriptVersion = repoVersions.devDependencies['typescript']!;
