@@ -238,12 +238,6 @@ export async function startGuardProcess(config: GuardConfig, output: GuardOutput
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  // Ready means ready: a policy that calls preconfigured WAF sets has the engine's threads loaded first.
-  const current: PolicyState = state;
-  if (current !== undefined && 'compiled' in current && current.compiled.wafPlan !== undefined) {
-    waf ??= new WafEngine();
-    await waf.warm(current.compiled.wafPlan);
-  }
   output.stdout(`guard listening on ${url}\n`);
   return {
     url,

@@ -37,18 +37,6 @@ export class WafEngine {
     }
   }
 
-  /**
-   * warm starts every thread of the pool with the plan's configurations loaded (the Core Rule Set
-   * takes a second or more to load), so that the first requests do not wait for it: what a server
-   * announcing itself ready calls first. A failure is left for the first inspection to report.
-   */
-  async warm(plan: WafPlan): Promise<void> {
-    if (this.unavailable !== undefined) return;
-    const configs = plan.configs.map(({ key, text }) => ({ key, text }));
-    const probe: EngineRequest = { method: 'GET', target: '/', httpVersion: '1.1', headers: [['host', 'localhost']], clientIp: '127.0.0.1' };
-    await Promise.all(Array.from({ length: this.#pool.workers }, () => this.#pool.run(configs, probe).catch(() => undefined)));
-  }
-
   close(): Promise<void> {
     return this.#pool.close();
   }

@@ -79,11 +79,6 @@ export class WafPool {
     this.#idleMs = options.idleMs ?? 30_000;
   }
 
-  /** workers is how many threads the pool runs at most. */
-  get workers(): number {
-    return this.#workers;
-  }
-
   /** deadlineMs is the bound of one inspection. */
   get deadlineMs(): number {
     return this.#deadlineMs;
