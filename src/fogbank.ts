@@ -216,18 +216,22 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     const material = tls !== undefined && (dataDir !== undefined || typeof tlsSetting === 'object') ? tls() : undefined;
     // Awaited below; a failure meanwhile is that await's, not an unhandled rejection.
     material?.catch(() => undefined);
+    // What every family is given, by the HTTP app and by the families' own listeners alike.
+    const familyContext = {
+      store,
+      faults,
+      clock,
+      timers,
+      ids,
+      auth,
+      control,
+      operations: options.operations ?? 'realistic',
+      options: familyOptions,
+      ...(dataDir === undefined ? {} : { dataDir }),
+    };
     const app = await buildServer(
       {
-        store,
-        faults,
-        clock,
-        timers,
-        ids,
-        auth,
-        control,
-        operations: options.operations ?? 'realistic',
-        options: familyOptions,
-        ...(dataDir === undefined ? {} : { dataDir }),
+        ...familyContext,
         ...(options.uploadDeadlineMs === undefined ? {} : { uploadDeadlineMs: options.uploadDeadlineMs }),
       },
       services,
@@ -251,16 +255,7 @@ export async function startFogbank(options: StartOptions = {}): Promise<RunningF
     await material;
     // The families' own listeners (mail's SMTP) accept before the ready line (core/family-listeners.ts).
     listeners = await openFamilyListeners(services, {
-      store,
-      faults,
-      clock,
-      timers,
-      ids,
-      auth,
-      control,
-      operations: options.operations ?? 'realistic',
-      options: familyOptions,
-      ...(dataDir === undefined ? {} : { dataDir }),
+      ...familyContext,
       host,
       tls: tls === undefined ? undefined : async () => listenerTls(await tls()),
     });
