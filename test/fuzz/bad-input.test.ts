@@ -13,8 +13,8 @@ import { FAMILY_ATTACKS } from './family-attacks.ts';
 import { FuzzServer, type ServerState } from './fuzz-server.ts';
 import { guardLaneTest } from './guard-lane.ts';
 import { smtpLaneTest } from './smtp-lane.ts';
-import { startHealthProbe } from './health-probe.ts';
-import type { Stall } from './stall-judge.ts';
+import { machineIdleMs, processCpuMs, startHealthProbe } from './health-probe.ts';
+import { requestOwnMs, type Stall } from './stall-judge.ts';
 import { Random } from './random.ts';
 import { sendRaw, type RawReply } from '../../src/testing/raw-http.ts';
 import { pathOfTarget, targetAsSeen, toBytes, type FuzzRequest } from './request.ts';
@@ -30,10 +30,10 @@ import { pathOfTarget, targetAsSeen, toBytes, type FuzzRequest } from './request
  * fogbank in a child process (fuzz-server.ts), which is started again when a request kills it.
  * Counted per family and all required to be 0: crashes (the process died with one of the
  * family's requests in flight), stalls (an answer slower than 1 s, and again when the request is
- * sent a second time, or none at all; a /healthz probe, run all along, that waited over 1 s more
- * than a bare node:http heartbeat probed beside it the same way, with fogbank using over 1 s of
- * CPU meanwhile, health-probe.ts), 5xx answers, error
- * answers outside the dialect of the family owning the path (core's neutral answer for paths no
+ * sent a second time with over 1 s of that wait fogbank's own — its CPU time plus the cores' idle
+ * time — or none at all; a /healthz probe, run all along, that waited over 1 s more than a bare
+ * node:http heartbeat probed beside it the same way, with fogbank using over 1 s of CPU
+ * meanwhile, health-probe.ts), 5xx answers, error answers outside the dialect of the family owning the path (core's neutral answer for paths no
  * family owns), a rejected request that changed the family's part of the store, and prototype
  * pollution in the server process. The counts and the seed are printed either way.
  *
@@ -247,14 +247,22 @@ describe('bad-input fuzzer', () => {
         }
         const limit = limitFor(request.method, pathOfTarget(targetAsSeen(request)));
         if (reply.elapsedMs > limit) {
-          // Sent again, alone in its lane: a request slow twice is slow, not a busy machine's blip.
+          // Sent again, alone in its lane: a request slow twice is slow, not a busy machine's blip,
+          // unless the second wait was mostly the machine's (stall-judge.ts: requestOwnMs).
+          const cpuBefore = processCpuMs(fuzz.pid);
+          const idleBefore = machineIdleMs();
           const again = await sendRaw(fuzz.port, toBytes(request), 50, ANSWER_TIMEOUT_MS).catch(() => undefined);
-          if (again === undefined || again.elapsedMs > limit) {
+          const cpuAfter = processCpuMs(fuzz.pid);
+          const idleAfter = machineIdleMs();
+          const cpuMs = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
+          const idleMs = idleBefore === undefined || idleAfter === undefined ? undefined : idleAfter - idleBefore;
+          if (again === undefined || requestOwnMs(again.elapsedMs, cpuMs, idleMs) > limit) {
             count.stalls++;
+            const figures = `fogbank used ${cpuMs ?? 'unknown'} ms of CPU and the cores stood idle ${idleMs ?? 'unknown'} ms meanwhile`;
             fail(
               index,
               request,
-              `answered ${reply.status} after ${Math.round(reply.elapsedMs)} ms, and ${again === undefined ? 'not at all' : `${again.status} after ${Math.round(again.elapsedMs)} ms`} when sent again`,
+              `answered ${reply.status} after ${Math.round(reply.elapsedMs)} ms, and ${again === undefined ? 'not at all' : `${again.status} after ${Math.round(again.elapsedMs)} ms (${figures})`} when sent again`,
             );
           }
           before = undefined;

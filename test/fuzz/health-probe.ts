@@ -38,6 +38,34 @@ function cpuTimeMs(pid: number | undefined): number | undefined {
   }
 }
 
+/**
+ * processCpuMs is the user + system CPU time of a whole process, all its threads (the workers that
+ * decode large bodies too), from /proc/PID/stat; undefined where there is no /proc or no such process.
+ */
+export function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return undefined;
+  }
+}
+
+/** machineIdleMs is the idle and I/O-wait time of all the machine's cores together since boot, from /proc/stat; undefined without it. */
+export function machineIdleMs(): number | undefined {
+  try {
+    const line = readFileSync('/proc/stat', 'latin1').split('\n', 1)[0] ?? '';
+    // cpu  user nice system idle iowait irq softirq …
+    const fields = line.trim().split(/\s+/);
+    if (fields[0] !== 'cpu') return undefined;
+    return (Number(fields[4]) + Number(fields[5])) * TICK_MS;
+  } catch {
+    return undefined;
+  }
+}
+
 /** ProbeTarget is a server to probe: its port, and its process (for its CPU time) when it is one of ours. */
 interface ProbeTarget {
   readonly port: () => number;

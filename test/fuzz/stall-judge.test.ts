@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { heldUp, judgeStalls, type ProbeRecord, type ProbeSample, worstWait } from './stall-judge.ts';
+import { heldUp, judgeStalls, type ProbeRecord, type ProbeSample, requestOwnMs, worstWait } from './stall-judge.ts';
 
 const INTERVAL = 100;
 
@@ -83,5 +83,21 @@ describe("judging the fuzzer's /healthz stalls against a bare heartbeat beside i
     assert.equal(heldUp(heartbeat, 1050, 2300), 2201 - 1101);
     const fogbank: ProbeRecord = { startedAt: 0, intervalMs: INTERVAL, samples: [{ sentAt: 1050, answeredAt: 2210 }] };
     assert.deepEqual(judgeStalls(fogbank, heartbeat, 1000), []);
+  });
+});
+
+describe("judging a fuzzed request's own slowness", () => {
+  it('is the whole wait when fogbank computed throughout', () => {
+    assert.equal(requestOwnMs(1200, 1150, 30), 1180);
+  });
+  it('is the whole wait when fogbank waited while cores stood idle (a timer, not the machine)', () => {
+    assert.equal(requestOwnMs(1500, 10, 2900), 1500);
+  });
+  it('is small when the machine was saturated and fogbank barely ran (a large body through a busy loopback)', () => {
+    assert.equal(requestOwnMs(1135, 90, 120), 210);
+  });
+  it('is the whole wait when a figure is unknown', () => {
+    assert.equal(requestOwnMs(1135, undefined, 120), 1135);
+    assert.equal(requestOwnMs(1135, 90, undefined), 1135);
   });
 });

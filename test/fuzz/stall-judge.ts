@@ -77,3 +77,15 @@ export function judgeStalls(fogbank: ProbeRecord, heartbeat: ProbeRecord, limitM
   }
   return stalls;
 }
+
+/**
+ * requestOwnMs is fogbank's part of one slow request's wait: the CPU time fogbank's process (all
+ * its threads) used meanwhile, plus the time the machine's cores stood idle (fogbank could have
+ * run then and did not, as when it waits on a timer), and never more than the wait. On a machine
+ * that another test saturates, a large body crosses loopback in many scheduler slices while
+ * fogbank computes little: that wait is the machine's. Unknown figures count the whole wait.
+ */
+export function requestOwnMs(waitedMs: number, cpuMs: number | undefined, idleMs: number | undefined): number {
+  if (cpuMs === undefined || idleMs === undefined) return waitedMs;
+  return Math.min(waitedMs, Math.max(0, cpuMs) + Math.max(0, idleMs));
+}
