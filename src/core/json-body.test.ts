@@ -61,6 +61,20 @@ describe('parseJsonBody', () => {
       () => parse(`{"b": ${'['.repeat(200)} x`),
       (error: unknown) => error instanceof JsonTooDeepError,
     );
+    // Objects too: V8 words running out after `{` as a missing property name at the very end.
+    assert.throws(
+      () => parse(`{"b": ${'{"a":'.repeat(200)}`),
+      (error: unknown) => error instanceof JsonTooDeepError && error.key === 'a',
+    );
+    assert.throws(
+      () => parse(`{"b" ${'{"a":'.repeat(200)}`),
+      (error: unknown) => error instanceof MalformedJsonError && !(error instanceof JsonTooDeepError) && error.position === 5,
+    );
+    // A complete value before the deep part: the bracket after it is the first problem, and not a depth one.
+    assert.throws(
+      () => parse(`1 ${'['.repeat(200)}`),
+      (error: unknown) => error instanceof MalformedJsonError && !(error instanceof JsonTooDeepError) && error.position === 2,
+    );
   });
 
   it('refuses invalid UTF-8 at the first bad byte, but keeps a genuine U+FFFD', () => {
