@@ -90,7 +90,7 @@ export function compilePolicy(policy: KubeObject): CompiledPolicy {
     })),
     auditAnnotations: (spec.auditAnnotations ?? []).map((annotation) => ({
       key: annotation.key ?? '',
-      compiled: compileExpression(annotation.valueExpression ?? '', full, 'any'),
+      compiled: compileExpression(annotation.valueExpression ?? '', full, 'string-or-null'),
     })),
   };
   compiledPolicies.set(policy, compiled);

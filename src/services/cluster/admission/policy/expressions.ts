@@ -8,7 +8,7 @@
 import { celMap, type CelValue } from '@bufbuild/cel';
 import { analyze } from '../../crd/cel/analyze.ts';
 import { type Expr, parseRule } from '../../crd/cel/ast.ts';
-import { BOOL, type CelT, DYN, mapOf, STRING } from '../../crd/cel/cel-types.ts';
+import { BOOL, type CelT, DYN, mapOf, NULL, STRING, typeName } from '../../crd/cel/cel-types.ts';
 import { PER_CALL_LIMIT } from '../../crd/cel/cost-limits.ts';
 import { Interpreter, Meter } from '../../crd/cel/interpreter.ts';
 import { AUTHORIZER_TYPE } from '../../crd/cel/library-authz.ts';
@@ -67,20 +67,39 @@ function variablesRead(expr: Expr): string[] {
 }
 
 /**
- * compileExpression compiles `text`; `result` is the type it must have (`bool` for validations
- * and matchConditions, `string` for messageExpression, `any` for variables). Errors read
- * `compilation failed: ERROR: <input>:1:1: …` or `must evaluate to bool but got string`.
+ * ResultType is what an expression must evaluate to, as its upstream accessor's `ReturnTypes`
+ * say: `bool` (validations, matchConditions), `string` (messageExpression), `string-or-null`
+ * (auditAnnotations' valueExpression), `any` (variables).
  */
-export function compileExpression(text: string, declared: Declarations, result: 'bool' | 'string' | 'any'): Compiled {
+export type ResultType = 'bool' | 'string' | 'string-or-null' | 'any';
+
+const RESULT_TYPES: Readonly<Record<Exclude<ResultType, 'any'>, readonly CelT[]>> = {
+  bool: [BOOL],
+  string: [STRING],
+  'string-or-null': [STRING, NULL],
+};
+
+/**
+ * compileExpression compiles `text`; `result` is the type it must have. As cel-go's
+ * `IsExactType`, a `dyn` result is not a `bool` (`object.spec.paused` must be written
+ * `object.spec.paused == true`). Errors read `compilation failed: ERROR: <input>:1:1: …`,
+ * `must evaluate to bool but got string` or `must evaluate to one of [string null_type] but got dyn`.
+ */
+export function compileExpression(text: string, declared: Declarations, result: ResultType): Compiled {
   const parsed = parseRule(text);
   if ('error' in parsed) return { text, error: `compilation failed: ${parsed.error}` };
   const expr = parsed.parsed.expr;
   if (expr === undefined) return { text, error: 'compilation failed: empty expression' };
   const analysis = analyze(expr, parsed.source, declarations(declared));
   if (analysis.errors.length > 0) return { text, error: `compilation failed: ${analysis.errors.join('\n')}` };
-  const wanted = result === 'bool' ? BOOL : result === 'string' ? STRING : undefined;
-  if (wanted !== undefined && analysis.type.kind !== 'dyn' && analysis.type.kind !== wanted.kind) {
-    return { text, error: `must evaluate to ${wanted.kind} but got ${analysis.type.kind}` };
+  if (result !== 'any') {
+    const wanted = RESULT_TYPES[result];
+    const got = typeName(analysis.type);
+    if (!wanted.some((type) => typeName(type) === got)) {
+      const names = wanted.map(typeName);
+      const reason = names.length === 1 ? `must evaluate to ${names[0]}` : `must evaluate to one of [${names.join(' ')}]`;
+      return { text, error: `${reason} but got ${got}` };
+    }
   }
   return { text, expr, variables: variablesRead(expr) };
 }
