@@ -93,6 +93,18 @@ describe('ValidatingAdmissionPolicy rules', () => {
       (p) => (p.spec.validations[0].expression = 'object.spec.paused'),
       ['spec.validations[0].expression: Invalid value: "object.spec.paused": must evaluate to bool but got dyn'],
     ],
+    [
+      'request is typed: a misspelt field',
+      (p) => (p.spec.validations[0].expression = "request.foo == 'x'"),
+      [
+        "spec.validations[0].expression: Invalid value: \"request.foo == 'x'\": compilation failed: ERROR: <input>:1:8: undefined field 'foo'\n | request.foo == 'x'\n | .......^",
+      ],
+    ],
+    [
+      'request is typed: request.name is a string',
+      (p) => (p.spec.validations[0].expression = 'request.name'),
+      ['spec.validations[0].expression: Invalid value: "request.name": must evaluate to bool but got string'],
+    ],
     ['an empty expression', (p) => (p.spec.validations[0].expression = '  '), ['spec.validations[0].expression: Required value: expression is not specified']],
     [
       'a message with a line break',

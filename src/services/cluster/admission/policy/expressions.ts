@@ -8,7 +8,7 @@
 import { celMap, type CelValue } from '@bufbuild/cel';
 import { analyze } from '../../crd/cel/analyze.ts';
 import { type Expr, parseRule } from '../../crd/cel/ast.ts';
-import { BOOL, type CelT, DYN, mapOf, NULL, STRING, typeName } from '../../crd/cel/cel-types.ts';
+import { BOOL, type CelT, DYN, listOf, mapOf, NULL, STRING, typeName } from '../../crd/cel/cel-types.ts';
 import { PER_CALL_LIMIT } from '../../crd/cel/cost-limits.ts';
 import { Interpreter, Meter } from '../../crd/cel/interpreter.ts';
 import { AUTHORIZER_TYPE } from '../../crd/cel/library-authz.ts';
@@ -35,11 +35,35 @@ export type Compiled =
   | { readonly text: string; readonly expr: Expr; readonly variables: readonly string[]; readonly error?: undefined }
   | { readonly text: string; readonly error: string };
 
+function objectType(name: string, fields: Record<string, CelT>): CelT {
+  return { kind: 'object', name, fields: new Map(Object.entries(fields)) };
+}
+
+const GVK = objectType('kubernetes.GroupVersionKind', { group: STRING, version: STRING, kind: STRING });
+const GVR = objectType('kubernetes.GroupVersionResource', { group: STRING, version: STRING, resource: STRING });
+
+/** REQUEST_TYPE is `request`'s declared type (1.32 `plugin/cel/compile.go` BuildRequestType): a misspelt field is a compile error, `request.name` a string. */
+const REQUEST_TYPE = objectType('kubernetes.AdmissionRequest', {
+  kind: GVK,
+  resource: GVR,
+  subResource: STRING,
+  requestKind: GVK,
+  requestResource: GVR,
+  requestSubResource: STRING,
+  name: STRING,
+  namespace: STRING,
+  operation: STRING,
+  userInfo: objectType('kubernetes.UserInfo', { username: STRING, uid: STRING, groups: listOf(STRING), extra: mapOf(STRING, listOf(STRING)) }),
+  dryRun: BOOL,
+  options: DYN,
+});
+
 function declarations(declared: Declarations): Map<string, CelT> {
+  // namespaceObject stays dyn: its timestamps are JSON strings at evaluation.
   const map = new Map<string, CelT>([
     ['object', DYN],
     ['oldObject', DYN],
-    ['request', DYN],
+    ['request', REQUEST_TYPE],
   ]);
   if (declared.params) map.set('params', DYN);
   if (declared.namespaceObject) map.set('namespaceObject', DYN);
