@@ -185,6 +185,20 @@ describe('ValidatingAdmissionPolicy rules', () => {
       [],
     ],
     [
+      'a bool variable is a validation by itself; an unknown one is an undefined field',
+      (p) => {
+        p.spec.variables = [
+          { name: 'small', expression: 'object.spec.replicas <= 5' },
+          { name: 'later', expression: 'variables.after' },
+        ];
+        p.spec.validations = [{ expression: 'variables.small' }, { expression: 'variables.missing' }];
+      },
+      [
+        'spec.variables[1].expression: Invalid value: "variables.after": compilation failed: ERROR: <input>:1:10: undefined field \'after\'\n | variables.after\n | .........^',
+        'spec.validations[1].expression: Invalid value: "variables.missing": compilation failed: ERROR: <input>:1:10: undefined field \'missing\'\n | variables.missing\n | .........^',
+      ],
+    ],
+    [
       'matchConditions: a name that is not qualified, a duplicate and a non-bool',
       (p) =>
         (p.spec.matchConditions = [

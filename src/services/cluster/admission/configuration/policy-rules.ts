@@ -11,7 +11,7 @@
 import { duplicate, type FieldError, GoLiteral, invalid, notSupported, required } from '../../apimachinery/field-errors.ts';
 import { isDns1035Label, isDns1123Subdomain, isQualifiedName } from '../../apimachinery/name-rules.ts';
 import { isCelIdentifier } from '../../crd/cel/cel-types.ts';
-import type { Declarations } from '../policy/expressions.ts';
+import { type Compiled, compileVariables, type Declarations } from '../policy/expressions.ts';
 import { compileProblem, validateMatchConditions } from './expression-rules.ts';
 import { listOf, recordOf, stringAt } from './go-literals.ts';
 import { validateMatchResources } from './match-resources-rules.ts';
@@ -49,17 +49,14 @@ function validateParamKind(paramKind: Record<string, unknown>, path: string): Fi
   return errors;
 }
 
-function validateVariable(variable: Record<string, unknown>, declared: Declarations, path: string): FieldError[] {
+function validateVariable(variable: Record<string, unknown>, compiled: Compiled | undefined, path: string): FieldError[] {
   const errors: FieldError[] = [];
   const name = stringAt(variable, 'name') ?? '';
   if (name.trim() === '') errors.push(required(`${path}.name`, 'name is not specified'));
   else if (!isCelIdentifier(name)) errors.push(invalid(`${path}.name`, name, 'name is not a valid CEL identifier'));
   const expression = stringAt(variable, 'expression') ?? '';
   if (expression.trim() === '') errors.push(required(`${path}.expression`, 'expression is not specified'));
-  else {
-    const problem = compileProblem(expression, expression, declared, 'any', `${path}.expression`);
-    if (problem !== undefined) errors.push(problem);
-  }
+  else if (compiled?.error !== undefined) errors.push(invalid(`${path}.expression`, expression, compiled.error));
   return errors;
 }
 
@@ -132,10 +129,16 @@ export function validatePolicy(policy: Record<string, unknown>, ignoreMatchCondi
   }
   const params = paramKind !== undefined;
   if (!ignoreMatchConditions) errors.push(...validateMatchConditions(spec['matchConditions'], params, 'spec.matchConditions'));
-  const variables = listOf(spec['variables']);
-  // A policy with variables is compiled by a composited compiler: `variables` is declared.
-  const declared: Declarations = { params, authorizer: true, namespaceObject: true, variables: variables.length > 0 };
-  for (const [index, variable] of variables.entries()) errors.push(...validateVariable(recordOf(variable) ?? {}, declared, `spec.variables[${index}]`));
+  const variables = listOf(spec['variables']).map((variable) => recordOf(variable) ?? {});
+  // A policy with variables is compiled by a composited compiler: `variables` is declared, each typed by its result.
+  const composited = compileVariables(
+    variables.map((variable) => ({ name: stringAt(variable, 'name') ?? '', expression: stringAt(variable, 'expression') ?? '' })),
+    { params, authorizer: true, namespaceObject: true },
+  );
+  const declared: Declarations = { params, authorizer: true, namespaceObject: true, variables: variables.length > 0 ? composited.types : false };
+  for (const [index, variable] of variables.entries()) {
+    errors.push(...validateVariable(variable, [...composited.compiled.values()][index], `spec.variables[${index}]`));
+  }
   const validations = listOf(spec['validations']);
   const annotations = listOf(spec['auditAnnotations']);
   if (validations.length === 0 && annotations.length === 0) {

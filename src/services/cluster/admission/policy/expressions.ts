@@ -27,12 +27,13 @@ export interface Declarations {
   readonly authorizer: boolean;
   /** namespaceObject and variables are not declared in matchConditions. */
   readonly namespaceObject: boolean;
-  readonly variables: boolean;
+  /** variables: the types of the variables an expression may read (`variables.<name>`), or false where `variables` is undeclared. */
+  readonly variables: false | ReadonlyMap<string, CelT>;
 }
 
 /** Compiled is one expression: its AST and the variables it reads, or its compile error. */
 export type Compiled =
-  | { readonly text: string; readonly expr: Expr; readonly variables: readonly string[]; readonly error?: undefined }
+  | { readonly text: string; readonly expr: Expr; readonly variables: readonly string[]; readonly type: CelT; readonly error?: undefined }
   | { readonly text: string; readonly error: string };
 
 function objectType(name: string, fields: Record<string, CelT>): CelT {
@@ -68,7 +69,7 @@ function declarations(declared: Declarations): Map<string, CelT> {
   if (declared.params) map.set('params', DYN);
   if (declared.namespaceObject) map.set('namespaceObject', DYN);
   if (declared.authorizer) map.set('authorizer', AUTHORIZER_TYPE);
-  if (declared.variables) map.set('variables', mapOf(STRING, DYN));
+  if (declared.variables !== false) map.set('variables', objectType('kubernetes.variables', Object.fromEntries(declared.variables)));
   return map;
 }
 
@@ -125,7 +126,26 @@ export function compileExpression(text: string, declared: Declarations, result: 
       return { text, error: `${reason} but got ${got}` };
     }
   }
-  return { text, expr, variables: variablesRead(expr) };
+  return { text, expr, variables: variablesRead(expr), type: analysis.type };
+}
+
+/**
+ * compileVariables compiles a policy's variables in order, as upstream's composited compiler
+ * does: each sees the ones before it, typed by what they evaluate to (one that does not compile
+ * is `dyn`); `types` is what the policy's other expressions then see.
+ */
+export function compileVariables(
+  variables: readonly { readonly name?: string; readonly expression?: string }[],
+  declared: Omit<Declarations, 'variables'>,
+): { readonly compiled: Map<string, Compiled>; readonly types: Map<string, CelT> } {
+  const compiled = new Map<string, Compiled>();
+  const types = new Map<string, CelT>();
+  for (const variable of variables) {
+    const result = compileExpression(variable.expression ?? '', { ...declared, variables: new Map(types) }, 'any');
+    compiled.set(variable.name ?? '', result);
+    types.set(variable.name ?? '', result.error === undefined ? result.type : DYN);
+  }
+  return { compiled, types };
 }
 
 /** Budget is what is left of one evaluation's cost budget. */
