@@ -140,4 +140,64 @@ describe('ValidatingAdmissionPolicy with the real kubectl', () => {
     assert.equal(edited.code, 1);
     assert.match(edited.stderr, /denied request: at most 1 replicas\n$/);
   });
+  it("`kubectl apply` of a broken policy, binding or webhook configuration prints the apiserver's 422 field errors", async () => {
+    const write = (name: string, text: string): string => {
+      const path = join(kubectl.dir, name);
+      writeFileSync(path, text);
+      return path;
+    };
+    const policy = write('broken-policy.yaml', policyYaml('broken', ['  - expression: params.max > 1']));
+    const refusedPolicy = await kubectl.run(['apply', '-f', policy]);
+    assert.equal(refusedPolicy.code, 1);
+    assert.equal(
+      refusedPolicy.stderr,
+      [
+        'The ValidatingAdmissionPolicy "broken" is invalid: spec.validations[0].expression: Invalid value: "params.max > 1": compilation failed: ERROR: <input>:1:1: undeclared reference to \'params\' (in container \'\')',
+        ' | params.max > 1',
+        ' | ^',
+        '',
+      ].join('\n'),
+    );
+    const binding = write('broken-binding.yaml', bindingYaml('broken-binding', 'broken', 'Deny, Warn'));
+    const refusedBinding = await kubectl.run(['apply', '-f', binding]);
+    assert.equal(refusedBinding.code, 1);
+    assert.equal(
+      refusedBinding.stderr,
+      'The ValidatingAdmissionPolicyBinding "broken-binding" is invalid: spec.validationActions: Invalid value: []admissionregistration.ValidationAction{"Deny", "Warn"}: must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)\n',
+    );
+    const webhook = write(
+      'broken-webhook.yaml',
+      [
+        'apiVersion: admissionregistration.k8s.io/v1',
+        'kind: ValidatingWebhookConfiguration',
+        'metadata:',
+        '  name: broken-webhook',
+        'webhooks:',
+        '- name: check.example.com',
+        '  clientConfig:',
+        '    url: http://hooks.example.com/check',
+        '  rules:',
+        '  - apiGroups: ["apps"]',
+        '    apiVersions: ["v1"]',
+        '    operations: ["CREATE"]',
+        '    resources: ["deployments"]',
+        '',
+      ].join('\n'),
+    );
+    const refusedWebhook = await kubectl.run(['apply', '-f', webhook]);
+    assert.equal(refusedWebhook.code, 1);
+    assert.equal(
+      refusedWebhook.stderr,
+      [
+        'The ValidatingWebhookConfiguration "broken-webhook" is invalid: ',
+        '* webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun',
+        '* webhooks[0].clientConfig.url: Invalid value: "http": \'https\' is the only allowed URL scheme; desired format: https://host[/path]',
+        '* webhooks[0].admissionReviewVersions: Required value: must specify one of v1, v1beta1',
+        '',
+      ].join('\n'),
+    );
+    // Nothing was stored.
+    const listed = await kubectl.run(['get', 'validatingadmissionpolicies,validatingwebhookconfigurations', '-o', 'name']);
+    assert.doesNotMatch(listed.stdout, /broken/);
+  });
 });

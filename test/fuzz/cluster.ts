@@ -313,7 +313,7 @@ function objectOf(kind: Collection['kind'], name: string): Json {
           matchConditions: [{ name: 'always', expression: 'true' }],
           variables: [{ name: 'n', expression: 'object.metadata.name' }],
           validations: [{ expression: "variables.n != ''", messageExpression: "'named ' + variables.n", reason: 'Forbidden' }],
-          auditAnnotations: [{ key: 'name', valueExpression: 'variables.n' }],
+          auditAnnotations: [{ key: 'name', valueExpression: 'string(variables.n)' }],
         },
       };
     case 'ValidatingAdmissionPolicyBinding':

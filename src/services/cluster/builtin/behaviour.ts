@@ -24,6 +24,10 @@ export interface KindBehaviour {
   validate?(object: BuiltinObject): FieldError[];
   /** validateUpdate adds the rules of a change (immutable fields); `validate` runs on updates too. */
   validateUpdate?(object: BuiltinObject, old: BuiltinObject): FieldError[];
+  /** validateOnUpdate replaces `validate` and `validateUpdate` on an update, for a kind whose upstream update rules relax its create rules by what the stored object had (the admission configurations). */
+  validateOnUpdate?(object: BuiltinObject, old: BuiltinObject): FieldError[];
+  /** validateStatusUpdate replaces the whole-object rules on a `/status` write, for a kind whose upstream status strategy validates the status alone. */
+  validateStatusUpdate?(object: BuiltinObject, old: BuiltinObject): FieldError[];
   /** tableColumns and tableRow replace the default `Name`, `Age` columns. */
   readonly tableColumns?: readonly TableColumn[];
   tableRow?(object: BuiltinObject, now: number): unknown[];

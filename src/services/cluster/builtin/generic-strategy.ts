@@ -29,10 +29,18 @@ function ownNested(object: BuiltinObject): void {
   for (const key of Object.keys(object)) if (key !== 'metadata' && typeof object[key] === 'object') object[key] = structuredClone(object[key]);
 }
 
+/** statusRules are the behaviours' `validateStatusUpdate`, by the strategy built with them (read by statusStrategy). */
+const statusRules = new WeakMap<ResourceStrategy<BuiltinObject>, NonNullable<KindBehaviour['validateStatusUpdate']>>();
+
 /** genericStrategy builds the strategy of one built-in kind. */
 export function genericStrategy(entry: BuiltinKind, schemaName: string, schemas: SchemaSet, behaviour: KindBehaviour): ResourceStrategy<BuiltinObject> {
-  const validate = (object: BuiltinObject) => {
-    const own = behaviour.validate?.(object) ?? [];
+  const strategy = genericStrategyOf(entry, schemaName, schemas, behaviour);
+  if (behaviour.validateStatusUpdate !== undefined) statusRules.set(strategy, behaviour.validateStatusUpdate);
+  return strategy;
+}
+
+function genericStrategyOf(entry: BuiltinKind, schemaName: string, schemas: SchemaSet, behaviour: KindBehaviour): ResourceStrategy<BuiltinObject> {
+  const validate = (object: BuiltinObject, own = behaviour.validate?.(object) ?? []) => {
     // Where the kind's Go rule words a field's error itself, the schema's version of it is dropped.
     const worded = new Set(own.map((error) => error.field));
     return [...validateSchemaRules(object, schemaName, schemas).filter((error) => !worded.has(error.field)), ...own];
@@ -64,8 +72,11 @@ export function genericStrategy(entry: BuiltinKind, schemaName: string, schemas:
       applyTypeDefaults(object, schemaName, schemas);
       if (entry.generation && specOf(object) !== specOf(old)) object.metadata.generation = (generation ?? 0) + 1;
     },
-    validate,
-    validateUpdate: (object, old) => [...validate(object), ...(behaviour.validateUpdate?.(object, old) ?? [])],
+    validate: (object) => validate(object),
+    validateUpdate: (object, old) =>
+      behaviour.validateOnUpdate !== undefined
+        ? validate(object, behaviour.validateOnUpdate(object, old))
+        : [...validate(object), ...(behaviour.validateUpdate?.(object, old) ?? [])],
     warnings: () => [],
     canonicalize: () => undefined,
     tableColumns: behaviour.tableColumns ?? [NAME_COLUMN, AGE_COLUMN],
@@ -94,6 +105,9 @@ export function statusStrategy(main: ResourceStrategy<BuiltinObject>): ResourceS
     ...main,
     prepareForCreate: () => undefined,
     prepareForUpdate: keepStatusOnly,
-    validateUpdate: (object, _old, request) => main.validate(object, request),
+    validateUpdate: (object, old, request) => {
+      const ownStatusRules = statusRules.get(main);
+      return ownStatusRules === undefined ? main.validate(object, request) : ownStatusRules(object, old);
+    },
   };
 }

@@ -30,7 +30,12 @@ const MINIMAL: Readonly<Record<string, Record<string, unknown>>> = {
   '/serviceaccounts': {},
   '/services': { spec: { ports: [{ port: 80 }] } },
   'admissionregistration.k8s.io/mutatingwebhookconfigurations': {},
-  'admissionregistration.k8s.io/validatingadmissionpolicies': { spec: { validations: [{ expression: 'true' }] } },
+  'admissionregistration.k8s.io/validatingadmissionpolicies': {
+    spec: {
+      matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }] },
+      validations: [{ expression: 'true' }],
+    },
+  },
   'admissionregistration.k8s.io/validatingadmissionpolicybindings': { spec: { policyName: 'p', validationActions: ['Deny'] } },
   'admissionregistration.k8s.io/validatingwebhookconfigurations': {},
   'apiregistration.k8s.io/apiservices': { spec: { group: 'example.com', version: 'v1', groupPriorityMinimum: 100, versionPriority: 10 } },

@@ -3,6 +3,12 @@
  * strategy, the kind's behaviour file if it has one, and its schema set from the generated data.
  */
 import type { ResourceView } from '../apimachinery/strategy.ts';
+import {
+  mutatingWebhookConfigurationBehaviour,
+  validatingAdmissionPolicyBehaviour,
+  validatingAdmissionPolicyBindingBehaviour,
+  validatingWebhookConfigurationBehaviour,
+} from '../admission/configuration/behaviours.ts';
 import { apiServiceBehaviour } from '../resources/apiservices.ts';
 import { configMapBehaviour } from '../resources/configmaps.ts';
 import { endpointSliceBehaviour, endpointsBehaviour } from '../resources/endpoints.ts';
@@ -39,6 +45,10 @@ const BEHAVIOURS: Readonly<Record<string, KindBehaviour>> = {
   'batch/Job': jobBehaviour,
   'batch/CronJob': workloadBehaviour('cj'),
   'coordination.k8s.io/Lease': leaseBehaviour,
+  'admissionregistration.k8s.io/ValidatingWebhookConfiguration': validatingWebhookConfigurationBehaviour,
+  'admissionregistration.k8s.io/MutatingWebhookConfiguration': mutatingWebhookConfigurationBehaviour,
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicy': validatingAdmissionPolicyBehaviour,
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding': validatingAdmissionPolicyBindingBehaviour,
 };
 
 /** CONTROLLED_KINDS are the kinds a controller acts on in a real cluster; `kubectl explain` says that none runs here. */

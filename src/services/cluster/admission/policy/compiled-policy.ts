@@ -8,7 +8,7 @@
  */
 import type { KubeObject } from '../../apimachinery/object-meta.ts';
 import type { MatchResources } from '../matching.ts';
-import { type Compiled, compileExpression, type Declarations } from './expressions.ts';
+import { type Compiled, compileExpression, compileVariables, type Declarations } from './expressions.ts';
 
 /** PolicySpec is the part of `spec` admission reads. */
 export interface PolicySpec {
@@ -58,11 +58,10 @@ export function compilePolicy(policy: KubeObject): CompiledPolicy {
   if (cached !== undefined) return cached;
   const spec = ((policy as { spec?: PolicySpec }).spec ?? {}) as PolicySpec;
   const params = spec.paramKind !== undefined && spec.paramKind !== null;
-  const full: Declarations = { params, authorizer: true, namespaceObject: true, variables: true };
+  const { compiled: variables, types } = compileVariables(spec.variables ?? [], { params, authorizer: true, namespaceObject: true });
+  const full: Declarations = { params, authorizer: true, namespaceObject: true, variables: types };
   const conditions: Declarations = { params, authorizer: true, namespaceObject: false, variables: false };
-  const messages: Declarations = { params, authorizer: false, namespaceObject: true, variables: true };
-  const variables = new Map<string, Compiled>();
-  for (const variable of spec.variables ?? []) variables.set(variable.name ?? '', compileExpression(variable.expression ?? '', full, 'any'));
+  const messages: Declarations = { params, authorizer: false, namespaceObject: true, variables: types };
   const texts = [
     ...(spec.matchConditions ?? []).map((condition) => condition.expression ?? ''),
     ...(spec.variables ?? []).map((variable) => variable.expression ?? ''),
@@ -90,7 +89,7 @@ export function compilePolicy(policy: KubeObject): CompiledPolicy {
     })),
     auditAnnotations: (spec.auditAnnotations ?? []).map((annotation) => ({
       key: annotation.key ?? '',
-      compiled: compileExpression(annotation.valueExpression ?? '', full, 'any'),
+      compiled: compileExpression(annotation.valueExpression ?? '', full, 'string-or-null'),
     })),
   };
   compiledPolicies.set(policy, compiled);

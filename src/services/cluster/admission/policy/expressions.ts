@@ -8,7 +8,7 @@
 import { celMap, type CelValue } from '@bufbuild/cel';
 import { analyze } from '../../crd/cel/analyze.ts';
 import { type Expr, parseRule } from '../../crd/cel/ast.ts';
-import { BOOL, type CelT, DYN, mapOf, STRING } from '../../crd/cel/cel-types.ts';
+import { BOOL, type CelT, DYN, listOf, mapOf, NULL, STRING, typeName } from '../../crd/cel/cel-types.ts';
 import { PER_CALL_LIMIT } from '../../crd/cel/cost-limits.ts';
 import { Interpreter, Meter } from '../../crd/cel/interpreter.ts';
 import { AUTHORIZER_TYPE } from '../../crd/cel/library-authz.ts';
@@ -27,24 +27,49 @@ export interface Declarations {
   readonly authorizer: boolean;
   /** namespaceObject and variables are not declared in matchConditions. */
   readonly namespaceObject: boolean;
-  readonly variables: boolean;
+  /** variables: the types of the variables an expression may read (`variables.<name>`), or false where `variables` is undeclared. */
+  readonly variables: false | ReadonlyMap<string, CelT>;
 }
 
 /** Compiled is one expression: its AST and the variables it reads, or its compile error. */
 export type Compiled =
-  | { readonly text: string; readonly expr: Expr; readonly variables: readonly string[]; readonly error?: undefined }
+  | { readonly text: string; readonly expr: Expr; readonly variables: readonly string[]; readonly type: CelT; readonly error?: undefined }
   | { readonly text: string; readonly error: string };
 
+function objectType(name: string, fields: Record<string, CelT>): CelT {
+  return { kind: 'object', name, fields: new Map(Object.entries(fields)) };
+}
+
+const GVK = objectType('kubernetes.GroupVersionKind', { group: STRING, version: STRING, kind: STRING });
+const GVR = objectType('kubernetes.GroupVersionResource', { group: STRING, version: STRING, resource: STRING });
+
+/** REQUEST_TYPE is `request`'s declared type (1.32 `plugin/cel/compile.go` BuildRequestType): a misspelt field is a compile error, `request.name` a string. */
+const REQUEST_TYPE = objectType('kubernetes.AdmissionRequest', {
+  kind: GVK,
+  resource: GVR,
+  subResource: STRING,
+  requestKind: GVK,
+  requestResource: GVR,
+  requestSubResource: STRING,
+  name: STRING,
+  namespace: STRING,
+  operation: STRING,
+  userInfo: objectType('kubernetes.UserInfo', { username: STRING, uid: STRING, groups: listOf(STRING), extra: mapOf(STRING, listOf(STRING)) }),
+  dryRun: BOOL,
+  options: DYN,
+});
+
 function declarations(declared: Declarations): Map<string, CelT> {
+  // namespaceObject stays dyn: its timestamps are JSON strings at evaluation.
   const map = new Map<string, CelT>([
     ['object', DYN],
     ['oldObject', DYN],
-    ['request', DYN],
+    ['request', REQUEST_TYPE],
   ]);
   if (declared.params) map.set('params', DYN);
   if (declared.namespaceObject) map.set('namespaceObject', DYN);
   if (declared.authorizer) map.set('authorizer', AUTHORIZER_TYPE);
-  if (declared.variables) map.set('variables', mapOf(STRING, DYN));
+  if (declared.variables !== false) map.set('variables', objectType('kubernetes.variables', Object.fromEntries(declared.variables)));
   return map;
 }
 
@@ -67,22 +92,60 @@ function variablesRead(expr: Expr): string[] {
 }
 
 /**
- * compileExpression compiles `text`; `result` is the type it must have (`bool` for validations
- * and matchConditions, `string` for messageExpression, `any` for variables). Errors read
- * `compilation failed: ERROR: <input>:1:1: …` or `must evaluate to bool but got string`.
+ * ResultType is what an expression must evaluate to, as its upstream accessor's `ReturnTypes`
+ * say: `bool` (validations, matchConditions), `string` (messageExpression), `string-or-null`
+ * (auditAnnotations' valueExpression), `any` (variables).
  */
-export function compileExpression(text: string, declared: Declarations, result: 'bool' | 'string' | 'any'): Compiled {
+export type ResultType = 'bool' | 'string' | 'string-or-null' | 'any';
+
+const RESULT_TYPES: Readonly<Record<Exclude<ResultType, 'any'>, readonly CelT[]>> = {
+  bool: [BOOL],
+  string: [STRING],
+  'string-or-null': [STRING, NULL],
+};
+
+/**
+ * compileExpression compiles `text`; `result` is the type it must have. As cel-go's
+ * `IsExactType`, a `dyn` result is not a `bool` (`object.spec.paused` must be written
+ * `object.spec.paused == true`). Errors read `compilation failed: ERROR: <input>:1:1: …`,
+ * `must evaluate to bool but got string` or `must evaluate to one of [string null_type] but got dyn`.
+ */
+export function compileExpression(text: string, declared: Declarations, result: ResultType): Compiled {
   const parsed = parseRule(text);
   if ('error' in parsed) return { text, error: `compilation failed: ${parsed.error}` };
   const expr = parsed.parsed.expr;
   if (expr === undefined) return { text, error: 'compilation failed: empty expression' };
   const analysis = analyze(expr, parsed.source, declarations(declared));
   if (analysis.errors.length > 0) return { text, error: `compilation failed: ${analysis.errors.join('\n')}` };
-  const wanted = result === 'bool' ? BOOL : result === 'string' ? STRING : undefined;
-  if (wanted !== undefined && analysis.type.kind !== 'dyn' && analysis.type.kind !== wanted.kind) {
-    return { text, error: `must evaluate to ${wanted.kind} but got ${analysis.type.kind}` };
+  if (result !== 'any') {
+    const wanted = RESULT_TYPES[result];
+    const got = typeName(analysis.type);
+    if (!wanted.some((type) => typeName(type) === got)) {
+      const names = wanted.map(typeName);
+      const reason = names.length === 1 ? `must evaluate to ${names[0]}` : `must evaluate to one of [${names.join(' ')}]`;
+      return { text, error: `${reason} but got ${got}` };
+    }
   }
-  return { text, expr, variables: variablesRead(expr) };
+  return { text, expr, variables: variablesRead(expr), type: analysis.type };
+}
+
+/**
+ * compileVariables compiles a policy's variables in order, as upstream's composited compiler
+ * does: each sees the ones before it, typed by what they evaluate to (one that does not compile
+ * is `dyn`); `types` is what the policy's other expressions then see.
+ */
+export function compileVariables(
+  variables: readonly { readonly name?: string; readonly expression?: string }[],
+  declared: Omit<Declarations, 'variables'>,
+): { readonly compiled: Map<string, Compiled>; readonly types: Map<string, CelT> } {
+  const compiled = new Map<string, Compiled>();
+  const types = new Map<string, CelT>();
+  for (const variable of variables) {
+    const result = compileExpression(variable.expression ?? '', { ...declared, variables: new Map(types) }, 'any');
+    compiled.set(variable.name ?? '', result);
+    types.set(variable.name ?? '', result.error === undefined ? result.type : DYN);
+  }
+  return { compiled, types };
 }
 
 /** Budget is what is left of one evaluation's cost budget. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type ClusterHarness, startHarness } from '../../../../testing/cluster-harness.ts';
+import { ADMISSION_STORE_KINDS } from '../stored-configurations.ts';
 
 const POLICIES = '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies';
 const BINDINGS = '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings';
@@ -220,17 +221,36 @@ describe('ValidatingAdmissionPolicy', () => {
     await remove(h, `${BINDINGS}/keep-protected-binding`, `${POLICIES}/keep-protected`, `${CONFIGMAPS}/p`);
   });
 
-  it('stores a policy that does not compile with its type-checking warnings, and refuses or admits per failurePolicy', async () => {
-    await policy(h, 'broken', { validations: [{ expression: 'params.max > 1' }] });
+  it('refuses a policy that does not compile; one stored before (unvalidated) gets type-checking warnings and refuses or admits per failurePolicy', async () => {
+    const compileError = "ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n | params.max > 1\n | ^";
+    const invalid = await h.call('POST', POLICIES, {
+      metadata: { name: 'broken' },
+      spec: { matchConstraints: DEPLOYMENT_RULES, validations: [{ expression: 'params.max > 1' }] },
+    });
+    assert.equal(invalid.status, 422);
+    assert.equal(
+      invalid.body.message,
+      `ValidatingAdmissionPolicy.admissionregistration.k8s.io "broken" is invalid: spec.validations[0].expression: Invalid value: "params.max > 1": compilation failed: ${compileError}`,
+    );
+    // The same policy as a store written by an older server holds it.
+    await policy(h, 'broken', { validations: [{ expression: 'true' }] });
+    const kind = ADMISSION_STORE_KINDS.policies;
+    const record = (await h.store.list<{ metadata: { name: string; generation: number }; spec: Record<string, unknown> }>(kind)).find(
+      (item) => item.value.metadata.name === 'broken',
+    );
+    assert.ok(record !== undefined);
+    const legacy = structuredClone(record.value);
+    legacy.spec['validations'] = [{ expression: 'params.max > 1' }];
+    legacy.metadata.generation = 2;
+    await h.store.transact((tx) => tx.put(kind, record.key, legacy));
     await binding(h, 'broken-binding', { policyName: 'broken', validationActions: ['Deny'] });
     let status: Record<string, unknown> | undefined;
-    for (let i = 0; i < 50 && status?.['observedGeneration'] === undefined; i++) {
+    for (let i = 0; i < 50 && status?.['observedGeneration'] !== 2; i++) {
       status = (await h.call('GET', `${POLICIES}/broken`)).body.status;
-      if (status?.['observedGeneration'] === undefined) await new Promise((resolve) => setImmediate(resolve));
+      if (status?.['observedGeneration'] !== 2) await new Promise((resolve) => setImmediate(resolve));
     }
-    const compileError = "ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n | params.max > 1\n | ^";
     assert.deepEqual(status, {
-      observedGeneration: 1,
+      observedGeneration: 2,
       typeChecking: { expressionWarnings: [{ fieldRef: 'spec.validations[0].expression', warning: `apps/v1, Kind=Deployment: ${compileError}\n` }] },
     });
     const refused = await h.call('POST', DEPLOYMENTS, deployment('c1'));
@@ -239,9 +259,12 @@ describe('ValidatingAdmissionPolicy', () => {
       refused.body.message,
       `deployments.apps "c1" is forbidden: ValidatingAdmissionPolicy 'broken' with binding 'broken-binding' denied request: expression 'params.max > 1' resulted in error: compilation error: compilation failed: ${compileError}`,
     );
+    // An update keeping the expression is refused as well (upstream compiles it in its stored-expressions environment, where `params` is as undeclared).
     const ignoring = (await h.call('GET', `${POLICIES}/broken`)).body;
     ignoring.spec.failurePolicy = 'Ignore';
-    assert.equal((await h.call('PUT', `${POLICIES}/broken`, ignoring)).status, 200);
+    assert.equal((await h.call('PUT', `${POLICIES}/broken`, ignoring)).status, 422);
+    const stored = (await h.store.get<typeof legacy>(kind, record.key))!;
+    await h.store.transact((tx) => tx.put(kind, record.key, { ...stored.value, spec: { ...stored.value.spec, failurePolicy: 'Ignore' } }));
     assert.equal((await h.call('POST', DEPLOYMENTS, deployment('c1'))).status, 201);
     await remove(h, `${BINDINGS}/broken-binding`, `${POLICIES}/broken`, `${DEPLOYMENTS}/c1`);
   });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type ClusterHarness, startHarness } from '../../../../testing/cluster-harness.ts';
+import { ADMISSION_STORE_KINDS } from '../stored-configurations.ts';
 import { jsonPatch, startWebhookServer, type WebhookServer } from '../../../../testing/webhook-server.ts';
 
 const MUTATING = '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations';
@@ -168,9 +169,22 @@ describe('admission webhooks', () => {
     assert.equal(skipped.body.metadata.labels, undefined);
     const some = (await h.call('GET', `${MUTATING}/b-second`)).body;
     some.webhooks[0].sideEffects = 'Some';
-    const stored = await h.call('PUT', `${MUTATING}/b-second`, some);
-    // A configuration that says Some (as v1beta1-era objects may) cannot take a dry run.
-    assert.equal(stored.status, 200, JSON.stringify(stored.body));
+    // v1 accepts only None and NoneOnDryRun from a configuration that had no side effects.
+    const refused = await h.call('PUT', `${MUTATING}/b-second`, some);
+    assert.equal(refused.status, 422);
+    assert.equal(
+      refused.body.message,
+      'MutatingWebhookConfiguration.admissionregistration.k8s.io "b-second" is invalid: webhooks[0].sideEffects: Unsupported value: "Some": supported values: "None", "NoneOnDryRun"',
+    );
+    // A configuration that says Some (as v1beta1-era objects may, stored before v1) cannot take a dry run.
+    const kind = ADMISSION_STORE_KINDS.mutatingWebhooks;
+    const record = (await h.store.list<{ metadata: { name: string }; webhooks: Record<string, unknown>[] }>(kind)).find(
+      (item) => item.value.metadata.name === 'b-second',
+    );
+    assert.ok(record !== undefined);
+    const legacy = structuredClone(record.value);
+    legacy.webhooks[0]!['sideEffects'] = 'Some';
+    await h.store.transact((tx) => tx.put(kind, record.key, legacy));
     const dry = await h.call('POST', `${CONFIGMAPS}?dryRun=All`, { metadata: { name: 'r3' } });
     assert.equal(dry.status, 400);
     assert.equal(dry.body.message, 'admission webhook "second.example.com" does not support dry run');

@@ -66,7 +66,7 @@ const conditionsCompiled = new WeakMap<Webhook, { readonly name: string; readonl
 function conditionsOf(webhook: Webhook): { readonly name: string; readonly compiled: Compiled }[] {
   let compiled = conditionsCompiled.get(webhook);
   if (compiled === undefined) {
-    const declared = { params: false, authorizer: true, namespaceObject: false, variables: false };
+    const declared = { params: false, authorizer: true, namespaceObject: false, variables: false as const };
     compiled = (webhook.matchConditions ?? []).map((condition) => ({
       name: condition.name ?? '',
       compiled: compileExpression(condition.expression ?? '', declared, 'bool'),

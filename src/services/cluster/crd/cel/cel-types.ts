@@ -110,6 +110,11 @@ const RESERVED = new Set([
   'while',
 ]);
 
+/** isCelIdentifier reports a name CEL accepts as an identifier: `[_a-zA-Z][_a-zA-Z0-9]*`, not a reserved word. */
+export function isCelIdentifier(name: string): boolean {
+  return /^[_a-zA-Z][_a-zA-Z0-9]*$/.test(name) && !RESERVED.has(name);
+}
+
 /** escapeFieldName is the name a property has in CEL (`foo-bar` → `foo__dash__bar`), or undefined when it cannot be reached from CEL. */
 export function escapeFieldName(name: string): string | undefined {
   if (RESERVED.has(name)) return `__${name}__`;
