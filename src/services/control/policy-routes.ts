@@ -10,7 +10,9 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../lib/clock.ts';
 import { type BackendAttachment, type PolicyEvaluation, PolicyEvaluationError } from '../../core/policy-evaluation.ts';
+import type { JournalRecord } from '../../core/journal.ts';
 import { ControlError } from './errors.ts';
+import { readReplaySource } from './replay-source.ts';
 import type { LiveStreams } from './request-routes.ts';
 
 /** HEARTBEAT_MS is how often a follower hears the server's time when nothing changes (it also shows a dead connection). */
@@ -27,6 +29,7 @@ export function registerPolicyRoutes(
   app: FastifyInstance,
   clock: Clock,
   load: (() => Promise<PolicyEvaluation>) & { ready(): PolicyEvaluation | undefined },
+  journal: () => Iterable<JournalRecord>,
 ): PolicyRoutes {
   const open = new Set<ServerResponse>();
   const evaluation = async (): Promise<PolicyEvaluation> => load.ready() ?? (await load());
@@ -37,6 +40,25 @@ export function registerPolicyRoutes(
     } catch (error) {
       throw asControlError(error);
     }
+  });
+
+  // Replay (issue 39): recorded requests under the policy in force and a proposed one; what changes.
+  app.post('/_fogbank/securityPolicies::replay', async (request) => {
+    const source = readReplaySource(request.body, journal);
+    if (source instanceof ControlError) throw source;
+    let answer: Readonly<Record<string, unknown>>;
+    try {
+      answer = await (await evaluation()).replay(source.body);
+    } catch (error) {
+      throw asControlError(error);
+    }
+    const at = source.at;
+    const changed = (answer['changed'] as readonly Record<string, unknown>[] | undefined) ?? [];
+    return {
+      ...answer,
+      ...(at === undefined ? {} : { changed: changed.map((each) => ({ ...each, at: at[each['index'] as number] })) }),
+      skipped: source.skipped,
+    };
   });
 
   app.get('/_fogbank/securityPolicies::follow', async (request, reply) => {

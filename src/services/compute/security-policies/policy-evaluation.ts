@@ -104,6 +104,19 @@ export function securityPolicyEvaluation(context: ServiceContext): PolicyEvaluat
       return { results };
     },
 
+    async replay(body) {
+      const { replayPolicy } = await import('./replay/replay-policy.ts');
+      return replayPolicy(body, {
+        load,
+        wireOf,
+        engine: () => {
+          engine ??= new WafEngine();
+          return engine;
+        },
+        now: () => context.clock.now(),
+      });
+    },
+
     async read(text) {
       const policy = await load(parsePolicyName(text));
       return policy === undefined ? undefined : wireOf(policy);

@@ -1,0 +1,23 @@
+/**
+ * The guard's decisions in fogbank's request journal (family `guard`) read back into requests:
+ * each entry's `jsonPayload` is the guard's log payload, with the absolute URL, headers and time
+ * in its `fogbankRequest`. The families' own requests (to fogbank's APIs) are no traffic a policy
+ * decided and are not read.
+ */
+import type { JournalRecord } from '../journal.ts';
+import { guardRequestOf, type RecordedRequest, type RecordedTraffic, type SkippedRequest } from './recorded-request.ts';
+
+/** journalTraffic reads the guard's records among `records` (oldest first) at or after `since`. */
+export function journalTraffic(records: Iterable<JournalRecord>, since: number | undefined): RecordedTraffic {
+  const requests: RecordedRequest[] = [];
+  const skipped: SkippedRequest[] = [];
+  let i = 0;
+  for (const record of records) {
+    if (record.family !== 'guard' || (since !== undefined && record.time < since)) continue;
+    const at = `journal[${i++}]`;
+    const read = guardRequestOf(record.jsonPayload, record.httpMethod, undefined, record.time);
+    if (typeof read === 'string') skipped.push({ at, reason: read });
+    else requests.push({ at, ...read });
+  }
+  return { requests, skipped };
+}
