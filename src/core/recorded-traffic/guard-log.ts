@@ -4,22 +4,26 @@
  * headers). The guard's first line (`guard listening on …`) and blank lines are passed over; any
  * other line that is not such an entry is an error naming its line.
  */
+import { jsonProblemOf } from './json-error.ts';
 import { guardRequestOf, isRecord, type RecordedRequest, type RecordedTraffic, RecordedTrafficError, type SkippedRequest, timeOf } from './recorded-request.ts';
 
 /** parseGuardLog reads the lines of a guard's log, or throws a RecordedTrafficError naming the line. */
 export function parseGuardLog(text: string): RecordedTraffic {
   const requests: RecordedRequest[] = [];
   const skipped: SkippedRequest[] = [];
-  const lines = text.split('\n');
+  const lines = text.split(/\r?\n/);
   for (const [i, raw] of lines.entries()) {
     const line = raw.trim();
     const at = `line ${i + 1}`;
     if (line === '' || /^guard listening on \S+$/.test(line)) continue;
     let entry: unknown;
     try {
-      entry = JSON.parse(line);
+      entry = JSON.parse(raw);
     } catch (error) {
-      throw new RecordedTrafficError(`guard-log: ${at} is not JSON (${(error as Error).message.replace(/, ".*" is not valid JSON$/s, '')})`);
+      const problem = jsonProblemOf(raw);
+      throw new RecordedTrafficError(
+        problem === undefined ? `guard-log: ${at} is not JSON (${(error as Error).message})` : `guard-log: ${at}, column ${problem.column} is not JSON: ${problem.message}`,
+      );
     }
     if (!isRecord(entry)) throw new RecordedTrafficError(`guard-log: ${at} is not a log entry (a JSON object with httpRequest and jsonPayload)`);
     const http = entry['httpRequest'];
