@@ -96,11 +96,14 @@ function proposedOf(flags: Flags): Record<string, unknown> {
     } catch (error) {
       if (error instanceof YAMLParseError) {
         const line = error.linePos?.[0];
-        throw new UsageError(`${file}${line === undefined ? '' : `: line ${line.line}, column ${line.col}`}: not JSON or YAML (${error.message.split('\n')[0]})`);
+        throw new UsageError(
+          `${file}${line === undefined ? '' : `: line ${line.line}, column ${line.col}`}: not JSON or YAML (${error.message.split('\n')[0]})`,
+        );
       }
       throw error;
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError(`${file} is not a security policy (an object with name, type and rules)`);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new UsageError(`${file} is not a security policy (an object with name, type and rules)`);
     return { proposed: parsed };
   }
   return {

@@ -44,6 +44,8 @@ export interface PolicyEvaluation {
   readBackendService(name: string): Promise<BackendAttachment | undefined>;
   /** reset forgets every rate-limit counter and ban (`POST /_fogbank/reset`). */
   reset(): void;
+  /** close ends what the evaluation started (the WAF engine's threads), when the server closes. */
+  close(): Promise<void>;
 }
 
 /** BackendAttachment is a backend service and the security policy attached to it, each in its wire form; no `policy` when none is attached. */

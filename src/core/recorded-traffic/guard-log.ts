@@ -22,7 +22,9 @@ export function parseGuardLog(text: string): RecordedTraffic {
     } catch (error) {
       const problem = jsonProblemOf(raw);
       throw new RecordedTrafficError(
-        problem === undefined ? `guard-log: ${at} is not JSON (${(error as Error).message})` : `guard-log: ${at}, column ${problem.column} is not JSON: ${problem.message}`,
+        problem === undefined
+          ? `guard-log: ${at} is not JSON (${(error as Error).message})`
+          : `guard-log: ${at}, column ${problem.column} is not JSON: ${problem.message}`,
       );
     }
     if (!isRecord(entry)) throw new RecordedTrafficError(`guard-log: ${at} is not a log entry (a JSON object with httpRequest and jsonPayload)`);
@@ -35,7 +37,8 @@ export function parseGuardLog(text: string): RecordedTraffic {
     if (typeof url !== 'string') throw new RecordedTrafficError(`guard-log: ${at}: httpRequest.requestUrl is missing`);
     const timestamp = entry['timestamp'];
     const time = timeOf(timestamp);
-    if (timestamp !== undefined && time === undefined) throw new RecordedTrafficError(`guard-log: ${at}: timestamp ${JSON.stringify(timestamp)} is not an RFC 3339 time`);
+    if (timestamp !== undefined && time === undefined)
+      throw new RecordedTrafficError(`guard-log: ${at}: timestamp ${JSON.stringify(timestamp)} is not an RFC 3339 time`);
     const read = guardRequestOf(entry['jsonPayload'], method, url, time);
     if (typeof read === 'string') {
       skipped.push({ at, reason: read });

@@ -93,10 +93,12 @@ export function jsonProblemOf(text: string): JsonProblem | undefined {
         fail(`expected ',' or ']' in a list, found ${what()}`);
       }
     }
-    if (c === '"') return string();
+    if (c === '"') {
+      string();
+      return;
+    }
     const literal = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(i, i + 400));
-    if (literal === null) fail(`expected a value, found ${what()}`);
-    i += literal![0].length;
+    i += literal === null ? fail(`expected a value, found ${what()}`) : literal[0].length;
   };
   try {
     value(0);

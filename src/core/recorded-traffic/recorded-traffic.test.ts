@@ -16,9 +16,14 @@ const PAYLOAD = {
   fogbankRequest: { time: '2026-01-01T00:00:01.250Z', url: 'http://shop.example/cart?x=1', headers: { host: 'shop.example', authorization: '(redacted)' } },
 };
 const line = (payload: unknown, extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ timestamp: '2026-01-01T00:00:01.250Z', httpRequest: { requestMethod: 'POST', requestUrl: 'http://shop.example/cart?x=1', status: 200, ...extra }, jsonPayload: payload });
+  JSON.stringify({
+    timestamp: '2026-01-01T00:00:01.250Z',
+    httpRequest: { requestMethod: 'POST', requestUrl: 'http://shop.example/cart?x=1', status: 200, ...extra },
+    jsonPayload: payload,
+  });
 
-const refused = (what: () => unknown, message: string) => assert.throws(what, (error: unknown) => error instanceof RecordedTrafficError && error.message === message);
+const refused = (what: () => unknown, message: string) =>
+  assert.throws(what, (error: unknown) => error instanceof RecordedTrafficError && error.message === message);
 
 describe('guard log lines', () => {
   it('reads each decision back into the request the policy saw, skipping the listening line and what no policy decided', () => {
@@ -51,7 +56,10 @@ describe('guard log lines', () => {
   });
 
   it('names the line that does not parse', () => {
-    refused(() => parseGuardLog(`${line(PAYLOAD)}\n{"timestamp": 1,`), 'guard-log: line 2, column 17 is not JSON: expected a double-quoted member name, found the end of the text');
+    refused(
+      () => parseGuardLog(`${line(PAYLOAD)}\n{"timestamp": 1,`),
+      'guard-log: line 2, column 17 is not JSON: expected a double-quoted member name, found the end of the text',
+    );
     refused(() => parseGuardLog('[1]'), 'guard-log: line 1 is not a log entry (a JSON object with httpRequest and jsonPayload)');
     refused(() => parseGuardLog('\n{"jsonPayload":{}}'), "guard-log: line 2 has no httpRequest: not a line of the guard's log");
     refused(
@@ -96,7 +104,10 @@ describe('HAR files', () => {
   });
 
   it('names what is wrong: the JSON position as a line, or the member', () => {
-    refused(() => parseHar('{\n  "log": {\n    "entries": [1,]\n  }\n}', '1.1.1.1'), 'har: the file is not JSON at line 3, column 19: expected a value, found "]"');
+    refused(
+      () => parseHar('{\n  "log": {\n    "entries": [1,]\n  }\n}', '1.1.1.1'),
+      'har: the file is not JSON at line 3, column 19: expected a value, found "]"',
+    );
     refused(() => parseHar('{"log": 1}', '1.1.1.1'), 'har: no "log" object: not a HAR file');
     refused(() => parseHar('{"log": {"entries": {}}}', '1.1.1.1'), 'har: log.entries is not a list');
     const entries = (request: unknown) => JSON.stringify({ log: { entries: [{ request: { method: 'GET', url: 'https://a/' } }, { request }] } });
@@ -112,7 +123,7 @@ describe('HAR files', () => {
 describe('jsonProblemOf', () => {
   it('finds where JSON text goes wrong, as a line and column, and nothing in valid JSON', () => {
     assert.equal(jsonProblemOf('{"a": [1, 2, {"b": null}], "c": "\\u00e9"}'), undefined);
-    assert.deepEqual(jsonProblemOf('{"a": 1,\n "b" 2}'), { line: 2, column: 6, message: "expected ':' after a member name, found \"2\"" });
+    assert.deepEqual(jsonProblemOf('{"a": 1,\n "b" 2}'), { line: 2, column: 6, message: 'expected \':\' after a member name, found "2"' });
     assert.deepEqual(jsonProblemOf('[1, 2'), { line: 1, column: 6, message: "expected ',' or ']' in a list, found the end of the text" });
     assert.deepEqual(jsonProblemOf('"a\\q"'), { line: 1, column: 4, message: 'an invalid escape \\q' });
     assert.deepEqual(jsonProblemOf('{} x'), { line: 1, column: 4, message: 'unexpected "x" after the value' });
@@ -134,10 +145,7 @@ describe('the journal', () => {
       ...(jsonPayload === undefined ? {} : { jsonPayload }),
     });
     const { fogbankRequest: _recorded, ...withoutRequest } = PAYLOAD;
-    const traffic = journalTraffic(
-      [record('guard', 5, PAYLOAD), record('compute', 6), record('guard', 7, withoutRequest), record('guard', 8, PAYLOAD)],
-      6,
-    );
+    const traffic = journalTraffic([record('guard', 5, PAYLOAD), record('compute', 6), record('guard', 7, withoutRequest), record('guard', 8, PAYLOAD)], 6);
     assert.deepEqual(traffic.requests, [
       {
         at: 'journal[1]',

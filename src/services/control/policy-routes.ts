@@ -22,6 +22,8 @@ const HEARTBEAT_MS = 5_000;
 export interface PolicyRoutes extends LiveStreams {
   /** reset forgets the what-if counters (after `POST /_fogbank/reset`), if the evaluation was ever loaded. */
   reset(): void;
+  /** close ends the evaluation's WAF engine threads, if it was ever loaded. */
+  close(): Promise<void>;
 }
 
 /** registerPolicyRoutes adds the evaluate and follow routes; `load` is undefined when no family keeps policies. */
@@ -119,6 +121,9 @@ export function registerPolicyRoutes(
   return {
     closeAll() {
       for (const raw of [...open]) raw.end();
+    },
+    async close() {
+      await load.ready()?.close();
     },
     reset() {
       load.ready()?.reset();

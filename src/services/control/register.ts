@@ -58,6 +58,7 @@ export async function registerControl(
       stopResetting();
       streams.closeAll();
       policies.closeAll();
+      await policies.close();
     },
   };
 }

@@ -61,7 +61,11 @@ describe('POST /_fogbank/securityPolicies:replay', () => {
     assert.equal(got.body.policy, POLICY);
     assert.equal(got.body.evaluated, 6);
     assert.deepEqual(
-      got.body.changed.map((each: { index: number; before: { action: string }; after: { action: string } }) => [each.index, each.before.action, each.after.action]),
+      got.body.changed.map((each: { index: number; before: { action: string }; after: { action: string } }) => [
+        each.index,
+        each.before.action,
+        each.after.action,
+      ]),
       [
         [0, 'deny(403)', 'throttle(allow)'],
         [4, 'allow', 'throttle(deny-429)'],
@@ -71,7 +75,12 @@ describe('POST /_fogbank/securityPolicies:replay', () => {
       index: 4,
       request: { method: 'GET', url: 'https://example.com/c', sourceIp: '203.0.113.9', time: at(4) },
       before: { action: 'allow', effect: 'allow', priority: 2147483647 },
-      after: { action: 'throttle(deny-429)', effect: 'deny-429', priority: 2000, rateLimit: { outcome: 'RATE_LIMIT_THRESHOLD_EXCEED', count: 3, threshold: 2 } },
+      after: {
+        action: 'throttle(deny-429)',
+        effect: 'deny-429',
+        priority: 2000,
+        rateLimit: { outcome: 'RATE_LIMIT_THRESHOLD_EXCEED', count: 3, threshold: 2 },
+      },
     });
     assert.deepEqual(got.body.countsByRule, [
       { priority: 1000, before: 1, after: 0 },
@@ -145,27 +154,63 @@ describe('POST /_fogbank/securityPolicies:replay', () => {
       [['entries[0]', 'deny(403)', 'allow']],
     );
     assert.deepEqual(got.body.skipped, [{ at: 'entries[1]', reason: 'not an http(s) request (data:)' }]);
-    const broken = JSON.stringify({ log: { entries: [{ request: { method: 'GET', url: 'https://a/' } }, {}, {}, { request: { method: 'GET', url: 'nope' } }] } });
+    const broken = JSON.stringify({
+      log: { entries: [{ request: { method: 'GET', url: 'https://a/' } }, {}, {}, { request: { method: 'GET', url: 'nope' } }] },
+    });
     assert.deepEqual((await replay({ policy: POLICY, source: 'har', text: broken, rules: [{ priority: 1000, rule: null }] })).body, {
       error: { code: 400, status: 'INVALID_ARGUMENT', message: 'har: entries[1].request is missing' },
     });
     const notJson = '{\n  "log": {\n    "entries": [x]\n  }\n}';
-    assert.deepEqual((await replay({ policy: POLICY, source: 'har', text: notJson, rules: [{ priority: 1000, rule: null }] })).body.error.message,
-      'har: the file is not JSON at line 3, column 17: expected a value, found "x"');
+    assert.deepEqual(
+      (await replay({ policy: POLICY, source: 'har', text: notJson, rules: [{ priority: 1000, rule: null }] })).body.error.message,
+      'har: the file is not JSON at line 3, column 17: expected a value, found "x"',
+    );
   });
 
   it('answers bad bodies in the admin API’s dialect, naming what is wrong', async () => {
     const cases: [unknown, number, string][] = [
       [[], 400, 'The body must be a JSON object: {"policy": NAME, "proposed": {…} or "rules": [{"priority", "rule"}], "requests": [{…}] or "source": …}.'],
-      [{ policy: POLICY, requests: [] }, 400, 'Give one of "proposed" (a whole policy, as gcloud compute security-policies export writes it) or "rules" (edits to a copy of the current policy).'],
+      [
+        { policy: POLICY, requests: [] },
+        400,
+        'Give one of "proposed" (a whole policy, as gcloud compute security-policies export writes it) or "rules" (edits to a copy of the current policy).',
+      ],
       [{ policy: POLICY, rules: [{ priority: 5, rule: { action: 'explode' } }], requests: [] }, 400, ''],
-      [{ policy: POLICY, rules: [{ priority: 1000, rule: null }], requests: [{ url: '/x', sourceIp: '1.2.3.4' }] }, 400, '"requests[0].url": "/x" is not an absolute http or https URL such as "https://example.com/admin?x=1".'],
-      [{ policy: POLICY, rules: [{ priority: 1000, rule: null }], requests: [{ url: 'https://a/', sourceIp: '1.2.3.4', time: 'yesterday' }] }, 400, '"requests[0].time" must be an RFC 3339 time such as "2026-01-01T00:00:00.000Z", not "yesterday".'],
-      [{ policy: POLICY, rules: [{ priority: 1000, rule: null }], source: 'journal', since: 'soon' }, 400, '"since": "soon" is not an RFC 3339 time such as "2026-01-01T00:00:00Z".'],
-      [{ policy: POLICY, rules: [{ priority: 1000, rule: null }], source: 'guard-log', text: '{"httpRequest":{}}\nnot json' }, 400, 'guard-log: line 1: httpRequest.requestMethod is not an HTTP method'],
-      [{ policy: POLICY, rules: [{ priority: 1000, rule: null }], source: 'tape' }, 400, '"source" must be one of requests, journal, guard-log, har, not "tape".'],
-      [{ policy: POLICY, rules: [{ priority: 1000, rule: null }], requests: [], color: 1 }, 400, 'Unknown member "color": replay takes policy, proposed or rules, wafUnknown, and requests (or source with since, text or sourceIp).'],
-      [{ policy: 'projects/p/global/securityPolicies/none', rules: [{ priority: 1000, rule: null }], requests: [] }, 404, "The security policy 'projects/p/global/securityPolicies/none' was not found."],
+      [
+        { policy: POLICY, rules: [{ priority: 1000, rule: null }], requests: [{ url: '/x', sourceIp: '1.2.3.4' }] },
+        400,
+        '"requests[0].url": "/x" is not an absolute http or https URL such as "https://example.com/admin?x=1".',
+      ],
+      [
+        { policy: POLICY, rules: [{ priority: 1000, rule: null }], requests: [{ url: 'https://a/', sourceIp: '1.2.3.4', time: 'yesterday' }] },
+        400,
+        '"requests[0].time" must be an RFC 3339 time such as "2026-01-01T00:00:00.000Z", not "yesterday".',
+      ],
+      [
+        { policy: POLICY, rules: [{ priority: 1000, rule: null }], source: 'journal', since: 'soon' },
+        400,
+        '"since": "soon" is not an RFC 3339 time such as "2026-01-01T00:00:00Z".',
+      ],
+      [
+        { policy: POLICY, rules: [{ priority: 1000, rule: null }], source: 'guard-log', text: '{"httpRequest":{}}\nnot json' },
+        400,
+        'guard-log: line 1: httpRequest.requestMethod is not an HTTP method',
+      ],
+      [
+        { policy: POLICY, rules: [{ priority: 1000, rule: null }], source: 'tape' },
+        400,
+        '"source" must be one of requests, journal, guard-log, har, not "tape".',
+      ],
+      [
+        { policy: POLICY, rules: [{ priority: 1000, rule: null }], requests: [], color: 1 },
+        400,
+        'Unknown member "color": replay takes policy, proposed or rules, wafUnknown, and requests (or source with since, text or sourceIp).',
+      ],
+      [
+        { policy: 'projects/p/global/securityPolicies/none', rules: [{ priority: 1000, rule: null }], requests: [] },
+        404,
+        "The security policy 'projects/p/global/securityPolicies/none' was not found.",
+      ],
     ];
     for (const [body, status, message] of cases) {
       const got = await replay(body);

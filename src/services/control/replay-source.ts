@@ -29,13 +29,17 @@ export interface ReplaySource {
 /** readReplaySource reads the source members and the requests they name (the journal's records oldest first), or returns its 400. */
 export function readReplaySource(body: unknown, journal: () => Iterable<JournalRecord>): ReplaySource | ControlError {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
-    return badRequest('The body must be a JSON object: {"policy": NAME, "proposed": {…} or "rules": [{"priority", "rule"}], "requests": [{…}] or "source": …}.');
+    return badRequest(
+      'The body must be a JSON object: {"policy": NAME, "proposed": {…} or "rules": [{"priority", "rule"}], "requests": [{…}] or "source": …}.',
+    );
   const given = body as Record<string, unknown>;
   const source = given['source'] ?? 'requests';
-  if (typeof source !== 'string' || !SOURCES.includes(source)) return badRequest(`"source" must be one of ${SOURCES.join(', ')}, not ${JSON.stringify(source)}.`);
+  if (typeof source !== 'string' || !SOURCES.includes(source))
+    return badRequest(`"source" must be one of ${SOURCES.join(', ')}, not ${JSON.stringify(source)}.`);
   const rest: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(given)) if (!SOURCE_FIELDS.includes(key)) rest[key] = value;
-  const allowed = source === 'journal' ? ['source', 'since'] : source === 'har' ? ['source', 'text', 'sourceIp'] : source === 'guard-log' ? ['source', 'text'] : ['source'];
+  const allowed =
+    source === 'journal' ? ['source', 'since'] : source === 'har' ? ['source', 'text', 'sourceIp'] : source === 'guard-log' ? ['source', 'text'] : ['source'];
   const stray = SOURCE_FIELDS.find((key) => given[key] !== undefined && !allowed.includes(key));
   if (stray !== undefined) return badRequest(`"${stray}" does not go with "source": "${source}".`);
   if (source === 'requests') return { body: rest, at: undefined, skipped: [] };

@@ -168,5 +168,11 @@ export function securityPolicyEvaluation(context: ServiceContext): PolicyEvaluat
     reset() {
       counted.clear();
     },
+
+    async close() {
+      // The engine's threads would otherwise keep the process from ending after a WAF evaluation.
+      await engine?.close();
+      engine = undefined;
+    },
   };
 }

@@ -42,16 +42,24 @@ export function readReplayBody(body: unknown): ReplayBody {
   if (!isObject(body))
     throw badInput('The body must be a JSON object: {"policy": NAME, "proposed": {…policy} or "rules": [{"priority", "rule"}], "requests": [{…}]}.');
   const unknown = Object.keys(body).find((key) => !REPLAY_FIELDS.includes(key));
-  if (unknown !== undefined) throw badInput(`Unknown member ${JSON.stringify(unknown)}: replay takes policy, proposed or rules, wafUnknown, and requests (or source with since, text or sourceIp).`);
+  if (unknown !== undefined)
+    throw badInput(
+      `Unknown member ${JSON.stringify(unknown)}: replay takes policy, proposed or rules, wafUnknown, and requests (or source with since, text or sourceIp).`,
+    );
   const name = body['policy'];
-  if (typeof name !== 'string') throw badInput('"policy" is required: the name of the policy in force, projects/P/regions/R/securityPolicies/NAME or projects/P/global/securityPolicies/NAME.');
+  if (typeof name !== 'string')
+    throw badInput(
+      '"policy" is required: the name of the policy in force, projects/P/regions/R/securityPolicies/NAME or projects/P/global/securityPolicies/NAME.',
+    );
   const policy = parsePolicyName(name);
   const wafUnknown = body['wafUnknown'] ?? 'no-match';
   if (wafUnknown !== 'match' && wafUnknown !== 'no-match') throw badInput(`"wafUnknown" must be "match" or "no-match", not ${JSON.stringify(wafUnknown)}.`);
   const whole = body['proposed'];
   const edits = body['rules'];
   if ((whole === undefined) === (edits === undefined))
-    throw badInput('Give one of "proposed" (a whole policy, as gcloud compute security-policies export writes it) or "rules" (edits to a copy of the current policy).');
+    throw badInput(
+      'Give one of "proposed" (a whole policy, as gcloud compute security-policies export writes it) or "rules" (edits to a copy of the current policy).',
+    );
   let proposed: ReplayBody['proposed'];
   if (whole !== undefined) {
     if (!isObject(whole)) throw badInput('"proposed" must be a security policy object (its name, type and rules).');
@@ -65,7 +73,8 @@ export function readReplayBody(body: unknown): ReplayBody {
 
 /** readRuleEdits reads `rules`: a non-empty list of `{"priority": N, "rule": {…} | null}`, no priority twice. */
 function readRuleEdits(value: unknown): RuleEdit[] {
-  if (!Array.isArray(value) || value.length === 0) throw badInput('"rules" must be a list of at least one edit: {"priority": N, "rule": {…}} (or "rule": null to remove).');
+  if (!Array.isArray(value) || value.length === 0)
+    throw badInput('"rules" must be a list of at least one edit: {"priority": N, "rule": {…}} (or "rule": null to remove).');
   if (value.length > 1000) throw badInput(`"rules" holds ${value.length} edits; a policy holds at most 1000 rules.`);
   const seen = new Set<number>();
   return value.map((edit, i) => {
@@ -78,7 +87,8 @@ function readRuleEdits(value: unknown): RuleEdit[] {
     if (seen.has(priority)) throw badInput(`"${at}.priority": ${priority} is edited twice; give each priority once.`);
     seen.add(priority);
     const rule = edit['rule'];
-    if (rule !== null && !isObject(rule)) throw badInput(`"${at}.rule" must be a security policy rule object (as rules create or update take it), or null to remove it.`);
+    if (rule !== null && !isObject(rule))
+      throw badInput(`"${at}.rule" must be a security policy rule object (as rules create or update take it), or null to remove it.`);
     return { priority, rule };
   });
 }

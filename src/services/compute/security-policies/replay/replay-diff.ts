@@ -47,8 +47,10 @@ export function diffOutcomes(
   const counts = new Map<number, { before: number; after: number }>();
   const transitions = new Map<string, Transition>();
   const count = (priority: number): { before: number; after: number } => {
-    let entry = counts.get(priority);
-    if (entry === undefined) counts.set(priority, (entry = { before: 0, after: 0 }));
+    const known = counts.get(priority);
+    if (known !== undefined) return known;
+    const entry = { before: 0, after: 0 };
+    counts.set(priority, entry);
     return entry;
   };
   requests.forEach((request, index) => {

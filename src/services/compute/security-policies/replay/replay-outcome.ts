@@ -20,7 +20,13 @@ export interface ReplayOutcome {
 export function outcomeOf(decision: Decision): ReplayOutcome {
   const response = decision.response;
   const effect =
-    response.kind === 'forward' ? 'allow' : response.kind === 'deny' ? `deny-${response.status}` : response.location === undefined ? 'redirect(recaptcha)' : 'redirect';
+    response.kind === 'forward'
+      ? 'allow'
+      : response.kind === 'deny'
+        ? `deny-${response.status}`
+        : response.location === undefined
+          ? 'redirect(recaptcha)'
+          : 'redirect';
   const enforced = decision.enforcedSecurityPolicy;
   const limit = enforced.rateLimitAction;
   const rule = decision.rule;

@@ -45,7 +45,7 @@ function sideOf(wire: unknown, scope: Scope, wafUnknown: 'match' | 'no-match', s
   }
 }
 
-/** run decides every request on one side: inspections first (side by side on the engine's threads), then decisions in order. */
+/** run decides every request on one side: inspections first, then decisions in order. */
 async function run(side: Side, requests: readonly ReplayedRequest[], times: readonly number[], deps: ReplayDeps) {
   const findings = await inspectAll(side.compiled, requests, deps.engine);
   const failures = new Set(findings?.flatMap((each) => (each.failure === undefined ? [] : [each.failure])) ?? []);
@@ -64,7 +64,9 @@ export async function replayPolicy(body: unknown, deps: ReplayDeps): Promise<Rec
   const before = sideOf(deps.wireOf(current), current.scope, input.wafUnknown, start, `The security policy '${path}' cannot be evaluated`);
   const proposedWire = 'policy' in input.proposed ? input.proposed.policy : deps.wireOf(editedPolicy(current, input.proposed.rules));
   const after = sideOf(proposedWire, current.scope, input.wafUnknown, start, 'policy' in input.proposed ? '"proposed"' : '"rules"');
-  const [was, now] = await Promise.all([run(before, input.requests, times, deps), run(after, input.requests, times, deps)]);
+  // One side after the other: the engine's inspections go one at a time (replay-run.ts).
+  const was = await run(before, input.requests, times, deps);
+  const now = await run(after, input.requests, times, deps);
   const diff = diffOutcomes(
     input.requests.map((each) => each.request),
     times,

@@ -2,8 +2,13 @@
  * One policy over the replayed requests, in recorded order, on a clock of its own that reads each
  * request's recorded time, with counters of its own: rate limits open windows, cross thresholds
  * and ban as they would have with the traffic as it came. Preconfigured WAF calls are answered by
- * the WAF engine (the same inspection the guard and the what-if API run), inspections side by side
- * on its threads in slices that stay well inside its queue, decisions then in order.
+ * the WAF engine (the same inspection the guard and the what-if API run), inspections first,
+ * decisions then in order.
+ *
+ * Inspections go one at a time, so the engine keeps a single thread: libmodsecurity's rule parser
+ * is not reentrant, and two threads loading the Core Rule Set at once corrupt each other's load
+ * (`Rules error … syntax error`) until loads are serialized across the pool's threads
+ * (docs/guard.md); then INSPECTIONS_AT_ONCE can grow to the pool's size.
  */
 import type { CompiledPolicy } from '../evaluation/compile-policy.ts';
 import type { Decision } from '../evaluation/decision.ts';
@@ -13,8 +18,8 @@ import type { WafEngine } from '../waf/waf-engine.ts';
 import { badInput } from '../what-if-body.ts';
 import type { ReplayedRequest } from './replay-body.ts';
 
-/** INSPECTION_SLICE is how many inspections wait on the engine at once (its queue takes 1024). */
-const INSPECTION_SLICE = 256;
+/** INSPECTIONS_AT_ONCE is how many inspections wait on the engine at once (one: see above). */
+const INSPECTIONS_AT_ONCE = 1;
 
 /** SimulatedClock is the replay's clock: it reads whatever time the request being decided was sent at. */
 export class SimulatedClock {
@@ -36,8 +41,8 @@ export async function inspectAll(compiled: CompiledPolicy, requests: readonly Re
   if (plan === undefined) return undefined;
   const inspector = engine();
   const findings: WafFindings[] = [];
-  for (let i = 0; i < requests.length; i += INSPECTION_SLICE) {
-    const slice = requests.slice(i, i + INSPECTION_SLICE);
+  for (let i = 0; i < requests.length; i += INSPECTIONS_AT_ONCE) {
+    const slice = requests.slice(i, i + INSPECTIONS_AT_ONCE);
     findings.push(...(await Promise.all(slice.map((each) => inspector.inspect(plan, each.request)))));
   }
   return findings;
