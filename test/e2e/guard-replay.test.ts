@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { stringify as yaml } from 'yaml';
 import { REPO } from '../harness/paths.ts';
 import { type FogbankProcess, runToEnd, type Spawned, spawnFogbank, startFogbankProcess } from '../harness/process.ts';
 import { tempDir } from '../../src/testing/temp.ts';
@@ -152,6 +153,20 @@ describe('fogbank policy replay over traffic through the guard', () => {
     assert.match(table.stdout, /: 3 change outcome\n/);
     assert.match(table.stdout, /deny\(403\) \(rule 1000\) {2}→ {2}throttle\(allow\) \(rule 2000\)/);
     assert.match(table.stdout, /allow \(rule 2147483647\) {2}→ {2}deny\(403\) \(rule 500; owasp-crs-v030301-id942100-sqli/);
+  });
+
+  it('the CLI takes a whole proposed policy as a YAML file, as an export of the policy edited', async () => {
+    // The policy as the API answers a GET (what gcloud's export writes), its rules edited as EDITS edit them.
+    const exported = (await admin('GET', `${COMPUTE}/shop`)).body as { rules: { priority: number }[] };
+    const rules = exported.rules.filter((rule) => rule.priority !== 1000);
+    for (const edit of EDITS) if (edit.rule !== null) rules.push({ priority: edit.priority, ...edit.rule });
+    const policyFile = join(dir, 'shop.yaml');
+    writeFileSync(policyFile, yaml({ ...exported, rules }));
+    const logFile = join(dir, 'guard-for-yaml.log');
+    writeFileSync(logFile, `${guard.lines.join('\n')}\n`);
+    const got = await cli('--from', 'guard-log', logFile, '--proposed', policyFile, '--format', 'json');
+    assert.equal(got.exit, 0, got.stderr);
+    assert.deepEqual(summary((JSON.parse(got.stdout) as { changed: Changed[] }).changed), EXPECTED);
   });
 
   it('the admin API replays the journal’s guard decisions alike', async () => {
