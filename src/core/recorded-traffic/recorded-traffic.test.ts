@@ -131,7 +131,7 @@ describe('jsonProblemOf', () => {
 });
 
 describe('the journal', () => {
-  it('reads the guard family’s records at or after since, the others left out', () => {
+  it('reads the guard family’s records at or after since, the others left out, another policy’s decisions skipped', () => {
     const record = (family: string, time: number, jsonPayload?: unknown): JournalRecord => ({
       time,
       family,
@@ -145,7 +145,15 @@ describe('the journal', () => {
       ...(jsonPayload === undefined ? {} : { jsonPayload }),
     });
     const { fogbankRequest: _recorded, ...withoutRequest } = PAYLOAD;
-    const traffic = journalTraffic([record('guard', 5, PAYLOAD), record('compute', 6), record('guard', 7, withoutRequest), record('guard', 8, PAYLOAD)], 6);
+    const other = { ...PAYLOAD, enforcedSecurityPolicy: { ...PAYLOAD.enforcedSecurityPolicy, name: 'other' } };
+    const records = [
+      record('guard', 5, PAYLOAD),
+      record('compute', 6),
+      record('guard', 7, withoutRequest),
+      record('guard', 8, PAYLOAD),
+      record('guard', 9, other),
+    ];
+    const traffic = journalTraffic(records, 6, 'edge');
     assert.deepEqual(traffic.requests, [
       {
         at: 'journal[1]',
@@ -153,6 +161,9 @@ describe('the journal', () => {
         request: { method: 'GET', url: 'http://shop.example/cart?x=1', headers: PAYLOAD.fogbankRequest.headers, sourceIp: '203.0.113.9', regionCode: 'FR' },
       },
     ]);
-    assert.deepEqual(traffic.skipped, [{ at: 'journal[0]', reason: 'the recording has no absolute URL for it (written before the guard recorded one)' }]);
+    assert.deepEqual(traffic.skipped, [
+      { at: 'journal[0]', reason: 'the recording has no absolute URL for it (written before the guard recorded one)' },
+      { at: 'journal[2]', reason: "decided by another guard's policy (other)" },
+    ]);
   });
 });

@@ -52,7 +52,9 @@ export function readReplaySource(body: unknown, journal: () => Iterable<JournalR
       ms = typeof since === 'string' ? parseRfc3339(since) : undefined;
       if (ms === undefined) return badRequest(`"since": ${JSON.stringify(since)} is not an RFC 3339 time such as "2026-01-01T00:00:00Z".`);
     }
-    traffic = journalTraffic(journal(), ms);
+    // Only the decisions made under the policy replayed (the journal holds every guard's); the name is checked by the evaluation.
+    const name = typeof rest['policy'] === 'string' ? rest['policy'].slice(rest['policy'].lastIndexOf('/') + 1) : undefined;
+    traffic = journalTraffic(journal(), ms, name);
   } else {
     const text = given['text'];
     if (typeof text !== 'string') return badRequest(`"text" is required with "source": "${source}": the file's contents.`);
