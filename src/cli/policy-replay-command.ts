@@ -12,7 +12,8 @@ import { isIP } from 'node:net';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { parseGuardLog } from '../core/recorded-traffic/guard-log.ts';
 import { parseHar } from '../core/recorded-traffic/har.ts';
-import { type RecordedTraffic, RecordedTrafficError } from '../core/recorded-traffic/recorded-request.ts';
+import { namingRecorded, type RecordedTraffic, RecordedTrafficError } from '../core/recorded-traffic/recorded-request.ts';
+import { AdminFailure } from './admin-client.ts';
 import { UsageError } from './args.ts';
 import { type Flags, one, parseFlags, policyFlag, post, serverOf, wafUnknownFlag } from './policy-commands.ts';
 
@@ -74,7 +75,14 @@ export async function runPolicyReplay(argv: readonly string[]): Promise<number> 
     at = traffic.requests.map((each) => `${file}: ${each.at}`);
     skipped = traffic.skipped.map((each) => ({ at: `${file}: ${each.at}`, reason: each.reason }));
   } else throw new UsageError(`--from must be journal, guard-log or har, not '${from}'`);
-  const answer = await post(serverOf(flags), '/_fogbank/securityPolicies:replay', body);
+  let answer: Record<string, unknown>;
+  try {
+    answer = await post(serverOf(flags), '/_fogbank/securityPolicies:replay', body);
+  } catch (error) {
+    // A recorded request the server refuses is named by its file and line.
+    if (error instanceof AdminFailure && at !== undefined) throw new AdminFailure(namingRecorded(error.message, at), error.exitCode);
+    throw error;
+  }
   const changed = ((answer['changed'] ?? []) as Record<string, unknown>[]).map((each) =>
     at === undefined ? each : { ...each, at: at[each['index'] as number] },
   );

@@ -85,3 +85,14 @@ export function guardRequestOf(payload: unknown, method: string, url: string | u
     request: { method, url: absolute, headers, sourceIp, ...(regionCode === undefined ? {} : { regionCode }), ...(asn === undefined ? {} : { asn }) },
   };
 }
+
+/**
+ * namingRecorded rewrites a refusal that names a replayed request by its place (`"requests[3].url": …`,
+ * as the evaluation phrases it) to name where the request was read (`line 7: "url": …`).
+ */
+export function namingRecorded(message: string, at: readonly string[]): string {
+  const match = /^"requests\[(\d+)\](?:\.([^"]*))?"(.*)$/s.exec(message);
+  const where = match === null ? undefined : at[Number(match[1])];
+  if (match === null || where === undefined) return message;
+  return `${where}: ${match[2] === undefined ? 'the request' : `"${match[2]}"`}${match[3]}`;
+}

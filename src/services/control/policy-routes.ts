@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../lib/clock.ts';
 import { type BackendAttachment, type PolicyEvaluation, PolicyEvaluationError } from '../../core/policy-evaluation.ts';
 import type { JournalRecord } from '../../core/journal.ts';
+import { namingRecorded } from '../../core/recorded-traffic/recorded-request.ts';
 import { ControlError } from './errors.ts';
 import { readReplaySource } from './replay-source.ts';
 import type { LiveStreams } from './request-routes.ts';
@@ -52,6 +53,11 @@ export function registerPolicyRoutes(
     try {
       answer = await (await evaluation()).replay(source.body);
     } catch (error) {
+      // A recorded request the evaluation refuses is named where it was read (`line 7`), not by its place in the list.
+      if (error instanceof PolicyEvaluationError && source.at !== undefined) {
+        const named = namingRecorded(error.message, source.at);
+        throw new ControlError(error.httpStatus, named === error.message || source.kind === 'journal' ? named : `${source.kind}: ${named}`);
+      }
       throw asControlError(error);
     }
     const at = source.at;

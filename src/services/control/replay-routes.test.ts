@@ -160,6 +160,12 @@ describe('POST /_fogbank/securityPolicies:replay', () => {
     assert.deepEqual((await replay({ policy: POLICY, source: 'har', text: broken, rules: [{ priority: 1000, rule: null }] })).body, {
       error: { code: 400, status: 'INVALID_ARGUMENT', message: 'har: entries[1].request is missing' },
     });
+    // A request the evaluation refuses is named where it was read.
+    const badHeader = { log: { entries: [{ request: { method: 'GET', url: 'https://a/', headers: [{ name: 'x-a', value: 'a\u0001b' }] } }] } };
+    assert.deepEqual(
+      (await replay({ policy: POLICY, source: 'har', text: JSON.stringify(badHeader), rules: [{ priority: 1000, rule: null }] })).body.error.message,
+      'har: entries[0]: "headers.x-a" holds a character a header value cannot carry.',
+    );
     const notJson = '{\n  "log": {\n    "entries": [x]\n  }\n}';
     assert.deepEqual(
       (await replay({ policy: POLICY, source: 'har', text: notJson, rules: [{ priority: 1000, rule: null }] })).body.error.message,

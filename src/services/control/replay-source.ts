@@ -23,6 +23,8 @@ export interface ReplaySource {
   readonly body: Record<string, unknown>;
   /** at names where each request was read (`line 3`), undefined for inline requests. */
   readonly at: readonly string[] | undefined;
+  /** kind is where they came from: `requests`, `journal`, `guard-log`, `har`. */
+  readonly kind: string;
   readonly skipped: readonly SkippedRequest[];
 }
 
@@ -42,7 +44,7 @@ export function readReplaySource(body: unknown, journal: () => Iterable<JournalR
     source === 'journal' ? ['source', 'since'] : source === 'har' ? ['source', 'text', 'sourceIp'] : source === 'guard-log' ? ['source', 'text'] : ['source'];
   const stray = SOURCE_FIELDS.find((key) => given[key] !== undefined && !allowed.includes(key));
   if (stray !== undefined) return badRequest(`"${stray}" does not go with "source": "${source}".`);
-  if (source === 'requests') return { body: rest, at: undefined, skipped: [] };
+  if (source === 'requests') return { body: rest, at: undefined, kind: source, skipped: [] };
   if (rest['requests'] !== undefined) return badRequest(`"requests" and "source": "${source}" both give the requests: give one.`);
   let traffic: RecordedTraffic;
   if (source === 'journal') {
@@ -70,6 +72,7 @@ export function readReplaySource(body: unknown, journal: () => Iterable<JournalR
   return {
     body: { ...rest, requests: traffic.requests.map((each) => ({ ...each.request, ...(each.time === undefined ? {} : { time: each.time }) })) },
     at: traffic.requests.map((each) => each.at),
+    kind: source,
     skipped: traffic.skipped,
   };
 }
