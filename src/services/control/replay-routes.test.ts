@@ -137,6 +137,33 @@ describe('POST /_fogbank/securityPolicies:replay', () => {
     assert.deepEqual(got.body.skipped, [{ at: 'journal[1]', reason: 'the guard answered it itself (request_unreadable_by_guard): no policy decided it' }]);
   });
 
+  it('reads a guard log given as text, its listening line passed over', async () => {
+    const logLine = (path: string, seconds: number) =>
+      JSON.stringify({
+        timestamp: at(seconds),
+        httpRequest: { requestMethod: 'GET', requestUrl: `http://127.0.0.1:8080${path}`, status: 200, remoteIp: '10.0.0.9' },
+        jsonPayload: {
+          statusDetails: 'response_sent_by_backend',
+          remoteIp: '10.0.0.9',
+          enforcedSecurityPolicy: { name: 'edge', priority: 2147483647, configuredAction: 'ALLOW', outcome: 'ACCEPT' },
+          fogbankRequest: { time: at(seconds), url: `http://127.0.0.1:8080${path}`, headers: { host: '127.0.0.1:8080' } },
+        },
+      });
+    const text = ['guard listening on http://127.0.0.1:8080', logLine('/admin', 0), logLine('/', 1), ''].join('\n');
+    const rule = { action: 'deny(403)', match: { expr: { expression: "request.path == '/admin' && inIpRange(origin.ip, '10.0.0.0/8')" } } };
+    const got = await replay({ policy: POLICY, source: 'guard-log', text, rules: [{ priority: 900, rule }] });
+    assert.equal(got.status, 200, JSON.stringify(got.body));
+    // /admin was denied by 1000 and still is (by 900 now): same effect, no change. Nothing else changes.
+    assert.deepEqual([got.body.evaluated, got.body.changed], [2, []]);
+    assert.deepEqual(got.body.countsByRule, []);
+    assert.deepEqual(got.body.coverage, [
+      { priority: 900, matchedBefore: null, matchedAfter: 1 },
+      { priority: 1000, matchedBefore: 1, matchedAfter: 0 },
+      { priority: 2147483647, matchedBefore: 1, matchedAfter: 1 },
+    ]);
+    assert.deepEqual(got.body.neverMatched, [1000]);
+  });
+
   it('reads a HAR file given as text, and names a broken one precisely', async () => {
     const har = {
       log: {
