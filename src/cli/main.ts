@@ -23,6 +23,7 @@ commands:
   reset          empty every family of a running server (fogbank reset --help)
   faults         add, list or clear a running server's fault rules (fogbank faults --help)
   policy test    what a security policy decides for given requests (fogbank policy --help)
+  policy replay  recorded requests under a policy and a proposed change: what changes (fogbank policy replay --help)
   guard          a reverse proxy enforcing a security policy live (fogbank guard --help)
   help [start]   show this help, or a command's
   version        print the version (also --version, -v)`;

@@ -23,7 +23,12 @@ export const POLICY_TEST_USAGE = `usage: fogbank policy test --policy NAME (--re
   counters carry over between runs (on the server's clock) until \`fogbank reset\`.
   --requests reads one request a line, as the admin API takes them:
     {"method":"GET","url":"https://example.com/admin","headers":{"X-API-Key":"k"},"sourceIp":"203.0.113.9"}
-  --json prints the admin API's answer, {"results": [...]}`;
+  --json prints the admin API's answer, {"results": [...]}
+
+       fogbank policy replay --policy NAME (--proposed FILE | --rule PRIORITY=JSON …) (--from journal [--since TIME] | --from guard-log FILE | --from har FILE [--source-ip IP])
+                             [--waf-unknown no-match|match] [--format table|json] [--url URL] [--token TOKEN] [--data-dir DIR]
+
+  evaluates recorded requests under the policy in force and the proposed one (fogbank policy replay --help)`;
 
 /** GUARD_USAGE is `fogbank guard --help`. */
 export const GUARD_USAGE = `usage: fogbank guard (--policy NAME | --backend-service NAME) --upstream URL [--port PORT] [--host HOST] [--trust-xff N]
@@ -44,14 +49,14 @@ export const GUARD_USAGE = `usage: fogbank guard (--policy NAME | --backend-serv
   policy is attached to that backend service now, none while it has none, following both.`;
 
 /** Flags are parsed `--name value` pairs (a repeatable one keeps every value) and switches. */
-interface Flags {
+export interface Flags {
   readonly values: Map<string, string[]>;
   readonly switches: Set<string>;
   readonly words: string[];
 }
 
 /** parseFlags reads `--flag value`, `--flag=value` and switches; `repeatable` flags may be given more than once. */
-function parseFlags(argv: readonly string[], valued: readonly string[], switches: readonly string[], repeatable: readonly string[] = []): Flags {
+export function parseFlags(argv: readonly string[], valued: readonly string[], switches: readonly string[], repeatable: readonly string[] = []): Flags {
   const values = new Map<string, string[]>();
   const on = new Set<string>();
   const words: string[] = [];
@@ -78,18 +83,18 @@ function parseFlags(argv: readonly string[], valued: readonly string[], switches
 }
 
 /** one is a flag's single value. */
-function one(flags: Flags, name: string): string | undefined {
+export function one(flags: Flags, name: string): string | undefined {
   return flags.values.get(name)?.[0];
 }
 
 /** Server is where the server is and how to be let in. */
-interface Server {
+export interface Server {
   readonly url: string;
   readonly token: string | undefined;
 }
 
 /** serverOf resolves `--url`/`--token`, or the data directory's. */
-function serverOf(flags: Flags): Server {
+export function serverOf(flags: Flags): Server {
   const dataDir = resolve(one(flags, '--data-dir') ?? '.fogbank');
   const url = one(flags, '--url') ?? urlOfDataDir(dataDir);
   if (!/^https?:\/\/[^/]+\/?$/.test(url)) throw new UsageError(`--url must be a server's base URL such as http://127.0.0.1:8780, not '${url}'`);
@@ -100,7 +105,7 @@ function serverOf(flags: Flags): Server {
 const POLICY_NAME = /^projects\/[^/\s]+\/(global|regions\/[^/\s]+)\/securityPolicies\/[^/\s]+$/;
 
 /** policyFlag reads --policy, which every command needs. */
-function policyFlag(flags: Flags): string {
+export function policyFlag(flags: Flags): string {
   const policy = one(flags, '--policy');
   if (policy === undefined) throw new UsageError('--policy is required: projects/P/regions/R/securityPolicies/NAME or projects/P/global/securityPolicies/NAME');
   if (!POLICY_NAME.test(policy))
@@ -122,7 +127,7 @@ function backendServiceFlag(flags: Flags): string | undefined {
 }
 
 /** wafUnknownFlag reads --waf-unknown. */
-function wafUnknownFlag(flags: Flags): 'match' | 'no-match' {
+export function wafUnknownFlag(flags: Flags): 'match' | 'no-match' {
   const value = one(flags, '--waf-unknown') ?? 'no-match';
   if (value !== 'match' && value !== 'no-match') throw new UsageError(`--waf-unknown must be no-match or match, not '${value}'`);
   return value;
@@ -194,6 +199,7 @@ function requestsOfFile(file: string): Record<string, unknown>[] {
 
 /** runPolicyCommand runs `fogbank policy test …` and resolves with the exit code. */
 export async function runPolicyCommand(argv: readonly string[]): Promise<number> {
+  if (argv[0] === 'replay') return (await import('./policy-replay-command.ts')).runPolicyReplay(argv.slice(1));
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(`${POLICY_TEST_USAGE}\n`);
     return 0;
@@ -229,7 +235,7 @@ export async function runPolicyCommand(argv: readonly string[]): Promise<number>
 }
 
 /** post sends one admin request and resolves with its JSON answer (a refusal is an AdminFailure: exit 2 for a 400). */
-async function post(server: Server, path: string, body: unknown): Promise<Record<string, unknown>> {
+export async function post(server: Server, path: string, body: unknown): Promise<Record<string, unknown>> {
   let response: Response;
   try {
     response = await fetch(`${server.url}${path}`, {

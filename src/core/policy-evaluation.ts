@@ -16,6 +16,14 @@ export interface PolicyEvaluation {
    * calls (per policy, on the server's clock) until `reset`. Bad input throws PolicyEvaluationError.
    */
   evaluate(body: unknown): Promise<{ readonly results: readonly unknown[] }>;
+  /**
+   * replay answers `POST /_fogbank/securityPolicies:replay` (issue 39): `{"policy": NAME,
+   * "proposed": {…policy} | "rules": [{priority, rule}], "requests": [{…, time}], "wafUnknown"}`
+   * becomes `{"policy", "evaluated", "changed", "transitions", "countsByRule", "coverage",
+   * "neverMatched"}`: the requests evaluated in order under the policy in force and the proposed
+   * one, each on a simulated clock reading the requests' times. Bad input throws PolicyEvaluationError.
+   */
+  replay(body: unknown): Promise<Readonly<Record<string, unknown>>>;
   /** read is the named policy's wire form (as the compute API answers a GET), undefined when it does not exist; a bad name throws PolicyEvaluationError. */
   read(name: string): Promise<Readonly<Record<string, unknown>> | undefined>;
   /**
@@ -36,6 +44,8 @@ export interface PolicyEvaluation {
   readBackendService(name: string): Promise<BackendAttachment | undefined>;
   /** reset forgets every rate-limit counter and ban (`POST /_fogbank/reset`). */
   reset(): void;
+  /** close ends what the evaluation started (the WAF engine's threads), when the server closes. */
+  close(): Promise<void>;
 }
 
 /** BackendAttachment is a backend service and the security policy attached to it, each in its wire form; no `policy` when none is attached. */

@@ -79,6 +79,8 @@ export interface GuardOptions {
    * before deciding, and forwards what it buffered followed by the rest.
    */
   inspectedBody?(): number | undefined;
+  /** clock stamps each exchange (fogbank's clock, as the rate limits count on it); the machine's when absent. */
+  readonly clock?: { now(): number };
   /** report hears every exchange once it is over. */
   report(exchange: Exchange): void;
   /** failed hears what threw while a request was handled (the request itself was answered 502). */
@@ -217,7 +219,7 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
 
   const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, (request, response) => {
     const started = performance.now();
-    const time = Date.now();
+    const time = options.clock?.now() ?? Date.now();
     let prepared: Prepared = { unreadable: '' };
     let enforced: Readonly<Record<string, unknown>> | undefined;
     let preview: Readonly<Record<string, unknown>> | undefined;
@@ -242,6 +244,7 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
         latencyMs: performance.now() - started,
         userAgent: request.headers['user-agent'],
         statusDetails,
+        ...('traffic' in prepared ? { headers: prepared.traffic.headers } : {}),
         enforced,
         preview,
         requestData,
@@ -448,7 +451,7 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
 
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const started = performance.now();
-    const time = Date.now();
+    const time = options.clock?.now() ?? Date.now();
     socket.on('error', () => socket.destroy());
     let prepared: Prepared = { unreadable: '' };
     const upgradeReport = (status: number, statusDetails: string, decision?: Decision): void =>
@@ -462,6 +465,7 @@ export async function startGuard(options: GuardOptions, host: string, port: numb
         latencyMs: performance.now() - started,
         userAgent: request.headers['user-agent'],
         statusDetails,
+        ...('traffic' in prepared ? { headers: prepared.traffic.headers } : {}),
         enforced: decision?.enforcedSecurityPolicy as unknown as Record<string, unknown> | undefined,
         preview: decision?.previewSecurityPolicy as unknown as Record<string, unknown> | undefined,
         requestData: decision?.securityPolicyRequestData as unknown as Record<string, unknown> | undefined,

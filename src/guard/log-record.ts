@@ -29,10 +29,33 @@ export interface Exchange {
   readonly preview: PolicyRecord | undefined;
   /** requestData is the log's `securityPolicyRequestData`: what the policy read about the client. */
   readonly requestData: PolicyRecord | undefined;
+  /** headers are the request's headers as the policy read them (lower-case names, repeats joined), when it could be read. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * UNLOGGED_HEADERS are the headers whose values the log never carries (credentials): the name
+ * stays, so a rule asking whether one is present replays alike, with the value REDACTED.
+ */
+export const UNLOGGED_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization', 'cookie']);
+/** REDACTED stands for a credential header's value in the log. */
+export const REDACTED = '(redacted)';
+
+/**
+ * requestRecordOf is the payload's `fogbankRequest`, fogbank's own member beside Cloud Armor's
+ * (a jsonPayload is a free-form Struct): what `fogbank policy replay` needs to evaluate the
+ * request again, its time on fogbank's clock, absolute URL and headers (credentials redacted).
+ */
+function requestRecordOf(exchange: Exchange): Record<string, unknown> | undefined {
+  if (exchange.headers === undefined) return undefined;
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(exchange.headers)) headers[name] = UNLOGGED_HEADERS.has(name) ? REDACTED : value;
+  return { time: new Date(exchange.time).toISOString(), url: exchange.url, headers };
 }
 
 /** jsonPayloadOf is the request log's `jsonPayload` for one exchange. */
 export function jsonPayloadOf(exchange: Exchange): Record<string, unknown> {
+  const request = requestRecordOf(exchange);
   return {
     '@type': LOG_ENTRY_TYPE,
     statusDetails: exchange.statusDetails,
@@ -40,6 +63,7 @@ export function jsonPayloadOf(exchange: Exchange): Record<string, unknown> {
     ...(exchange.enforced === undefined ? {} : { enforcedSecurityPolicy: exchange.enforced }),
     ...(exchange.preview === undefined ? {} : { previewSecurityPolicy: exchange.preview }),
     ...(exchange.requestData === undefined ? {} : { securityPolicyRequestData: exchange.requestData }),
+    ...(request === undefined ? {} : { fogbankRequest: request }),
   };
 }
 

@@ -222,6 +222,7 @@ export async function startGuardProcess(config: GuardConfig, output: GuardOutput
         upstream: config.upstream,
         trustedProxies: config.trustedProxies,
         limits: config.limits ?? DEFAULT_LIMITS,
+        clock,
         decide,
         inspectedBody,
         report,

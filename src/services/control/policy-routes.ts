@@ -10,7 +10,10 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../lib/clock.ts';
 import { type BackendAttachment, type PolicyEvaluation, PolicyEvaluationError } from '../../core/policy-evaluation.ts';
+import type { JournalRecord } from '../../core/journal.ts';
+import { namingRecorded } from '../../core/recorded-traffic/recorded-request.ts';
 import { ControlError } from './errors.ts';
+import { readReplaySource } from './replay-source.ts';
 import type { LiveStreams } from './request-routes.ts';
 
 /** HEARTBEAT_MS is how often a follower hears the server's time when nothing changes (it also shows a dead connection). */
@@ -20,6 +23,8 @@ const HEARTBEAT_MS = 5_000;
 export interface PolicyRoutes extends LiveStreams {
   /** reset forgets the what-if counters (after `POST /_fogbank/reset`), if the evaluation was ever loaded. */
   reset(): void;
+  /** close ends the evaluation's WAF engine threads, if it was ever loaded. */
+  close(): Promise<void>;
 }
 
 /** registerPolicyRoutes adds the evaluate and follow routes; `load` is undefined when no family keeps policies. */
@@ -27,6 +32,7 @@ export function registerPolicyRoutes(
   app: FastifyInstance,
   clock: Clock,
   load: (() => Promise<PolicyEvaluation>) & { ready(): PolicyEvaluation | undefined },
+  journal: () => Iterable<JournalRecord>,
 ): PolicyRoutes {
   const open = new Set<ServerResponse>();
   const evaluation = async (): Promise<PolicyEvaluation> => load.ready() ?? (await load());
@@ -37,6 +43,30 @@ export function registerPolicyRoutes(
     } catch (error) {
       throw asControlError(error);
     }
+  });
+
+  // Replay (issue 39): recorded requests under the policy in force and a proposed one; what changes.
+  app.post('/_fogbank/securityPolicies::replay', async (request) => {
+    const source = readReplaySource(request.body, journal);
+    if (source instanceof ControlError) throw source;
+    let answer: Readonly<Record<string, unknown>>;
+    try {
+      answer = await (await evaluation()).replay(source.body);
+    } catch (error) {
+      // A recorded request the evaluation refuses is named where it was read (`line 7`), not by its place in the list.
+      if (error instanceof PolicyEvaluationError && source.at !== undefined) {
+        const named = namingRecorded(error.message, source.at);
+        throw new ControlError(error.httpStatus, named === error.message || source.kind === 'journal' ? named : `${source.kind}: ${named}`);
+      }
+      throw asControlError(error);
+    }
+    const at = source.at;
+    const changed = (answer['changed'] as readonly Record<string, unknown>[] | undefined) ?? [];
+    return {
+      ...answer,
+      ...(at === undefined ? {} : { changed: changed.map((each) => ({ ...each, at: at[each['index'] as number] })) }),
+      skipped: source.skipped,
+    };
   });
 
   app.get('/_fogbank/securityPolicies::follow', async (request, reply) => {
@@ -97,6 +127,9 @@ export function registerPolicyRoutes(
   return {
     closeAll() {
       for (const raw of [...open]) raw.end();
+    },
+    async close() {
+      await load.ready()?.close();
     },
     reset() {
       load.ready()?.reset();

@@ -47,7 +47,7 @@ export async function registerControl(
     if (factory === undefined) throw new ControlError(501, 'This server has no family that keeps security policies.');
     return factory(context);
   });
-  const policies = registerPolicyRoutes(app, control.clock, evaluation);
+  const policies = registerPolicyRoutes(app, control.clock, evaluation, () => [...control.requests.journal.newestFirst()].reverse());
   registerClockRoutes(app, control);
   registerSnapshotRoutes(app, control);
   const stopResetting = control.onReset(() => policies.reset());
@@ -58,6 +58,7 @@ export async function registerControl(
       stopResetting();
       streams.closeAll();
       policies.closeAll();
+      await policies.close();
     },
   };
 }

@@ -104,6 +104,19 @@ export function securityPolicyEvaluation(context: ServiceContext): PolicyEvaluat
       return { results };
     },
 
+    async replay(body) {
+      const { replayPolicy } = await import('./replay/replay-policy.ts');
+      return replayPolicy(body, {
+        load,
+        wireOf,
+        engine: () => {
+          engine ??= new WafEngine();
+          return engine;
+        },
+        now: () => context.clock.now(),
+      });
+    },
+
     async read(text) {
       const policy = await load(parsePolicyName(text));
       return policy === undefined ? undefined : wireOf(policy);
@@ -154,6 +167,12 @@ export function securityPolicyEvaluation(context: ServiceContext): PolicyEvaluat
 
     reset() {
       counted.clear();
+    },
+
+    async close() {
+      // The engine's threads would otherwise keep the process from ending after a WAF evaluation.
+      await engine?.close();
+      engine = undefined;
     },
   };
 }
