@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { JsonEncodingError, JsonTooDeepError, locateJsonError, MalformedJsonError, MAX_JSON_DEPTH, parseJsonBody, pointAtJsonError } from './json-body.ts';
+import {
+  JsonEncodingError,
+  JsonTooDeepError,
+  jsonProblemOf,
+  locateJsonError,
+  MalformedJsonError,
+  MAX_JSON_DEPTH,
+  parseJsonBody,
+  pointAtJsonError,
+} from './json-body.ts';
 
 describe('locateJsonError', () => {
   const cases: [string, number | undefined][] = [
@@ -95,4 +104,16 @@ describe('parseJsonBody', () => {
     assert.equal(Object.getPrototypeOf(parsed), Object.prototype);
     assert.deepEqual(Object.keys(parsed), ['__proto__']);
   });
+});
+
+describe('jsonProblemOf', () => {
+  it('finds where JSON text goes wrong, as a line and column, and nothing in valid JSON', () => {
+    assert.equal(jsonProblemOf('{"a": [1, 2, {"b": null}], "c": "\\u00e9"}'), undefined);
+    assert.deepEqual(pick(jsonProblemOf('{"a": 1,\n "b" 2}')), { line: 2, column: 6 });
+    assert.deepEqual(pick(jsonProblemOf('[1, 2')), { line: 1, column: 6 });
+    assert.deepEqual(pick(jsonProblemOf('"a\\q"')), { line: 1, column: 4 });
+    assert.deepEqual(pick(jsonProblemOf('{} x')), { line: 1, column: 4 });
+    assert.match(jsonProblemOf('{} x')!.message, /JSON/);
+  });
+  const pick = (problem: { line: number; column: number } | undefined) => (problem === undefined ? undefined : { line: problem.line, column: problem.column });
 });

@@ -83,6 +83,33 @@ export function locateJsonError(text: string): number | undefined {
   return lo - 1;
 }
 
+/** JsonProblem is where JSON text stops being JSON, 1-based, with V8's words for it. */
+export interface JsonProblem {
+  readonly line: number;
+  readonly column: number;
+  readonly message: string;
+}
+
+/**
+ * jsonProblemOf says where `text` first fails to be JSON, as a line and column (undefined when
+ * it is JSON): the offset V8 names, or locateJsonError's when it names none; the end of the text
+ * when the text is merely cut short. For files, whose readers want a line; bodies use offsets.
+ */
+export function jsonProblemOf(text: string): JsonProblem | undefined {
+  try {
+    JSON.parse(text);
+    return undefined;
+  } catch (error) {
+    const full = (error as Error).message;
+    const named = /position (\d+)/.exec(full)?.[1];
+    const offset = named === undefined ? (locateJsonError(text) ?? text.length) : Number(named);
+    const before = text.slice(0, offset);
+    // V8 quotes the text around the spot (`Unexpected token ']', "…" is not valid JSON`), lines and all: the line and column say where.
+    const message = /^(Unexpected token .+?), (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s.exec(full)?.[1] ?? full;
+    return { line: before.split('\n').length, column: offset - before.lastIndexOf('\n'), message };
+  }
+}
+
 /**
  * findTooDeep scans JSON text once, without recursion, for the first object or array that opens
  * deeper than MAX_JSON_DEPTH, and names the member it belongs to. It only counts brackets outside

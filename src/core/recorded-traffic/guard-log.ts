@@ -4,7 +4,7 @@
  * headers). The guard's first line (`guard listening on …`) and blank lines are passed over; any
  * other line that is not such an entry is an error naming its line.
  */
-import { jsonProblemOf } from './json-error.ts';
+import { jsonProblemOf } from '../json-body.ts';
 import { guardRequestOf, isRecord, type RecordedRequest, type RecordedTraffic, RecordedTrafficError, type SkippedRequest, timeOf } from './recorded-request.ts';
 
 /** parseGuardLog reads the lines of a guard's log, or throws a RecordedTrafficError naming the line. */

@@ -7,7 +7,7 @@
  * file that is not JSON is an error naming its line and column; one that is JSON but not HAR names
  * the member (`har: entries[3].request.url is not a URL`).
  */
-import { jsonProblemOf } from './json-error.ts';
+import { jsonProblemOf } from '../json-body.ts';
 import { isHttpUrl, isRecord, type RecordedRequest, type RecordedTraffic, RecordedTrafficError, type SkippedRequest, timeOf } from './recorded-request.ts';
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;

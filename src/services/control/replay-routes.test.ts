@@ -196,7 +196,7 @@ describe('POST /_fogbank/securityPolicies:replay', () => {
     const notJson = '{\n  "log": {\n    "entries": [x]\n  }\n}';
     assert.deepEqual(
       (await replay({ policy: POLICY, source: 'har', text: notJson, rules: [{ priority: 1000, rule: null }] })).body.error.message,
-      'har: the file is not JSON at line 3, column 17: expected a value, found "x"',
+      "har: the file is not JSON at line 3, column 17: Unexpected token 'x'",
     );
   });
 
