@@ -30,7 +30,7 @@ import { pathOfTarget, targetAsSeen, toBytes, type FuzzRequest } from './request
  * fogbank in a child process (fuzz-server.ts), which is started again when a request kills it.
  * Counted per family and all required to be 0: crashes (the process died with one of the
  * family's requests in flight), stalls (an answer slower than 1 s, and again when the request is
- * sent a second time with over 1 s of that wait fogbank's own — its CPU time plus the cores' idle
+ * sent a second time, alone, with over 1 s of that wait fogbank's own — its CPU time plus the cores' idle
  * time — or none at all; a /healthz probe, run all along, that waited over 1 s more than a bare
  * node:http heartbeat probed beside it the same way, with fogbank using over 1 s of CPU
  * meanwhile, health-probe.ts), 5xx answers, error answers outside the dialect of the family owning the path (core's neutral answer for paths no
@@ -166,6 +166,26 @@ describe('bad-input fuzzer', () => {
     // Beside a bare node:http heartbeat, probed the same way: a pause they share is the machine's, not fogbank's.
     const probe = await startHealthProbe(fuzz, STALL_LIMIT_MS);
 
+    /**
+     * alone runs `resend` with every other lane held before its next request and none of theirs
+     * in flight, so the server's CPU time meanwhile is this request's (and its controllers').
+     */
+    let held: Promise<void> | undefined;
+    const alone = async <T>(resend: () => Promise<T>): Promise<T> => {
+      while (held !== undefined) await held;
+      let release = (): void => undefined;
+      held = new Promise((resolve) => {
+        release = resolve;
+      });
+      try {
+        while (inFlight.size > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+        return await resend();
+      } finally {
+        held = undefined;
+        release();
+      }
+    };
+
     /** restart starts a new server once, however many lanes find the old one dead. */
     const restart = (): Promise<void> =>
       (restarting ??= (async () => {
@@ -211,6 +231,8 @@ describe('bad-input fuzzer', () => {
         // The state after the lane's previous request is this one's "before": the lane sends one
         // request at a time, and only its own family's kinds are held to it.
         before ??= await fuzz.state();
+        // Nothing awaited between this and inFlight.set: a lane re-sending alone sees this request in flight or none.
+        while (held !== undefined) await held;
         inFlight.set(family, request);
         let reply: RawReply | undefined;
         let unanswered: string | undefined;
@@ -247,13 +269,14 @@ describe('bad-input fuzzer', () => {
         }
         const limit = limitFor(request.method, pathOfTarget(targetAsSeen(request)));
         if (reply.elapsedMs > limit) {
-          // Sent again, alone in its lane: a request slow twice is slow, not a busy machine's blip,
-          // unless the second wait was mostly the machine's (stall-judge.ts: requestOwnMs).
-          const cpuBefore = processCpuMs(fuzz.pid);
-          const idleBefore = machineIdleMs();
-          const again = await sendRaw(fuzz.port, toBytes(request), 50, ANSWER_TIMEOUT_MS).catch(() => undefined);
-          const cpuAfter = processCpuMs(fuzz.pid);
-          const idleAfter = machineIdleMs();
+          // Sent again, alone (the other lanes held): a request slow twice is slow, not a busy
+          // machine's blip, unless the second wait was mostly the machine's (stall-judge.ts: requestOwnMs).
+          const { again, cpuBefore, cpuAfter, idleBefore, idleAfter } = await alone(async () => {
+            const cpuBefore = processCpuMs(fuzz.pid);
+            const idleBefore = machineIdleMs();
+            const again = await sendRaw(fuzz.port, toBytes(request), 50, ANSWER_TIMEOUT_MS).catch(() => undefined);
+            return { again, cpuBefore, idleBefore, cpuAfter: processCpuMs(fuzz.pid), idleAfter: machineIdleMs() };
+          });
           const cpuMs = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
           const idleMs = idleBefore === undefined || idleAfter === undefined ? undefined : idleAfter - idleBefore;
           if (again === undefined || requestOwnMs(again.elapsedMs, cpuMs, idleMs) > limit) {
