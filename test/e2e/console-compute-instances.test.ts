@@ -43,7 +43,12 @@ describe('the web console in headless Chromium: instances, managed instance grou
       properties: { machineType: 'e2-small', networkInterfaces: [{ network: 'global/networks/default', accessConfigs: [{ type: 'ONE_TO_ONE_NAT' }] }] },
     });
     await compute('POST', `${ZONE}/instances?sourceInstanceTemplate=global/instanceTemplates/web-tpl`, { name: 'vm1', labels: { tier: 'front' } });
-    await compute('POST', `${ZONE}/instanceGroupManagers`, { name: 'mig', instanceTemplate: 'global/instanceTemplates/web-tpl', baseInstanceName: 'web', targetSize: 2 });
+    await compute('POST', `${ZONE}/instanceGroupManagers`, {
+      name: 'mig',
+      instanceTemplate: 'global/instanceTemplates/web-tpl',
+      baseInstanceName: 'web',
+      targetSize: 2,
+    });
     await compute('POST', 'p/global/securityPolicies', { name: 'pol' });
     await compute('POST', 'p/global/securityPolicies', { name: 'edge', type: 'CLOUD_ARMOR_EDGE' });
     await compute('POST', 'p/global/backendServices', {
@@ -117,9 +122,9 @@ describe('the web console in headless Chromium: instances, managed instance grou
     await page.locator('[data-attached="securityPolicy"]').waitFor({ state: 'detached' });
     assert.equal(await page.locator('[data-attached="edgeSecurityPolicy"]').textContent(), 'edge');
     assert.equal((await compute('GET', 'p/global/backendServices/web'))['securityPolicy'], undefined);
+    await screenshot(page, 'compute-backend');
     await page.goto(`${consoleUrl}#/compute/policy/p%2Fglobal%2Fpol`);
     await page.getByText('No backend service attaches this policy.').waitFor();
-    await screenshot(page, 'compute-backend');
   });
 
   it('stops an instance from the console, and its status follows live', async () => {

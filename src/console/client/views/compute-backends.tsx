@@ -117,14 +117,15 @@ export function BackendServiceView({ serviceKey }: { serviceKey: string }) {
               ]}
             />
             {slots.map(([slot, label]) => (
-              <div key={slot} class="row" role="group" aria-label={label} data-slot={slot}>
+              <fieldset key={slot} class="row" data-slot={slot}>
+                <legend class="visually-hidden">{label}</legend>
                 {service[slot] !== undefined && (
                   <button type="button" disabled={action.busy} data-action={`detach-${slot}`} onClick={() => setPolicy(slot, null)}>
                     Detach {label.toLowerCase()}
                   </button>
                 )}
                 <label>
-                  {service[slot] === undefined ? 'Attach' : 'Replace with'}{' '}
+                  {service[slot] === undefined ? `Attach ${label.toLowerCase()}` : `Replace ${label.toLowerCase()} with`}{' '}
                   <select value={chosen[slot] ?? ''} onChange={(event) => setChosen({ ...chosen, [slot]: (event.target as HTMLSelectElement).value })}>
                     <option value="">(a policy)</option>
                     {candidates.map((policy) => (
@@ -142,7 +143,7 @@ export function BackendServiceView({ serviceKey }: { serviceKey: string }) {
                 >
                   {service[slot] === undefined ? 'Attach' : 'Replace'}
                 </button>
-              </div>
+              </fieldset>
             ))}
             <div class="row">
               <button type="button" class="danger" disabled={action.busy} data-action="delete" onClick={remove}>

@@ -98,7 +98,12 @@ export function GroupView({ groupKey }: { groupKey: string }) {
                 ['Instances', group.instances],
                 ['Status', group.isStable ? 'stable' : 'changing'],
                 ['Template', group.instanceTemplate],
-                ['Versions', group.versions.map((version) => `${version.name ?? ''}${version.name === undefined ? '' : ': '}${lastSegment(version.instanceTemplate)}`).join(', ')],
+                [
+                  'Versions',
+                  group.versions
+                    .map((version) => `${version.name ?? ''}${version.name === undefined ? '' : ': '}${lastSegment(version.instanceTemplate)}`)
+                    .join(', '),
+                ],
                 ['Base instance name', group.baseInstanceName],
                 ['Update policy', <code data-update-policy>{JSON.stringify(group.updatePolicy)}</code>],
                 ['Description', group.description],

@@ -126,7 +126,8 @@ export function InstanceView({ instanceKey }: { instanceKey: string }) {
                 ['Last stopped', instance.lastStopTime === undefined ? '' : new Date(instance.lastStopTime).toLocaleString()],
               ]}
             />
-            <div class="row" role="group" aria-label="Instance actions">
+            <fieldset class="row">
+              <legend class="visually-hidden">Instance actions</legend>
               {LIFECYCLE.map(([method, label]) => (
                 <button
                   key={method}
@@ -141,7 +142,7 @@ export function InstanceView({ instanceKey }: { instanceKey: string }) {
               <button type="button" class="danger" disabled={action.busy} data-action="delete" onClick={remove}>
                 Delete…
               </button>
-            </div>
+            </fieldset>
             <ActionResult action={action} />
           </>
         )}
