@@ -94,10 +94,11 @@ describe('the web console in headless Chromium: instances, managed instance grou
     await page.getByLabel('New target size').fill('3');
     await page.getByRole('button', { name: 'Resize' }).click();
     await page.locator('[data-action-status]', { hasText: 'compute.instanceGroupManagers.resize' }).waitFor();
-    await page.locator('tr[data-managed]').nth(2).waitFor();
+    // The resize marks the new instance CREATING and its Operation makes it: the view follows both writes.
+    await page.waitForFunction(
+      "[...document.querySelectorAll('tr[data-managed]')].map((row) => row.querySelector('.action').textContent + ' ' + row.querySelector('.status').textContent).join() === 'NONE RUNNING,NONE RUNNING,NONE RUNNING'",
+    );
     assert.equal(await page.locator('[data-target-size]').textContent(), '3');
-    assert.deepEqual(await page.locator('tr[data-managed] .action').allTextContents(), ['NONE', 'NONE', 'NONE']);
-    assert.deepEqual(await page.locator('tr[data-managed] .status').allTextContents(), ['RUNNING', 'RUNNING', 'RUNNING']);
     const listed = (await compute('POST', `${ZONE}/instanceGroupManagers/mig/listManagedInstances`))['managedInstances'] as unknown[];
     assert.equal(listed.length, 3);
     await screenshot(page, 'compute-group');
