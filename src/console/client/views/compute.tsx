@@ -86,8 +86,8 @@ export function ComputeView({ route }: { route: Route }) {
       <BackendServiceList />
       <InstanceList />
       <GroupList />
-      <Operations />
       <Templates />
+      <Operations />
     </div>
   );
 }
