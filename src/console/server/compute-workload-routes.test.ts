@@ -144,6 +144,10 @@ describe("the console's instances, groups and backend services views and their a
       ((await console('GET', `/policies/${key(policy)}`)).body['usedBy'] as Record<string, unknown>[]).map((service) => service['key']);
     assert.deepEqual(await usedBy('p/global/pol'), ['p/global/web']);
     assert.deepEqual(await usedBy('p/global/edge'), ['p/global/web']);
+    // A reference may cross projects.
+    await client.ok('POST', 'q/global/backendServices', { name: 'other', securityPolicy: 'projects/p/global/securityPolicies/pol' });
+    assert.deepEqual(await usedBy('p/global/pol'), ['p/global/web', 'q/global/other']);
+    await client.ok('DELETE', 'q/global/backendServices/other');
 
     const detached = await console('POST', `/backend-services/${key('p/global/web')}/security-policy`, { slot: 'securityPolicy', policy: null });
     assert.equal((detached.body['operation'] as Record<string, unknown>)['operationType'], 'setSecurityPolicy');

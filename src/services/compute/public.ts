@@ -444,11 +444,9 @@ export async function backendServiceDetail(store: Store, key: string): Promise<B
   return record === undefined ? undefined : { ...backendServiceSummary(key, record.value), settings: record.value.settings };
 }
 
-/** backendServicesUsingPolicy lists the backend services of the policy's project that attach the policy with this key, as backend or edge policy. */
+/** backendServicesUsingPolicy lists the backend services (of any project: a reference may cross projects) that attach the policy with this key, as backend or edge policy. */
 export async function backendServicesUsingPolicy(store: Store, policyKey: string): Promise<BackendServiceSummary[]> {
-  const project = policyKey.slice(0, policyKey.indexOf('/'));
-  const services = await store.list<StoredBackendService>(BACKEND_SERVICES_KIND, { prefix: `${project}/` });
-  return services
+  return (await store.list<StoredBackendService>(BACKEND_SERVICES_KIND))
     .map(({ key, value }) => backendServiceSummary(key, value))
     .filter((service) => service.securityPolicy?.key === policyKey || service.edgeSecurityPolicy?.key === policyKey);
 }
