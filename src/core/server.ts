@@ -29,8 +29,8 @@ export interface ServerOptions {
   readonly tls?: () => Promise<TlsOptions>;
 }
 
-/** ServerContext is what core assembles before the server: everything a family gets but the singleton runner, which the server adds. */
-export type ServerContext = Omit<ServiceContext, 'singleton'>;
+/** ServerContext is what core assembles before the server: everything a family gets but the singleton runner and dispatch, which the server adds. */
+export type ServerContext = Omit<ServiceContext, 'singleton' | 'dispatch'>;
 
 /** DEFAULT_BODY_LIMIT is the request body limit (1 MiB) when none is configured. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -93,7 +93,9 @@ export async function buildServer(serverContext: ServerContext, services: readon
       ? { report: (name: string, running: boolean) => log('info', `this replica ${running ? 'now runs' : 'no longer runs'} ${name}`) }
       : {}),
   });
-  const context: ServiceContext = { ...serverContext, singleton: singletons.run };
+  // A request answered without a socket, as one sent over HTTP would be (`dispatch` is below).
+  const injectRequest = async (injected: InjectOptions | string): Promise<InjectResponse> => (await import('light-my-request')).inject(dispatch, injected);
+  const context: ServiceContext = { ...serverContext, singleton: singletons.run, dispatch: injectRequest };
   const settings: FamilyAppSettings = { logLevel, logFormat: options.logFormat ?? 'text', bodyLimit: options.bodyLimit, errors, unreadable, context };
   let closing = false;
   // While the background warm-up runs, requests in flight are counted so it can step aside.
@@ -214,7 +216,7 @@ export async function buildServer(serverContext: ServerContext, services: readon
           resolve();
         });
       }),
-    inject: async (injected) => (await import('light-my-request')).inject(dispatch, injected),
+    inject: injectRequest,
     warmUp: async () => {
       const families = await Promise.all([...apps.values()].map((app) => app()));
       await Promise.all(families.map((family) => family.handle?.warmUp?.()));

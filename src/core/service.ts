@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { InjectOptions, Response as InjectResponse } from 'light-my-request';
 import type { Store } from '../store/store.ts';
 import type { Authenticator } from './auth.ts';
 import type { Clock, Timers } from '../lib/clock.ts';
@@ -40,6 +41,13 @@ export interface ServiceContext {
   readonly faults?: Faults;
   /** control is the server's test controls (clock, request journal) for the admin API; absent in servers built without them. */
   readonly control?: ControlPlane;
+  /**
+   * dispatch answers a request in-process exactly as the server answers one sent over HTTP (the
+   * owning family's routes, authentication, faults, journal), for a layer above the families
+   * that acts through a family's own API (the console's compute actions). The server adds it;
+   * absent where a family runs without one.
+   */
+  readonly dispatch?: (request: InjectOptions) => Promise<InjectResponse>;
 }
 
 /** ServiceHandle lets a service stop its background work when the server shuts down. */

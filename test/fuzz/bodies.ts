@@ -61,6 +61,13 @@ export function plausibleBody(method: string, pattern: string, random: Random): 
   if (method === 'PATCH') return { description: 'patched', rules: [exprRule(random)] };
   if (tail === 'addRule' || tail === 'patchRule') return random.chance(0.5) ? RULE : exprRule(random);
   if (tail === 'setLabels') return { labels: { env: 'fuzz' }, labelFingerprint: 'AAAAAAAAAAA=' };
+  // The console's compute actions (src/console/server/compute-workload-routes.ts).
+  if (pattern.startsWith('/_fogbank/console/api/compute/') && tail === 'resize') return { size: random.pick([0, 1, 2, -1, '2', 1.5, null]) };
+  if (pattern.startsWith('/_fogbank/console/api/compute/') && tail === 'security-policy')
+    return {
+      slot: random.pick(['securityPolicy', 'edgeSecurityPolicy', 'constructor']),
+      policy: random.pick(['p/global/fuzz-policy', 'p/global/missing', null, '..']),
+    };
   if (method === 'POST' || method === 'PUT' || method === 'PATCH') return { name, description: 'fuzz' };
   return undefined;
 }

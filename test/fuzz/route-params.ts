@@ -52,6 +52,17 @@ const PLAUSIBLE: Readonly<Record<string, readonly string[]>> = {
   backendService: [KNOWN.backendService, 'missing-backend', 'Bad_Name'],
   instance: [KNOWN.instance, 'missing-vm', 'Bad_Name'],
   instanceGroupManager: [KNOWN.instanceGroupManager, 'missing-mig', 'Bad_Name'],
+  // The console's compute keys (one encoded segment: `project/location/name`) and instance actions (issue 43 item 5).
+  key: [
+    `${KNOWN.project}%2Fglobal%2F${KNOWN.policy}`,
+    `${KNOWN.project}%2Fzones%2F${KNOWN.zone}%2F${KNOWN.instance}`,
+    `${KNOWN.project}%2Fzones%2F${KNOWN.zone}%2F${KNOWN.instanceGroupManager}`,
+    `${KNOWN.project}%2Fglobal%2F${KNOWN.backendService}`,
+    `${KNOWN.project}%2Fregions%2F${KNOWN.region}%2F${KNOWN.backendService}`,
+    'p%2Fglobal%2Fmissing',
+    '%2F%2F',
+  ],
+  method: ['stop', 'start', 'reset', 'explode'],
 };
 
 /** Path values that reach Object.prototype when a table is indexed with them carelessly (zones are `<region>-<letter>`). */

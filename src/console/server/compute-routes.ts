@@ -1,13 +1,19 @@
-/** The compute views' routes: policies (one with rules and history), instance templates, Operations. */
+/**
+ * The compute views' routes: policies (one with rules, history and the backend services attaching
+ * it), instance templates, Operations, VM instances, managed instance groups and backend services
+ * (each one in detail), and the actions on the last three (compute-actions.ts).
+ */
 import type { FastifyInstance } from 'fastify';
-import type { Store } from '../../store/store.ts';
+import type { ServiceContext } from '../../core/service.ts';
 import { CONSOLE_PREFIX } from '../index.ts';
+import { ComputeActions } from './compute-actions.ts';
 import { ComputeView } from './compute-view.ts';
+import { registerWorkloadRoutes } from './compute-workload-routes.ts';
 import type { Sessions } from './sessions.ts';
 
 /** registerComputeRoutes adds the compute views' routes. */
-export function registerComputeRoutes(app: FastifyInstance, store: Store, sessions: Sessions): void {
-  const view = new ComputeView(store);
+export function registerComputeRoutes(app: FastifyInstance, context: ServiceContext, sessions: Sessions): void {
+  const view = new ComputeView(context.store);
   const base = `${CONSOLE_PREFIX}/api/compute`;
   app.get(`${base}/policies`, async (request) => {
     view.check(sessions.require(request), 'policies');
@@ -26,4 +32,5 @@ export function registerComputeRoutes(app: FastifyInstance, store: Store, sessio
     view.check(sessions.require(request), 'operations');
     return { operations: await view.operations() };
   });
+  registerWorkloadRoutes(app, base, view, new ComputeActions(context.dispatch), sessions);
 }

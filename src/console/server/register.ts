@@ -86,7 +86,7 @@ export async function registerConsole(app: FastifyInstance, context: ServiceCont
   });
 
   registerMailRoutes(app, context, sessions);
-  registerComputeRoutes(app, context.store, sessions);
+  registerComputeRoutes(app, context, sessions);
   registerPublisherRoutes(app, context.store, sessions);
   registerClusterRoutes(app, context.store, sessions);
   if (control !== undefined) registerControlRoutes(app, control, sessions);

@@ -12,6 +12,10 @@ import { historyPrefix, POLICY_HISTORY_KIND, type PolicyHistoryEntry } from './s
 import { SECURITY_POLICIES_KIND, type StoredPolicy } from './security-policies/policy.ts';
 import type { StoredRule } from './security-policies/prepare-rule.ts';
 import type { Scope } from './shared/locations.ts';
+// Instances, managed instance groups and backend services (the block at the end).
+import { BACKEND_SERVICES_KIND, backendServicePath, type StoredBackendService } from './backend-services/backend-service.ts';
+import { MANAGERS_KIND, managerPath, type StoredManager } from './instance-group-managers/manager.ts';
+import { INSTANCES_KIND, instancePath, type StoredInstance } from './instances/instance.ts';
 
 export type { OperationStatus } from './operations/operation.ts';
 export { COMPUTE_READ_SCOPES } from './shared/authorize.ts';
@@ -178,4 +182,271 @@ export async function recentOperations(store: Store, limit: number): Promise<Ope
     ...(op.httpErrorStatusCode === undefined ? {} : { httpErrorStatusCode: op.httpErrorStatusCode, httpErrorMessage: op.httpErrorMessage ?? '' }),
     errors: (op.errors ?? []).map((error) => ({ code: error.code, message: error.message })),
   }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Instances, managed instance groups and backend services (issue 43 item 5: the console's views
+// of them). A block of its own: other work adds to this face too.
+// ---------------------------------------------------------------------------------------------
+
+/** COMPUTE_WORKLOAD_READ_PERMISSIONS are the IAM permissions that read one instance, group or backend service. */
+export const COMPUTE_WORKLOAD_READ_PERMISSIONS = {
+  instances: 'compute.instances.get',
+  instanceGroupManagers: 'compute.instanceGroupManagers.get',
+  backendServices: 'compute.backendServices.get',
+} as const;
+
+/** InstanceSummary is one VM instance in a list. */
+export interface InstanceSummary {
+  /** The instance's id among every project's instances (`project/zones/Z/name`), for instanceDetail. */
+  readonly key: string;
+  readonly project: string;
+  readonly zone: string;
+  readonly name: string;
+  /** Its resource path (`projects/p/zones/Z/instances/name`), what the API's methods on it are addressed by. */
+  readonly path: string;
+  readonly status: string;
+  /** The machine type's name (`e2-small`). */
+  readonly machineType: string;
+  /** The first network interface's internal IPv4 address, or empty. */
+  readonly internalIp: string;
+  /** The first access config's external address, or empty. */
+  readonly externalIp: string;
+  /** The path of the template it was made from, or empty. */
+  readonly sourceTemplate: string;
+  /** The path of the managed instance group that made it (its `created-by` metadata), or empty. */
+  readonly createdBy: string;
+  readonly labels: Readonly<Record<string, string>>;
+  /** Creation time, epoch milliseconds. */
+  readonly created: number;
+}
+
+/** InstanceDetail is one instance with what it was given and filled (network interfaces, disks, metadata, …, references as paths). */
+export interface InstanceDetail extends InstanceSummary {
+  readonly lastStartTime?: number;
+  readonly lastStopTime?: number;
+  readonly properties: Readonly<Record<string, unknown>>;
+}
+
+/** ManagedGroupSummary is one managed instance group, zonal or regional, in a list. */
+export interface ManagedGroupSummary {
+  readonly key: string;
+  readonly project: string;
+  /** The zone's or the region's name. */
+  readonly location: string;
+  readonly locationKind: 'zone' | 'region';
+  readonly name: string;
+  readonly path: string;
+  readonly description: string;
+  readonly targetSize: number;
+  /** The path of the template new instances get. */
+  readonly instanceTemplate: string;
+  /** How many instances the group has now (those it is deleting included). */
+  readonly instances: number;
+  /** Whether every instance is up and nothing is being done to any (the API's `status.isStable`). */
+  readonly isStable: boolean;
+  readonly created: number;
+}
+
+/** ManagedInstanceSummary is one instance of a group: what the group is doing to it and the instance's own status. */
+export interface ManagedInstanceSummary {
+  readonly name: string;
+  readonly zone: string;
+  /** The instance's key, for instanceDetail. */
+  readonly key: string;
+  readonly path: string;
+  /** `CREATING`, `DELETING`, `RECREATING` or `NONE` (listManagedInstances' `currentAction`). */
+  readonly currentAction: string;
+  /** The instance's status, absent while it does not exist yet (listManagedInstances' `instanceStatus`). */
+  readonly status?: string;
+  /** The path of the template it is (or will be) made from. */
+  readonly template: string;
+}
+
+/** ManagedGroupDetail is one group with its versions, update policy and managed instances. */
+export interface ManagedGroupDetail extends ManagedGroupSummary {
+  readonly baseInstanceName: string;
+  readonly versions: readonly { readonly instanceTemplate: string; readonly name?: string; readonly targetSize?: Readonly<Record<string, unknown>> }[];
+  readonly updatePolicy: Readonly<Record<string, unknown>>;
+  readonly managedInstances: readonly ManagedInstanceSummary[];
+}
+
+/** AttachedPolicy is a security policy a backend service names: its path as kept, and its key when it is a policy's path. */
+export interface AttachedPolicy {
+  readonly path: string;
+  /** The policy's key (securityPolicyDetail's), or undefined when the path names none. */
+  readonly key: string | undefined;
+  readonly name: string;
+}
+
+/** BackendServiceSummary is one backend service, global or regional, in a list. */
+export interface BackendServiceSummary {
+  readonly key: string;
+  readonly project: string;
+  /** `global` or the region's name. */
+  readonly location: string;
+  readonly name: string;
+  readonly path: string;
+  readonly loadBalancingScheme: string;
+  readonly protocol: string;
+  readonly securityPolicy?: AttachedPolicy;
+  readonly edgeSecurityPolicy?: AttachedPolicy;
+  readonly created: number;
+}
+
+/** BackendServiceDetail is one backend service with the rest of its settings (backends, health checks, timeouts; references as paths). */
+export interface BackendServiceDetail extends BackendServiceSummary {
+  readonly settings: Readonly<Record<string, unknown>>;
+}
+
+/** lastSegment is a path's last part (a machine type's or a template's name). */
+function lastSegment(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+/** firstInterface is an instance's first network interface, as kept. */
+function firstInterface(instance: StoredInstance): Readonly<Record<string, unknown>> | undefined {
+  const nics = instance.properties['networkInterfaces'];
+  return Array.isArray(nics) && typeof nics[0] === 'object' && nics[0] !== null ? (nics[0] as Record<string, unknown>) : undefined;
+}
+
+/** createdByOf is the `created-by` metadata item's value, or empty. */
+function createdByOf(instance: StoredInstance): string {
+  const items = (instance.properties['metadata'] as { items?: unknown } | undefined)?.items;
+  if (!Array.isArray(items)) return '';
+  const item = (items as { key?: unknown; value?: unknown }[]).find((entry) => entry?.key === 'created-by');
+  return typeof item?.value === 'string' ? item.value : '';
+}
+
+function instanceSummary(key: string, instance: StoredInstance): InstanceSummary {
+  const nic = firstInterface(instance);
+  const configs = nic?.['accessConfigs'];
+  const natIP = Array.isArray(configs) ? (configs[0] as { natIP?: unknown } | undefined)?.natIP : undefined;
+  return {
+    key,
+    project: instance.project,
+    zone: locationOf(instance.scope),
+    name: instance.name,
+    path: instancePath(instance.project, instance.scope, instance.name),
+    status: instance.status,
+    machineType: lastSegment(instance.machineType),
+    internalIp: typeof nic?.['networkIP'] === 'string' ? nic['networkIP'] : '',
+    externalIp: typeof natIP === 'string' ? natIP : '',
+    sourceTemplate: instance.sourceInstanceTemplate ?? '',
+    createdBy: createdByOf(instance),
+    labels: instance.labels,
+    created: instance.creationTime,
+  };
+}
+
+/** instances lists every VM instance of every project, in key order (project, zone, name). */
+export async function instances(store: Store): Promise<InstanceSummary[]> {
+  return (await store.list<StoredInstance>(INSTANCES_KIND)).map(({ key, value }) => instanceSummary(key, value));
+}
+
+/** instanceDetail is the instance with this key; undefined when there is none. */
+export async function instanceDetail(store: Store, key: string): Promise<InstanceDetail | undefined> {
+  const record = await store.get<StoredInstance>(INSTANCES_KIND, key);
+  if (record === undefined) return undefined;
+  const instance = record.value;
+  return {
+    ...instanceSummary(key, instance),
+    ...(instance.lastStartTime === undefined ? {} : { lastStartTime: instance.lastStartTime }),
+    ...(instance.lastStopTime === undefined ? {} : { lastStopTime: instance.lastStopTime }),
+    properties: instance.properties,
+  };
+}
+
+function groupSummary(key: string, group: StoredManager): ManagedGroupSummary {
+  return {
+    key,
+    project: group.project,
+    location: locationOf(group.scope),
+    locationKind: group.scope.kind === 'region' ? 'region' : 'zone',
+    name: group.name,
+    path: managerPath(group.project, group.scope, group.name),
+    description: group.description,
+    targetSize: group.targetSize,
+    instanceTemplate: group.instanceTemplate,
+    instances: group.members.length,
+    isStable: group.members.length === group.targetSize && group.members.every((member) => member.action === 'NONE'),
+    created: group.creationTime,
+  };
+}
+
+/** instanceGroupManagers lists every managed instance group, zonal and regional, of every project, in key order. */
+export async function instanceGroupManagers(store: Store): Promise<ManagedGroupSummary[]> {
+  return (await store.list<StoredManager>(MANAGERS_KIND)).map(({ key, value }) => groupSummary(key, value));
+}
+
+/** instanceGroupManagerDetail is the group with this key and its instances (as listManagedInstances shows them); undefined when there is none. */
+export async function instanceGroupManagerDetail(store: Store, key: string): Promise<ManagedGroupDetail | undefined> {
+  const record = await store.get<StoredManager>(MANAGERS_KIND, key);
+  if (record === undefined) return undefined;
+  const group = record.value;
+  const managedInstances = await Promise.all(
+    group.members.map(async (member): Promise<ManagedInstanceSummary> => {
+      const [, project = '', , zone = '', , name = ''] = member.instance.split('/');
+      const instanceKey = `${project}/zones/${zone}/${name}`;
+      const instance = await store.get<StoredInstance>(INSTANCES_KIND, instanceKey);
+      return {
+        name,
+        zone,
+        key: instanceKey,
+        path: member.instance,
+        currentAction: member.action,
+        ...(instance === undefined ? {} : { status: instance.value.status }),
+        template: member.template,
+      };
+    }),
+  );
+  return {
+    ...groupSummary(key, group),
+    baseInstanceName: group.baseInstanceName,
+    versions: group.versions,
+    updatePolicy: group.updatePolicy,
+    managedInstances,
+  };
+}
+
+/** POLICY_PATH reads a security policy's path: project, scope path, name. */
+const POLICY_PATH = /^projects\/([^/]+)\/(global|regions\/[^/]+)\/securityPolicies\/([^/]+)$/;
+
+/** attached is a policy path with the key securityPolicyDetail reads it by. */
+function attached(path: string): AttachedPolicy {
+  const match = POLICY_PATH.exec(path);
+  return { path, key: match === null ? undefined : `${match[1]}/${match[2]}/${match[3]}`, name: lastSegment(path) };
+}
+
+function backendServiceSummary(key: string, service: StoredBackendService): BackendServiceSummary {
+  return {
+    key,
+    project: service.project,
+    location: locationOf(service.scope),
+    name: service.name,
+    path: backendServicePath(service.project, service.scope, service.name),
+    loadBalancingScheme: service.loadBalancingScheme,
+    protocol: typeof service.settings['protocol'] === 'string' ? service.settings['protocol'] : '',
+    ...(service.securityPolicy === undefined ? {} : { securityPolicy: attached(service.securityPolicy) }),
+    ...(service.edgeSecurityPolicy === undefined ? {} : { edgeSecurityPolicy: attached(service.edgeSecurityPolicy) }),
+    created: service.creationTime,
+  };
+}
+
+/** backendServices lists every backend service, global and regional, of every project, in key order. */
+export async function backendServices(store: Store): Promise<BackendServiceSummary[]> {
+  return (await store.list<StoredBackendService>(BACKEND_SERVICES_KIND)).map(({ key, value }) => backendServiceSummary(key, value));
+}
+
+/** backendServiceDetail is the backend service with this key; undefined when there is none. */
+export async function backendServiceDetail(store: Store, key: string): Promise<BackendServiceDetail | undefined> {
+  const record = await store.get<StoredBackendService>(BACKEND_SERVICES_KIND, key);
+  return record === undefined ? undefined : { ...backendServiceSummary(key, record.value), settings: record.value.settings };
+}
+
+/** backendServicesUsingPolicy lists the backend services (of any project: a reference may cross projects) that attach the policy with this key, as backend or edge policy. */
+export async function backendServicesUsingPolicy(store: Store, policyKey: string): Promise<BackendServiceSummary[]> {
+  return (await store.list<StoredBackendService>(BACKEND_SERVICES_KIND))
+    .map(({ key, value }) => backendServiceSummary(key, value))
+    .filter((service) => service.securityPolicy?.key === policyKey || service.edgeSecurityPolicy?.key === policyKey);
 }

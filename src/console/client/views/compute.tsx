@@ -1,10 +1,16 @@
 /**
  * The compute views: security policies (rules in priority order; each change in the policy's
- * history with its diff), instance templates, and Operations as they go PENDING → RUNNING → DONE.
+ * history with its diff; the backend services attaching it), instance templates, VM instances,
+ * managed instance groups, backend services (compute-instances.tsx, compute-groups.tsx,
+ * compute-backends.tsx), and Operations as they go PENDING → RUNNING → DONE.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { call, path } from '../api.ts';
 import { href, type Route } from '../route.ts';
+import { BackendServiceList, BackendServiceView, type BackendServiceSummary } from './compute-backends.tsx';
+import { GroupList, GroupView } from './compute-groups.tsx';
+import { InstanceList, InstanceView } from './compute-instances.tsx';
+import { isCompute, Problem, useComputeList } from './compute-shared.tsx';
 import { useLiveRefresh } from './use-live.ts';
 
 interface PolicySummary {
@@ -36,6 +42,8 @@ interface PolicyDetail extends Omit<PolicySummary, 'rules'> {
     readonly revision: number;
     readonly diff: readonly DiffLine[];
   }[];
+  /** The backend services attaching it (as backend or edge policy). */
+  readonly usedBy: readonly BackendServiceSummary[];
 }
 
 interface Template {
@@ -63,43 +71,24 @@ interface Operation {
   readonly errors: readonly { readonly code: string; readonly message: string }[];
 }
 
-const isCompute = (event: { type: string; kind?: string }): boolean => event.type === 'change' && (event.kind ?? '').startsWith('compute.');
-
-/** useComputeList loads one list and refreshes it live. */
-function useComputeList<T>(what: string, field: string): { items: readonly T[] | undefined; problem: string } {
-  const [items, setItems] = useState<readonly T[] | undefined>(undefined);
-  const [problem, setProblem] = useState('');
-  const load = (): void => {
-    call<Record<string, T[]>>('GET', `/compute/${what}`).then(
-      (answer) => {
-        setItems(answer[field] ?? []);
-        setProblem('');
-      },
-      (error: Error) => setProblem(error.message),
-    );
-  };
-  useEffect(load, []);
-  useLiveRefresh(isCompute, load);
-  return { items, problem };
-}
-
-/** ComputeView is `#/compute` and `#/compute/policy/<key>`. */
+/** ComputeView is `#/compute` and one resource's view: `#/compute/policy/<key>`, `instance/<key>`, `group/<key>`, `backend/<key>`. */
 export function ComputeView({ route }: { route: Route }) {
-  if (route[1] === 'policy' && route[2] !== undefined) return <PolicyView policyKey={route[2]} />;
+  const key = route[2];
+  if (key !== undefined) {
+    if (route[1] === 'policy') return <PolicyView policyKey={key} />;
+    if (route[1] === 'instance') return <InstanceView instanceKey={key} />;
+    if (route[1] === 'group') return <GroupView groupKey={key} />;
+    if (route[1] === 'backend') return <BackendServiceView serviceKey={key} />;
+  }
   return (
     <div class="compute">
       <Policies />
-      <Operations />
+      <BackendServiceList />
+      <InstanceList />
+      <GroupList />
       <Templates />
+      <Operations />
     </div>
-  );
-}
-
-function Problem({ text }: { text: string }) {
-  return text === '' ? null : (
-    <p class="problem" role="alert">
-      {text}
-    </p>
   );
 }
 
@@ -255,6 +244,23 @@ function PolicyView({ policyKey }: { policyKey: string }) {
           </>
         )}
       </section>
+      {policy !== undefined && (
+        <section class="card wide" aria-labelledby="used-by-title">
+          <h2 id="used-by-title">Backend services using it</h2>
+          {policy.usedBy.length === 0 && <p class="empty">No backend service attaches this policy.</p>}
+          <ul class="plain">
+            {policy.usedBy.map((service) => (
+              <li key={service.key} data-used-by={service.key}>
+                <a href={href('compute', 'backend', service.key)}>{service.name}</a>{' '}
+                <span class="muted">
+                  {service.project} · {service.location} · {service.securityPolicy?.key === policy.key ? 'backend policy' : 'edge policy'}
+                  {service.securityPolicy?.key === policy.key && service.edgeSecurityPolicy?.key === policy.key ? ' and edge policy' : ''}
+                </span>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
       {policy !== undefined && (
         <section class="card wide" aria-labelledby="history-title">
           <h2 id="history-title">History</h2>

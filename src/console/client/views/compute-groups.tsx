@@ -1,0 +1,163 @@
+/**
+ * The managed instance groups views: every group, zonal and regional, and one group with its
+ * target size, template, update policy and its instances (what the group is doing to each and
+ * the instance's status, live as the group's Operation creates or deletes them); resize and delete.
+ */
+import { useState } from 'preact/hooks';
+import { path } from '../api.ts';
+import { href } from '../route.ts';
+import { ActionResult, Facts, lastSegment, Problem, useAction, useComputeItem, useComputeList } from './compute-shared.tsx';
+
+interface GroupSummary {
+  readonly key: string;
+  readonly project: string;
+  readonly location: string;
+  readonly locationKind: 'zone' | 'region';
+  readonly name: string;
+  readonly path: string;
+  readonly description: string;
+  readonly targetSize: number;
+  readonly instanceTemplate: string;
+  readonly instances: number;
+  readonly isStable: boolean;
+  readonly created: number;
+}
+
+interface ManagedInstance {
+  readonly name: string;
+  readonly zone: string;
+  readonly key: string;
+  readonly path: string;
+  readonly currentAction: string;
+  readonly status?: string;
+  readonly template: string;
+}
+
+interface GroupDetail extends GroupSummary {
+  readonly baseInstanceName: string;
+  readonly versions: readonly { readonly instanceTemplate: string; readonly name?: string; readonly targetSize?: Readonly<Record<string, unknown>> }[];
+  readonly updatePolicy: Readonly<Record<string, unknown>>;
+  readonly managedInstances: readonly ManagedInstance[];
+}
+
+/** GroupList is the managed instance groups card of `#/compute`. */
+export function GroupList() {
+  const { items, problem } = useComputeList<GroupSummary>('groups', 'groups');
+  return (
+    <section aria-labelledby="groups-title" class="card">
+      <h2 id="groups-title">Managed instance groups</h2>
+      <Problem text={problem} />
+      {items?.length === 0 && <p class="empty">No managed instance groups.</p>}
+      <ul class="plain">
+        {items?.map((group) => (
+          <li key={group.key} data-group={group.key}>
+            <a href={href('compute', 'group', group.key)}>{group.name}</a>{' '}
+            <span class="muted">
+              {group.project} · {group.location} · {group.instances} of {group.targetSize} instance{group.targetSize === 1 ? '' : 's'} ·{' '}
+              {lastSegment(group.instanceTemplate)} · {group.isStable ? 'stable' : 'changing'}
+            </span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** GroupView is `#/compute/group/<key>`. */
+export function GroupView({ groupKey }: { groupKey: string }) {
+  const { item: group, problem, gone } = useComputeItem<GroupDetail>(path('compute', 'groups', groupKey));
+  const action = useAction();
+  const [size, setSize] = useState('');
+  const resize = (event: Event): void => {
+    event.preventDefault();
+    const wanted = Number(size);
+    if (size.trim() === '' || !Number.isSafeInteger(wanted)) {
+      void action.run('POST', `${path('compute', 'groups', groupKey)}/resize`, { size: size.trim() });
+      return;
+    }
+    void action.run('POST', `${path('compute', 'groups', groupKey)}/resize`, { size: wanted }).then((done) => done && setSize(''));
+  };
+  const remove = async (): Promise<void> => {
+    if (!confirm(`Delete the group ${group?.name ?? groupKey} and its instances?`)) return;
+    if (await action.run('DELETE', path('compute', 'groups', groupKey))) location.hash = href('compute');
+  };
+  return (
+    <div class="compute">
+      <section class="card wide" aria-labelledby="group-title">
+        <a href={href('compute')}>← Compute</a>
+        <h1 id="group-title">{group?.name ?? groupKey}</h1>
+        <Problem text={gone ? `The managed instance group ${groupKey} does not exist (any more).` : problem} />
+        {group !== undefined && (
+          <>
+            <Facts
+              label="Managed instance group"
+              facts={[
+                ['Project', group.project],
+                [group.locationKind === 'region' ? 'Region' : 'Zone', group.location],
+                ['Target size', <span data-target-size>{group.targetSize}</span>],
+                ['Instances', group.instances],
+                ['Status', group.isStable ? 'stable' : 'changing'],
+                ['Template', group.instanceTemplate],
+                [
+                  'Versions',
+                  group.versions
+                    .map((version) => `${version.name ?? ''}${version.name === undefined ? '' : ': '}${lastSegment(version.instanceTemplate)}`)
+                    .join(', '),
+                ],
+                ['Base instance name', group.baseInstanceName],
+                ['Update policy', <code data-update-policy>{JSON.stringify(group.updatePolicy)}</code>],
+                ['Description', group.description],
+              ]}
+            />
+            <form class="row" onSubmit={resize} aria-label="Resize">
+              <label>
+                New target size{' '}
+                <input name="size" inputMode="numeric" size={6} value={size} onInput={(event) => setSize((event.target as HTMLInputElement).value)} />
+              </label>
+              <button type="submit" disabled={action.busy}>
+                Resize
+              </button>
+              <button type="button" class="danger" disabled={action.busy} data-action="delete" onClick={remove}>
+                Delete…
+              </button>
+            </form>
+            <ActionResult action={action} />
+          </>
+        )}
+      </section>
+      {group !== undefined && (
+        <section class="card wide" aria-labelledby="managed-title">
+          <h2 id="managed-title">Managed instances</h2>
+          {group.managedInstances.length === 0 && <p class="empty">No instances.</p>}
+          {group.managedInstances.length > 0 && (
+            <div class="table-scroll">
+              <table class="journal managed-table">
+                <caption class="visually-hidden">The group's instances</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Instance</th>
+                    <th scope="col">Zone</th>
+                    <th scope="col">Current action</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Template</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {group.managedInstances.map((member) => (
+                    <tr key={member.path} data-managed={member.name}>
+                      <td>{member.status === undefined ? member.name : <a href={href('compute', 'instance', member.key)}>{member.name}</a>}</td>
+                      <td>{member.zone}</td>
+                      <td class="action">{member.currentAction}</td>
+                      <td class="status">{member.status ?? ''}</td>
+                      <td>{lastSegment(member.template)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </section>
+      )}
+    </div>
+  );
+}
