@@ -5,6 +5,7 @@
  * on the event loop. Call sequence and configuration: shared/reference/cloud-armor-waf.md §6.
  */
 import { createRequire } from 'node:module';
+import { rulesLoadLockHeld } from './rules-load-lock.ts';
 
 /** MODSECURITY_LIBRARY is the shared object Debian's libmodsecurity3 installs. */
 export const MODSECURITY_LIBRARY = 'libmodsecurity.so.3';
@@ -41,7 +42,11 @@ export interface RulesHandle {
 
 /** ModSecurity is the loaded library, one per thread. */
 export interface ModSecurity {
-  /** load adds `text` (configuration and rules, in order) to a new rules set; throws with the engine's message on a parse error. */
+  /**
+   * load adds `text` (configuration and rules, in order) to a new rules set; throws with the
+   * engine's message on a parse error. The parser is not reentrant across threads: the caller holds
+   * the process's rules-load lock (rules-load-lock.ts), and load refuses to parse without it.
+   */
   load(text: string): RulesHandle;
 }
 
@@ -50,7 +55,7 @@ type Fn = (...args: unknown[]) => unknown;
 
 let loaded: ModSecurity | undefined;
 
-/** openModSecurity loads the library once per thread; throws WafEngineMissingError when it cannot. */
+/** openModSecurity loads the library once per thread (the first call holding the rules-load lock); throws WafEngineMissingError when it cannot. */
 export function openModSecurity(): ModSecurity {
   loaded ??= bind();
   return loaded;
@@ -97,12 +102,15 @@ function bind(): ModSecurity {
   const callback = koffi.register((_data: Pointer, message: string | null) => {
     if (message !== null) lines?.push(message);
   }, koffi.pointer(LogCallback));
+  // msc_init starts libcurl and libxml2 (curl_global_init is not thread-safe): under the lock too.
+  if (!rulesLoadLockHeld()) throw new Error('libmodsecurity is initialised only under the rules-load lock');
   const ms = init();
   setConnectorInfo(ms, 'fogbank (Cloud Armor preconfigured WAF emulation)');
   setLogCallback(ms, callback);
 
   return {
     load(text) {
+      if (!rulesLoadLockHeld()) throw new Error('libmodsecurity parses rules only under the rules-load lock (its parser is not reentrant)');
       const rules = createRules();
       const error: [string | null] = [null];
       const added = addRules(rules, text, error) as number;
