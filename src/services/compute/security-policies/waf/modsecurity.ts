@@ -35,6 +35,8 @@ export interface EngineMatch {
 
 /** RulesHandle is a loaded rules set. */
 export interface RulesHandle {
+  /** address is the rules set's address in the process (freeRulesAt frees it once its thread has ended). */
+  readonly address: bigint;
   /** run processes one request through phases 1 and 2 and returns the rules that fired (deduplicated, in order). */
   run(request: EngineRequest): EngineMatch[];
   close(): void;
@@ -120,6 +122,7 @@ function bind(): ModSecurity {
       }
       let open = true;
       return {
+        address: BigInt(koffi.address(rules)),
         run(request) {
           if (!open) throw new Error('the rules set was closed');
           const t = newTransaction(ms, rules, null);
@@ -152,6 +155,26 @@ function bind(): ModSecurity {
       };
     },
   };
+}
+
+let freeRules: Fn | undefined;
+
+/**
+ * freeRulesAt frees the rules set at `address`, loaded by a thread that has ended without closing
+ * it (ended past a deadline inside ModSecurity: terminate() runs no cleanup). Only for a rules set
+ * no thread can use any more. A failure to bind the library is left silent: nothing was loaded then.
+ */
+export function freeRulesAt(address: bigint): void {
+  if (freeRules === undefined) {
+    try {
+      // biome-ignore lint/suspicious/noExplicitAny: one declaration of koffi's.
+      const koffi: any = createRequire(import.meta.url)('koffi');
+      freeRules = koffi.load(MODSECURITY_LIBRARY).func('int msc_rules_cleanup(uintptr_t rules)') as Fn;
+    } catch {
+      return;
+    }
+  }
+  freeRules(address);
 }
 
 const ID = /\[id "(\d+)"\]/;

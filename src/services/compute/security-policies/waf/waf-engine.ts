@@ -37,6 +37,11 @@ export class WafEngine {
     }
   }
 
+  /** workers is how many threads inspect at most. */
+  get workers(): number {
+    return this.#pool.workers;
+  }
+
   /**
    * warm has every thread of the pool load the plan's configurations (the whole Core Rule Set takes
    * a thread a second or more, one thread after another) and keeps them: what a server that is

@@ -11,16 +11,18 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { EngineRequest } from './modsecurity.ts';
+import { type EngineRequest, freeRulesAt } from './modsecurity.ts';
 import { processRulesLoadLock, type RulesLoadLock, releaseRulesLoadLockOf } from './rules-load-lock.ts';
-import type { ConfigRef, WafJob, WafReply, WafWarm, WafWorkerData } from './waf-protocol.ts';
+import { type ConfigRef, RULE_SETS_KEPT, type WafJob, type WafReply, type WafWarm, type WafWorkerData } from './waf-protocol.ts';
 
 /** WafPoolOptions size the pool. */
 export interface WafPoolOptions {
   readonly workers?: number;
   readonly queueLimit?: number;
-  /** deadlineMs bounds one request's inspection, from the moment a thread takes it. */
+  /** deadlineMs bounds one request's inspection, from the moment a thread takes it (its configurations' load aside). */
   readonly deadlineMs?: number;
+  /** waitMs, when given, bounds how long a request waits for a thread (unbounded otherwise: a batch of what-if requests queues). */
+  readonly waitMs?: number;
   readonly idleMs?: number;
 }
 
@@ -52,6 +54,8 @@ interface Job {
   readonly resolve: (answer: Answer) => void;
   readonly reject: (error: Error) => void;
   timer?: NodeJS.Timeout | undefined;
+  /** waitTimer bounds the job's wait for a thread (waitMs). */
+  waitTimer?: NodeJS.Timeout | undefined;
 }
 
 interface Thread {
@@ -86,11 +90,14 @@ export class WafPool {
   readonly #queueLimit: number;
   readonly #deadlineMs: number;
   readonly #idleMs: number;
+  readonly #waitMs: number | undefined;
   readonly #threads = new Set<Thread>();
   readonly #queue: Job[] = [];
   readonly #rulesLoadLock: RulesLoadLock = processRulesLoadLock();
   #warm: Warm | undefined;
   readonly #warmWaiters: WarmWaiter[] = [];
+  /** ending counts threads told to end that have not exited yet: inside ModSecurity, they still burn a core. */
+  #ending = 0;
   #nextId = 0;
   #closed = false;
 
@@ -99,6 +106,7 @@ export class WafPool {
     this.#queueLimit = options.queueLimit ?? 1024;
     this.#deadlineMs = options.deadlineMs ?? WAF_DEADLINE_MS;
     this.#idleMs = options.idleMs ?? 30_000;
+    this.#waitMs = options.waitMs;
   }
 
   /** workers is how many threads the pool runs at most. */
@@ -119,6 +127,7 @@ export class WafPool {
     }
     return new Promise<Answer>((resolve, reject) => {
       const job: Job = { message: { id: this.#nextId++, configs, request }, resolve, reject };
+      if (this.#waitMs !== undefined) job.waitTimer = setTimeout(() => this.#expireWaiting(job), this.#waitMs);
       this.#queue.push(job);
       this.#dispatch();
     });
@@ -140,7 +149,7 @@ export class WafPool {
       clearTimeout(thread.idleTimer);
       thread.idleTimer = undefined;
     }
-    while (this.#threads.size < this.#workers) this.#start();
+    while (this.#canStart()) this.#start();
     const warmed = new Promise<void>((resolve) => this.#warmWaiters.push({ generation, resolve }));
     this.#dispatch();
     this.#checkWarm();
@@ -180,10 +189,11 @@ export class WafPool {
     while (this.#queue.length > 0) {
       const idle = [...this.#threads].find((thread) => thread.ready && !busy(thread));
       if (idle === undefined) {
-        if (this.#threads.size < this.#workers) this.#start();
+        if (this.#canStart()) this.#start();
         return;
       }
       const job = this.#queue.shift() as Job;
+      clearTimeout(job.waitTimer);
       // The deadline runs from the moment a ready thread takes the job: it bounds the engine's work.
       job.timer = setTimeout(() => this.#expire(job), this.#deadlineMs);
       clearTimeout(idle.idleTimer);
@@ -194,7 +204,8 @@ export class WafPool {
   }
 
   #start(): Thread {
-    const worker = startWorker({ rulesLoadLock: this.#rulesLoadLock });
+    const rulesSlots = new BigInt64Array(new SharedArrayBuffer(BigInt64Array.BYTES_PER_ELEMENT * (RULE_SETS_KEPT + 1)));
+    const worker = startWorker({ rulesLoadLock: this.#rulesLoadLock, rulesSlots });
     const thread: Thread = { worker, threadId: worker.threadId, ready: false, job: undefined, warming: undefined, warmed: 0, idleTimer: undefined };
     worker.unref();
     worker.on('message', (reply: WafReply) => this.#heard(thread, reply));
@@ -212,6 +223,12 @@ export class WafPool {
     worker.on('exit', (code) => {
       // A thread ended inside a load (terminate() skips its finally) leaves the lock held: free it.
       releaseRulesLoadLockOf(this.#rulesLoadLock, thread.threadId);
+      // Its rules sets are nobody's now: freed here (terminate() ran no cleanup in the thread).
+      for (const [slot, address] of rulesSlots.entries()) {
+        if (address === 0n) continue;
+        rulesSlots[slot] = 0n;
+        freeRulesAt(address);
+      }
       gone(`exit code ${code}`);
     });
     this.#threads.add(thread);
@@ -262,7 +279,17 @@ export class WafPool {
   }
 
   #replaceIfWarm(): void {
-    if (this.#warm !== undefined && !this.#closed && this.#threads.size < this.#workers) this.#start();
+    if (this.#warm !== undefined && !this.#closed && this.#canStart()) this.#start();
+  }
+
+  /**
+   * canStart: fewer than `workers` threads, and fewer than `workers` more still ending. A thread
+   * ended past its deadline runs on inside ModSecurity until the call returns (a hostile 64 KB
+   * body can take it a minute): its replacement starts at once, but hostile requests cannot pile
+   * up more than 2 × `workers` threads burning cores; past that, jobs wait for one to exit.
+   */
+  #canStart(): boolean {
+    return this.#threads.size < this.#workers && this.#threads.size + this.#ending < 2 * this.#workers;
   }
 
   /** checkWarm resolves the warm-ups every thread has loaded (all of them, when the pool closed). */
@@ -291,15 +318,31 @@ export class WafPool {
     this.#dispatch();
   }
 
+  #expireWaiting(job: Job): void {
+    const queued = this.#queue.indexOf(job);
+    if (queued === -1) return;
+    this.#queue.splice(queued, 1);
+    job.reject(new WafEngineBusyError(`no WAF engine thread was free within ${this.#waitMs} ms`));
+  }
+
   #settle(job: Job, answer: () => void): void {
     clearTimeout(job.timer);
+    clearTimeout(job.waitTimer);
     answer();
   }
 
   async #end(thread: Thread): Promise<void> {
     clearTimeout(thread.idleTimer);
-    this.#threads.delete(thread);
-    await thread.worker.terminate();
+    if (!this.#threads.delete(thread)) return;
+    this.#ending++;
+    try {
+      // Resolves once the thread has exited: after the ModSecurity call it was inside returns.
+      await thread.worker.terminate();
+    } finally {
+      this.#ending--;
+      this.#replaceIfWarm();
+      this.#dispatch();
+    }
   }
 }
 

@@ -2,9 +2,19 @@
 import type { EngineMatch, EngineRequest } from './modsecurity.ts';
 import type { RulesLoadLock } from './rules-load-lock.ts';
 
-/** WafWorkerData is what a thread is handed at creation: the process's rules-load lock (rules-load-lock.ts). */
+/** RULE_SETS_KEPT bounds the rules sets a thread keeps (each is 15–20 MB). */
+export const RULE_SETS_KEPT = 16;
+
+/** WafWorkerData is what a thread is handed at creation. */
 export interface WafWorkerData {
+  /** rulesLoadLock is the process's rules-load lock (rules-load-lock.ts). */
   readonly rulesLoadLock: RulesLoadLock;
+  /**
+   * rulesSlots hold the addresses of the rules sets the thread has loaded and not closed (0 for a
+   * free slot; RULE_SETS_KEPT + 1 of them): what the pool frees once the thread has exited, so that a
+   * thread ended inside ModSecurity (or idle) does not leak its 15–20 MB rules sets.
+   */
+  readonly rulesSlots: BigInt64Array;
 }
 
 /** ConfigRef is a configuration a job needs: its key and, for a thread that has not loaded it, its text. */

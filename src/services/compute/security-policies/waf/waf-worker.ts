@@ -9,14 +9,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openModSecurity, type RulesHandle, WafEngineMissingError } from './modsecurity.ts';
 import { adoptRulesLoadLock, holdingRulesLoadLock } from './rules-load-lock.ts';
-import type { ConfigRef, PhaseMatches, WafJob, WafReply, WafWarm, WafWorkerData } from './waf-protocol.ts';
-
-/** RULE_SETS_KEPT bounds the rules sets a thread keeps (each is 15–20 MB). */
-const RULE_SETS_KEPT = 16;
+import { type ConfigRef, type PhaseMatches, RULE_SETS_KEPT, type WafJob, type WafReply, type WafWarm, type WafWorkerData } from './waf-protocol.ts';
 
 const port = parentPort;
 if (port === null) throw new Error('waf-worker runs as a worker thread, started by waf-pool');
-adoptRulesLoadLock((workerData as WafWorkerData).rulesLoadLock);
+const data = workerData as WafWorkerData;
+adoptRulesLoadLock(data.rulesLoadLock);
 
 const kept = new Map<string, RulesHandle>();
 
@@ -29,10 +27,13 @@ function rulesFor(config: ConfigRef): RulesHandle {
     return found;
   }
   const rules = holdingRulesLoadLock(() => openModSecurity().load(config.text));
+  Atomics.store(data.rulesSlots, data.rulesSlots.indexOf(0n), rules.address);
   kept.set(config.key, rules);
   if (kept.size > RULE_SETS_KEPT) {
     const [oldestKey, oldest] = kept.entries().next().value as [string, RulesHandle];
     kept.delete(oldestKey);
+    // The slot first: a thread ended between the two leaks the set rather than have it freed twice.
+    Atomics.store(data.rulesSlots, data.rulesSlots.indexOf(oldest.address), 0n);
     oldest.close();
   }
   return rules;
