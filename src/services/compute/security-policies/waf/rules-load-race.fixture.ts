@@ -20,10 +20,8 @@ interface RaceData {
   readonly loads: number;
   readonly start: Int32Array;
   readonly rulesLoadLock: Int32Array;
+  readonly text: string;
 }
-
-if (isMainThread) await main();
-else await thread(workerData as RaceData);
 
 async function main(): Promise<void> {
   const [mode, threadsText = '4', loadsText = '20'] = process.argv.slice(2);
@@ -43,7 +41,7 @@ async function main(): Promise<void> {
   const { processRulesLoadLock } = await import('./rules-load-lock.ts');
   // Every thread waits on `start` so that their first loads begin together.
   const start = new Int32Array(new SharedArrayBuffer(4));
-  const data: RaceData = { mode, loads, start, rulesLoadLock: processRulesLoadLock() };
+  const data: RaceData = { mode, loads, start, rulesLoadLock: processRulesLoadLock(), text: TEXT };
   const workers = Array.from({ length: threads }, () => startThread(data));
   await Promise.all(workers.map((worker) => new Promise((resolve) => worker.once('message', resolve))));
   Atomics.store(start, 0, 1);
@@ -61,8 +59,13 @@ async function main(): Promise<void> {
   process.stdout.write(`loaded ${counts.reduce((a, b) => a + b, 0)}\n`);
 }
 
-/** startThread starts this file as a worker thread (Node 20 runs no --import in workers: the thread registers tsx itself). */
+/**
+ * startThread starts a racing thread: unlocked, plain JavaScript calling msc_rules_add itself (as
+ * the engine did before the lock); locked, this file (Node 20 runs no --import in workers: the
+ * thread registers tsx itself).
+ */
 function startThread(data: RaceData): Worker {
+  if (data.mode === 'unlocked') return new Worker(UNLOCKED_THREAD, { eval: true, workerData: data });
   const tsx = import.meta.resolve('tsx/esm/api');
   return new Worker(`import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(import.meta.url)}); });`, {
     eval: true,
@@ -73,28 +76,30 @@ function startThread(data: RaceData): Worker {
 async function thread(data: RaceData): Promise<void> {
   const port = parentPort;
   if (port === null) return;
-  const load = data.mode === 'unlocked' ? unlockedLoader() : await lockedLoader(data.rulesLoadLock);
+  const load = await lockedLoader(data.rulesLoadLock);
   port.postMessage('ready');
   Atomics.wait(data.start, 0, 0);
   for (let i = 0; i < data.loads; i++) load();
   port.postMessage(data.loads);
 }
 
-/** unlockedLoader parses TEXT with libmodsecurity's C API directly, as the engine did before the lock. */
-function unlockedLoader(): () => void {
-  // biome-ignore lint/suspicious/noExplicitAny: three declarations of koffi's.
-  const koffi: any = createRequire(import.meta.url)('koffi');
-  const lib = koffi.load('libmodsecurity.so.3');
-  const create = lib.func('void *msc_create_rules_set()');
-  const add = lib.func('int msc_rules_add(void *rules, const char *text, _Out_ const char **error)');
-  const cleanup = lib.func('int msc_rules_cleanup(void *rules)');
-  return () => {
-    const rules = create();
-    const error: [string | null] = [null];
-    if (add(rules, TEXT, error) < 0) throw new Error(String(error[0]));
-    cleanup(rules);
-  };
+/** UNLOCKED_THREAD parses the text with libmodsecurity's C API directly, without the lock, as many times as asked. */
+const UNLOCKED_THREAD = `
+const { parentPort, workerData } = require('node:worker_threads');
+const lib = require(${JSON.stringify(createRequire(import.meta.url).resolve('koffi'))}).load('libmodsecurity.so.3');
+const create = lib.func('void *msc_create_rules_set()');
+const add = lib.func('int msc_rules_add(void *rules, const char *text, _Out_ const char **error)');
+const cleanup = lib.func('int msc_rules_cleanup(void *rules)');
+parentPort.postMessage('ready');
+Atomics.wait(workerData.start, 0, 0);
+for (let i = 0; i < workerData.loads; i++) {
+  const rules = create();
+  const error = [null];
+  if (add(rules, workerData.text, error) < 0) throw new Error(String(error[0]));
+  cleanup(rules);
 }
+parentPort.postMessage(workerData.loads);
+`;
 
 /** lockedLoader parses TEXT through the engine's binding, holding the rules-load lock. */
 async function lockedLoader(lock: Int32Array): Promise<() => void> {
@@ -104,3 +109,6 @@ async function lockedLoader(lock: Int32Array): Promise<() => void> {
   holdingRulesLoadLock(() => openModSecurity());
   return () => holdingRulesLoadLock(() => openModSecurity().load(TEXT)).close();
 }
+
+if (isMainThread) await main();
+else await thread(workerData as RaceData);
