@@ -1,13 +1,16 @@
 /**
  * The threads that run the WAF engine (waf-worker.ts), so that no request's inspection holds the
- * event loop: the Core Rule Set costs about a millisecond for a GET and hundreds for a 64 KB body
- * with every set loaded (shared/reference/cloud-armor-waf.md §6).
+ * event loop: the Core Rule Set costs milliseconds for a GET and from hundreds of milliseconds to
+ * seconds for a 64 KB body with every set loaded (docs/compute.md, "Cost"; bench/waf-engine.ts).
  *
- * Bounded: at most `workers` threads, started on first need and ended after `idleMs` without work;
- * at most `queueLimit` jobs waiting; each job answered within `deadlineMs` of a thread taking it.
- * A job past its deadline is answered with WafEngineTimeoutError and its thread ended (ModSecurity
- * cannot be interrupted; the thread goes once the call returns, and the next job gets a fresh one),
- * so a hostile body costs one request its WAF verdict, never the guard its answers.
+ * Bounded: at most `workers` threads, started on first need and ended after `idleMs` without work
+ * (unless warmed: warm() keeps them, loaded); at most `queueLimit` jobs waiting, each at most
+ * `waitMs` when given; each job answered within `deadlineMs` of a thread taking it, its
+ * configurations' load aside. A job past its deadline is answered with WafEngineTimeoutError and
+ * its thread ended (ModSecurity cannot be interrupted; the thread goes once the call returns, and
+ * the next job gets a fresh one; at most `workers` may be ending at once), so a hostile body costs
+ * one request its WAF verdict, never the guard its answers. An ended thread's rules sets are freed
+ * here once it exited, and the rules-load lock if it held it.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
