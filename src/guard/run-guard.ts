@@ -46,6 +46,13 @@ const LOG_FLUSH_MS = 10;
 /** LOG_FLUSH_BYTES writes a batch at once when it grows this large. */
 const LOG_FLUSH_BYTES = 64 * 1024;
 
+/**
+ * WAF_WAIT_MS bounds how long a request waits for a free WAF engine thread (each thread's work on
+ * it is bounded by the engine's own deadline): hostile bodies that keep the threads busy cost the
+ * requests behind them their WAF verdict (decided as --waf-unknown says), never an answer.
+ */
+const WAF_WAIT_MS = 2000;
+
 /** FIRST_READING_MS bounds the wait for the policy before the guard gives up starting. */
 const FIRST_READING_MS = 15_000;
 
@@ -76,6 +83,10 @@ export async function startGuardProcess(config: GuardConfig, output: GuardOutput
   const clock: Clock = { now: () => Date.now() + offset };
   const rateLimits = new RateLimitState();
   let state: PolicyState;
+  // The WAF engine's threads start with the first policy version that calls preconfigured WAF sets.
+  let waf: WafEngine | undefined;
+  const wafEngine = (): WafEngine => (waf ??= new WafEngine({ waitMs: WAF_WAIT_MS }));
+  let warmingSince: number | undefined;
   // Decision lines are written in batches: every LOG_FLUSH_MS, or at once past LOG_FLUSH_BYTES.
   let pending = '';
   let logTimer: NodeJS.Timeout | undefined;
@@ -119,6 +130,12 @@ export async function startGuardProcess(config: GuardConfig, output: GuardOutput
               `guard: enforcing ${enforcing} (${enforceable.compiled.rules.length} rules, fingerprint ${String(event.policy['fingerprint'] ?? '-')})\n`,
             );
             for (const reason of enforceable.unenforceable.values()) output.stderr(`${reason}; the requests it forwards are answered 502\n`);
+            // Each version's WAF configurations load on every engine thread at once, not on the requests that first need them.
+            const plan = enforceable.compiled.wafPlan;
+            if (plan !== undefined) {
+              warmingSince ??= performance.now();
+              void wafEngine().warm(plan);
+            }
             state = enforceable;
           } catch (error) {
             const message = error instanceof Error ? error.message : String(error);
@@ -164,13 +181,12 @@ export async function startGuardProcess(config: GuardConfig, output: GuardOutput
   } catch (error) {
     stream.close();
     await journal.close();
+    await waf?.close();
     throw error;
   } finally {
     clearTimeout(timer);
   }
 
-  // The WAF engine's threads start with the first request a policy's WAF calls need inspected.
-  let waf: WafEngine | undefined;
   const wafFailures = new Set<string>();
   const decide = (traffic: TrafficRequest): Verdict | Promise<Verdict> => {
     const now = state;
@@ -179,16 +195,17 @@ export async function startGuardProcess(config: GuardConfig, output: GuardOutput
     if ('open' in now) return now;
     const plan = now.compiled.wafPlan;
     if (plan === undefined) return decideOn(now, traffic);
-    waf ??= new WafEngine();
-    return waf.inspect(plan, traffic).then((findings) => {
-      // Each kind of engine failure once on stderr: the decision's explanation names it on every request.
-      const kind = findings.failure?.replace(/\d+/g, 'N');
-      if (kind !== undefined && !wafFailures.has(kind)) {
-        wafFailures.add(kind);
-        output.stderr(`guard: ${findings.failure}; WAF calls decide as --waf-unknown says (${config.wafUnknown})\n`);
-      }
-      return decideOn(now, traffic, findings);
-    });
+    return wafEngine()
+      .inspect(plan, traffic)
+      .then((findings) => {
+        // Each kind of engine failure once on stderr: the decision's explanation names it on every request.
+        const kind = findings.failure?.replace(/\d+/g, 'N');
+        if (kind !== undefined && !wafFailures.has(kind)) {
+          wafFailures.add(kind);
+          output.stderr(`guard: ${findings.failure}; WAF calls decide as --waf-unknown says (${config.wafUnknown})\n`);
+        }
+        return decideOn(now, traffic, findings);
+      });
   };
   const inspectedBody = (): number | undefined => {
     const now = state;
@@ -234,11 +251,19 @@ export async function startGuardProcess(config: GuardConfig, output: GuardOutput
   } catch (error) {
     stream.close();
     await journal.close();
+    await waf?.close();
     throw error;
   }
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  // Ready means ready: with a policy that calls preconfigured WAF sets, every engine thread has loaded its rules.
+  const first: PolicyState = state;
+  if (waf !== undefined && first !== undefined && 'compiled' in first && first.compiled.wafPlan !== undefined) {
+    await waf.warm(first.compiled.wafPlan);
+    const seconds = (performance.now() - (warmingSince ?? performance.now())) / 1000;
+    output.stderr(`guard: the WAF engine's ${waf.workers} threads loaded the policy's rules in ${seconds.toFixed(1)} s\n`);
+  }
   output.stdout(`guard listening on ${url}\n`);
   return {
     url,

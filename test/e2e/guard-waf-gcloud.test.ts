@@ -82,6 +82,13 @@ describe('fogbank guard enforcing gcloud-made preconfigured WAF rules', { skip: 
     await server?.stop('SIGTERM');
   });
 
+  it('the guard had every WAF engine thread load the rules before it said it was listening (ready means ready)', async () => {
+    // Written to stderr before the listening line went to stdout; the two pipes may be read in either order.
+    const loaded = /^guard: the WAF engine's (\d+) threads loaded the policy's rules in \d+\.\d s$/m;
+    for (let polls = 0; polls < 500 && !loaded.test(guard.stderr()); polls++) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.ok(Number(loaded.exec(guard.stderr())?.[1]) >= 1, guard.stderr());
+  });
+
   it('the exclusion gcloud added is stored on the rule', async () => {
     // gcloud prints the described rule as a one-item list.
     const [described] = JSON.parse(await gcloudOk('rules', 'describe', '1000', ...R, '--format=json')) as Record<string, unknown>[];

@@ -5,6 +5,7 @@
  * on the event loop. Call sequence and configuration: shared/reference/cloud-armor-waf.md §6.
  */
 import { createRequire } from 'node:module';
+import { rulesLoadLockHeld } from './rules-load-lock.ts';
 
 /** MODSECURITY_LIBRARY is the shared object Debian's libmodsecurity3 installs. */
 export const MODSECURITY_LIBRARY = 'libmodsecurity.so.3';
@@ -34,6 +35,8 @@ export interface EngineMatch {
 
 /** RulesHandle is a loaded rules set. */
 export interface RulesHandle {
+  /** address is the rules set's address in the process (freeRulesAt frees it once its thread has ended). */
+  readonly address: bigint;
   /** run processes one request through phases 1 and 2 and returns the rules that fired (deduplicated, in order). */
   run(request: EngineRequest): EngineMatch[];
   close(): void;
@@ -41,7 +44,11 @@ export interface RulesHandle {
 
 /** ModSecurity is the loaded library, one per thread. */
 export interface ModSecurity {
-  /** load adds `text` (configuration and rules, in order) to a new rules set; throws with the engine's message on a parse error. */
+  /**
+   * load adds `text` (configuration and rules, in order) to a new rules set; throws with the
+   * engine's message on a parse error. The parser is not reentrant across threads: the caller holds
+   * the process's rules-load lock (rules-load-lock.ts), and load refuses to parse without it.
+   */
   load(text: string): RulesHandle;
 }
 
@@ -50,7 +57,7 @@ type Fn = (...args: unknown[]) => unknown;
 
 let loaded: ModSecurity | undefined;
 
-/** openModSecurity loads the library once per thread; throws WafEngineMissingError when it cannot. */
+/** openModSecurity loads the library once per thread (the first call holding the rules-load lock); throws WafEngineMissingError when it cannot. */
 export function openModSecurity(): ModSecurity {
   loaded ??= bind();
   return loaded;
@@ -97,12 +104,15 @@ function bind(): ModSecurity {
   const callback = koffi.register((_data: Pointer, message: string | null) => {
     if (message !== null) lines?.push(message);
   }, koffi.pointer(LogCallback));
+  // msc_init starts libcurl and libxml2 (curl_global_init is not thread-safe): under the lock too.
+  if (!rulesLoadLockHeld()) throw new Error('libmodsecurity is initialised only under the rules-load lock');
   const ms = init();
   setConnectorInfo(ms, 'fogbank (Cloud Armor preconfigured WAF emulation)');
   setLogCallback(ms, callback);
 
   return {
     load(text) {
+      if (!rulesLoadLockHeld()) throw new Error('libmodsecurity parses rules only under the rules-load lock (its parser is not reentrant)');
       const rules = createRules();
       const error: [string | null] = [null];
       const added = addRules(rules, text, error) as number;
@@ -112,6 +122,7 @@ function bind(): ModSecurity {
       }
       let open = true;
       return {
+        address: BigInt(koffi.address(rules)),
         run(request) {
           if (!open) throw new Error('the rules set was closed');
           const t = newTransaction(ms, rules, null);
@@ -144,6 +155,26 @@ function bind(): ModSecurity {
       };
     },
   };
+}
+
+let freeRules: Fn | undefined;
+
+/**
+ * freeRulesAt frees the rules set at `address`, loaded by a thread that has ended without closing
+ * it (ended past a deadline inside ModSecurity: terminate() runs no cleanup). Only for a rules set
+ * no thread can use any more. A failure to bind the library is left silent: nothing was loaded then.
+ */
+export function freeRulesAt(address: bigint): void {
+  if (freeRules === undefined) {
+    try {
+      // biome-ignore lint/suspicious/noExplicitAny: one declaration of koffi's.
+      const koffi: any = createRequire(import.meta.url)('koffi');
+      freeRules = koffi.load(MODSECURITY_LIBRARY).func('int msc_rules_cleanup(uintptr_t rules)') as Fn;
+    } catch {
+      return;
+    }
+  }
+  freeRules(address);
 }
 
 const ID = /\[id "(\d+)"\]/;

@@ -52,6 +52,57 @@ test('an inspection past its deadline decides as wafUnknown says, and the explan
   assert.match(rule?.detail ?? '', /did not finish within 1 ms.*decided as wafUnknown=match/);
 });
 
+/** hostileForm is 8 KB of two-byte arguments (`a=1&a=1&…`): every one of 2,048 arguments goes through every rule of the heavy sets. */
+function hostileForm(): TrafficRequest {
+  return {
+    method: 'POST',
+    url: 'http://example.com/form',
+    headers: { host: 'example.com', 'content-type': 'application/x-www-form-urlencoded' },
+    sourceIp: '203.0.113.9',
+    body: Buffer.from('a=1&'.repeat(2048)),
+  };
+}
+
+const INJECTION: TrafficRequest = {
+  method: 'GET',
+  url: "http://example.com/search?id=1'%20or%20'1'='1",
+  headers: { host: 'example.com' },
+  sourceIp: '203.0.113.9',
+};
+
+test('a hostile body past the deadline decides as wafUnknown says; its thread is replaced, rules loaded, and the next request is inspected', async () => {
+  const engine = new WafEngine({ workers: 1, deadlineMs: 50 });
+  engines.push(engine);
+  const compiled = policyOf(HEAVY_SETS, 'match');
+  assert.ok(compiled.wafPlan !== undefined);
+  await engine.warm(compiled.wafPlan);
+  for (let round = 0; round < 2; round++) {
+    const hostile = hostileForm();
+    const findings = await engine.inspect(compiled.wafPlan, hostile);
+    assert.match(findings.failure ?? '', /did not finish within 50 ms/);
+    assert.equal(compiled.evaluate(hostile, findings).rule.priority, 1000);
+    // The replacement thread loads the warm configuration before it takes the next request, whose verdict is the engine's.
+    const next = await engine.inspect(compiled.wafPlan, INJECTION);
+    assert.equal(next.failure, undefined);
+    const decision = compiled.evaluate(INJECTION, next);
+    assert.equal(decision.rule.priority, 1000);
+    assert.notEqual(decision.explanation.find((entry) => entry.priority === 1000)?.notEvaluatedLocally, true);
+  }
+});
+
+test('with waitMs, a request that finds no free thread in time decides as wafUnknown says', async () => {
+  const engine = new WafEngine({ workers: 1, deadlineMs: 60_000, waitMs: 20 });
+  engines.push(engine);
+  const compiled = policyOf(HEAVY_SETS, 'no-match');
+  assert.ok(compiled.wafPlan !== undefined);
+  await engine.warm(compiled.wafPlan);
+  const busy = engine.inspect(compiled.wafPlan, hostileForm());
+  const waiting = await engine.inspect(compiled.wafPlan, INJECTION);
+  assert.match(waiting.failure ?? '', /no WAF engine thread was free within 20 ms/);
+  assert.equal(compiled.evaluate(INJECTION, waiting).rule.priority, 2147483647);
+  assert.equal((await busy).failure, undefined);
+});
+
 test('sets the Core Rule Set 3.3 cannot supply are reported as not evaluated', async () => {
   const engine = new WafEngine();
   engines.push(engine);

@@ -37,6 +37,22 @@ export class WafEngine {
     }
   }
 
+  /** workers is how many threads inspect at most. */
+  get workers(): number {
+    return this.#pool.workers;
+  }
+
+  /**
+   * warm has every thread of the pool load the plan's configurations (the whole Core Rule Set takes
+   * a thread a second or more, one thread after another) and keeps them: what a server that is
+   * about to announce itself ready awaits, so that its first requests do not wait for a load. A
+   * failure is left for the first inspection to report.
+   */
+  async warm(plan: WafPlan): Promise<void> {
+    if (this.unavailable !== undefined) return;
+    await this.#pool.warm(plan.configs.map(({ key, text }) => ({ key, text })));
+  }
+
   close(): Promise<void> {
     return this.#pool.close();
   }
@@ -63,7 +79,7 @@ export function engineRequestOf(request: TrafficRequest, limit: number): EngineR
 /**
  * wafEngineProblem says why the engine cannot run here (the library, koffi or the rule set
  * missing, or the rules refused), or undefined when it can: for the suite's preflight. It loads the
- * engine on the calling thread.
+ * engine on the calling thread, under the rules-load lock.
  */
 export async function wafEngineProblem(): Promise<string | undefined> {
   const { crsMissing } = await import('./crs-files.ts');
@@ -71,10 +87,11 @@ export async function wafEngineProblem(): Promise<string | undefined> {
   if (missing !== undefined) return missing;
   const { openModSecurity } = await import('./modsecurity.ts');
   const { configText } = await import('./engine-config.ts');
+  const { holdingRulesLoadLockAsync } = await import('./rules-load-lock.ts');
   try {
-    const rules = openModSecurity().load(
-      configText({ files: ['REQUEST-942-APPLICATION-ATTACK-SQLI.conf'], paranoia: 1, exclusions: [], parsing: { json: false, contentTypes: [] } }),
-    );
+    const text = configText({ files: ['REQUEST-942-APPLICATION-ATTACK-SQLI.conf'], paranoia: 1, exclusions: [], parsing: { json: false, contentTypes: [] } });
+    // The engine's threads may be loading rules in this process too: the parse waits its turn (without blocking).
+    const rules = await holdingRulesLoadLockAsync(() => openModSecurity().load(text));
     const fired = rules.run({ method: 'GET', target: '/?id=1%27%20or%20%271%27%3D%271', httpVersion: '1.1', headers: [['host', 'x']], clientIp: '127.0.0.1' });
     rules.close();
     return fired.some((match) => match.id === '942100') ? undefined : 'the WAF engine loaded but CRS 942100 did not fire on a plain SQL injection';
