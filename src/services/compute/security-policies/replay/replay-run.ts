@@ -5,10 +5,8 @@
  * the WAF engine (the same inspection the guard and the what-if API run), inspections first,
  * decisions then in order.
  *
- * Inspections go one at a time, so the engine keeps a single thread: libmodsecurity's rule parser
- * is not reentrant, and two threads loading the Core Rule Set at once corrupt each other's load
- * (`Rules error … syntax error`) until loads are serialized across the pool's threads
- * (docs/guard.md); then INSPECTIONS_AT_ONCE can grow to the pool's size.
+ * Inspections go a few at a time, as many as keep the engine's threads busy without queueing the
+ * whole recording at once (each thread loads the Core Rule Set in turn: waf/rules-load-lock.ts).
  */
 import type { CompiledPolicy } from '../evaluation/compile-policy.ts';
 import type { Decision } from '../evaluation/decision.ts';
@@ -18,8 +16,8 @@ import type { WafEngine } from '../waf/waf-engine.ts';
 import { badInput } from '../what-if-body.ts';
 import type { ReplayedRequest } from './replay-body.ts';
 
-/** INSPECTIONS_AT_ONCE is how many inspections wait on the engine at once (one: see above). */
-const INSPECTIONS_AT_ONCE = 1;
+/** INSPECTIONS_AT_ONCE is how many inspections wait on the engine at once. */
+const INSPECTIONS_AT_ONCE = 4;
 
 /** SimulatedClock is the replay's clock: it reads whatever time the request being decided was sent at. */
 export class SimulatedClock {
