@@ -114,18 +114,15 @@ const MAX_EVENTS = 100_000;
 /**
  * advance runs the updater from the members' last state up to `now`: each stage that ended by
  * then ends at its own due time (in order), and after each the updater plans the next wave at that
- * time; then it plans once at `now`. What it returns is the state at `now`.
+ * time; then it plans at `now` (and ends what that started, if it takes no time). What it returns
+ * is the state at `now`.
  */
 export function advance(members: readonly ManagedMember[], desired: Desired, now: number, timing: Timing, newMember: NewMember): Rollout {
   const run = new Run([...members], desired, timing, newMember);
-  for (let events = 0; events < MAX_EVENTS; events++) {
-    const next = run.earliest();
-    if (next === undefined || run.members[next]!.due! > now) break;
-    const at = run.members[next]!.due!;
-    run.finishStage(next, at);
-    run.plan(at);
-  }
+  run.drain(now);
   run.plan(now);
+  // What the plan started may end at once (instant timing), and start the next wave.
+  run.drain(now);
   const dues = run.members.flatMap((member) => (member.due === undefined ? [] : [member.due]));
   return { members: run.members, effects: run.effects, nextDue: dues.length === 0 ? undefined : Math.min(...dues) };
 }
@@ -139,6 +136,17 @@ class Run {
     private readonly timing: Timing,
     private readonly newMember: NewMember,
   ) {}
+
+  /** drain ends, in order, every stage due by `now`, planning after each at its time. */
+  drain(now: number): void {
+    for (let events = 0; events < MAX_EVENTS; events++) {
+      const next = this.earliest();
+      if (next === undefined || this.members[next]!.due! > now) return;
+      const at = this.members[next]!.due!;
+      this.finishStage(next, at);
+      this.plan(at);
+    }
+  }
 
   /** earliest is the index of the member whose stage ends first. */
   earliest(): number | undefined {
