@@ -72,8 +72,8 @@ const ACTIONS = { transition: 'instances.transition', delete: 'instances.delete'
 /**
  * InstanceService implements zonal VM instances. An insert is checked on the request (the body,
  * merged over its template when `sourceInstanceTemplate` names one; the machine type in the
- * zone; the name) and the instance written PROVISIONING with its addresses; its Operation brings
- * it to RUNNING. Each life-cycle method writes the state the instance shows while it runs and
+ * zone; the name) and the instance written PROVISIONING with its addresses; it is STAGING while
+ * its Operation runs and RUNNING once it is done. Each life-cycle method writes the state the instance shows while it runs and
  * its Operation the state it ends in, so a client polling the instance sees the transitions.
  */
 export class InstanceService {
@@ -99,6 +99,13 @@ export class InstanceService {
               : {};
       await tx.put(INSTANCES_KIND, work.key, { ...record.value, status: work.to, ...stamps }, { expectRevision: record.revision });
       return { targetId: record.value.id };
+    });
+    // A new instance is PROVISIONING while its insert is PENDING, STAGING while it runs, RUNNING once DONE.
+    operations.registerStart(ACTIONS.transition, async (tx, payload) => {
+      const work = payload as TransitionWork;
+      const record = await tx.get<StoredInstance>(INSTANCES_KIND, work.key);
+      if (record?.value.status === 'PROVISIONING')
+        await tx.put(INSTANCES_KIND, work.key, { ...record.value, status: 'STAGING' }, { expectRevision: record.revision });
     });
     operations.register(ACTIONS.delete, async (tx, payload) => {
       const work = payload as TransitionWork;
