@@ -13,7 +13,7 @@ import { newFingerprint } from '../shared/fingerprint.ts';
 import { INSTANCE_TEMPLATE_USAGE, type Usages } from '../shared/in-use.ts';
 import { resourcePathOf } from '../shared/links.ts';
 import type { PagedSource } from '../shared/list-query.ts';
-import { REGIONS, type Scope } from '../shared/locations.ts';
+import type { Scope } from '../shared/locations.ts';
 import { checkResourceName } from '../shared/names.ts';
 import {
   defaultUpdatePolicy,
@@ -24,6 +24,7 @@ import {
   managerPath,
   type ManagerVersion,
   type StoredManager,
+  groupZones,
   zoneCount,
 } from './manager.ts';
 import { advance, calculated, type Desired, type RolloutPolicy, type Timing, type UpdateAction } from './rollout.ts';
@@ -380,9 +381,7 @@ export class ManagerService {
 
   /** newMember is a member CREATING from `template`, named from the group's base name; a regional group's spread over its zones by `index`. */
   #newMember(group: StoredManager, template: string, index: number): ManagedMember {
-    const { scope } = group;
-    const zones =
-      scope.kind === 'region' ? (REGIONS[scope.name] ?? ['a']).map((letter) => `${scope.name}-${letter}`) : scope.kind === 'zone' ? [scope.name] : [];
+    const zones = groupZones(group.scope);
     const zone = zones[index % zones.length]!;
     const suffix = [...this.ids.bytes(4)].map((byte) => SUFFIX_ALPHABET[byte % SUFFIX_ALPHABET.length]).join('');
     return {

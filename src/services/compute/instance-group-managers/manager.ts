@@ -43,9 +43,19 @@ export function managerPath(project: string, scope: Scope, name: string): string
   return `projects/${project}/${scopePath(scope)}/instanceGroupManagers/${name}`;
 }
 
-/** zoneCount is how many zones a group spreads over: its region's, or one. */
+/** REGIONAL_GROUP_ZONES is how many of its region's zones a regional group spreads over when no distribution policy names them (the service picks three). */
+const REGIONAL_GROUP_ZONES = 3;
+
+/** groupZones are the zones a group's instances are in: its own, or the first three of its region's. */
+export function groupZones(scope: Scope): readonly string[] {
+  if (scope.kind === 'zone') return [scope.name];
+  if (scope.kind !== 'region') return [];
+  return (REGIONS[scope.name] ?? ['a']).slice(0, REGIONAL_GROUP_ZONES).map((letter) => `${scope.name}-${letter}`);
+}
+
+/** zoneCount is how many zones a group operates in. */
 export function zoneCount(scope: Scope): number {
-  return scope.kind === 'region' ? (REGIONS[scope.name] ?? ['a']).length : 1;
+  return groupZones(scope).length;
 }
 
 /**
