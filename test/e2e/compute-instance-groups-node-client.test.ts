@@ -241,9 +241,62 @@ describe('@google-cloud/compute: instances, managed instance groups and backend 
     assert.deepEqual(vms.map((vm) => [vm.name, last(vm.machineType)]).sort(), [['vm1', 'e2-small'], ...rows.map(([name]) => [name, 'e2-medium'])].sort());
   });
 
-  it('t1 can go once no instance uses it; t2 only after the group is deleted', async () => {
+  it('an OPPORTUNISTIC group given t3 leaves its instances be; applyUpdatesToInstances restarts the one named in place, as far as allowed', async () => {
+    const [inserted] = await templates.insert({
+      project: PROJECT,
+      instanceTemplateResource: { name: 't3', properties: { machineType: 'e2-small', networkInterfaces: [{ network: 'global/networks/default' }] } },
+    });
+    await globalDone(inserted);
+    await zoneDone((await groups.patch({ ...GROUP, instanceGroupManagerResource: { updatePolicy: { type: 'OPPORTUNISTIC' } } }))[0]);
+    await zoneDone(
+      (
+        await groups.setInstanceTemplate({
+          ...GROUP,
+          instanceGroupManagersSetInstanceTemplateRequestResource: { instanceTemplate: 'global/instanceTemplates/t3' },
+        })
+      )[0],
+    );
+    const before = await members();
+    assert.deepEqual(
+      before.map((row) => row.slice(1)),
+      Array(3).fill(['RUNNING', 'NONE', 't2']),
+    );
+    assert.equal((await groups.get(GROUP))[0].status?.versionTarget?.isReached, false);
+    const [first, second] = before.map(([name]) => `zones/${ZONE}/instances/${name}`);
+    // t2 → t3 changes the machine type: a restart, more than a refresh allows.
+    const apply = (instance: string, mostDisruptiveAllowedAction: string) =>
+      groups.applyUpdatesToInstances({
+        ...GROUP,
+        instanceGroupManagersApplyUpdatesRequestResource: { instances: [instance], minimalAction: 'NONE', mostDisruptiveAllowedAction },
+      });
+    await zoneDone((await apply(second!, 'REFRESH'))[0]);
+    await zoneDone((await apply(first!, 'RESTART'))[0]);
+    const trail = [await members()];
+    for (const step of [20_000, 15_000, 10_000]) {
+      await tick(step);
+      trail.push(await members());
+    }
+    assert.deepEqual(
+      trail.map((rows) => rows[0]!.slice(1)),
+      [
+        ['STOPPING', 'RESTARTING', 't3'],
+        ['STAGING', 'RESTARTING', 't3'],
+        ['RUNNING', 'VERIFYING', 't3'],
+        ['RUNNING', 'NONE', 't3'],
+      ],
+    );
+    assert.deepEqual(
+      trail.at(-1)!.map(([name, , , template]) => [name, template]),
+      before.map(([name], i) => [name, i === 0 ? 't3' : 't2']),
+    );
+    const [restarted] = await instances.get({ project: PROJECT, zone: ZONE, instance: before[0]![0]! });
+    assert.equal(last(restarted.machineType), 'e2-small');
+  });
+
+  it('t1 and t2 can go once the group does not name them; t3 only after the group is deleted', async () => {
     await globalDone((await templates.delete({ project: PROJECT, instanceTemplate: 't1' }))[0]);
-    const refused = await errorOf(templates.delete({ project: PROJECT, instanceTemplate: 't2' }));
+    await globalDone((await templates.delete({ project: PROJECT, instanceTemplate: 't2' }))[0]);
+    const refused = await errorOf(templates.delete({ project: PROJECT, instanceTemplate: 't3' }));
     assert.equal(refused.reason, 'resourceInUseByAnotherResource');
     const [operation] = await groups.delete(GROUP);
     assert.equal((await zoneDone(operation))['operationType'], 'compute.instanceGroupManagers.delete');
@@ -252,7 +305,7 @@ describe('@google-cloud/compute: instances, managed instance groups and backend 
       vms.map((vm) => vm.name),
       ['vm1'],
     );
-    await globalDone((await templates.delete({ project: PROJECT, instanceTemplate: 't2' }))[0]);
+    await globalDone((await templates.delete({ project: PROJECT, instanceTemplate: 't3' }))[0]);
   });
 
   it('a backend service takes a security policy; get shows it; the policy cannot be deleted while attached', async () => {

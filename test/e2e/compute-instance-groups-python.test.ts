@@ -90,6 +90,7 @@ describe('python3-googleapi: instances, managed instance groups and backend serv
       maxSurge: { fixed: 3, calculated: 3 },
       maxUnavailable: { fixed: 3, calculated: 3 },
       listed: ['mig'],
+      applied: Array(3).fill(['RECREATING', 'STOPPING', true]),
     });
     assert.deepEqual(r['instancesLeft'], ['vm1']);
     assert.deepEqual(r['backendService'], { securityPolicy: `${server.url}/compute/v1/projects/p/global/securityPolicies/armor`, listed: ['web'] });

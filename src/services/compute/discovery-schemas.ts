@@ -177,6 +177,15 @@ export function computeSchemas(): Schemas {
     'RegionInstanceGroupManagersAbandonInstancesRequest',
   ])
     schemas[id] = { ...members, id };
+  const actionEnum = { type: 'string', enum: ['NONE', 'REFRESH', 'REPLACE', 'RESTART'] };
+  const applyUpdates = object('InstanceGroupManagersApplyUpdatesRequest', {
+    instances: { type: 'array', items: str },
+    allInstances: { type: 'boolean' },
+    minimalAction: actionEnum,
+    mostDisruptiveAllowedAction: actionEnum,
+  });
+  schemas['InstanceGroupManagersApplyUpdatesRequest'] = applyUpdates;
+  schemas['RegionInstanceGroupManagersApplyUpdatesRequest'] = { ...applyUpdates, id: 'RegionInstanceGroupManagersApplyUpdatesRequest' };
   schemas['RegionInstanceGroupManagersSetTemplateRequest'] = {
     ...schemas['InstanceGroupManagersSetInstanceTemplateRequest']!,
     id: 'RegionInstanceGroupManagersSetTemplateRequest',

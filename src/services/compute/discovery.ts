@@ -230,6 +230,12 @@ function managerMethods(resource: string, scope: string): DiscoveryMethod[] {
       write(resource === 'instanceGroupManagers' ? 'InstanceGroupManagersSetInstanceTemplateRequest' : 'RegionInstanceGroupManagersSetTemplateRequest'),
       'setInstanceTemplate',
     ),
+    groups.onMember(
+      'applyUpdatesToInstances',
+      'POST',
+      write(resource === 'instanceGroupManagers' ? 'InstanceGroupManagersApplyUpdatesRequest' : 'RegionInstanceGroupManagersApplyUpdatesRequest'),
+      'applyUpdatesToInstances',
+    ),
     ...(['deleteInstances', 'recreateInstances', 'abandonInstances'] as const).map((verb) =>
       groups.onMember(verb, 'POST', write(resource === 'instanceGroupManagers' ? ZONAL_MEMBER_REQUESTS[verb] : REGIONAL_MEMBER_REQUESTS[verb]), verb),
     ),

@@ -158,6 +158,11 @@ def main():
         "maxUnavailable": policy["maxUnavailable"],
         "listed": [g["name"] for g in regional.list(project=PROJECT, region=REGION).execute()["items"]],
     }
+    # applyUpdatesToInstances with minimalAction REPLACE recreates every instance at once, under its own name.
+    body = {"allInstances": True, "minimalAction": "REPLACE"}
+    done(regional.applyUpdatesToInstances(project=PROJECT, region=REGION, instanceGroupManager="mig", body=body).execute())
+    again = regional.listManagedInstances(project=PROJECT, region=REGION, instanceGroupManager="mig").execute()["managedInstances"]
+    out["regional"]["applied"] = [[r["currentAction"], r["instanceStatus"], r["instance"] in [x["instance"] for x in rows]] for r in again]
     done(regional.delete(project=PROJECT, region=REGION, instanceGroupManager="mig").execute())
     done(gce.instanceTemplates().delete(project=PROJECT, instanceTemplate="t2").execute())
     out["instancesLeft"] = [i["name"] for i in gce.instances().aggregatedList(project=PROJECT).execute()["items"].get("zones/" + ZONE, {}).get("instances", [])]

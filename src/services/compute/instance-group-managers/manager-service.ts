@@ -27,9 +27,9 @@ import {
   groupZones,
   zoneCount,
 } from './manager.ts';
-import { advance, calculated, type Desired, type RolloutPolicy, type Timing, type UpdateAction } from './rollout.ts';
+import { advance, calculated, chooseAction, type Desired, type RolloutPolicy, type Timing, type UpdateAction } from './rollout.ts';
 import { neededAction } from './needed-action.ts';
-import { InstancesListSchema, ManagerSchema, type ManagerInput, SetTemplateSchema } from './schema.ts';
+import { ApplyUpdatesSchema, InstancesListSchema, ManagerSchema, type ManagerInput, SetTemplateSchema } from './schema.ts';
 
 /** ManagerRef names one group. */
 export interface ManagerRef {
@@ -80,10 +80,7 @@ export class ManagerService {
   ) {
     usages.register(INSTANCE_TEMPLATE_USAGE, async (view, project, path) => {
       const groups = await view.list<StoredManager>(MANAGERS_KIND, { prefix: `${project}/` });
-      const user = groups.find(
-        (r) =>
-          r.value.instanceTemplate === path || r.value.versions.some((v) => v.instanceTemplate === path) || r.value.members.some((m) => m.template === path),
-      );
+      const user = groups.find((r) => r.value.instanceTemplate === path || r.value.versions.some((v) => v.instanceTemplate === path));
       return user === undefined ? undefined : managerPath(user.value.project, user.value.scope, user.value.name);
     });
     operations.register(ACTIONS.reconcile, async (tx, payload) => {
@@ -236,18 +233,10 @@ export class ManagerService {
   async members(ref: ManagerRef, method: MemberMethod, body: unknown, principal: Principal, requestId: string | undefined): Promise<StoredOperation> {
     const field = `instanceGroupManagers${method[0]!.toUpperCase()}${method.slice(1)}RequestResource`;
     const input = decodeResource<{ instances?: string[] }>(InstancesListSchema, body, field);
-    const paths = (input.instances ?? []).map((text, i) => {
-      const path = resourcePathOf(text, ref.project);
-      if (path === undefined || !/^projects\/[^/]+\/zones\/[^/]+\/instances\/[^/]+$/.test(path))
-        throw invalidFieldValue(`instances[${i}]`, text, 'The URL is malformed.');
-      return path;
-    });
+    const paths = instancePaths(input.instances ?? [], ref.project);
     if (paths.length === 0) throw requiredField('instances');
     return this.#change(ref, `compute.instanceGroupManagers.${method}`, principal, requestId, (group) => {
-      for (const path of paths) {
-        if (!group.members.some((member) => member.instance === path))
-          throw badRequest(`The instance '${path}' is not a member of the instance group manager '${managerPath(group.project, group.scope, group.name)}'.`);
-      }
+      requireMembers(group, paths);
       const named = (member: ManagedMember) => paths.includes(member.instance);
       if (method === 'abandonInstances') {
         const members = group.members.filter((member) => !named(member));
@@ -261,6 +250,43 @@ export class ManagerService {
         return { ...rest, action, ...(action === 'RECREATING' ? { template: group.instanceTemplate } : {}) };
       });
       return { ...group, members, targetSize: method === 'deleteInstances' ? group.targetSize - paths.length : group.targetSize };
+    });
+  }
+
+  /**
+   * applyUpdates is applyUpdatesToInstances: the named instances (or all) are brought to the
+   * group's template now, whatever the update policy's type and budget: each takes what its change
+   * needs, at least `minimalAction` (default NONE), and is left alone when that is more than
+   * `mostDisruptiveAllowedAction` (default REPLACE) allows; a replacement keeps the instance's name.
+   */
+  async applyUpdates(ref: ManagerRef, body: unknown, principal: Principal, requestId: string | undefined): Promise<StoredOperation> {
+    const input = decodeResource<{ instances?: string[]; allInstances?: boolean; minimalAction?: UpdateAction; mostDisruptiveAllowedAction?: UpdateAction }>(
+      ApplyUpdatesSchema,
+      body,
+      'instanceGroupManagersApplyUpdatesRequestResource',
+    );
+    const paths = instancePaths(input.instances ?? [], ref.project);
+    if (paths.length === 0 && input.allInstances !== true) throw requiredField('instances');
+    const current = await this.get(ref);
+    const target = await this.#readTemplate(this.store, current.instanceTemplate);
+    const needed = new Map<string, UpdateAction>([[current.instanceTemplate, 'NONE']]);
+    for (const member of current.members) {
+      if (needed.has(member.template)) continue;
+      const older = await this.#findTemplate(this.store, member.template);
+      needed.set(member.template, older === undefined ? 'REPLACE' : neededAction(older.properties, target.properties));
+    }
+    const minimal = input.minimalAction ?? 'NONE';
+    const most = input.mostDisruptiveAllowedAction ?? 'REPLACE';
+    return this.#change(ref, 'compute.instanceGroupManagers.applyUpdatesToInstances', principal, requestId, (group) => {
+      requireMembers(group, paths);
+      const members = group.members.map((member): ManagedMember => {
+        if (member.action !== 'NONE' || (input.allInstances !== true && !paths.includes(member.instance))) return member;
+        const action = chooseAction(needed.get(member.template) ?? 'REPLACE', minimal, most);
+        if (action === undefined || action === 'NONE') return member;
+        const marked: ManagedAction = action === 'REFRESH' ? 'REFRESHING' : action === 'RESTART' ? 'RESTARTING' : 'RECREATING';
+        return { ...member, action: marked, template: group.instanceTemplate };
+      });
+      return { ...group, members };
     });
   }
 
@@ -486,4 +512,22 @@ function checkedPolicy(merged: Readonly<Record<string, unknown>>, given: Readonl
     );
   }
   return merged;
+}
+
+/** instancePaths reads a request's instance URLs as paths (400 for one that is not an instance's). */
+function instancePaths(texts: readonly string[], project: string): string[] {
+  return texts.map((text, i) => {
+    const path = resourcePathOf(text, project);
+    if (path === undefined || !/^projects\/[^/]+\/zones\/[^/]+\/instances\/[^/]+$/.test(path))
+      throw invalidFieldValue(`instances[${i}]`, text, 'The URL is malformed.');
+    return path;
+  });
+}
+
+/** requireMembers throws the 400 for the first of `paths` that is not one of the group's instances. */
+function requireMembers(group: StoredManager, paths: readonly string[]): void {
+  for (const path of paths) {
+    if (!group.members.some((member) => member.instance === path))
+      throw badRequest(`The instance '${path}' is not a member of the instance group manager '${managerPath(group.project, group.scope, group.name)}'.`);
+  }
 }

@@ -82,6 +82,16 @@ export interface Rollout {
 /** NewMember makes a member CREATING from `template` (its name and id are the caller's); `index` is its place among the members. */
 export type NewMember = (template: string, index: number) => ManagedMember;
 
+/**
+ * chooseAction is what the updater does to an instance: what its change needs, at least
+ * `minimal`; undefined when that is more disruptive than `mostDisruptive` allows (the instance is
+ * left as it is).
+ */
+export function chooseAction(need: UpdateAction, minimal: UpdateAction, mostDisruptive: UpdateAction): UpdateAction | undefined {
+  const action = DISRUPTION[need] >= DISRUPTION[minimal] ? need : minimal;
+  return DISRUPTION[action] > DISRUPTION[mostDisruptive] ? undefined : action;
+}
+
 /** calculated is a FixedOrPercent's number of instances for `targetSize`: the fixed value, or the percent rounded up. */
 export function calculated(value: { readonly fixed?: number; readonly percent?: number } | undefined, targetSize: number, fallback: number): number {
   if (value?.percent !== undefined) return Math.ceil((value.percent * targetSize) / 100);
@@ -254,12 +264,10 @@ class Run {
     }
   }
 
-  /** updateAction is how an out-of-date member is updated: what its template change needs, at least minimalAction; undefined when that is more than allowed. */
+  /** updateAction is how an out-of-date member is updated (a template change takes at least a refresh); undefined when that is more than allowed. */
   #updateAction(member: ManagedMember): UpdateAction | undefined {
     const { policy, needed } = this.desired;
-    const need = needed.get(member.template) ?? 'REPLACE';
-    const action = DISRUPTION[need] >= DISRUPTION[policy.minimalAction] ? need : policy.minimalAction;
-    if (DISRUPTION[action] > DISRUPTION[policy.mostDisruptiveAllowedAction]) return undefined;
+    const action = chooseAction(needed.get(member.template) ?? 'REPLACE', policy.minimalAction, policy.mostDisruptiveAllowedAction);
     return action === 'NONE' ? 'REFRESH' : action;
   }
 
