@@ -233,7 +233,8 @@ function managerMethods(resource: string, scope: string): DiscoveryMethod[] {
     groups.onMember(
       'applyUpdatesToInstances',
       'POST',
-      write(resource === 'instanceGroupManagers' ? 'InstanceGroupManagersApplyUpdatesRequest' : 'RegionInstanceGroupManagersApplyUpdatesRequest'),
+      // The one method of a group's that takes no requestId.
+      write(resource === 'instanceGroupManagers' ? 'InstanceGroupManagersApplyUpdatesRequest' : 'RegionInstanceGroupManagersApplyUpdatesRequest', {}),
       'applyUpdatesToInstances',
     ),
     ...(['deleteInstances', 'recreateInstances', 'abandonInstances'] as const).map((verb) =>
