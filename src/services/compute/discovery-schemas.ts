@@ -202,6 +202,27 @@ export function computeSchemas(): Schemas {
   for (const id of ['InstanceGroupManagersListManagedInstancesResponse', 'RegionInstanceGroupManagersListInstancesResponse'])
     schemas[id] = object(id, { managedInstances: { type: 'array', items: ref('ManagedInstance') }, nextPageToken: str });
   schemas['InstanceAggregatedList'] = aggregated('InstanceAggregatedList', 'instances', 'Instance');
+  schemas['InstanceGroup'] = object('InstanceGroup', {
+    kind: str,
+    id: uint64,
+    creationTimestamp: str,
+    name: str,
+    description: str,
+    network: str,
+    fingerprint: { type: 'string', format: 'byte' },
+    zone: str,
+    region: str,
+    selfLink: str,
+    size: int32,
+    subnetwork: str,
+  });
+  schemas['InstanceGroupList'] = list('InstanceGroupList', 'InstanceGroup');
+  schemas['RegionInstanceGroupList'] = list('RegionInstanceGroupList', 'InstanceGroup');
+  schemas['InstanceGroupAggregatedList'] = aggregated('InstanceGroupAggregatedList', 'instanceGroups', 'InstanceGroup');
+  schemas['InstanceWithNamedPorts'] = object('InstanceWithNamedPorts', { instance: str, status: str });
+  for (const id of ['InstanceGroupsListInstances', 'RegionInstanceGroupsListInstances']) schemas[id] = list(id, 'InstanceWithNamedPorts');
+  for (const id of ['InstanceGroupsListInstancesRequest', 'RegionInstanceGroupsListInstancesRequest'])
+    schemas[id] = object(id, { instanceState: { type: 'string', enum: ['ALL', 'RUNNING'] } });
   schemas['Image'] = object('Image', {
     kind: str,
     id: uint64,

@@ -243,6 +243,27 @@ function managerMethods(resource: string, scope: string): DiscoveryMethod[] {
   ];
 }
 
+/** instanceGroupMethods are the instance group methods fogbank serves (the read view of managed groups' instance groups), zonal or regional. */
+function instanceGroupMethods(resource: 'instanceGroups' | 'regionInstanceGroups', scope: string): DiscoveryMethod[] {
+  const groups = collection(resource, scope, 'instanceGroups', 'instanceGroup');
+  const regional = resource === 'regionInstanceGroups';
+  return [
+    groups.list(regional ? 'RegionInstanceGroupList' : 'InstanceGroupList'),
+    groups.get('InstanceGroup'),
+    groups.onMember(
+      'listInstances',
+      'POST',
+      {
+        parameters: LIST_PARAMETERS,
+        request: regional ? 'RegionInstanceGroupsListInstancesRequest' : 'InstanceGroupsListInstancesRequest',
+        response: regional ? 'RegionInstanceGroupsListInstances' : 'InstanceGroupsListInstances',
+        scopes: READ,
+      },
+      'listInstances',
+    ),
+  ];
+}
+
 const images = collection('images', GLOBAL, 'images', 'image');
 const networks = collection('networks', GLOBAL, 'networks', 'network');
 const subnetworks = collection('subnetworks', REGION, 'subnetworks', 'subnetwork');
@@ -288,6 +309,9 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
   ...managerMethods('instanceGroupManagers', ZONE),
   ...managerMethods('regionInstanceGroupManagers', REGION),
   aggregatedList('instanceGroupManagers', 'instanceGroupManagers', 'InstanceGroupManagerAggregatedList'),
+  ...instanceGroupMethods('instanceGroups', ZONE),
+  ...instanceGroupMethods('regionInstanceGroups', REGION),
+  aggregatedList('instanceGroups', 'instanceGroups', 'InstanceGroupAggregatedList'),
 ];
 
 /** COMPUTE_DISCOVERY is the compute v1 API fogbank serves. */

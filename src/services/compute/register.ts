@@ -3,6 +3,7 @@ import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
 import { BackendServiceService, registerBackendServiceRoutes } from './backend-services/index.ts';
 import { registerCatalogRoutes } from './catalog/index.ts';
 import { COMPUTE_PREFIX } from './prefixes.ts';
+import { InstanceGroupService, registerInstanceGroupRoutes } from './instance-groups/index.ts';
 import { INSTANT_TIMING, ManagerService, REALISTIC_TIMING, registerManagerRoutes } from './instance-group-managers/index.ts';
 import { InstanceService, registerInstanceRoutes } from './instances/index.ts';
 import { registerInstanceTemplateRoutes, TemplateService } from './instance-templates/index.ts';
@@ -44,6 +45,7 @@ export async function registerCompute(app: FastifyInstance, context: ServiceCont
     usages,
     context.operations === 'instant' ? INSTANT_TIMING : REALISTIC_TIMING,
   );
+  const instanceGroups = new InstanceGroupService(context.store, groups);
   useInjectedOperationErrors(app);
   useComputeAuth(app, context.auth);
   await app.register(
@@ -55,6 +57,7 @@ export async function registerCompute(app: FastifyInstance, context: ServiceCont
       registerBackendServiceRoutes(scope, backendServices);
       registerInstanceRoutes(scope, instances);
       registerManagerRoutes(scope, groups);
+      registerInstanceGroupRoutes(scope, instanceGroups);
     },
     { prefix: COMPUTE_PREFIX },
   );

@@ -145,6 +145,7 @@ export class ManagerService {
       updatePolicy: checkedPolicy({ ...defaultUpdatePolicy(scope), ...(input.updatePolicy ?? {}) }, input.updatePolicy),
       fingerprint: newFingerprint(this.ids),
       members: [],
+      instanceGroupId: uint64Id(this.ids),
     };
     const key = managerKey(project, scope, name);
     const created = await this.store.transact(async (tx) => {

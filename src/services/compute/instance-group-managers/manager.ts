@@ -31,6 +31,8 @@ export interface StoredManager {
   readonly updatePolicy: Readonly<Record<string, unknown>>;
   readonly fingerprint: string;
   readonly members: readonly ManagedMember[];
+  /** The id of the instance group the manager manages (absent in records written before it was kept: the manager's own id stands in). */
+  readonly instanceGroupId?: string;
 }
 
 /** managerKey is the store key of a group. */
