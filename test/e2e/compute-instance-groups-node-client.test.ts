@@ -10,6 +10,7 @@ import {
   BackendServicesClient,
   GlobalOperationsClient,
   InstanceGroupManagersClient,
+  InstanceGroupsClient,
   InstancesClient,
   InstanceTemplatesClient,
   SecurityPoliciesClient,
@@ -170,6 +171,23 @@ describe('@google-cloud/compute: instances, managed instance groups and backend 
       [policy?.type, policy?.minimalAction, policy?.replacementMethod, fixedOrPercent(policy?.maxSurge), fixedOrPercent(policy?.maxUnavailable)],
       ['OPPORTUNISTIC', 'REPLACE', 'SUBSTITUTE', { fixed: 1, calculated: 1 }, { fixed: 1, calculated: 1 }],
     );
+  });
+
+  it('the group’s instance group: get shows its size, listInstances its instances', async () => {
+    const instanceGroups = new InstanceGroupsClient(options);
+    const [group] = await instanceGroups.get({ project: PROJECT, zone: ZONE, instanceGroup: 'mig' });
+    assert.equal(group.size, 3);
+    assert.equal(group.description?.startsWith("This instance group is controlled by Instance Group Manager 'mig'."), true);
+    assert.equal(group.selfLink, (await groups.get(GROUP))[0].instanceGroup);
+    const listed: string[][] = [];
+    for await (const item of instanceGroups.listInstancesAsync({
+      project: PROJECT,
+      zone: ZONE,
+      instanceGroup: 'mig',
+      instanceGroupsListInstancesRequestResource: { instanceState: 'RUNNING' },
+    }))
+      listed.push([last(item.instance), String(item.status)]);
+    assert.deepEqual(listed.sort(), (await members()).map(([name, status]) => [name!, status!]).sort());
   });
 
   it('t1 cannot be deleted while the group uses it', async () => {

@@ -90,6 +90,7 @@ describe('python3-googleapi: instances, managed instance groups and backend serv
       maxSurge: { fixed: 3, calculated: 3 },
       maxUnavailable: { fixed: 3, calculated: 3 },
       listed: ['mig'],
+      instanceGroup: { size: 3, region: 'us-central1', instances: true },
       applied: Array(3).fill(['RECREATING', 'STOPPING', true]),
     });
     assert.deepEqual(r['instancesLeft'], ['vm1']);

@@ -217,6 +217,10 @@ export function computeSchemas(): Schemas {
     subnetwork: str,
   });
   schemas['InstanceGroupList'] = list('InstanceGroupList', 'InstanceGroup');
+  // fogbank has no autoscalers: its lists are empty, their items as Google names them.
+  schemas['Autoscaler'] = object('Autoscaler', { kind: str, id: uint64, name: str, target: str, zone: str, region: str, selfLink: str });
+  schemas['AutoscalerList'] = list('AutoscalerList', 'Autoscaler');
+  schemas['RegionAutoscalerList'] = list('RegionAutoscalerList', 'Autoscaler');
   schemas['RegionInstanceGroupList'] = list('RegionInstanceGroupList', 'InstanceGroup');
   schemas['InstanceGroupAggregatedList'] = aggregated('InstanceGroupAggregatedList', 'instanceGroups', 'InstanceGroup');
   schemas['InstanceWithNamedPorts'] = object('InstanceWithNamedPorts', { instance: str, status: str });

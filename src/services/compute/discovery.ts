@@ -312,6 +312,8 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
   ...instanceGroupMethods('instanceGroups', ZONE),
   ...instanceGroupMethods('regionInstanceGroups', REGION),
   aggregatedList('instanceGroups', 'instanceGroups', 'InstanceGroupAggregatedList'),
+  collection('autoscalers', ZONE, 'autoscalers', 'autoscaler').list('AutoscalerList'),
+  collection('regionAutoscalers', REGION, 'autoscalers', 'autoscaler').list('RegionAutoscalerList'),
 ];
 
 /** COMPUTE_DISCOVERY is the compute v1 API fogbank serves. */

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
+import { registerAutoscalerRoutes } from './autoscalers/routes.ts';
 import { BackendServiceService, registerBackendServiceRoutes } from './backend-services/index.ts';
 import { registerCatalogRoutes } from './catalog/index.ts';
 import { COMPUTE_PREFIX } from './prefixes.ts';
@@ -58,6 +59,7 @@ export async function registerCompute(app: FastifyInstance, context: ServiceCont
       registerInstanceRoutes(scope, instances);
       registerManagerRoutes(scope, groups);
       registerInstanceGroupRoutes(scope, instanceGroups);
+      registerAutoscalerRoutes(scope);
     },
     { prefix: COMPUTE_PREFIX },
   );

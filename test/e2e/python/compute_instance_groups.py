@@ -158,6 +158,13 @@ def main():
         "maxUnavailable": policy["maxUnavailable"],
         "listed": [g["name"] for g in regional.list(project=PROJECT, region=REGION).execute()["items"]],
     }
+    instance_group = gce.regionInstanceGroups().get(project=PROJECT, region=REGION, instanceGroup="mig").execute()
+    listed = gce.regionInstanceGroups().listInstances(project=PROJECT, region=REGION, instanceGroup="mig", body={"instanceState": "ALL"}).execute()
+    out["regional"]["instanceGroup"] = {
+        "size": instance_group["size"],
+        "region": last(instance_group["region"]),
+        "instances": sorted(last(i["instance"]) for i in listed["items"]) == sorted(last(r["instance"]) for r in rows),
+    }
     # applyUpdatesToInstances with minimalAction REPLACE recreates every instance at once, under its own name.
     body = {"allInstances": True, "minimalAction": "REPLACE"}
     done(regional.applyUpdatesToInstances(project=PROJECT, region=REGION, instanceGroupManager="mig", body=body).execute())
