@@ -5,7 +5,7 @@ import { INSTANCES_KIND, type StoredInstance } from '../instances/index.ts';
 import { decodeResource } from '../shared/decode-resource.ts';
 import { ComputeError, notFound } from '../shared/errors.ts';
 import type { PagedSource } from '../shared/list-query.ts';
-import type { Scope } from '../shared/locations.ts';
+import { type Scope, scopePath } from '../shared/locations.ts';
 import type { ManagedInstanceGroup } from './instance-group.ts';
 import { ListInstancesSchema } from './schema.ts';
 
@@ -34,7 +34,7 @@ export class InstanceGroupService {
       manager = await this.managers.get(ref);
     } catch (error) {
       if (error instanceof ComputeError && error.httpStatus === 404)
-        throw notFound(`projects/${ref.project}/${ref.scope.kind === 'region' ? 'regions' : 'zones'}/${ref.scope.name}/instanceGroups/${ref.name}`);
+        throw notFound(`projects/${ref.project}/${scopePath(ref.scope)}/instanceGroups/${ref.name}`);
       throw error;
     }
     return this.#view(manager);
@@ -66,7 +66,8 @@ export class InstanceGroupService {
     const match = /^projects\/([^/]+)\/(global|regions\/[^/]+)\/instanceTemplates\/([^/]+)$/.exec(manager.instanceTemplate);
     const template = match === null ? undefined : (await this.store.get<StoredTemplate>(INSTANCE_TEMPLATES_KIND, `${match[1]}/${match[2]}/${match[3]}`))?.value;
     const nic = ((template?.properties['networkInterfaces'] ?? []) as Record<string, unknown>[])[0] ?? {};
-    const region = manager.scope.kind === 'region' ? manager.scope.name : manager.scope.name.replace(/-[a-z]$/, '');
+    const { scope } = manager;
+    const region = scope.kind === 'region' ? scope.name : scope.kind === 'zone' ? scope.name.replace(/-[a-z]$/, '') : '';
     return {
       manager,
       scope: manager.scope,
