@@ -112,7 +112,7 @@ export class ManagerService {
     await this.#background.settled();
   }
 
-  /** insert checks the body and its template (400, 404, 409 on the request), writes the group with its instances CREATING, and starts the Operation that makes them. */
+  /** insert checks the body and its template (400, 404, 409 on the request), writes the group with its instances CREATING (PROVISIONING, brought up by the updater), and starts its Operation. */
   async insert(project: string, scope: Scope, body: unknown, principal: Principal, requestId: string | undefined): Promise<StoredOperation> {
     const earlier = await this.operations.byRequestId(project, scope, requestId);
     if (earlier !== undefined) return earlier;
@@ -130,7 +130,7 @@ export class ManagerService {
         "Must be a match of regex '[a-z](([-a-z0-9]{0,57})|([-a-z0-9]{0,51}-#{1,10}(\\[[0-9]{1,10}\\])?))'",
       );
     const targetSize = input.targetSize ?? 0;
-    if (targetSize < 0) throw invalidFieldValue('resource.targetSize', String(targetSize), 'Target size must be non-negative.');
+    checkTargetSize('resource.targetSize', targetSize, scope);
     const group: StoredManager = {
       id: uint64Id(this.ids),
       name,
@@ -196,7 +196,7 @@ export class ManagerService {
 
   /** resize sets the target size: new instances CREATING, or the newest ones DELETING. */
   resize(ref: ManagerRef, size: number, principal: Principal, requestId: string | undefined): Promise<StoredOperation> {
-    if (!Number.isInteger(size) || size < 0) throw invalidFieldValue('size', String(size), 'Target size must be non-negative.');
+    checkTargetSize('size', size, ref.scope);
     return this.#change(ref, 'compute.instanceGroupManagers.resize', principal, requestId, (group) => ({ ...group, targetSize: size }));
   }
 
@@ -219,8 +219,7 @@ export class ManagerService {
     if (input.name !== undefined && input.name !== ref.name) throw invalidFieldValue('resource.name', input.name, 'Name cannot be changed.');
     const versions = input.versions !== undefined || input.instanceTemplate !== undefined ? this.#versions(input, ref.project) : undefined;
     for (const version of versions ?? []) await this.#readTemplate(this.store, version.instanceTemplate);
-    if (input.targetSize !== undefined && input.targetSize < 0)
-      throw invalidFieldValue('resource.targetSize', String(input.targetSize), 'Target size must be non-negative.');
+    if (input.targetSize !== undefined) checkTargetSize('resource.targetSize', input.targetSize, ref.scope);
     return this.#change(ref, 'compute.instanceGroupManagers.patch', principal, requestId, (current) => ({
       ...current,
       ...(input.description === undefined ? {} : { description: input.description }),
@@ -531,4 +530,17 @@ function requireMembers(group: StoredManager, paths: readonly string[]): void {
     if (!group.members.some((member) => member.instance === path))
       throw badRequest(`The instance '${path}' is not a member of the instance group manager '${managerPath(group.project, group.scope, group.name)}'.`);
   }
+}
+
+/** MAX_TARGET_SIZE is the most instances a group may have: a zonal group 1,000, a regional one 2,000 (Compute Engine's documented limits). */
+const MAX_TARGET_SIZE = { zone: 1_000, region: 2_000 } as const;
+
+/**
+ * checkTargetSize refuses a negative target size (the real message) and one past the group's
+ * limit (fogbank's words: the real text is not known).
+ */
+function checkTargetSize(field: string, size: number, scope: Scope): void {
+  if (!Number.isInteger(size) || size < 0) throw invalidFieldValue(field, String(size), 'Target size must be non-negative.');
+  const limit = scope.kind === 'region' ? MAX_TARGET_SIZE.region : MAX_TARGET_SIZE.zone;
+  if (size > limit) throw invalidFieldValue(field, String(size), `Target size must be at most ${limit}.`);
 }
