@@ -55,6 +55,13 @@ describe('gcloud compute instances and managed instance groups from instance tem
     }
   });
 
+  it('managed list reads the group’s size from its instance group; instance-groups list-instances lists its instances', async () => {
+    const listed = await ok('compute', 'instance-groups', 'managed', 'list', '--format=value(name,size,targetSize)');
+    assert.equal(listed.trim(), 'mig\t3\t3');
+    const instances = await ok('compute', 'instance-groups', 'list-instances', 'mig', ZONE, '--format=value(instance.basename(),status)');
+    assert.deepEqual(instances.trim().split('\n').sort(), (await members()).map(([name, status]) => `${name}\t${status}`).sort());
+  });
+
   it('t1 cannot be deleted while the group uses it', async () => {
     const refused = await gcloud.run('compute', 'instance-templates', 'delete', 't1', '--quiet');
     assert.notEqual(refused.code, 0);

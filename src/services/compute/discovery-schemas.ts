@@ -177,6 +177,15 @@ export function computeSchemas(): Schemas {
     'RegionInstanceGroupManagersAbandonInstancesRequest',
   ])
     schemas[id] = { ...members, id };
+  const actionEnum = { type: 'string', enum: ['NONE', 'REFRESH', 'REPLACE', 'RESTART'] };
+  const applyUpdates = object('InstanceGroupManagersApplyUpdatesRequest', {
+    instances: { type: 'array', items: str },
+    allInstances: { type: 'boolean' },
+    minimalAction: actionEnum,
+    mostDisruptiveAllowedAction: actionEnum,
+  });
+  schemas['InstanceGroupManagersApplyUpdatesRequest'] = applyUpdates;
+  schemas['RegionInstanceGroupManagersApplyUpdatesRequest'] = { ...applyUpdates, id: 'RegionInstanceGroupManagersApplyUpdatesRequest' };
   schemas['RegionInstanceGroupManagersSetTemplateRequest'] = {
     ...schemas['InstanceGroupManagersSetInstanceTemplateRequest']!,
     id: 'RegionInstanceGroupManagersSetTemplateRequest',
@@ -193,6 +202,31 @@ export function computeSchemas(): Schemas {
   for (const id of ['InstanceGroupManagersListManagedInstancesResponse', 'RegionInstanceGroupManagersListInstancesResponse'])
     schemas[id] = object(id, { managedInstances: { type: 'array', items: ref('ManagedInstance') }, nextPageToken: str });
   schemas['InstanceAggregatedList'] = aggregated('InstanceAggregatedList', 'instances', 'Instance');
+  schemas['InstanceGroup'] = object('InstanceGroup', {
+    kind: str,
+    id: uint64,
+    creationTimestamp: str,
+    name: str,
+    description: str,
+    network: str,
+    fingerprint: { type: 'string', format: 'byte' },
+    zone: str,
+    region: str,
+    selfLink: str,
+    size: int32,
+    subnetwork: str,
+  });
+  schemas['InstanceGroupList'] = list('InstanceGroupList', 'InstanceGroup');
+  // fogbank has no autoscalers: its lists are empty, their items as Google names them.
+  schemas['Autoscaler'] = object('Autoscaler', { kind: str, id: uint64, name: str, target: str, zone: str, region: str, selfLink: str });
+  schemas['AutoscalerList'] = list('AutoscalerList', 'Autoscaler');
+  schemas['RegionAutoscalerList'] = list('RegionAutoscalerList', 'Autoscaler');
+  schemas['RegionInstanceGroupList'] = list('RegionInstanceGroupList', 'InstanceGroup');
+  schemas['InstanceGroupAggregatedList'] = aggregated('InstanceGroupAggregatedList', 'instanceGroups', 'InstanceGroup');
+  schemas['InstanceWithNamedPorts'] = object('InstanceWithNamedPorts', { instance: str, status: str });
+  for (const id of ['InstanceGroupsListInstances', 'RegionInstanceGroupsListInstances']) schemas[id] = list(id, 'InstanceWithNamedPorts');
+  for (const id of ['InstanceGroupsListInstancesRequest', 'RegionInstanceGroupsListInstancesRequest'])
+    schemas[id] = object(id, { instanceState: { type: 'string', enum: ['ALL', 'RUNNING'] } });
   schemas['Image'] = object('Image', {
     kind: str,
     id: uint64,

@@ -230,8 +230,36 @@ function managerMethods(resource: string, scope: string): DiscoveryMethod[] {
       write(resource === 'instanceGroupManagers' ? 'InstanceGroupManagersSetInstanceTemplateRequest' : 'RegionInstanceGroupManagersSetTemplateRequest'),
       'setInstanceTemplate',
     ),
+    groups.onMember(
+      'applyUpdatesToInstances',
+      'POST',
+      // The one method of a group's that takes no requestId.
+      write(resource === 'instanceGroupManagers' ? 'InstanceGroupManagersApplyUpdatesRequest' : 'RegionInstanceGroupManagersApplyUpdatesRequest', {}),
+      'applyUpdatesToInstances',
+    ),
     ...(['deleteInstances', 'recreateInstances', 'abandonInstances'] as const).map((verb) =>
       groups.onMember(verb, 'POST', write(resource === 'instanceGroupManagers' ? ZONAL_MEMBER_REQUESTS[verb] : REGIONAL_MEMBER_REQUESTS[verb]), verb),
+    ),
+  ];
+}
+
+/** instanceGroupMethods are the instance group methods fogbank serves (the read view of managed groups' instance groups), zonal or regional. */
+function instanceGroupMethods(resource: 'instanceGroups' | 'regionInstanceGroups', scope: string): DiscoveryMethod[] {
+  const groups = collection(resource, scope, 'instanceGroups', 'instanceGroup');
+  const regional = resource === 'regionInstanceGroups';
+  return [
+    groups.list(regional ? 'RegionInstanceGroupList' : 'InstanceGroupList'),
+    groups.get('InstanceGroup'),
+    groups.onMember(
+      'listInstances',
+      'POST',
+      {
+        parameters: LIST_PARAMETERS,
+        request: regional ? 'RegionInstanceGroupsListInstancesRequest' : 'InstanceGroupsListInstancesRequest',
+        response: regional ? 'RegionInstanceGroupsListInstances' : 'InstanceGroupsListInstances',
+        scopes: READ,
+      },
+      'listInstances',
     ),
   ];
 }
@@ -281,6 +309,11 @@ export const COMPUTE_METHODS: readonly DiscoveryMethod[] = [
   ...managerMethods('instanceGroupManagers', ZONE),
   ...managerMethods('regionInstanceGroupManagers', REGION),
   aggregatedList('instanceGroupManagers', 'instanceGroupManagers', 'InstanceGroupManagerAggregatedList'),
+  ...instanceGroupMethods('instanceGroups', ZONE),
+  ...instanceGroupMethods('regionInstanceGroups', REGION),
+  aggregatedList('instanceGroups', 'instanceGroups', 'InstanceGroupAggregatedList'),
+  collection('autoscalers', ZONE, 'autoscalers', 'autoscaler').list('AutoscalerList'),
+  collection('regionAutoscalers', REGION, 'autoscalers', 'autoscaler').list('RegionAutoscalerList'),
 ];
 
 /** COMPUTE_DISCOVERY is the compute v1 API fogbank serves. */

@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServiceContext, ServiceHandle } from '../../core/service.ts';
+import { registerAutoscalerRoutes } from './autoscalers/routes.ts';
 import { BackendServiceService, registerBackendServiceRoutes } from './backend-services/index.ts';
 import { registerCatalogRoutes } from './catalog/index.ts';
 import { COMPUTE_PREFIX } from './prefixes.ts';
-import { ManagerService, registerManagerRoutes } from './instance-group-managers/index.ts';
+import { InstanceGroupService, registerInstanceGroupRoutes } from './instance-groups/index.ts';
+import { INSTANT_TIMING, ManagerService, REALISTIC_TIMING, registerManagerRoutes } from './instance-group-managers/index.ts';
 import { InstanceService, registerInstanceRoutes } from './instances/index.ts';
 import { registerInstanceTemplateRoutes, TemplateService } from './instance-templates/index.ts';
 import { MEMORY_MAX_RETAINED_OPERATIONS, OperationService, registerOperationRoutes } from './operations/index.ts';
@@ -34,7 +36,17 @@ export async function registerCompute(app: FastifyInstance, context: ServiceCont
   const securityPolicies = new SecurityPolicyService(context.store, operations, context.clock, context.ids, usages);
   const backendServices = new BackendServiceService(context.store, operations, context.clock, context.ids, usages);
   const instances = new InstanceService(context.store, operations, context.clock, context.ids, templates);
-  const groups = new ManagerService(context.store, operations, context.clock, context.ids, instances, usages);
+  const groups = new ManagerService(
+    context.store,
+    operations,
+    context.clock,
+    context.timers,
+    context.ids,
+    instances,
+    usages,
+    context.operations === 'instant' ? INSTANT_TIMING : REALISTIC_TIMING,
+  );
+  const instanceGroups = new InstanceGroupService(context.store, groups);
   useInjectedOperationErrors(app);
   useComputeAuth(app, context.auth);
   await app.register(
@@ -46,13 +58,19 @@ export async function registerCompute(app: FastifyInstance, context: ServiceCont
       registerBackendServiceRoutes(scope, backendServices);
       registerInstanceRoutes(scope, instances);
       registerManagerRoutes(scope, groups);
+      registerInstanceGroupRoutes(scope, instanceGroups);
+      registerAutoscalerRoutes(scope);
     },
     { prefix: COMPUTE_PREFIX },
   );
   useComputeBatch(app, context.ids);
   await operations.open();
+  await groups.open();
   return {
-    close: () => operations.close(),
+    close: async () => {
+      await groups.close();
+      await operations.close();
+    },
     // What the first list with a filter, template insert and policy insert load and compile;
     // nothing is written.
     warmUp: async () => {

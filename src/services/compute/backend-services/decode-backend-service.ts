@@ -42,6 +42,8 @@ export function decodeBackendService(body: unknown, project: string): DecodedBac
   const { name, loadBalancingScheme, securityPolicy, edgeSecurityPolicy, fingerprint, ...rest } = input;
   const settings: Record<string, unknown> = { ...rest };
   for (const field of OUTPUT_ONLY) delete settings[field];
+  // An empty map is what the service never shows.
+  if (typeof settings['metadatas'] === 'object' && Object.keys(settings['metadatas'] as object).length === 0) delete settings['metadatas'];
   if (Array.isArray(settings['healthChecks'])) {
     settings['healthChecks'] = (settings['healthChecks'] as string[]).map((text, index) => referencePath(text, project, `resource.healthChecks[${index}]`));
   }

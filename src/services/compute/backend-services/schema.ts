@@ -1,4 +1,4 @@
-import { PBool, PDouble, PEnum, PInt32, PMessage, PRepeated, PString, PUint64, type Decoded } from '../shared/proto-schema.ts';
+import { PBool, PDouble, PEnum, PInt32, PMap, PMessage, PRepeated, PString, PUint64, type Decoded } from '../shared/proto-schema.ts';
 
 /** LOAD_BALANCING_SCHEMES are BackendService.LoadBalancingScheme's values (v1). */
 export const LOAD_BALANCING_SCHEMES = [
@@ -83,6 +83,8 @@ export const BackendServiceSchema = PMessage('BackendService', {
     optionalMode: PEnum('BackendServiceLogConfig.OptionalMode', ['CUSTOM', 'EXCLUDE_ALL_OPTIONAL', 'INCLUDE_ALL_OPTIONAL']),
     optionalFields: PRepeated(PString()),
   }),
+  // Deployment metadata a GKE hub controller sets; @google-cloud/compute sends it (empty) with every BackendService.
+  metadatas: PMap(PString()),
   network: PString(),
   port: PInt32(),
   portName: PString(),

@@ -1,10 +1,11 @@
 import type { Principal } from '../../../core/auth.ts';
-import type { Clock } from '../../../lib/clock.ts';
+import type { Clock, Timers } from '../../../lib/clock.ts';
 import { uint64Id, type IdSource } from '../../../lib/ids.ts';
 import type { ReadView, Store, Transaction } from '../../../store/store.ts';
 import { INSTANCE_TEMPLATES_KIND, type StoredTemplate } from '../instance-templates/index.ts';
 import type { InstanceService } from '../instances/index.ts';
 import { INSTANCES_KIND, type StoredInstance } from '../instances/index.ts';
+import { BackgroundWork } from '../operations/background-work.ts';
 import type { OperationService, StoredOperation } from '../operations/index.ts';
 import { decodeResource } from '../shared/decode-resource.ts';
 import { alreadyExists, badRequest, invalidFieldValue, notFound, requiredField } from '../shared/errors.ts';
@@ -12,10 +13,10 @@ import { newFingerprint } from '../shared/fingerprint.ts';
 import { INSTANCE_TEMPLATE_USAGE, type Usages } from '../shared/in-use.ts';
 import { resourcePathOf } from '../shared/links.ts';
 import type { PagedSource } from '../shared/list-query.ts';
-import { REGIONS, type Scope } from '../shared/locations.ts';
+import type { Scope } from '../shared/locations.ts';
 import { checkResourceName } from '../shared/names.ts';
 import {
-  DEFAULT_UPDATE_POLICY,
+  defaultUpdatePolicy,
   type ManagedAction,
   type ManagedMember,
   MANAGERS_KIND,
@@ -23,8 +24,12 @@ import {
   managerPath,
   type ManagerVersion,
   type StoredManager,
+  groupZones,
+  zoneCount,
 } from './manager.ts';
-import { InstancesListSchema, ManagerSchema, type ManagerInput, SetTemplateSchema } from './schema.ts';
+import { advance, calculated, chooseAction, type Desired, type RolloutPolicy, type Timing, type UpdateAction } from './rollout.ts';
+import { neededAction } from './needed-action.ts';
+import { ApplyUpdatesSchema, InstancesListSchema, ManagerSchema, type ManagerInput, SetTemplateSchema } from './schema.ts';
 
 /** ManagerRef names one group. */
 export interface ManagerRef {
@@ -40,24 +45,38 @@ const ACTIONS = { reconcile: 'instanceGroupManagers.reconcile', delete: 'instanc
 const TEMPLATE_PATH = /^projects\/([^/]+)\/(global|regions\/[^/]+)\/instanceTemplates\/([^/]+)$/;
 const SUFFIX_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
+/** The state a group's update reached, and when the updater next has work. */
+interface Settled {
+  readonly group: StoredManager;
+  readonly nextDue: number | undefined;
+}
+
 /**
- * ManagerService implements managed instance groups, zonal and regional. Every method changes the
- * group's record on the request, marking what it will do to each instance (`currentAction`
- * CREATING, DELETING, RECREATING), and its Operation does it — creating, deleting or replacing
- * the instances from the group's template — and marks them NONE. A rolling update (a patch with
- * new `versions` and a PROACTIVE `updatePolicy`, gcloud's `rolling-action start-update`)
- * replaces every instance of an older template when its Operation runs: by substitution (new
- * names) or, with `replacementMethod: RECREATE`, under the same names. A template a group uses
- * cannot be deleted (`Usages`).
+ * ManagerService implements managed instance groups, zonal and regional. A request changes what
+ * the group is to be (its target size, its template versions, its update policy) and the
+ * updater (rollout.ts) works towards it on the clock: instances are created PROVISIONING and come
+ * up through STAGING to RUNNING, deleted through STOPPING, and a PROACTIVE update replaces (by
+ * substitution, or under the same names with RECREATE), restarts or refreshes out-of-date ones in
+ * waves bounded by maxSurge and maxUnavailable. Each change is written with the request, the
+ * updater's next step runs when its time comes (a timer on the clock, or any read after it), and
+ * the request's Operation finishes as the real one does, with the group's update still under
+ * way; with instant Operations every step takes no time. A template a group uses cannot be
+ * deleted (`Usages`).
  */
 export class ManagerService {
+  readonly #background = new BackgroundWork();
+  /** When each group's next wake-up is set for, by key. */
+  readonly #scheduled = new Map<string, number>();
+
   constructor(
     private readonly store: Store,
     private readonly operations: OperationService,
     private readonly clock: Clock,
+    private readonly timers: Timers,
     private readonly ids: IdSource,
     private readonly instances: InstanceService,
     usages: Usages,
+    private readonly timing: Timing,
   ) {
     usages.register(INSTANCE_TEMPLATE_USAGE, async (view, project, path) => {
       const groups = await view.list<StoredManager>(MANAGERS_KIND, { prefix: `${project}/` });
@@ -66,23 +85,10 @@ export class ManagerService {
     });
     operations.register(ACTIONS.reconcile, async (tx, payload) => {
       const ref = payload as ManagerRef;
-      const record = await tx.get<StoredManager>(MANAGERS_KIND, managerKey(ref.project, ref.scope, ref.name));
-      if (record === undefined) throw notFound(managerPath(ref.project, ref.scope, ref.name));
-      const group = record.value;
-      const path = managerPath(group.project, group.scope, group.name);
-      const members: ManagedMember[] = [];
-      for (const member of group.members) {
-        if (member.action === 'NONE') members.push(member);
-        else if (member.action === 'DELETING') await this.instances.removeManaged(tx, member.instance);
-        else {
-          if (member.action === 'RECREATING') await this.instances.removeManaged(tx, member.instance);
-          const { zone, name } = memberName(member.instance);
-          await this.instances.createManaged(tx, group.project, zone, name, member.template, await this.#readTemplate(tx, member.template), path);
-          members.push({ ...member, action: 'NONE' });
-        }
-      }
-      await tx.put(MANAGERS_KIND, record.key, { ...group, members }, { expectRevision: record.revision });
-      return { targetId: group.id };
+      const settled = await this.#settleIn(tx, ref);
+      if (settled === undefined) throw notFound(managerPath(ref.project, ref.scope, ref.name));
+      this.#wake(ref, settled.nextDue);
+      return { targetId: settled.group.id };
     });
     operations.register(ACTIONS.delete, async (tx, payload) => {
       const ref = payload as ManagerRef;
@@ -92,7 +98,21 @@ export class ManagerService {
     });
   }
 
-  /** insert checks the body and its template (400, 404, 409 on the request), writes the group with its instances CREATING, and starts the Operation that makes them. */
+  /** open resumes the updates a previous run left under way. */
+  async open(): Promise<void> {
+    for (const { value } of await this.store.list<StoredManager>(MANAGERS_KIND)) {
+      const due = value.members.some((member) => member.action !== 'NONE') ? this.clock.now() : undefined;
+      this.#wake({ project: value.project, scope: value.scope, name: value.name }, due);
+    }
+  }
+
+  /** close stops the updater's timers and waits for a step under way. */
+  async close(): Promise<void> {
+    this.#background.close();
+    await this.#background.settled();
+  }
+
+  /** insert checks the body and its template (400, 404, 409 on the request), writes the group with its instances CREATING (PROVISIONING, brought up by the updater), and starts its Operation. */
   async insert(project: string, scope: Scope, body: unknown, principal: Principal, requestId: string | undefined): Promise<StoredOperation> {
     const earlier = await this.operations.byRequestId(project, scope, requestId);
     if (earlier !== undefined) return earlier;
@@ -110,7 +130,7 @@ export class ManagerService {
         "Must be a match of regex '[a-z](([-a-z0-9]{0,57})|([-a-z0-9]{0,51}-#{1,10}(\\[[0-9]{1,10}\\])?))'",
       );
     const targetSize = input.targetSize ?? 0;
-    if (targetSize < 0) throw invalidFieldValue('resource.targetSize', String(targetSize), 'Target size must be non-negative.');
+    checkTargetSize('resource.targetSize', targetSize, scope);
     const group: StoredManager = {
       id: uint64Id(this.ids),
       name,
@@ -119,20 +139,23 @@ export class ManagerService {
       creationTime: this.clock.now(),
       description: input.description ?? '',
       baseInstanceName,
-      targetSize: 0,
+      targetSize,
       instanceTemplate: versions[0]!.instanceTemplate,
       versions,
-      updatePolicy: { ...DEFAULT_UPDATE_POLICY, ...(input.updatePolicy ?? {}) },
+      updatePolicy: checkedPolicy({ ...defaultUpdatePolicy(scope), ...(input.updatePolicy ?? {}) }, input.updatePolicy),
       fingerprint: newFingerprint(this.ids),
       members: [],
+      instanceGroupId: uint64Id(this.ids),
     };
     const key = managerKey(project, scope, name);
     const created = await this.store.transact(async (tx) => {
-      if ((await tx.get(MANAGERS_KIND, key)) !== undefined) return false;
-      await tx.put(MANAGERS_KIND, key, this.#resized(group, targetSize), { expectRevision: 0 });
-      return true;
+      if ((await tx.get(MANAGERS_KIND, key)) !== undefined) return undefined;
+      const settled = await this.#advanced(tx, group);
+      await tx.put(MANAGERS_KIND, key, settled.group, { expectRevision: 0 });
+      return settled;
     });
-    if (!created) {
+    if (created !== undefined) this.#wake({ project, scope, name }, created.nextDue);
+    else {
       const twin = await this.operations.byRequestId(project, scope, requestId);
       if (twin !== undefined) return twin;
       throw alreadyExists(managerPath(project, scope, name));
@@ -140,11 +163,16 @@ export class ManagerService {
     return this.#reconcile({ project, scope, name }, group.id, 'compute.instanceGroupManagers.insert', principal, requestId);
   }
 
-  /** get reads one group or throws the real 404. */
+  /** get reads one group (its update brought up to now) or throws the real 404. */
   async get(ref: ManagerRef): Promise<StoredManager> {
     const record = await this.store.get<StoredManager>(MANAGERS_KIND, managerKey(ref.project, ref.scope, ref.name));
     if (record === undefined) throw notFound(managerPath(ref.project, ref.scope, ref.name));
-    return record.value;
+    const now = this.clock.now();
+    if (!record.value.members.some((member) => member.due !== undefined && member.due <= now)) return record.value;
+    const settled = await this.store.transact((tx) => this.#settleIn(tx, ref));
+    if (settled === undefined) throw notFound(managerPath(ref.project, ref.scope, ref.name));
+    this.#wake(ref, settled.nextDue);
+    return settled.group;
   }
 
   /** source reads one scope's groups, or every scope's, a page at a time in key order. */
@@ -168,8 +196,8 @@ export class ManagerService {
 
   /** resize sets the target size: new instances CREATING, or the newest ones DELETING. */
   resize(ref: ManagerRef, size: number, principal: Principal, requestId: string | undefined): Promise<StoredOperation> {
-    if (!Number.isInteger(size) || size < 0) throw invalidFieldValue('size', String(size), 'Target size must be non-negative.');
-    return this.#change(ref, 'compute.instanceGroupManagers.resize', principal, requestId, (group) => this.#resized(group, size));
+    checkTargetSize('size', size, ref.scope);
+    return this.#change(ref, 'compute.instanceGroupManagers.resize', principal, requestId, (group) => ({ ...group, targetSize: size }));
   }
 
   /** setInstanceTemplate sets the template new instances get; the existing ones keep theirs until updated. */
@@ -185,50 +213,80 @@ export class ManagerService {
     }));
   }
 
-  /** patch merges `versions`, `updatePolicy`, `targetSize` and `instanceTemplate`; a PROACTIVE policy replaces every out-of-date instance. */
+  /** patch merges `versions`, `updatePolicy`, `targetSize` and `instanceTemplate`; with a PROACTIVE policy the updater then brings every instance to the new template, in waves. */
   async patch(ref: ManagerRef, body: unknown, principal: Principal, requestId: string | undefined): Promise<StoredOperation> {
     const input = decodeResource<ManagerInput>(ManagerSchema, body);
     if (input.name !== undefined && input.name !== ref.name) throw invalidFieldValue('resource.name', input.name, 'Name cannot be changed.');
     const versions = input.versions !== undefined || input.instanceTemplate !== undefined ? this.#versions(input, ref.project) : undefined;
     for (const version of versions ?? []) await this.#readTemplate(this.store, version.instanceTemplate);
-    return this.#change(ref, 'compute.instanceGroupManagers.patch', principal, requestId, (current) => {
-      let group: StoredManager = {
-        ...current,
-        ...(input.description === undefined ? {} : { description: input.description }),
-        ...(versions === undefined || versions.length === 0 ? {} : { versions, instanceTemplate: versions[0]!.instanceTemplate }),
-        updatePolicy: { ...current.updatePolicy, ...(input.updatePolicy ?? {}) },
-      };
-      if (input.targetSize !== undefined) group = this.#resized(group, input.targetSize);
-      return group.updatePolicy['type'] === 'PROACTIVE' ? this.#rolled(group) : group;
-    });
+    if (input.targetSize !== undefined) checkTargetSize('resource.targetSize', input.targetSize, ref.scope);
+    return this.#change(ref, 'compute.instanceGroupManagers.patch', principal, requestId, (current) => ({
+      ...current,
+      ...(input.description === undefined ? {} : { description: input.description }),
+      ...(versions === undefined || versions.length === 0 ? {} : { versions, instanceTemplate: versions[0]!.instanceTemplate }),
+      ...(input.targetSize === undefined ? {} : { targetSize: input.targetSize }),
+      updatePolicy: checkedPolicy({ ...current.updatePolicy, ...(input.updatePolicy ?? {}) }, input.updatePolicy),
+    }));
   }
 
   /** members applies deleteInstances (DELETING, the target shrinks), recreateInstances (RECREATING) or abandonInstances (out of the group, the instance kept). */
   async members(ref: ManagerRef, method: MemberMethod, body: unknown, principal: Principal, requestId: string | undefined): Promise<StoredOperation> {
     const field = `instanceGroupManagers${method[0]!.toUpperCase()}${method.slice(1)}RequestResource`;
     const input = decodeResource<{ instances?: string[] }>(InstancesListSchema, body, field);
-    const paths = (input.instances ?? []).map((text, i) => {
-      const path = resourcePathOf(text, ref.project);
-      if (path === undefined || !/^projects\/[^/]+\/zones\/[^/]+\/instances\/[^/]+$/.test(path))
-        throw invalidFieldValue(`instances[${i}]`, text, 'The URL is malformed.');
-      return path;
-    });
+    const paths = instancePaths(input.instances ?? [], ref.project);
     if (paths.length === 0) throw requiredField('instances');
     return this.#change(ref, `compute.instanceGroupManagers.${method}`, principal, requestId, (group) => {
-      for (const path of paths) {
-        if (!group.members.some((member) => member.instance === path))
-          throw badRequest(`The instance '${path}' is not a member of the instance group manager '${managerPath(group.project, group.scope, group.name)}'.`);
-      }
+      requireMembers(group, paths);
       const named = (member: ManagedMember) => paths.includes(member.instance);
       if (method === 'abandonInstances') {
         const members = group.members.filter((member) => !named(member));
         return { ...group, members, targetSize: group.targetSize - (group.members.length - members.length) };
       }
       const action: ManagedAction = method === 'deleteInstances' ? 'DELETING' : 'RECREATING';
-      const members = group.members.map((member) =>
-        named(member) ? { ...member, action, ...(action === 'RECREATING' ? { template: group.instanceTemplate } : {}) } : member,
-      );
+      // The named ones start over with their new action: whatever they were doing is dropped.
+      const members = group.members.map((member): ManagedMember => {
+        if (!named(member)) return member;
+        const { stage: _stage, due: _due, ...rest } = member;
+        return { ...rest, action, ...(action === 'RECREATING' ? { template: group.instanceTemplate } : {}) };
+      });
       return { ...group, members, targetSize: method === 'deleteInstances' ? group.targetSize - paths.length : group.targetSize };
+    });
+  }
+
+  /**
+   * applyUpdates is applyUpdatesToInstances: the named instances (or all) are brought to the
+   * group's template now, whatever the update policy's type and budget: each takes what its change
+   * needs, at least `minimalAction` (default NONE), and is left alone when that is more than
+   * `mostDisruptiveAllowedAction` (default REPLACE) allows; a replacement keeps the instance's name.
+   */
+  async applyUpdates(ref: ManagerRef, body: unknown, principal: Principal, requestId: string | undefined): Promise<StoredOperation> {
+    const input = decodeResource<{ instances?: string[]; allInstances?: boolean; minimalAction?: UpdateAction; mostDisruptiveAllowedAction?: UpdateAction }>(
+      ApplyUpdatesSchema,
+      body,
+      'instanceGroupManagersApplyUpdatesRequestResource',
+    );
+    const paths = instancePaths(input.instances ?? [], ref.project);
+    if (paths.length === 0 && input.allInstances !== true) throw requiredField('instances');
+    const current = await this.get(ref);
+    const target = await this.#readTemplate(this.store, current.instanceTemplate);
+    const needed = new Map<string, UpdateAction>([[current.instanceTemplate, 'NONE']]);
+    for (const member of current.members) {
+      if (needed.has(member.template)) continue;
+      const older = await this.#findTemplate(this.store, member.template);
+      needed.set(member.template, older === undefined ? 'REPLACE' : neededAction(older.properties, target.properties));
+    }
+    const minimal = input.minimalAction ?? 'NONE';
+    const most = input.mostDisruptiveAllowedAction ?? 'REPLACE';
+    return this.#change(ref, 'compute.instanceGroupManagers.applyUpdatesToInstances', principal, requestId, (group) => {
+      requireMembers(group, paths);
+      const members = group.members.map((member): ManagedMember => {
+        if (member.action !== 'NONE' || (input.allInstances !== true && !paths.includes(member.instance))) return member;
+        const action = chooseAction(needed.get(member.template) ?? 'REPLACE', minimal, most);
+        if (action === undefined || action === 'NONE') return member;
+        const marked: ManagedAction = action === 'REFRESH' ? 'REFRESHING' : action === 'RESTART' ? 'RESTARTING' : 'RECREATING';
+        return { ...member, action: marked, template: group.instanceTemplate };
+      });
+      return { ...group, members };
     });
   }
 
@@ -260,13 +318,78 @@ export class ManagerService {
     const earlier = await this.operations.byRequestId(ref.project, ref.scope, requestId);
     if (earlier !== undefined) return earlier;
     const key = managerKey(ref.project, ref.scope, ref.name);
-    const id = await this.store.transact(async (tx) => {
+    const settled = await this.store.transact(async (tx) => {
       const record = await tx.get<StoredManager>(MANAGERS_KIND, key);
       if (record === undefined) throw notFound(managerPath(ref.project, ref.scope, ref.name));
-      await tx.put(MANAGERS_KIND, key, { ...next(record.value), fingerprint: newFingerprint(this.ids) }, { expectRevision: record.revision });
-      return record.value.id;
+      // What was due by now happens first, under the group as it was.
+      const before = await this.#advanced(tx, record.value);
+      const after = await this.#advanced(tx, { ...next(before.group), fingerprint: newFingerprint(this.ids) });
+      await tx.put(MANAGERS_KIND, key, after.group, { expectRevision: record.revision });
+      return after;
     });
-    return this.#reconcile(ref, id, operationType, principal, requestId);
+    this.#wake(ref, settled.nextDue);
+    return this.#reconcile(ref, settled.group.id, operationType, principal, requestId);
+  }
+
+  /** settleIn brings a group's update up to now inside `tx`; undefined when the group is gone. */
+  async #settleIn(tx: Transaction, ref: ManagerRef): Promise<Settled | undefined> {
+    const record = await tx.get<StoredManager>(MANAGERS_KIND, managerKey(ref.project, ref.scope, ref.name));
+    if (record === undefined) return undefined;
+    const settled = await this.#advanced(tx, record.value);
+    if (settled.group !== record.value) await tx.put(MANAGERS_KIND, record.key, settled.group, { expectRevision: record.revision });
+    return settled;
+  }
+
+  /** advanced runs the updater (rollout.ts) on `group` up to now and carries out what it did to the instances, inside `tx`. */
+  async #advanced(tx: Transaction, group: StoredManager): Promise<Settled> {
+    const templates = new Map<string, StoredTemplate | undefined>();
+    const template = async (path: string) => {
+      if (!templates.has(path)) templates.set(path, await this.#findTemplate(tx, path));
+      return templates.get(path);
+    };
+    const target = await template(group.instanceTemplate);
+    const needed = new Map<string, UpdateAction>();
+    for (const member of group.members) {
+      if (member.template === group.instanceTemplate || needed.has(member.template)) continue;
+      const older = await template(member.template);
+      needed.set(member.template, older === undefined || target === undefined ? 'REPLACE' : neededAction(older.properties, target.properties));
+    }
+    const desired: Desired = { targetSize: group.targetSize, template: group.instanceTemplate, policy: rolloutPolicy(group), needed };
+    const rollout = advance(group.members, desired, this.clock.now(), this.timing, (path, index) => this.#newMember(group, path, index));
+    const groupPath = managerPath(group.project, group.scope, group.name);
+    for (const effect of rollout.effects) {
+      if (effect.kind === 'create') {
+        const made = await template(effect.template);
+        if (made === undefined) throw notFound(effect.template);
+        const { zone, name } = memberName(effect.instance);
+        await this.instances.createManaged(tx, group.project, zone, name, effect.template, made, groupPath);
+      } else if (effect.kind === 'status') await this.instances.setManagedStatus(tx, effect.instance, effect.status);
+      else if (effect.kind === 'remove') await this.instances.removeManaged(tx, effect.instance);
+      else {
+        const made = await template(effect.template);
+        if (made !== undefined) await this.instances.retemplateManaged(tx, effect.instance, effect.template, made);
+      }
+    }
+    const unchanged =
+      rollout.effects.length === 0 && rollout.members.length === group.members.length && rollout.members.every((m, i) => m === group.members[i]);
+    return { group: unchanged ? group : { ...group, members: rollout.members }, nextDue: rollout.nextDue };
+  }
+
+  /** wake runs the group's updater again at `due` on the clock (a timer), unless one is set for then or sooner. */
+  #wake(ref: ManagerRef, due: number | undefined): void {
+    if (due === undefined || this.#background.closed) return;
+    const key = managerKey(ref.project, ref.scope, ref.name);
+    const set = this.#scheduled.get(key);
+    if (set !== undefined && set <= due) return;
+    this.#scheduled.set(key, due);
+    const step = async () => {
+      await Promise.race([this.timers.delay(Math.max(0, due - this.clock.now())), this.#background.closedSignal]);
+      if (this.#scheduled.get(key) === due) this.#scheduled.delete(key);
+      if (this.#background.closed) return;
+      const settled = await this.store.transact((tx) => this.#settleIn(tx, ref));
+      this.#wake(ref, settled?.nextDue);
+    };
+    this.#background.track(step());
   }
 
   #reconcile(ref: ManagerRef, id: string, operationType: string, principal: Principal, requestId: string | undefined): Promise<StoredOperation> {
@@ -282,41 +405,15 @@ export class ManagerService {
     });
   }
 
-  /** resized is the group at `size`: new members CREATING (spread over the region's zones for a regional group), or the newest marked DELETING. */
-  #resized(group: StoredManager, size: number): StoredManager {
-    const live = group.members.filter((member) => member.action !== 'DELETING');
-    let members = [...group.members];
-    if (size > live.length) {
-      for (let i = live.length; i < size; i++) members.push(this.#newMember(group, members.length));
-    } else if (size < live.length) {
-      const going = new Set(live.slice(size).map((member) => member.instance));
-      members = members.map((member) => (going.has(member.instance) ? { ...member, action: 'DELETING' } : member));
-    }
-    return { ...group, members, targetSize: size };
-  }
-
-  /** rolled replaces every member whose template is not the group's: by a new instance (SUBSTITUTE), or under its own name (RECREATE). */
-  #rolled(group: StoredManager): StoredManager {
-    const recreate = group.updatePolicy['replacementMethod'] === 'RECREATE';
-    const members: ManagedMember[] = [];
-    for (const [index, member] of group.members.entries()) {
-      if (member.action === 'DELETING' || member.template === group.instanceTemplate) members.push(member);
-      else if (recreate) members.push({ ...member, action: 'RECREATING', template: group.instanceTemplate });
-      else members.push({ ...member, action: 'DELETING' }, this.#newMember(group, index));
-    }
-    return { ...group, members };
-  }
-
-  #newMember(group: StoredManager, index: number): ManagedMember {
-    const { scope } = group;
-    const zones =
-      scope.kind === 'region' ? (REGIONS[scope.name] ?? ['a']).map((letter) => `${scope.name}-${letter}`) : scope.kind === 'zone' ? [scope.name] : [];
+  /** newMember is a member CREATING from `template`, named from the group's base name; a regional group's spread over its zones by `index`. */
+  #newMember(group: StoredManager, template: string, index: number): ManagedMember {
+    const zones = groupZones(group.scope);
     const zone = zones[index % zones.length]!;
     const suffix = [...this.ids.bytes(4)].map((byte) => SUFFIX_ALPHABET[byte % SUFFIX_ALPHABET.length]).join('');
     return {
       id: uint64Id(this.ids),
       instance: `projects/${group.project}/zones/${zone}/instances/${group.baseInstanceName}-${suffix}`,
-      template: group.instanceTemplate,
+      template,
       action: 'CREATING',
     };
   }
@@ -342,6 +439,13 @@ export class ManagerService {
     return path;
   }
 
+  /** findTemplate reads a template by its path; undefined when it is gone. */
+  async #findTemplate(view: ReadView | Transaction, path: string): Promise<StoredTemplate | undefined> {
+    const match = TEMPLATE_PATH.exec(path);
+    if (match === null) return undefined;
+    return (await view.get<StoredTemplate>(INSTANCE_TEMPLATES_KIND, `${match[1]}/${match[2]}/${match[3]}`))?.value;
+  }
+
   /** readTemplate reads a template by its path, or throws the real 404. */
   async #readTemplate(view: ReadView | Transaction, path: string): Promise<StoredTemplate> {
     const [, project, scope, name] = TEMPLATE_PATH.exec(path) as unknown as [string, string, string, string];
@@ -355,4 +459,88 @@ export class ManagerService {
 function memberName(path: string): { readonly zone: string; readonly name: string } {
   const [, , , zone = '', , name = ''] = path.split('/');
   return { zone, name };
+}
+
+/** rolloutPolicy is a group's update policy as the updater reads it: defaults filled, maxSurge and maxUnavailable as numbers of instances. */
+function rolloutPolicy(group: StoredManager): RolloutPolicy {
+  const policy = group.updatePolicy as {
+    type?: RolloutPolicy['type'];
+    minimalAction?: UpdateAction;
+    mostDisruptiveAllowedAction?: UpdateAction;
+    replacementMethod?: RolloutPolicy['replacementMethod'];
+    maxSurge?: { fixed?: number; percent?: number };
+    maxUnavailable?: { fixed?: number; percent?: number };
+  };
+  const zones = zoneCount(group.scope);
+  return {
+    type: policy.type ?? 'OPPORTUNISTIC',
+    minimalAction: policy.minimalAction ?? 'REPLACE',
+    mostDisruptiveAllowedAction: policy.mostDisruptiveAllowedAction ?? 'REPLACE',
+    replacementMethod: policy.replacementMethod ?? 'SUBSTITUTE',
+    maxSurge: calculated(policy.maxSurge, group.targetSize, zones),
+    maxUnavailable: calculated(policy.maxUnavailable, group.targetSize, zones),
+  };
+}
+
+/** shownFixedOrPercent is a FixedOrPercent as the service quotes it in an error: `{  "percent": 20}`. */
+function shownFixedOrPercent(value: Readonly<Record<string, unknown>>): string {
+  return `{  ${Object.entries(value)
+    .map(([key, field]) => `${JSON.stringify(key)}: ${JSON.stringify(field)}`)
+    .join(',  ')}}`;
+}
+
+/**
+ * checkedPolicy is `merged` (the policy a group is to have) once checked: a RECREATE replacement
+ * admits no surge (when the request sets one), and maxSurge and maxUnavailable cannot both be 0.
+ */
+function checkedPolicy(merged: Readonly<Record<string, unknown>>, given: Readonly<Record<string, unknown>> | undefined): Readonly<Record<string, unknown>> {
+  const surge = merged['maxSurge'] as { fixed?: number; percent?: number } | undefined;
+  const unavailable = merged['maxUnavailable'] as { fixed?: number; percent?: number } | undefined;
+  const amount = (value: { fixed?: number; percent?: number } | undefined) => value?.fixed ?? value?.percent ?? 0;
+  if (given?.['maxSurge'] !== undefined && merged['replacementMethod'] === 'RECREATE' && amount(surge) > 0) {
+    throw invalidFieldValue(
+      'resource.updatePolicy.maxSurge',
+      shownFixedOrPercent(given['maxSurge'] as Record<string, unknown>),
+      'maxSurge must be equal to 0 when replacement method is set to RECREATE',
+    );
+  }
+  if ((given?.['maxSurge'] !== undefined || given?.['maxUnavailable'] !== undefined) && amount(surge) === 0 && amount(unavailable) === 0) {
+    throw invalidFieldValue(
+      'resource.updatePolicy.maxUnavailable',
+      shownFixedOrPercent((unavailable ?? {}) as Record<string, unknown>),
+      'At least one of maxSurge or maxUnavailable must be greater than 0.',
+    );
+  }
+  return merged;
+}
+
+/** instancePaths reads a request's instance URLs as paths (400 for one that is not an instance's). */
+function instancePaths(texts: readonly string[], project: string): string[] {
+  return texts.map((text, i) => {
+    const path = resourcePathOf(text, project);
+    if (path === undefined || !/^projects\/[^/]+\/zones\/[^/]+\/instances\/[^/]+$/.test(path))
+      throw invalidFieldValue(`instances[${i}]`, text, 'The URL is malformed.');
+    return path;
+  });
+}
+
+/** requireMembers throws the 400 for the first of `paths` that is not one of the group's instances. */
+function requireMembers(group: StoredManager, paths: readonly string[]): void {
+  for (const path of paths) {
+    if (!group.members.some((member) => member.instance === path))
+      throw badRequest(`The instance '${path}' is not a member of the instance group manager '${managerPath(group.project, group.scope, group.name)}'.`);
+  }
+}
+
+/** MAX_TARGET_SIZE is the most instances a group may have: a zonal group 1,000, a regional one 2,000 (Compute Engine's documented limits). */
+const MAX_TARGET_SIZE = { zone: 1_000, region: 2_000 } as const;
+
+/**
+ * checkTargetSize refuses a negative target size (the real message) and one past the group's
+ * limit (fogbank's words: the real text is not known).
+ */
+function checkTargetSize(field: string, size: number, scope: Scope): void {
+  if (!Number.isInteger(size) || size < 0) throw invalidFieldValue(field, String(size), 'Target size must be non-negative.');
+  const limit = scope.kind === 'region' ? MAX_TARGET_SIZE.region : MAX_TARGET_SIZE.zone;
+  if (size > limit) throw invalidFieldValue(field, String(size), `Target size must be at most ${limit}.`);
 }

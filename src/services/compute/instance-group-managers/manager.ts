@@ -1,21 +1,12 @@
 import { link, type Links } from '../shared/links.ts';
-import { scopePath, type Scope } from '../shared/locations.ts';
+import { REGIONS, scopePath, type Scope } from '../shared/locations.ts';
 import { rfc3339 } from '../shared/time.ts';
+import { calculated, displayedAction, isStable, isVersionReached, type ManagedMember } from './rollout.ts';
 
 /** MANAGERS_KIND is the store kind; keys are `project/scopePath/name` (zonal and regional groups). */
 export const MANAGERS_KIND = 'compute.instanceGroupManagers';
 
-/** ManagedAction is a managed instance's `currentAction`. */
-export type ManagedAction = 'CREATING' | 'DELETING' | 'RECREATING' | 'NONE';
-
-/** ManagedMember is one instance of a group: its path, the template it was made from, what the group is doing to it. */
-export interface ManagedMember {
-  readonly id: string;
-  /** `projects/p/zones/Z/instances/NAME` */
-  readonly instance: string;
-  readonly template: string;
-  readonly action: ManagedAction;
-}
+export type { ManagedAction, ManagedMember } from './rollout.ts';
 
 /** ManagerVersion is one of `versions[]`: a template and, for a canary, its share. */
 export interface ManagerVersion {
@@ -40,6 +31,8 @@ export interface StoredManager {
   readonly updatePolicy: Readonly<Record<string, unknown>>;
   readonly fingerprint: string;
   readonly members: readonly ManagedMember[];
+  /** The id of the instance group the manager manages (absent in records written before it was kept: the manager's own id stands in). */
+  readonly instanceGroupId?: string;
 }
 
 /** managerKey is the store key of a group. */
@@ -52,20 +45,48 @@ export function managerPath(project: string, scope: Scope, name: string): string
   return `projects/${project}/${scopePath(scope)}/instanceGroupManagers/${name}`;
 }
 
-/** DEFAULT_UPDATE_POLICY is what the service fills: an opportunistic update, replacing by substitution, one surge and none unavailable per zone. */
-export const DEFAULT_UPDATE_POLICY: Readonly<Record<string, unknown>> = {
-  type: 'OPPORTUNISTIC',
-  minimalAction: 'REPLACE',
-  replacementMethod: 'SUBSTITUTE',
-  maxSurge: { fixed: 1, calculated: 1 },
-  maxUnavailable: { fixed: 1, calculated: 1 },
-};
+/** REGIONAL_GROUP_ZONES is how many of its region's zones a regional group spreads over when no distribution policy names them (the service picks three). */
+const REGIONAL_GROUP_ZONES = 3;
+
+/** groupZones are the zones a group's instances are in: its own, or the first three of its region's. */
+export function groupZones(scope: Scope): readonly string[] {
+  if (scope.kind === 'zone') return [scope.name];
+  if (scope.kind !== 'region') return [];
+  return (REGIONS[scope.name] ?? ['a']).slice(0, REGIONAL_GROUP_ZONES).map((letter) => `${scope.name}-${letter}`);
+}
+
+/** zoneCount is how many zones a group operates in. */
+export function zoneCount(scope: Scope): number {
+  return groupZones(scope).length;
+}
+
+/**
+ * defaultUpdatePolicy is what the service fills: an opportunistic update, replacing by
+ * substitution, maxSurge and maxUnavailable each a fixed value equal to the number of zones the
+ * group operates in.
+ */
+export function defaultUpdatePolicy(scope: Scope): Readonly<Record<string, unknown>> {
+  const zones = zoneCount(scope);
+  return { type: 'OPPORTUNISTIC', minimalAction: 'REPLACE', replacementMethod: 'SUBSTITUTE', maxSurge: { fixed: zones }, maxUnavailable: { fixed: zones } };
+}
+
+type FixedOrPercent = { readonly fixed?: number; readonly percent?: number };
+
+/** renderedPolicy is the update policy with each FixedOrPercent's `calculated` number of instances for the target size. */
+export function renderedPolicy(manager: StoredManager): Record<string, unknown> {
+  const policy = { ...manager.updatePolicy };
+  for (const field of ['maxSurge', 'maxUnavailable']) {
+    const value = policy[field] as FixedOrPercent | undefined;
+    if (value === undefined) continue;
+    const { calculated: _old, ...given } = value as FixedOrPercent & { calculated?: number };
+    policy[field] = { ...given, calculated: calculated(given, manager.targetSize, 0) };
+  }
+  return policy;
+}
 
 /** renderManager is the wire form, links on the caller's address. */
 export function renderManager(manager: StoredManager, links: Links): Record<string, unknown> {
-  const count = (action: ManagedAction) => manager.members.filter((member) => member.action === action).length;
-  const stable = manager.members.every((member) => member.action === 'NONE') && manager.members.length === manager.targetSize;
-  const upToDate = manager.members.every((member) => member.template === manager.instanceTemplate);
+  const count = (action: string) => manager.members.filter((member) => displayedAction(member) === action).length;
   const location = manager.scope.kind === 'region' ? 'region' : 'zone';
   return {
     kind: 'compute#instanceGroupManager',
@@ -83,20 +104,24 @@ export function renderManager(manager: StoredManager, links: Links): Record<stri
       none: count('NONE'),
       creating: count('CREATING'),
       creatingWithoutRetries: 0,
-      verifying: 0,
+      verifying: count('VERIFYING'),
       recreating: count('RECREATING'),
       deleting: count('DELETING'),
       abandoning: 0,
-      restarting: 0,
-      refreshing: 0,
+      restarting: count('RESTARTING'),
+      refreshing: count('REFRESHING'),
       suspending: 0,
       resuming: 0,
       stopping: 0,
       starting: 0,
     },
-    status: { isStable: stable, versionTarget: { isReached: upToDate }, stateful: { hasStatefulConfig: false, perInstanceConfigs: { allEffective: true } } },
+    status: {
+      isStable: isStable(manager.members, manager.targetSize),
+      versionTarget: { isReached: isVersionReached(manager.members, manager.instanceTemplate) },
+      stateful: { hasStatefulConfig: false, perInstanceConfigs: { allEffective: true } },
+    },
     targetSize: manager.targetSize,
-    updatePolicy: manager.updatePolicy,
+    updatePolicy: renderedPolicy(manager),
     listManagedInstancesResults: 'PAGELESS',
     selfLink: link(links, managerPath(manager.project, manager.scope, manager.name)),
   };
@@ -108,7 +133,7 @@ export function renderMember(member: ManagedMember, status: string | undefined, 
     instance: link(links, member.instance),
     id: member.id,
     name: member.instance.slice(member.instance.lastIndexOf('/') + 1),
-    currentAction: member.action,
+    currentAction: displayedAction(member),
     ...(status === undefined ? {} : { instanceStatus: status }),
     version: { instanceTemplate: link(links, member.template) },
   };

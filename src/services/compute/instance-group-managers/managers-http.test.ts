@@ -82,6 +82,9 @@ describe('managed instance groups over HTTP', () => {
     const stranger = await client.call('POST', `${GROUPS}/mig/deleteInstances`, { instances: [`zones/us-central1-a/instances/${name}`] });
     assert.equal(stranger.status, 400);
     await client.ok('POST', `${GROUPS}/mig/resize?size=3`);
+    const tooMany = await client.call('POST', `${GROUPS}/mig/resize?size=1001`);
+    assert.equal(tooMany.status, 400);
+    assert.equal(errorMessage(tooMany), "Invalid value for field 'size': '1001'. Target size must be at most 1000.");
   });
 
   it('a rolling update (patch with versions and a PROACTIVE policy) replaces every instance; then the old template can go', async () => {

@@ -19,7 +19,7 @@ const MEMBER_METHODS: readonly MemberMethod[] = ['deleteInstances', 'recreateIns
 /**
  * registerManagerRoutes serves instanceGroupManagers (zonal) and regionInstanceGroupManagers:
  * insert, get, list, patch, delete, resize, listManagedInstances, setInstanceTemplate,
- * deleteInstances, recreateInstances, abandonInstances, and aggregatedList. Both use the
+ * applyUpdatesToInstances, deleteInstances, recreateInstances, abandonInstances, and aggregatedList. Both use the
  * `compute.instanceGroupManagers.*` permissions, as the real service does.
  */
 export function registerManagerRoutes(app: FastifyInstance, managers: ManagerService): void {
@@ -91,6 +91,12 @@ export function registerManagerRoutes(app: FastifyInstance, managers: ManagerSer
       const ref = refOf(ctx);
       const principal = access(ctx, ref, 'update', true);
       return renderOperation(await managers.setInstanceTemplate(ref, ctx.body, principal, parseRequestId(ctx.query)), ctx.links);
+    });
+    app.post(`${base}/:instanceGroupManager/applyUpdatesToInstances`, async (request) => {
+      const ctx = routeContext(request);
+      const ref = refOf(ctx);
+      const principal = access(ctx, ref, 'update', true);
+      return renderOperation(await managers.applyUpdates(ref, ctx.body, principal, parseRequestId(ctx.query)), ctx.links);
     });
     for (const method of MEMBER_METHODS) {
       app.post(`${base}/:instanceGroupManager/${method}`, async (request) => {

@@ -44,3 +44,13 @@ export const InstancesListSchema = PMessage('InstanceGroupManagersDeleteInstance
 
 /** SetTemplateSchema is InstanceGroupManagersSetInstanceTemplateRequest. */
 export const SetTemplateSchema = PMessage('InstanceGroupManagersSetInstanceTemplateRequest', { instanceTemplate: PString() });
+
+const ACTIONS = ['NONE', 'REFRESH', 'RESTART', 'REPLACE'] as const;
+
+/** ApplyUpdatesSchema is InstanceGroupManagersApplyUpdatesRequest (RegionInstanceGroupManagersApplyUpdatesRequest is the same). */
+export const ApplyUpdatesSchema = PMessage('InstanceGroupManagersApplyUpdatesRequest', {
+  instances: PRepeated(PString()),
+  allInstances: PBool(),
+  minimalAction: PEnum('InstanceGroupManagersApplyUpdatesRequest.MinimalAction', ACTIONS),
+  mostDisruptiveAllowedAction: PEnum('InstanceGroupManagersApplyUpdatesRequest.MostDisruptiveAllowedAction', ACTIONS),
+});

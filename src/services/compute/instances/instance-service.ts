@@ -72,8 +72,8 @@ const ACTIONS = { transition: 'instances.transition', delete: 'instances.delete'
 /**
  * InstanceService implements zonal VM instances. An insert is checked on the request (the body,
  * merged over its template when `sourceInstanceTemplate` names one; the machine type in the
- * zone; the name) and the instance written PROVISIONING with its addresses; its Operation brings
- * it to RUNNING. Each life-cycle method writes the state the instance shows while it runs and
+ * zone; the name) and the instance written PROVISIONING with its addresses; it is STAGING while
+ * its Operation runs and RUNNING once it is done. Each life-cycle method writes the state the instance shows while it runs and
  * its Operation the state it ends in, so a client polling the instance sees the transitions.
  */
 export class InstanceService {
@@ -99,6 +99,13 @@ export class InstanceService {
               : {};
       await tx.put(INSTANCES_KIND, work.key, { ...record.value, status: work.to, ...stamps }, { expectRevision: record.revision });
       return { targetId: record.value.id };
+    });
+    // A new instance is PROVISIONING while its insert is PENDING, STAGING while it runs, RUNNING once DONE.
+    operations.registerStart(ACTIONS.transition, async (tx, payload) => {
+      const work = payload as TransitionWork;
+      const record = await tx.get<StoredInstance>(INSTANCES_KIND, work.key);
+      if (record?.value.status === 'PROVISIONING')
+        await tx.put(INSTANCES_KIND, work.key, { ...record.value, status: 'STAGING' }, { expectRevision: record.revision });
     });
     operations.register(ACTIONS.delete, async (tx, payload) => {
       const work = payload as TransitionWork;
@@ -272,8 +279,8 @@ export class InstanceService {
   }
 
   /**
-   * createManaged writes, inside `tx`, an instance a managed instance group makes from its template
-   * (RUNNING: the group's Operation is what brings it up); its path.
+   * createManaged writes, inside `tx`, an instance a managed instance group makes from its template,
+   * PROVISIONING (the group's updater moves it on with setManagedStatus); its path.
    */
   async createManaged(
     tx: Transaction,
@@ -288,15 +295,56 @@ export class InstanceService {
     const scope: Scope = { kind: 'zone', name: zone };
     const decoded = decodeInstance({ name }, template, { project, zone, checkPermission: () => undefined }, this.ids);
     const instance = await this.#materialise(tx, { project, scope, id: uint64Id(this.ids), decoded, template: templatePath, createdBy: group });
-    const now = this.clock.now();
-    await tx.put(INSTANCES_KIND, instanceKey(project, scope, name), { ...instance, status: 'RUNNING', lastStartTime: now }, { expectRevision: 0 });
+    await tx.put(INSTANCES_KIND, instanceKey(project, scope, name), instance, { expectRevision: 0 });
     return instancePath(project, scope, name);
+  }
+
+  /** setManagedStatus moves, inside `tx`, a group's instance to `status` (RUNNING stamps its start); nothing when it is gone. */
+  async setManagedStatus(tx: Transaction, path: string, status: InstanceStatus): Promise<void> {
+    const key = managedKey(path);
+    const record = key === undefined ? undefined : await tx.get<StoredInstance>(INSTANCES_KIND, key);
+    if (key === undefined || record === undefined) return;
+    const stamps = status === 'RUNNING' ? { lastStartTime: this.clock.now() } : status === 'STOPPING' ? { lastStopTime: this.clock.now() } : {};
+    await tx.put(INSTANCES_KIND, key, { ...record.value, status, ...stamps }, { expectRevision: record.revision });
+  }
+
+  /**
+   * retemplateManaged gives, inside `tx`, a group's instance the properties of another template
+   * in place (a restart or refresh by its group): its machine type, labels, metadata and the rest,
+   * keeping its addresses and disks.
+   */
+  async retemplateManaged(tx: Transaction, path: string, templatePath: string, template: StoredTemplate): Promise<void> {
+    const key = managedKey(path);
+    const record = key === undefined ? undefined : await tx.get<StoredInstance>(INSTANCES_KIND, key);
+    if (key === undefined || record === undefined) return;
+    const current = record.value;
+    const zone = current.scope.kind === 'zone' ? current.scope.name : '';
+    const { decodeInstance } = await decoder();
+    const decoded = decodeInstance({ name: current.name }, template, { project: current.project, zone, checkPermission: () => undefined }, this.ids);
+    const createdBy = ((current.properties['metadata'] as { items?: { key: string; value: string }[] } | undefined)?.items ?? []).find(
+      (item) => item.key === 'created-by',
+    )?.value;
+    const next: StoredInstance = {
+      ...current,
+      machineType: decoded.machineType,
+      sourceInstanceTemplate: templatePath,
+      labels: decoded.labels,
+      labelFingerprint: Object.keys(decoded.labels).length === 0 ? EMPTY_LABEL_FINGERPRINT : newFingerprint(this.ids),
+      fingerprint: newFingerprint(this.ids),
+      properties: {
+        ...decoded.properties,
+        networkInterfaces: current.properties['networkInterfaces'],
+        disks: current.properties['disks'],
+        metadata: withOrigin(decoded.properties['metadata'], templatePath, createdBy),
+      },
+    };
+    await tx.put(INSTANCES_KIND, key, next, { expectRevision: record.revision });
   }
 
   /** removeManaged deletes, inside `tx`, an instance its group deletes or replaces (nothing when it is gone already). */
   async removeManaged(tx: Transaction, path: string): Promise<void> {
-    const match = /^projects\/([^/]+)\/zones\/([^/]+)\/instances\/([^/]+)$/.exec(path);
-    if (match !== null) await tx.delete(INSTANCES_KIND, instanceKey(match[1]!, { kind: 'zone', name: match[2]! }, match[3]!));
+    const key = managedKey(path);
+    if (key !== undefined) await tx.delete(INSTANCES_KIND, key);
   }
 
   /** template reads `sourceInstanceTemplate` (global, or regional in the zone's region), or throws the real 404 / 400. */
@@ -371,12 +419,6 @@ export class InstanceService {
         diskSizeGb: initializeParams?.diskSizeGb ?? '10',
       };
     });
-    const metadata = decoded.properties['metadata'] as { items?: { key: string; value: string }[] } & Record<string, unknown>;
-    const items = [
-      ...(metadata.items ?? []).filter((item) => item.key !== 'instance-template' && item.key !== 'created-by'),
-      ...(input.template === undefined ? [] : [{ key: 'instance-template', value: input.template }]),
-      ...(input.createdBy === undefined ? [] : [{ key: 'created-by', value: input.createdBy }]),
-    ];
     return {
       id: input.id,
       name: decoded.name,
@@ -389,9 +431,31 @@ export class InstanceService {
       fingerprint: newFingerprint(this.ids),
       labels: decoded.labels,
       labelFingerprint: Object.keys(decoded.labels).length === 0 ? EMPTY_LABEL_FINGERPRINT : newFingerprint(this.ids),
-      properties: { ...decoded.properties, networkInterfaces: interfaces, disks, metadata: { ...metadata, ...(items.length > 0 ? { items } : {}) } },
+      properties: {
+        ...decoded.properties,
+        networkInterfaces: interfaces,
+        disks,
+        metadata: withOrigin(decoded.properties['metadata'], input.template, input.createdBy),
+      },
     };
   }
 }
 
 const PAST: Readonly<Record<LifecycleMethod, string>> = { start: 'started', stop: 'stopped', suspend: 'suspended', resume: 'resumed', reset: 'reset' };
+
+/** managedKey is the store key of the instance at `path` (`projects/p/zones/Z/instances/N`). */
+function managedKey(path: string): string | undefined {
+  const match = /^projects\/([^/]+)\/zones\/([^/]+)\/instances\/([^/]+)$/.exec(path);
+  return match === null ? undefined : instanceKey(match[1]!, { kind: 'zone', name: match[2]! }, match[3]!);
+}
+
+/** withOrigin is an instance's metadata with the items the service adds: the template it came from and the group that made it. */
+function withOrigin(given: unknown, template: string | undefined, createdBy: string | undefined): Record<string, unknown> {
+  const metadata = (given ?? {}) as { items?: { key: string; value: string }[] } & Record<string, unknown>;
+  const items = [
+    ...(metadata.items ?? []).filter((item) => item.key !== 'instance-template' && item.key !== 'created-by'),
+    ...(template === undefined ? [] : [{ key: 'instance-template', value: template }]),
+    ...(createdBy === undefined ? [] : [{ key: 'created-by', value: createdBy }]),
+  ];
+  return { ...metadata, ...(items.length > 0 ? { items } : {}) };
+}

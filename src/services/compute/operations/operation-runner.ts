@@ -19,6 +19,9 @@ export interface ExecutorResult {
 // biome-ignore lint/suspicious/noConfusingVoidType: an executor with no result is an async function that returns nothing
 export type Executor = (tx: Transaction, payload: unknown, op: StoredOperation) => Promise<ExecutorResult | void>;
 
+/** StartHook changes what an Operation works on as it starts RUNNING, inside the transaction that marks it so (an instance shows STAGING). */
+export type StartHook = (tx: Transaction, payload: unknown) => Promise<void>;
+
 /** RunnerOptions are the Operation service's options the runner reads. */
 export interface RunnerOptions {
   readonly store: Store;
@@ -39,6 +42,7 @@ export interface RunnerOptions {
  */
 export class OperationRunner {
   readonly #executors = new Map<string, Executor>();
+  readonly #startHooks = new Map<string, StartHook>();
   /** Keys of the Operations this process is driving now. */
   readonly #driving = new Set<string>();
 
@@ -57,6 +61,11 @@ export class OperationRunner {
   /** register names the executor for one kind of work (`instanceTemplates.insert`). */
   register(action: string, executor: Executor): void {
     this.#executors.set(action, executor);
+  }
+
+  /** registerStart names what a realistic Operation of one kind of work does as it goes RUNNING (instant ones skip it). */
+  registerStart(action: string, hook: StartHook): void {
+    this.#startHooks.set(action, hook);
   }
 
   /** has is true when an executor is registered for `action`. */
@@ -134,8 +143,13 @@ export class OperationRunner {
     if (op.status === 'PENDING') {
       await Promise.race([timers.delay(this.options.pendingMs ?? 100), this.background.closedSignal]);
       if (this.background.closed || lease.lost) return;
-      const running = await this.#update(op, (current) =>
-        current.status === 'PENDING' ? { ...current, status: 'RUNNING', startTime: this.options.clock.now() } : undefined,
+      const running = await this.#update(
+        op,
+        (current) => (current.status === 'PENDING' ? { ...current, status: 'RUNNING', startTime: this.options.clock.now() } : undefined),
+        (tx, current) => {
+          const hook = current.work === undefined ? undefined : this.#startHooks.get(current.work.action);
+          return hook === undefined ? Promise.resolve() : hook(tx, current.work!.payload);
+        },
       );
       if (running === undefined) return;
       op = running;
@@ -145,14 +159,19 @@ export class OperationRunner {
     await this.#finish(op);
   }
 
-  /** update rewrites an Operation if `change` returns a new value; undefined when gone or unchanged. */
-  async #update(op: StoredOperation, change: (current: StoredOperation) => StoredOperation | undefined): Promise<StoredOperation | undefined> {
+  /** update rewrites an Operation if `change` returns a new value, `also` doing its part in the same transaction; undefined when gone or unchanged. */
+  async #update(
+    op: StoredOperation,
+    change: (current: StoredOperation) => StoredOperation | undefined,
+    also?: (tx: Transaction, current: StoredOperation) => Promise<void>,
+  ): Promise<StoredOperation | undefined> {
     const key = operationKey(op.project, op.scope, op.name);
     return this.options.store.transact(async (tx) => {
       const current = await tx.get<StoredOperation>(OPERATIONS_KIND, key);
       if (current === undefined) return undefined;
       const next = change(current.value);
       if (next === undefined) return undefined;
+      await also?.(tx, current.value);
       await tx.put(OPERATIONS_KIND, key, next, { expectRevision: current.revision });
       return next;
     });

@@ -10,7 +10,7 @@ import { BackgroundWork } from './background-work.ts';
 import { OPERATIONS_KIND, operationKey, operationPath, type OperationWork, type StoredOperation } from './operation.ts';
 import { newOperationName } from './operation-names.ts';
 import { OperationRetention } from './operation-retention.ts';
-import { type Executor, OperationRunner, WorkFailure } from './operation-runner.ts';
+import { type Executor, OperationRunner, type StartHook, WorkFailure } from './operation-runner.ts';
 import { INJECTED_FAILURE_ACTION, injectedOperationError } from './injected-failure.ts';
 import { operationForRequestId, REQUEST_IDS_KIND, requestIdKey, type RequestIdRef } from './request-id.ts';
 
@@ -82,6 +82,11 @@ export class OperationService {
   /** register names the executor for one kind of work (`instanceTemplates.insert`). */
   register(action: string, executor: Executor): void {
     this.#runner.register(action, executor);
+  }
+
+  /** registerStart names what a realistic Operation of `action` does to its target as it starts RUNNING. */
+  registerStart(action: string, hook: StartHook): void {
+    this.#runner.registerStart(action, hook);
   }
 
   /** open attaches to the change feed (for wait), resumes unfinished Operations and runs the retention sweep (on the replica elected for it). */

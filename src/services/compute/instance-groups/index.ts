@@ -1,0 +1,2 @@
+export { InstanceGroupService } from './instance-group-service.ts';
+export { registerInstanceGroupRoutes } from './routes.ts';
