@@ -1,6 +1,5 @@
 import { ManualClock } from '../src/lib/clock.ts';
-import { compilePolicy, RateLimitState, type TrafficRequest, WafEngine } from '../src/services/compute/public-evaluation.ts';
-import { FAMILIES } from '../src/services/compute/security-policies/waf/signatures.ts';
+import { compilePolicy, RateLimitState, type TrafficRequest, WAF_FAMILIES, WafEngine } from '../src/services/compute/public-evaluation.ts';
 import { type Bench, type BenchMetric, interleaved, metricOf, runAlone } from './lib/report.ts';
 
 /**
@@ -25,7 +24,7 @@ const ordinaryRules: Record<string, unknown>[] = [
 ];
 
 /** wafRules call every v33 set at sensitivity 4, one rule a family. */
-const wafRules: Record<string, unknown>[] = FAMILIES.map(({ family }, i) => ({
+const wafRules: Record<string, unknown>[] = WAF_FAMILIES.map(({ family }, i) => ({
   priority: 100 + i,
   action: 'deny(403)',
   match: { expr: { expression: `evaluatePreconfiguredWaf('${family}-v33-stable', {'sensitivity': 4})` } },

@@ -23,3 +23,5 @@ export {
 export { WafEngine, wafEngineProblem } from './security-policies/waf/waf-engine.ts';
 export type { WafFindings } from './security-policies/waf/findings.ts';
 export { MAX_INSPECTION_LIMIT } from './security-policies/waf/inspection-limit.ts';
+/** WAF_FAMILIES are Google's preconfigured WAF families with their signature tables (for benches that enable every set). */
+export { FAMILIES as WAF_FAMILIES } from './security-policies/waf/signatures.ts';

@@ -15,6 +15,7 @@ import type { Scope } from './shared/locations.ts';
 // Instances, managed instance groups and backend services (the block at the end).
 import { BACKEND_SERVICES_KIND, backendServicePath, type StoredBackendService } from './backend-services/backend-service.ts';
 import { MANAGERS_KIND, managerPath, type StoredManager } from './instance-group-managers/manager.ts';
+import { displayedAction, isStable } from './instance-group-managers/rollout.ts';
 import { INSTANCES_KIND, instancePath, type StoredInstance } from './instances/instance.ts';
 
 export type { OperationStatus } from './operations/operation.ts';
@@ -369,7 +370,7 @@ function groupSummary(key: string, group: StoredManager): ManagedGroupSummary {
     targetSize: group.targetSize,
     instanceTemplate: group.instanceTemplate,
     instances: group.members.length,
-    isStable: group.members.length === group.targetSize && group.members.every((member) => member.action === 'NONE'),
+    isStable: isStable(group.members, group.targetSize),
     created: group.creationTime,
   };
 }
@@ -394,7 +395,7 @@ export async function instanceGroupManagerDetail(store: Store, key: string): Pro
         zone,
         key: instanceKey,
         path: member.instance,
-        currentAction: member.action,
+        currentAction: displayedAction(member),
         ...(instance === undefined ? {} : { status: instance.value.status }),
         template: member.template,
       };
