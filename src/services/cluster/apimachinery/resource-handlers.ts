@@ -132,12 +132,6 @@ export async function serveResource(
   if (view.subresource !== undefined && (name === undefined || !['GET', 'PUT', 'PATCH'].includes(request.method))) {
     throw methodNotSupported(gr, request.method === 'DELETE' ? 'delete' : request.method === 'POST' ? 'create' : request.method.toLowerCase());
   }
-  // GET of one object as JSON, the most common request, answers before the other methods' helpers are made.
-  if (name !== undefined && request.method === 'GET') {
-    const form = negotiateOutput(request.headers.accept);
-    if (form.kind === 'object')
-      return sendText(reply, 200, registry.presentJson(scope, await registry.read(scope, name, single(query, 'resourceVersion'))), 'application/json');
-  }
   const now = registry.clock.now();
   const respond = (status: number, object: KubeObject, form: OutputForm, warnings: readonly string[] = []): FastifyReply => {
     if (form.kind === 'table') {
@@ -217,9 +211,9 @@ export async function serveResource(
 
   switch (request.method) {
     case 'GET': {
-      // A table or partial metadata (JSON objects were answered above).
       const form = negotiateOutput(request.headers.accept);
       const record = await registry.read(scope, name, single(query, 'resourceVersion'));
+      if (form.kind === 'object') return sendText(reply, 200, registry.presentJson(scope, record), 'application/json');
       return respond(200, registry.present(scope, record), form);
     }
     case 'PUT': {
