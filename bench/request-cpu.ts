@@ -7,7 +7,10 @@ import { type Bench, type BenchMetric, interleaved, metricOf, ratioAtMost, runAl
  * same requests (and fogbank with its request journal on against off), interleaved round by round.
  * Throughput ratios on a machine other work shares move with that work; the server's own CPU time
  * per request (user + system, from /proc, over a fixed number of requests driven from this
- * process) does not, so these figures hold on a loaded machine. A throughput goal of ≥ 0.8× bare is
+ * process) moves far less, though caches and cores shared with other processes still inflate it:
+ * each round's sample is the least of BATCHES batches on the same warmed server (the batch least
+ * disturbed), and on a machine loaded several times over its cores more rounds are needed
+ * (`--rounds 5`). A throughput goal of ≥ 0.8× bare is
  * ≤ 1.25× bare here (a server bound by its CPU answers 1 / its CPU per request), ≥ 0.95× journal
  * off is ≤ 1.053×. Runs the bundled CLI, memory store, as users do.
  */
@@ -16,6 +19,8 @@ const auth = { authorization: `Bearer ${TOKEN}` };
 const ROLE = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
 const TEMPLATES = '/compute/v1/projects/p/global/instanceTemplates';
 const CONNECTIONS = 8;
+/** BATCHES is how many measured batches a round's sample is the least of. */
+const BATCHES = 3;
 
 /** ROLE_BODY is bench/cluster-get-create.ts's ClusterRole; TEMPLATE bench/compute-insert-get.ts's instance template. */
 const ROLE_BODY = {
@@ -63,9 +68,14 @@ function side(label: string, args: () => string[], bare: boolean, target: Target
         await seed(server.url, bare);
         await drive(server.url, PATHS[target], Math.max(2000, requests >> 1));
         const pid = server.child.pid!;
-        const before = cpuMs(pid);
-        await drive(server.url, PATHS[target], requests);
-        return ((cpuMs(pid) - before) * 1000) / requests;
+        const batch = Math.ceil(requests / BATCHES);
+        let least = Number.POSITIVE_INFINITY;
+        for (let i = 0; i < BATCHES; i++) {
+          const before = cpuMs(pid);
+          await drive(server.url, PATHS[target], batch);
+          least = Math.min(least, ((cpuMs(pid) - before) * 1000) / batch);
+        }
+        return least;
       } finally {
         await server.stop();
       }
@@ -100,7 +110,7 @@ export const bench: Bench = async ({ rounds, quick }) => {
     side('fogbank', fogbank(true), false, 'compute', requests),
     side('fogbank, journal off', fogbank(false), false, 'compute', requests),
   ]);
-  const note = `server CPU (user + system) over ${requests.toLocaleString('en-US')} GETs on ${CONNECTIONS} keep-alive connections, admin token, memory store, instant Operations`;
+  const note = `server CPU (user + system) per GET, the least of ${BATCHES} batches of ${Math.ceil(requests / BATCHES).toLocaleString('en-US')} on ${CONNECTIONS} keep-alive connections, admin token, memory store, instant Operations`;
   const metrics: BenchMetric[] = [
     metricOf({
       metric: 'cluster GET ClusterRole by name, CPU per request',
