@@ -122,13 +122,16 @@ export async function buildFamilyApp(service: ServiceDefinition, settings: Famil
  */
 function useJournal(app: FastifyInstance, journal: RequestJournal, family: string, clock: Clock): void {
   app.addHook('onResponse', (request, reply, done) => {
+    // The strings a record keeps are shared with the records before it (journal.shared).
+    const url = journal.shared(request.originalUrl);
+    const routed = request.url;
     journal.record({
       time: clock.now(),
       family,
       httpMethod: request.method,
-      url: request.originalUrl,
-      routedUrl: request.url,
-      authorization: request.headers.authorization,
+      url,
+      routedUrl: routed === request.originalUrl ? url : journal.shared(routed),
+      authorization: journal.shared(request.headers.authorization),
       status: reply.statusCode,
       latencyMs: Math.round(reply.elapsedTime * 1000) / 1000,
       fault: firedFaultOf(request) ?? null,

@@ -54,6 +54,17 @@ describe('RequestJournal', () => {
     assert.deepEqual([journal.size, heard], [0, [1000]]);
     assert.throws(() => new RequestJournal(-1), { message: 'the journal size must be a whole number, not -1' });
   });
+
+  it('shares one copy of a string its records repeat, equal to what was given', () => {
+    const journal = new RequestJournal(10);
+    // Two equal strings built apart, as the HTTP parser gives each request its own.
+    const first = ['/api/v1/namespaces', 'default'].join('/');
+    const second = ['/api/v1/namespaces', 'default'].join('/');
+    assert.equal(journal.shared(first), first);
+    assert.equal(journal.shared(second), second);
+    assert.equal(journal.shared(undefined), undefined);
+    assert.equal(journal.shared('/other'), '/other');
+  });
 });
 
 describe('JournalReader', () => {

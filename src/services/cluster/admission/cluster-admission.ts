@@ -8,7 +8,7 @@
 import type { Store } from '../../../store/index.ts';
 import type { KubeObject } from '../apimachinery/object-meta.ts';
 import type { GenericRegistry } from '../apimachinery/registry.ts';
-import type { ViewIndex } from '../apimachinery/resource-handlers.ts';
+import type { ViewIndex } from '../apimachinery/handler-context.ts';
 import { apiVersionOf, type AnyView } from '../apimachinery/strategy.ts';
 import type { Authorizer } from '../rbac/authorizer.ts';
 import { NAMESPACE_STORE_KIND } from '../resources/namespaces.ts';

@@ -17,7 +17,7 @@ import { ownValue } from '../../../core/own.ts';
 import { parseWriteQuery, type FieldValidation, type Query, type WriteQuery } from './query-options.ts';
 import { formatTime, type GenericRegistry, type RequestScope } from './registry.ts';
 import { decodeBody } from './request-body.ts';
-import type { HandlerContext } from './resource-handlers.ts';
+import type { HandlerContext } from './handler-context.ts';
 import { serverSideApply } from './server-side-apply.ts';
 import { applyStrategicMergePatch } from './strategic-merge-patch.ts';
 import { badRequest, StatusError, unsupportedMediaType } from './status.ts';

@@ -4,7 +4,6 @@
  * delete and deletecollection with the real server's status codes and bodies.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Vocabulary } from '../../../core/identifiers.ts';
 import type { UserInfo } from '../cluster-auth.ts';
 import { noteJournalPayload } from '../../../core/request-info.ts';
 import { AdmissionOutcome } from '../admission/attributes.ts';
@@ -14,7 +13,7 @@ import type { KubeObject } from './object-meta.ts';
 import { servePatch } from './patch-handler.ts';
 import { defaultOrphanWarning, PROPAGATION_POLICIES, type PropagationPolicy } from './deletion-propagation.ts';
 import { dryRunOf, parseBool, parseInteger, parseListQuery, parseWriteQuery, single, type Query } from './query-options.ts';
-import type { DeleteRequest, GenericRegistry, ListResult, RequestScope } from './registry.ts';
+import type { DeleteRequest, ListResult, RequestScope } from './registry.ts';
 import { decodeBody } from './request-body.ts';
 import { sendSerialized } from './send-serialized.ts';
 import { badRequest, deletedStatus, invalidObject, methodNotSupported, StatusError } from './status.ts';
@@ -22,49 +21,13 @@ import { notSupported, type FieldError } from './field-errors.ts';
 import { FieldSelector } from './field-selector.ts';
 import { apiVersionOf, type AnyView } from './strategy.ts';
 import { parseIncludeObject, partialObject, toTable } from './table.ts';
-import type { ActiveWatches, WatchSettings } from './watch.ts';
 import { startWatch } from './watch-stream.ts';
+import type { HandlerContext, ViewIndex } from './handler-context.ts';
 
 /** ResourceTarget is a URL resolved to a resource: the view, the namespace and the name (for item URLs). */
 export interface ResourceTarget {
   readonly scope: RequestScope;
   readonly name: string | undefined;
-}
-
-/** ViewIndex finds views by group, version and resource: the fixed ones, and those served for the CRDs of the moment. */
-export class ViewIndex {
-  readonly #byPath = new Map<string, AnyView>();
-  #dynamic = new Map<string, AnyView>();
-  #dynamicViews: readonly AnyView[] = [];
-  constructor(
-    readonly fixed: readonly AnyView[],
-    readonly groups: Vocabulary,
-  ) {
-    for (const view of fixed) this.#byPath.set(pathOf(view), view);
-  }
-
-  /** views are every view served now, the fixed ones first. */
-  get views(): readonly AnyView[] {
-    return this.#dynamicViews.length === 0 ? this.fixed : [...this.fixed, ...this.#dynamicViews];
-  }
-
-  /** setDynamic replaces the views served besides the fixed ones (custom resources); a fixed view keeps its path. */
-  setDynamic(views: readonly AnyView[]): void {
-    const next = new Map<string, AnyView>();
-    for (const view of views) if (!this.#byPath.has(pathOf(view))) next.set(pathOf(view), view);
-    this.#dynamic = next;
-    this.#dynamicViews = [...next.values()];
-  }
-
-  /** find returns the view for a group (either spelling), version, plural resource and optional subresource. */
-  find(group: string, version: string, resource: string, subresource?: string): AnyView | undefined {
-    const path = `${this.groups.canonical(group)}/${version}/${resource}${subresource === undefined ? '' : `/${subresource}`}`;
-    return this.#byPath.get(path) ?? this.#dynamic.get(path);
-  }
-}
-
-function pathOf(view: AnyView): string {
-  return `${view.group}/${view.version}/${view.resource}${view.subresource === undefined ? '' : `/${view.subresource}`}`;
 }
 
 /**
@@ -100,15 +63,6 @@ export function resolveTarget(
   // A namespaced resource's item is only addressable inside its namespace.
   if (view.strategy.namespaced && second !== undefined) return undefined;
   return { scope: scope(view, undefined), name: second };
-}
-
-/** HandlerContext is what resource handlers share. */
-export interface HandlerContext {
-  readonly registry: GenericRegistry;
-  readonly index: ViewIndex;
-  readonly watch: { readonly settings: WatchSettings; readonly active: ActiveWatches };
-  /** random draws a number in [0, 1) from the injected id source. */
-  readonly random: () => number;
 }
 
 function fieldLabels(view: AnyView): ReadonlySet<string> {

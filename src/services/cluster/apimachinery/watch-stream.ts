@@ -20,7 +20,7 @@ import { contentTypeOf, type OutputForm } from './content-negotiation.ts';
 import type { KubeObject } from './object-meta.ts';
 import { single, type parseListQuery, type Query } from './query-options.ts';
 import type { RequestScope } from './registry.ts';
-import type { HandlerContext } from './resource-handlers.ts';
+import type { HandlerContext } from './handler-context.ts';
 import { parseIncludeObject, partialObject, toTable } from './table.ts';
 import { serveWatch, type WatchEventType } from './watch.ts';
 import { WatchOutput, WatchWrites } from './watch-writes.ts';

@@ -9,16 +9,16 @@ import {
   validatingAdmissionPolicyBindingBehaviour,
   validatingWebhookConfigurationBehaviour,
 } from '../admission/configuration/behaviours.ts';
-import { apiServiceBehaviour } from '../resources/apiservices.ts';
-import { configMapBehaviour } from '../resources/configmaps.ts';
-import { endpointSliceBehaviour, endpointsBehaviour } from '../resources/endpoints.ts';
-import { deploymentBehaviour, replicaSetBehaviour, workloadBehaviour } from '../resources/workloads.ts';
-import { jobBehaviour } from '../resources/jobs.ts';
-import { leaseBehaviour } from '../resources/leases.ts';
-import { nodeBehaviour } from '../resources/nodes.ts';
-import { podBehaviour, podTemplateBehaviour } from '../resources/pods.ts';
-import { secretBehaviour } from '../resources/secrets.ts';
-import { serviceBehaviour } from '../resources/services.ts';
+import { apiServiceBehaviour } from './apiservices.ts';
+import { configMapBehaviour } from './configmaps.ts';
+import { endpointSliceBehaviour, endpointsBehaviour } from './endpoints.ts';
+import { deploymentBehaviour, replicaSetBehaviour, workloadBehaviour } from './workloads.ts';
+import { jobBehaviour } from './jobs.ts';
+import { leaseBehaviour } from './leases.ts';
+import { nodeBehaviour } from './nodes.ts';
+import { podBehaviour, podTemplateBehaviour } from './pods.ts';
+import { secretBehaviour } from './secrets.ts';
+import { serviceBehaviour } from './services.ts';
 import type { BuiltinObject, KindBehaviour } from './behaviour.ts';
 import { genericStrategy, statusStrategy } from './generic-strategy.ts';
 import { BUILTIN_KINDS, type BuiltinKind, schemaNameOf } from './kinds.ts';

@@ -16,7 +16,7 @@ import { storeKindOf } from '../builtin/store-kinds.ts';
 import { formatTime } from '../apimachinery/registry.ts';
 import { listOf, recordAt } from './pod-spec.ts';
 import { AUTOMANAGED_LABEL, customResourceApiServices, type GroupVersion, localApiServices } from './apiservice-registration.ts';
-import { type APIServiceCondition, localAvailableCondition, withCondition } from './apiservices.ts';
+import { type APIServiceCondition, localAvailableCondition, withCondition } from '../builtin/apiservices.ts';
 
 /** API_SERVICE_CONTROLLER_MANAGER is the field manager of the controllers' writes (they run inside kube-apiserver). */
 export const API_SERVICE_CONTROLLER_MANAGER = 'kube-apiserver';

@@ -20,7 +20,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FieldError } from '../apimachinery/field-errors.ts';
 import { parseInteger, type Query, single } from '../apimachinery/query-options.ts';
 import type { GenericRegistry } from '../apimachinery/registry.ts';
-import type { ViewIndex } from '../apimachinery/resource-handlers.ts';
+import type { ViewIndex } from '../apimachinery/handler-context.ts';
 import { badRequest, invalidObject } from '../apimachinery/status.ts';
 import type { BuiltinObject } from '../builtin/behaviour.ts';
 import { listOf, recordAt } from './pod-spec.ts';

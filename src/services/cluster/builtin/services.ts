@@ -6,8 +6,8 @@
  */
 import { duplicate, invalid, required, type FieldError } from '../apimachinery/field-errors.ts';
 import { ageSince } from '../apimachinery/human-duration.ts';
-import { AGE_COLUMN, type BuiltinObject, column, NAME_COLUMN, type KindBehaviour } from '../builtin/behaviour.ts';
-import { listOf, recordAt } from './pod-spec.ts';
+import { AGE_COLUMN, type BuiltinObject, column, NAME_COLUMN, type KindBehaviour } from './behaviour.ts';
+import { listOf, recordAt } from '../resources/pod-spec.ts';
 
 function defaults(service: BuiltinObject): void {
   const spec = recordAt(service, 'spec');

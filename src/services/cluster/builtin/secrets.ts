@@ -6,7 +6,7 @@
  */
 import { immutable, required, type FieldError } from '../apimachinery/field-errors.ts';
 import { ageSince } from '../apimachinery/human-duration.ts';
-import { AGE_COLUMN, type BuiltinObject, column, NAME_COLUMN, type KindBehaviour } from '../builtin/behaviour.ts';
+import { AGE_COLUMN, type BuiltinObject, column, NAME_COLUMN, type KindBehaviour } from './behaviour.ts';
 import { dataCount, validateImmutable, validateKeys } from './config-keys.ts';
 
 /** REQUIRED_KEYS are the data keys each well-known type needs. */

@@ -1,7 +1,7 @@
 /** v1 Node behaviour: the `kubectl get nodes` columns (no kubelet runs here; a Node's status is whatever was written). */
 import { ageSince } from '../apimachinery/human-duration.ts';
-import { AGE_COLUMN, type BuiltinObject, column, NAME_COLUMN, type KindBehaviour } from '../builtin/behaviour.ts';
-import { listOf, recordAt } from './pod-spec.ts';
+import { AGE_COLUMN, type BuiltinObject, column, NAME_COLUMN, type KindBehaviour } from './behaviour.ts';
+import { listOf, recordAt } from '../resources/pod-spec.ts';
 
 function nodeStatus(node: BuiltinObject): string {
   const ready = listOf(recordAt(node, 'status')?.['conditions']).find((condition) => condition['type'] === 'Ready');

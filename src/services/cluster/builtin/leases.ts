@@ -5,8 +5,8 @@
  */
 import { invalid, type FieldError } from '../apimachinery/field-errors.ts';
 import { ageSince } from '../apimachinery/human-duration.ts';
-import { AGE_COLUMN, column, NAME_COLUMN, type KindBehaviour } from '../builtin/behaviour.ts';
-import { recordAt } from './pod-spec.ts';
+import { AGE_COLUMN, column, NAME_COLUMN, type KindBehaviour } from './behaviour.ts';
+import { recordAt } from '../resources/pod-spec.ts';
 
 /** leaseBehaviour is Lease's part of the generic strategy. */
 export const leaseBehaviour: KindBehaviour = {

@@ -4,8 +4,8 @@
  * the `kubectl get pods` columns.
  */
 import { ageSince } from '../apimachinery/human-duration.ts';
-import { AGE_COLUMN, column, NAME_COLUMN, type KindBehaviour } from '../builtin/behaviour.ts';
-import { defaultPodSpec, listOf, recordAt, validatePodSpec } from './pod-spec.ts';
+import { AGE_COLUMN, column, NAME_COLUMN, type KindBehaviour } from './behaviour.ts';
+import { defaultPodSpec, listOf, recordAt, validatePodSpec } from '../resources/pod-spec.ts';
 
 /** podBehaviour is Pod's part of the generic strategy. */
 export const podBehaviour: KindBehaviour = {

@@ -9,8 +9,8 @@ import { invalid, notSupported, required, type FieldError } from '../apimachiner
 import { ageSince } from '../apimachinery/human-duration.ts';
 import { isDns1035Label, isDns1123Subdomain, isPathSegmentName } from '../apimachinery/name-rules.ts';
 import { formatTime } from '../apimachinery/registry.ts';
-import { AGE_COLUMN, type BuiltinObject, column, NAME_COLUMN, type KindBehaviour } from '../builtin/behaviour.ts';
-import { listOf, recordAt } from './pod-spec.ts';
+import { AGE_COLUMN, type BuiltinObject, column, NAME_COLUMN, type KindBehaviour } from './behaviour.ts';
+import { listOf, recordAt } from '../resources/pod-spec.ts';
 
 /** APIServiceCondition is one entry of `status.conditions`. */
 export interface APIServiceCondition {

@@ -1,7 +1,7 @@
 /** v1 ConfigMap behaviour: key names, a key in both maps, `immutable`, and the `kubectl get configmaps` columns. */
 import { invalid, type FieldError } from '../apimachinery/field-errors.ts';
 import { ageSince } from '../apimachinery/human-duration.ts';
-import { AGE_COLUMN, column, NAME_COLUMN, type KindBehaviour } from '../builtin/behaviour.ts';
+import { AGE_COLUMN, column, NAME_COLUMN, type KindBehaviour } from './behaviour.ts';
 import { dataCount, validateImmutable, validateKeys } from './config-keys.ts';
 
 /** configMapBehaviour is ConfigMap's part of the generic strategy. */

@@ -4,9 +4,9 @@
  * columns. No job controller runs: a Job starts no Pod and never completes.
  */
 import { ageSince } from '../apimachinery/human-duration.ts';
-import { AGE_COLUMN, type BuiltinObject, column, NAME_COLUMN, type KindBehaviour } from '../builtin/behaviour.ts';
-import { selectorText } from './label-selector-object.ts';
-import { defaultPodSpec, listOf, recordAt, validatePodSpec } from './pod-spec.ts';
+import { AGE_COLUMN, type BuiltinObject, column, NAME_COLUMN, type KindBehaviour } from './behaviour.ts';
+import { selectorText } from '../resources/label-selector-object.ts';
+import { defaultPodSpec, listOf, recordAt, validatePodSpec } from '../resources/pod-spec.ts';
 
 function generateSelector(job: BuiltinObject): void {
   const spec = recordAt(job, 'spec');

@@ -6,9 +6,9 @@
  */
 import { GoLiteral, invalid, notSupported, type FieldError } from '../apimachinery/field-errors.ts';
 import { ageSince } from '../apimachinery/human-duration.ts';
-import { AGE_COLUMN, type BuiltinObject, column, NAME_COLUMN, type KindBehaviour } from '../builtin/behaviour.ts';
-import { goStringMap, selectorIsEmpty, selectorMatches, selectorText } from './label-selector-object.ts';
-import { defaultPodSpec, listOf, recordAt, validatePodSpec } from './pod-spec.ts';
+import { AGE_COLUMN, type BuiltinObject, column, NAME_COLUMN, type KindBehaviour } from './behaviour.ts';
+import { goStringMap, selectorIsEmpty, selectorMatches, selectorText } from '../resources/label-selector-object.ts';
+import { defaultPodSpec, listOf, recordAt, validatePodSpec } from '../resources/pod-spec.ts';
 
 /** WorkloadShort names the kinds sharing this file: the word their selector error uses. */
 type WorkloadShort = 'deploy' | 'rs' | 'sts' | 'ds' | 'rc' | 'cj';

@@ -4,8 +4,8 @@
  * formatDiscoveryEndpoints): at most three entries, then `+ N more...`.
  */
 import { ageSince } from '../apimachinery/human-duration.ts';
-import { AGE_COLUMN, type BuiltinObject, column, NAME_COLUMN, type KindBehaviour } from '../builtin/behaviour.ts';
-import { listOf } from './pod-spec.ts';
+import { AGE_COLUMN, type BuiltinObject, column, NAME_COLUMN, type KindBehaviour } from './behaviour.ts';
+import { listOf } from '../resources/pod-spec.ts';
 
 const MAX_LISTED = 3;
 
