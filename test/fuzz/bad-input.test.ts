@@ -59,6 +59,20 @@ const WHOLE_STATE_LIMIT_MS = 10_000;
 function limitFor(method: string, path: string): number {
   return (method === 'GET' || method === 'HEAD') && path.replace(/\/+$/, '') === '/_fogbank/snapshot' ? WHOLE_STATE_LIMIT_MS : STALL_LIMIT_MS;
 }
+/** CROSSED_FAMILY is the family whose kinds the console's actions write, through that family's own API. */
+const CROSSED_FAMILY = 'compute';
+
+/**
+ * crossesFamilies is true for a request that may write another family's kinds: the console's
+ * compute actions (start, resize, attach a policy…), which run compute's own methods. Such a
+ * request runs alone, and a rejected one is held to compute's kinds as well as the console's.
+ */
+function crossesFamilies(request: FuzzRequest): boolean {
+  const target = targetAsSeen(request);
+  const method = request.raw === undefined ? request.method : (/^([A-Z]+) /.exec(request.raw.toString('latin1'))?.[1] ?? '');
+  return method !== 'GET' && method !== 'HEAD' && pathOfTarget(target).startsWith('/_fogbank/console/api/compute/');
+}
+
 /** ANSWER_TIMEOUT_MS is how long a request waits before it counts as unanswered (above the apiserver's 3 s resourceVersion wait). */
 const ANSWER_TIMEOUT_MS = 5000;
 /** FAMILIES are the families fuzzed, each in its own lane. */
@@ -171,6 +185,8 @@ describe('bad-input fuzzer', () => {
      * in flight, so the server's CPU time meanwhile is this request's (and its controllers').
      */
     let held: Promise<void> | undefined;
+    /** crossings counts the requests that ran alone because they write another family's kinds; a lane that saw fewer reads its "before" again. */
+    let crossings = 0;
     const alone = async <T>(resend: () => Promise<T>): Promise<T> => {
       while (held !== undefined) await held;
       let release = (): void => undefined;
@@ -213,6 +229,7 @@ describe('bad-input fuzzer', () => {
       const fail = (index: number, request: FuzzRequest, problem: string): void => void failures.push({ family, index, request, problem });
       const laneStarted = performance.now();
       let before: ServerState | undefined;
+      let seenCrossings = 0;
       for (let index = 0; index < PER_FAMILY && failures.length < MAX_FAILURES; index++) {
         const name = random.pick(attacks);
         const special = FAMILY_ATTACKS[name];
@@ -229,19 +246,38 @@ describe('bad-input fuzzer', () => {
         const owner = familyErrors.familyFor(pathOfTarget(targetAsSeen(request)));
         const generation = fuzz.generation;
         // The state after the lane's previous request is this one's "before": the lane sends one
-        // request at a time, and only its own family's kinds are held to it.
-        before ??= await fuzz.state();
+        // request at a time, and only its own family's kinds are held to it. A request that writes
+        // another family's kinds (crossesFamilies) ran alone since? Then "before" is read again.
+        for (;;) {
+          if (before === undefined || seenCrossings !== crossings) {
+            seenCrossings = crossings;
+            before = await fuzz.state();
+          }
+          if (held !== undefined) await held;
+          else if (seenCrossings === crossings) break;
+        }
         // Nothing awaited between this and inFlight.set: a lane re-sending alone sees this request in flight or none.
-        while (held !== undefined) await held;
-        inFlight.set(family, request);
         let reply: RawReply | undefined;
         let unanswered: string | undefined;
-        try {
-          reply = await sendRaw(fuzz.port, toBytes(request), 50, ANSWER_TIMEOUT_MS);
-        } catch (error) {
-          unanswered = (error as Error).message;
-        }
-        const after = fuzz.alive && fuzz.generation === generation ? await fuzz.state() : undefined;
+        let after: ServerState | undefined;
+        const exchange = async (): Promise<void> => {
+          inFlight.set(family, request);
+          try {
+            reply = await sendRaw(fuzz.port, toBytes(request), 50, ANSWER_TIMEOUT_MS);
+          } catch (error) {
+            unanswered = (error as Error).message;
+          }
+          after = fuzz.alive && fuzz.generation === generation ? await fuzz.state() : undefined;
+        };
+        const crossing = crossesFamilies(request);
+        if (crossing)
+          // Alone, from a state read just before it: its writes to the other family are its own.
+          await alone(async () => {
+            before = await fuzz.state();
+            await exchange();
+            crossings++;
+          });
+        else await exchange();
         if (after === undefined || before === undefined) {
           // The process died (this request or another lane's killed it): counted once per lost request.
           if (fuzz.generation === generation) await restart();
@@ -298,7 +334,7 @@ describe('bad-input fuzzer', () => {
         if (reply.status >= 400) {
           if (after.revision !== previous.revision) {
             const kinds = (await fuzz.kindsChanged(previous.revision, after.revision)) ?? [];
-            const own = kinds.filter((kind) => familyOfKind(kind) === family);
+            const own = kinds.filter((kind) => familyOfKind(kind) === family || (crossing && familyOfKind(kind) === CROSSED_FAMILY));
             if (own.length > 0) {
               count.storeChanged++;
               fail(index, request, `rejected with ${reply.status} but ${own.join(', ')} changed (revision ${previous.revision} → ${after.revision})`);
