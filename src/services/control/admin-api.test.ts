@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { ManualClock } from '../../lib/clock.ts';
 import { type RunningFogbank, startFogbank } from '../../testing/fogbank.ts';
+import { jsonCaller } from '../../testing/json-call.ts';
 
 const TOKENS = [{ token: 'alice-token', email: 'alice@example.com', scopes: ['*'], permissions: ['*'] }];
 
@@ -15,22 +16,10 @@ before(async () => {
 });
 after(() => fb.close());
 
-// biome-ignore lint/suspicious/noExplicitAny: answers are read by their documented shape, and asserted whole
-async function call(
-  method: string,
-  url: string,
-  body?: unknown,
-  headers: Record<string, string> = admin,
-  // biome-ignore lint/suspicious/noExplicitAny: the tests read arbitrary members of the JSON answers they assert on.
-): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
-  const response = await fetch(`${fb.url}${url}`, {
-    method,
-    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? undefined : JSON.parse(text), headers: Object.fromEntries(response.headers) };
-}
+const call = jsonCaller(
+  () => fb.url,
+  () => admin,
+);
 
 function controlError(code: number, status: string, message: string): unknown {
   return { error: { code, status, message } };

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ManualClock } from '../../lib/clock.ts';
 import { type RunningFogbank, startFogbank } from '../../testing/fogbank.ts';
+import { jsonCaller } from '../../testing/json-call.ts';
 
 let fb: RunningFogbank;
 let admin: Record<string, string>;
@@ -18,16 +19,10 @@ before(async () => {
 });
 after(() => fb.close());
 
-// biome-ignore lint/suspicious/noExplicitAny: answers are read by their documented shape, and asserted whole
-async function call(method: string, url: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${fb.url}${url}`, {
-    method,
-    headers: { ...admin, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
-}
+const call = jsonCaller(
+  () => fb.url,
+  () => admin,
+);
 
 const replay = (body: unknown) => call('POST', '/_fogbank/securityPolicies:replay', body);
 const at = (seconds: number): string => new Date(T0 + seconds * 1000).toISOString();
