@@ -90,7 +90,10 @@ describe('the web console in headless Chromium: instances, managed instance grou
     await page.locator(`[data-group="${ZONE}/mig"] a`).click();
     await page.locator('#group-title', { hasText: 'mig' }).waitFor();
     assert.equal(await page.locator('tr[data-managed]').count(), 2);
-    assert.match((await page.locator('[data-update-policy]').textContent()) ?? '', /"type":"OPPORTUNISTIC"/);
+    assert.equal(
+      await page.locator('[data-update-policy]').textContent(),
+      'type OPPORTUNISTIC · minimal action REPLACE · max surge 1 · max unavailable 1 · replacement SUBSTITUTE',
+    );
     await page.getByLabel('New target size').fill('3');
     await page.getByRole('button', { name: 'Resize' }).click();
     await page.locator('[data-action-status]', { hasText: 'compute.instanceGroupManagers.resize' }).waitFor();

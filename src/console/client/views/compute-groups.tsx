@@ -63,6 +63,40 @@ export function GroupList() {
   );
 }
 
+/** UPDATE_POLICY_FIELDS are the update policy's members in the order the group's page says them, with their words. */
+const UPDATE_POLICY_FIELDS: readonly (readonly [string, string])[] = [
+  ['type', 'type'],
+  ['minimalAction', 'minimal action'],
+  ['mostDisruptiveAllowedAction', 'most disruptive action'],
+  ['maxSurge', 'max surge'],
+  ['maxUnavailable', 'max unavailable'],
+  ['replacementMethod', 'replacement'],
+  ['instanceRedistributionType', 'redistribution'],
+];
+
+/**
+ * updatePolicyText says a group's update policy in words: `type OPPORTUNISTIC · max surge 1 ·
+ * max unavailable 10%`; a fixed-or-percent value as its fixed number or its percent (the API
+ * writes `calculated` beside either), a member the page does not know by its own name.
+ */
+function updatePolicyText(policy: Readonly<Record<string, unknown>>): string {
+  const known = new Set(UPDATE_POLICY_FIELDS.map(([field]) => field));
+  const words = (value: unknown): string => {
+    if (typeof value !== 'object' || value === null) return String(value);
+    const { fixed, percent } = value as { fixed?: unknown; percent?: unknown };
+    if (percent !== undefined) return `${String(percent)}%`;
+    if (fixed !== undefined) return String(fixed);
+    return JSON.stringify(value);
+  };
+  const parts = [
+    ...UPDATE_POLICY_FIELDS.filter(([field]) => policy[field] !== undefined).map(([field, label]) => `${label} ${words(policy[field])}`),
+    ...Object.entries(policy)
+      .filter(([field, value]) => !known.has(field) && value !== undefined)
+      .map(([field, value]) => `${field} ${words(value)}`),
+  ];
+  return parts.length === 0 ? '—' : parts.join(' · ');
+}
+
 /** GroupView is `#/compute/group/<key>`. */
 export function GroupView({ groupKey }: { groupKey: string }) {
   const { item: group, problem, gone } = useComputeItem<GroupDetail>(path('compute', 'groups', groupKey));
@@ -105,7 +139,7 @@ export function GroupView({ groupKey }: { groupKey: string }) {
                     .join(', '),
                 ],
                 ['Base instance name', group.baseInstanceName],
-                ['Update policy', <code data-update-policy>{JSON.stringify(group.updatePolicy)}</code>],
+                ['Update policy', <span data-update-policy>{updatePolicyText(group.updatePolicy)}</span>],
                 ['Description', group.description],
               ]}
             />
