@@ -101,6 +101,12 @@ export const GMAIL = {
   timeout: reply(421, '4.4.2 Timeout - closing connection.'),
   unavailable: reply(421, '4.3.0 Service not available, closing transmission channel'),
   temporaryProblem: reply(451, '4.3.0 Mail server temporarily rejected message.'),
+  /**
+   * The messages in flight hold the listener's whole buffer (--smtp-buffer-limit): try again
+   * later. Gmail's wording for this is not documented; this is RFC 5321's 452 with RFC 3463's
+   * X.3.1 "Mail system full", in Postfix's words for a full queue.
+   */
+  insufficientStorage: reply(452, '4.3.1 Insufficient system storage'),
   /** A message fogbank cannot store as sent (what the Gmail API answers 400 to), with the API's words. */
   rejected: (why: string): GmailReply => reply(554, `5.6.0 Message rejected: ${why}`),
   bareLf: reply(554, '5.6.0 Message rejected: a line ends in a bare LF; SMTP lines end in CRLF (RFC 5321 section 2.3.8).'),

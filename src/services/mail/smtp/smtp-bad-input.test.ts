@@ -7,6 +7,7 @@ import { realTimers } from '../../../lib/clock.ts';
 import { cryptoIds } from '../../../lib/ids.ts';
 import { startFogbank, type RunningFogbank } from '../../../testing/fogbank.ts';
 import { mailboxCounts } from '../public.ts';
+import { BufferBudget } from './buffer-budget.ts';
 import { plain, SmtpDialogue } from './smtp-client.fixture.ts';
 import { openSmtpListeners } from './smtp-listener.ts';
 
@@ -21,8 +22,8 @@ let server: RunningFogbank;
 let listener: FamilyListener;
 let port: number;
 
-/** open opens a listener of its own on `server`'s store, with `limits`. */
-async function open(limits: typeof LIMITS): Promise<FamilyListener> {
+/** open opens a listener of its own on `server`'s store, with `limits` (and the buffer `budget`, when given). */
+async function open(limits: typeof LIMITS, budget?: BufferBudget): Promise<FamilyListener> {
   const opened = await openSmtpListeners(
     {
       store: server.store,
@@ -37,6 +38,7 @@ async function open(limits: typeof LIMITS): Promise<FamilyListener> {
       tls: undefined,
     },
     limits,
+    budget === undefined ? {} : { budget },
   );
   assert.ok(opened !== undefined);
   return opened;
@@ -53,8 +55,8 @@ after(async () => {
 });
 
 /** ready is a signed-in connection with MAIL and RCPT given, at DATA's 354. */
-async function ready(): Promise<SmtpDialogue> {
-  const { dialogue } = await SmtpDialogue.open(port);
+async function ready(at = port): Promise<SmtpDialogue> {
+  const { dialogue } = await SmtpDialogue.open(at);
   await dialogue.send('EHLO client.example');
   assert.equal(await dialogue.send(`AUTH PLAIN ${plain('ann@example.com', 'ann-token')}`), '235 2.7.0 Accepted');
   assert.match(await dialogue.send('MAIL FROM:<ann@example.com>'), /^250 /);
@@ -183,5 +185,52 @@ describe('bad input on SMTP submission', () => {
     assert.equal(refused.length, 1_000 - LIMITS.maxConnections);
     assert.equal(greeted.length, LIMITS.maxConnections);
     await capped.close();
+  });
+
+  test('the bytes held in memory are bounded across connections: a message past --smtp-buffer-limit gets 452 4.3.1 and may try again', async () => {
+    // Room for three bodies in flight; each connection holds its body, the final dot not yet sent.
+    const body = `Subject: held\r\n\r\n${`${'y'.repeat(998)}\r\n`.repeat(300)}`;
+    const budget = new BufferBudget(3 * body.length + 1_000);
+    const roomy = await open({ ...LIMITS, idleMs: 60_000, dataMs: 60_000 }, budget);
+    const at = roomy.addresses[0]!.port;
+    const insufficient = /^452 4\.3\.1 Insufficient system storage [0-9a-f]{13}-[0-9a-f]{11}sm\d{8}a91\.\d - gsmtp$/;
+    try {
+      const held = await Promise.all([ready(at), ready(at), ready(at)]);
+      for (const dialogue of held) dialogue.write(body);
+      // smtp-server keeps back at most the last few bytes of a chunk while it looks for the final dot.
+      const deadline = Date.now() + 30_000;
+      while (budget.inUse < 3 * (body.length - 8) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.ok(budget.inUse >= 3 * (body.length - 8), `the three bodies are held (${budget.inUse} bytes)`);
+      const fourth = await ready(at);
+      assert.match(await fourth.send(`${body}.`), insufficient);
+      assert.ok(budget.inUse <= budget.capacity, 'the refused message gave back what it held');
+      // A client that declares its size is refused before it sends the bytes.
+      const { dialogue: declaring } = await SmtpDialogue.open(at);
+      await declaring.send('EHLO client.example');
+      await declaring.send(`AUTH PLAIN ${plain('ann@example.com', 'ann-token')}`);
+      assert.match(await declaring.send(`MAIL FROM:<ann@example.com> SIZE=${body.length}`), insufficient);
+      assert.match(await declaring.send('MAIL FROM:<ann@example.com> SIZE=100'), /^250 2\.1\.0 OK /, 'a small one still fits');
+      declaring.end();
+      for (const dialogue of held) assert.match(await dialogue.send('.'), /^250 2\.0\.0 OK {2}\d+ /);
+      assert.equal(budget.inUse, 0, 'delivered messages give their bytes back');
+      // The refused session goes on: its retry is taken now that there is room.
+      assert.match(await fourth.send('MAIL FROM:<ann@example.com>'), /^250 /);
+      assert.match(await fourth.send('RCPT TO:<bob@example.com>'), /^250 /);
+      assert.match(await fourth.send('DATA'), /^354 /);
+      assert.match(await fourth.send(`${body}.`), /^250 2\.0\.0 OK {2}\d+ /);
+      for (const dialogue of [...held, fourth]) dialogue.end();
+      const counts = await mailboxCounts(server.store, 'every');
+      assert.deepEqual(
+        counts.map(({ address, total }) => [address, total]),
+        [
+          ['ann@example.com', 4],
+          ['bob@example.com', 4],
+        ],
+        'the refused attempt left nothing; its retry and the three held messages are each delivered once',
+      );
+    } finally {
+      await roomy.close();
+      await server.control.reset();
+    }
   });
 });

@@ -153,6 +153,42 @@ describe('SMTP submission as smtp.gmail.com', () => {
     assert.equal(journal[0]?.principal, 'ann@example.com');
   });
 
+  test('a reply over SMTP joins its thread in the recipient mailbox, writes history, and a From or MAIL FROM of another address sends as the user', async () => {
+    const admin = { authorization: `Bearer ${server.adminToken}` };
+    const api = async <T>(path: string): Promise<T> => (await (await fetch(`${server.url}/gmail/v1/users/${path}`, { headers: admin })).json()) as T;
+    const submit = async (envelopeFrom: string, text: string): Promise<void> => {
+      const dialogue = await authenticated();
+      assert.match(await dialogue.send(`MAIL FROM:<${envelopeFrom}>`), /^250 2\.1\.0 OK /);
+      assert.match(await dialogue.send('RCPT TO:<hank@example.com>'), /^250 2\.1\.5 OK /);
+      await dialogue.send('DATA');
+      assert.match(await dialogue.send(`${text}\r\n.`), /^250 2\.0\.0 OK {2}/);
+      dialogue.end();
+    };
+    await submit('ann@example.com', 'From: ann@example.com\r\nTo: hank@example.com\r\nSubject: plans\r\nMessage-ID: <smtp-thread-1@example.com>\r\n\r\nfirst');
+    const { historyId } = await api<{ historyId: string }>('hank@example.com/profile');
+    // Sent as someone else, in the envelope and in From: Gmail sends it as the user (send-as rewrites From).
+    await submit(
+      'boss@elsewhere.example',
+      'From: Boss <boss@elsewhere.example>\r\nTo: hank@example.com\r\nSubject: Re: plans\r\nMessage-ID: <smtp-thread-2@example.com>\r\nIn-Reply-To: <smtp-thread-1@example.com>\r\nReferences: <smtp-thread-1@example.com>\r\n\r\nsecond',
+    );
+    const first = await api<{ messages: { id: string; threadId: string }[] }>('hank@example.com/messages?q=rfc822msgid:smtp-thread-1@example.com');
+    const second = await api<{ messages: { id: string; threadId: string }[] }>('hank@example.com/messages?q=rfc822msgid:smtp-thread-2@example.com');
+    assert.equal(second.messages[0]!.threadId, first.messages[0]!.threadId, 'the reply is in the first message thread');
+    const history = await api<{ history: { messagesAdded?: { message: { id: string; labelIds: string[] } }[] }[] }>(
+      `hank@example.com/history?startHistoryId=${historyId}&historyTypes=messageAdded`,
+    );
+    assert.deepEqual(
+      history.history.flatMap((record) => record.messagesAdded ?? []).map(({ message }) => [message.id, message.labelIds]),
+      [[second.messages[0]!.id, ['INBOX', 'UNREAD']]],
+    );
+    const received = await api<{ payload: { headers: { name: string; value: string }[] } }>(
+      `hank@example.com/messages/${second.messages[0]!.id}?format=metadata&metadataHeaders=From`,
+    );
+    assert.deepEqual(received.payload.headers, [{ name: 'From', value: '"Boss" <ann@example.com>' }]);
+    assert.equal((await messages('ann-token', 'rfc822msgid:smtp-thread-2@example.com'))[0]?.labelIds[0], 'SENT');
+    assert.deepEqual(await api<{ resultSizeEstimate: number }>('boss@elsewhere.example/messages'), { resultSizeEstimate: 0 });
+  });
+
   test('a message that came by SMTP is in a snapshot, gone after a reset, and back when the snapshot is restored', async () => {
     const dialogue = await authenticated();
     await dialogue.send('MAIL FROM:<ann@example.com>');

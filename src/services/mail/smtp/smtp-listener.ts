@@ -19,12 +19,20 @@ import { isDeliverableAddress } from '../mime/addresses.ts';
 import { MAIL_MAX_RECIPIENTS_OPTION, MAIL_RELAY_OPTION } from '../options.ts';
 import { MAX_RECIPIENTS_PER_MESSAGE } from '../recipient-limit.ts';
 import { Relay } from '../relay.ts';
+import { BufferBudget } from './buffer-budget.ts';
 import { readIntake } from './data-intake.ts';
 import { AUTH_REQUIRED_MARK, speakGmail } from './gmail-dialect.ts';
 import { GMAIL, type GmailReply, MAX_MESSAGE_BYTES, SMTP_HOST, SmtpReply, XOAUTH2_CHALLENGE } from './gmail-replies.ts';
 import { authenticateSmtp, type SmtpUser } from './smtp-auth.ts';
 import { SMTP_JOURNAL_PATH } from './smtp-method-id.ts';
-import { SMTP_AUTH_OPTION, SMTP_PORT_OPTION, SMTPS_PORT_OPTION, type SmtpAuthMode } from './smtp-options.ts';
+import {
+  DEFAULT_SMTP_BUFFER_LIMIT,
+  SMTP_AUTH_OPTION,
+  SMTP_BUFFER_LIMIT_OPTION,
+  SMTP_PORT_OPTION,
+  SMTPS_PORT_OPTION,
+  type SmtpAuthMode,
+} from './smtp-options.ts';
 
 /** SmtpLimits are the listener's limits; tests shorten the timeouts. */
 export interface SmtpLimits {
@@ -38,13 +46,23 @@ export interface SmtpLimits {
   readonly maxBytes: number;
 }
 
+/** SmtpBuffers is how much message data the listener holds in memory at once, across its connections and ports. */
+export interface SmtpBuffers {
+  /** The shared budget; when absent, one of `--smtp-buffer-limit` bytes (default 128 MiB). Tests pass their own to watch it. */
+  readonly budget?: BufferBudget;
+}
+
 export const DEFAULT_SMTP_LIMITS: SmtpLimits = { maxConnections: 256, idleMs: 5 * 60_000, dataMs: 10 * 60_000, maxBytes: MAX_MESSAGE_BYTES };
 
 /** How long shutdown waits for a message being received or stored before cutting its connection. */
 const CLOSE_GRACE_MS = 5_000;
 
 /** openSmtpListeners opens `--smtp-port` (STARTTLS) and `--smtps-port` (implicit TLS) when asked (mailService.listen). */
-export async function openSmtpListeners(context: ListenerContext, limits: SmtpLimits = DEFAULT_SMTP_LIMITS): Promise<FamilyListener | undefined> {
+export async function openSmtpListeners(
+  context: ListenerContext,
+  limits: SmtpLimits = DEFAULT_SMTP_LIMITS,
+  buffers: SmtpBuffers = {},
+): Promise<FamilyListener | undefined> {
   const plainPort = optionValue(SMTP_PORT_OPTION, context.options);
   const tlsPort = optionValue(SMTPS_PORT_OPTION, context.options);
   if (plainPort === undefined && tlsPort === undefined) return undefined;
@@ -60,7 +78,8 @@ export async function openSmtpListeners(context: ListenerContext, limits: SmtpLi
   const relay = relayUrl === undefined ? undefined : new Relay(relayUrl, context.store);
   const maxRecipients = optionValue(MAIL_MAX_RECIPIENTS_OPTION, context.options) ?? MAX_RECIPIENTS_PER_MESSAGE;
   const compose = new ComposeService(context.store, context.clock, context.ids, files, relay, maxRecipients);
-  const submission = new Submission(context, compose, authMode, maxRecipients, limits);
+  const budget = buffers.budget ?? new BufferBudget(optionValue(SMTP_BUFFER_LIMIT_OPTION, context.options) ?? DEFAULT_SMTP_BUFFER_LIMIT);
+  const submission = new Submission(context, compose, authMode, maxRecipients, limits, budget);
   const servers: { server: SMTPServer; address: ListenerAddress }[] = [];
   try {
     if (plainPort !== undefined) servers.push(await submission.listen(plainPort, tls === undefined ? 'plain' : { startTls: tls }));
@@ -96,6 +115,7 @@ class Submission {
     private readonly authMode: SmtpAuthMode,
     private readonly maxRecipients: number,
     private readonly limits: SmtpLimits,
+    private readonly budget: BufferBudget,
   ) {}
 
   async listen(port: number, security: Security): Promise<{ server: SMTPServer; address: ListenerAddress }> {
@@ -124,7 +144,7 @@ class Submission {
       ...(pair === undefined ? {} : { key: pair.key, cert: pair.cert }),
       ...(implicit ? { secure: true } : {}),
       onAuth: (auth, _session, callback) => this.#onAuth(auth, callback),
-      onMailFrom: (address, _session, callback) => callback(this.#mailFrom(address.address)),
+      onMailFrom: (address, _session, callback) => callback(this.#mailFrom(address.address, address.args)),
       onRcptTo: (address, session, callback) => callback(this.#rcptTo(address.address, session)),
       onData: (stream, session, callback) => {
         this.#onData(stream, session).then(
@@ -177,10 +197,15 @@ class Submission {
     else callback(new SmtpReply(GMAIL.badCredentials));
   }
 
-  #mailFrom(address: string): Error | undefined {
+  #mailFrom(address: string, args: unknown): Error | undefined {
     // A null reverse path (`MAIL FROM:<>`) is taken from an authenticated user; a catch-all needs a sender's mailbox.
-    if (address === '' && this.authMode === 'token') return undefined;
-    if (!isDeliverableAddress(address)) return new SmtpReply(GMAIL.invalidSender(address));
+    if (address !== '' || this.authMode !== 'token') {
+      if (!isDeliverableAddress(address)) return new SmtpReply(GMAIL.invalidSender(address));
+    }
+    // A declared SIZE (the library has refused one past the limit) that the buffer has no room for
+    // now is refused for now, before its bytes are sent, as a server with a full queue does.
+    const declared = typeof args === 'object' && args !== null && 'SIZE' in args ? Number(args.SIZE) : 0;
+    if (declared > this.budget.free) return new SmtpReply(GMAIL.insufficientStorage);
     return undefined;
   }
 
@@ -195,12 +220,14 @@ class Submission {
   async #onData(stream: import('node:stream').Readable, session: SMTPServerSession): Promise<GmailReply> {
     const started = performance.now();
     this.#busy.add(session);
+    const share = this.budget.open();
     try {
-      const intake = await readIntake(stream, this.limits.maxBytes);
+      const intake = await readIntake(stream, this.limits.maxBytes, share);
       const user = session.user as SmtpUser | undefined;
       let reply: GmailReply;
       let bytes: Buffer | undefined;
       if (intake.kind === 'too-large') reply = GMAIL.tooLarge;
+      else if (intake.kind === 'no-room') reply = GMAIL.insufficientStorage;
       else if (intake.kind === 'nul') reply = GMAIL.nul;
       else if (intake.kind === 'bare-lf') reply = GMAIL.bareLf;
       else if (intake.kind === 'cut-off') reply = GMAIL.timeout;
@@ -211,6 +238,8 @@ class Submission {
       this.#journal('DATA', reply.code, user, performance.now() - started, bytes);
       return reply;
     } finally {
+      // Held until the message is stored (or refused): delivery works on these bytes.
+      share.release();
       this.#busy.delete(session);
     }
   }

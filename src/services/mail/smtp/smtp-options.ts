@@ -5,6 +5,8 @@
  * more than the whole margin start-up has against a bare node:http process (bench/startup.ts).
  */
 import { type FamilyOption, OptionError } from '../../../core/family-options.ts';
+import { parseByteSize } from '../../../lib/byte-size.ts';
+import { MAX_MESSAGE_BYTES } from './gmail-replies.ts';
 
 const portOption = (key: string, flag: string, help: string): FamilyOption<number> => ({
   key,
@@ -51,8 +53,33 @@ export const SMTP_AUTH_OPTION: FamilyOption<SmtpAuthMode> = {
   accepts: (value): value is SmtpAuthMode => value === 'token' || value === 'none',
 };
 
+/** DEFAULT_SMTP_BUFFER_LIMIT is 128 MiB: three messages of the full SIZE at once, or about 13,000 of 10 KB. */
+export const DEFAULT_SMTP_BUFFER_LIMIT = 128 * 1024 ** 2;
+
+/**
+ * SMTP_BUFFER_LIMIT_OPTION is `--smtp-buffer-limit` (start() option `smtpBufferLimit`, in bytes):
+ * the most message bytes every connection together holds in memory (buffer-budget.ts). It must
+ * hold one message of the full SIZE, or such a message could never be taken.
+ */
+export const SMTP_BUFFER_LIMIT_OPTION: FamilyOption<number> = {
+  key: 'smtpBufferLimit',
+  flag: 'smtp-buffer-limit',
+  value: 'BYTES|NK|NM|NG',
+  default: '128M',
+  help: 'most bytes of SMTP messages held in memory at once across all connections; a message past it is refused with 452 4.3.1 (try again later)',
+  parse(text) {
+    const bytes = parseByteSize(text);
+    if (bytes === undefined || bytes < MAX_MESSAGE_BYTES)
+      throw new OptionError(
+        `--smtp-buffer-limit must be a number of bytes (optionally with K, M or G) of at least one message of SIZE ${MAX_MESSAGE_BYTES} bytes (35M), not '${text}'`,
+      );
+    return bytes;
+  },
+  accepts: (value): value is number => Number.isSafeInteger(value) && (value as number) >= MAX_MESSAGE_BYTES,
+};
+
 /** SMTP_OPTIONS are the listener's options, in help order. */
-export const SMTP_OPTIONS = [SMTP_PORT_OPTION, SMTPS_PORT_OPTION, SMTP_AUTH_OPTION] as const;
+export const SMTP_OPTIONS = [SMTP_PORT_OPTION, SMTPS_PORT_OPTION, SMTP_AUTH_OPTION, SMTP_BUFFER_LIMIT_OPTION] as const;
 
 /** SmtpStartOptions are the listener's start() options. */
 export interface SmtpStartOptions {
@@ -62,4 +89,6 @@ export interface SmtpStartOptions {
   readonly smtpsPort?: number;
   /** `token` (default): fogbank's tokens, as Gmail's; `none`: unauthenticated, loopback only. */
   readonly smtpAuth?: SmtpAuthMode;
+  /** The most bytes of SMTP messages held in memory at once, across connections (default 128 MiB, at least SIZE). */
+  readonly smtpBufferLimit?: number;
 }
