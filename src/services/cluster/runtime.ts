@@ -239,6 +239,7 @@ export async function startClusterRuntime(context: ServiceContext, options: Runt
       ...(options.workloads === undefined ? {} : { gracePeriodSeconds: podGracePeriodSeconds }),
       beforeWrite: async (tx, scope, object, old) => {
         await options.rbac.beforeWrite(tx, scope, object, old);
+        await admission.beforeWrite(tx, scope, object, old);
         if (scope.view.storeKind === SERVICES_STORE_KIND) await allocateServiceAddresses(tx, object, old);
         // The naming and establishing controllers' status, written with the CRD (not for its own /status writes).
         if (scope.view === (crdView as unknown as AnyView)) await settleNames(tx, object as CustomResourceDefinition, context.clock.now());

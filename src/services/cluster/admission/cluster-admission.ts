@@ -13,6 +13,7 @@ import { apiVersionOf, type AnyView } from '../apimachinery/strategy.ts';
 import type { Authorizer } from '../rbac/authorizer.ts';
 import { NAMESPACE_STORE_KIND } from '../resources/namespaces.ts';
 import type { AdmissionAttributes, AdmissionChain, AdmissionOutcome } from './attributes.ts';
+import { paramAuthorizationCheck } from './configuration/param-authorization.ts';
 import { TypeChecking } from './policy/type-checking.ts';
 import { type PolicyContext, selectParams, ValidatingPolicies } from './policy/validating-policies.ts';
 import { StoredConfigurations } from './stored-configurations.ts';
@@ -25,6 +26,8 @@ export interface ClusterAdmission {
   readonly policies: ValidatingPolicies;
   /** typeChecking writes the policies' status.typeChecking (the status controller). */
   readonly typeChecking: TypeChecking;
+  /** beforeWrite is the registry hook making the write-time `get` checks on a policy's paramKind and a binding's paramRef. */
+  readonly beforeWrite: ReturnType<typeof paramAuthorizationCheck>;
   start(): Promise<void>;
   stop(): void;
 }
@@ -94,11 +97,21 @@ export function createClusterAdmission(store: Store, registry: () => GenericRegi
       if (webhooks.active()) await webhooks.validate(attributes, outcome);
     },
   };
+  // The RESTMapper: the served kind's resource (any served version when none is named).
+  const resolve = (group: string, version: string, kind: string) =>
+    index().views.find(
+      (view) =>
+        view.subresource === undefined &&
+        view.kind === kind &&
+        view.group === authorizer.groups.canonical(group) &&
+        (version === '' || view.version === version),
+    )?.resource;
   return {
     chain,
     configurations,
     policies,
     typeChecking,
+    beforeWrite: paramAuthorizationCheck(authorizer, resolve),
     start: () => configurations.start(),
     stop: () => {
       configurations.stop();

@@ -349,10 +349,10 @@ export class GenericRegistry {
       delete meta.generation;
       object.metadata = meta;
       strategy.prepareForCreate(object, info);
-      const errors = [
-        ...strategy.validate(object, info),
-        ...validateObjectMeta(object.metadata, { namespaced: strategy.namespaced, nameRule: strategy.nameRule }),
-      ];
+      const metadataErrors = () => validateObjectMeta(object.metadata, { namespaced: strategy.namespaced, nameRule: strategy.nameRule });
+      // As upstream: the kind's ValidateObjectMeta first, then its own rules; a kind placing them itself gets the common check after.
+      let errors = strategy.validatesObjectMeta === true ? strategy.validate(object, info) : [...metadataErrors(), ...strategy.validate(object, info)];
+      if (errors.length === 0 && strategy.validatesObjectMeta === true) errors = metadataErrors();
       if (errors.length > 0) throw invalidObject(strategy.invalidKind, object.metadata.name ?? '', errors);
       const warnings = strategy.warnings(object, undefined);
       strategy.canonicalize(object);
@@ -524,9 +524,10 @@ export class GenericRegistry {
     meta.managedFields = startingManagedFields(body.metadata?.managedFields, oldObject.metadata.managedFields);
     object.metadata = meta;
     strategy.prepareForUpdate(object, oldObject, info);
+    // As rest.BeforeUpdate: the common metadata checks, then the kind's.
     const errors = [
-      ...strategy.validateUpdate(object, oldObject, info),
       ...validateObjectMetaUpdate(object.metadata, oldObject.metadata, { namespaced: strategy.namespaced, nameRule: strategy.nameRule }),
+      ...strategy.validateUpdate(object, oldObject, info),
     ];
     if (errors.length > 0) throw invalidObject(strategy.invalidKind, name, errors);
     const warnings = strategy.warnings(object, oldObject);

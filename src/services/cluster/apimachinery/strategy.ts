@@ -43,9 +43,19 @@ export interface ResourceStrategy<T extends KubeObject = KubeObject> {
   prepareForCreate(object: T, request: RequestInfo): void;
   /** prepareForUpdate carries server-owned fields over from the old object; may mutate `object` only. */
   prepareForUpdate(object: T, old: T, request: RequestInfo): void;
-  /** validate checks a new object; must not mutate. Metadata rules run after it. */
+  /**
+   * validate checks a new object; must not mutate. The metadata rules (ObjectMeta with the
+   * kind's name rule) come before its errors, as upstream's Validate<Kind> functions begin with
+   * ValidateObjectMeta, unless `validatesObjectMeta`.
+   */
   validate(object: T, request: RequestInfo): FieldError[];
-  /** validateUpdate checks a changed object against its old state; must not mutate. */
+  /**
+   * validatesObjectMeta marks a kind whose own `validate` places the ObjectMeta rules itself, or
+   * skips them (Event: after the legacy checks, and not at all for core/v1); the registry then
+   * checks metadata only for an otherwise valid object, as rest.BeforeCreate's common check.
+   */
+  readonly validatesObjectMeta?: boolean;
+  /** validateUpdate checks a changed object against its old state; must not mutate. The metadata rules come first, as rest.BeforeUpdate's common checks. */
   validateUpdate(object: T, old: T, request: RequestInfo): FieldError[];
   /** warnings are `path: message` texts sent as Warning headers; must not mutate. */
   warnings(object: T, old: T | undefined): string[];

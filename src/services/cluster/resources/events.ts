@@ -244,6 +244,8 @@ function formatEventSource(event: CoreEvent): string {
 export const eventStrategy = {
   namespaced: true,
   nameRule: 'path-segment',
+  // ValidateEventCreate: the legacy checks, then (events.k8s.io only) ObjectMeta.
+  validatesObjectMeta: true,
   allowCreateOnUpdate: true,
   allowUnconditionalUpdate: true,
   invalidKind: { group: '', kind: 'Event' },

@@ -221,6 +221,37 @@ describe('ValidatingAdmissionPolicy', () => {
     await remove(h, `${BINDINGS}/keep-protected-binding`, `${POLICIES}/keep-protected`, `${CONFIGMAPS}/p`);
   });
 
+  it('gives a namespaced request its Namespace as namespaceObject (and a cluster-scoped one null)', async () => {
+    await h.call('POST', '/api/v1/namespaces', { metadata: { name: 'prod', labels: { env: 'prod' } } });
+    await policy(h, 'prod-replicas', {
+      matchConstraints: {
+        resourceRules: [
+          { apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['deployments'] },
+          { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['namespaces'] },
+        ],
+      },
+      validations: [
+        {
+          expression:
+            "namespaceObject == null || !('env' in namespaceObject.metadata.labels) || namespaceObject.metadata.labels.env != 'prod' || object.spec.replicas >= 2",
+          message: 'in prod, at least 2 replicas',
+        },
+        { expression: "request.kind.kind != 'Namespace' || namespaceObject == null", message: 'a Namespace has no namespaceObject' },
+      ],
+    });
+    await binding(h, 'prod-replicas-binding', { policyName: 'prod-replicas', validationActions: ['Deny'] });
+    const refused = await h.call('POST', '/apis/apps/v1/namespaces/prod/deployments', deployment('one', {}, 1));
+    assert.equal(refused.status, 422);
+    assert.equal(
+      refused.body.message,
+      "deployments.apps \"one\" is forbidden: ValidatingAdmissionPolicy 'prod-replicas' with binding 'prod-replicas-binding' denied request: in prod, at least 2 replicas",
+    );
+    assert.equal((await h.call('POST', '/apis/apps/v1/namespaces/prod/deployments', deployment('two', {}, 2))).status, 201);
+    assert.equal((await h.call('POST', DEPLOYMENTS, deployment('one', {}, 1))).status, 201);
+    assert.equal((await h.call('POST', '/api/v1/namespaces', { metadata: { name: 'staging' } })).status, 201);
+    await remove(h, `${BINDINGS}/prod-replicas-binding`, `${POLICIES}/prod-replicas`, `${DEPLOYMENTS}/one`);
+  });
+
   it('refuses a policy that does not compile; one stored before (unvalidated) gets type-checking warnings and refuses or admits per failurePolicy', async () => {
     const compileError = "ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n | params.max > 1\n | ^";
     const invalid = await h.call('POST', POLICIES, {

@@ -90,6 +90,57 @@ describe('admission webhooks', () => {
     await h.call('DELETE', `${VALIDATING}/by-service`);
   });
 
+  it('reaches a Service without Endpoints through its ready EndpointSlices', async () => {
+    const sliced = await startWebhookServer(['sliced.default.svc']);
+    try {
+      sliced.handle('/slice', () => ({ allowed: false, status: { message: 'through a slice' } }));
+      await h.call('POST', '/api/v1/namespaces/default/services', {
+        metadata: { name: 'sliced' },
+        spec: { ports: [{ name: 'https', port: 443, targetPort: 9443 }] },
+      });
+      await configure(VALIDATING, 'by-slice', [
+        webhook('slice.example.com', { service: { namespace: 'default', name: 'sliced', path: '/slice' }, caBundle: sliced.caBundle }),
+      ]);
+      const slice = (name: string, ready: boolean, port: number) => ({
+        metadata: { name, labels: { 'kubernetes.io/service-name': 'sliced' } },
+        addressType: 'IPv4',
+        endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready } }],
+        ports: [{ name: 'https', port }],
+      });
+      // A slice whose only endpoint is not ready gives no address.
+      assert.equal((await h.call('POST', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices', slice('sliced-a', false, sliced.port))).status, 201);
+      const none = await h.call('POST', CONFIGMAPS, { metadata: { name: 'sliced' } });
+      assert.equal(
+        none.body.message,
+        'Internal error occurred: failed calling webhook "slice.example.com": could not get REST client: no endpoints available for service "sliced"',
+      );
+      assert.equal((await h.call('POST', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices', slice('sliced-b', true, sliced.port))).status, 201);
+      const refused = await h.call('POST', CONFIGMAPS, { metadata: { name: 'sliced' } });
+      assert.equal(refused.status, 400);
+      assert.equal(refused.body.message, 'admission webhook "slice.example.com" denied the request: through a slice');
+      assert.equal(sliced.calls.at(-1)?.headers['host'], 'sliced.default.svc:443');
+      await h.call('DELETE', `${VALIDATING}/by-slice`);
+    } finally {
+      await sliced.close();
+    }
+  });
+
+  it('takes a non-AdmissionReview answer, or a validating webhook answering a patch, for an invalid response', async () => {
+    // The right uid, but no apiVersion and kind.
+    server.handle('/not-a-review', (request) => ({ raw: JSON.stringify({ response: { uid: request['uid'], allowed: true } }) }));
+    server.handle('/patching', () => ({ allowed: true, ...jsonPatch([{ op: 'add', path: '/metadata/labels', value: { x: 'y' } }]) }));
+    for (const [path, text] of [
+      ['/not-a-review', 'expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got /, Kind='],
+      ['/patching', 'validating webhook may not return response.patch'],
+    ] as const) {
+      await configure(VALIDATING, 'invalid', [webhook('invalid.example.com', { url: `${server.base}${path}`, caBundle: server.caBundle })]);
+      const answer = await h.call('POST', CONFIGMAPS, { metadata: { name: 'invalid' } });
+      assert.equal(answer.status, 500);
+      assert.equal(answer.body.message, `Internal error occurred: failed calling webhook "invalid.example.com": received invalid webhook response: ${text}`);
+      await h.call('DELETE', `${VALIDATING}/invalid`);
+    }
+  });
+
   it('answers call failures per failurePolicy with the apiserver texts: refused, bad certificate, invalid response, timeout', async () => {
     const down = await startWebhookServer();
     await down.close();
