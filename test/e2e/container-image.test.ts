@@ -2,7 +2,8 @@
 // podman as a user would: the package from `npm pack` installed in a build stage on the Node base
 // (made from Debian packages, test/harness/podman.ts), the port published, the health check
 // passing, kubectl and curl answered, state kept in the volume across containers, and SIGTERM
-// ending it with exit code 0 inside the grace period.
+// ending it with exit code 0 inside the grace period; and the same image started by Testcontainers
+// through podman's Docker-compatible socket, as docs/distribution.md's recipe says.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, readdirSync } from 'node:fs';
@@ -13,7 +14,7 @@ import { Kubectl } from '../harness/kubectl.ts';
 import { localPrebuilds, packFogbank } from '../harness/package.ts';
 import { REPO } from '../harness/paths.ts';
 import { runToEnd } from '../harness/process.ts';
-import { ensureNodeBaseImage, NODE_BASE_IMAGE, podman } from '../harness/podman.ts';
+import { ensureNodeBaseImage, NODE_BASE_IMAGE, podman, startDockerApiSocket } from '../harness/podman.ts';
 
 /** GRACE_SECONDS is the stop timeout: podman sends SIGTERM, then SIGKILL (exit 137) after this. */
 const GRACE_SECONDS = 10;
@@ -152,5 +153,46 @@ describe('the container image', () => {
     assert.equal(got.code, 0, got.stderr);
     assert.equal(got.stdout.trim(), 'namespace/kept-across-restarts');
     assert.equal(await stopWithSigterm(second.name), 0);
+  });
+
+  it("Testcontainers' GenericContainer starts it (docs/distribution.md's recipe) through podman's Docker-compatible socket", async () => {
+    // testcontainers 11.x (undici 7) runs on Node 20; its reaper (Ryuk) is an image from Docker Hub,
+    // which no registry here serves, so it is disabled and the container removed by after() as well.
+    const socket = await startDockerApiSocket();
+    const saved = { DOCKER_HOST: process.env['DOCKER_HOST'], TESTCONTAINERS_RYUK_DISABLED: process.env['TESTCONTAINERS_RYUK_DISABLED'] };
+    process.env['DOCKER_HOST'] = socket.dockerHost;
+    process.env['TESTCONTAINERS_RYUK_DISABLED'] = 'true';
+    const name = `fogbank-test-${suffix}-testcontainers`;
+    containers.push(name);
+    try {
+      const { GenericContainer, Wait } = await import('testcontainers');
+      // The recipe as documented, with this test's image and a name for after()'s cleanup. The
+      // default pull policy pulls only an image that is not there; a pull would fail here.
+      const container = await new GenericContainer(image)
+        .withName(name)
+        .withExposedPorts(8780)
+        .withEnvironment({ FOGBANK_ADMIN_TOKEN: 'test-token', FOGBANK_OPERATIONS: 'instant' })
+        .withCommand(['start', '--ephemeral'])
+        .withWaitStrategy(Wait.forHttp('/healthz', 8780).forStatusCode(200))
+        .start();
+      const url = `http://${container.getHost()}:${container.getMappedPort(8780)}`;
+      try {
+        const kubectl = new Kubectl(url, 'test-token');
+        const created = await kubectl.run(['create', 'namespace', 'from-testcontainers']);
+        assert.equal(created.code, 0, created.stderr);
+        const got = await kubectl.run(['get', 'namespace', 'from-testcontainers', '-o', 'name']);
+        assert.equal(got.stdout.trim(), 'namespace/from-testcontainers', got.stderr);
+      } finally {
+        await container.stop();
+      }
+      // Stopped and removed, as Testcontainers does.
+      assert.equal((await podman(['container', 'exists', name], { allowFailure: true })).exit, 1);
+    } finally {
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+      await socket.stop();
+    }
   });
 });

@@ -1,17 +1,21 @@
 // The npm package as a user gets it (issue 41): the tarball `npm pack` makes, installed from a
 // directory outside the checkout into an empty global prefix (`npm install -g`), run by `npx`,
 // and added to a fresh project (`npm install --save-dev`) whose test imports `start` and passes
-// a strict TypeScript check. Each then serves kubectl and the googleapis Gmail client.
+// a strict TypeScript check. Each then serves kubectl and the googleapis Gmail client. Installed
+// with install scripts blocked (`--ignore-scripts`), `fogbank start` says what to allow. The CI
+// action's composite steps run as a runner runs them, installing the tarball themselves.
 // One pack and three installs (run side by side) serve every test of the file; better-sqlite3's
 // install script takes the binding this checkout compiled (test/harness/package.ts).
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { before, describe, it } from 'node:test';
 import { auth, gmail } from '@googleapis/gmail';
 import { tempDir } from '../../src/testing/temp.ts';
 import { skipUnless } from '../harness/clients.ts';
 import { findKubectl } from '../harness/kubectl.ts';
+import { actionOutputs, readGithubFile, runCompositeAction } from '../harness/github-action.ts';
 import { localPrebuilds, npm, npmEnv, packFogbank, type PackedFogbank, withNpxCacheCleaned } from '../harness/package.ts';
 import { REPO } from '../harness/paths.ts';
 import { runToEnd, spawnOwned, type Spawned } from '../harness/process.ts';
@@ -33,6 +37,7 @@ const typesNodeVersion = repoVersions.devDependencies['@types/node']!;
 
 let packed: PackedFogbank;
 let prefix: string;
+let blockedPrefix: string;
 let project: string;
 let installLog: string;
 let prebuilds: string;
@@ -42,30 +47,17 @@ before(async () => {
   console.log(`fogbank tarball: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${packed.entryCount} entries`);
   prebuilds = await localPrebuilds();
   prefix = tempDir('prefix');
+  blockedPrefix = tempDir('prefix-blocked');
   project = tempDir('project');
   writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'my-service', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`);
   const [global] = await Promise.all([
     npm(['install', '--global', '--prefix', prefix, packed.tarball], prefix, npmEnv(prefix, prebuilds)),
     npm(['install', '--save-dev', packed.tarball, `typescript@${typescriptVersion}`, `@types/node@${typesNodeVersion}`], project, npmEnv(project, prebuilds)),
+    // As a package manager that blocks dependency scripts (npm 12, pnpm 10) leaves it: better-sqlite3 unbuilt.
+    npm(['install', '--global', '--prefix', blockedPrefix, '--ignore-scripts', packed.tarball], blockedPrefix, npmEnv(blockedPrefix)),
   ]);
   installLog = global.stderr;
 });
-
-/** readGithubFile reads a GITHUB_ENV or GITHUB_OUTPUT file as the runner does (`name=value` lines, `name<<DELIMITER` blocks). */
-function readGithubFile(file: string): Record<string, string> {
-  const values: Record<string, string> = {};
-  const lines = readFileSync(file, 'utf8').split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    const heredoc = /^([^=<]+)<<(.+)$/.exec(line);
-    if (heredoc !== null) {
-      const body: string[] = [];
-      for (i++; i < lines.length && lines[i] !== heredoc[2]; i++) body.push(lines[i]!);
-      values[heredoc[1]!] = body.join('\n');
-    } else if (line.includes('=')) values[line.slice(0, line.indexOf('='))] = line.slice(line.indexOf('=') + 1);
-  }
-  return values;
-}
 
 /** served is `fogbank start` from an installed package, once it listens, with its data directory. */
 async function serve(command: string, args: readonly string[], cwd: string): Promise<{ fogbank: Spawned; url: string; dataDir: string }> {
@@ -124,9 +116,39 @@ describe('the npm package as a user installs it', () => {
     assert.ok(packed.entryCount <= ENTRY_BOUND, `the tarball has ${packed.entryCount} entries, over ${ENTRY_BOUND}`);
   });
 
-  it('npm names the install scripts a blocking npm would skip', () => {
+  it('npm names the install scripts a blocking npm would skip, and they are the known ones', () => {
     // npm 11 runs them and warns; npm 12 and --strict-allow-scripts refuse (README says what to allow).
     assert.match(installLog, /install-scripts .*better-sqlite3@[\d.]+ \(install: prebuild-install \|\| node-gyp rebuild --release\)/);
+    // Nothing else runs at install time: fogbank's own `prepare` (not run for a tarball),
+    // better-sqlite3 (its prebuilt binary or a compile, docs/distribution.md), koffi (binaries in
+    // its npm package) and esbuild (tsx's; its binary is the registry's @esbuild/<platform>
+    // package). A new dependency with an install script, which might download, fails here.
+    const scripted = [...installLog.matchAll(/^npm warn install-scripts {3}(\S+)@[\d.]+ \(/gm)].map((match) => match[1]).sort();
+    assert.deepEqual(scripted, ['better-sqlite3', 'esbuild', 'fogbank', 'koffi'], installLog);
+  });
+
+  it('installed with install scripts blocked, `fogbank start` says what to allow, and --ephemeral still serves', async () => {
+    const fogbank = join(blockedPrefix, 'bin/fogbank');
+    const dataDir = join(tempDir('package-blocked'), 'data');
+    const refused = await runToEnd(fogbank, ['start', '--port', '0', '--data-dir', dataDir], { cwd: blockedPrefix, env: npmEnv(blockedPrefix) }, 60_000);
+    assert.equal(refused.exit, 1, refused.stdout + refused.stderr);
+    assert.match(refused.stderr, /^fogbank: Could not locate the bindings file\. Tried:\n → .*\/node_modules\/better-sqlite3\/build\/better_sqlite3\.node$/m);
+    assert.match(
+      refused.stderr,
+      /^better-sqlite3's install script did not run \(package managers that block install scripts skip it\), so the SQLite store cannot open\.$/m,
+    );
+    assert.match(refused.stderr, /^Allow it and reinstall: npm --allow-scripts=better-sqlite3 .*pnpm approve-builds.*$/m);
+    assert.match(
+      refused.stderr,
+      /^or run `npm rebuild better-sqlite3` where it is installed; or start without SQLite: --ephemeral, --store memory or --store postgres:\/\/…$/m,
+    );
+    const ephemeral = spawnOwned(fogbank, ['start', '--port', '0', '--ephemeral'], { cwd: blockedPrefix, env: npmEnv(blockedPrefix) });
+    try {
+      const [, url] = await ephemeral.waitForLine(/listening on (http:\/\/\S+)/, 60_000);
+      assert.equal((await fetch(`${url}/healthz`)).status, 200);
+    } finally {
+      assert.equal(await ephemeral.stop('SIGTERM'), 0, ephemeral.stderr());
+    }
   });
 
   it('`npm install -g` then `fogbank start` serves kubectl and the Gmail API', { skip: skipUnless('kubectl') }, async () => {
@@ -187,30 +209,29 @@ describe('the npm package as a user installs it', () => {
     assert.notEqual(refused.exit, 0);
     assert.match(refused.stdout, /fogbank\.test\.ts.*error TS2322: Type 'string' is not assignable to type 'number'/);
   });
-  it('the CI action starts the installed fogbank, exports its clients, and on a failed job collects journal, snapshot and log', async () => {
-    // The action's scripts run as the runner runs them: inputs as INPUT_* variables (action.yml
-    // maps a composite's inputs to them), GITHUB_ENV and GITHUB_OUTPUT files, RUNNER_TEMP.
+  it('the CI action installs the package, starts it, exports its clients, and on a failed job collects journal, snapshot and log', async () => {
+    // action.yml's and collect/action.yml's steps run as the runner runs them (test/harness/github-action.ts):
+    // inputs through the steps' INPUT_* env mapping, GITHUB_ENV and GITHUB_OUTPUT files, RUNNER_TEMP.
     const runner = tempDir('runner');
     const githubEnv = join(runner, 'github-env');
     const githubOutput = join(runner, 'github-output');
-    const base = { ...npmEnv(runner), RUNNER_TEMP: runner, GITHUB_ENV: githubEnv, GITHUB_OUTPUT: githubOutput, GITHUB_ACTION_PATH: REPO };
+    // The runner's environment; npm takes better-sqlite3's binary as the other installs do.
+    const base = { ...npmEnv(runner, prebuilds), RUNNER_TEMP: runner, GITHUB_ENV: githubEnv, GITHUB_OUTPUT: githubOutput };
     writeFileSync(githubEnv, '');
     writeFileSync(githubOutput, '');
-    const started = await runToEnd(
-      process.execPath,
-      [join(REPO, 'action/start.mjs')],
-      {
-        cwd: runner,
-        env: { ...base, INPUT_FOGBANK: join(prefix, 'bin/fogbank'), INPUT_PORT: '0', 'INPUT_ADMIN-TOKEN': 'ci-token', INPUT_ARGS: '--operations instant' },
-      },
-      120_000,
+    const started = await runCompositeAction(
+      REPO,
+      { package: packed.tarball, port: '0', 'admin-token': 'ci-token', args: '--operations instant' },
+      base,
+      300_000,
     );
     assert.equal(started.exit, 0, started.stdout + started.stderr);
     assert.match(started.stdout, /^::add-mask::ci-token$/m);
+    assert.match(started.stdout, /^installing \/.*\/fogbank-[\d.]+\.tgz$/m);
     const jobEnv = readGithubFile(githubEnv);
-    const outputs = readGithubFile(githubOutput);
+    const outputs = actionOutputs(REPO, readGithubFile(githubOutput));
     assert.equal(jobEnv['FOGBANK_TOKEN'], 'ci-token');
-    assert.equal(outputs['url'], jobEnv['FOGBANK_URL']);
+    assert.deepEqual(outputs, { url: jobEnv['FOGBANK_URL'], token: 'ci-token', kubeconfig: jobEnv['KUBECONFIG'], 'data-dir': join(runner, 'fogbank/data') });
     assert.equal(jobEnv['CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE'], `${jobEnv['FOGBANK_URL']}/compute/v1/`);
     assert.equal(readFileSync(jobEnv['CLOUDSDK_AUTH_ACCESS_TOKEN_FILE']!, 'utf8').trim(), 'ci-token');
     // The job's steps, with the environment the runner gives them: a kubectl call that works,
@@ -222,20 +243,15 @@ describe('the npm package as a user installs it', () => {
     assert.notEqual(failing.exit, 0);
     // The job failed: the workflow's `if: failure()` step runs the collect action.
     writeFileSync(githubOutput, '');
-    const collected = await runToEnd(
-      process.execPath,
-      [join(REPO, 'action/collect.mjs')],
-      { cwd: runner, env: { ...base, ...jobEnv, INPUT_PATH: join(runner, 'evidence') } },
-      60_000,
-    );
+    const collected = await runCompositeAction(join(REPO, 'collect'), { path: join(runner, 'evidence') }, { ...base, ...jobEnv }, 60_000);
     assert.equal(collected.exit, 0, collected.stdout + collected.stderr);
-    const folder = readGithubFile(githubOutput)['path']!;
+    const folder = actionOutputs(join(REPO, 'collect'), readGithubFile(githubOutput))['path']!;
     assert.equal(folder, join(runner, 'evidence'));
-    const journal = JSON.parse(readFileSync(join(folder, 'requests.json'), 'utf8')) as { requests?: { path: string; status: number }[] };
-    const paths = JSON.stringify(journal);
-    assert.match(paths, /namespaces\/not-there/);
-    assert.match(paths, /404/);
-    assert.ok(readFileSync(join(folder, 'fogbank.snapshot')).length > 0);
+    const journal = JSON.stringify(JSON.parse(readFileSync(join(folder, 'requests.json'), 'utf8')));
+    assert.match(journal, /namespaces\/not-there/);
+    assert.match(journal, /404/);
+    // The snapshot (gzip frames, src/store/snapshot-format.ts) holds the state the job made.
+    assert.match(gunzipSync(readFileSync(join(folder, 'fogbank.snapshot'))).toString('utf8'), /"from-the-job"/);
     assert.match(readFileSync(join(folder, 'fogbank.log'), 'utf8'), /listening on http:\/\//);
     // collect stopped fogbank: its address answers no more.
     await assert.rejects(fetch(`${jobEnv['FOGBANK_URL']}/healthz`));
