@@ -191,7 +191,7 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
       if (list === undefined) throw notFoundPath();
       return json(reply, list);
     }
-    // A Pod's log, exec and attach reach a container: answered as when none runs (resources/pod-streams.ts).
+    // A Pod's log, exec, attach and portforward reach a container: answered as when none runs (resources/pod-streams.ts).
     if (version === 'v1' && !info.watchPath && isPodStreamPath(info.target)) return runtimeNow.servePodStream(handlers, info.target, request, reply);
     const target = runtimeNow.resolveTarget(handlers.index, '', version, info.target, info.user);
     if (target === undefined) throw notFoundPath();
