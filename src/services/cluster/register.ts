@@ -87,6 +87,10 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
     }),
   );
 
+  // A clock advance waits, after each step it fires, for the controllers to finish the work the
+  // step started (a CronJob's Job, its Pod, the binding), so a chain of steps runs within it.
+  const stopClockStep = context.control?.onClockStep(async () => runtime.ready()?.idle());
+
   const json = (reply: FastifyReply, body: unknown, contentType = 'application/json') =>
     sendSerialized(reply.code(200).header('cache-control', 'no-cache, private'), contentType, typeof body === 'string' ? body : JSON.stringify(body));
 
@@ -222,6 +226,7 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
   });
   return {
     close: async () => {
+      stopClockStep?.();
       keys.close();
       await yaml.close();
       await (await runtime.loaded()?.catch(() => undefined))?.close();
