@@ -18,7 +18,7 @@ import type { LogFormat, LogLevel } from './core/log.ts';
 import { buildServer, DEFAULT_BODY_LIMIT, type FogbankServer } from './core/server.ts';
 import type { ServiceDefinition } from './core/service.ts';
 import { type Clock, systemClock, type Timers } from './lib/clock.ts';
-import { advanceFiring, ClockTimers, ControlledClock } from './lib/controlled-clock.ts';
+import { ClockTimers, ControlledClock } from './lib/controlled-clock.ts';
 import { parseGoDuration } from './lib/duration.ts';
 import type { JournalEntry, JournalFilter } from './core/journal-view.ts';
 import type { ControlPlane } from './core/control-plane.ts';
@@ -399,7 +399,7 @@ export async function start(options: StartOptions = {}): Promise<Fogbank> {
       writeFileSync(tokenFile, `${server.adminToken}\n`, { mode: 0o600 });
     }
     const kubeconfig = files.get('kubeconfig') ?? '';
-    const { clock, timers } = server.control;
+    const { clock } = server.control;
     let stopped: Promise<void> | undefined;
     return {
       url: server.url,
@@ -433,7 +433,7 @@ export async function start(options: StartOptions = {}): Promise<Fogbank> {
             if ('error' in parsed) throw new RangeError(parsed.error);
             ms = parsed.ms;
           }
-          await advanceFiring(clock, timers, ms as number);
+          await server.control.advance(ms as number);
         },
       },
       faults: server.faults,

@@ -28,4 +28,12 @@ export interface ControlPlane {
   reset(): Promise<number>;
   /** onReset hears each reset once it is done (what a family keeps outside the store, such as the what-if counters); the result stops it. */
   onReset(listener: () => void): () => void;
+  /**
+   * advance moves the clock `ms` on, firing the timers in order; after each step it waits for the
+   * work the step started (each onClockStep listener: a family's controllers until they are idle)
+   * before time moves on, so a chain of steps within the advance runs within it.
+   */
+  advance(ms: number): Promise<void>;
+  /** onClockStep adds work an advance waits for after each step it fires; the result removes it. */
+  onClockStep(listener: () => Promise<void>): () => void;
 }

@@ -139,7 +139,7 @@ export class ClockTimers implements Timers {
 }
 
 /** settleBriefly lets work woken by a fired delay run its next steps (store writes, the next delay) before time moves on. */
-async function settleBriefly(): Promise<void> {
+export async function settleBriefly(): Promise<void> {
   for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
   await new Promise((resolve) => setTimeout(resolve, 5));
 }

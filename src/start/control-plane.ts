@@ -1,8 +1,9 @@
 /**
  * The test controls of one server, assembled for the admin API and `start()` (core/control-plane.ts's
  * ControlPlane): the clock and its timers, the request journal's reader, snapshots, the fault
- * rules, and the reset that empties the store and drops the rules and the journal, then tells its
- * listeners (the what-if counters).
+ * rules, the reset that empties the store and drops the rules and the journal, then tells its
+ * listeners (the what-if counters), and the clock's advance that waits for the families' work
+ * between its steps.
  */
 import type { Authenticator } from '../core/auth.ts';
 import type { ControlPlane } from '../core/control-plane.ts';
@@ -11,7 +12,7 @@ import type { RequestJournal } from '../core/journal.ts';
 import { JournalReader } from '../core/journal-view.ts';
 import type { ServiceDefinition } from '../core/service.ts';
 import type { Timers } from '../lib/clock.ts';
-import { ClockTimers, type ControlledClock } from '../lib/controlled-clock.ts';
+import { advanceFiring, ClockTimers, type ControlledClock, settleBriefly } from '../lib/controlled-clock.ts';
 import type { Snapshots } from '../store/snapshots.ts';
 
 /** ControlPlaneParts are what a start made that the control plane drives. */
@@ -29,9 +30,11 @@ export interface ControlPlaneParts {
 export function controlPlaneOf(parts: ControlPlaneParts): ControlPlane {
   const { clock, timers, journal, snapshots, faults } = parts;
   const resetListeners = new Set<() => void>();
+  const stepListeners = new Set<() => Promise<void>>();
+  const clockTimers = timers instanceof ClockTimers ? timers : undefined;
   return {
     clock,
-    timers: timers instanceof ClockTimers ? timers : undefined,
+    timers: clockTimers,
     requests: new JournalReader(journal, parts.services, parts.auth),
     snapshots,
     faults,
@@ -45,6 +48,16 @@ export function controlPlaneOf(parts: ControlPlaneParts): ControlPlane {
     onReset(listener) {
       resetListeners.add(listener);
       return () => resetListeners.delete(listener);
+    },
+    advance(ms) {
+      return advanceFiring(clock, clockTimers, ms, async () => {
+        await settleBriefly();
+        for (const listener of stepListeners) await listener();
+      });
+    },
+    onClockStep(listener) {
+      stepListeners.add(listener);
+      return () => stepListeners.delete(listener);
     },
   };
 }

@@ -103,4 +103,37 @@ describe('client-node against --workloads simulate: Jobs run to completion, Cron
     assert.equal(finished?.status?.active, undefined);
     assert.ok(finished?.status?.lastSuccessfulTime instanceof Date);
   });
+
+  it('runs the whole chain within one clock.advance: the CronJob fires, its Job runs its Pods and is Complete when advance resolves', async () => {
+    fb.clock.freeze();
+    fb.clock.set('2026-03-01T10:58:00Z');
+    await batch.createNamespacedCronJob({
+      namespace: 'default',
+      body: {
+        metadata: { name: 'nightly' },
+        spec: {
+          schedule: '0 11 * * *',
+          // Thirty Pods at once: more work per step than a few milliseconds of settling would cover.
+          jobTemplate: {
+            spec: { completions: 30, parallelism: 30, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'nightly', image: 'busybox' }] } } },
+          },
+        },
+      },
+    });
+    // 11:00 the Job, 11:00:00.1 its Pods Running, 11:00:00.4 Succeeded: all before 11:01, and each step
+    // waits for the controllers' work the one before started.
+    await fb.clock.advance('3m');
+    const name = `nightly-${Date.parse('2026-03-01T11:00:00Z') / 60_000}`;
+    const job = await batch.readNamespacedJob({ namespace: 'default', name });
+    assert.deepEqual(
+      job.status?.conditions?.map((condition) => condition.type),
+      ['SuccessCriteriaMet', 'Complete'],
+    );
+    assert.equal(job.status?.succeeded, 30);
+    assert.equal(job.status?.startTime?.toISOString(), '2026-03-01T11:00:00.000Z');
+    assert.equal(job.status?.completionTime?.toISOString(), '2026-03-01T11:00:00.000Z', 'status times are whole seconds');
+    const cron = await batch.readNamespacedCronJob({ namespace: 'default', name: 'nightly' });
+    assert.equal(cron.status?.lastSuccessfulTime?.toISOString(), '2026-03-01T11:00:00.000Z');
+    assert.equal(cron.status?.active, undefined);
+  });
 });

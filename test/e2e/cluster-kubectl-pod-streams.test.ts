@@ -5,7 +5,7 @@ import { Kubectl } from '../harness/kubectl.ts';
 
 const TOKEN = 'kubectl-pod-streams-admin';
 
-describe('kubectl logs and exec where no container runs', () => {
+describe('kubectl logs, exec and port-forward where no container runs', () => {
   let server: RunningFogbank;
   let kubectl: Kubectl;
   before(async () => {
@@ -60,5 +60,14 @@ describe('kubectl logs and exec where no container runs', () => {
     const bound = await kubectl.run(['exec', 'bound', '--', 'ls']);
     assert.equal(bound.code, 1);
     assert.match(bound.stderr, /container not found \("app"\)/);
+  });
+
+  it('kubectl port-forward: a Pending Pod is refused by kubectl; a running one gets the kubelet\'s "pod not found" (after its WebSocket-to-SPDY fallback)', async () => {
+    const pending = await kubectl.run(['port-forward', 'pod/pending', '0:80']);
+    assert.equal(pending.code, 1);
+    assert.equal(pending.stderr, 'error: unable to forward port because pod is not running. Current status=Pending\n');
+    const bound = await kubectl.run(['port-forward', 'pod/bound', '0:80']);
+    assert.equal(bound.code, 1);
+    assert.equal(bound.stderr, 'error: error upgrading connection: unable to upgrade connection: pod not found ("bound_default")\n');
   });
 });

@@ -9,7 +9,6 @@ import type { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { ControlPlane } from '../../core/control-plane.ts';
 import { FaultRuleError } from '../../core/faults/rule.ts';
-import { advanceFiring } from '../../lib/controlled-clock.ts';
 import { SnapshotError } from '../../store/snapshot-format.ts';
 import { clockState, ControlError, readClockChange, readRequestsQuery } from '../../services/control/public.ts';
 import { CONSOLE_PREFIX } from '../index.ts';
@@ -57,7 +56,7 @@ export function registerControlRoutes(app: FastifyInstance, control: ControlPlan
     sessions.requireMutation(request, true);
     const change = readClockChange(request.body);
     if (change instanceof ControlError) throw change;
-    if ('advance' in change) await advanceFiring(control.clock, control.timers, change.advance);
+    if ('advance' in change) await control.advance(change.advance);
     else if ('set' in change) control.clock.set(change.set);
     else if (change.freeze) control.clock.freeze();
     else control.clock.unfreeze();

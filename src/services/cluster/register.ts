@@ -87,6 +87,10 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
     }),
   );
 
+  // A clock advance waits, after each step it fires, for the controllers to finish the work the
+  // step started (a CronJob's Job, its Pod, the binding), so a chain of steps runs within it.
+  const stopClockStep = context.control?.onClockStep(async () => runtime.ready()?.idle());
+
   const json = (reply: FastifyReply, body: unknown, contentType = 'application/json') =>
     sendSerialized(reply.code(200).header('cache-control', 'no-cache, private'), contentType, typeof body === 'string' ? body : JSON.stringify(body));
 
@@ -191,7 +195,7 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
       if (list === undefined) throw notFoundPath();
       return json(reply, list);
     }
-    // A Pod's log, exec and attach reach a container: answered as when none runs (resources/pod-streams.ts).
+    // A Pod's log, exec, attach and portforward reach a container: answered as when none runs (resources/pod-streams.ts).
     if (version === 'v1' && !info.watchPath && isPodStreamPath(info.target)) return runtimeNow.servePodStream(handlers, info.target, request, reply);
     const target = runtimeNow.resolveTarget(handlers.index, '', version, info.target, info.user);
     if (target === undefined) throw notFoundPath();
@@ -222,6 +226,7 @@ export async function registerCluster(app: FastifyInstance, context: ServiceCont
   });
   return {
     close: async () => {
+      stopClockStep?.();
       keys.close();
       await yaml.close();
       await (await runtime.loaded()?.catch(() => undefined))?.close();

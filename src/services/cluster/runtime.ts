@@ -172,7 +172,7 @@ export interface ClusterRuntime {
   readonly handlers: HandlerContext;
   readonly resolveTarget: typeof resolveTarget;
   readonly serveResource: typeof serveResource;
-  /** servePodStream answers a Pod's log, exec and attach (no container runs here). */
+  /** servePodStream answers a Pod's log, exec, attach and portforward (no container runs here). */
   readonly servePodStream: typeof servePodStream;
   /** discovery and openapi describe what is served now (rebuilt when the served CRDs change). */
   readonly discovery: Discovery;

@@ -1,7 +1,6 @@
 /** `GET /_fogbank/clock` reads the server's clock; `POST` freezes, unfreezes, sets or advances it. */
 import type { FastifyInstance } from 'fastify';
 import type { ControlPlane } from '../../core/control-plane.ts';
-import { advanceFiring } from '../../lib/controlled-clock.ts';
 import { readClockChange } from './clock-body.ts';
 import { ControlError } from './errors.ts';
 
@@ -23,7 +22,7 @@ export function registerClockRoutes(app: FastifyInstance, control: ControlPlane)
   app.post('/_fogbank/clock', async (request) => {
     const change = readClockChange(request.body);
     if (change instanceof ControlError) throw change;
-    if ('advance' in change) await advanceFiring(control.clock, control.timers, change.advance);
+    if ('advance' in change) await control.advance(change.advance);
     else if ('set' in change) control.clock.set(change.set);
     else if (change.freeze) control.clock.freeze();
     else control.clock.unfreeze();

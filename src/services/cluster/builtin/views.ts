@@ -12,7 +12,8 @@ import {
 import { apiServiceBehaviour } from './apiservices.ts';
 import { configMapBehaviour } from './configmaps.ts';
 import { endpointSliceBehaviour, endpointsBehaviour } from './endpoints.ts';
-import { deploymentBehaviour, replicaSetBehaviour, workloadBehaviour } from './workloads.ts';
+import { cronJobBehaviour, daemonSetBehaviour, replicationControllerBehaviour, statefulSetBehaviour } from './workload-columns.ts';
+import { deploymentBehaviour, replicaSetBehaviour } from './workloads.ts';
 import { jobBehaviour } from './jobs.ts';
 import { leaseBehaviour } from './leases.ts';
 import { nodeBehaviour } from './nodes.ts';
@@ -33,17 +34,17 @@ const BEHAVIOURS: Readonly<Record<string, KindBehaviour>> = {
   '/Service': serviceBehaviour,
   '/Pod': podBehaviour,
   '/PodTemplate': podTemplateBehaviour,
-  '/ReplicationController': workloadBehaviour('rc'),
+  '/ReplicationController': replicationControllerBehaviour,
   '/Node': nodeBehaviour,
   '/Endpoints': endpointsBehaviour,
   'discovery.k8s.io/EndpointSlice': endpointSliceBehaviour,
   'apiregistration.k8s.io/APIService': apiServiceBehaviour,
   'apps/Deployment': deploymentBehaviour,
   'apps/ReplicaSet': replicaSetBehaviour,
-  'apps/StatefulSet': workloadBehaviour('sts'),
-  'apps/DaemonSet': workloadBehaviour('ds'),
+  'apps/StatefulSet': statefulSetBehaviour,
+  'apps/DaemonSet': daemonSetBehaviour,
   'batch/Job': jobBehaviour,
-  'batch/CronJob': workloadBehaviour('cj'),
+  'batch/CronJob': cronJobBehaviour,
   'coordination.k8s.io/Lease': leaseBehaviour,
   'admissionregistration.k8s.io/ValidatingWebhookConfiguration': validatingWebhookConfigurationBehaviour,
   'admissionregistration.k8s.io/MutatingWebhookConfiguration': mutatingWebhookConfigurationBehaviour,

@@ -1,8 +1,9 @@
 /**
  * Behaviour of the kinds with a pod template and a selector (Deployment, ReplicaSet, StatefulSet,
  * DaemonSet, ReplicationController, CronJob): defaults, the selector rules and template checks of
- * upstream `pkg/apis/apps/validation`, and the `kubectl get deploy|rs` columns. No controller runs
- * here: a Deployment makes no ReplicaSet and no Pod, and its status stays as written.
+ * upstream `pkg/apis/apps/validation`, and the `kubectl get deploy|rs` columns (the others' are in
+ * workload-columns.ts). No controller runs here: without `--workloads simulate` (../simulation/)
+ * a Deployment makes no ReplicaSet and no Pod, and its status stays as written.
  */
 import { GoLiteral, invalid, notSupported, type FieldError } from '../apimachinery/field-errors.ts';
 import { ageSince } from '../apimachinery/human-duration.ts';

@@ -5,7 +5,7 @@ import { type ClusterHarness, startHarness } from '../../../testing/cluster-harn
 const PODS = '/api/v1/namespaces/default/pods';
 const MERGE = { 'content-type': 'application/merge-patch+json' };
 
-describe('Pod log, exec and attach, with no container running', () => {
+describe('Pod log, exec, attach and portforward, with no container running', () => {
   let h: ClusterHarness;
   const pod = async (name: string, nodeName: string | undefined, containers = ['c'], state?: Record<string, unknown>) => {
     const created = await h.call('POST', PODS, {
@@ -68,5 +68,18 @@ describe('Pod log, exec and attach, with no container running', () => {
     assert.equal(running.status, 500);
     assert.equal(running.raw.body, 'container not found ("c")');
     assert.equal((await h.call('POST', `${PODS}/running/attach?stdout=true`)).raw.body, 'container not found ("c")');
+  });
+
+  it('portforward: no host is the apiserver 400; a bound Pod gets the kubelet "pod not found" (name_namespace) as the failed upgrade', async () => {
+    const pending = await h.call('GET', `${PODS}/pending/portforward?ports=80`);
+    assert.equal(pending.status, 400);
+    assert.equal(pending.body.message, 'pod pending does not have a host assigned');
+    for (const method of ['GET', 'POST']) {
+      const running = await h.call(method, `${PODS}/running/portforward?ports=80`);
+      assert.equal(running.status, 500);
+      assert.match(String(running.headers['content-type']), /^text\/plain/);
+      assert.equal(running.raw.body, 'pod not found ("running_default")');
+    }
+    assert.equal((await h.call('GET', `${PODS}/missing/portforward?ports=80`)).status, 404);
   });
 });

@@ -1,10 +1,10 @@
 /**
- * The Pod subresources that reach a container — `log`, `exec`, `attach` — answered as the
+ * The Pod subresources that reach a container — `log`, `exec`, `attach`, `portforward` — answered as the
  * apiserver and a kubelet whose container runtime holds no containers answer them (fogbank runs
  * none): the apiserver's checks (upstream `pkg/registry/core/pod/strategy.go` LogLocation,
  * streamLocation; `pkg/apis/core/validation` ValidatePodLogOptions), then the kubelet's
  * (`pkg/kubelet/kubelet_pods.go` validateContainerLogStatus, `GetExec`/`GetAttach`'s
- * findContainer).
+ * findContainer, `GetPortForward`'s FindPod).
  *
  * - `log` of a Pod not bound to a node: an empty log (the apiserver's nil location). Of a bound
  *   one: the kubelet's refusal for a container that is waiting, terminated without an id, or
@@ -15,6 +15,9 @@
  *   assigned`; a bound one gets the kubelet's `container not found ("<name>")`, relayed as the
  *   failed upgrade (500, plain text), which kubectl prints as
  *   `error: unable to upgrade connection: container not found ("<name>")`.
+ * - `portforward`: likewise no host is the apiserver's 400 (PortForwardLocation names no
+ *   container); a bound one gets the kubelet's `pod not found ("<name>_<namespace>")` (its runtime
+ *   has no sandbox for the Pod), relayed as the failed upgrade (500, plain text).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FieldError } from '../apimachinery/field-errors.ts';
@@ -112,7 +115,7 @@ export interface PodStreamContext {
   readonly index: ViewIndex;
 }
 
-/** servePodStream answers `namespaces/{ns}/pods/{name}/{log|exec|attach}` (isPodStreamPath). */
+/** servePodStream answers `namespaces/{ns}/pods/{name}/{log|exec|attach|portforward}` (isPodStreamPath). */
 export async function servePodStream(
   context: PodStreamContext,
   segments: readonly string[],
@@ -136,10 +139,16 @@ function answer(subresource: string, pod: BuiltinObject, query: Query, reply: Fa
     }
     return reply.code(200).header('content-type', 'text/plain').send('');
   }
+  if (subresource === 'portforward') {
+    if (nodeNameOf(pod) === '') throw badRequest(`pod ${name} does not have a host assigned`);
+    return failedUpgrade(reply, `pod not found (${JSON.stringify(`${name}_${pod.metadata.namespace ?? ''}`)})`);
+  }
   const container = containerOf(pod, single(query, 'container'));
   if (nodeNameOf(pod) === '') throw badRequest(`pod ${name} does not have a host assigned`);
-  return reply
-    .code(500)
-    .header('content-type', 'text/plain; charset=utf-8')
-    .send(`container not found (${JSON.stringify(container)})`);
+  return failedUpgrade(reply, `container not found (${JSON.stringify(container)})`);
+}
+
+/** failedUpgrade relays the kubelet's refusal to upgrade the connection: its status (500, streaming.WriteError) and plain-text error. */
+function failedUpgrade(reply: FastifyReply, error: string): FastifyReply {
+  return reply.code(500).header('content-type', 'text/plain; charset=utf-8').send(error);
 }

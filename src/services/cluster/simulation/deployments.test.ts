@@ -211,6 +211,30 @@ describe('--workloads simulate: Deployment → ReplicaSet → Pods', () => {
     assert.equal((await rsOf('web')).length, 3);
   });
 
+  it('marks a rollout that makes no progress for progressDeadlineSeconds of the clock ProgressDeadlineExceeded', async () => {
+    const stuck = deployment('stuck', 1);
+    Object.assign(stuck.spec, { progressDeadlineSeconds: 30 });
+    Object.assign(stuck.spec.template.spec, { nodeSelector: { disk: 'none-has-it' } });
+    assert.equal((await h.call('POST', `${ns}/deployments`, stuck)).status, 201);
+    const progressing = async () =>
+      ((await get(`${ns}/deployments/stuck`)).status?.conditions ?? []).find((condition: { type: string }) => condition.type === 'Progressing') as
+        | { status: string; reason: string; message: string }
+        | undefined;
+    const started = await until(progressing, (condition) => condition?.status === 'True', 'progressing');
+    const [rs] = await rsOf('stuck');
+    assert.ok(rs);
+    // NewReplicaSetCreated, then ReplicaSetUpdated once the ReplicaSet counts its Pod, as upstream.
+    assert.match(String(started?.reason), /^(NewReplicaSetCreated|ReplicaSetUpdated)$/);
+    // The Pod cannot be scheduled; 29 s on, the deadline is not reached; past 30 s it is.
+    await advance(29_000);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal((await progressing())?.status, 'True');
+    await advance(2000);
+    const exceeded = await until(progressing, (condition) => condition?.status === 'False', 'deadline exceeded');
+    assert.deepEqual([exceeded?.reason, exceeded?.message], ['ProgressDeadlineExceeded', `ReplicaSet "${rs.metadata.name}" has timed out progressing.`]);
+    assert.equal((await h.call('DELETE', `${ns}/deployments/stuck`)).status, 200);
+  });
+
   it('runs a ReplicaSet and a ReplicationController on their own, adopting matching orphan Pods', async () => {
     await h.call('POST', '/api/v1/namespaces/default/pods', {
       metadata: { name: 'orphan', labels: { app: 'solo' } },

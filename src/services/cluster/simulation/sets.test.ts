@@ -141,4 +141,71 @@ describe('--workloads simulate: StatefulSets and DaemonSets', () => {
       'three daemon pods',
     );
   });
+
+  it('makes Parallel ordinals all at once and removes them all at once; claims kept with whenDeleted: Delete go with the set', async () => {
+    await h.call('POST', `${apps}/statefulsets`, {
+      metadata: { name: 'cache' },
+      spec: {
+        replicas: 3,
+        serviceName: 'cache',
+        podManagementPolicy: 'Parallel',
+        persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Retain' },
+        selector: { matchLabels: { app: 'cache' } },
+        template: { metadata: { labels: { app: 'cache' } }, spec: { terminationGracePeriodSeconds: 2, containers: [{ name: 'cache', image: 'redis' }] } },
+        volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }],
+      },
+    });
+    // The clock stands still: no Pod is Ready, yet all three exist (OrderedReady would make cache-0 alone).
+    const made = await until(
+      () => podsOf('app=cache'),
+      (pods) => pods.length === 3,
+      'three pods at once',
+    );
+    assert.deepEqual(made.map((pod) => pod.metadata.name).sort(), ['cache-0', 'cache-1', 'cache-2']);
+    assert.ok(made.every((pod) => pod.status.phase === 'Pending'));
+    const claims = async () =>
+      ((await get('/api/v1/namespaces/default/persistentvolumeclaims')).items as { metadata: { name: string } }[])
+        .map((claim) => claim.metadata.name)
+        .filter((name) => name.startsWith('data-cache-'))
+        .sort();
+    assert.deepEqual(await claims(), ['data-cache-0', 'data-cache-1', 'data-cache-2']);
+    await step();
+    await until(
+      () => get(`${apps}/statefulsets/cache`),
+      (object) => object.status?.readyReplicas === 3,
+      'three ready',
+    );
+    // Scaled to 1: cache-2 and cache-1 are deleted together (Terminating for their 2 s grace).
+    await h.call('PATCH', `${apps}/statefulsets/cache`, { spec: { replicas: 1 } }, { 'content-type': 'application/merge-patch+json' });
+    const terminating = await until(
+      () => podsOf('app=cache'),
+      (pods) => pods.filter((pod) => pod.metadata.deletionTimestamp !== undefined).length === 2,
+      'two terminating at once',
+    );
+    assert.deepEqual(
+      terminating
+        .filter((pod) => pod.metadata.deletionTimestamp !== undefined)
+        .map((pod) => pod.metadata.name)
+        .sort(),
+      ['cache-1', 'cache-2'],
+    );
+    await step();
+    await step();
+    await until(
+      () => podsOf('app=cache'),
+      (pods) => pods.length === 1,
+      'one left',
+    );
+    assert.deepEqual(await claims(), ['data-cache-0', 'data-cache-1', 'data-cache-2'], 'whenScaled: Retain keeps the claims');
+    // The set goes: the garbage collector takes its Pod and, as they are owned by the set, its claims.
+    assert.equal((await h.call('DELETE', `${apps}/statefulsets/cache`)).status, 200);
+    await step();
+    await step();
+    await until(
+      () => podsOf('app=cache'),
+      (pods) => pods.length === 0,
+      'pods collected',
+    );
+    await until(claims, (names) => names.length === 0, 'claims collected');
+  });
 });

@@ -236,4 +236,39 @@ describe('--workloads simulate: fake Nodes, the scheduler and the kubelet on the
     assert.equal((await h.call('DELETE', '/api/v1/namespaces/default/pods/huge')).body.metadata.deletionTimestamp, undefined);
     assert.equal((await h.call('GET', '/api/v1/namespaces/default/pods/huge')).status, 404);
   });
+
+  it('runs a Pod that names its Node there without the scheduler, and counts restarts of a container that exits under restartPolicy Always', async () => {
+    const crashing = pod(
+      'crashing',
+      { nodeName: 'fogbank-node-2' },
+      { annotations: { 'workloads.fogbank.dev/run-duration': '3s', 'workloads.fogbank.dev/exit-code': '1' } },
+    );
+    assert.equal((await h.call('POST', '/api/v1/namespaces/default/pods', crashing)).status, 201);
+    await advance(2000);
+    const running = await until(
+      () => get('/api/v1/namespaces/default/pods/crashing'),
+      (object) => object.status.phase === 'Running',
+      'running',
+    );
+    assert.equal(running.spec.nodeName, 'fogbank-node-2');
+    assert.match(running.status.podIP, /^10\.244\.2\.\d+$/);
+    assert.deepEqual(await events('crashing'), [], 'no Scheduled event: the scheduler leaves a Pod with a nodeName alone');
+    assert.equal(running.status.containerStatuses[0].restartCount, 0);
+    await advance(3000);
+    const restarted = await until(
+      () => get('/api/v1/namespaces/default/pods/crashing'),
+      (object) => object.status.containerStatuses[0].restartCount === 1,
+      'restarted once',
+    );
+    const [container] = restarted.status.containerStatuses;
+    assert.equal(restarted.status.phase, 'Running');
+    assert.deepEqual([container.lastState.terminated.exitCode, container.lastState.terminated.reason], [1, 'Error']);
+    assert.ok(container.state.running.startedAt);
+    await advance(3000);
+    await until(
+      () => get('/api/v1/namespaces/default/pods/crashing'),
+      (object) => object.status.containerStatuses[0].restartCount === 2,
+      'restarted twice',
+    );
+  });
 });
