@@ -15,6 +15,26 @@ import type { Timers } from '../lib/clock.ts';
 import { advanceFiring, ClockTimers, type ControlledClock, settleBriefly } from '../lib/controlled-clock.ts';
 import type { Snapshots } from '../store/snapshots.ts';
 
+/**
+ * STEP_WAIT_MS bounds, in real time, how long an advance waits after one step for the work the
+ * step started: work that other clients keep making (writes that never let a controller go idle)
+ * must not hold a clock request open; the step's work then goes on after the advance.
+ */
+const STEP_WAIT_MS = 2000;
+
+/** settledWithin resolves when `work` settles (its failure is the work's own to report) or after `ms`, whichever is first. */
+async function settledWithin(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  try {
+    await Promise.race([work.catch(() => undefined), bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** ControlPlaneParts are what a start made that the control plane drives. */
 export interface ControlPlaneParts {
   readonly clock: ControlledClock;
@@ -52,7 +72,7 @@ export function controlPlaneOf(parts: ControlPlaneParts): ControlPlane {
     advance(ms) {
       return advanceFiring(clock, clockTimers, ms, async () => {
         await settleBriefly();
-        for (const listener of stepListeners) await listener();
+        for (const listener of stepListeners) await settledWithin(listener(), STEP_WAIT_MS);
       });
     },
     onClockStep(listener) {
