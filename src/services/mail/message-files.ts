@@ -44,7 +44,7 @@ const FOLDER = 'mail/raw/';
  * MessageFiles keeps raw messages: small ones inline in the store (kind `mail.files`, with their
  * share count), larger ones as store files (`mail/raw/<name>.eml`, reachable from every replica
  * sharing the store), streamed in and out. The copies of one send in several mailboxes share one
- * raw (see mailbox-writes.ts shareFile), so delivering to many recipients stores the bytes once.
+ * raw (see mailbox-writes.ts newFile), so delivering to many recipients stores the bytes once.
  * A file is written before the records naming it commit; a write that fails removes it, and
  * `sweep` removes those a crash left behind.
  */
