@@ -110,6 +110,22 @@ export class MemoryStore implements Store {
         const actual = current?.revision ?? 0;
         if (actual !== options.expectRevision) throw new ConflictError(kind, key, options.expectRevision, actual);
       };
+      const put = <T>(kind: string, key: string, value: T, options?: WriteOptions): StoredRecord<T> => {
+        guard();
+        const current = read(kind, key);
+        precondition(kind, key, current, options);
+        revision += 1;
+        const record: StoredRecord<T> = {
+          kind,
+          key,
+          value,
+          createRevision: current?.createRevision ?? revision,
+          revision,
+        };
+        stage(kind, key, record);
+        pending.push({ type: current ? 'updated' : 'created', kind, key, value, revision, createRevision: record.createRevision });
+        return record;
+      };
       const tx: Transaction = {
         get: async <T>(kind: string, key: string) => {
           guard();
@@ -125,31 +141,13 @@ export class MemoryStore implements Store {
           return listFrom(merged, options) as StoredRecord<T>[];
         },
         count: async (kind: string, options: Pick<ListOptions, 'prefix'> = {}) => (await tx.list(kind, options)).length,
-        put: async <T>(kind: string, key: string, value: T, options?: WriteOptions) => {
-          guard();
-          const current = read(kind, key);
-          precondition(kind, key, current, options);
-          revision += 1;
-          const record: StoredRecord<T> = {
-            kind,
-            key,
-            value,
-            createRevision: current?.createRevision ?? revision,
-            revision,
-          };
-          stage(kind, key, record);
-          pending.push({ type: current ? 'updated' : 'created', kind, key, value, revision, createRevision: record.createRevision });
-          return record;
-        },
+        put: async <T>(kind: string, key: string, value: T, options?: WriteOptions) => put(kind, key, value, options),
         getMany: async <T>(kind: string, keys: readonly string[]) => {
           guard();
           return keys.map((key) => read(kind, key) as StoredRecord<T> | undefined);
         },
-        putMany: async (writes: readonly PutRequest[]) => {
-          const written: StoredRecord[] = [];
-          for (const write of writes) written.push(await tx.put(write.kind, write.key, write.value, write.options));
-          return written;
-        },
+        // Each write as `put` does, in one go: no promise per write.
+        putMany: async (writes: readonly PutRequest[]) => writes.map((write) => put(write.kind, write.key, write.value, write.options)),
         delete: async <T>(kind: string, key: string, options?: WriteOptions) => {
           guard();
           const current = read(kind, key);

@@ -63,6 +63,10 @@ export class PostgresTransaction implements Transaction {
   }
 
   async put<T>(kind: string, key: string, value: T, options?: WriteOptions): Promise<StoredRecord<T>> {
+    return this.#put(kind, key, value, options);
+  }
+
+  #put<T>(kind: string, key: string, value: T, options: WriteOptions | undefined): StoredRecord<T> {
     this.#guard();
     checkName(kind, key);
     const json = JSON.stringify(value);
@@ -75,10 +79,9 @@ export class PostgresTransaction implements Transaction {
     return record;
   }
 
+  /** putMany stages each write as `put` does, in one go (they reach the server with the commit). */
   async putMany(writes: readonly PutRequest[]): Promise<StoredRecord[]> {
-    const written: StoredRecord[] = [];
-    for (const write of writes) written.push(await this.put(write.kind, write.key, write.value, write.options));
-    return written;
+    return writes.map((write) => this.#put(write.kind, write.key, write.value, write.options));
   }
 
   async delete<T>(kind: string, key: string, options?: WriteOptions): Promise<StoredRecord<T> | undefined> {

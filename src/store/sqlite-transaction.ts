@@ -48,6 +48,10 @@ export class SqliteTransaction implements Transaction {
   }
 
   async get<T>(kind: string, key: string): Promise<StoredRecord<T> | undefined> {
+    return this.#get<T>(kind, key);
+  }
+
+  #get<T>(kind: string, key: string): StoredRecord<T> | undefined {
     this.#guard();
     const id = writeKey(kind, key);
     const own = this.written.get(id);
@@ -70,6 +74,10 @@ export class SqliteTransaction implements Transaction {
   }
 
   async put<T>(kind: string, key: string, value: T, options?: WriteOptions): Promise<StoredRecord<T>> {
+    return this.#put(kind, key, value, options);
+  }
+
+  #put<T>(kind: string, key: string, value: T, options: WriteOptions | undefined): StoredRecord<T> {
     this.#guard();
     const w = this.#write;
     const json = serialize(kind, key, value);
@@ -95,18 +103,14 @@ export class SqliteTransaction implements Transaction {
     return record;
   }
 
-  /** getMany reads each key as `get` does: SQLite is in this process, a batch would save nothing. */
+  /** getMany reads each key as `get` does, in one go: SQLite is in this process, a batch would save no round trip. */
   async getMany<T>(kind: string, keys: readonly string[]): Promise<(StoredRecord<T> | undefined)[]> {
-    const records: (StoredRecord<T> | undefined)[] = [];
-    for (const key of keys) records.push(await this.get<T>(kind, key));
-    return records;
+    return keys.map((key) => this.#get<T>(kind, key));
   }
 
-  /** putMany writes each record as `put` does (its statements are synchronous and local). */
+  /** putMany writes each record as `put` does, in one go (its statements are synchronous and local: no promise per write). */
   async putMany(writes: readonly PutRequest[]): Promise<StoredRecord[]> {
-    const written: StoredRecord[] = [];
-    for (const write of writes) written.push(await this.put(write.kind, write.key, write.value, write.options));
-    return written;
+    return writes.map((write) => this.#put(write.kind, write.key, write.value, write.options));
   }
 
   async delete<T>(kind: string, key: string, options?: WriteOptions): Promise<StoredRecord<T> | undefined> {

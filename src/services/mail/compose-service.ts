@@ -3,7 +3,7 @@ import type { IdSource } from '../../lib/ids.ts';
 import type { Store, Transaction } from '../../store/store.ts';
 import { notFound } from './errors.ts';
 import type { MessageFiles, RawSource, StoredRaw } from './message-files.ts';
-import { addMessage, addMessages, removeMessage, shareFile } from './mailbox-writes.ts';
+import { addMessages, newFile, removeMessage } from './mailbox-writes.ts';
 import { key, KINDS, newDraftId, newMessageId, type DraftRecord, type MessageRecord } from './model.ts';
 import { composeOutgoing, withoutBcc, type ComposeMode, type OutgoingMessage } from './outgoing.ts';
 import { MAX_RECIPIENTS_PER_MESSAGE } from './recipient-limit.ts';
@@ -152,8 +152,12 @@ export class ComposeService {
   async #storeDraftMessage(tx: Transaction, mailbox: string, outgoing: OutgoingMessage, threadId: string | undefined): Promise<MessageRecord> {
     const id = newMessageId(this.clock.now(), this.ids);
     const thread = await threadFor(tx, mailbox, id, outgoing.references, outgoing.subject, threadId, true);
-    await shareFile(tx, outgoing.senderFile, 1, outgoing.text);
-    return addMessage(tx, mailbox, this.#record(id, thread, ['DRAFT'], outgoing, outgoing.senderFile, false));
+    const [message] = await addMessages(
+      tx,
+      [{ mailbox, message: this.#record(id, thread, ['DRAFT'], outgoing, outgoing.senderFile, false) }],
+      [newFile(outgoing.senderFile, 1, outgoing.text)],
+    );
+    return message!;
   }
 
   /**
@@ -183,9 +187,6 @@ export class ComposeService {
     const sent = await this.#guard(outgoing, signal, async () =>
       this.store.transact(async (tx) => {
         await alsoInTransaction?.(tx);
-        // One raw file serves every copy that has the same bytes; it is unlinked with its last message.
-        await shareFile(tx, outgoing.senderFile, separate ? 1 : 1 + recipients.length, outgoing.text);
-        if (separate && recipients.length > 0) await shareFile(tx, outgoing.deliveryFile, recipients.length, outgoing.text);
         const thread = await threadFor(tx, mailbox, senderId, outgoing.references, outgoing.subject, threadId, true);
         const added = [{ mailbox, message: { ...senderCopy, threadId: thread } }];
         for (const { recipient, id } of copies) {
@@ -193,7 +194,10 @@ export class ComposeService {
           const copyThread = answers ? await threadFor(tx, recipient, id, outgoing.references, outgoing.subject, undefined, false) : id;
           added.push({ mailbox: recipient, message: { ...delivered, id, threadId: copyThread } });
         }
-        const [message] = await addMessages(tx, added);
+        // One raw serves every copy that has the same bytes; it is unlinked with its last message.
+        const raws = [newFile(outgoing.senderFile, separate ? 1 : 1 + recipients.length, outgoing.text)];
+        if (separate && recipients.length > 0) raws.push(newFile(outgoing.deliveryFile, recipients.length, outgoing.text));
+        const [message] = await addMessages(tx, added, raws);
         return message!;
       }),
     );

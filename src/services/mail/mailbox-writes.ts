@@ -25,23 +25,6 @@ export function refOf(message: MessageRecord): { id: string; threadId: string; l
   return { id: message.id, threadId: message.threadId, labelIds: message.labelIds };
 }
 
-/**
- * addMessage stores a new message (with its Message-ID index entry) and records messagesAdded:
- * one read (the mailbox's history counter) and the writes, as a message carries the id of the
- * change that made it.
- */
-export async function addMessage(tx: Transaction, mailbox: string, message: Omit<MessageRecord, 'historyId'>): Promise<MessageRecord> {
-  const historyId = await nextHistoryId(tx, mailbox);
-  const stored: MessageRecord = { ...message, historyId };
-  await tx.put(KINDS.messages, key(mailbox, message.id), stored, { expectRevision: 0 });
-  if (message.search.rfc822msgid !== '') {
-    await tx.put(KINDS.messageIds, key(mailbox, message.search.rfc822msgid), { id: message.id, threadId: message.threadId });
-  }
-  const change: HistoryChange = { messages: [{ id: message.id, threadId: message.threadId }], messagesAdded: [{ message: refOf(stored) }] };
-  await tx.put(KINDS.history, historyKey(mailbox, historyId), { id: historyId, ...change } satisfies HistoryRecord);
-  return stored;
-}
-
 /** NewMessage is a message to add to a mailbox, before it has a history id. */
 export interface NewMessage {
   readonly mailbox: string;
@@ -49,15 +32,18 @@ export interface NewMessage {
 }
 
 /**
- * addMessages adds one message to each of several distinct mailboxes, as addMessage each would,
- * in one read of their history counters and one batch of writes (a send to a hundred recipients
- * is two round trips to a networked store, not five hundred).
+ * addMessages adds one message to each of several distinct mailboxes — each message with its
+ * Message-ID index entry, its mailbox's history counter advanced and messagesAdded recorded (a
+ * message carries the id of the change that made it) — in one read of the counters and one
+ * batch of writes (a send to a hundred recipients is two round trips to a networked store, not
+ * five hundred). `first` are writes that go into the same batch ahead of the messages' (the new
+ * raws they use, newFile).
  */
-export async function addMessages(tx: Transaction, added: readonly NewMessage[]): Promise<MessageRecord[]> {
+export async function addMessages(tx: Transaction, added: readonly NewMessage[], first: readonly PutRequest[] = []): Promise<MessageRecord[]> {
   const mailboxes = added.map((entry) => entry.mailbox);
   if (new Set(mailboxes).size !== mailboxes.length) throw new Error('addMessages needs distinct mailboxes: each reads its counter once');
   const counters = await tx.getMany<MailboxRecord>(KINDS.mailboxes, mailboxes);
-  const writes: PutRequest[] = [];
+  const writes: PutRequest[] = [...first];
   const stored = added.map(({ mailbox, message }, i) => {
     const current = counters[i]?.value;
     const counter: MailboxRecord = current === undefined ? { historyId: 1, nextLabel: 1 } : { ...current, historyId: current.historyId + 1 };
@@ -78,19 +64,16 @@ export async function addMessages(tx: Transaction, added: readonly NewMessage[])
 }
 
 /**
- * shareFile records that `refs` more messages use a raw, with its count: an inline raw's bytes
- * (its search text is read from them when a search needs it, MessageFiles.searchText), a file's
- * search text (reading the file back for a search would cost more).
+ * newFile is the write that records a raw just kept (its name is new: no message uses it yet) as
+ * used by `refs` messages: an inline raw with its bytes (its search text is read from them when a
+ * search needs it, MessageFiles.searchText), a file with its search text (reading the file back
+ * for a search would cost more). The write expects no record, so a name already in use fails the
+ * transaction rather than losing a count; it needs no read, so it joins the batch of the
+ * messages that use the raw (addMessages `first`).
  */
-export async function shareFile(tx: Transaction, raw: StoredRaw, refs: number, text: string): Promise<void> {
-  const current = await tx.get<FileRefs>(KINDS.files, raw.name);
-  const data = current?.value.data ?? raw.inline?.toString('base64');
-  const kept = current?.value.text ?? (data === undefined ? text : undefined);
-  await tx.put(KINDS.files, raw.name, {
-    refs: (current?.value.refs ?? 0) + refs,
-    ...(data === undefined ? {} : { data }),
-    ...(kept === undefined ? {} : { text: kept }),
-  } satisfies FileRefs);
+export function newFile(raw: StoredRaw, refs: number, text: string): PutRequest {
+  const value: FileRefs = raw.inline === undefined ? { refs, text } : { refs, data: raw.inline.toString('base64') };
+  return { kind: KINDS.files, key: raw.name, value, options: { expectRevision: 0 } };
 }
 
 /** releaseFile drops one message's use of a raw file; true when it was the last (the caller unlinks it after commit). */

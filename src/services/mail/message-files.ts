@@ -44,7 +44,7 @@ const FOLDER = 'mail/raw/';
  * MessageFiles keeps raw messages: small ones inline in the store (kind `mail.files`, with their
  * share count), larger ones as store files (`mail/raw/<name>.eml`, reachable from every replica
  * sharing the store), streamed in and out. The copies of one send in several mailboxes share one
- * raw (see mailbox-writes.ts shareFile), so delivering to many recipients stores the bytes once.
+ * raw (see mailbox-writes.ts newFile), so delivering to many recipients stores the bytes once.
  * A file is written before the records naming it commit; a write that fails removes it, and
  * `sweep` removes those a crash left behind.
  */
@@ -93,7 +93,7 @@ export class MessageFiles {
   async write(headers: Buffer, source: RawSource, bodyOffset: number): Promise<StoredRaw> {
     if (source.kind === 'bytes') {
       const bytes = Buffer.concat([headers, source.bytes.subarray(bodyOffset)]);
-      if (bytes.length <= INLINE_RAW_LIMIT) return { name: `${INLINE_PREFIX}${randomUUID()}`, size: bytes.length, inline: bytes };
+      if (bytes.length <= INLINE_RAW_LIMIT) return { name: inlineName(), size: bytes.length, inline: bytes };
       return this.#writeFile(Readable.from([bytes]));
     }
     return this.#writeFile(concat(headers, this.stream(source, bodyOffset)));
@@ -162,6 +162,15 @@ export function openMessageFiles(store: Store): Promise<MessageFiles> {
     opened.set(store, files);
   }
   return files;
+}
+
+/**
+ * inlineName names a new inline raw: the time first, so each send's `mail.files` record goes in
+ * beside the last one in the store's key order (a commit of many sends writes one index page for
+ * them, not one page per send at a random place), then a UUID, which alone makes it unique.
+ */
+function inlineName(): string {
+  return `${INLINE_PREFIX}${Date.now().toString(16).padStart(12, '0')}-${randomUUID()}`;
 }
 
 async function* concat(head: Buffer, rest: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {

@@ -247,12 +247,19 @@ export function registerUploadRoutes(app: FastifyInstance, engine: UploadEngine,
 function rawFrom(message: Record<string, unknown>): RawSource {
   const raw = message['raw'];
   if (raw === undefined || raw === null || raw === '') throw rawRequired();
-  if (typeof raw !== 'string' || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(raw) || raw.replace(/=+$/, '').length % 4 === 1) {
+  if (typeof raw !== 'string' || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(raw) || unpaddedLength(raw) % 4 === 1) {
     const shown = typeof raw === 'string' ? raw : JSON.stringify(raw);
     throw invalidArgument(`Invalid value for ByteString: ${shown.length > 100 ? `${shown.slice(0, 100)}…` : shown}`);
   }
   // Node's base64 decoder reads both alphabets, padded or not.
   return { kind: 'bytes', bytes: Buffer.from(raw, 'base64') };
+}
+
+/** unpaddedLength is the length of a base64 text without its trailing `=` (counted, not copied: `raw` is the whole message). */
+function unpaddedLength(text: string): number {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0x3d) end--;
+  return end;
 }
 
 function draftMessage(draft: Record<string, unknown>): Record<string, unknown> {
