@@ -10,6 +10,13 @@ import { MAX_RECIPIENTS_PER_MESSAGE } from './recipient-limit.ts';
 import type { Relay } from './relay.ts';
 import { threadFor } from './threading.ts';
 
+/**
+ * SenderThread says how the sender's copy finds its thread: through the thread the API request
+ * names (`messages.send`'s `threadId`, which Gmail requires for it) or, for a submission that
+ * cannot name one (SMTP), by its In-Reply-To / References and subject alone.
+ */
+type SenderThread = { readonly requested: string | undefined } | 'by-headers';
+
 /** MinimalMessage is what send answers: `{id, threadId, labelIds}`. */
 export interface MinimalMessage {
   readonly id: string;
@@ -51,7 +58,7 @@ export class ComposeService {
   /** send delivers a raw message from `mailbox` to its To, Cc and Bcc. */
   async send(mailbox: string, source: RawSource, threadId: string | undefined, signal?: AbortSignal): Promise<MinimalMessage> {
     const outgoing = await composeOutgoing(source, mailbox, this.#send, this.files, this.clock, this.ids);
-    return this.#deliver(mailbox, outgoing, threadId, undefined, signal);
+    return this.#deliver(mailbox, outgoing, { requested: threadId }, undefined, signal);
   }
 
   /**
@@ -61,7 +68,8 @@ export class ComposeService {
    */
   async submit(mailbox: string, source: RawSource, envelope: readonly string[], signal?: AbortSignal): Promise<MinimalMessage> {
     const outgoing = await composeOutgoing(source, mailbox, { ...this.#send, envelope }, this.files, this.clock, this.ids);
-    return this.#deliver(mailbox, outgoing, undefined, undefined, signal);
+    // Over SMTP there is no threadId to name: the sender's copy is threaded by its headers, as a recipient's is.
+    return this.#deliver(mailbox, outgoing, 'by-headers', undefined, signal);
   }
 
   /** createDraft stores a raw message as a draft (label DRAFT); no recipient is needed yet. */
@@ -113,7 +121,7 @@ export class ComposeService {
     const sent = await this.#deliver(
       mailbox,
       outgoing,
-      threadId ?? message.threadId,
+      { requested: threadId ?? message.threadId },
       async (tx) => {
         const current = await tx.get<DraftRecord>(KINDS.drafts, key(mailbox, draftId));
         if (current === undefined) throw notFound();
@@ -170,7 +178,7 @@ export class ComposeService {
   async #deliver(
     mailbox: string,
     outgoing: OutgoingMessage,
-    threadId: string | undefined,
+    senderThread: SenderThread,
     alsoInTransaction: ((tx: Transaction) => Promise<void>) | undefined,
     signal?: AbortSignal,
   ): Promise<MinimalMessage> {
@@ -187,7 +195,10 @@ export class ComposeService {
     const sent = await this.#guard(outgoing, signal, async () =>
       this.store.transact(async (tx) => {
         await alsoInTransaction?.(tx);
-        const thread = await threadFor(tx, mailbox, senderId, outgoing.references, outgoing.subject, threadId, true);
+        const thread =
+          senderThread === 'by-headers'
+            ? await threadFor(tx, mailbox, senderId, outgoing.references, outgoing.subject, undefined, false)
+            : await threadFor(tx, mailbox, senderId, outgoing.references, outgoing.subject, senderThread.requested, true);
         const added = [{ mailbox, message: { ...senderCopy, threadId: thread } }];
         for (const { recipient, id } of copies) {
           // A message that answers nothing starts its own thread in every mailbox: no read needed.

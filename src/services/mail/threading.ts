@@ -5,8 +5,9 @@ import { normalizeSubject } from './outgoing.ts';
 /**
  * threadFor decides the thread of a new message in one mailbox, by Gmail's rule: it joins the
  * thread of a message it answers (In-Reply-To / References name that message's Message-ID) when
- * the subjects match. The sender's own copy also needs the request to name that thread
- * (`threadId`); a recipient's copy is threaded by the headers alone. Otherwise the message
+ * the subjects match. The sender's own copy of an API send also needs the request to name that
+ * thread (`threadId`); a recipient's copy, and the sender's copy of an SMTP submission (which has
+ * no way to name one), are threaded by the headers alone. Otherwise the message
  * starts a thread whose id is its own id.
  */
 export async function threadFor(

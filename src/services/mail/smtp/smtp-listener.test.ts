@@ -153,7 +153,7 @@ describe('SMTP submission as smtp.gmail.com', () => {
     assert.equal(journal[0]?.principal, 'ann@example.com');
   });
 
-  test('a reply over SMTP joins its thread in the recipient mailbox, writes history, and a From or MAIL FROM of another address sends as the user', async () => {
+  test('a reply over SMTP joins its thread in the recipient and the sender mailbox, writes history, and a From or MAIL FROM of another address sends as the user', async () => {
     const admin = { authorization: `Bearer ${server.adminToken}` };
     const api = async <T>(path: string): Promise<T> => (await (await fetch(`${server.url}/gmail/v1/users/${path}`, { headers: admin })).json()) as T;
     const submit = async (envelopeFrom: string, text: string): Promise<void> => {
@@ -174,6 +174,11 @@ describe('SMTP submission as smtp.gmail.com', () => {
     const first = await api<{ messages: { id: string; threadId: string }[] }>('hank@example.com/messages?q=rfc822msgid:smtp-thread-1@example.com');
     const second = await api<{ messages: { id: string; threadId: string }[] }>('hank@example.com/messages?q=rfc822msgid:smtp-thread-2@example.com');
     assert.equal(second.messages[0]!.threadId, first.messages[0]!.threadId, 'the reply is in the first message thread');
+    // The sender's copy too: SMTP names no threadId, so it is threaded by its headers, as mail clients' replies are in Gmail.
+    const sentFirst = await api<{ messages: { threadId: string }[] }>('ann@example.com/messages?q=rfc822msgid:smtp-thread-1@example.com');
+    const sentSecond = await api<{ messages: { id: string; threadId: string }[] }>('ann@example.com/messages?q=rfc822msgid:smtp-thread-2@example.com');
+    assert.notEqual(sentSecond.messages[0]!.threadId, sentSecond.messages[0]!.id, 'the sender copy of the reply joined a thread');
+    assert.equal(sentSecond.messages[0]!.threadId, sentFirst.messages[0]!.threadId);
     const history = await api<{ history: { messagesAdded?: { message: { id: string; labelIds: string[] } }[] }[] }>(
       `hank@example.com/history?startHistoryId=${historyId}&historyTypes=messageAdded`,
     );
