@@ -25,6 +25,9 @@ import {
   type WriteOptions,
 } from './store.ts';
 
+/** FEED_SHED is how many dropped changes the feed's array may hold before its head before it sheds them. */
+const FEED_SHED = 4096;
+
 /** MemoryStoreOptions tune the in-memory backend. */
 export interface MemoryStoreOptions {
   /** How many changes the feed keeps for resumption (older ones are compacted). */
@@ -40,7 +43,14 @@ export class MemoryStore implements Store {
   #records = new Map<string, Map<string, StoredRecord>>();
   /** Each kind's keys in list order, so a page costs the page (see sorted-keys.ts). */
   #order = new Map<string, SortedKeys>();
+  /**
+   * The feed is `#feed` from `#feedHead` on: dropping its oldest changes moves the head, and the
+   * array sheds what lies before the head once that is FEED_SHED changes or as many as it keeps,
+   * so a commit past the retention costs its own changes plus a share of one shift, not a shift
+   * of every change kept (100,000 by default) per commit.
+   */
   readonly #feed: Change[] = [];
+  #feedHead = 0;
   readonly #hub = new ChangeHub();
   readonly #mutex = new Mutex();
   readonly #retention: number;
@@ -187,11 +197,21 @@ export class MemoryStore implements Store {
         }
       }
       this.#revision = revision;
-      this.#feed.push(...pending);
-      if (this.#feed.length > this.#retention) this.#feed.splice(0, this.#feed.length - this.#retention);
+      this.#append(pending);
       this.#hub.publish(pending);
       return result;
     });
+  }
+
+  /** #append adds a commit's changes to the feed and drops the oldest beyond the retention. */
+  #append(changes: readonly Change[]): void {
+    const feed = this.#feed;
+    for (const change of changes) feed.push(change);
+    if (feed.length - this.#feedHead > this.#retention) this.#feedHead = feed.length - this.#retention;
+    if (this.#feedHead > 0 && this.#feedHead >= Math.min(FEED_SHED, feed.length - this.#feedHead)) {
+      feed.splice(0, this.#feedHead);
+      this.#feedHead = 0;
+    }
   }
 
   async changesSince(revision: number, options: { readonly kinds?: readonly string[]; readonly limit?: number } = {}): Promise<Change[]> {
@@ -202,7 +222,7 @@ export class MemoryStore implements Store {
     const limit = options.limit ?? Number.POSITIVE_INFINITY;
     const out: Change[] = [];
     // The feed is sorted by revision: binary search for the first entry after `revision`.
-    let lo = 0;
+    let lo = this.#feedHead;
     let hi = this.#feed.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
@@ -223,7 +243,7 @@ export class MemoryStore implements Store {
 
   async oldestResumableRevision(): Promise<number> {
     this.#check();
-    const first = this.#feed[0];
+    const first = this.#feed[this.#feedHead];
     return first === undefined ? this.#revision : first.revision - 1;
   }
 
@@ -271,6 +291,7 @@ export class MemoryStore implements Store {
       this.#order = order;
       this.#revision = Math.max(this.#revision, revision) + 1;
       this.#feed.length = 0;
+      this.#feedHead = 0;
       this.#hub.reset(this.#revision);
       return this.#revision;
     });
