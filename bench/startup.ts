@@ -107,7 +107,8 @@ export const bench: Bench = async ({ rounds, quick }) => {
     );
 
     // First request to each family, each in a fresh process. The publisher's first upload of an
-    // unsigned bundle also makes the server's signing key (RSA 2048), once per data directory.
+    // unsigned bundle also records the server's signing identity (RSA 2048), once per data
+    // directory: made by the warm-up in memory, or by the upload when it comes first.
     const bundle = await zipBuffer(bundleItems({ packageName: 'com.example.first', versionCode: 1 }));
     const message = (n: number) =>
       JSON.stringify({ raw: Buffer.from(`From: admin@fogbank.local\r\nTo: bob@example.com\r\nSubject: first ${n}\r\n\r\nhello\r\n`).toString('base64url') });

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import type { webcrypto } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { tempDir } from '../../testing/temp.ts';
 import { ManualClock } from '../../lib/clock.ts';
 import { seededIds } from '../../lib/ids.ts';
 import { MemoryStore } from '../../store/index.ts';
-import { FogbankSigner, SIGNING_IDENTITY_KIND } from './fogbank-signer.ts';
+import { FogbankSigner, makeRsaKeys, SIGNING_IDENTITY_KIND } from './fogbank-signer.ts';
 import { certificateFingerprint } from './jar-signature.ts';
 
 describe('fogbank signing identity', () => {
@@ -54,5 +55,31 @@ describe('fogbank signing identity', () => {
     const taken = await signer(store, 'legacy', 'fresh').certificate();
     assert.ok(taken.equals(earlier), 'the files in the data directory were taken over');
     assert.ok((await signer(store, 'elsewhere', 'third').certificate()).equals(earlier), 'and recorded in the store');
+  });
+
+  test('an identity prepared ahead of need writes nothing, and is the one the first use records', async () => {
+    const store = newStore();
+    let made = 0;
+    const counting = (): Promise<webcrypto.CryptoKeyPair> => {
+      made++;
+      return makeRsaKeys();
+    };
+    const early = new FogbankSigner(store, join(work, 'prepared'), new ManualClock(), seededIds('prepared'), counting);
+    await early.prepare();
+    await early.prepare();
+    assert.equal(made, 1, 'one key pair made');
+    assert.deepEqual(await store.list(SIGNING_IDENTITY_KIND), [], 'nothing written to the store');
+    assert.equal(existsSync(join(work, 'prepared')), false, 'nothing written to the data directory');
+    const first = await early.certificate();
+    assert.equal(made, 1, 'the first use made no other');
+    assert.ok((await signer(store, 'prepared-again', 'other').certificate()).equals(first), 'and recorded it');
+  });
+
+  test('a store that has an identity by the first use keeps it over the prepared one', async () => {
+    const store = newStore();
+    const early = signer(store, 'late-a', 'late-a');
+    await early.prepare();
+    const recorded = await signer(store, 'late-b', 'late-b').certificate();
+    assert.ok((await early.certificate()).equals(recorded));
   });
 });

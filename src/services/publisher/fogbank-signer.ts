@@ -1,8 +1,9 @@
 /**
  * fogbank's own signing identity. Play re-signs what internal app sharing hands out with a key
  * of its own, so an unsigned upload still gets a certificateFingerprint: fogbank's, a self-signed
- * RSA certificate made on first need and kept in the store, so the fingerprint stays the same
- * across restarts and is the same on every replica sharing the store. A copy of the certificate
+ * RSA certificate (made in memory by the warm-up, else on first need) kept in the store on first
+ * need, so the fingerprint stays the same across restarts and is the same on every replica
+ * sharing the store. A copy of the certificate
  * (and its key) is written to `<data-dir>/publisher/` for `openssl`; a data directory from before
  * the identity moved into the store has its identity taken over from those files.
  */
@@ -33,6 +34,12 @@ interface SigningIdentity {
 export class FogbankSigner {
   /** certificate returns the DER of the signing certificate, reading or creating it on first use (a failed attempt is tried again). */
   readonly certificate = loadOnFirstUse(() => this.#loadOrCreate());
+  /**
+   * An identity made ahead of need (prepare), kept in memory only: the first upload of a store
+   * without one records it rather than waiting for an RSA key and the X.509 libraries. Unused
+   * when the store or the data directory turns out to have an identity by then.
+   */
+  #prepared: Promise<SigningIdentity | undefined> | undefined;
 
   constructor(
     private readonly store: Store,
@@ -40,7 +47,24 @@ export class FogbankSigner {
     private readonly dir: string,
     private readonly clock: Clock,
     private readonly ids: IdSource,
+    /** makeKeys makes an identity's key pair (RSA 2048). */
+    private readonly makeKeys: () => Promise<webcrypto.CryptoKeyPair> = makeRsaKeys,
   ) {}
+
+  /**
+   * prepare makes, without writing anything, what the first upload of a store that has no
+   * identity would otherwise wait for: the key pair and its certificate (the background warm-up
+   * calls it; it loads the X.509 libraries, 2-4 MB of idle RSS). A store or data directory
+   * that has an identity makes nothing. Never rejects: a failure here is the first upload's to
+   * meet and report.
+   */
+  async prepare(): Promise<void> {
+    this.#prepared ??= (async () => {
+      if ((await this.store.get(SIGNING_IDENTITY_KIND, IDENTITY_KEY)) !== undefined || (await this.#fromFiles()) !== undefined) return undefined;
+      return this.#newIdentity();
+    })().catch(() => undefined);
+    await this.#prepared;
+  }
 
   async #loadOrCreate(): Promise<Buffer> {
     const identity =
@@ -72,8 +96,15 @@ export class FogbankSigner {
     }
   }
 
+  /** #create hands out the prepared identity (once) or makes one. */
   async #create(): Promise<SigningIdentity> {
-    const { der, privateKey } = await createSelfSigned(this.clock.now(), this.ids.bytes(16));
+    const prepared = await this.#prepared;
+    this.#prepared = Promise.resolve(undefined);
+    return prepared ?? this.#newIdentity();
+  }
+
+  async #newIdentity(): Promise<SigningIdentity> {
+    const { der, privateKey } = await createSelfSigned(await this.makeKeys(), this.clock.now(), this.ids.bytes(16));
     return { certificate: new X509Certificate(der).toString(), key: KeyObject.from(privateKey).export({ type: 'pkcs8', format: 'pem' }).toString() };
   }
 
@@ -86,16 +117,20 @@ export class FogbankSigner {
   }
 }
 
-async function createSelfSigned(now: number, serial: Buffer): Promise<{ der: Buffer; privateKey: webcrypto.CryptoKey }> {
+/** makeRsaKeys makes an RSA 2048 signing key pair (on the thread pool: the event loop goes on meanwhile). */
+export function makeRsaKeys(): Promise<webcrypto.CryptoKeyPair> {
+  return globalThis.crypto.subtle.generateKey(
+    { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
+    true,
+    ['sign', 'verify'],
+  );
+}
+
+async function createSelfSigned(keys: webcrypto.CryptoKeyPair, now: number, serial: Buffer): Promise<{ der: Buffer; privateKey: webcrypto.CryptoKey }> {
   // The X.509 libraries load on first use: most starts never make a certificate (start-up time).
   const [asn1js, pkijs] = await Promise.all([import('asn1js'), import('pkijs')]);
   const { Integer, Utf8String } = commonJs(asn1js);
   const { AttributeTypeAndValue, Certificate } = commonJs(pkijs);
-  const { subtle } = globalThis.crypto;
-  const keys = await subtle.generateKey({ name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, [
-    'sign',
-    'verify',
-  ]);
   const certificate = new Certificate();
   certificate.version = 2;
   // A positive serial: DER integers are signed, so the top bit is cleared.

@@ -31,7 +31,8 @@ export async function registerPublisher(app: FastifyInstance, context: ServiceCo
   await engine.open();
   const artifacts = new ArtifactStore(context.store, context.clock, context.ids);
   await artifacts.sweep();
-  const service = new PublisherService(artifacts, new FogbankSigner(context.store, area.dir, context.clock, context.ids));
+  const signer = new FogbankSigner(context.store, area.dir, context.clock, context.ids);
+  const service = new PublisherService(artifacts, signer);
   const limit = optionValue(UPLOAD_LIMIT_OPTION, context.options) ?? DEFAULT_UPLOAD_LIMIT;
   const options: RouteOptions = {
     service,
@@ -59,10 +60,12 @@ export async function registerPublisher(app: FastifyInstance, context: ServiceCo
       engine.close();
       area.close();
     },
-    // The archive, manifest and signature readers the first upload loads. The signing identity
-    // is not made here: that writes to the store, which only an upload should.
+    // The archive, manifest and signature readers the first upload loads, and the signing
+    // identity it would make, made in memory: recording it writes to the store, which only an
+    // upload should.
     warmUp: async () => {
       await import('./inspect-upload.ts');
+      await signer.prepare();
     },
   };
 }
