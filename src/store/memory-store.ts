@@ -143,14 +143,14 @@ export class MemoryStore implements Store {
         },
         list: async <T>(kind: string, options: ListOptions = {}) => {
           guard();
-          const merged = new Map(this.#records.get(kind));
-          for (const [key, record] of overlay.get(kind) ?? []) {
-            if (record === null) merged.delete(key);
-            else merged.set(key, record);
-          }
-          return listFrom(merged, options) as StoredRecord<T>[];
+          return this.#listWith(overlay.get(kind), kind, options) as StoredRecord<T>[];
         },
-        count: async (kind: string, options: Pick<ListOptions, 'prefix'> = {}) => (await tx.list(kind, options)).length,
+        count: async (kind: string, options: Pick<ListOptions, 'prefix'> = {}) => {
+          guard();
+          const staged = overlay.get(kind);
+          if (staged === undefined) return this.#order.get(kind)?.count(options.prefix) ?? 0;
+          return this.#listWith(staged, kind, options).length;
+        },
         put: async <T>(kind: string, key: string, value: T, options?: WriteOptions) => put(kind, key, value, options),
         getMany: async <T>(kind: string, keys: readonly string[]) => {
           guard();
@@ -201,6 +201,39 @@ export class MemoryStore implements Store {
       this.#hub.publish(pending);
       return result;
     });
+  }
+
+  /**
+   * #listWith lists a kind as a transaction sees it: the committed keys in order (sorted-keys.ts),
+   * with `staged`, the transaction's own writes and deletions of the kind, merged in.
+   */
+  #listWith(staged: ReadonlyMap<string, StoredRecord | null> | undefined, kind: string, options: ListOptions): StoredRecord[] {
+    const byKey = this.#records.get(kind);
+    const order = this.#order.get(kind);
+    const limit = options.limit ?? Number.POSITIVE_INFINITY;
+    if (staged === undefined) return (order?.range(options.prefix, options.after, options.limit) ?? []).map((key) => byKey!.get(key)!);
+    const own = [...staged.keys()]
+      .filter((key) => (options.prefix === undefined || key.startsWith(options.prefix)) && (options.after === undefined || key > options.after))
+      .sort(compareKeys);
+    // The committed keys a page can need: as many as the limit plus every key this transaction removed or replaced.
+    const committed = order?.range(options.prefix, options.after, options.limit === undefined ? undefined : options.limit + own.length) ?? [];
+    const out: StoredRecord[] = [];
+    let i = 0;
+    let j = 0;
+    while (out.length < limit && (i < committed.length || j < own.length)) {
+      const ours = own[j];
+      const theirs = committed[i];
+      if (ours !== undefined && (theirs === undefined || compareKeys(ours, theirs) <= 0)) {
+        if (ours === theirs) i++;
+        j++;
+        const record = staged.get(ours);
+        if (record !== null && record !== undefined) out.push(record);
+      } else {
+        i++;
+        out.push(byKey!.get(theirs!)!);
+      }
+    }
+    return out;
   }
 
   /** #append adds a commit's changes to the feed and drops the oldest beyond the retention. */
@@ -308,14 +341,4 @@ export class MemoryStore implements Store {
   #check(): void {
     if (this.#closed) throw new StoreClosedError();
   }
-}
-
-function listFrom(byKey: ReadonlyMap<string, StoredRecord> | undefined, options: ListOptions): StoredRecord[] {
-  if (byKey === undefined) return [];
-  const keys = [...byKey.keys()].filter(
-    (key) => (options.prefix === undefined || key.startsWith(options.prefix)) && (options.after === undefined || key > options.after),
-  );
-  keys.sort(compareKeys);
-  const limited = options.limit === undefined ? keys : keys.slice(0, options.limit);
-  return limited.map((key) => byKey.get(key)!);
 }

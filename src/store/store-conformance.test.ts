@@ -7,7 +7,7 @@ import { MemoryStore } from './memory-store.ts';
 import { startPostgres, type PostgresServer } from '../testing/postgres-server.ts';
 import { PostgresStore } from './postgres-store.ts';
 import { SqliteStore } from './sqlite-store.ts';
-import { CompactedError, ConflictError, StoreClosedError, type Change, type Store } from './store.ts';
+import { CompactedError, ConflictError, StoreClosedError, type Change, type ListOptions, type Store } from './store.ts';
 
 // One suite, every backend: the memory store defines the semantics, the others must match it.
 
@@ -344,6 +344,37 @@ for (const backend of backends) {
       assert.deepEqual((await store.get('k', 'kept'))?.value, 1);
       assert.deepEqual(await store.changesSince(1), []);
       assert.equal((await put(store, 'k', 'b', 1)).revision, 2, 'the rolled-back revisions are reused');
+    });
+
+    it("pages a transaction's list over its own deletions and writes", async () => {
+      const store = await open();
+      for (const key of ['a', 'b', 'c', 'd']) await put(store, 'k', key, `${key}0`);
+      await put(store, 'other', 'x', 'x0');
+      const seen = await store.transact(async (tx) => {
+        await tx.delete('k', 'a');
+        await tx.delete('k', 'b');
+        await tx.put('k', 'e', 'e1');
+        await tx.put('k', 'c', 'c1');
+        const page = async (options: ListOptions) => (await tx.list('k', options)).map((r) => `${r.key}=${String(r.value)}`);
+        return {
+          first: await page({ limit: 2 }),
+          next: await page({ after: 'c', limit: 2 }),
+          all: await page({}),
+          none: await page({ prefix: 'a' }),
+          count: await tx.count('k'),
+          untouched: (await tx.list('other', { limit: 1 })).map((r) => r.key),
+          untouchedCount: await tx.count('other'),
+        };
+      });
+      assert.deepEqual(seen, {
+        first: ['c=c1', 'd=d0'],
+        next: ['d=d0', 'e=e1'],
+        all: ['c=c1', 'd=d0', 'e=e1'],
+        none: [],
+        count: 3,
+        untouched: ['x'],
+        untouchedCount: 1,
+      });
     });
 
     it('lets a transaction read its own writes, while others see only committed state', async () => {
