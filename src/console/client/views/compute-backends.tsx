@@ -6,32 +6,8 @@
 import { useState } from 'preact/hooks';
 import { path } from '../api.ts';
 import { href } from '../route.ts';
+import type { AttachedPolicy, BackendServiceDetail, BackendServiceSummary } from '../../../services/compute/public-read-models.ts';
 import { ActionResult, Facts, Problem, useAction, useComputeItem, useComputeList } from './compute-shared.tsx';
-
-/** AttachedPolicy is a policy a backend service names (src/services/compute/public.ts). */
-interface AttachedPolicy {
-  readonly path: string;
-  readonly key?: string;
-  readonly name: string;
-}
-
-/** BackendServiceSummary is one backend service in a list. */
-export interface BackendServiceSummary {
-  readonly key: string;
-  readonly project: string;
-  readonly location: string;
-  readonly name: string;
-  readonly path: string;
-  readonly loadBalancingScheme: string;
-  readonly protocol: string;
-  readonly securityPolicy?: AttachedPolicy;
-  readonly edgeSecurityPolicy?: AttachedPolicy;
-  readonly created: number;
-}
-
-interface BackendServiceDetail extends BackendServiceSummary {
-  readonly settings: Readonly<Record<string, unknown>>;
-}
 
 interface PolicySummary {
   readonly key: string;

@@ -6,43 +6,12 @@
 import { useState } from 'preact/hooks';
 import { path } from '../api.ts';
 import { href } from '../route.ts';
+import type { ManagedGroupDetail, ManagedGroupSummary } from '../../../services/compute/public-read-models.ts';
 import { ActionResult, Facts, lastSegment, Problem, useAction, useComputeItem, useComputeList } from './compute-shared.tsx';
-
-interface GroupSummary {
-  readonly key: string;
-  readonly project: string;
-  readonly location: string;
-  readonly locationKind: 'zone' | 'region';
-  readonly name: string;
-  readonly path: string;
-  readonly description: string;
-  readonly targetSize: number;
-  readonly instanceTemplate: string;
-  readonly instances: number;
-  readonly isStable: boolean;
-  readonly created: number;
-}
-
-interface ManagedInstance {
-  readonly name: string;
-  readonly zone: string;
-  readonly key: string;
-  readonly path: string;
-  readonly currentAction: string;
-  readonly status?: string;
-  readonly template: string;
-}
-
-interface GroupDetail extends GroupSummary {
-  readonly baseInstanceName: string;
-  readonly versions: readonly { readonly instanceTemplate: string; readonly name?: string; readonly targetSize?: Readonly<Record<string, unknown>> }[];
-  readonly updatePolicy: Readonly<Record<string, unknown>>;
-  readonly managedInstances: readonly ManagedInstance[];
-}
 
 /** GroupList is the managed instance groups card of `#/compute`. */
 export function GroupList() {
-  const { items, problem } = useComputeList<GroupSummary>('groups', 'groups');
+  const { items, problem } = useComputeList<ManagedGroupSummary>('groups', 'groups');
   return (
     <section aria-labelledby="groups-title" class="card">
       <h2 id="groups-title">Managed instance groups</h2>
@@ -99,7 +68,7 @@ function updatePolicyText(policy: Readonly<Record<string, unknown>>): string {
 
 /** GroupView is `#/compute/group/<key>`. */
 export function GroupView({ groupKey }: { groupKey: string }) {
-  const { item: group, problem, gone } = useComputeItem<GroupDetail>(path('compute', 'groups', groupKey));
+  const { item: group, problem, gone } = useComputeItem<ManagedGroupDetail>(path('compute', 'groups', groupKey));
   const action = useAction();
   const [size, setSize] = useState('');
   const resize = (event: Event): void => {

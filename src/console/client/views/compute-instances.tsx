@@ -1,30 +1,8 @@
 /** The VM instances views: every project's instances (zone, status, machine type, addresses, template, labels), and one instance with its lifecycle actions. */
 import { path } from '../api.ts';
 import { href } from '../route.ts';
+import type { InstanceDetail, InstanceSummary } from '../../../services/compute/public-read-models.ts';
 import { ActionResult, Facts, Labels, lastSegment, Problem, useAction, useComputeItem, useComputeList } from './compute-shared.tsx';
-
-/** InstanceSummary is one instance in the list (src/services/compute/public.ts). */
-export interface InstanceSummary {
-  readonly key: string;
-  readonly project: string;
-  readonly zone: string;
-  readonly name: string;
-  readonly path: string;
-  readonly status: string;
-  readonly machineType: string;
-  readonly internalIp: string;
-  readonly externalIp: string;
-  readonly sourceTemplate: string;
-  readonly createdBy: string;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly created: number;
-}
-
-interface InstanceDetail extends InstanceSummary {
-  readonly lastStartTime?: number;
-  readonly lastStopTime?: number;
-  readonly properties: Readonly<Record<string, unknown>>;
-}
 
 /** groupKeyOf is the key of the group whose path made an instance (`projects/p/zones/z/instanceGroupManagers/g` → `p/zones/z/g`). */
 export function groupKeyOf(groupPath: string): string | undefined {

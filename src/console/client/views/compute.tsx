@@ -7,7 +7,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, path } from '../api.ts';
 import { href, type Route } from '../route.ts';
-import { BackendServiceList, BackendServiceView, type BackendServiceSummary } from './compute-backends.tsx';
+import type { BackendServiceSummary } from '../../../services/compute/public-read-models.ts';
+import { BackendServiceList, BackendServiceView } from './compute-backends.tsx';
 import { GroupList, GroupView } from './compute-groups.tsx';
 import { InstanceList, InstanceView } from './compute-instances.tsx';
 import { isCompute, Problem, useComputeList } from './compute-shared.tsx';
