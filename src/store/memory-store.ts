@@ -25,7 +25,7 @@ import {
   type WriteOptions,
 } from './store.ts';
 
-/** FEED_SHED is how many dropped changes the feed's array may hold before its head before it sheds them. */
+/** FEED_SHED is how many dropped changes may sit before the feed's head before its array sheds them. */
 const FEED_SHED = 4096;
 
 /** MemoryStoreOptions tune the in-memory backend. */
