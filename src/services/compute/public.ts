@@ -31,16 +31,7 @@ import type {
 } from './public-read-models.ts';
 
 export type { OperationStatus } from './operations/operation.ts';
-export type {
-  AttachedPolicy,
-  BackendServiceDetail,
-  BackendServiceSummary,
-  InstanceDetail,
-  InstanceSummary,
-  ManagedGroupDetail,
-  ManagedGroupSummary,
-  ManagedInstanceSummary,
-} from './public-read-models.ts';
+export type * from './public-read-models.ts';
 export { COMPUTE_READ_SCOPES } from './shared/authorize.ts';
 
 /**
