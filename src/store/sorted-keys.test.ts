@@ -1,18 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { seededRandom } from '../testing/seeded-random.ts';
 import { compareKeys, SortedKeys } from './sorted-keys.ts';
-
-/** A seeded generator, so a failure names the run that found it. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The model: every key in one sorted array, read the obvious way. */
 class Model {
@@ -45,7 +34,7 @@ describe("sorted keys (a kind's keys in list order, in blocks)", () => {
   for (const blockSize of [1, 2, 3, 8]) {
     it(`answers range and count as one sorted array does, through adds and removes (blocks of ${blockSize})`, () => {
       for (let seed = 1; seed <= 20; seed++) {
-        const next = random(seed * 7919 + blockSize);
+        const next = seededRandom(seed * 7919 + blockSize);
         const keys = new SortedKeys(blockSize);
         const model = new Model();
         for (let step = 0; step < 300; step++) {

@@ -17,6 +17,7 @@ import {
 import { fogbankPlugin } from '../../src/plugin/generators/index.ts';
 import { buildRequest, orderProtoFiles } from '../../src/plugin/host/index.ts';
 import { runNodePlugin } from '../../src/plugin/runtime/index.ts';
+import { seededRandom } from '../../src/testing/seeded-random.ts';
 import { descriptorSet, FIXTURE_PROTOS, fogbankPluginExecutable, REPO, run, tempDir } from '../harness/protos.ts';
 
 const work = tempDir('flipped');
@@ -57,17 +58,6 @@ async function runInProcess(request: Uint8Array): Promise<{ code: number; stdout
   return { code, stdout: Buffer.concat(out), stderr };
 }
 
-/** mulberry32 is a tiny seeded generator, so every run flips the same bytes. */
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe('byte-flipped descriptors inside a CodeGeneratorRequest', () => {
   for (const [name, seed] of [
     ['google/protobuf/descriptor.proto', 13],
@@ -77,7 +67,7 @@ describe('byte-flipped descriptors inside a CodeGeneratorRequest', () => {
   ] as const) {
     it(`${name}: ${CASES} seeded flips end in a response or one stderr line with exit 1`, async () => {
       const original = toBinary(FileDescriptorProtoSchema, files.find((file) => file.name === name)!);
-      const random = mulberry32(seed);
+      const random = seededRandom(seed);
       const outcomes = { response: 0, refused: 0, unparseable: 0 };
       for (let n = 0; n < CASES; n++) {
         const bytes = original.slice();

@@ -3,9 +3,9 @@
  * of its own, so an unsigned upload still gets a certificateFingerprint: fogbank's, a self-signed
  * RSA certificate (made in memory by the warm-up, else on first need) kept in the store on first
  * need, so the fingerprint stays the same across restarts and is the same on every replica
- * sharing the store. A copy of the certificate
- * (and its key) is written to `<data-dir>/publisher/` for `openssl`; a data directory from before
- * the identity moved into the store has its identity taken over from those files.
+ * sharing the store. A copy of the certificate (and its key) is written to
+ * `<data-dir>/publisher/` for `openssl`; a data directory from before the identity moved into
+ * the store has its identity taken over from those files.
  */
 
 import { KeyObject, X509Certificate, type webcrypto } from 'node:crypto';

@@ -1,0 +1,14 @@
+/**
+ * seededRandom is mulberry32, a tiny seeded generator of numbers in [0, 1): a randomised test
+ * that draws from it repeats the same run for the same seed, so a failure names the run that
+ * found it.
+ */
+export function seededRandom(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
